@@ -1,0 +1,2 @@
+// Package assets holds the embedded icons. Not built yet.
+package assets

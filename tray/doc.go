@@ -1,0 +1,2 @@
+// Package tray is the menu-bar face of the watchdog. Not built yet.
+package tray
