@@ -1,0 +1,71 @@
+package health
+
+import (
+	"fmt"
+	"time"
+)
+
+// open starts an incident unless one is open: one loss, one event.
+func (s *server) open(now time.Time, sessionID, detail string) []Event {
+	if s.incident != nil {
+		return nil
+	}
+	s.incident = &incident{since: now, session: sessionID}
+	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sessionID, Detail: detail}}
+}
+
+// recover closes the open incident, if any, with how long it lasted.
+func (s *server) recover(now time.Time, how string) []Event {
+	if s.incident == nil {
+		return nil
+	}
+	took := now.Sub(s.incident.since)
+	id := s.incident.session
+	s.incident = nil
+	return []Event{{Time: now, Kind: EvRecovered, Server: s.cfg.Name, Session: id,
+		Fields: map[string]any{"took_ms": took.Milliseconds()},
+		Detail: fmt.Sprintf("%s recovered after %s: %s", s.cfg.Name, took.Round(time.Millisecond), how)}}
+}
+
+// logLost handles a log line saying a session is gone. A line naming a
+// session of another client concerns only that session; anything else
+// is the host's loss on this server.
+func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
+	if sess, ok := s.sessions[sig.Session]; ok && !m.isHostClient(sess) {
+		delete(s.sessions, sess.id)
+		return []Event{withSource(Event{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sess.id,
+			Fields: map[string]any{"client": sess.client},
+			Detail: fmt.Sprintf("a session of %s on %s is gone: %s", clientLabel(sess.client), s.cfg.Name, sig.Detail)}, sig)}
+	}
+	id := sig.Session
+	if id == "" {
+		if cur := m.currentSession(s); cur != nil {
+			id = cur.id
+		}
+	}
+	evs := s.open(now, id, fmt.Sprintf("session on %s lost: %s", s.cfg.Name, sig.Detail))
+	for i := range evs {
+		evs[i] = withSource(evs[i], sig)
+	}
+	return evs
+}
+
+func (s *server) atRiskEvent(sess *session, now time.Time) Event {
+	idle := s.idle(sess, now)
+	left := max(s.timeout()-idle, 0)
+	return Event{Time: now, Kind: EvSessionAtRisk, Server: s.cfg.Name, Session: sess.id,
+		Fields: map[string]any{"idle_seconds": int64(idle.Seconds()), "expires_in_seconds": int64(left.Seconds())},
+		Detail: fmt.Sprintf("the host's session on %s has been idle %s and expires in %s", s.cfg.Name, idle.Round(time.Second), left.Round(time.Second))}
+}
+
+// legacyRejected journals a refused legacy session header, at most once
+// per legacyQuiet per server.
+func (s *server) legacyRejected(sig Signal, now time.Time) []Event {
+	const legacyQuiet = 10 * time.Minute
+	if !s.lastLegacy.IsZero() && now.Sub(s.lastLegacy) < legacyQuiet {
+		return nil
+	}
+	s.lastLegacy = now
+	return []Event{withSource(Event{Time: now, Kind: EvLegacyHeaderRejected, Server: s.cfg.Name,
+		Detail: fmt.Sprintf("%s rejected a legacy session header: %s", s.cfg.Name, sig.Detail)}, sig)}
+}

@@ -1,0 +1,156 @@
+package health
+
+import (
+	"fmt"
+	"time"
+)
+
+// ServerConfig is what the model needs to know of a configured server.
+type ServerConfig struct {
+	Name        string
+	URL         string
+	IdleTimeout time.Duration // configured; the server's own word or behaviour overrides it
+}
+
+// Config is the model's view of the configuration.
+type Config struct {
+	HostName   string
+	ClientName string // clientInfo.name of the host's sessions
+	Servers    []ServerConfig
+}
+
+// Model holds the health of one host and its servers. It is not safe for
+// concurrent use: one goroutine owns it and feeds it signals in order.
+type Model struct {
+	cfg     Config
+	host    hostState
+	servers map[string]*server
+	order   []string // servers in config order, for stable output
+}
+
+type hostState struct {
+	known   bool // a process watcher has reported at least once
+	running bool
+	pid     int32
+	started time.Time
+}
+
+type server struct {
+	cfg        ServerConfig
+	announced  time.Duration // from the server's log
+	learned    time.Duration // from the idle time at which sessions vanish
+	vanished   []time.Duration
+	hasStore   bool // a good snapshot has arrived and the store still exists
+	everStore  bool // a snapshot has ever arrived: later ones are diffed, not a baseline
+	storeErr   bool // the last read failed; reported once per streak
+	sessions   map[string]*session
+	incident   *incident
+	lastLegacy time.Time
+}
+
+type session struct {
+	id, client   string
+	created      time.Time // from the store, or when first seen
+	lastActivity time.Time // from the store, or when first seen / last changed
+	atRisk       bool
+}
+
+// incident is an open loss on a server: its host session is gone and not yet
+// replaced. One incident gives one session_lost and one recovered.
+type incident struct {
+	since   time.Time
+	session string
+}
+
+// New returns a model for cfg.
+func New(cfg Config) *Model {
+	m := &Model{cfg: cfg, servers: make(map[string]*server, len(cfg.Servers))}
+	for _, sc := range cfg.Servers {
+		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}}
+		m.order = append(m.order, sc.Name)
+	}
+	return m
+}
+
+// Apply feeds one signal observed at now and returns the events it causes.
+func (m *Model) Apply(sig Signal, now time.Time) []Event {
+	switch sig.Kind {
+	case SigHostUp:
+		return m.hostUp(sig, now)
+	case SigHostDown:
+		return m.hostDown(now)
+	case SigWoke:
+		ev := Event{Time: now, Kind: EvWoke, Fields: map[string]any{"gap_seconds": int64(sig.Gap.Seconds())},
+			Detail: fmt.Sprintf("the wall clock jumped %s (sleep or wake); re-evaluating every session", sig.Gap.Round(time.Second))}
+		return append([]Event{ev}, m.Tick(now)...)
+	case SigWarning:
+		return []Event{withSource(Event{Time: now, Kind: EvWarning, Server: sig.Server, Detail: sig.Detail}, sig)}
+	}
+	s, ok := m.servers[sig.Server]
+	if !ok {
+		return nil
+	}
+	switch sig.Kind {
+	case SigStoreSnapshot:
+		return m.storeSnapshot(s, sig.Sessions, now)
+	case SigStoreGone:
+		return s.storeGone(now, sig.Detail)
+	case SigStoreError:
+		return s.storeError(now, sig.Detail)
+	case SigSessionLost:
+		return m.logLost(s, sig, now)
+	case SigReconnected:
+		return s.recover(now, "the client reconnected ("+sig.Detail+")")
+	case SigIdleTimeout:
+		return s.announce(sig.IdleTimeout, now)
+	case SigLegacyHeaderRejected:
+		return s.legacyRejected(sig, now)
+	}
+	return nil
+}
+
+// RestoreIncident reopens a loss the journal recorded before a restart, so
+// the recovery that follows is still reported as one.
+func (m *Model) RestoreIncident(serverName, sessionID string, since time.Time) {
+	if s, ok := m.servers[serverName]; ok && s.incident == nil {
+		s.incident = &incident{since: since, session: sessionID}
+	}
+}
+
+// Tick re-evaluates time-dependent state (idle sessions nearing expiry).
+func (m *Model) Tick(now time.Time) []Event {
+	var evs []Event
+	for _, name := range m.order {
+		evs = append(evs, m.tickServer(m.servers[name], now)...)
+	}
+	return evs
+}
+
+func (m *Model) tickServer(s *server, now time.Time) []Event {
+	cur := m.currentSession(s)
+	var evs []Event
+	for _, sess := range s.sessions {
+		risky := s.atRisk(sess, now)
+		if risky == sess.atRisk {
+			continue
+		}
+		sess.atRisk = risky
+		if risky && sess == cur && s.incident == nil {
+			evs = append(evs, s.atRiskEvent(sess, now))
+		}
+	}
+	return evs
+}
+
+func withSource(ev Event, sig Signal) Event {
+	if len(sig.Source) == 0 {
+		return ev
+	}
+	if ev.Fields == nil {
+		ev.Fields = map[string]any{}
+	}
+	for k, v := range sig.Source {
+		ev.Fields[k] = v
+	}
+	return ev
+}

@@ -1,0 +1,323 @@
+package health
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+const (
+	hostClient = "dsh-mcp-client"
+	srv        = "mem"
+)
+
+func newTestModel(timeout time.Duration) *Model {
+	return New(Config{HostName: "DSH", ClientName: hostClient,
+		Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: timeout}}})
+}
+
+func snap(sessions ...StoreSession) Signal {
+	return Signal{Kind: SigStoreSnapshot, Server: srv, Sessions: sessions}
+}
+
+func sess(id, client string, created, last time.Time) StoreSession {
+	return StoreSession{ID: id, Client: client, Created: created, LastActivity: last}
+}
+
+func kinds(evs []Event) []string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.Kind)
+	}
+	return out
+}
+
+// step is one signal (or a tick when sig.Kind is 0) at an offset from t0.
+type step struct {
+	at   time.Duration
+	sig  Signal
+	want []string // event kinds, in order
+}
+
+func runSteps(t *testing.T, m *Model, steps []step) []Event {
+	t.Helper()
+	var all []Event
+	for i, st := range steps {
+		now := t0.Add(st.at)
+		var evs []Event
+		if st.sig.Kind == 0 {
+			evs = m.Tick(now)
+		} else {
+			evs = m.Apply(st.sig, now)
+		}
+		if got := kinds(evs); !slices.Equal(got, st.want) {
+			t.Fatalf("step %d (at %s): events %v, want %v (%+v)", i, st.at, got, st.want, evs)
+		}
+		all = append(all, evs...)
+	}
+	return all
+}
+
+func TestStoreRules(t *testing.T) {
+	t.Parallel()
+	const T = 10 * time.Minute
+	host := sess("host-session-0001", hostClient, t0, t0)
+	other := sess("other-session-001", "claude", t0, t0)
+	hostUp := Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Hour)}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"baseline announces nothing", []step{
+			{0, snap(host, other), nil},
+		}},
+		{"new session after baseline", []step{
+			{0, snap(), nil},
+			{time.Second, snap(host), []string{EvSessionNew}},
+		}},
+		{"host session expired while host runs is expired and lost", []step{
+			{0, hostUp, []string{EvHostUp}},
+			{0, snap(host), nil},
+			{T + time.Second, snap(), []string{EvSessionExpired, EvSessionLost}},
+		}},
+		{"other client's session expired is only expired", []step{
+			{0, snap(host, other), nil},
+			{T + time.Second, snap(host), []string{EvSessionExpired}},
+		}},
+		{"host session vanished early while host runs is lost", []step{
+			{0, snap(host), nil},
+			{time.Minute, snap(), []string{EvSessionLost}},
+		}},
+		{"other client's session vanished early ended", []step{
+			{0, snap(host, other), nil},
+			{time.Minute, snap(host), []string{EvSessionEnded}},
+		}},
+		{"host session of a stopped host just ends", []step{
+			{0, hostUp, []string{EvHostUp}},
+			{0, snap(host), nil},
+			{time.Second, Signal{Kind: SigHostDown}, []string{EvHostDown}},
+			{time.Minute, snap(), []string{EvSessionEnded}},
+		}},
+		{"store errors warn once and keep sessions", []step{
+			{0, snap(host), nil},
+			{time.Second, Signal{Kind: SigStoreError, Server: srv, Detail: "unexpected end of JSON"}, []string{EvWarning}},
+			{2 * time.Second, Signal{Kind: SigStoreError, Server: srv, Detail: "unexpected end of JSON"}, nil},
+			{3 * time.Second, snap(host), nil},
+		}},
+		{"deleted store is unknown, not expired", []step{
+			{0, snap(host), nil},
+			{T + time.Minute, Signal{Kind: SigStoreGone, Server: srv, Detail: "deleted"}, []string{EvWarning}},
+			{T + 2*time.Minute, Signal{Kind: SigStoreGone, Server: srv}, nil},
+			{T + 3*time.Minute, snap(host), nil},
+		}},
+		{"activity keeps a session from expiring", []step{
+			{0, snap(host), nil},
+			{T - time.Minute, snap(sess(host.ID, hostClient, t0, t0.Add(T-time.Minute))), nil},
+			{T + time.Minute, snap(), []string{EvSessionLost}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			runSteps(t, newTestModel(T), tt.steps)
+		})
+	}
+}
+
+func TestIncidentsAndRecovery(t *testing.T) {
+	t.Parallel()
+	const T = time.Hour
+	host := sess("host-session-0001", hostClient, t0, t0)
+	host2 := sess("host-session-0002", hostClient, t0.Add(time.Minute), t0.Add(time.Minute))
+	other := sess("other-session-001", "claude", t0, t0)
+	lost := Signal{Kind: SigSessionLost, Server: srv, Detail: "Session not found"}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"log loss is one incident until a new host session", []step{
+			{0, snap(host), nil},
+			{time.Second, lost, []string{EvSessionLost}},
+			{2 * time.Second, lost, nil},
+			{time.Minute, snap(host, host2), []string{EvSessionNew, EvRecovered}},
+			{2 * time.Minute, lost, []string{EvSessionLost}},
+		}},
+		{"reconnect line recovers", []step{
+			{0, snap(host), nil},
+			{time.Second, lost, []string{EvSessionLost}},
+			{3 * time.Second, Signal{Kind: SigReconnected, Server: srv, Detail: "reconnected"}, []string{EvRecovered}},
+			{4 * time.Second, Signal{Kind: SigReconnected, Server: srv}, nil},
+		}},
+		{"loss naming another client's session is not the host's incident", []step{
+			{0, snap(host, other), nil},
+			{time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: other.ID, Detail: "Session not found"}, []string{EvSessionLost}},
+			{2 * time.Second, lost, []string{EvSessionLost}},
+		}},
+		{"new session of another client does not recover", []step{
+			{0, snap(host), nil},
+			{time.Second, lost, []string{EvSessionLost}},
+			{time.Minute, snap(host, sess("other-session-002", "claude", t0.Add(time.Minute), t0.Add(time.Minute))), []string{EvSessionNew}},
+		}},
+		{"signals for unknown servers are ignored", []step{
+			{0, Signal{Kind: SigSessionLost, Server: "nope"}, nil},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			runSteps(t, newTestModel(T), tt.steps)
+		})
+	}
+}
+
+func TestRecoveredTookAndRestore(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(time.Hour)
+	m.Apply(snap(), t0)
+	m.RestoreIncident(srv, "host-session-0001", t0.Add(-30*time.Second))
+	evs := m.Apply(snap(sess("host-session-0002", hostClient, t0, t0)), t0)
+	if got := kinds(evs); !slices.Equal(got, []string{EvSessionNew, EvRecovered}) {
+		t.Fatalf("events %v", got)
+	}
+	if took := evs[1].Fields["took_ms"]; took != int64(30000) {
+		t.Fatalf("took_ms = %v, want 30000", took)
+	}
+}
+
+func TestAtRisk(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		timeout, riskAt time.Duration
+	}{
+		{12 * time.Hour, 12*time.Hour - 144*time.Minute}, // 80%
+		{30 * time.Minute, 21 * time.Minute},             // 10 minutes left, capped at 30%
+		{5 * time.Minute, 210 * time.Second},             // 70%
+		{2 * time.Second, 1400 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.timeout.String(), func(t *testing.T) {
+			t.Parallel()
+			host := sess("host-session-0001", hostClient, t0, t0)
+			runSteps(t, newTestModel(tt.timeout), []step{
+				{0, snap(host), nil},
+				{tt.riskAt - time.Millisecond, Signal{}, nil},
+				{tt.riskAt, Signal{}, []string{EvSessionAtRisk}},
+				{tt.riskAt + time.Millisecond, Signal{}, nil},
+				{tt.riskAt + 2*time.Millisecond, snap(sess(host.ID, hostClient, t0, t0.Add(tt.riskAt))), nil},
+				{2*tt.riskAt - time.Millisecond, Signal{}, nil},
+				{2 * tt.riskAt, Signal{}, []string{EvSessionAtRisk}},
+			})
+		})
+	}
+}
+
+func TestAtRiskOnlyForHostCurrentSession(t *testing.T) {
+	t.Parallel()
+	runSteps(t, newTestModel(time.Minute), []step{
+		{0, snap(sess("other-session-001", "claude", t0, t0)), nil},
+		{59 * time.Second, Signal{}, nil},
+	})
+}
+
+func TestTimeoutAnnouncedAndLearned(t *testing.T) {
+	t.Parallel()
+	other := func(n int, at time.Duration) StoreSession {
+		return sess("other-session-00"+string(rune('0'+n)), "claude", t0.Add(at), t0.Add(at))
+	}
+	t.Run("learned from two vanishes", func(t *testing.T) {
+		t.Parallel()
+		m := newTestModel(12 * time.Hour)
+		runSteps(t, m, []step{
+			{0, snap(other(1, 0)), nil},
+			{300 * time.Second, snap(other(2, 300*time.Second)), []string{EvSessionNew, EvSessionEnded}},
+			{610 * time.Second, snap(other(3, 610*time.Second)), []string{EvSessionNew, EvTimeoutLearned, EvSessionEnded}},
+			{915 * time.Second, snap(), []string{EvSessionExpired}},
+		})
+		if got := m.Status(t0).Servers[0].IdleTimeoutSeconds; got != 300 {
+			t.Fatalf("idle timeout %d, want the learned 300", got)
+		}
+	})
+	t.Run("announcement wins", func(t *testing.T) {
+		t.Parallel()
+		m := newTestModel(12 * time.Hour)
+		runSteps(t, m, []step{
+			{0, Signal{Kind: SigIdleTimeout, Server: srv, IdleTimeout: 5 * time.Minute}, []string{EvServerMode}},
+			{0, Signal{Kind: SigIdleTimeout, Server: srv, IdleTimeout: 5 * time.Minute}, nil},
+			{0, snap(other(1, 0)), nil},
+			{5 * time.Minute, snap(), []string{EvSessionExpired}},
+		})
+	})
+	t.Run("a session outliving the learned timeout unlearns it", func(t *testing.T) {
+		t.Parallel()
+		m := newTestModel(12 * time.Hour)
+		m.servers[srv].learned = time.Minute
+		runSteps(t, m, []step{
+			{0, snap(other(1, 0)), nil},
+			{2 * time.Minute, snap(other(1, 0)), nil},
+		})
+		if got := m.servers[srv].timeout(); got != 12*time.Hour {
+			t.Fatalf("timeout %s, want the configured 12h", got)
+		}
+	})
+}
+
+func TestHostAndCurrentSession(t *testing.T) {
+	t.Parallel()
+	started := t0.Add(time.Hour)
+	old := sess("host-session-old1", hostClient, t0, t0)
+	cur := sess("host-session-new1", hostClient, started.Add(time.Second), started.Add(time.Second))
+	m := newTestModel(12 * time.Hour)
+	runSteps(t, m, []step{
+		{time.Hour, Signal{Kind: SigHostUp, PID: 10, Started: started}, []string{EvHostUp}},
+		{time.Hour, Signal{Kind: SigHostUp, PID: 10, Started: started}, nil},
+		{time.Hour + 2*time.Second, snap(old, cur), nil},
+		// The session from before the host started is not the host's: it may expire.
+		{time.Hour + 3*time.Second, snap(cur), []string{EvSessionEnded}},
+		{time.Hour + 4*time.Second, Signal{Kind: SigHostUp, PID: 11, Started: started.Add(4 * time.Second), Restarted: true}, []string{EvHostRestarted}},
+		{time.Hour + 5*time.Second, Signal{Kind: SigHostDown}, []string{EvHostDown}},
+		{time.Hour + 6*time.Second, Signal{Kind: SigHostDown}, nil},
+	})
+}
+
+func TestWokeReevaluates(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(time.Hour)
+	m.Apply(snap(sess("host-session-0001", hostClient, t0, t0)), t0)
+	evs := m.Apply(Signal{Kind: SigWoke, Gap: 50 * time.Minute}, t0.Add(50*time.Minute))
+	if got := kinds(evs); !slices.Equal(got, []string{EvWoke, EvSessionAtRisk}) {
+		t.Fatalf("events %v", got)
+	}
+}
+
+func TestStatusMasksAndStates(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(time.Hour)
+	id := "0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b"
+	if st := m.Status(t0).Servers[0]; st.State != Unknown || st.Mode != ModeUnknown {
+		t.Fatalf("before any snapshot: %+v", st)
+	}
+	m.Apply(snap(sess(id, hostClient, t0, t0)), t0)
+	st := m.Status(t0.Add(50 * time.Minute))
+	s := st.Servers[0]
+	if s.State != AtRisk || s.Mode != Stateful || len(s.Sessions) != 1 {
+		t.Fatalf("status %+v", s)
+	}
+	if s.Sessions[0].ID != "0f8e…4a5b" || s.Sessions[0].IdleSeconds != 3000 || s.Sessions[0].ExpiresInSeconds != 600 {
+		t.Fatalf("session %+v", s.Sessions[0])
+	}
+	m.Apply(Signal{Kind: SigSessionLost, Server: srv, Detail: "Session not found"}, t0.Add(51*time.Minute))
+	b, err := json.Marshal(m.Status(t0.Add(51 * time.Minute)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), id) {
+		t.Fatalf("status leaks the full session id: %s", b)
+	}
+	if !strings.Contains(string(b), `"state":"lost"`) {
+		t.Fatalf("status does not show the loss: %s", b)
+	}
+}

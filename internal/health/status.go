@@ -1,0 +1,109 @@
+package health
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/mask"
+)
+
+// Status is the contract's status document. Session ids in it are masked:
+// it is made to leave the process.
+type Status struct {
+	Servers []ServerStatus `json:"servers"`
+	Host    HostStatus     `json:"host"`
+}
+
+// ServerStatus is one server in Status.
+type ServerStatus struct {
+	Name               string          `json:"name"`
+	URL                string          `json:"url"`
+	Mode               Mode            `json:"mode"`
+	State              State           `json:"state"`
+	IdleTimeoutSeconds int64           `json:"idle_timeout_seconds"`
+	Sessions           []SessionStatus `json:"sessions"`
+}
+
+// SessionStatus is one tracked session in Status.
+type SessionStatus struct {
+	ID               string `json:"id"` // masked
+	Client           string `json:"client"`
+	IdleSeconds      int64  `json:"idle_seconds"`
+	ExpiresInSeconds int64  `json:"expires_in_seconds"`
+	State            State  `json:"state"`
+	Current          bool   `json:"current,omitempty"` // the host's current session
+}
+
+// HostStatus is the host in Status. Patch is filled in by the caller.
+type HostStatus struct {
+	Name    string `json:"name"`
+	Running bool   `json:"running"`
+	PID     int32  `json:"pid,omitempty"`
+	Patch   string `json:"patch,omitempty"`
+}
+
+// Status renders the model at now.
+func (m *Model) Status(now time.Time) Status {
+	st := Status{Host: HostStatus{Name: m.cfg.HostName, Running: m.host.running, PID: m.host.pid}}
+	for _, name := range m.order {
+		st.Servers = append(st.Servers, m.serverStatus(m.servers[name], now))
+	}
+	return st
+}
+
+func (m *Model) serverStatus(s *server, now time.Time) ServerStatus {
+	ss := ServerStatus{Name: s.cfg.Name, URL: s.cfg.URL, Mode: s.mode(), State: m.serverState(s, now),
+		IdleTimeoutSeconds: int64(s.timeout().Seconds()), Sessions: []SessionStatus{}}
+	cur := m.currentSession(s)
+	for _, sess := range s.sessions {
+		idle := s.idle(sess, now)
+		state := Healthy
+		if s.atRisk(sess, now) {
+			state = AtRisk
+		}
+		if sess == cur && s.incident != nil {
+			state = Lost
+		}
+		ss.Sessions = append(ss.Sessions, SessionStatus{ID: mask.ID(sess.id), Client: sess.client,
+			IdleSeconds: int64(idle.Seconds()), ExpiresInSeconds: int64(max(s.timeout()-idle, 0).Seconds()),
+			State: state, Current: sess == cur})
+	}
+	slices.SortFunc(ss.Sessions, func(a, b SessionStatus) int {
+		return strings.Compare(a.Client+a.ID, b.Client+b.ID)
+	})
+	return ss
+}
+
+func (s *server) mode() Mode {
+	if s.hasStore || s.announced > 0 || len(s.sessions) > 0 {
+		return Stateful
+	}
+	return ModeUnknown
+}
+
+func (m *Model) serverState(s *server, now time.Time) State {
+	switch {
+	case s.incident != nil:
+		return Lost
+	case !s.hasStore && len(s.sessions) == 0:
+		return Unknown
+	}
+	if cur := m.currentSession(s); cur != nil && s.atRisk(cur, now) {
+		return AtRisk
+	}
+	if !s.hasStore {
+		return Unknown
+	}
+	return Healthy
+}
+
+// Incident reports the open loss on a server, for the journal replay and
+// the healer: the session it concerns and since when.
+func (m *Model) Incident(server string) (sessionID string, since time.Time, open bool) {
+	s, ok := m.servers[server]
+	if !ok || s.incident == nil {
+		return "", time.Time{}, false
+	}
+	return s.incident.session, s.incident.since, true
+}
