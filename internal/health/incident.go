@@ -11,7 +11,8 @@ func (s *server) open(now time.Time, sessionID, detail string) []Event {
 		return nil
 	}
 	s.incident = &incident{since: now, session: sessionID}
-	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sessionID, Detail: detail}}
+	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sessionID, Detail: detail,
+		Fields: map[string]any{"incident": true}}}
 }
 
 // recover closes the open incident, if any, with how long it lasted.

@@ -1,0 +1,154 @@
+// Package journal appends the watchdog's events to STATE_DIR/events.jsonl:
+// one JSON object a line, file mode 0600, rotated by size. Session ids are
+// masked here, the last point before they would leave the process.
+package journal
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
+)
+
+// FileName is the journal's name inside the state directory.
+const FileName = "events.jsonl"
+
+// Defaults for Options.
+const (
+	DefaultMaxBytes = 10 << 20
+	DefaultKeep     = 5
+)
+
+// ErrClosed is returned by Write after Close.
+var ErrClosed = errors.New("journal: closed")
+
+// Options tune rotation. Zero values take the defaults.
+type Options struct {
+	MaxBytes int64 // rotate when the file would grow past this
+	Keep     int   // rotated files kept: events.jsonl.1 … .Keep
+}
+
+// Journal is safe for concurrent use.
+type Journal struct {
+	mu   sync.Mutex
+	dir  string
+	opts Options
+	f    *os.File
+	size int64
+}
+
+// Open opens (creating) the journal in dir, which is made 0700 if missing.
+func Open(dir string, opts Options) (*Journal, error) {
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	if opts.Keep <= 0 {
+		opts.Keep = DefaultKeep
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("journal: create state dir: %w", err)
+	}
+	j := &Journal{dir: dir, opts: opts}
+	if err := j.openFile(); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// Path is the live journal file.
+func (j *Journal) Path() string { return filepath.Join(j.dir, FileName) }
+
+func (j *Journal) openFile() error {
+	f, err := os.OpenFile(j.Path(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("journal: open: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("journal: stat: %w", err)
+	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return fmt.Errorf("journal: chmod: %w", err)
+	}
+	j.f, j.size = f, st.Size()
+	return nil
+}
+
+// Write appends one event as one line in a single write, so a kill at any
+// moment leaves whole lines behind.
+func (j *Journal) Write(ev health.Event) error {
+	line, err := Encode(ev)
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return ErrClosed
+	}
+	if j.size > 0 && j.size+int64(len(line)) > j.opts.MaxBytes {
+		if err := j.rotate(); err != nil {
+			return err
+		}
+	}
+	n, err := j.f.Write(line)
+	j.size += int64(n)
+	if err != nil {
+		return fmt.Errorf("journal: write: %w", err)
+	}
+	return nil
+}
+
+func (j *Journal) rotate() error {
+	if err := j.f.Close(); err != nil {
+		return fmt.Errorf("journal: close for rotation: %w", err)
+	}
+	j.f = nil
+	base := j.Path()
+	for i := j.opts.Keep - 1; i >= 1; i-- {
+		_ = os.Rename(fmt.Sprintf("%s.%d", base, i), fmt.Sprintf("%s.%d", base, i+1))
+	}
+	if err := os.Rename(base, base+".1"); err != nil {
+		return fmt.Errorf("journal: rotate: %w", err)
+	}
+	return j.openFile()
+}
+
+// Close is safe to call twice.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.f == nil {
+		return nil
+	}
+	err := j.f.Close()
+	j.f = nil
+	return err
+}
+
+// Encode renders an event as its journal line, newline included. Extra
+// fields never replace the contract's own.
+func Encode(ev health.Event) ([]byte, error) {
+	rec := make(map[string]any, len(ev.Fields)+5)
+	for k, v := range ev.Fields {
+		rec[k] = v
+	}
+	rec["time"] = ev.Time.Format(time.RFC3339Nano)
+	rec["kind"] = ev.Kind
+	rec["server"] = ev.Server
+	rec["session"] = mask.ID(ev.Session)
+	rec["detail"] = ev.Detail
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return nil, fmt.Errorf("journal: encode %s: %w", ev.Kind, err)
+	}
+	return append(b, '\n'), nil
+}
