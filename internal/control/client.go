@@ -1,0 +1,105 @@
+package control
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+)
+
+// ErrNoDaemon means no daemon serves the control socket: the socket file is
+// absent or nothing accepts on it. The CLI maps it to exit code 3.
+var ErrNoDaemon = errors.New("no watchdog daemon running")
+
+// Client talks to a daemon's control socket. It holds no connection between
+// calls, so it needs no Close.
+type Client struct {
+	path string
+	hc   *http.Client
+}
+
+// Dial returns a client for the socket at socketPath. It does not connect;
+// each call does, and fails with ErrNoDaemon when no daemon answers.
+func Dial(socketPath string) *Client {
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socketPath)
+		},
+		// One request per CLI run: keeping idle connections would only
+		// leave them open behind the caller.
+		DisableKeepAlives: true,
+	}
+	return &Client{path: socketPath, hc: &http.Client{Transport: tr}}
+}
+
+// Status returns the daemon's status document as raw JSON.
+func (c *Client) Status(ctx context.Context) (json.RawMessage, error) {
+	return c.do(ctx, http.MethodGet, "/status")
+}
+
+// Heal asks the daemon to heal server now, or every server when server is
+// "". An unknown name gives an error wrapping ErrUnknownServer.
+func (c *Client) Heal(ctx context.Context, server string) (json.RawMessage, error) {
+	path := "/heal"
+	if server != "" {
+		path += "?" + url.Values{"server": {server}}.Encode()
+	}
+	return c.do(ctx, http.MethodPost, path)
+}
+
+func (c *Client) do(ctx context.Context, method, path string) (json.RawMessage, error) {
+	// The host part is ignored by the unix dialer; it only has to be valid.
+	req, err := http.NewRequestWithContext(ctx, method, "http://watchdog"+path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("control: %w", err)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if isNoListener(err) {
+			return nil, fmt.Errorf("%w (socket %s)", ErrNoDaemon, c.path)
+		}
+		return nil, fmt.Errorf("control: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	body := io.LimitReader(resp.Body, maxResponseBytes)
+	if resp.StatusCode != http.StatusOK {
+		return nil, responseError(resp.StatusCode, body)
+	}
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return nil, fmt.Errorf("control: read answer: %w", err)
+	}
+	if !json.Valid(b) {
+		return nil, fmt.Errorf("control: daemon answered %s with invalid JSON", path)
+	}
+	return json.RawMessage(bytes.TrimSpace(b)), nil
+}
+
+// responseError turns a non-200 answer into an error; a 404 carrying the
+// JSON error shape is an unknown server (a plain 404 is a missing route).
+func responseError(status int, body io.Reader) error {
+	msg, ok := decodeError(body)
+	if !ok {
+		return fmt.Errorf("control: daemon answered %d %s", status, http.StatusText(status))
+	}
+	if status == http.StatusNotFound {
+		return &remoteError{msg: msg, is: ErrUnknownServer}
+	}
+	return &remoteError{msg: fmt.Sprintf("daemon: %s", msg)}
+}
+
+// remoteError carries the daemon's own message, which already names the
+// cause, and the sentinel a caller may branch on.
+type remoteError struct {
+	msg string
+	is  error
+}
+
+func (e *remoteError) Error() string { return e.msg }
+func (e *remoteError) Unwrap() error { return e.is }

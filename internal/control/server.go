@@ -1,0 +1,137 @@
+// Package control is the daemon's local control socket: HTTP over a unix
+// socket that only the owning user can reach. The running daemon serves it;
+// `watchdog status` and `watchdog heal` talk to it through Client.
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// ErrUnknownServer is returned by a Handler's Heal for a server name it does
+// not know; Serve answers it with 404, and Client.Heal returns an error
+// wrapping it.
+var ErrUnknownServer = errors.New("unknown server")
+
+// Handler answers the control requests. Implementations must be safe for
+// concurrent use: each request runs on its own goroutine.
+type Handler interface {
+	// Status returns the status document; it is sent as JSON.
+	Status(ctx context.Context) (any, error)
+	// Heal heals one server now, or all of them when server is "". It
+	// returns an error wrapping ErrUnknownServer for a name it does not know.
+	Heal(ctx context.Context, server string) (any, error)
+}
+
+// Server tunables.
+const (
+	readHeaderTimeout = 5 * time.Second
+	shutdownTimeout   = 5 * time.Second
+	// maxResponseBytes caps what a client reads back; status documents are
+	// a few KB.
+	maxResponseBytes = 8 << 20
+)
+
+// Serve serves h on a unix socket at socketPath until ctx is done, then
+// shuts down gracefully and removes the socket file; it returns nil then.
+//
+// The socket's directory is created 0700 when missing and must not be
+// writable by group or others; the socket itself is made 0600. A socket file
+// left by a dead daemon is replaced; one a live daemon still answers on is
+// not, and Serve fails with an error wrapping ErrSocketInUse. A nil logger
+// discards.
+func Serve(ctx context.Context, socketPath string, h Handler, logger *slog.Logger) error {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	ln, err := listen(socketPath)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           newMux(h, logger),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	logger.Info("control socket listening", "path", socketPath)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("control: serve %s: %w", socketPath, err)
+	case <-ctx.Done():
+	}
+	// ctx is already done: shut down on a fresh deadline so in-flight
+	// requests can finish their answer.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("control: serve %s: %w", socketPath, err)
+	}
+	logger.Info("control socket closed", "path", socketPath)
+	return nil
+}
+
+func newMux(h Handler, logger *slog.Logger) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
+		v, err := h.Status(r.Context())
+		reply(w, logger, "status", v, err)
+	})
+	mux.HandleFunc("POST /heal", func(w http.ResponseWriter, r *http.Request) {
+		server := r.URL.Query().Get("server")
+		v, err := h.Heal(r.Context(), server)
+		reply(w, logger, "heal", v, err)
+	})
+	return mux
+}
+
+// errorBody is the JSON shape of every error answer.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+// reply writes v as JSON, or err as {"error": ...} with 404 for an unknown
+// server and 500 otherwise.
+func reply(w http.ResponseWriter, logger *slog.Logger, op string, v any, err error) {
+	status := http.StatusOK
+	if err != nil {
+		status = http.StatusInternalServerError
+		if errors.Is(err, ErrUnknownServer) {
+			status = http.StatusNotFound
+		}
+		logger.Warn("control request failed", "op", op, "status", status, "err", err)
+		v = errorBody{Error: err.Error()}
+	}
+	body, merr := json.Marshal(v)
+	if merr != nil {
+		logger.Error("control reply not encodable", "op", op, "err", merr)
+		status = http.StatusInternalServerError
+		body, _ = json.Marshal(errorBody{Error: "encode reply: " + merr.Error()})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(body, '\n'))
+}
+
+// decodeError extracts the message of an error answer; it reports false
+// when the body is not the JSON error shape.
+func decodeError(r io.Reader) (string, bool) {
+	var e errorBody
+	if err := json.NewDecoder(r).Decode(&e); err != nil || e.Error == "" {
+		return "", false
+	}
+	return e.Error, true
+}

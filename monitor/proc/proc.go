@@ -1,0 +1,180 @@
+// Package proc watches the MCP host's process: whether it runs, and whether
+// it has been restarted (a new pid or start time). It reports what it sees
+// and decides nothing.
+//
+// It is built to idle cheaply: while a host is known, each interval only
+// re-reads that one pid's start time; the whole process table is scanned
+// only while no host is known, at most once per interval.
+package proc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shirou/gopsutil/v4/process"
+)
+
+// ErrNoTarget means a Target has neither a name nor a port.
+var ErrNoTarget = errors.New("proc: target has neither a process name nor a port")
+
+// Target says how to recognise the host process.
+type Target struct {
+	// Name matches a process whose name equals it, or whose command line
+	// contains it (case-sensitive). Empty: match by port only.
+	Name string
+	// Port is a TCP port the host listens on. 0: match by name only.
+	Port int
+}
+
+func (t Target) validate() error {
+	if t.Name == "" && t.Port == 0 {
+		return ErrNoTarget
+	}
+	if t.Port < 0 || t.Port > 65535 {
+		return fmt.Errorf("proc: port %d out of range", t.Port)
+	}
+	return nil
+}
+
+// Host identifies one run of the host process. A restart gives a new PID or
+// a new Started time (pids are reused; the pair is not).
+type Host struct {
+	PID     int32
+	Started time.Time
+	// Cmdline is the process's command line. It may carry secrets (tokens
+	// passed as flags): do not log it whole.
+	Cmdline string
+}
+
+// same reports whether h and o are the same run of a process.
+func (h Host) same(o Host) bool {
+	return h.PID == o.PID && h.Started.Equal(o.Started)
+}
+
+// candidate is a matching process, ranked by how it matched.
+type candidate struct {
+	host  Host
+	exact bool // its name equals Target.Name, not just a command-line substring
+}
+
+// Find looks once for the host process and reports whether it found one.
+//
+// By name alone: processes whose name equals t.Name (or the base of their
+// first argument does) win over those whose command line merely contains
+// it; among equals the oldest wins, being the likely parent. By port alone:
+// the process listening on it. With both: the port's owner when it also
+// matches the name; otherwise the best name match, since the port may be
+// held by an unrelated process; otherwise the port's owner. The calling
+// process never matches itself. A port owned by a process this user cannot
+// inspect is not found.
+func Find(ctx context.Context, t Target) (Host, bool, error) {
+	if err := t.validate(); err != nil {
+		return Host{}, false, err
+	}
+	self := int32(os.Getpid())
+	var named []candidate
+	if t.Name != "" {
+		var err error
+		if named, err = matchName(ctx, t.Name, self); err != nil {
+			return Host{}, false, err
+		}
+	}
+	if t.Port == 0 || !mayListen(t.Port) {
+		return best(named)
+	}
+	for _, c := range named {
+		if listensOn(ctx, c.host.PID, t.Port) {
+			return c.host, true, nil
+		}
+	}
+	if len(named) > 0 {
+		return best(named)
+	}
+	return portOwner(ctx, t.Port, self)
+}
+
+// best picks the exact match over a substring match, then the oldest, then
+// the lowest pid.
+func best(cs []candidate) (Host, bool, error) {
+	if len(cs) == 0 {
+		return Host{}, false, nil
+	}
+	b := slices.MinFunc(cs, func(a, b candidate) int {
+		if a.exact != b.exact {
+			if a.exact {
+				return -1
+			}
+			return 1
+		}
+		if c := a.host.Started.Compare(b.host.Started); c != 0 {
+			return c
+		}
+		return int(a.host.PID - b.host.PID)
+	})
+	return b.host, true, nil
+}
+
+// matchName scans the process table for name. Processes that vanish or
+// cannot be read mid-scan are skipped.
+func matchName(ctx context.Context, name string, self int32) ([]candidate, error) {
+	pids, err := process.PidsWithContext(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("proc: list processes: %w", err)
+	}
+	var out []candidate
+	for _, pid := range pids {
+		if pid == self {
+			continue
+		}
+		if c, ok := matchOne(ctx, pid, name); ok {
+			out = append(out, c)
+		}
+	}
+	return out, ctx.Err()
+}
+
+// matchOne reads one process's command line, and its name only when the
+// command line does not already match, to keep a scan to few reads.
+func matchOne(ctx context.Context, pid int32, name string) (candidate, bool) {
+	// Built directly: process.NewProcess would stat and read each pid first.
+	p := &process.Process{Pid: pid}
+	args, err := p.CmdlineSliceWithContext(ctx)
+	if err != nil || len(args) == 0 {
+		// Gone, unreadable, a kernel thread or a zombie: none can be the host.
+		return candidate{}, false
+	}
+	cmdline := strings.Join(args, " ")
+	exact := filepath.Base(args[0]) == name
+	if !exact && !strings.Contains(cmdline, name) {
+		comm, err := p.NameWithContext(ctx)
+		if err != nil || comm != name {
+			return candidate{}, false
+		}
+		exact = true
+	}
+	ms, err := p.CreateTimeWithContext(ctx)
+	if err != nil {
+		return candidate{}, false
+	}
+	return candidate{host: Host{PID: pid, Started: time.UnixMilli(ms), Cmdline: cmdline}, exact: exact}, true
+}
+
+// hostOf describes pid, or reports false when it is gone or unreadable.
+func hostOf(ctx context.Context, pid int32) (Host, bool) {
+	p := &process.Process{Pid: pid}
+	ms, err := p.CreateTimeWithContext(ctx)
+	if err != nil {
+		return Host{}, false
+	}
+	cmdline, err := p.CmdlineWithContext(ctx)
+	if err != nil {
+		return Host{}, false
+	}
+	return Host{PID: pid, Started: time.UnixMilli(ms), Cmdline: cmdline}, true
+}
