@@ -1,0 +1,129 @@
+package config
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// Duration is a time.Duration written in TOML as a Go duration string
+// ("90s", "12h").
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration: %w", b, err)
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration without zero tails ("12h", not "12h0m0s").
+func (d Duration) MarshalText() ([]byte, error) {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return []byte(s), nil
+}
+
+// Config is the whole config file.
+type Config struct {
+	Path          string   `toml:"-"` // file it came from ("" = built-in defaults)
+	StateDir      string   `toml:"state_dir"`
+	Notify        bool     `toml:"notify"`
+	MetricsListen string   `toml:"metrics_listen"`
+	Host          Host     `toml:"host"`
+	Servers       []Server `toml:"server"`
+
+	// index maps key paths to lines of the file the config came from, so
+	// that Validate can point at them; nil when not read from a file.
+	index *keyIndex
+}
+
+// Host is the MCP host whose client holds the sessions.
+type Host struct {
+	Name         string   `toml:"name"`
+	ClientName   string   `toml:"client_name"`
+	Logs         []string `toml:"logs"`
+	Process      string   `toml:"process"`
+	Port         int      `toml:"port"`
+	Restart      []string `toml:"restart"`
+	AutoRestart  bool     `toml:"auto_restart"`
+	ClientModule string   `toml:"client_module"`
+}
+
+// Server is one MCP server.
+type Server struct {
+	Name        string            `toml:"name"`
+	URL         string            `toml:"url"`
+	Logs        []string          `toml:"logs,omitempty"`
+	Store       string            `toml:"store,omitempty"`
+	IdleTimeout Duration          `toml:"idle_timeout"`
+	KeepWarm    bool              `toml:"keep_warm"`
+	Headers     map[string]string `toml:"headers,omitempty"`
+	// AllowInsecure permits plain http to a host that is not loopback, where
+	// session ids and headers would cross the network unencrypted.
+	AllowInsecure bool `toml:"allow_insecure"`
+}
+
+// Per-server defaults for keys a [[server]] table leaves out.
+const (
+	DefaultIdleTimeout = 12 * time.Hour
+	DefaultKeepWarm    = true
+)
+
+// Default is the built-in config: the DSH host and the Nowledge Mem server.
+// Its paths are unexpanded (they start with ~); Load expands them.
+func Default() Config {
+	return defaultFor(runtime.GOOS)
+}
+
+func defaultFor(goos string) Config {
+	return Config{
+		Notify: true,
+		Host: Host{
+			Name:       "DSH",
+			ClientName: "dsh-mcp-client",
+			// DSH may write no log at all; when the watchdog starts DSH it
+			// logs DSH's output under its state dir by itself.
+			Logs:    []string{"~/.dsh/logs/*.log"},
+			Process: "dsh",
+			Port:    3080,
+			Restart: []string{"dsh", "web"},
+		},
+		Servers: []Server{{
+			Name:        "nowledge-mem",
+			URL:         "http://127.0.0.1:14242/mcp",
+			Logs:        nowledgeLogs(goos),
+			IdleTimeout: Duration{DefaultIdleTimeout},
+			KeepWarm:    DefaultKeepWarm,
+		}},
+	}
+}
+
+// nowledgeLogs are where the Nowledge Mem desktop app (a Tauri app with
+// bundle id co.nowledge.mem.desktop) writes its logs. Tauri's log directory
+// is ~/Library/Logs/<bundle id> on macOS; on Linux it is
+// ~/.local/share/<bundle id>/logs in Tauri 2 and ~/.config/<bundle id>/logs
+// in Tauri 1. The Homebrew cask also removes "~/Library/Logs/Nowledge Mem",
+// so that name is watched too. Globs that match nothing cost nothing.
+func nowledgeLogs(goos string) []string {
+	const id = "co.nowledge.mem.desktop"
+	if goos == "darwin" {
+		return []string{
+			"~/Library/Logs/" + id + "/*.log",
+			"~/Library/Logs/Nowledge Mem/*.log",
+		}
+	}
+	return []string{
+		"~/.local/share/" + id + "/logs/*.log",
+		"~/.config/" + id + "/logs/*.log",
+	}
+}

@@ -1,0 +1,141 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// maxFileSize bounds what Load reads. A config file is a few hundred bytes;
+// the bound is low because go-toml's strict mode takes time quadratic in
+// the number of unknown keys (about 1 s for 64 KiB of them).
+const maxFileSize = 64 << 10
+
+// DefaultPath is os.UserConfigDir()/mcp-watchdog/config.toml.
+func DefaultPath() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the config directory: %w", err)
+	}
+	return filepath.Join(dir, "mcp-watchdog", "config.toml"), nil
+}
+
+// Load reads, expands and validates the config file at path. With path ""
+// it reads DefaultPath(), and a missing file there means Default() (with
+// Path ""); a missing file at a path the caller named is an error. All
+// config problems wrap ErrInvalid.
+func Load(path string) (Config, error) {
+	return load(path, osEnv())
+}
+
+func load(path string, env environ) (Config, error) {
+	explicit := path != ""
+	if !explicit {
+		p, err := DefaultPath()
+		if err != nil {
+			return Config{}, err
+		}
+		path = p
+	}
+	data, err := readFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		c := Default()
+		if err := c.expandPaths(env); err != nil {
+			return Config{}, err
+		}
+		return c, nil
+	}
+	if err != nil {
+		return Config{}, err
+	}
+	return parse(path, data, env)
+}
+
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, fileError(path, err)
+	}
+	if len(data) > maxFileSize {
+		return nil, &Error{File: path, Msg: "larger than 64 KiB; is this the config file?"}
+	}
+	return data, nil
+}
+
+func fileError(path string, err error) error {
+	msg := "cannot be read: " + err.Error()
+	if errors.Is(err, fs.ErrNotExist) {
+		msg = "no such file; check --config and WATCHDOG_CONFIG, or create the file"
+	}
+	return &Error{File: path, Msg: msg, Err: err}
+}
+
+// parse decodes data over the defaults, then expands and validates it.
+// file names the source in messages.
+func parse(file string, data []byte, env environ) (Config, error) {
+	def := Default()
+	fc := fileConfig{
+		StateDir:      def.StateDir,
+		Notify:        def.Notify,
+		MetricsListen: def.MetricsListen,
+		Host:          def.Host,
+	}
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&fc); err != nil {
+		return Config{}, decodeError(file, err, buildIndex(data))
+	}
+	c := Config{
+		Path:          file,
+		StateDir:      fc.StateDir,
+		Notify:        fc.Notify,
+		MetricsListen: fc.MetricsListen,
+		Host:          fc.Host,
+		Servers:       def.Servers,
+		index:         buildIndex(data),
+	}
+	if fc.Servers != nil { // the file speaks about servers: its list wins
+		c.Servers = make([]Server, len(fc.Servers))
+		for i, s := range fc.Servers {
+			c.Servers[i] = s.withDefaults()
+		}
+	}
+	if err := c.expandPaths(env); err != nil {
+		return Config{}, err
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+func (s fileServer) withDefaults() Server {
+	out := Server{
+		Name:          s.Name,
+		URL:           s.URL,
+		Logs:          s.Logs,
+		Store:         s.Store,
+		IdleTimeout:   Duration{DefaultIdleTimeout},
+		KeepWarm:      DefaultKeepWarm,
+		Headers:       s.Headers,
+		AllowInsecure: s.AllowInsecure,
+	}
+	if s.IdleTimeout != nil {
+		out.IdleTimeout = *s.IdleTimeout
+	}
+	if s.KeepWarm != nil {
+		out.KeepWarm = *s.KeepWarm
+	}
+	return out
+}

@@ -1,0 +1,210 @@
+package config
+
+import (
+	"net"
+	"net/netip"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Validate checks every rule and reports all problems at once, each naming
+// the file, line and key when known. It accepts paths that are absolute or
+// still unexpanded (~/…, ${NAME}…), so Default() validates too.
+func (c *Config) Validate() error {
+	p := &problems{file: c.Path, index: c.index}
+	checkPath(p, "state_dir", c.StateDir)
+	checkMetrics(p, c.MetricsListen)
+	checkHost(p, &c.Host)
+	seen := map[string]int{}
+	for i := range c.Servers {
+		checkServer(p, i, &c.Servers[i], seen)
+	}
+	return p.err()
+}
+
+func checkHost(p *problems, h *Host) {
+	checkGlobs(p, "host.logs", h.Logs)
+	checkPath(p, "host.client_module", h.ClientModule)
+	if h.Port < 0 || h.Port > 65535 {
+		p.add("host.port", "%d is not a port; use 0 (none) to 65535", h.Port)
+	}
+	for i, a := range h.Restart {
+		if a == "" {
+			p.add("host.restart["+strconv.Itoa(i)+"]", "empty argument; remove it or fill it in")
+		}
+	}
+	if h.AutoRestart && len(h.Restart) == 0 {
+		p.add("host.auto_restart", "true, but host.restart is empty; set restart to the command that starts the host, or set auto_restart = false")
+	}
+}
+
+var serverName = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+func checkServer(p *problems, i int, s *Server, seen map[string]int) {
+	key := "server[" + strconv.Itoa(i) + "]"
+	switch {
+	case s.Name == "":
+		p.add(key+".name", `missing; give every [[server]] a name, e.g. name = "nowledge-mem"`)
+	case len(s.Name) > 64 || !serverName.MatchString(s.Name) || strings.Trim(s.Name, ".") == "":
+		p.add(key+".name", "%q is not a usable name (it names files): use 1 to 64 letters, digits, '.', '_' or '-', not only dots", s.Name)
+	default:
+		folded := strings.ToLower(s.Name) // file names may ignore case
+		if j, dup := seen[folded]; dup {
+			p.add(key+".name", "%q is already the name of server[%d] (case is ignored); give each server its own name", s.Name, j)
+		} else {
+			seen[folded] = i
+		}
+	}
+	checkURL(p, key+".url", s)
+	checkGlobs(p, key+".logs", s.Logs)
+	checkPath(p, key+".store", s.Store)
+	if s.IdleTimeout.Duration <= 0 {
+		p.add(key+".idle_timeout", `%s is not a timeout; use a positive duration, e.g. "12h"`, s.IdleTimeout.Duration)
+	}
+	checkHeaders(p, key+".headers", s.Headers)
+}
+
+func checkURL(p *problems, key string, s *Server) {
+	const fix = "use http://host:port/path"
+	if s.URL == "" {
+		p.add(key, "missing; "+fix)
+		return
+	}
+	u, err := url.Parse(s.URL)
+	if err == nil && u.User != nil {
+		// Never echo it: the URL holds a credential.
+		p.add(key, `credentials in the URL would end up in logs; remove them and use headers = { Authorization = "Bearer ${TOKEN}" }`)
+		return
+	}
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		p.add(key, "%q is not an http(s) URL; %s", s.URL, fix)
+		return
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			p.add(key, "%q has no valid port; %s", s.URL, fix)
+			return
+		}
+	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) && !s.AllowInsecure {
+		p.add(key, "plain http to %s would send session ids and headers unencrypted; use https, or set allow_insecure = true", u.Hostname())
+	}
+}
+
+func checkMetrics(p *problems, addr string) {
+	if addr == "" {
+		return
+	}
+	const fix = `use a loopback address, e.g. "127.0.0.1:9464", or "" for none`
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		p.add("metrics_listen", "%q is not host:port; %s", addr, fix)
+		return
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		p.add("metrics_listen", "%q has no valid port; %s", addr, fix)
+		return
+	}
+	if !isLoopback(host) {
+		p.add("metrics_listen", "%q is not a loopback address (metrics are not meant for the network); %s", addr, fix)
+	}
+}
+
+// isLoopback accepts localhost and 127.0.0.0/8 and ::1, nothing that would
+// need a name lookup.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// pathOK accepts an absolute path, or one that expansion will make
+// absolute.
+func pathOK(v string) bool {
+	return filepath.IsAbs(v) || v == "~" || strings.HasPrefix(v, "~/") || strings.HasPrefix(v, "${")
+}
+
+func checkPath(p *problems, key, v string) {
+	if v != "" && !pathOK(v) {
+		p.add(key, "%q is relative; write an absolute path or start it with ~/", v)
+	}
+}
+
+func checkGlobs(p *problems, key string, globs []string) {
+	for i, g := range globs {
+		k := key + "[" + strconv.Itoa(i) + "]"
+		switch {
+		case g == "":
+			p.add(k, "empty; remove it or write a glob such as \"~/logs/*.log\"")
+		case !pathOK(g):
+			p.add(k, "%q is relative; write an absolute path or start it with ~/", g)
+		default:
+			if _, err := filepath.Match(g, ""); err != nil {
+				p.add(k, "%q is not a valid glob (%v); check its [ ] and \\", g, err)
+			}
+		}
+	}
+}
+
+// reservedHeaders are set by the watchdog's MCP client itself; a config
+// value would break the protocol or the session being watched.
+var reservedHeaders = map[string]bool{
+	"mcp-session-id": true, "mcp-protocol-version": true, "mcp-method": true,
+	"content-type": true, "content-length": true, "accept": true, "host": true,
+	"transfer-encoding": true, "connection": true,
+}
+
+func checkHeaders(p *problems, key string, headers map[string]string) {
+	seen := map[string]string{}
+	for _, name := range sortedKeys(headers) {
+		k := key + "." + quoteKey(name)
+		lower := strings.ToLower(name)
+		switch {
+		case !isToken(name):
+			p.add(k, "%q is not a header name; use letters, digits and !#$%%&'*+-.^_`|~", name)
+		case reservedHeaders[lower]:
+			p.add(k, "set by the watchdog itself; remove it")
+		case seen[lower] != "":
+			p.add(k, "repeats %q (header names ignore case); keep one", seen[lower])
+		default:
+			seen[lower] = name
+		}
+		// Values may be secrets: check them without printing them.
+		if hasControl(headers[name]) {
+			p.add(k, "the value contains a control character (a line break?); a header value is one line")
+		} else if _, err := expandVars(headers[name], func(string) string { return "x" }); err != nil {
+			p.addErr(k, err)
+		}
+	}
+}
+
+// isToken reports an RFC 9110 token (the characters of a header name).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
