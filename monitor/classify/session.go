@@ -1,0 +1,172 @@
+package classify
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpwatchdog/watchdog/internal/mask"
+)
+
+// Session ids are found after the word "session" (any case) in these shapes:
+//
+//	mcp-session-id: X    Mcp-Session-Id=X    "mcp-session-id":"X"
+//	session_id=X         session-id: X       "sessionId":"X"   sessionID=X
+//	session=X            "session":"X"
+//	session X            session "X"          (bare: X must contain a digit)
+//
+// X is a run of [A-Za-z0-9_-] (uuid, hex, base64url) of 8..256 bytes. A keyed
+// X must contain a digit or be at least 16 long, so "undefined" or "missing"
+// is not taken for an id.
+const (
+	minSessionLen = 8
+	maxSessionLen = 256
+	longSession   = 16
+)
+
+// SessionID returns the first session id named on the line, or "".
+func SessionID(line []byte) string {
+	if s, e, ok := nextSession(line, 0); ok {
+		return string(line[s:e])
+	}
+	return ""
+}
+
+// nextSession finds the first id span at or after from.
+func nextSession(l []byte, from int) (start, end int, ok bool) {
+	for i := from; ; {
+		j := indexFold(l[i:], "session")
+		if j < 0 {
+			return 0, 0, false
+		}
+		p := i + j + len("session")
+		i = p
+		if s, e, ok := sessionAfterWord(l, p); ok {
+			return s, e, true
+		}
+	}
+}
+
+// sessionAfterWord parses what follows the word "session" ending at p.
+func sessionAfterWord(l []byte, p int) (start, end int, ok bool) {
+	keyed := false
+	switch {
+	case hasFoldAt(l, p, "_id") || hasFoldAt(l, p, "-id"):
+		keyed, p = true, p+3
+	case hasFoldAt(l, p, "id"):
+		keyed, p = true, p+2
+	}
+	if p < len(l) && (l[p] == '"' || l[p] == '\'') {
+		p++ // end of a quoted key
+	}
+	q := skipBlank(l, p)
+	switch {
+	case q < len(l) && (l[q] == ':' || l[q] == '='):
+		keyed = true
+		q = skipBlank(l, q+1)
+	case !keyed && q > p:
+		// bare "session X"
+	default:
+		return 0, 0, false
+	}
+	if q < len(l) && (l[q] == '"' || l[q] == '\'') {
+		q++
+	}
+	e := q
+	digit := false
+	for e < len(l) && isIDByte(l[e]) {
+		digit = digit || isDigit(l[e])
+		e++
+	}
+	n := e - q
+	if n < minSessionLen || n > maxSessionLen || (!digit && (!keyed || n < longSession)) {
+		return 0, 0, false
+	}
+	return q, e, true
+}
+
+func hasFoldAt(l []byte, p int, s string) bool {
+	return p+len(s) <= len(l) && equalFold(l[p:p+len(s)], s)
+}
+
+func skipBlank(l []byte, p int) int {
+	for p < len(l) && (l[p] == ' ' || l[p] == '\t') {
+		p++
+	}
+	return p
+}
+
+func isIDByte(c byte) bool {
+	return isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'z' || c == '-' || c == '_'
+}
+
+// MaskSession hides a session id for display; the one rule lives in
+// internal/mask (first and last four characters around "…").
+func MaskSession(id string) string { return mask.ID(id) }
+
+// MaxText is about how many bytes of a line a Finding keeps.
+const MaxText = 300
+
+// displayText drops colour codes, masks every session id on the line and
+// any of known, then truncates it to about MaxText bytes and makes it
+// printable (valid UTF-8, no control bytes).
+func displayText(l []byte, known ...string) string {
+	l = stripANSI(l)
+	// Masking shortens ids, so look somewhat past MaxText, but not at a whole
+	// long line. Cut before a token that straddles the limit, so no part of
+	// an id escapes masking.
+	cut := false
+	if limit := 8 * MaxText; len(l) > limit {
+		for limit > 0 && isIDByte(l[limit-1]) && isIDByte(l[limit]) {
+			limit--
+		}
+		l, cut = l[:limit], true
+	}
+	var b strings.Builder
+	ids := known
+	last := 0
+	for p := 0; ; {
+		s, e, ok := nextSession(l, p)
+		if !ok {
+			break
+		}
+		ids = append(ids, string(l[s:e]))
+		b.Write(l[last:s])
+		b.WriteString(MaskSession(string(l[s:e])))
+		last, p = e, e
+	}
+	b.Write(l[last:])
+	out := b.String()
+	for _, id := range ids {
+		if id != "" {
+			out = strings.ReplaceAll(out, id, MaskSession(id)) // bare mentions elsewhere
+		}
+	}
+	return printable(out, MaxText, cut)
+}
+
+// printable truncates s to at most max bytes on a rune boundary (marking a
+// cut, this one or an earlier one, with "…") and replaces control bytes and
+// invalid UTF-8.
+func printable(s string, max int, cut bool) string {
+	if len(s) > max {
+		n := max
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s, cut = s[:n], true
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t':
+			return ' '
+		case r < 0x20 || r == 0x7f:
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+	if cut {
+		s += "…"
+	}
+	return s
+}
