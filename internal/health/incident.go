@@ -34,9 +34,9 @@ func (s *server) recover(now time.Time, how string) []Event {
 func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 	if sess, ok := s.sessions[sig.Session]; ok && !m.isHostClient(sess) {
 		delete(s.sessions, sess.id)
-		return []Event{withSource(Event{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sess.id,
+		return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sess.id,
 			Fields: map[string]any{"client": sess.client},
-			Detail: fmt.Sprintf("a session of %s on %s is gone: %s", clientLabel(sess.client), s.cfg.Name, sig.Detail)}, sig)}
+			Detail: fmt.Sprintf("a session of %s on %s is gone: %s", clientLabel(sess.client), s.cfg.Name, sig.Detail)}}
 	}
 	id := sig.Session
 	if id == "" {
@@ -44,11 +44,7 @@ func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 			id = cur.id
 		}
 	}
-	evs := s.open(now, id, fmt.Sprintf("session on %s lost: %s", s.cfg.Name, sig.Detail))
-	for i := range evs {
-		evs[i] = withSource(evs[i], sig)
-	}
-	return evs
+	return s.open(now, id, fmt.Sprintf("session on %s lost: %s", s.cfg.Name, sig.Detail))
 }
 
 func (s *server) atRiskEvent(sess *session, now time.Time) Event {
@@ -67,6 +63,6 @@ func (s *server) legacyRejected(sig Signal, now time.Time) []Event {
 		return nil
 	}
 	s.lastLegacy = now
-	return []Event{withSource(Event{Time: now, Kind: EvLegacyHeaderRejected, Server: s.cfg.Name,
-		Detail: fmt.Sprintf("%s rejected a legacy session header: %s", s.cfg.Name, sig.Detail)}, sig)}
+	return []Event{{Time: now, Kind: EvLegacyHeaderRejected, Server: s.cfg.Name,
+		Detail: fmt.Sprintf("%s rejected a legacy session header: %s", s.cfg.Name, sig.Detail)}}
 }

@@ -73,7 +73,17 @@ func New(cfg Config) *Model {
 }
 
 // Apply feeds one signal observed at now and returns the events it causes.
+// Every event carries the signal's Source, so the journal records which
+// log position each consequence came from (a restart resumes after it).
 func (m *Model) Apply(sig Signal, now time.Time) []Event {
+	evs := m.apply(sig, now)
+	for i := range evs {
+		evs[i] = withSource(evs[i], sig)
+	}
+	return evs
+}
+
+func (m *Model) apply(sig Signal, now time.Time) []Event {
 	switch sig.Kind {
 	case SigHostUp:
 		return m.hostUp(sig, now)
@@ -84,7 +94,7 @@ func (m *Model) Apply(sig Signal, now time.Time) []Event {
 			Detail: fmt.Sprintf("the wall clock jumped %s (sleep or wake); re-evaluating every session", sig.Gap.Round(time.Second))}
 		return append([]Event{ev}, m.Tick(now)...)
 	case SigWarning:
-		return []Event{withSource(Event{Time: now, Kind: EvWarning, Server: sig.Server, Detail: sig.Detail}, sig)}
+		return []Event{{Time: now, Kind: EvWarning, Server: sig.Server, Detail: sig.Detail}}
 	}
 	s, ok := m.servers[sig.Server]
 	if !ok {

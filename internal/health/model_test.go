@@ -321,3 +321,25 @@ func TestStatusMasksAndStates(t *testing.T) {
 		t.Fatalf("status does not show the loss: %s", b)
 	}
 }
+
+func TestEveryEventOfALogSignalCarriesItsSource(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(time.Hour)
+	src := map[string]any{"log_file": "/x.log", "log_fp": "ab", "log_offset": int64(10)}
+	for _, sig := range []Signal{
+		{Kind: SigSessionLost, Server: srv, Source: src},
+		{Kind: SigReconnected, Server: srv, Source: src},
+		{Kind: SigIdleTimeout, Server: srv, IdleTimeout: time.Minute, Source: src},
+		{Kind: SigLegacyHeaderRejected, Server: srv, Source: src},
+	} {
+		evs := m.Apply(sig, t0)
+		if len(evs) == 0 {
+			t.Fatalf("signal %v gave no event", sig.Kind)
+		}
+		for _, ev := range evs {
+			if ev.Fields["log_offset"] != int64(10) {
+				t.Fatalf("%s event has no source: %+v", ev.Kind, ev)
+			}
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBadConfigExitsTwoNamingFileLineAndKey(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body string
+		want       []string
+	}{
+		{"malformed TOML", "[host]\nname = \"DSH\nport = 3080\n", []string{"config.toml:2"}},
+		{"unknown key", "[host]\nname = \"DSH\"\nprocces = \"dsh\"\n", []string{"config.toml:3", "procces"}},
+		{"bad duration", "[[server]]\nname = \"mem\"\nurl = \"http://127.0.0.1:1/mcp\"\nidle_timeout = \"soon\"\n", []string{"config.toml:4", "idle_timeout"}},
+		{"non-loopback metrics", "metrics_listen = \"0.0.0.0:9464\"\n", []string{"config.toml:1", "metrics_listen"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			p := filepath.Join(dir, "config.toml")
+			if err := os.WriteFile(p, []byte(tt.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{{"run", "--headless"}, {"status"}} {
+				code, _, stderr := runWatchdog(t, append(args, "--config", p, "--state-dir", filepath.Join(dir, "state"))...)
+				if code != exitUsage {
+					t.Fatalf("%v: exit %d, want 2; stderr: %s", args, code, stderr)
+				}
+				for _, w := range tt.want {
+					if !strings.Contains(stderr, w) {
+						t.Errorf("%v: stderr %q does not name %q", args, stderr, w)
+					}
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "state", "events.jsonl")); err == nil {
+				t.Error("a bad config still started a daemon")
+			}
+		})
+	}
+}
+
+func TestUsageAndNoDaemon(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "[host]\nname = \"DSH\"\n")
+	state := filepath.Join(dir, "state")
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"frobnicate"}, exitUsage, "unknown command"},
+		{[]string{"scan"}, exitUsage, "at least one log FILE"},
+		{[]string{"status", "--config", cfg, "--state-dir", state}, exitNoDaemon, "watchdog run"},
+		{[]string{"heal", "--config", cfg, "--state-dir", state}, exitNoDaemon, "watchdog run"},
+		{[]string{"version"}, exitOK, ""},
+	}
+	for _, tt := range tests {
+		code, out, stderr := runWatchdog(t, tt.args...)
+		if code != tt.code || !strings.Contains(out+stderr, tt.want) {
+			t.Errorf("%v: exit %d, output %q; want exit %d mentioning %q", tt.args, code, out+stderr, tt.code, tt.want)
+		}
+	}
+}
+
+// TestBadInputsKeepTheDaemonRunning: an unreadable log directory, a store
+// that is not JSON and a binary log give warnings or nothing, never a crash,
+// a false expiry or a false loss.
+func TestBadInputsKeepTheDaemonRunning(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Log("running as root: the unreadable directory is made unreadable by removing every permission, which root ignores; the warning comes from a directory that is a file instead")
+	}
+	dir := t.TempDir()
+	locked := filepath.Join(dir, "locked")
+	if err := os.WriteFile(locked, []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	noRead := filepath.Join(dir, "noread")
+	if err := os.Mkdir(noRead, 0o000); err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(dir, "store", "mcp-sessions.json")
+	binLog := filepath.Join(dir, "bin.log")
+	os.MkdirAll(filepath.Dir(store), 0o700)
+	good := fmt.Sprintf(`{"sessions":[{"id":"0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b","client_name":%q,"last_activity":%q}]}`,
+		hostClient, time.Now().UTC().Format(time.RFC3339Nano))
+	if err := os.WriteFile(store, []byte(good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, dir, fmt.Sprintf(`
+[host]
+logs = [%q, %q]
+process = ""
+port = 0
+[[server]]
+name = "mem"
+url = "http://127.0.0.1:9/mcp"
+logs = [%q]
+store = %q
+idle_timeout = "1h"
+`, filepath.Join(locked, "*.log"), filepath.Join(noRead, "*.log"), binLog, store))
+	state := filepath.Join(dir, "state")
+	startDaemon(t, cfg, state)
+	waitFor(t, 10*time.Second, "the unreadable log directory's warning", func() bool {
+		for _, ev := range journalEvents(t, state, "warning") {
+			if strings.Contains(ev.str("detail"), "locked") || strings.Contains(ev.str("detail"), "noread") {
+				return true
+			}
+		}
+		return false
+	})
+
+	// A store that is not JSON: a warning, and the session is not expired.
+	if err := os.WriteFile(store, []byte("<html>oops</html>"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the store warning", func() bool {
+		for _, ev := range journalEvents(t, state, "warning") {
+			if strings.Contains(ev.str("detail"), "session store") {
+				return true
+			}
+		}
+		return false
+	})
+	// A binary log: junk lines classify as nothing.
+	junk := make([]byte, 64<<10)
+	for i := range junk {
+		junk[i] = byte(i*7919) ^ byte(i>>8)
+	}
+	if err := os.WriteFile(binLog, junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The store comes back unchanged: no expiry, no loss, no new session.
+	if err := os.WriteFile(store, []byte(good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	<-ctx.Done()
+	if evs := journalEvents(t, state, "session_expired", "session_lost", "session_new", "session_ended"); len(evs) != 0 {
+		t.Fatalf("bad input caused false alarms: %v", evs)
+	}
+	if state, sessions := serverState(statusJSON(t, cfg, state), "mem"); state != "healthy" || len(sessions) != 1 {
+		t.Fatalf("status after bad input: %s %v", state, sessions)
+	}
+}
+
+func TestSecondRunExitsOneNamingThePID(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, "[host]\nprocess = \"\"\nport = 0\n[[server]]\nname = \"mem\"\nurl = \"http://127.0.0.1:9/mcp\"\n")
+	state := filepath.Join(dir, "state")
+	d := startDaemon(t, cfg, state)
+	code, _, stderr := runWatchdog(t, "run", "--headless", "--config", cfg, "--state-dir", state)
+	if code != exitFailed || !strings.Contains(stderr, fmt.Sprintf("pid %d", d.cmd.Process.Pid)) {
+		t.Fatalf("second run: exit %d, stderr %q; want 1 naming pid %d", code, stderr, d.cmd.Process.Pid)
+	}
+}

@@ -1,0 +1,33 @@
+package main
+
+import "time"
+
+// wakeThreshold is how far the wall clock may run apart from the monotonic
+// clock between two ticks before we call it a sleep/wake (or a clock jump).
+const wakeThreshold = 5 * time.Second
+
+// wakeDetector compares wall-clock and monotonic time between ticks: the
+// monotonic clock stops while the machine sleeps, the wall clock does not.
+type wakeDetector struct {
+	start    time.Time // carries the monotonic reading
+	prevWall time.Time
+	prevMono time.Duration
+}
+
+func newWakeDetector(now time.Time) *wakeDetector {
+	return &wakeDetector{start: now, prevWall: now.Round(0)}
+}
+
+func (w *wakeDetector) observe(now time.Time) (time.Duration, bool) {
+	return w.observeReadings(now.Round(0), now.Sub(w.start))
+}
+
+// observeReadings takes the two clocks apart so tests can make them disagree.
+func (w *wakeDetector) observeReadings(wall time.Time, mono time.Duration) (time.Duration, bool) {
+	gap := wall.Sub(w.prevWall) - (mono - w.prevMono)
+	w.prevWall, w.prevMono = wall, mono
+	if gap < 0 {
+		gap = -gap
+	}
+	return gap, gap >= wakeThreshold
+}

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime"
+)
+
+func cmdVersion(_ context.Context, c cli, args []string) int {
+	var co common
+	fs := newFlagSet("version", c, &co)
+	if err := fs.Parse(args); err != nil {
+		return usageErr(err)
+	}
+	if co.json {
+		b, _ := json.Marshal(map[string]string{"version": version, "commit": commit, "go": runtime.Version()})
+		fmt.Fprintln(c.stdout, string(b))
+		return exitOK
+	}
+	fmt.Fprintf(c.stdout, "watchdog %s (commit %s, %s %s/%s)\n", version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return exitOK
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const hostClient = "dsh-mcp-client"
+
+// e2eSetup is a real Go SDK server with a short idle timeout, mirroring its
+// sessions into a store file and writing a server log, plus a watchdog
+// config pointing at it.
+type e2eSetup struct {
+	srv                                   *demoserver.Server
+	dir, stateDir, store, srvLog, hostLog string
+	config                                string
+}
+
+func newE2E(t *testing.T, idle time.Duration) *e2eSetup {
+	t.Helper()
+	dir := t.TempDir()
+	e := &e2eSetup{dir: dir, stateDir: filepath.Join(dir, "state"), store: filepath.Join(dir, "mem", "mcp-sessions.json"),
+		srvLog: filepath.Join(dir, "mem", "server.log"), hostLog: filepath.Join(dir, "dsh", "dsh.log")}
+	for _, d := range []string{filepath.Dir(e.store), filepath.Dir(e.hostLog)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: idle, StorePath: e.store, LogPath: e.srvLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	e.srv = srv
+	e.config = writeConfig(t, dir, fmt.Sprintf(`
+[host]
+name = "DSH"
+client_name = %q
+logs = [%q]
+process = ""
+port = 0
+
+[[server]]
+name = "mem"
+url = %q
+logs = [%q]
+idle_timeout = "1h"
+keep_warm = false
+`, hostClient, e.hostLog, srv.URL(), e.srvLog))
+	return e
+}
+
+// TestEndToEndExpiryAndLoss runs the watchdog binary against a real MCP
+// server whose sessions time out after 2 s. The store path is not
+// configured: the watchdog learns it, and the real timeout, from the
+// server's announcement in its log.
+func TestEndToEndExpiryAndLoss(t *testing.T) {
+	e := newE2E(t, 2*time.Second)
+	d := startDaemon(t, e.config, e.stateDir)
+	ctx := context.Background()
+
+	announced := waitEvent(t, e.stateDir, "server_mode", 1, 10*time.Second)
+	if announced["idle_timeout_seconds"] != float64(2) {
+		t.Fatalf("announcement not learned: %v", announced)
+	}
+	cs, err := demoserver.Connect(ctx, e.srv.URL(), hostClient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	newEv := waitEvent(t, e.stateDir, "session_new", 1, 10*time.Second)
+	if newEv["client"] != hostClient || strings.Contains(fmt.Sprint(newEv), cs.ID()) {
+		t.Fatalf("session_new %v: wrong client or full id", newEv)
+	}
+
+	// The session idles past 2 s; the server ends it and rewrites its store.
+	expired := waitEvent(t, e.stateDir, "session_expired", 1, 15*time.Second)
+	st, err := os.Stat(e.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lag := expired.time(t).Sub(st.ModTime()); lag > 500*time.Millisecond || lag < -50*time.Millisecond {
+		t.Fatalf("session_expired %s after the store change, want within 500 ms", lag)
+	}
+	if expired.str("session") != maskedID(cs.ID()) {
+		t.Fatalf("expired session %q, want %q", expired.str("session"), maskedID(cs.ID()))
+	}
+	// It was the host's current session and the host runs: the next call fails.
+	waitEvent(t, e.stateDir, "session_lost", 1, 5*time.Second)
+	if state, _ := serverState(statusJSON(t, e.config, e.stateDir), "mem"); state != "lost" {
+		t.Fatalf("status state %q, want lost", state)
+	}
+	if _, err := cs.CallTool(ctx, toolCall("echo")); err == nil {
+		t.Fatal("a call on the expired session succeeded; the server did not expire it")
+	}
+
+	// The host reconnects: a new session of its client heals the incident.
+	cs2, err := demoserver.Connect(ctx, e.srv.URL(), hostClient)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs2.Close()
+	rec := waitEvent(t, e.stateDir, "recovered", 1, 10*time.Second)
+	if _, ok := rec["took_ms"].(float64); !ok {
+		t.Fatalf("recovered without took_ms: %v", rec)
+	}
+	state, sessions := serverState(statusJSON(t, e.config, e.stateDir), "mem")
+	if state != "healthy" && state != "at_risk" || len(sessions) != 1 {
+		t.Fatalf("after recovery: state %q sessions %v", state, sessions)
+	}
+
+	// The host's log says a POST met a dead session: lost from a log line.
+	appendLine(t, e.hostLog, time.Now().UTC().Format(time.RFC3339Nano)+
+		" ERROR [mcp mem] Streamable HTTP error: Error POSTing to endpoint: Not Found: Session not found")
+	lost := waitEvent(t, e.stateDir, "session_lost", 2, 5*time.Second)
+	if lost.str("log_file") != e.hostLog {
+		t.Fatalf("session_lost not from the host log: %v", lost)
+	}
+	if state, _ := serverState(statusJSON(t, e.config, e.stateDir), "mem"); state != "lost" {
+		t.Fatalf("status state %q after the log line, want lost", state)
+	}
+	d.stop(t)
+	assertNoFullIDs(t, e.stateDir, d.stderr.String(), cs.ID(), cs2.ID())
+}
+
+func maskedID(id string) string { return id[:4] + "…" + id[len(id)-4:] }
+
+// assertNoFullIDs greps every output for the whole session ids.
+func assertNoFullIDs(t *testing.T, stateDir, stderr string, ids ...string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(stateDir, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if strings.Contains(string(b), id) || strings.Contains(stderr, id) {
+			t.Fatalf("a full session id leaked into the journal or the daemon's log")
+		}
+	}
+}
+
+func toolCall(name string) *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: name, Arguments: map[string]any{"text": "hello"}}
+}

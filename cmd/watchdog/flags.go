@@ -1,0 +1,87 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/mcpwatchdog/watchdog/internal/config"
+)
+
+// common holds the flags every command shares.
+type common struct {
+	configPath string
+	stateDir   string
+	json       bool
+}
+
+func newFlagSet(name string, c cli, co *common) *flag.FlagSet {
+	fs := flag.NewFlagSet("watchdog "+name, flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.StringVar(&co.configPath, "config", c.getenv("WATCHDOG_CONFIG"), "config file (env WATCHDOG_CONFIG)")
+	fs.StringVar(&co.stateDir, "state-dir", "", "state directory (env WATCHDOG_STATE_DIR)")
+	fs.BoolVar(&co.json, "json", false, "print JSON")
+	return fs
+}
+
+// parseInterspersed parses flags that may follow positional arguments
+// (`watchdog scan a.log b.log --json`) and returns the positionals.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// usageErr reports a flag error (already printed by the flag package,
+// except for help) as exit 2.
+func usageErr(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitUsage
+}
+
+// loadConfig loads the config and resolves the state directory, printing a
+// contract-style error (file, line, key) on failure.
+func loadConfig(c cli, co common) (config.Config, string, int) {
+	cfg, err := config.Load(co.configPath)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
+		if errors.Is(err, config.ErrInvalid) {
+			return cfg, "", exitUsage
+		}
+		return cfg, "", exitFailed
+	}
+	dir, err := config.ResolveStateDir(co.stateDir, c.getenv("WATCHDOG_STATE_DIR"), cfg.StateDir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "watchdog: state directory: %v\n", err)
+		return cfg, "", exitUsage
+	}
+	return cfg, dir, exitOK
+}
+
+func newLogger(w io.Writer, getenv func(string) string) *slog.Logger {
+	level := slog.LevelInfo
+	switch strings.ToLower(getenv("WATCHDOG_LOG")) {
+	case "debug":
+		level = slog.LevelDebug
+	case "warn":
+		level = slog.LevelWarn
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}

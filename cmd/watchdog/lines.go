@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/monitor/classify"
+	"github.com/mcpwatchdog/watchdog/monitor/follow"
+	"github.com/mcpwatchdog/watchdog/monitor/store"
+)
+
+// lineReader classifies followed log lines into signals. Every line goes
+// through the loop, matched or not, so that positions are acknowledged in
+// order and only after what came before them is journaled.
+type lineReader struct {
+	d      *daemon
+	stores map[string]*store.Watcher
+}
+
+func (r *lineReader) run(ctx context.Context, lines <-chan follow.Line) {
+	for ln := range lines {
+		pos := ln.Pos
+		it := item{ack: &pos}
+		if sig, ok := r.signal(ln); ok {
+			it.sig = &sig
+		}
+		if !r.d.send(ctx, it) {
+			return
+		}
+	}
+}
+
+// signal maps a line to a signal. History lines (what a file held before
+// the watchdog first saw it) only teach announcements: old failures there
+// are history, not new alerts.
+func (r *lineReader) signal(ln follow.Line) (health.Signal, bool) {
+	m, ok := classify.Classify(ln.Text)
+	if !ok {
+		return health.Signal{}, false
+	}
+	server := r.attribute(ln)
+	if m.Kind == classify.IdleTimeoutAnnounced {
+		r.learnStore(server, m.StorePath)
+	}
+	if ln.History && m.Kind != classify.IdleTimeoutAnnounced {
+		return health.Signal{}, false
+	}
+	sig := health.Signal{Server: server, Session: m.Session, IdleTimeout: m.IdleTimeout,
+		Detail: fmt.Sprintf("%s reports %s", filepath.Base(ln.Pos.Path), m.Rule),
+		Source: map[string]any{"log_file": ln.Pos.Path, "log_fp": ln.Pos.Fingerprint, "log_offset": ln.Pos.Offset}}
+	switch m.Kind {
+	case classify.SessionLost:
+		sig.Kind = health.SigSessionLost
+	case classify.IdleTimeoutAnnounced:
+		sig.Kind = health.SigIdleTimeout
+	case classify.LegacyHeaderRejected:
+		sig.Kind = health.SigLegacyHeaderRejected
+	case classify.Reconnected:
+		sig.Kind = health.SigReconnected
+	default:
+		// A GET-stream 404 is only a hint (REFERENCES: the GET-404 hazard);
+		// the healer confirms with a ping before anything is called lost.
+		r.d.log.Debug("hint: GET stream 404", "server", server, "file", ln.Pos.Path)
+		return health.Signal{}, false
+	}
+	return sig, true
+}
+
+// attribute names the server a line concerns: its file's owner, or for a
+// host log the server the line mentions (by name, then by host:port), or
+// the only server there is.
+func (r *lineReader) attribute(ln follow.Line) string {
+	if ln.Tag != hostTag {
+		return ln.Tag
+	}
+	servers := r.d.cfg.Servers
+	text := string(ln.Text)
+	for _, s := range servers {
+		if strings.Contains(text, s.Name) {
+			return s.Name
+		}
+	}
+	for _, s := range servers {
+		if hp := hostPort(s.URL); hp != "" && strings.Contains(text, hp) {
+			return s.Name
+		}
+	}
+	if len(servers) == 1 {
+		return servers[0].Name
+	}
+	return ""
+}
+
+func hostPort(rawURL string) string {
+	rest, ok := strings.CutPrefix(rawURL, "http://")
+	if !ok {
+		rest, _ = strings.CutPrefix(rawURL, "https://")
+	}
+	hp, _, _ := strings.Cut(rest, "/")
+	return hp
+}
+
+// learnStore points a server's store watcher at the path its log
+// announced, unless the config named a store.
+func (r *lineReader) learnStore(server, path string) {
+	if path == "" || server == "" {
+		return
+	}
+	for _, s := range r.d.cfg.Servers {
+		if s.Name == server && s.Store == "" {
+			if w := r.stores[server]; w != nil {
+				w.SetPath(path)
+			}
+		}
+	}
+}

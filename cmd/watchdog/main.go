@@ -1,0 +1,91 @@
+// Command watchdog keeps an MCP host's sessions with its servers alive and
+// says when they are lost. See README.md and shared CONTRACT for the CLI.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes (contract).
+const (
+	exitOK       = 0
+	exitFailed   = 1
+	exitUsage    = 2
+	exitNoDaemon = 3
+)
+
+// Set by the linker (-X main.version=… -X main.commit=…).
+var (
+	version = "dev"
+	commit  = "unknown"
+)
+
+// cli is what a command may touch of its process.
+type cli struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], cli{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
+	stop()
+	os.Exit(code)
+}
+
+type command struct {
+	name, args, help string
+	run              func(ctx context.Context, c cli, args []string) int
+}
+
+func commands() []command {
+	return []command{
+		{"run", "[--headless]", "the daemon (also with no command)", cmdRun},
+		{"status", "[--json]", "the running daemon's view of every server and session", cmdStatus},
+		{"heal", "[SERVER]", "ask the running daemon to heal now", cmdHeal},
+		{"scan", "FILE... [--json]", "list session losses, idle-timeout announcements and reconnects in log files", cmdScan},
+		{"version", "", "version, commit, Go version", cmdVersion},
+	}
+}
+
+func run(ctx context.Context, args []string, c cli) int {
+	if len(args) == 0 {
+		return cmdRun(ctx, c, nil)
+	}
+	name := args[0]
+	if len(name) > 0 && name[0] == '-' {
+		switch name {
+		case "-h", "--help", "-help":
+			usage(c.stdout)
+			return exitOK
+		}
+		return cmdRun(ctx, c, args)
+	}
+	for _, cmd := range commands() {
+		if cmd.name == name {
+			return cmd.run(ctx, c, args[1:])
+		}
+	}
+	if name == "help" {
+		usage(c.stdout)
+		return exitOK
+	}
+	fmt.Fprintf(c.stderr, "watchdog: unknown command %q\n\n", name)
+	usage(c.stderr)
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: watchdog [command] [flags]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, cmd := range commands() {
+		fmt.Fprintf(w, "  %-8s %-18s %s\n", cmd.name, cmd.args, cmd.help)
+	}
+	fmt.Fprintln(w, "\ncommon flags: --config FILE (env WATCHDOG_CONFIG), --state-dir DIR (env WATCHDOG_STATE_DIR), --json")
+	fmt.Fprintln(w, "exit codes: 0 ok, 1 failed, 2 bad usage or config, 3 no daemon running")
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/monitor/follow"
+)
+
+// restoreWindow is how much of the journal a start reads back.
+const restoreWindow = 4 << 20
+
+// restored is what a start takes back from the journal: the log positions
+// whose events are already journaled (so a kill -9 between journaling and
+// checkpointing repeats nothing), and the incidents still open.
+type restored struct {
+	resume    []follow.Position
+	incidents map[string]journal.Record // server → its open session_lost
+}
+
+func restore(recs []journal.Record) restored {
+	r := restored{incidents: map[string]journal.Record{}}
+	latest := map[string]follow.Position{}
+	for _, rec := range recs {
+		if pos, ok := sourcePosition(rec); ok {
+			key := pos.Path + "\x00" + pos.Fingerprint
+			if pos.Offset > latest[key].Offset {
+				latest[key] = pos
+			}
+		}
+		switch rec.Kind {
+		case health.EvSessionLost:
+			if rec.Fields["incident"] == true {
+				r.incidents[rec.Server] = rec
+			}
+		case health.EvRecovered:
+			delete(r.incidents, rec.Server)
+		}
+	}
+	for _, pos := range latest {
+		r.resume = append(r.resume, pos)
+	}
+	return r
+}
+
+func sourcePosition(rec journal.Record) (follow.Position, bool) {
+	path, _ := rec.Fields["log_file"].(string)
+	fp, _ := rec.Fields["log_fp"].(string)
+	off, _ := rec.Fields["log_offset"].(float64)
+	if path == "" || fp == "" || off <= 0 {
+		return follow.Position{}, false
+	}
+	return follow.Position{Path: path, Fingerprint: fp, Offset: int64(off)}, true
+}
+
+func (d *daemon) reopen(r restored) {
+	for server, rec := range r.incidents {
+		d.model.RestoreIncident(server, rec.Session, rec.Time)
+	}
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/monitor/follow"
+	"github.com/mcpwatchdog/watchdog/monitor/proc"
+	"github.com/mcpwatchdog/watchdog/monitor/store"
+)
+
+// hostTag tags the host's log lines; server logs are tagged with the
+// server's name.
+const hostTag = "\x00host"
+
+// hostLogName is the file the daemon sends a host it starts itself to.
+const hostLogName = "host.log"
+
+// startSources starts every monitor, each in a goroutine owned by wg and
+// stopped by ctx, feeding the loop.
+func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []follow.Position) error {
+	stores := d.newStoreWatchers()
+	f, err := follow.New(follow.Options{
+		Sources:        d.logSources(),
+		CheckpointFile: filepath.Join(d.stateDir, "follow-checkpoint.json"),
+		Resume:         resume,
+		Logger:         d.log,
+		Warn: func(tag, path string, err error) {
+			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: serverOfTag(tag),
+				Detail: "log " + path + ": " + err.Error()})
+		},
+	})
+	if err != nil {
+		return err
+	}
+	d.follower = f
+	lines := &lineReader{d: d, stores: stores}
+	goRun(wg, func() { _ = f.Run(ctx) })
+	goRun(wg, func() { lines.run(ctx, f.Lines()) })
+	for name, w := range stores {
+		goRun(wg, func() { d.runStore(ctx, name, w) })
+	}
+	if d.cfg.Host.Process != "" || d.cfg.Host.Port != 0 {
+		goRun(wg, func() { d.runProc(ctx) })
+	}
+	return nil
+}
+
+func goRun(wg *sync.WaitGroup, fn func()) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		fn()
+	}()
+}
+
+func serverOfTag(tag string) string {
+	if tag == hostTag {
+		return ""
+	}
+	return tag
+}
+
+func (d *daemon) logSources() []follow.Source {
+	host := append([]string{filepath.Join(d.stateDir, hostLogName)}, d.cfg.Host.Logs...)
+	srcs := []follow.Source{{Tag: hostTag, Globs: host}}
+	for _, s := range d.cfg.Servers {
+		if len(s.Logs) > 0 {
+			srcs = append(srcs, follow.Source{Tag: s.Name, Globs: s.Logs})
+		}
+	}
+	return srcs
+}
+
+func (d *daemon) newStoreWatchers() map[string]*store.Watcher {
+	ws := make(map[string]*store.Watcher, len(d.cfg.Servers))
+	for _, s := range d.cfg.Servers {
+		ws[s.Name] = store.NewWatcher(store.Options{Path: s.Store, Logger: d.log.With("server", s.Name)})
+	}
+	return ws
+}
+
+func (d *daemon) runStore(ctx context.Context, server string, w *store.Watcher) {
+	updates := make(chan store.Update, 16)
+	go func() {
+		defer close(updates)
+		_ = w.Run(ctx, updates)
+	}()
+	for u := range updates {
+		d.signal(ctx, storeSignal(server, u))
+	}
+}
+
+func storeSignal(server string, u store.Update) health.Signal {
+	switch {
+	case u.Err != nil:
+		return health.Signal{Kind: health.SigStoreError, Server: server, Detail: u.Err.Error()}
+	case u.Gone || u.Snapshot == nil:
+		return health.Signal{Kind: health.SigStoreGone, Server: server, Detail: "the file is absent"}
+	}
+	sessions := make([]health.StoreSession, 0, len(u.Snapshot.Sessions))
+	for _, s := range u.Snapshot.Sessions {
+		sessions = append(sessions, health.StoreSession{ID: s.ID, Client: s.Client, LastActivity: s.LastActivity, Created: s.Created})
+	}
+	return health.Signal{Kind: health.SigStoreSnapshot, Server: server, Sessions: sessions}
+}
+
+func (d *daemon) runProc(ctx context.Context) {
+	updates := make(chan proc.Update, 4)
+	go func() {
+		defer close(updates)
+		_ = proc.Watch(ctx, proc.Options{Target: proc.Target{Name: d.cfg.Host.Process, Port: d.cfg.Host.Port}, Logger: d.log}, updates)
+	}()
+	for u := range updates {
+		sig := health.Signal{Kind: health.SigHostDown}
+		if u.Running {
+			sig = health.Signal{Kind: health.SigHostUp, PID: u.Host.PID, Started: u.Host.Started, Restarted: u.Restarted}
+		}
+		d.signal(ctx, sig)
+	}
+}

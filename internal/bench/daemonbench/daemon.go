@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type bench struct {
+	bin, dir string
+}
+
+type daemon struct {
+	cmd     *exec.Cmd
+	journal string
+	offset  int64
+}
+
+func (b *bench) start(ctx context.Context, config string) (*daemon, error) {
+	state := filepath.Join(b.dir, "state")
+	cfg := filepath.Join(b.dir, "config.toml")
+	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, b.bin, "run", "--headless", "--config", cfg, "--state-dir", state)
+	cmd.Env = append(os.Environ(), "WATCHDOG_LOG=warn")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	d := &daemon{cmd: cmd, journal: filepath.Join(state, "events.jsonl")}
+	if _, err := d.next(ctx, "started", 20*time.Second); err != nil {
+		d.stop()
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *daemon) stop() {
+	_ = d.cmd.Process.Signal(syscall.SIGTERM)
+	_ = d.cmd.Wait()
+}
+
+// next waits for the next journal event of kind and returns its time.
+func (d *daemon) next(ctx context.Context, kind string, timeout time.Duration) (time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if t, ok, err := d.scan(kind); err != nil || ok {
+			return t, err
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return time.Time{}, fmt.Errorf("no %s event within %s", kind, timeout)
+}
+
+func (d *daemon) scan(kind string) (time.Time, bool, error) {
+	f, err := os.Open(d.journal)
+	if os.IsNotExist(err) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(d.offset, 0); err != nil {
+		return time.Time{}, false, err
+	}
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return time.Time{}, false, nil // partial or none: wait
+		}
+		d.offset += int64(len(line))
+		var ev struct{ Time, Kind string }
+		if json.Unmarshal(line, &ev) != nil || ev.Kind != kind {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, ev.Time)
+		return t, true, err
+	}
+}
+
+func appendLine(path, line string) (time.Time, error) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer f.Close()
+	t := time.Now()
+	_, err = f.WriteString(line + "\n")
+	return t, err
+}
+
+func percentiles(ds []time.Duration) (p50, p99 time.Duration) {
+	slices.Sort(ds)
+	at := func(q float64) time.Duration { return ds[min(len(ds)-1, int(q*float64(len(ds))))] }
+	return at(0.50), at(0.99)
+}
+
+// procStats reads a process's CPU time (user+system) and RSS from /proc.
+func procStats(pid int) (cpu time.Duration, rssKB int64, err error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	const clkTck = 100 // USER_HZ on Linux
+	cpu = time.Duration(utime+stime) * time.Second / clkTck
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			rssKB, _ = strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+		}
+	}
+	return cpu, rssKB, nil
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+func serverTable(name, url string, logs []string, store string) string {
+	q := make([]string, len(logs))
+	for i, l := range logs {
+		q[i] = fmt.Sprintf("%q", l)
+	}
+	s := fmt.Sprintf("\n[[server]]\nname = %q\nurl = %q\nlogs = [%s]\nidle_timeout = \"1s\"\n", name, url, strings.Join(q, ", "))
+	if store != "" {
+		s += fmt.Sprintf("store = %q\n", store)
+	}
+	return s
+}
+
+const hostTable = "[host]\nprocess = \"\"\nport = 0\n"
+
+// lineLatency: a loss line and a reconnect line alternate; each gives one
+// event (session_lost, recovered).
+func (b *bench) lineLatency(ctx context.Context, samples int) error {
+	log := filepath.Join(b.dir, "server.log")
+	d, err := b.start(ctx, hostTable+serverTable("mem", "http://127.0.0.1:9/mcp", []string{log}, ""))
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	var lat []time.Duration
+	for i := range samples {
+		line, kind := "WARN Session not found session_id=bench", "session_lost"
+		if i%2 == 1 {
+			line, kind = "INFO Reconnected to MCP server", "recovered"
+		}
+		wrote, err := appendLine(log, fmt.Sprintf("%s %s", time.Now().UTC().Format(time.RFC3339Nano), line))
+		if err != nil {
+			return err
+		}
+		at, err := d.next(ctx, kind, 10*time.Second)
+		if err != nil {
+			return fmt.Errorf("sample %d: %w", i, err)
+		}
+		lat = append(lat, at.Sub(wrote))
+	}
+	p50, p99 := percentiles(lat)
+	fmt.Printf("| line written → journal event (%d samples) | p50 %s, p99 %s | p99 ≤ 50ms | %s |\n", samples, ms(p50), ms(p99), verdict(p99 <= 50*time.Millisecond))
+	return nil
+}
+
+// storeLatency: each sample adds a session to the store, then removes it
+// long after its 1 s idle timeout.
+func (b *bench) storeLatency(ctx context.Context, samples int) error {
+	store := filepath.Join(b.dir, "store", "mcp-sessions.json")
+	if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
+		return err
+	}
+	if err := writeStore(store, ""); err != nil {
+		return err
+	}
+	d, err := b.start(ctx, hostTable+serverTable("mem", "http://127.0.0.1:9/mcp", nil, store))
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	var lat []time.Duration
+	for i := range samples {
+		if err := writeStore(store, fmt.Sprintf("bench-session-%08d", i)); err != nil {
+			return err
+		}
+		if _, err := d.next(ctx, "session_new", 10*time.Second); err != nil {
+			return fmt.Errorf("sample %d: %w", i, err)
+		}
+		wrote := time.Now()
+		if err := writeStore(store, ""); err != nil {
+			return err
+		}
+		at, err := d.next(ctx, "session_expired", 10*time.Second)
+		if err != nil {
+			return fmt.Errorf("sample %d: %w", i, err)
+		}
+		lat = append(lat, at.Sub(wrote))
+	}
+	p50, p99 := percentiles(lat)
+	fmt.Printf("| store change → session_expired (%d samples) | p50 %s, p99 %s | p99 ≤ 100ms | %s |\n", samples, ms(p50), ms(p99), verdict(p99 <= 100*time.Millisecond))
+	return nil
+}
+
+// writeStore writes a store with one long-idle session (or none),
+// atomically, as servers do.
+func writeStore(path, id string) error {
+	sessions := []map[string]string{}
+	if id != "" {
+		sessions = append(sessions, map[string]string{"id": id, "client_name": "bench",
+			"last_activity": time.Now().Add(-time.Minute).UTC().Format(time.RFC3339Nano)})
+	}
+	body, err := json.Marshal(map[string]any{"sessions": sessions})
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, body, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// idle: the daemon follows files and watches stores that do not change.
+func (b *bench) idle(ctx context.Context, files, servers int, window time.Duration) error {
+	cfg := hostTable
+	for s := range servers {
+		var logs []string
+		for f := s; f < files; f += servers {
+			p := filepath.Join(b.dir, "logs", fmt.Sprintf("s%d-f%d.log", s, f))
+			if _, err := appendLine(p, "INFO started"); err != nil {
+				if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+					return err
+				}
+				if _, err := appendLine(p, "INFO started"); err != nil {
+					return err
+				}
+			}
+			logs = append(logs, p)
+		}
+		store := filepath.Join(b.dir, fmt.Sprintf("store%d", s), "mcp-sessions.json")
+		if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
+			return err
+		}
+		if err := writeStore(store, ""); err != nil {
+			return err
+		}
+		cfg += serverTable(fmt.Sprintf("s%d", s), fmt.Sprintf("http://127.0.0.1:%d/mcp", 20000+s), logs, store)
+	}
+	d, err := b.start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer d.stop()
+	time.Sleep(3 * time.Second) // settle: start-up work is not idle
+	pid := d.cmd.Process.Pid
+	cpu0, _, err := procStats(pid)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	select {
+	case <-time.After(window):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	cpu1, rss, err := procStats(pid)
+	if err != nil {
+		return err
+	}
+	pct := 100 * (cpu1 - cpu0).Seconds() / time.Since(t0).Seconds()
+	cpuGoal, rssGoal := 0.1, int64(20<<10)
+	if files > 20 || servers > 2 {
+		cpuGoal, rssGoal = 0.2, 40<<10
+	}
+	fmt.Printf("| headless idle %s, %d files, %d servers | CPU %.3f%%, RSS %.1f MB (%.1f KB/file) | CPU ≤ %.1f%%, RSS ≤ %d MB | %s |\n",
+		window, files, servers, pct, float64(rss)/1024, float64(rss)/float64(files), cpuGoal, rssGoal>>10,
+		verdict(pct <= cpuGoal && rss <= rssGoal))
+	return nil
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "**missed**"
+}
