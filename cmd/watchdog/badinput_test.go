@@ -76,7 +76,7 @@ func TestUsageAndNoDaemon(t *testing.T) {
 // a false expiry or a false loss.
 func TestBadInputsKeepTheDaemonRunning(t *testing.T) {
 	if os.Geteuid() == 0 {
-		t.Log("running as root: the unreadable directory is made unreadable by removing every permission, which root ignores; the warning comes from a directory that is a file instead")
+		t.Log("running as root, whom permissions do not stop: the warning must come from the log glob that runs through a file")
 	}
 	dir := t.TempDir()
 	locked := filepath.Join(dir, "locked")

@@ -89,6 +89,9 @@ func serve(ctx context.Context, cfg config.Config, stateDir string, log *slog.Lo
 	<-loopDone
 	d.drain()
 	wg.Wait()
+	if err := d.follower.Flush(); err != nil {
+		log.Warn("cannot save the log checkpoint; the journal still records every position", "err", err)
+	}
 	d.emit([]health.Event{{Time: d.now(), Kind: health.EvStopped, Detail: "watchdog stopped"}})
 	return failure
 }

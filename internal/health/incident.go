@@ -21,10 +21,13 @@ func (s *server) recover(now time.Time, how string) []Event {
 		return nil
 	}
 	took := now.Sub(s.incident.since)
-	id := s.incident.session
+	id, strategy := s.incident.session, s.incident.healing
+	if strategy == "" {
+		strategy = "reconnect"
+	}
 	s.incident = nil
 	return []Event{{Time: now, Kind: EvRecovered, Server: s.cfg.Name, Session: id,
-		Fields: map[string]any{"took_ms": took.Milliseconds()},
+		Fields: map[string]any{"took_ms": took.Milliseconds(), "strategy": strategy},
 		Detail: fmt.Sprintf("%s recovered after %s: %s", s.cfg.Name, took.Round(time.Millisecond), how)}}
 }
 

@@ -46,6 +46,8 @@ type server struct {
 	sessions   map[string]*session
 	incident   *incident
 	lastLegacy time.Time
+	down       bool // the last request of ours got no answer
+	stateless  bool // a 2026-07-28 server: no sessions
 }
 
 type session struct {
@@ -60,6 +62,7 @@ type session struct {
 type incident struct {
 	since   time.Time
 	session string
+	healing string // the strategy under way, "" when none
 }
 
 // New returns a model for cfg.
@@ -115,6 +118,14 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 		return s.announce(sig.IdleTimeout, now)
 	case SigLegacyHeaderRejected:
 		return s.legacyRejected(sig, now)
+	case SigKeepWarm:
+		return m.keepWarmResult(s, sig, now)
+	case SigLiveness:
+		return m.liveness(s, sig, now)
+	case SigHealStarted:
+		return s.healStarted(sig, now)
+	case SigHealFailed:
+		return s.healFailed(sig, now)
 	}
 	return nil
 }

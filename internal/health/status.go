@@ -76,6 +76,9 @@ func (m *Model) serverStatus(s *server, now time.Time) ServerStatus {
 }
 
 func (s *server) mode() Mode {
+	if s.stateless {
+		return Stateless
+	}
 	if s.hasStore || s.announced > 0 || len(s.sessions) > 0 {
 		return Stateful
 	}
@@ -84,8 +87,14 @@ func (s *server) mode() Mode {
 
 func (m *Model) serverState(s *server, now time.Time) State {
 	switch {
+	case s.down:
+		return Down
+	case s.incident != nil && s.incident.healing != "":
+		return Healing
 	case s.incident != nil:
 		return Lost
+	case s.stateless:
+		return Healthy
 	case !s.hasStore && len(s.sessions) == 0:
 		return Unknown
 	}

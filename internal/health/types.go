@@ -46,6 +46,10 @@ const (
 	SigHostDown                                   // the host process is gone
 	SigWarning                                    // a monitor hit a non-fatal problem
 	SigWoke                                       // the wall clock jumped (sleep/wake)
+	SigKeepWarm                                   // a keep-warm ping's outcome
+	SigLiveness                                   // a sessionless request's outcome: up, down, stateless
+	SigHealStarted                                // the healer began a strategy
+	SigHealFailed                                 // a strategy failed; Detail says what to do
 )
 
 // StoreSession is one session as read from a server's session store.
@@ -71,6 +75,9 @@ type Signal struct {
 	Restarted   bool           // SigHostUp: a different process than before
 	Gap         time.Duration  // SigWoke: how far the wall clock jumped
 	Source      map[string]any // extra journal fields that locate the observation (log file, offset)
+	Outcome     Outcome        // SigKeepWarm, SigLiveness
+	Took        time.Duration  // SigKeepWarm
+	Strategy    string         // SigHealStarted, SigHealFailed
 }
 
 // Event kinds (contract: event journal).
@@ -91,6 +98,12 @@ const (
 	EvWoke                 = "woke"
 	EvWarning              = "warning"
 	EvTimeoutLearned       = "timeout_learned"
+	EvKeepWarm             = "keep_warm"
+	EvKeepWarmFailed       = "keep_warm_failed"
+	EvServerUp             = "server_up"
+	EvServerDown           = "server_down"
+	EvHealStarted          = "heal_started"
+	EvHealFailed           = "heal_failed"
 )
 
 // Event is one change worth journaling. Session is the full id: whoever

@@ -37,6 +37,8 @@ var (
 	ErrBadOptions = errors.New("follow: bad options")
 	// ErrLineTooLong is passed to Options.Warn for every skipped line.
 	ErrLineTooLong = errors.New("follow: line longer than MaxLine skipped")
+	// ErrNotDir: a glob's directory part names a file.
+	ErrNotDir = errors.New("follow: not a directory")
 	// ErrAlreadyRun: Run was called a second time.
 	ErrAlreadyRun = errors.New("follow: Run called twice")
 )

@@ -60,7 +60,10 @@ func (r *runner) expandAll() (map[string]string, []match) {
 func (r *runner) expand(tag, pattern string, dirs map[string]string) []string {
 	static, rest := splitStatic(filepath.Dir(pattern))
 	if fi, err := os.Stat(static); err != nil || !fi.IsDir() {
-		if err != nil && !notExist(err) {
+		switch {
+		case err == nil: // a file where the pattern wants a directory: a misconfiguration
+			r.warnOnce(tag, static, fmt.Errorf("%w: cannot hold %s", ErrNotDir, filepath.Base(pattern)))
+		case !notExist(err):
 			r.warnOnce(tag, static, err)
 		}
 		if a := nearestDir(static); a != "" {

@@ -1,12 +1,15 @@
 package follow
 
 import (
+	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestUnreadableDirectory: a log directory that cannot be read is reported
@@ -61,4 +64,32 @@ func childBinary(t *testing.T, dir string) (string, *syscall.Credential) {
 	mustDo(t, dst.Close())
 	const nobody = 65534
 	return bin, &syscall.Credential{Uid: nobody, Gid: nobody}
+}
+
+// TestGlobThroughAFileWarns: a pattern whose directory part is a file is a
+// misconfiguration the user must hear about, even as root.
+func TestGlobThroughAFileWarns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "app.log")
+	if err := os.WriteFile(file, []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	warned := make(chan error, 4)
+	f, err := New(Options{Sources: []Source{{Tag: "t", Globs: []string{filepath.Join(file, "*.log")}}},
+		Warn: func(_, _ string, err error) { warned <- err }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go f.Run(ctx)
+	select {
+	case err := <-warned:
+		if !errors.Is(err, ErrNotDir) {
+			t.Fatalf("warning %v, want ErrNotDir", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no warning for a glob through a file")
+	}
 }

@@ -1,0 +1,120 @@
+package health
+
+import (
+	"fmt"
+	"time"
+)
+
+// Outcome is what a request of the watchdog's own (a keep-warm ping, a
+// liveness check) learned about a server or session.
+type Outcome int
+
+// Outcomes.
+const (
+	OutcomeAlive     Outcome = iota + 1 // answered; the session (if any) lives
+	OutcomeLost                         // the server no longer knows the session
+	OutcomeStateless                    // a 2026-07-28 server: no session to lose, no ping
+	OutcomeDown                         // refused, timed out, 5xx: down or slow, never "lost"
+	OutcomeAuth                         // 401/403: credentials needed
+	OutcomeOther                        // anything else (redirect, unexpected answer)
+)
+
+// WarmTarget is a session the healer may keep warm: the host's current
+// session on a stateful server, while the host runs.
+type WarmTarget struct {
+	Server    string
+	SessionID string
+	Idle      time.Duration
+	Timeout   time.Duration
+}
+
+// WarmTargets lists the sessions worth keeping warm now. Sessions of other
+// clients, of a host that is not running, and of servers in an open
+// incident are never kept alive: abandoned sessions must be allowed to expire.
+func (m *Model) WarmTargets(now time.Time) []WarmTarget {
+	var out []WarmTarget
+	for _, name := range m.order {
+		s := m.servers[name]
+		if s.incident != nil || s.stateless || s.timeout() <= 0 {
+			continue
+		}
+		if cur := m.currentSession(s); cur != nil {
+			out = append(out, WarmTarget{Server: name, SessionID: cur.id, Idle: s.idle(cur, now), Timeout: s.timeout()})
+		}
+	}
+	return out
+}
+
+// keepWarmResult applies the outcome of a keep-warm ping.
+func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
+	fields := map[string]any{"took_ms": sig.Took.Milliseconds()}
+	sess := s.sessions[sig.Session]
+	switch sig.Outcome {
+	case OutcomeAlive:
+		if sess != nil {
+			sess.lastActivity, sess.atRisk = now, false
+		}
+		return []Event{{Time: now, Kind: EvKeepWarm, Server: s.cfg.Name, Session: sig.Session, Fields: fields,
+			Detail: fmt.Sprintf("pinged the host's session on %s (%s)", s.cfg.Name, sig.Took.Round(time.Millisecond))}}
+	case OutcomeLost:
+		evs := []Event{{Time: now, Kind: EvKeepWarmFailed, Server: s.cfg.Name, Session: sig.Session, Fields: fields,
+			Detail: fmt.Sprintf("ping of the host's session on %s: %s", s.cfg.Name, sig.Detail)}}
+		return append(evs, s.open(now, sig.Session, fmt.Sprintf("session on %s lost: a keep-warm ping was answered %s", s.cfg.Name, sig.Detail))...)
+	case OutcomeStateless:
+		return s.becomeStateless(now, sig.Detail)
+	}
+	evs := []Event{{Time: now, Kind: EvKeepWarmFailed, Server: s.cfg.Name, Session: sig.Session, Fields: fields,
+		Detail: fmt.Sprintf("ping of the host's session on %s failed: %s", s.cfg.Name, sig.Detail)}}
+	if sig.Outcome == OutcomeDown {
+		evs = append(evs, s.setDown(true, now, sig.Detail)...)
+	}
+	return evs
+}
+
+// liveness applies a liveness check (a request without a session).
+func (m *Model) liveness(s *server, sig Signal, now time.Time) []Event {
+	switch sig.Outcome {
+	case OutcomeDown:
+		return s.setDown(true, now, sig.Detail)
+	case OutcomeStateless:
+		return append(s.setDown(false, now, ""), s.becomeStateless(now, sig.Detail)...)
+	}
+	return s.setDown(false, now, "")
+}
+
+func (s *server) setDown(down bool, now time.Time, detail string) []Event {
+	if s.down == down {
+		return nil
+	}
+	s.down = down
+	if down {
+		return []Event{{Time: now, Kind: EvServerDown, Server: s.cfg.Name, Detail: fmt.Sprintf("%s is not answering: %s", s.cfg.Name, detail)}}
+	}
+	return []Event{{Time: now, Kind: EvServerUp, Server: s.cfg.Name, Detail: fmt.Sprintf("%s answers", s.cfg.Name)}}
+}
+
+func (s *server) becomeStateless(now time.Time, detail string) []Event {
+	if s.stateless {
+		return nil
+	}
+	s.stateless = true
+	return []Event{{Time: now, Kind: EvServerMode, Server: s.cfg.Name, Fields: map[string]any{"mode": string(Stateless)},
+		Detail: fmt.Sprintf("%s speaks the 2026-07-28 protocol: no session to lose, nothing to keep warm (%s)", s.cfg.Name, detail)}}
+}
+
+// healStarted marks the open incident as being healed by strategy.
+func (s *server) healStarted(sig Signal, now time.Time) []Event {
+	if s.incident != nil {
+		s.incident.healing = sig.Strategy
+	}
+	return []Event{{Time: now, Kind: EvHealStarted, Server: s.cfg.Name, Fields: map[string]any{"strategy": sig.Strategy},
+		Detail: fmt.Sprintf("healing %s: %s", s.cfg.Name, sig.Detail)}}
+}
+
+func (s *server) healFailed(sig Signal, now time.Time) []Event {
+	if s.incident != nil {
+		s.incident.healing = ""
+	}
+	return []Event{{Time: now, Kind: EvHealFailed, Server: s.cfg.Name, Fields: map[string]any{"strategy": sig.Strategy},
+		Detail: sig.Detail}}
+}
