@@ -66,17 +66,25 @@ func serve(ctx context.Context, cfg config.Config, stateDir string, log *slog.Lo
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	d.emit([]health.Event{d.startedEvent()})
+	loopDone := make(chan struct{})
+	go func() { defer close(loopDone); d.loop(ctx) }()
 	var wg sync.WaitGroup
 	if err := d.startSources(ctx, &wg, back.resume); err != nil {
+		cancel()
+		<-loopDone
 		return err
+	}
+	// The control socket opens once the logs are positioned: a client that
+	// can reach the daemon knows every line it writes from then on is live.
+	select {
+	case <-d.follower.Ready():
+	case <-ctx.Done():
 	}
 	serveErr := make(chan error, 1)
 	goRun(&wg, func() {
 		serveErr <- control.Serve(ctx, filepath.Join(stateDir, socketName), controlHandler{d}, log)
 	})
-	d.emit([]health.Event{d.startedEvent()})
-	loopDone := make(chan struct{})
-	go func() { defer close(loopDone); d.loop(ctx) }()
 	var failure error
 	select {
 	case <-ctx.Done():

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/control"
 )
 
 // asBinary makes the test binary act as the watchdog binary, so end-to-end
@@ -69,8 +72,14 @@ func startDaemon(t *testing.T, configPath, stateDir string) *daemonProc {
 	}
 	go func() { d.done <- cmd.Wait() }()
 	t.Cleanup(func() { d.stop(t) })
-	waitFor(t, 20*time.Second, "the daemon's started event", func() bool {
-		return len(journalEvents(t, stateDir, "started")) > before
+	waitFor(t, 20*time.Second, "the daemon's started event and control socket", func() bool {
+		if len(journalEvents(t, stateDir, "started")) <= before {
+			return false
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_, err := control.Dial(filepath.Join(stateDir, socketName)).Status(ctx)
+		return err == nil
 	})
 	return d
 }

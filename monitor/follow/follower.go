@@ -199,6 +199,10 @@ func (f *Follower) Flush() error {
 // Run follows the files until ctx is done, then writes the checkpoint and
 // closes Lines. It returns nil after ctx ends, or the error that kept it
 // from starting, stopped it early or kept it from saving the checkpoint.
+// Ready is closed once Run's start-up scan is done: every file that exists
+// is open and positioned, so a line written after Ready is a live line.
+func (f *Follower) Ready() <-chan struct{} { return f.scanned }
+
 func (f *Follower) Run(ctx context.Context) error {
 	if !f.started.CompareAndSwap(false, true) {
 		return ErrAlreadyRun
