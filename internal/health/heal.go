@@ -22,10 +22,11 @@ const (
 // WarmTarget is a session the healer may keep warm: the host's current
 // session on a stateful server, while the host runs.
 type WarmTarget struct {
-	Server    string
-	SessionID string
-	Idle      time.Duration
-	Timeout   time.Duration
+	Server        string
+	SessionID     string
+	Idle          time.Duration
+	Timeout       time.Duration
+	ActivityKnown bool // Idle is measured, not guessed from when we first saw it
 }
 
 // WarmTargets lists the sessions worth keeping warm now. Sessions of other
@@ -39,7 +40,8 @@ func (m *Model) WarmTargets(now time.Time) []WarmTarget {
 			continue
 		}
 		if cur := m.currentSession(s); cur != nil {
-			out = append(out, WarmTarget{Server: name, SessionID: cur.id, Idle: s.idle(cur, now), Timeout: s.timeout()})
+			out = append(out, WarmTarget{Server: name, SessionID: cur.id, Idle: s.idle(cur, now), Timeout: s.timeout(),
+				ActivityKnown: cur.knownActive})
 		}
 	}
 	return out
@@ -52,7 +54,7 @@ func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
 	switch sig.Outcome {
 	case OutcomeAlive:
 		if sess != nil {
-			sess.lastActivity, sess.atRisk = now, false
+			sess.lastActivity, sess.knownActive, sess.atRisk = now, true, false
 		}
 		return []Event{{Time: now, Kind: EvKeepWarm, Server: s.cfg.Name, Session: sig.Session, Fields: fields,
 			Detail: fmt.Sprintf("pinged the host's session on %s (%s)", s.cfg.Name, sig.Took.Round(time.Millisecond))}}

@@ -54,6 +54,7 @@ type session struct {
 	id, client   string
 	created      time.Time // from the store, or when first seen
 	lastActivity time.Time // from the store, or when first seen / last changed
+	knownActive  bool      // lastActivity came from the store or a ping of ours
 	atRisk       bool
 }
 

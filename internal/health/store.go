@@ -35,7 +35,8 @@ func (m *Model) storeSnapshot(s *server, snap []StoreSession, now time.Time) []E
 }
 
 func newSession(st StoreSession, now time.Time) *session {
-	sess := &session{id: st.ID, client: st.Client, created: st.Created, lastActivity: st.LastActivity}
+	sess := &session{id: st.ID, client: st.Client, created: st.Created, lastActivity: st.LastActivity,
+		knownActive: !st.LastActivity.IsZero()}
 	if sess.created.IsZero() {
 		sess.created = now
 	}
@@ -50,7 +51,7 @@ func (sess *session) update(st StoreSession) {
 		sess.client = st.Client
 	}
 	if st.LastActivity.After(sess.lastActivity) {
-		sess.lastActivity = st.LastActivity
+		sess.lastActivity, sess.knownActive = st.LastActivity, true
 		sess.atRisk = false
 	}
 }
