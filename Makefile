@@ -14,10 +14,11 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/watchdog
 
-# deps installs everything the tests need: Go modules (and, as later
-# features need them, Debian and npm packages: see .ci/run).
+# deps installs everything the tests need: Go modules and the pinned
+# TypeScript SDK servers under testdata (Debian packages: see .ci/run).
 deps:
 	$(GO) mod download
+	bash scripts/deps-node.sh
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }

@@ -1,0 +1,172 @@
+// Package tsserver starts the real TypeScript MCP SDK servers of testdata/tsservers
+// (server.mjs, @modelcontextprotocol/sdk pinned in its package.json) for tests.
+//
+// Each Server is one node process listening on 127.0.0.1. It serves the tools echo
+// (returns its text argument) and count (increments a process-wide counter) and an
+// admin API used by Sessions, Forget and Count. Missing node or node_modules fail the
+// test with the fix: run `make deps` (npm ci in testdata/tsservers).
+package tsserver
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/mask"
+)
+
+// Mode selects how the server handles sessions; see testdata/tsservers/server.mjs.
+type Mode string
+
+const (
+	// Stateful issues session ids; the SDK transport itself answers an unknown id with
+	// 404 JSON-RPC -32001 "Session not found" and a missing one with 400 -32000
+	// "Bad Request: Mcp-Session-Id header is required".
+	Stateful Mode = "stateful"
+	// Stateless issues no session id and serves each POST with a fresh server; GET and
+	// DELETE get 405.
+	Stateless Mode = "stateless"
+	// Quirk routes like the SDK's older example servers: an unknown or missing id on a
+	// non-initialize POST gets 400 -32000 "Bad Request: No valid session ID provided";
+	// GET and DELETE get 400 "Invalid or missing session ID".
+	Quirk Mode = "quirk"
+)
+
+// Options configures Start. The zero value is a stateful server on a free port whose
+// sessions never expire.
+type Options struct {
+	// Mode is the session handling; empty means Stateful.
+	Mode Mode
+	// IdleTimeout closes a session (stateful and quirk) once no request has started or
+	// finished on it for this long; it is logged as SESSION_END <id> idle. Zero: never.
+	// Rounded up to whole milliseconds.
+	IdleTimeout time.Duration
+	// JSONResponse makes POSTs answer with a JSON body instead of an SSE stream.
+	JSONResponse bool
+	// Port to listen on; zero picks a free one. Set it to the port of a stopped Server
+	// to simulate a restart at the same URL.
+	Port int
+}
+
+// Server is a running server process, killed when the test ends.
+type Server struct {
+	url   string
+	admin string // scheme://host:port, no path
+	proc  *process
+
+	mu    sync.Mutex
+	ended []string
+}
+
+// startTimeout bounds how long node may take to print its LISTENING line; generous
+// because a loaded 2-core machine can be slow to load the SDK.
+const startTimeout = 60 * time.Second
+
+// Start runs `node testdata/tsservers/server.mjs` with opts and waits until it listens.
+// It fails the test (never skips) when node or the npm packages are missing.
+func Start(t testing.TB, opts Options) *Server {
+	t.Helper()
+	args, err := opts.args()
+	if err != nil {
+		t.Fatalf("tsserver: %v", err)
+	}
+	root, err := repoRoot()
+	if err != nil {
+		t.Fatalf("tsserver: %v", err)
+	}
+	node, err := checkDeps(root, nil)
+	if err != nil {
+		t.Fatalf("tsserver: %v", err)
+	}
+	s := &Server{}
+	p, err := startProcess(node, serverDir(root), args, s.onLine)
+	if err != nil {
+		t.Fatalf("tsserver: %v", err)
+	}
+	s.proc = p
+	t.Cleanup(func() {
+		s.Stop()
+		if t.Failed() {
+			t.Logf("tsserver %s stderr:\n%s", opts.mode(), p.stderr.String())
+		}
+	})
+	url, err := p.waitListening(startTimeout)
+	if err != nil {
+		t.Fatalf("tsserver: %s server did not start: %v\nstderr:\n%s", opts.mode(), err, p.stderr.String())
+	}
+	s.url = url
+	s.admin = strings.TrimSuffix(url, "/mcp")
+	return s
+}
+
+// URL is the MCP endpoint, http://127.0.0.1:PORT/mcp.
+func (s *Server) URL() string { return s.url }
+
+// Stop kills the server process and waits for it; later requests fail to connect.
+// Safe to call more than once; the test's cleanup calls it too.
+func (s *Server) Stop() { s.proc.stop() }
+
+// Ended returns the SESSION_END lines seen so far, each "SESSION_END <id> <reason>"
+// with reason idle, deleted, forgotten or closed.
+func (s *Server) Ended() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.ended...)
+}
+
+// WaitEnded waits until the session id has ended and returns the reason; it fails the
+// test when that does not happen within a minute.
+func (s *Server) WaitEnded(t testing.TB, id string) string {
+	t.Helper()
+	prefix := "SESSION_END " + id + " "
+	deadline := time.Now().Add(time.Minute)
+	for {
+		for _, line := range s.Ended() {
+			if reason, ok := strings.CutPrefix(line, prefix); ok {
+				return reason
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tsserver: session %s did not end; ended so far: %q", mask.ID(id), s.Ended())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (s *Server) onLine(line string) {
+	if strings.HasPrefix(line, "SESSION_END ") {
+		s.mu.Lock()
+		s.ended = append(s.ended, line)
+		s.mu.Unlock()
+	}
+}
+
+func (o Options) mode() Mode {
+	if o.Mode == "" {
+		return Stateful
+	}
+	return o.Mode
+}
+
+func (o Options) args() ([]string, error) {
+	switch o.mode() {
+	case Stateful, Stateless, Quirk:
+	default:
+		return nil, fmt.Errorf("unknown mode %q (want stateful, stateless or quirk)", o.Mode)
+	}
+	if o.IdleTimeout < 0 || o.Port < 0 || o.Port > 65535 {
+		return nil, fmt.Errorf("bad options: idle timeout %v, port %d", o.IdleTimeout, o.Port)
+	}
+	idleMs := (o.IdleTimeout + time.Millisecond - 1) / time.Millisecond
+	args := []string{"server.mjs",
+		"--mode", string(o.mode()),
+		"--port", fmt.Sprint(o.Port),
+		"--idle-ms", fmt.Sprint(int64(idleMs)),
+	}
+	if o.JSONResponse {
+		args = append(args, "--json-response")
+	}
+	return args, nil
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the npm packages of the TypeScript MCP test servers (testdata/tsservers),
+# exactly as package-lock.json pins them. Safe to run again: it skips the install when
+# node_modules already matches the lockfile (FORCE=1 reinstalls anyway).
+set -euo pipefail
+cd "$(dirname "$0")/../testdata/tsservers"
+
+for tool in node npm; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "deps-node: $tool not found; install Node.js 20+ and npm (Debian/Ubuntu: apt-get install -y nodejs npm)" >&2
+    exit 1
+  fi
+done
+major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$major" -lt 20 ]; then
+  echo "deps-node: node $(node --version) is too old; the MCP SDK's dependencies need Node.js 20+" >&2
+  exit 1
+fi
+
+stamp=node_modules/.deps-node-stamp
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "${FORCE:-0}" != 1 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+  echo "deps-node: testdata/tsservers/node_modules is up to date"
+  exit 0
+fi
+npm ci --no-audit --no-fund
+echo "$want" >"$stamp"
