@@ -67,6 +67,10 @@ func serve(ctx context.Context, cfg config.Config, stateDir string, log *slog.Lo
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d.emit([]health.Event{d.startedEvent()})
+	pinger, warnings := d.newPinger(ctx)
+	d.pinger = pinger
+	d.emit(warnings)
+	defer pinger.Wait()
 	loopDone := make(chan struct{})
 	go func() { defer close(loopDone); d.loop(ctx) }()
 	var wg sync.WaitGroup
@@ -75,6 +79,7 @@ func serve(ctx context.Context, cfg config.Config, stateDir string, log *slog.Lo
 		<-loopDone
 		return err
 	}
+	d.serveMetrics(ctx, &wg)
 	// The control socket opens once the logs are positioned: a client that
 	// can reach the daemon knows every line it writes from then on is live.
 	select {
@@ -95,7 +100,8 @@ func serve(ctx context.Context, cfg config.Config, stateDir string, log *slog.Lo
 	}
 	cancel()
 	<-loopDone
-	d.drain()
+	d.drain(ctx)
+	d.heal.close()
 	wg.Wait()
 	if err := d.follower.Flush(); err != nil {
 		log.Warn("cannot save the log checkpoint; the journal still records every position", "err", err)
@@ -116,11 +122,11 @@ func (d *daemon) startedEvent() health.Event {
 
 // drain handles what the sources sent before they saw the cancellation, so
 // that nothing acknowledged is dropped, while they wind down.
-func (d *daemon) drain() {
+func (d *daemon) drain(ctx context.Context) {
 	for {
 		select {
 		case it := <-d.items:
-			d.handle(it)
+			d.handle(ctx, it)
 		default:
 			return
 		}

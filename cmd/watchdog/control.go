@@ -2,14 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-
-	"github.com/mcpwatchdog/watchdog/internal/control"
 )
-
-// errNoHealer says honestly what `heal` can do today.
-var errNoHealer = errors.New("no healing strategy is available yet: restart the host to reconnect its sessions")
 
 // controlHandler answers the control socket through the daemon loop, the
 // model's only owner.
@@ -28,7 +21,10 @@ func (h controlHandler) Heal(ctx context.Context, server string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.status, r.err
+	if r.err != nil {
+		return nil, r.err
+	}
+	return map[string]any{"actions": r.actions, "status": r.status}, nil
 }
 
 func (d *daemon) ask(ctx context.Context, q query) (queryReply, error) {
@@ -44,14 +40,6 @@ func (d *daemon) ask(ctx context.Context, q query) (queryReply, error) {
 	case <-ctx.Done():
 		return queryReply{}, ctx.Err()
 	}
-}
-
-// heal is called on the loop goroutine.
-func (d *daemon) heal(server string) error {
-	if server != "" && !d.hasServer(server) {
-		return fmt.Errorf("%w: %q", control.ErrUnknownServer, server)
-	}
-	return errNoHealer
 }
 
 func (d *daemon) hasServer(name string) bool {

@@ -5,9 +5,11 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/internal/metrics"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 )
 
@@ -29,8 +31,9 @@ type query struct {
 }
 
 type queryReply struct {
-	status health.Status
-	err    error
+	status  health.Status
+	actions map[string]string // heal: server → what was done
+	err     error
 }
 
 // daemon owns the model: one goroutine (loop) applies every signal in
@@ -45,6 +48,13 @@ type daemon struct {
 	items    chan item
 	queries  chan query
 	now      func() time.Time
+	warm     *healer.KeepWarm
+	warmOn   map[string]bool // servers whose host session is kept warm
+	pinger   *healer.Pinger
+	metrics  *metrics.Metrics
+	heal     *healing
+	// healthySince: since when no server has had an open incident.
+	healthySince time.Time
 }
 
 func newDaemon(cfg config.Config, stateDir string, log *slog.Logger, j *journal.Journal) *daemon {
@@ -52,8 +62,15 @@ func newDaemon(cfg config.Config, stateDir string, log *slog.Logger, j *journal.
 	for _, s := range cfg.Servers {
 		mc.Servers = append(mc.Servers, health.ServerConfig{Name: s.Name, URL: s.URL, IdleTimeout: s.IdleTimeout.Duration})
 	}
-	return &daemon{cfg: cfg, stateDir: stateDir, log: log, model: health.New(mc), journal: j,
-		items: make(chan item, 1024), queries: make(chan query), now: time.Now}
+	warmOn := map[string]bool{}
+	for _, s := range cfg.Servers {
+		warmOn[s.Name] = s.KeepWarm
+	}
+	d := &daemon{cfg: cfg, stateDir: stateDir, log: log, model: health.New(mc), journal: j,
+		items: make(chan item, 1024), queries: make(chan query), now: time.Now,
+		warm: healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg)}
+	d.heal = newHealing(d)
+	return d
 }
 
 // send hands an item to the loop, or gives up when the daemon stops.
@@ -73,33 +90,55 @@ func (d *daemon) signal(ctx context.Context, sig health.Signal) bool {
 func (d *daemon) loop(ctx context.Context) {
 	ticker := time.NewTicker(tickInterval)
 	defer ticker.Stop()
+	live := time.NewTicker(livenessEvery)
+	defer live.Stop()
+	warm := time.NewTimer(0)
+	defer warm.Stop()
 	clock := newWakeDetector(d.now())
+	d.checkLiveness(ctx)
 	for {
+		force := false
 		select {
 		case <-ctx.Done():
 			return
 		case it := <-d.items:
-			d.handle(it)
+			d.handle(ctx, it)
 		case <-ticker.C:
 			now := d.now()
 			if gap, woke := clock.observe(now); woke {
 				d.emit(d.model.Apply(health.Signal{Kind: health.SigWoke, Gap: gap}, now))
-				continue
+				force = true
+				break
 			}
 			d.emit(d.model.Tick(now))
+			d.gauges(now)
+			d.noteHealth(now)
+			d.retryRestarts(ctx, now)
+		case <-warm.C:
+		case <-live.C:
+			d.checkLiveness(ctx)
 		case q := <-d.queries:
-			q.reply <- d.answer(q)
+			q.reply <- d.answer(ctx, q)
 		}
+		warm.Reset(d.keepWarm(ctx, d.now(), force))
 	}
 }
 
-func (d *daemon) handle(it item) {
+func (d *daemon) handle(ctx context.Context, it item) {
 	if it.sig != nil {
-		d.emit(d.model.Apply(*it.sig, d.now()))
+		d.apply(ctx, *it.sig)
 	}
 	if it.ack != nil && d.follower != nil {
 		d.follower.Ack(*it.ack)
 	}
+}
+
+// apply feeds a signal to the model, journals its events and reacts to
+// them (a new incident starts the heal ladder).
+func (d *daemon) apply(ctx context.Context, sig health.Signal) {
+	evs := d.model.Apply(sig, d.now())
+	d.emit(evs)
+	d.react(ctx, evs)
 }
 
 func (d *daemon) emit(evs []health.Event) {
@@ -108,13 +147,17 @@ func (d *daemon) emit(evs []health.Event) {
 			d.log.Error("journal write failed", "kind", ev.Kind, "err", err)
 		}
 		d.log.Info(ev.Detail, "kind", ev.Kind, "server", ev.Server)
+		d.metrics.Observe(ev.Kind, ev.Server, ev.Fields)
+	}
+	if len(evs) > 0 {
+		d.gauges(d.now())
 	}
 }
 
-func (d *daemon) answer(q query) queryReply {
-	st := d.model.Status(d.now())
+func (d *daemon) answer(ctx context.Context, q query) queryReply {
 	if !q.heal {
-		return queryReply{status: st}
+		return queryReply{status: d.model.Status(d.now())}
 	}
-	return queryReply{status: st, err: d.heal(q.server)}
+	taken, err := d.healNow(ctx, q.server)
+	return queryReply{status: d.model.Status(d.now()), actions: taken, err: err}
 }

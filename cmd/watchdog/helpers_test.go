@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -26,7 +27,33 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	if os.Getenv(asStandInHost) == "1" {
+		standInHost()
+		return
+	}
 	os.Exit(m.Run())
+}
+
+// asStandInHost makes the test binary a stand-in MCP host process that
+// just runs until killed; the process watcher finds it by command line.
+const asStandInHost = "WATCHDOG_TEST_STANDIN_HOST"
+
+func standInHost() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
+	<-sig
+}
+
+// startStandInHost starts a stand-in host whose command line carries token.
+func startStandInHost(t *testing.T, token string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], token)
+	cmd.Env = append(os.Environ(), asStandInHost+"=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
+	return cmd
 }
 
 // watchdogCmd prepares the watchdog as a subprocess.

@@ -107,15 +107,27 @@ func (s *server) becomeStateless(now time.Time, detail string) []Event {
 // healStarted marks the open incident as being healed by strategy.
 func (s *server) healStarted(sig Signal, now time.Time) []Event {
 	if s.incident != nil {
-		s.incident.healing = sig.Strategy
+		s.incident.healing, s.incident.due = sig.Strategy, time.Time{}
+		if sig.Within > 0 {
+			s.incident.due = now.Add(sig.Within)
+		}
 	}
 	return []Event{{Time: now, Kind: EvHealStarted, Server: s.cfg.Name, Fields: map[string]any{"strategy": sig.Strategy},
 		Detail: fmt.Sprintf("healing %s: %s", s.cfg.Name, sig.Detail)}}
 }
 
+// healOverdue fails a strategy whose deadline passed without recovery.
+func (s *server) healOverdue(now time.Time) []Event {
+	if s.incident == nil || s.incident.due.IsZero() || now.Before(s.incident.due) {
+		return nil
+	}
+	strategy := s.incident.healing
+	return s.healFailed(Signal{Strategy: strategy, Detail: fmt.Sprintf("%s did not bring back a session on %s in time; restart the host yourself", strategy, s.cfg.Name)}, now)
+}
+
 func (s *server) healFailed(sig Signal, now time.Time) []Event {
 	if s.incident != nil {
-		s.incident.healing = ""
+		s.incident.healing, s.incident.due = "", time.Time{}
 	}
 	return []Event{{Time: now, Kind: EvHealFailed, Server: s.cfg.Name, Fields: map[string]any{"strategy": sig.Strategy},
 		Detail: sig.Detail}}

@@ -63,7 +63,8 @@ type session struct {
 type incident struct {
 	since   time.Time
 	session string
-	healing string // the strategy under way, "" when none
+	healing string    // the strategy under way, "" when none
+	due     time.Time // when the strategy must have recovered the session (zero: no deadline)
 }
 
 // New returns a model for cfg.
@@ -150,7 +151,7 @@ func (m *Model) Tick(now time.Time) []Event {
 
 func (m *Model) tickServer(s *server, now time.Time) []Event {
 	cur := m.currentSession(s)
-	var evs []Event
+	evs := s.healOverdue(now)
 	for _, sess := range s.sessions {
 		risky := s.atRisk(sess, now)
 		if risky == sess.atRisk {

@@ -343,3 +343,35 @@ func TestEveryEventOfALogSignalCarriesItsSource(t *testing.T) {
 		}
 	}
 }
+
+func TestHealingAndItsDeadline(t *testing.T) {
+	t.Parallel()
+	host := sess("host-session-0001", hostClient, t0, t0)
+	lost := Signal{Kind: SigSessionLost, Server: srv, Detail: "Session not found"}
+	started := Signal{Kind: SigHealStarted, Server: srv, Strategy: "host_restart", Within: time.Minute}
+	m := newTestModel(time.Hour)
+	runSteps(t, m, []step{
+		{0, snap(host), nil},
+		{time.Second, lost, []string{EvSessionLost}},
+		{2 * time.Second, started, []string{EvHealStarted}},
+	})
+	if st := m.Status(t0.Add(3 * time.Second)).Servers[0].State; st != Healing {
+		t.Fatalf("state %s while a strategy runs, want healing", st)
+	}
+	runSteps(t, m, []step{
+		{61 * time.Second, Signal{}, nil},
+		{62 * time.Second, Signal{}, []string{EvHealFailed}},
+		{63 * time.Second, Signal{}, nil},
+	})
+	if st := m.Status(t0.Add(63 * time.Second)).Servers[0].State; st != Lost {
+		t.Fatalf("state %s after the deadline, want lost", st)
+	}
+	runSteps(t, m, []step{
+		{64 * time.Second, started, []string{EvHealStarted}},
+		{70 * time.Second, snap(host, sess("host-session-0002", hostClient, t0.Add(70*time.Second), t0.Add(70*time.Second))), []string{EvSessionNew, EvRecovered}},
+	})
+	evs := m.Apply(lost, t0.Add(80*time.Second))
+	if len(evs) != 1 || evs[0].Kind != EvSessionLost {
+		t.Fatalf("a new loss after recovery: %v", kinds(evs))
+	}
+}

@@ -78,6 +78,7 @@ type Signal struct {
 	Outcome     Outcome        // SigKeepWarm, SigLiveness
 	Took        time.Duration  // SigKeepWarm
 	Strategy    string         // SigHealStarted, SigHealFailed
+	Within      time.Duration  // SigHealStarted: recovery due within this long (0: no deadline)
 }
 
 // Event kinds (contract: event journal).

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/metrics"
+)
+
+// newMetrics limits metric labels to the configured names.
+func newMetrics(cfg config.Config) *metrics.Metrics {
+	names := make([]string, 0, len(cfg.Servers))
+	for _, s := range cfg.Servers {
+		names = append(names, s.Name)
+	}
+	return metrics.NewWith(&metrics.Options{Servers: names, Clients: []string{cfg.Host.ClientName}})
+}
+
+// gauges refreshes the state and idle gauges from the model (loop only).
+func (d *daemon) gauges(now time.Time) {
+	for _, s := range d.model.Status(now).Servers {
+		d.metrics.SetServerState(s.Name, string(s.State))
+		d.metrics.ResetSessionIdle(s.Name)
+		for _, sess := range s.Sessions {
+			if sess.Current {
+				d.metrics.SetSessionIdle(s.Name, sess.Client, time.Duration(sess.IdleSeconds)*time.Second)
+			}
+		}
+	}
+}
+
+// serveMetrics serves /metrics on metrics_listen when it is set; the config
+// has already refused any address that is not loopback.
+func (d *daemon) serveMetrics(ctx context.Context, wg *sync.WaitGroup) {
+	if d.cfg.MetricsListen == "" {
+		return
+	}
+	goRun(wg, func() {
+		if err := metrics.Serve(ctx, d.cfg.MetricsListen, d.metrics, d.log); err != nil {
+			d.log.Error("metrics: not served", "listen", d.cfg.MetricsListen, "err", err)
+		}
+	})
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestMetricsScraped: an expiry seen in the store shows in the metrics the
+// daemon serves, with no session id anywhere in the scrape.
+func TestMetricsScraped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	store := filepath.Join(dir, "mcp-sessions.json")
+	id := "0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b"
+	old := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano)
+	if err := os.WriteFile(store, []byte(fmt.Sprintf(`{"sessions":[{"id":%q,"client_name":"other","last_activity":%q}]}`, id, old)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := freePort(t)
+	cfg := writeConfig(t, dir, fmt.Sprintf(`
+metrics_listen = %q
+[host]
+process = ""
+port = 0
+[[server]]
+name = "mem"
+url = "http://127.0.0.1:9/mcp"
+store = %q
+idle_timeout = "1m"
+keep_warm = false
+`, addr, store))
+	state := filepath.Join(dir, "state")
+	startDaemon(t, cfg, state)
+	if err := os.WriteFile(store, []byte(`{"sessions":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, state, "session_expired", 1, 10*time.Second)
+	var body string
+	waitFor(t, 10*time.Second, "the expiry in the metrics", func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		body = string(b)
+		return strings.Contains(body, `mcp_watchdog_sessions_expired_total{server="mem"} 1`)
+	})
+	if strings.Contains(body, id) || strings.Contains(body, id[:8]) {
+		t.Fatal("the scrape carries a session id")
+	}
+	if !strings.Contains(body, `mcp_watchdog_server_state{server="mem",state="down"} 1`) {
+		t.Errorf("a server on a closed port is not shown down:\n%s", body)
+	}
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+)
+
+// livenessEvery paces the sessionless check that tells up from down.
+const livenessEvery = 30 * time.Second
+
+// newPinger builds one MCP client per server. A server whose client cannot
+// be built (a header's variable is unset, plain http to a remote host) is
+// reported and left unpinged rather than pinged wrongly.
+func (d *daemon) newPinger(ctx context.Context) (*healer.Pinger, []health.Event) {
+	clients := map[string]*mcphttp.Client{}
+	var warnings []health.Event
+	for _, s := range d.cfg.Servers {
+		headers, err := s.ExpandedHeaders(os.Getenv)
+		if err == nil {
+			var c *mcphttp.Client
+			c, err = mcphttp.New(mcphttp.Options{URL: s.URL, Headers: headers, AllowInsecure: s.AllowInsecure, ClientVersion: version})
+			clients[s.Name] = c
+		}
+		if err != nil {
+			delete(clients, s.Name)
+			warnings = append(warnings, health.Event{Time: d.now(), Kind: health.EvWarning, Server: s.Name,
+				Detail: "not pinging " + s.Name + ": " + err.Error()})
+		}
+	}
+	return healer.NewPinger(clients, func(sig health.Signal) { d.signal(ctx, sig) }), warnings
+}
+
+// keepWarm pings the host's sessions that are due and says when to look
+// again. Servers with keep_warm = false are left to expire.
+func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.Duration {
+	var targets []health.WarmTarget
+	for _, t := range d.model.WarmTargets(now) {
+		if d.warmOn[t.Server] {
+			targets = append(targets, t)
+		}
+	}
+	for _, t := range d.warm.Due(targets, now, force) {
+		d.pinger.KeepWarm(ctx, t)
+	}
+	next := d.warm.Next(targets, now)
+	if next < 0 || next > tickInterval {
+		next = tickInterval
+	}
+	return max(next, 20*time.Millisecond)
+}
+
+func (d *daemon) checkLiveness(ctx context.Context) {
+	for _, s := range d.cfg.Servers {
+		d.pinger.Liveness(ctx, s.Name)
+	}
+}

@@ -1,0 +1,63 @@
+package healer
+
+// PatchState is what the watchdog knows of the host client's fix.
+type PatchState string
+
+// Patch states (status document: host.patch).
+const (
+	PatchUnknown   PatchState = "unknown"   // no client module found, or an unknown version
+	PatchUnpatched PatchState = "unpatched" // the known buggy client: a lost session never heals
+	PatchApplied   PatchState = "applied"   // heals on the next call, no recovery trigger
+	PatchTrigger   PatchState = "trigger"   // heals on the next call and on the watchdog's trigger
+)
+
+// Strategy names, as journaled and in metrics.
+const (
+	StrategyReconnect      = "reconnect"       // the patched client reconnects on its next call
+	StrategyClientRecovery = "client_recovery" // the watchdog triggers the patched client's recovery
+	StrategyHostRestart    = "host_restart"    // the last resort
+)
+
+// Step is the heal ladder's next move for a lost session.
+type Step struct {
+	Strategy string // "" when the step is to give up
+	Advice   string // for a give-up: the one thing the user should do
+}
+
+// LadderInput is what the ladder decides on.
+type LadderInput struct {
+	Patch       PatchState
+	AutoRestart bool // config host.auto_restart
+	UserAsked   bool // `watchdog heal` or the tray
+	CanRestart  bool // a restart argv is configured
+	HostName    string
+}
+
+// Next picks the best available step: (a) the patched client's trigger,
+// (b) the patched client's own reconnect, (d) a host restart when allowed,
+// else (c) give up with the one thing to do.
+func Next(in LadderInput) Step {
+	switch in.Patch {
+	case PatchTrigger:
+		return Step{Strategy: StrategyClientRecovery}
+	case PatchApplied:
+		return Step{Strategy: StrategyReconnect}
+	}
+	if in.CanRestart && (in.AutoRestart || in.UserAsked) {
+		return Step{Strategy: StrategyHostRestart}
+	}
+	advice := "the client is not patched, so it keeps the dead session: run `watchdog patch apply` and restart " + in.HostName + ", or restart " + in.HostName + " now (`watchdog heal`)"
+	if !in.CanRestart {
+		advice = "the client is not patched, so it keeps the dead session: run `watchdog patch apply` and restart " + in.HostName + " (no host.restart command is configured for `watchdog heal` to do it)"
+	}
+	return Step{Advice: advice}
+}
+
+// AfterFailure is the step after strategy failed: a restart when allowed,
+// else give up.
+func AfterFailure(failed string, in LadderInput) Step {
+	if failed != StrategyHostRestart && in.CanRestart && (in.AutoRestart || in.UserAsked) {
+		return Step{Strategy: StrategyHostRestart}
+	}
+	return Step{Advice: "restart " + in.HostName + " to reconnect its sessions"}
+}

@@ -1,0 +1,94 @@
+package healer
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+)
+
+// Pinger sends the watchdog's own requests: keep-warm pings on the host's
+// session and sessionless liveness checks. It never sends anything with a
+// side effect (no tool calls, nothing replayed). Results go back as
+// signals; one request per server is in flight at a time.
+type Pinger struct {
+	clients map[string]*mcphttp.Client
+	report  func(health.Signal)
+	mu      sync.Mutex
+	busy    map[string]bool
+	wg      sync.WaitGroup
+}
+
+// NewPinger pings through clients (by server name) and hands each outcome
+// to report, from the request's goroutine.
+func NewPinger(clients map[string]*mcphttp.Client, report func(health.Signal)) *Pinger {
+	return &Pinger{clients: clients, report: report, busy: map[string]bool{}}
+}
+
+// KeepWarm pings t's session unless a request to its server is in flight.
+func (p *Pinger) KeepWarm(ctx context.Context, t health.WarmTarget) bool {
+	return p.start(ctx, t.Server, func(c *mcphttp.Client) health.Signal {
+		resp, err := c.Ping(ctx, t.SessionID, "")
+		cl := mcphttp.Classify(resp, err)
+		return health.Signal{Kind: health.SigKeepWarm, Server: t.Server, Session: t.SessionID,
+			Outcome: Outcome(cl.Verdict), Took: resp.Took, Detail: cl.Reason}
+	})
+}
+
+// Liveness asks a server something that needs no session (a sessionless
+// ping): any answer means it is up; a 2026-07-28 answer means stateless.
+func (p *Pinger) Liveness(ctx context.Context, server string) bool {
+	return p.start(ctx, server, func(c *mcphttp.Client) health.Signal {
+		resp, err := c.Ping(ctx, "", "")
+		cl := mcphttp.Classify(resp, err)
+		out := health.OutcomeAlive
+		switch cl.Verdict {
+		case mcphttp.Down:
+			out = health.OutcomeDown
+		case mcphttp.Stateless:
+			out = health.OutcomeStateless
+		}
+		return health.Signal{Kind: health.SigLiveness, Server: server, Outcome: out, Took: resp.Took, Detail: cl.Reason}
+	})
+}
+
+func (p *Pinger) start(ctx context.Context, server string, do func(*mcphttp.Client) health.Signal) bool {
+	c := p.clients[server]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if c == nil || p.busy[server] || ctx.Err() != nil {
+		return false
+	}
+	p.busy[server] = true
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		sig := do(c)
+		p.mu.Lock()
+		delete(p.busy, server)
+		p.mu.Unlock()
+		p.report(sig)
+	}()
+	return true
+}
+
+// Wait returns when every request started has reported.
+func (p *Pinger) Wait() { p.wg.Wait() }
+
+// Outcome maps an answer's verdict to the health model's terms.
+func Outcome(v mcphttp.Verdict) health.Outcome {
+	switch v {
+	case mcphttp.Alive:
+		return health.OutcomeAlive
+	case mcphttp.Lost:
+		return health.OutcomeLost
+	case mcphttp.Stateless:
+		return health.OutcomeStateless
+	case mcphttp.Down:
+		return health.OutcomeDown
+	case mcphttp.Auth:
+		return health.OutcomeAuth
+	}
+	return health.OutcomeOther
+}

@@ -1,0 +1,126 @@
+package mcphttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Verdict is what an answer to a POST says about the session it carried.
+// The zero value is VerdictUnknown, so a forgotten Classification never
+// reads as Alive.
+type Verdict int
+
+const (
+	VerdictUnknown Verdict = iota
+	// Alive: the server answered the request on the session.
+	Alive
+	// Lost: the server no longer knows the session; start over with
+	// initialize.
+	Lost
+	// Stateless: a 2026-07-28 server; there is no session to lose.
+	Stateless
+	// Auth: the server wants credentials (401/403).
+	Auth
+	// Down: no usable answer now (refused, timeout, reset, 5xx, 429). Never
+	// a loss: the session may well survive a restart or an overload.
+	Down
+	// Redirect: the server answered 3xx; it was not followed.
+	Redirect
+	// Unexpected: an answer none of the rules explain.
+	Unexpected
+)
+
+var verdictNames = [...]string{"unknown", "alive", "lost", "stateless", "auth", "down", "redirect", "unexpected"}
+
+func (v Verdict) String() string {
+	if v < 0 || int(v) >= len(verdictNames) {
+		return fmt.Sprintf("Verdict(%d)", int(v))
+	}
+	return verdictNames[v]
+}
+
+// MarshalText writes the verdict's name, for journals and JSON.
+func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// Classification is a verdict with one human sentence saying why.
+type Classification struct {
+	Verdict Verdict
+	Reason  string
+}
+
+// Classify reads the answer to a POST (a ping or any request on a session).
+// It is for POST answers only: a 404 on the standalone GET stream is only a
+// hint (some servers answer GET with 404 on a live session, and treating that
+// as a loss makes clients reconnect in a loop); confirm it with a ping.
+//
+// The rules, in order: transport error → Down (a body over the size limit →
+// Unexpected); 3xx → Redirect; 401/403 → Auth; 429, 5xx → Down; 404 with
+// JSON-RPC -32601 → Stateless, other 404 → Lost; 400 naming a missing,
+// invalid, unknown or expired session → Lost, other 400 → Unexpected; 2xx
+// with a result or a JSON-RPC error that is not about the session → Alive;
+// anything else → Unexpected.
+func Classify(resp Response, err error) Classification {
+	if err != nil {
+		return classifyErr(err)
+	}
+	s := resp.Status
+	switch {
+	case s >= 300 && s < 400:
+		return Classification{Redirect, fmt.Sprintf("the server redirected (%d) to %q; redirects are not followed so session ids stay with the configured origin: configure the final URL", s, resp.Header.Get("Location"))}
+	case s == http.StatusUnauthorized || s == http.StatusForbidden:
+		return Classification{Auth, fmt.Sprintf("the server refused the request (%d): configure the %s header for this server", s, authHeader(resp))}
+	case s == http.StatusTooManyRequests:
+		return Classification{Down, "the server is rate limiting (429); the session is not lost"}
+	case s >= 500:
+		return Classification{Down, fmt.Sprintf("the server failed (%d); the session is not known to be lost", s)}
+	case s == http.StatusNotFound:
+		return classify404(resp)
+	case s == http.StatusBadRequest:
+		return classify400(resp)
+	case s >= 200 && s < 300:
+		return classify2xx(resp)
+	}
+	return Classification{Unexpected, fmt.Sprintf("the server answered %d: %s", s, snippet(resp))}
+}
+
+func classifyErr(err error) Classification {
+	switch {
+	case errors.Is(err, ErrBodyTooLarge):
+		return Classification{Unexpected, "the server's answer exceeded the size limit"}
+	case errors.Is(err, context.DeadlineExceeded):
+		return Classification{Down, "the server did not answer in time"}
+	case errors.Is(err, context.Canceled):
+		return Classification{Down, "the request was cancelled before the server answered"}
+	}
+	return Classification{Down, fmt.Sprintf("the server could not be reached: %v", err)}
+}
+
+func classify404(resp Response) Classification {
+	if resp.RPC != nil && resp.RPC.Error != nil && resp.RPC.Error.Code == jsonrpc.CodeMethodNotFound {
+		return Classification{Stateless, "the server answered 404 method not found (-32601): a 2026-07-28 server without sessions or ping; nothing to lose"}
+	}
+	return Classification{Lost, fmt.Sprintf("the server answered 404 (%s): it no longer knows the session", snippet(resp))}
+}
+
+func classify400(resp Response) Classification {
+	if sessionComplaint(errText(resp)) {
+		return Classification{Lost, fmt.Sprintf("the server answered 400 about the session (%s): it does not know it", snippet(resp))}
+	}
+	return Classification{Unexpected, fmt.Sprintf("the server answered 400: %s", snippet(resp))}
+}
+
+func classify2xx(resp Response) Classification {
+	switch {
+	case resp.RPC != nil && resp.RPC.Error != nil && sessionComplaint(resp.RPC.Error.Message):
+		return Classification{Lost, fmt.Sprintf("the server answered %d with a session error: %s", resp.Status, clip(hideIDs(resp, resp.RPC.Error.Message)))}
+	case resp.RPC != nil:
+		return Classification{Alive, fmt.Sprintf("the server answered %d", resp.Status)}
+	case resp.Status == http.StatusAccepted || resp.Status == http.StatusNoContent:
+		return Classification{Alive, fmt.Sprintf("the server accepted the message (%d)", resp.Status)}
+	}
+	return Classification{Unexpected, fmt.Sprintf("the server answered %d without a JSON-RPC response to our request", resp.Status)}
+}
