@@ -23,20 +23,22 @@ import (
 const asBinary = "WATCHDOG_TEST_AS_BINARY"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(asBinary) == "1" {
-		main()
+	// argv first: a stand-in host restarted by the daemon inherits its env.
+	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], standInPrefix) {
+		standInHost()
 		return
 	}
-	if os.Getenv(asStandInHost) == "1" {
-		standInHost()
+	if os.Getenv(asBinary) == "1" {
+		main()
 		return
 	}
 	os.Exit(m.Run())
 }
 
-// asStandInHost makes the test binary a stand-in MCP host process that
-// just runs until killed; the process watcher finds it by command line.
-const asStandInHost = "WATCHDOG_TEST_STANDIN_HOST"
+// standInPrefix as the first argument makes the test binary a stand-in
+// MCP host process that runs until SIGTERM; the process watcher finds it
+// by the rest of that argument.
+const standInPrefix = "standin-"
 
 func standInHost() {
 	sig := make(chan os.Signal, 1)
@@ -48,7 +50,6 @@ func standInHost() {
 func startStandInHost(t *testing.T, token string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], token)
-	cmd.Env = append(os.Environ(), asStandInHost+"=1")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
