@@ -49,6 +49,7 @@ func commands() []command {
 		{"status", "[--json]", "the running daemon's view of every server and session", cmdStatus},
 		{"heal", "[SERVER]", "ask the running daemon to heal now", cmdHeal},
 		{"scan", "FILE... [--json]", "list session losses, idle-timeout announcements and reconnects in log files", cmdScan},
+		{"probe", "URL [--json]", "classify one MCP endpoint; leaves no session behind", cmdProbe},
 		{"version", "", "version, commit, Go version", cmdVersion},
 	}
 }

@@ -65,3 +65,27 @@ func BenchmarkScanSSE(b *testing.B) {
 		}
 	}
 }
+
+// TestCapReaderSticky: once over the cap, every further read fails and
+// nothing past the cap is handed on.
+func TestCapReaderSticky(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{0, 9, 10, 11, 100} {
+		cr := &capReader{r: strings.NewReader(strings.Repeat("x", size)), max: 10}
+		var got []byte
+		buf := make([]byte, 3)
+		var err error
+		for range 20 {
+			var n int
+			n, err = cr.Read(buf)
+			got = append(got, buf[:n]...)
+			if err != nil && !errors.Is(err, ErrBodyTooLarge) {
+				break
+			}
+		}
+		over := size > 10
+		if errors.Is(err, ErrBodyTooLarge) != over || len(got) != min(size, 10) {
+			t.Errorf("size %d: read %d bytes, err %v", size, len(got), err)
+		}
+	}
+}

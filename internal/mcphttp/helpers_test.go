@@ -114,4 +114,3 @@ func (r *recorder) all() []seen {
 	defer r.mu.Unlock()
 	return append([]seen(nil), r.reqs...)
 }
-

@@ -17,6 +17,9 @@ type capReader struct {
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
+	if c.n > c.max {
+		return 0, ErrBodyTooLarge
+	}
 	// Ask for at most one byte past the cap: enough to tell "exactly max"
 	// from "too big" without reading more of a hostile stream.
 	if room := c.max - c.n + 1; int64(len(p)) > room {
@@ -25,7 +28,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	if c.n > c.max {
-		return n - int(c.n-c.max), ErrBodyTooLarge
+		return n - 1, ErrBodyTooLarge // the byte past the cap is not handed on
 	}
 	return n, err
 }
@@ -81,6 +84,11 @@ func scanSSE(r io.Reader, id string) (*RPCMessage, error) {
 func sseLine(line string, data *strings.Builder, id string) *RPCMessage {
 	if line == "" {
 		defer data.Reset()
+		// Only an event that mentions our id can answer us: skip decoding
+		// the host's notifications.
+		if !strings.Contains(data.String(), id) {
+			return nil
+		}
 		if msgs, ok := decodeMessages([]byte(data.String())); ok {
 			for i := range msgs {
 				if msgs[i].IsResponse() && msgs[i].hasID(id) {

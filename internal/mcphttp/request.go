@@ -152,9 +152,6 @@ func (c *Client) roundTrip(ctx context.Context, method string, h http.Header, bo
 	if err != nil {
 		return Response{}, fmt.Errorf("mcphttp: %s: %w", method, err)
 	}
-	if body == nil {
-		hreq.Body, hreq.ContentLength = http.NoBody, 0
-	}
 	hreq.Header = h
 	start := time.Now()
 	hresp, err := c.hc.Do(hreq)

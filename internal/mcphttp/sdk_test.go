@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -89,5 +90,53 @@ func TestOpenStream(t *testing.T) {
 	resp, err = c.OpenStream(testCtx(t), "made-up-session-0123456789", pv)
 	if err != nil || resp.Status != http.StatusNotFound {
 		t.Fatalf("GET with an unknown session: %d %v", resp.Status, err)
+	}
+}
+
+// TestSessionlessPingOnStateful: a ping without a session (the healer's
+// liveness check) is answered by a stateful SDK server and leaves no session
+// behind.
+func TestSessionlessPingOnStateful(t *testing.T) {
+	t.Parallel()
+	s := newSDKServer(t, mcp.StreamableHTTPOptions{SessionTimeout: time.Minute}, nil)
+	c := newClient(t, s.http.URL, nil)
+	for _, pv := range []string{"", "2025-06-18"} {
+		resp, err := c.Ping(testCtx(t), "", pv)
+		if got := Classify(resp, err); got.Verdict != Alive || resp.SessionID != "" {
+			t.Fatalf("version %q: %v %q, session id issued: %v", pv, got.Verdict, got.Reason, resp.SessionID != "")
+		}
+	}
+	// The server closes the throwaway session after answering: poll.
+	deadline := time.Now().Add(20 * time.Second)
+	for hasSessions(s.srv) {
+		if time.Now().After(deadline) {
+			t.Fatal("a sessionless ping left a session on the server")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func hasSessions(srv *mcp.Server) bool {
+	for range srv.Sessions() {
+		return true
+	}
+	return false
+}
+
+// TestNamesMatchSDK: the header and _meta names are the SDK's.
+func TestNamesMatchSDK(t *testing.T) {
+	t.Parallel()
+	pairs := [][2]string{
+		{MetaProtocolVersion, mcp.MetaKeyProtocolVersion},
+		{MetaClientInfo, mcp.MetaKeyClientInfo},
+		{MetaClientCapabilities, mcp.MetaKeyClientCapabilities},
+	}
+	for _, p := range pairs {
+		if p[0] != p[1] {
+			t.Errorf("%q != SDK %q", p[0], p[1])
+		}
+	}
+	if !slices.Contains(mcp.SupportedProtocolVersions(), ModernVersion) {
+		t.Errorf("the SDK does not support %s", ModernVersion)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/control"
 )
 
 type bench struct {
@@ -42,7 +44,20 @@ func (b *bench) start(ctx context.Context, config string) (*daemon, error) {
 		d.stop()
 		return nil, err
 	}
-	return d, nil
+	// The control socket answers once the logs are positioned: lines
+	// written from then on are live, not history.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		sctx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := control.Dial(filepath.Join(state, "watchdog.sock")).Status(sctx)
+		cancel()
+		if err == nil {
+			return d, nil
+		}
+		if time.Now().After(deadline) {
+			d.stop()
+			return nil, fmt.Errorf("the daemon's control socket never answered: %w", err)
+		}
+	}
 }
 
 func (d *daemon) stop() {

@@ -1,0 +1,144 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Era values.
+const (
+	EraModern  = "2026-07-28" // server/discover lists 2026-07-28; initialize does not work
+	EraLegacy  = "legacy"     // initialize works; server/discover does not offer 2026-07-28
+	EraBoth    = "both"       // both work: a stateless server that still serves legacy clients
+	EraUnknown = "unknown"
+)
+
+// Report is what the probe found.
+type Report struct {
+	URL string `json:"url"`
+	// Era is EraModern, EraLegacy, EraBoth or EraUnknown.
+	Era string `json:"era"`
+	// Stateful: initialize issued an Mcp-Session-Id.
+	Stateful bool `json:"stateful"`
+	// SupportedVersions as server/discover listed them (or an
+	// unsupported-version error's data).
+	SupportedVersions []string `json:"supported_versions"`
+	// ProtocolVersion is the one initialize negotiated ("" if none).
+	ProtocolVersion string `json:"protocol_version,omitempty"`
+	ServerName      string `json:"server_name,omitempty"`
+	ServerVersion   string `json:"server_version,omitempty"`
+	// UnknownSession: "404 (spec)", "400 quirk: <body>", or what else came.
+	UnknownSession string `json:"unknown_session"`
+	// GETStream says how the standalone GET stream was answered.
+	GETStream string `json:"get_stream"`
+	// GET404Quirk: GET answered 404 on a live session, the hazard that makes
+	// a client treating every 404 as a loss reconnect in a loop.
+	GET404Quirk bool `json:"get_404_quirk"`
+	// Delete: "supported", "405", or what else came.
+	Delete string `json:"delete"`
+	// SessionLeft is false when the probe verified that its session is gone
+	// (or none was opened).
+	SessionLeft bool                     `json:"session_left"`
+	Timings     map[string]time.Duration `json:"-"`
+	Notes       []string                 `json:"notes"`
+}
+
+// MarshalJSON writes Timings as whole milliseconds under "timings_ms".
+func (r Report) MarshalJSON() ([]byte, error) {
+	type plain Report // no methods: no recursion
+	ms := make(map[string]int64, len(r.Timings))
+	for k, d := range r.Timings {
+		ms[k] = d.Milliseconds()
+	}
+	if r.SupportedVersions == nil {
+		r.SupportedVersions = []string{}
+	}
+	if r.Notes == nil {
+		r.Notes = []string{}
+	}
+	return json.Marshal(struct {
+		plain
+		TimingsMS map[string]int64 `json:"timings_ms"`
+	}{plain(r), ms})
+}
+
+// WriteText writes the report for a person.
+func (r Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	line := func(k, v string) { fmt.Fprintf(&b, "%-16s %s\n", k, v) }
+	line("endpoint", r.URL)
+	line("era", r.eraText())
+	line("sessions", r.sessionsText())
+	if r.ServerName != "" {
+		line("server", strings.TrimSpace(r.ServerName+" "+r.ServerVersion))
+	}
+	line("unknown session", orDash(r.UnknownSession))
+	line("GET stream", orDash(r.GETStream))
+	line("DELETE", orDash(r.Delete))
+	line("left behind", r.leftText())
+	line("timings", r.timingsText())
+	if len(r.Notes) > 0 {
+		b.WriteString("notes:\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "  - %s\n", n)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r Report) eraText() string {
+	if len(r.SupportedVersions) == 0 {
+		return r.Era
+	}
+	return fmt.Sprintf("%s (supported: %s)", r.Era, strings.Join(r.SupportedVersions, ", "))
+}
+
+func (r Report) sessionsText() string {
+	switch {
+	case r.Stateful:
+		return fmt.Sprintf("stateful (protocol %s)", orDash(r.ProtocolVersion))
+	case r.Era == EraUnknown:
+		return "unknown"
+	}
+	return "stateless: no session to lose"
+}
+
+func (r Report) leftText() string {
+	switch {
+	case r.SessionLeft:
+		return "the probe session (it ends at the server's idle timeout)"
+	case r.Stateful:
+		return "nothing (verified)"
+	}
+	return "nothing"
+}
+
+func (r Report) timingsText() string {
+	steps := make([]string, 0, len(r.Timings))
+	for k := range r.Timings {
+		steps = append(steps, k)
+	}
+	slices.SortFunc(steps, func(a, b string) int {
+		if ra, rb := stepRank(a), stepRank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(steps))
+	for i, s := range steps {
+		parts[i] = fmt.Sprintf("%s %d ms", s, r.Timings[s].Milliseconds())
+	}
+	return orDash(strings.Join(parts, ", "))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
