@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -60,6 +61,8 @@ func (d *daemon) healServer(ctx context.Context, server string, userAsked bool) 
 	switch step.Strategy {
 	case healer.StrategyHostRestart:
 		d.restartHost(ctx, server)
+	case healer.StrategyClientRecovery:
+		d.triggerRecovery(ctx, server, in)
 	case healer.StrategyReconnect:
 		d.apply(ctx, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: step.Strategy,
 			Detail: "the patched client reconnects on its next call"})
@@ -68,6 +71,26 @@ func (d *daemon) healServer(ctx context.Context, server string, userAsked bool) 
 			Detail: fmt.Sprintf("%s cannot heal itself: %s", server, step.Advice)})
 	}
 	return step.Strategy
+}
+
+// triggerRecovery asks the patched client to reconnect now, before the
+// user's next call meets the dead session; a new session of the client
+// must follow within TriggerConfirmWithin.
+func (d *daemon) triggerRecovery(ctx context.Context, server string, in healer.LadderInput) {
+	home, err := os.UserHomeDir()
+	if err == nil {
+		err = healer.WriteTrigger(home, server, d.now())
+	}
+	if err != nil {
+		d.apply(ctx, health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: healer.StrategyClientRecovery,
+			Detail: fmt.Sprintf("cannot trigger the client's recovery: %v", err)})
+		if next := healer.AfterFailure(healer.StrategyClientRecovery, in); next.Strategy == healer.StrategyHostRestart {
+			d.restartHost(ctx, server)
+		}
+		return
+	}
+	d.apply(ctx, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: healer.StrategyClientRecovery,
+		Within: healer.TriggerConfirmWithin, Detail: "triggered the patched client's recovery"})
 }
 
 // restartHost restarts the host within the limits, in the background; the

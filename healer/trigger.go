@@ -1,0 +1,46 @@
+package healer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// TriggerDir is where the patched client looks for recovery triggers,
+// under the user's home: a file named after one of its servers (or "all")
+// makes it take that server's settled generation down and reconnect.
+const TriggerDir = ".dsh/mcp-watchdog/recover"
+
+// TriggerConfirmWithin: a triggered recovery must show a new session of
+// the client within this long, or the heal failed.
+const TriggerConfirmWithin = 10 * time.Second
+
+// WriteTrigger asks the patched client in home to recover server. The file
+// is written to a temp name and renamed, so the client never reads half
+// of it; its content (the time) only helps a person reading the folder.
+func WriteTrigger(home, server string, now time.Time) error {
+	if server == "" || server != filepath.Base(server) || server == "." || server == ".." {
+		return fmt.Errorf("healer: %q cannot name a trigger file", server)
+	}
+	dir := filepath.Join(home, TriggerDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("healer: recovery trigger: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+server+".*")
+	if err != nil {
+		return fmt.Errorf("healer: recovery trigger: %w", err)
+	}
+	_, werr := tmp.WriteString(now.UTC().Format(time.RFC3339Nano) + "\n")
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("healer: recovery trigger: %w", errors.Join(werr, cerr))
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, server)); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("healer: recovery trigger: %w", err)
+	}
+	return nil
+}
