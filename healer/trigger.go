@@ -1,11 +1,12 @@
 package healer
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 )
 
 // TriggerDir is where the patched client looks for recovery triggers,
@@ -28,18 +29,7 @@ func WriteTrigger(home, server string, now time.Time) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("healer: recovery trigger: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+server+".*")
-	if err != nil {
-		return fmt.Errorf("healer: recovery trigger: %w", err)
-	}
-	_, werr := tmp.WriteString(now.UTC().Format(time.RFC3339Nano) + "\n")
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("healer: recovery trigger: %w", errors.Join(werr, cerr))
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, server)); err != nil {
-		os.Remove(tmp.Name())
+	if err := fsutil.WriteAtomic(filepath.Join(dir, server), []byte(now.UTC().Format(time.RFC3339Nano)+"\n"), 0o600); err != nil {
 		return fmt.Errorf("healer: recovery trigger: %w", err)
 	}
 	return nil

@@ -1,12 +1,12 @@
 package demoserver
 
 import (
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 )
@@ -114,38 +114,9 @@ func (w *storeWriter) flush() error {
 	if w.last != nil && bytes.Equal(b, w.last) {
 		return nil
 	}
-	if err := writeAtomic(w.path, b); err != nil {
+	if err := fsutil.WriteAtomic(w.path, b, 0o600); err != nil {
 		return err
 	}
 	w.last = b
-	return nil
-}
-
-// writeAtomic replaces path with data so readers see the old or the new
-// document, never a partial one: temp file in the same directory, fsync,
-// rename.
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write session store: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write session store %s: %w", path, err)
-	}
 	return nil
 }

@@ -7,6 +7,8 @@
 package instance
 
 import (
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+
 	"errors"
 	"fmt"
 	"os"
@@ -146,32 +148,8 @@ func parsePID(s string) (int, error) {
 // writePIDFile replaces path atomically (temp file, fsync, rename), so a
 // reader sees either the old pid or the new one, never a partial write.
 func writePIDFile(path string, pid int) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), PIDFile+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("instance: write pid file: %w", err)
-	}
-	name := tmp.Name()
-	werr := writeAndSync(tmp, strconv.Itoa(pid)+"\n")
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(name, path)
-	}
-	if werr != nil {
-		_ = os.Remove(name)
-		return fmt.Errorf("instance: write pid file: %w", werr)
+	if err := fsutil.WriteAtomic(path, []byte(strconv.Itoa(pid)+"\n"), 0o600); err != nil {
+		return fmt.Errorf("instance: pid file: %w", err)
 	}
 	return nil
-}
-
-func writeAndSync(f *os.File, s string) error {
-	// CreateTemp makes 0600 today; the contract needs it, so say it explicitly.
-	if err := f.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err := f.WriteString(s); err != nil {
-		return err
-	}
-	return f.Sync()
 }

@@ -1,6 +1,8 @@
 package follow
 
 import (
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -96,15 +98,9 @@ func writeCheckpoint(path string, ps []Position) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("checkpoint dir: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("checkpoint temp file: %w", err)
+	if err := fsutil.WriteAtomic(path, data, 0o600); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
 	}
-	if err := fillAndRename(tmp, data, path); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	syncDir(dir)
 	return nil
 }
 
@@ -118,35 +114,4 @@ func encodeCheckpoint(ps []Position) ([]byte, error) {
 		return nil, fmt.Errorf("encode checkpoint: %w", err)
 	}
 	return append(data, '\n'), nil
-}
-
-func fillAndRename(tmp *os.File, data []byte, path string) error {
-	err := tmp.Chmod(0o600)
-	if err == nil {
-		_, err = tmp.Write(data)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write checkpoint: %w", err)
-	}
-	return nil
-}
-
-// syncDir makes the rename durable. Some systems cannot fsync a directory;
-// the rename is then as durable as they allow, so the error is dropped.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
 }

@@ -1,6 +1,8 @@
 package follow
 
 import (
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+
 	"context"
 	"fmt"
 	"os"
@@ -66,7 +68,7 @@ func (r *runner) expand(tag, pattern string, dirs map[string]string) []string {
 		case !notExist(err):
 			r.warnOnce(tag, static, err)
 		}
-		if a := nearestDir(static); a != "" {
+		if a := fsutil.NearestDir(static); a != "" {
 			addDir(dirs, a, tag)
 		}
 		return nil
@@ -244,18 +246,4 @@ func hasMeta(s string) bool {
 		magic = `*?[`
 	}
 	return strings.ContainsAny(s, magic)
-}
-
-// nearestDir is dir or its nearest ancestor that is a directory, or "".
-func nearestDir(dir string) string {
-	for {
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }

@@ -1,7 +1,8 @@
 package store
 
 import (
-	"os"
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,7 +18,7 @@ func (l *loop) setupWatch() {
 	for range setupAttempts {
 		want := ""
 		if l.path != "" {
-			want = nearestDir(filepath.Dir(l.path))
+			want = fsutil.NearestDir(filepath.Dir(l.path))
 		}
 		if want == l.watched && (want == "" || slices.Contains(l.fw.WatchList(), want)) {
 			return
@@ -42,20 +43,6 @@ func (l *loop) setupWatch() {
 		}
 		// A directory created between the stat and the Add sent no event to
 		// the new watch: check again.
-	}
-}
-
-// nearestDir is dir or its nearest ancestor that exists as a directory.
-func nearestDir(dir string) string {
-	for {
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
 	}
 }
 
