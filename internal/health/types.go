@@ -105,6 +105,8 @@ const (
 	EvServerDown           = "server_down"
 	EvHealStarted          = "heal_started"
 	EvHealFailed           = "heal_failed"
+	EvPatchApplied         = "patch_applied"
+	EvPatchReverted        = "patch_reverted"
 )
 
 // Event is one change worth journaling. Session is the full id: whoever

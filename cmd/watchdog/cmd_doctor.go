@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+	"github.com/mcpwatchdog/watchdog/monitor/proc"
+	"github.com/mcpwatchdog/watchdog/monitor/store"
+)
+
+// finding is one line of `watchdog doctor`: what was found, and for a
+// problem, the fix.
+type finding struct {
+	Check   string `json:"check"`
+	OK      bool   `json:"ok"`
+	Detail  string `json:"detail"`
+	Fix     string `json:"fix,omitempty"`
+	Problem bool   `json:"problem"`
+}
+
+type doctorReport struct {
+	Config   string    `json:"config"`
+	StateDir string    `json:"state_dir"`
+	Findings []finding `json:"findings"`
+	Problems int       `json:"problems"`
+}
+
+func (r *doctorReport) add(f finding) {
+	f.Problem = !f.OK && f.Fix != ""
+	if f.Problem {
+		r.Problems++
+	}
+	r.Findings = append(r.Findings, f)
+}
+
+// cmdDoctor needs no daemon: it looks at what the config names and says
+// what is wrong, each with its fix. Exit 1 when it found a problem.
+func cmdDoctor(ctx context.Context, c cli, args []string) int {
+	var co common
+	fs := newFlagSet("doctor", c, &co)
+	if err := fs.Parse(args); err != nil {
+		return usageErr(err)
+	}
+	cfg, stateDir, code := loadConfig(c, co)
+	if code != exitOK {
+		return code
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	rep := &doctorReport{Config: cfg.Path, StateDir: stateDir}
+	if rep.Config == "" {
+		rep.Config = "(built-in defaults)"
+	}
+	doctorDaemon(ctx, rep, stateDir)
+	doctorHost(ctx, rep, cfg)
+	doctorPatch(rep, cfg)
+	for _, s := range cfg.Servers {
+		doctorServer(ctx, rep, s)
+	}
+	if co.json {
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(rep)
+	} else {
+		writeDoctor(c.stdout, rep)
+	}
+	if rep.Problems > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func doctorDaemon(ctx context.Context, rep *doctorReport, stateDir string) {
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if _, err := control.Dial(filepath.Join(stateDir, socketName)).Status(sctx); err != nil {
+		rep.add(finding{Check: "daemon", Detail: "not running", Fix: "start it: `watchdog run` (or `watchdog autostart enable`)"})
+		return
+	}
+	rep.add(finding{Check: "daemon", OK: true, Detail: "running; `watchdog status` shows its view"})
+}
+
+func doctorHost(ctx context.Context, rep *doctorReport, cfg config.Config) {
+	h := cfg.Host
+	if h.Process == "" && h.Port == 0 {
+		rep.add(finding{Check: "host", Detail: "not watched", Fix: "set host.process or host.port so sessions of a stopped host are not kept alive"})
+	} else if host, ok, err := proc.Find(ctx, proc.Target{Name: h.Process, Port: h.Port}); err != nil {
+		rep.add(finding{Check: "host", Detail: err.Error(), Fix: "check host.process and host.port"})
+	} else if ok {
+		rep.add(finding{Check: "host", OK: true, Detail: fmt.Sprintf("%s running, pid %d, since %s", h.Name, host.PID, host.Started.Format(time.RFC3339))})
+	} else {
+		rep.add(finding{Check: "host", Detail: fmt.Sprintf("%s is not running (process %q, port %d)", h.Name, h.Process, h.Port)})
+	}
+	rep.add(globFinding("host logs", h.Logs, "DSH may write no log file: when the watchdog restarts it, its output goes to STATE_DIR/host.log; or set host.logs"))
+}
+
+func doctorServer(ctx context.Context, rep *doctorReport, s config.Server) {
+	name := "server " + s.Name
+	rep.add(globFinding(name+" logs", s.Logs, "set logs for "+s.Name+" so its idle timeout and store path are learned"))
+	switch {
+	case s.Store == "":
+		rep.add(finding{Check: name + " store", OK: true, Detail: "not configured: learned from the server's log line when it announces it"})
+	default:
+		rep.add(storeFinding(name+" store", s.Store))
+	}
+	rep.add(finding{Check: name + " idle timeout", OK: true, Detail: s.IdleTimeout.String() + " (until the server's log or behaviour says otherwise)"})
+	rep.add(livenessFinding(ctx, name, s))
+}
+
+func globFinding(check string, globs []string, fix string) finding {
+	n := 0
+	for _, g := range globs {
+		m, _ := filepath.Glob(g)
+		n += len(m)
+	}
+	if n == 0 {
+		return finding{Check: check, Detail: fmt.Sprintf("no file matches %v", globs), Fix: fix}
+	}
+	return finding{Check: check, OK: true, Detail: fmt.Sprintf("%d file(s) match %v", n, globs)}
+}
+
+func storeFinding(check, path string) finding {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return finding{Check: check, Detail: err.Error(), Fix: "check the server's store path (mcp-sessions.json)"}
+	}
+	sessions, skipped, err := store.Parse(data)
+	if err != nil {
+		return finding{Check: check, Detail: fmt.Sprintf("%s cannot be read: %v", path, err), Fix: "if the server writes another format, report it with a copy of the file (ids masked)"}
+	}
+	return finding{Check: check, OK: true, Detail: fmt.Sprintf("%s: %d session(s), %d entries skipped", path, len(sessions), skipped)}
+}
+
+func livenessFinding(ctx context.Context, name string, s config.Server) finding {
+	headers, err := s.ExpandedHeaders(os.Getenv)
+	if err != nil {
+		return finding{Check: name, Detail: err.Error(), Fix: "export the variable or fix headers in the config"}
+	}
+	c, err := mcphttp.New(mcphttp.Options{URL: s.URL, Headers: headers, AllowInsecure: s.AllowInsecure, Timeout: 3 * time.Second})
+	if err != nil {
+		return finding{Check: name, Detail: err.Error(), Fix: "fix the server's url or set allow_insecure"}
+	}
+	resp, err := c.Ping(ctx, "", "")
+	cl := mcphttp.Classify(resp, err)
+	switch cl.Verdict {
+	case mcphttp.Down:
+		return finding{Check: name, Detail: fmt.Sprintf("%s does not answer: %s", s.URL, cl.Reason), Fix: "start the server, or fix its url"}
+	case mcphttp.Auth:
+		return finding{Check: name, Detail: cl.Reason, Fix: "set the server's headers in the config"}
+	}
+	return finding{Check: name, OK: true, Detail: fmt.Sprintf("%s answers (%s); `watchdog probe %s` tells more", s.URL, cl.Verdict, s.URL)}
+}
+
+func writeDoctor(w io.Writer, rep *doctorReport) {
+	fmt.Fprintf(w, "config: %s\nstate dir: %s\n", rep.Config, rep.StateDir)
+	for _, f := range rep.Findings {
+		mark := "ok  "
+		if !f.OK {
+			mark = "--  "
+			if f.Problem {
+				mark = "FIX "
+			}
+		}
+		fmt.Fprintf(w, "%s%s: %s\n", mark, f.Check, f.Detail)
+		if f.Problem {
+			fmt.Fprintf(w, "      fix: %s\n", f.Fix)
+		}
+	}
+	fmt.Fprintf(w, "%d problem(s)\n", rep.Problems)
+}
