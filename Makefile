@@ -7,7 +7,7 @@ LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 FUZZTIME  ?= 60s
 BIN       := bin/watchdog
 
-.PHONY: all build deps test vet fuzz bench clean
+.PHONY: all build deps test vet fuzz bench repro clean
 
 all: build
 
@@ -19,6 +19,7 @@ build:
 deps:
 	$(GO) mod download
 	bash scripts/deps-node.sh
+	bash scripts/deps-dshclient.sh
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
@@ -35,6 +36,10 @@ fuzz:
 # Benchmarks; the table lands in docs/BENCHMARKS.md.
 bench: build
 	bash scripts/bench.sh
+
+# The client bug and its fix on real servers: STUCK unpatched, RECOVERED patched.
+repro: deps
+	bash scripts/repro.sh
 
 clean:
 	rm -rf bin

@@ -28,6 +28,9 @@ bench -mode idle -files 20 -servers 2 -duration "$IDLE"
 echo "bench: idle, 200 files and 50 servers, $IDLE" >&2
 bench -mode idle -files 200 -servers 50 -duration "$IDLE"
 
+echo "bench: loss → recovered with the patched client (10 runs per server)" >&2
+bash scripts/repro.sh -runs 10 -markdown >>"$rows"
+
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 {
   echo "# Benchmarks"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Installs the npm packages of the TypeScript MCP test servers (testdata/tsservers),
-# exactly as package-lock.json pins them. Safe to run again: it skips the install when
-# node_modules already matches the lockfile (FORCE=1 reinstalls anyway).
+# Installs the npm packages of the node projects under testdata: the TypeScript MCP test
+# servers (testdata/tsservers) and the dsh-mcp-client stand-in and host (testdata/dshclient),
+# each exactly as its package-lock.json pins them. Safe to run again: it skips a project
+# whose node_modules already matches its lockfile (FORCE=1 reinstalls anyway).
 set -euo pipefail
-cd "$(dirname "$0")/../testdata/tsservers"
+cd "$(dirname "$0")/../testdata"
+projects=(tsservers dshclient)
 
 for tool in node npm; do
   if ! command -v "$tool" >/dev/null 2>&1; then
@@ -17,11 +19,16 @@ if [ "$major" -lt 20 ]; then
   exit 1
 fi
 
-stamp=node_modules/.deps-node-stamp
-want=$(sha256sum package-lock.json | cut -d' ' -f1)
-if [ "${FORCE:-0}" != 1 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-  echo "deps-node: testdata/tsservers/node_modules is up to date"
-  exit 0
-fi
-npm ci --no-audit --no-fund
-echo "$want" >"$stamp"
+for project in "${projects[@]}"; do
+  (
+    cd "$project"
+    stamp=node_modules/.deps-node-stamp
+    want=$(sha256sum package-lock.json | cut -d' ' -f1)
+    if [ "${FORCE:-0}" != 1 ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+      echo "deps-node: testdata/$project/node_modules is up to date"
+      exit 0
+    fi
+    npm ci --no-audit --no-fund
+    echo "$want" >"$stamp"
+  )
+done

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
@@ -19,8 +20,9 @@ const tickInterval = time.Second
 // item is one thing for the daemon loop: a signal, a follower position to
 // acknowledge once the signal's events are journaled, or both.
 type item struct {
-	sig *health.Signal
-	ack *follow.Position
+	sig    *health.Signal
+	ack    *follow.Position
+	client *clientPatch // a look at the client module
 }
 
 // query asks the loop for something only the model knows.
@@ -39,20 +41,22 @@ type queryReply struct {
 // daemon owns the model: one goroutine (loop) applies every signal in
 // order, journals the events, then acknowledges the log positions.
 type daemon struct {
-	cfg      config.Config
-	stateDir string
-	log      *slog.Logger
-	model    *health.Model
-	journal  *journal.Journal
-	follower *follow.Follower
-	items    chan item
-	queries  chan query
-	now      func() time.Time
-	warm     *healer.KeepWarm
-	warmOn   map[string]bool // servers whose host session is kept warm
-	pinger   *healer.Pinger
-	metrics  *metrics.Metrics
-	heal     *healing
+	cfg        config.Config
+	stateDir   string
+	log        *slog.Logger
+	model      *health.Model
+	journal    *journal.Journal
+	follower   *follow.Follower
+	items      chan item
+	queries    chan query
+	now        func() time.Time
+	warm       *healer.KeepWarm
+	warmOn     map[string]bool // servers whose host session is kept warm
+	pinger     *healer.Pinger
+	metrics    *metrics.Metrics
+	heal       *healing
+	client     clientPatch // the latest look at the client module
+	clientSeen bool
 	// healthySince: since when no server has had an open incident.
 	healthySince time.Time
 }
@@ -128,9 +132,29 @@ func (d *daemon) handle(ctx context.Context, it item) {
 	if it.sig != nil {
 		d.apply(ctx, *it.sig)
 	}
+	if it.client != nil {
+		d.noteClient(*it.client)
+	}
 	if it.ack != nil && d.follower != nil {
 		d.follower.Ack(*it.ack)
 	}
+}
+
+// status is the model's view plus what only the daemon knows.
+func (d *daemon) status() health.Status {
+	st := d.model.Status(d.now())
+	st.Host.Patch = patchLabel(d.client.status.State)
+	return st
+}
+
+func patchLabel(s clientpatch.State) string {
+	switch s {
+	case clientpatch.StateApplied, clientpatch.StateUnpatched, clientpatch.StateModified:
+		return string(s)
+	case "":
+		return "unknown"
+	}
+	return "unknown"
 }
 
 // apply feeds a signal to the model, journals its events and reacts to
@@ -156,8 +180,8 @@ func (d *daemon) emit(evs []health.Event) {
 
 func (d *daemon) answer(ctx context.Context, q query) queryReply {
 	if !q.heal {
-		return queryReply{status: d.model.Status(d.now())}
+		return queryReply{status: d.status()}
 	}
 	taken, err := d.healNow(ctx, q.server)
-	return queryReply{status: d.model.Status(d.now()), actions: taken, err: err}
+	return queryReply{status: d.status(), actions: taken, err: err}
 }

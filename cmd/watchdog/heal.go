@@ -39,9 +39,8 @@ func (h *healing) close() {
 	_ = h.restarter.Close()
 }
 
-// patchState is what the watchdog knows of the host client's fix. The
-// client patch is not built yet, so the ladder cannot count on it.
-func (d *daemon) patchState() healer.PatchState { return healer.PatchUnknown }
+// patchState is what the watchdog knows of the host client's fix.
+func (d *daemon) patchState() healer.PatchState { return healerPatchState(d.client.status) }
 
 // react starts healing for every incident that evs opened.
 func (d *daemon) react(ctx context.Context, evs []health.Event) {

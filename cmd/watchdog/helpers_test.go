@@ -61,7 +61,9 @@ func startStandInHost(t *testing.T, token string) *exec.Cmd {
 func watchdogCmd(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), asBinary+"=1", "WATCHDOG_CONFIG=", "WATCHDOG_STATE_DIR=", "XDG_CONFIG_HOME="+t.TempDir())
+	// GORACE: a race-enabled binary otherwise sleeps 1 s at exit.
+	cmd.Env = append(os.Environ(), asBinary+"=1", "WATCHDOG_CONFIG=", "WATCHDOG_STATE_DIR=", "XDG_CONFIG_HOME="+t.TempDir(),
+		"GORACE=atexit_sleep_ms=0")
 	return cmd
 }
 

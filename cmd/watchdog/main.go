@@ -50,6 +50,8 @@ func commands() []command {
 		{"heal", "[SERVER]", "ask the running daemon to heal now", cmdHeal},
 		{"scan", "FILE... [--json]", "list session losses, idle-timeout announcements and reconnects in log files", cmdScan},
 		{"probe", "URL [--json]", "classify one MCP endpoint; leaves no session behind", cmdProbe},
+		{"patch", "status|apply|revert", "fix dsh-mcp-client's session-loss bug: [--module PATH] [--force]", cmdPatch},
+		{"doctor", "[--json]", "what was discovered and what is wrong, each with the fix (no daemon needed)", cmdDoctor},
 		{"version", "", "version, commit, Go version", cmdVersion},
 	}
 }

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
+	"github.com/mcpwatchdog/watchdog/internal/config"
+)
+
+// patchPauseEnv is TEST-ONLY: milliseconds slept between the steps of an
+// apply or revert, to widen the windows the kill -9 test aims at.
+const patchPauseEnv = "WATCHDOG_PATCH_TEST_PAUSE_MS"
+
+// cmdPatch is `watchdog patch status|apply|revert [--module PATH] [--force]`.
+func cmdPatch(_ context.Context, c cli, args []string) int {
+	var co common
+	fs := newFlagSet("patch", c, &co)
+	module := fs.String("module", "", "dsh-mcp-client's lib/index.js (or its package folder); default: host.client_module, then discovery")
+	force := fs.Bool("force", false, "apply to an unknown version (only when every anchor is found); revert a patched file that was changed since")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return usageErr(err)
+	}
+	if len(pos) != 1 || (pos[0] != "status" && pos[0] != "apply" && pos[0] != "revert") {
+		fmt.Fprintln(c.stderr, "usage: watchdog patch status|apply|revert [--module PATH] [--force] [--json]")
+		return exitUsage
+	}
+	action := pos[0]
+	cfg, _, code := loadConfig(c, co)
+	if code != exitOK {
+		return code
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "watchdog patch: home directory: %v\n", err)
+		return exitFailed
+	}
+	found, err := clientpatch.Find(clientpatch.FindOptions{Module: *module, ConfigModule: cfg.Host.ClientModule, Home: home, Getenv: c.getenv})
+	if err != nil {
+		st := clientpatch.Status{Module: *module, State: clientpatch.StateNotFound, Advice: "pass --module PATH/lib/index.js or set host.client_module in the config"}
+		printPatch(c, co.json, st)
+		fmt.Fprintf(c.stderr, "watchdog patch %s: %v\n", action, err)
+		return exitFailed
+	}
+	target := found[0]
+	o := clientpatch.ApplyOptions{Force: *force, Home: home, StepPause: patchPause(c.getenv)}
+	var st clientpatch.Status
+	switch action {
+	case "status":
+		st, err = clientpatch.Inspect(target, home)
+	case "apply":
+		st, err = clientpatch.Apply(target, o)
+	case "revert":
+		st, err = clientpatch.Revert(target, o)
+	}
+	printPatch(c, co.json, st)
+	if len(found) > 1 && *module == "" && cfg.Host.ClientModule == "" {
+		fmt.Fprintf(c.stderr, "watchdog patch: acted on %s; also installed (pick one with --module): %s\n", target, strings.Join(found[1:], ", "))
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "watchdog patch %s: %v\n", action, err)
+		return patchExit(err)
+	}
+	return exitOK
+}
+
+// patchExit: a refused input is exit 2, anything else that failed is 1.
+func patchExit(err error) int {
+	for _, refused := range []error{clientpatch.ErrUnknownVersion, clientpatch.ErrAnchorsMissing, clientpatch.ErrModified} {
+		if errors.Is(err, refused) {
+			return exitUsage
+		}
+	}
+	return exitFailed
+}
+
+func patchPause(getenv func(string) string) time.Duration {
+	ms, err := strconv.Atoi(getenv(patchPauseEnv))
+	if err != nil || ms <= 0 {
+		return 0
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+func printPatch(c cli, asJSON bool, st clientpatch.Status) {
+	if asJSON {
+		enc := json.NewEncoder(c.stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(st)
+		return
+	}
+	writePatchText(c.stdout, st)
+}
+
+func writePatchText(w io.Writer, st clientpatch.Status) {
+	if st.Module != "" {
+		fmt.Fprintf(w, "module: %s\n", st.Module)
+	}
+	fmt.Fprintf(w, "state:  %s\n", patchDetail(st))
+	if st.Digest != "" {
+		fmt.Fprintf(w, "sha256: %s\n", st.Digest)
+	}
+	if st.Backup != "" {
+		fmt.Fprintf(w, "backup: %s\n", st.Backup)
+	}
+	if st.Advice != "" {
+		fmt.Fprintln(w, st.Advice)
+	}
+}
+
+// patchDetail says a status in one line.
+func patchDetail(st clientpatch.Status) string {
+	switch st.State {
+	case clientpatch.StateApplied:
+		trigger := "without"
+		if st.Trigger {
+			trigger = "with"
+		}
+		return fmt.Sprintf("applied (patch %s, %s the recovery trigger) on %s", st.Version, trigger, st.Base)
+	case clientpatch.StateUnpatched:
+		return "unpatched: " + st.Base + " has the session-loss bug"
+	case clientpatch.StateModified:
+		return "modified since patched (parts found: " + strings.Join(st.Parts, ", ") + ")"
+	case clientpatch.StateUnknownVersion:
+		return "unknown version (not a build the patch knows)"
+	case clientpatch.StateNotFound:
+		return "not found"
+	}
+	return string(st.State)
+}
+
+// clientPatch is what doctor and the daemon know of the host's client.
+type clientPatch struct {
+	module, state, detail, advice string
+	status                        clientpatch.Status
+}
+
+// inspectClient finds the host's client module (config first, then
+// discovery) and inspects it.
+func inspectClient(cfg config.Config) clientPatch {
+	home, _ := os.UserHomeDir()
+	found, err := clientpatch.Find(clientpatch.FindOptions{ConfigModule: cfg.Host.ClientModule, Home: home})
+	if err != nil {
+		return clientPatch{state: string(clientpatch.StateNotFound), detail: err.Error()}
+	}
+	return inspectModule(found[0], home)
+}
+
+// healerPatchState maps a client's status onto what the heal ladder
+// counts on.
+func healerPatchState(st clientpatch.Status) healer.PatchState {
+	switch {
+	case st.State == clientpatch.StateApplied && st.Trigger:
+		return healer.PatchTrigger
+	case st.State == clientpatch.StateApplied:
+		return healer.PatchApplied
+	case st.State == clientpatch.StateUnpatched:
+		return healer.PatchUnpatched
+	}
+	return healer.PatchUnknown
+}

@@ -1,0 +1,191 @@
+package clientpatch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// ApplyOptions tune Apply and Revert; the zero value is usable.
+type ApplyOptions struct {
+	// Force applies to a file that is not a known version (still only when
+	// every anchor is found exactly once), and lets Revert drop changes
+	// made to a patched file.
+	Force bool
+	// Home holds the backups (Home/.dsh/backups/…); "": os.UserHomeDir.
+	Home string
+	// Node is the node binary for `node --check`; "": "node" from PATH.
+	Node string
+	// Now stamps backup folders; nil: time.Now.
+	Now func() time.Time
+	// StepPause sleeps between the steps of a write. Test-only: it widens
+	// the windows a kill -9 test aims at. Zero in real use.
+	StepPause time.Duration
+}
+
+func (o ApplyOptions) withDefaults() (ApplyOptions, error) {
+	if o.Home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return o, fmt.Errorf("clientpatch: home directory for backups: %w", err)
+		}
+		o.Home = h
+	}
+	if o.Node == "" {
+		o.Node = "node"
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, nil
+}
+
+// Apply patches the module at path. A file already patched is left alone
+// (no write, no new backup). Refusals leave the file untouched:
+// ErrUnknownVersion (not a known build, no Force), ErrAnchorsMissing,
+// ErrModified (patched, then changed), ErrReadOnly, ErrNodeCheck.
+func Apply(path string, o ApplyOptions) (Status, error) {
+	return withModule(path, o, func(m module) (Status, error) {
+		a := analyze(m.content, m.bk.hasDigest)
+		switch a.State {
+		case StateApplied:
+			return m.status(a, "already applied; nothing changed"), nil
+		case StateModified:
+			return m.status(a, ""), fmt.Errorf("%w: %s; revert it first (`watchdog patch revert --force --module %s`)", ErrModified, m.path, m.path)
+		case StateUnknownVersion:
+			if !m.o.Force {
+				return m.status(a, ""), fmt.Errorf("%w: %s has sha256 %s; `--force` applies it anyway when every anchor is found", ErrUnknownVersion, m.path, a.Digest)
+			}
+		}
+		patched, err := build(m.content)
+		if err != nil {
+			return m.status(a, ""), err
+		}
+		if back, _, ok := strip(patched); !ok || !bytes.Equal(back, m.content) {
+			return m.status(a, ""), errors.New("clientpatch: internal error: the patch would not revert cleanly; nothing written")
+		}
+		if err := m.replace(patched, m.content, "apply"); err != nil {
+			return m.status(a, ""), err
+		}
+		return m.reread("applied; " + adviceRestart)
+	})
+}
+
+// Revert puts back the original: the newest backup holding exactly the
+// file minus our blocks (or, with none, those bytes themselves when they
+// are a known build). A modified file needs Force, and then gets the
+// newest backup that is a known build. A file without our blocks is left
+// alone.
+func Revert(path string, o ApplyOptions) (Status, error) {
+	return withModule(path, o, func(m module) (Status, error) {
+		a := analyze(m.content, m.bk.hasDigest)
+		var orig []byte
+		switch a.State {
+		case StateUnpatched, StateUnknownVersion:
+			return m.status(a, "not patched; nothing to revert"), nil
+		case StateApplied:
+			var ok bool
+			if _, orig, ok = m.bk.find(func(d string) bool { return d == a.BaseDigest }); !ok {
+				if _, known := knownBase(a.BaseDigest); !known {
+					return m.status(a, ""), fmt.Errorf("%w: no backup of %s's original (sha256 %s) in %s", ErrNoBackup, m.path, a.BaseDigest, m.bk.root())
+				}
+				orig = a.stripped // by construction the original, byte for byte
+			}
+		case StateModified:
+			if !m.o.Force {
+				return m.status(a, ""), fmt.Errorf("%w: %s; `--force` restores the newest backup that is a known version and drops those changes", ErrModified, m.path)
+			}
+			var ok bool
+			if _, orig, ok = m.bk.find(isKnown); !ok {
+				return m.status(a, ""), fmt.Errorf("%w: no backup of a known version in %s", ErrNoBackup, m.bk.root())
+			}
+		}
+		if err := m.replace(orig, nil, "revert"); err != nil {
+			return m.status(a, ""), err
+		}
+		return m.reread("reverted to the original; " + adviceRestart)
+	})
+}
+
+func isKnown(d string) bool { _, ok := knownBase(d); return ok }
+
+// module is one locked module being changed.
+type module struct {
+	path    string // symlinks resolved: the rename replaces the real file
+	content []byte
+	info    fs.FileInfo
+	bk      backups
+	o       ApplyOptions
+}
+
+// withModule resolves and reads path under the backup folder's lock (one
+// apply or revert at a time) after clearing what killed runs left.
+func withModule(path string, o ApplyOptions, fn func(module) (Status, error)) (Status, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return Status{Module: path}, err
+	}
+	resolved, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Status{Module: path, State: StateNotFound, Advice: adviceNotFound}, fmt.Errorf("%w: %s", ErrNotFound, path)
+		}
+		return Status{Module: path}, fmt.Errorf("clientpatch: %w", err)
+	}
+	m := module{path: resolved, bk: backups{home: o.Home}, o: o}
+	if err := os.MkdirAll(m.bk.root(), 0o700); err != nil {
+		return Status{Module: resolved}, fmt.Errorf("clientpatch: backup folder: %w", err)
+	}
+	unlock, err := lock(filepath.Join(m.bk.root(), lockFile))
+	if err != nil {
+		return Status{Module: resolved}, err
+	}
+	defer unlock()
+	m.bk.cleanPartial()
+	cleanTemps(filepath.Dir(resolved))
+	if m.info, err = os.Stat(resolved); err != nil {
+		return Status{Module: resolved}, fmt.Errorf("clientpatch: %w", err)
+	}
+	if m.content, err = os.ReadFile(resolved); err != nil {
+		return Status{Module: resolved}, fmt.Errorf("clientpatch: %w", err)
+	}
+	return fn(m)
+}
+
+func lock(path string) (func(), error) {
+	l := flock.New(path)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ok, err := l.TryLockContext(ctx, 50*time.Millisecond)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("clientpatch: another patch apply or revert holds %s: %w", path, errors.Join(err, ctx.Err()))
+	}
+	return func() { _ = l.Unlock() }, nil
+}
+
+// status fills in what analyze cannot know.
+func (m module) status(a analysis, advice string) Status {
+	st := a.Status
+	st.Module = m.path
+	st.Backup, _ = m.bk.newest()
+	if advice != "" {
+		st.Advice = advice
+	}
+	return st
+}
+
+// reread inspects the file as written, with the given advice.
+func (m module) reread(advice string) (Status, error) {
+	st, err := Inspect(m.path, m.o.Home)
+	if err == nil {
+		st.Advice = advice
+	}
+	return st, err
+}

@@ -1,0 +1,13 @@
+// Package clientpatch fixes, checks and reverts the installed
+// @deepseek-ai/dsh-mcp-client's session-loss bug: the client reconnects only
+// on onclose, and a lost session (HTTP 404 on a POST) never closes the
+// transport, so every tool of that server fails until DSH restarts.
+//
+// The patch inserts four marked blocks (payload/*.js, written by the JS side)
+// at four anchors of lib/index.js and changes nothing else, so removing the
+// blocks gives back the original byte for byte. Writes are all-or-nothing:
+// the new file is built in memory, written to a temp file in the module's
+// own directory (so Node reads it as ESM under the package's "type":
+// "module"), fsynced, checked with `node --check`, then renamed over the
+// original; the original is backed up under ~/.dsh/backups first.
+package clientpatch

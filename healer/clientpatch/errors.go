@@ -1,0 +1,23 @@
+package clientpatch
+
+import "errors"
+
+// Sentinel errors callers branch on (the CLI maps them to exit codes).
+var (
+	// ErrUnknownVersion: the file is not a known dsh-mcp-client build and
+	// Force was not given.
+	ErrUnknownVersion = errors.New("unknown dsh-mcp-client version")
+	// ErrAnchorsMissing: some anchor of the edit is missing or not unique;
+	// the file was left untouched.
+	ErrAnchorsMissing = errors.New("patch anchors not found exactly once")
+	// ErrModified: the patched file was changed since it was patched.
+	ErrModified = errors.New("patched file was modified since it was patched")
+	// ErrReadOnly: the module's directory cannot be written by this user.
+	ErrReadOnly = errors.New("client module is read-only for this user")
+	// ErrNoBackup: no backup that is a valid original of the file.
+	ErrNoBackup = errors.New("no usable backup")
+	// ErrNodeCheck: `node --check` rejected the new file, or node is missing.
+	ErrNodeCheck = errors.New("node --check failed")
+	// ErrNotFound: no dsh-mcp-client lib/index.js at the path, or none found.
+	ErrNotFound = errors.New("dsh-mcp-client not found")
+)

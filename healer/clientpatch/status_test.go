@@ -1,0 +1,181 @@
+package clientpatch
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestInspectStates: each state from the file alone, and the advice.
+func TestInspectStates(t *testing.T) {
+	t.Parallel()
+	_, orig := realClient(t)
+	patched, err := build(orig)
+	mustDo(t, err)
+	insideBlock := bytes.Replace(patched, []byte("generation.onerror = (error) => {"), []byte("generation.onerror = (err) => {"), 1)
+	outside := bytes.Replace(patched, []byte("const GENERATION_CLOSE_TIMEOUT_MS"), []byte("const  GENERATION_CLOSE_TIMEOUT_MS"), 1)
+	noEnd := bytes.Replace(patched, []byte("/* mcp-watchdog:end dispose v1 */"), nil, 1)
+	tests := []struct {
+		name    string
+		content []byte
+		want    State
+		advice  string
+	}{
+		{"original", orig, StateUnpatched, "watchdog patch apply"},
+		{"patched", patched, StateApplied, "restart DSH"},
+		{"unknown", append([]byte("// new build\n"), orig...), StateUnknownVersion, "--force"},
+		{"edited inside a block", insideBlock, StateModified, "revert --force"},
+		{"edited outside the blocks", outside, StateModified, "revert --force"},
+		{"end marker gone", noEnd, StateModified, "revert --force"},
+		{"a block gone", stripPart(t, patched, "register"), StateModified, "revert --force"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.want != StateUnpatched && tc.want != StateApplied && (bytes.Equal(tc.content, orig) || bytes.Equal(tc.content, patched)) {
+				t.Fatal("the test's edit did not apply")
+			}
+			p := filepath.Join(t.TempDir(), "index.js")
+			mustDo(t, os.WriteFile(p, tc.content, 0o644))
+			st, err := Inspect(p, t.TempDir())
+			mustDo(t, err)
+			if st.State != tc.want || !strings.Contains(st.Advice, tc.advice) || st.Digest != digest(tc.content) {
+				t.Fatalf("got %s (%q), want %s with advice mentioning %q", st.State, st.Advice, tc.want, tc.advice)
+			}
+			if (st.State == StateApplied) != st.Trigger {
+				t.Fatalf("trigger %v in state %s", st.Trigger, st.State)
+			}
+		})
+	}
+}
+
+// stripPart removes one part's marked block.
+func stripPart(t testing.TB, content []byte, name string) []byte {
+	t.Helper()
+	begin := bytes.Index(content, []byte("\t/* mcp-watchdog:begin "+name))
+	endMark := []byte("/* mcp-watchdog:end " + name + " v1 */\n")
+	end := bytes.Index(content, endMark)
+	if begin < 0 || end < 0 {
+		t.Fatalf("no %s block", name)
+	}
+	return append(append([]byte{}, content[:begin]...), content[end+len(endMark):]...)
+}
+
+// TestRevertCases: what revert does in each state.
+func TestRevertCases(t *testing.T) {
+	t.Parallel()
+	t.Run("without backups a known original is rebuilt", func(t *testing.T) {
+		t.Parallel()
+		p, orig := realClient(t)
+		o := opts(t)
+		_, err := Apply(p, o)
+		mustDo(t, err)
+		mustDo(t, os.RemoveAll(filepath.Join(o.Home, BackupDir)))
+		_, err = Revert(p, o)
+		mustDo(t, err)
+		if !bytes.Equal(readFile(t, p), orig) {
+			t.Fatal("not byte-identical")
+		}
+	})
+	t.Run("a forced patch without its backup is refused", func(t *testing.T) {
+		t.Parallel()
+		p, orig := realClient(t)
+		other := append([]byte("// other\n"), orig...)
+		mustDo(t, os.WriteFile(p, other, 0o644))
+		o := opts(t)
+		o.Force = true
+		_, err := Apply(p, o)
+		mustDo(t, err)
+		mustDo(t, os.RemoveAll(filepath.Join(o.Home, BackupDir)))
+		before := readFile(t, p)
+		// Without its backup the forced base cannot be told from an edit.
+		o.Force = false
+		if _, err := Revert(p, o); !errors.Is(err, ErrModified) {
+			t.Fatalf("err %v, want ErrModified", err)
+		}
+		o.Force = true
+		if _, err := Revert(p, o); !errors.Is(err, ErrNoBackup) {
+			t.Fatalf("forced: err %v, want ErrNoBackup", err)
+		}
+		if !bytes.Equal(readFile(t, p), before) {
+			t.Fatal("a refused revert changed the file")
+		}
+	})
+	t.Run("modified needs force, then gets the newest known backup", func(t *testing.T) {
+		t.Parallel()
+		p, orig := realClient(t)
+		o := opts(t)
+		_, err := Apply(p, o)
+		mustDo(t, err)
+		edited := append(readFile(t, p), "// a user's edit\n"...)
+		mustDo(t, os.WriteFile(p, edited, 0o644))
+		if _, err := Revert(p, o); !errors.Is(err, ErrModified) {
+			t.Fatalf("err %v, want ErrModified", err)
+		}
+		if !bytes.Equal(readFile(t, p), edited) {
+			t.Fatal("a refused revert changed the file")
+		}
+		if _, err := Apply(p, o); !errors.Is(err, ErrModified) {
+			t.Fatalf("apply over a modified patch: %v, want ErrModified", err)
+		}
+		o.Force = true
+		st, err := Revert(p, o)
+		mustDo(t, err)
+		if !bytes.Equal(readFile(t, p), orig) || st.State != StateUnpatched {
+			t.Fatalf("forced revert: %+v", st)
+		}
+	})
+	t.Run("an unpatched file is left alone", func(t *testing.T) {
+		t.Parallel()
+		p, orig := realClient(t)
+		info1, _ := os.Stat(p)
+		st, err := Revert(p, opts(t))
+		mustDo(t, err)
+		info2, _ := os.Stat(p)
+		if !bytes.Equal(readFile(t, p), orig) || !os.SameFile(info1, info2) || st.State != StateUnpatched {
+			t.Fatalf("%+v", st)
+		}
+	})
+	t.Run("the backup of another version is not used", func(t *testing.T) {
+		t.Parallel()
+		p, orig := realClient(t)
+		o := opts(t)
+		_, err := Apply(p, o)
+		mustDo(t, err)
+		// A newer backup holding another (forced) original must not be
+		// restored into this file.
+		other := append([]byte("// other\n"), orig...)
+		_, err = backups{home: o.Home}.save(other, "/elsewhere/index.js", o.Now().Add(1e12))
+		mustDo(t, err)
+		_, err = Revert(p, o)
+		mustDo(t, err)
+		if !bytes.Equal(readFile(t, p), orig) {
+			t.Fatal("reverted to the wrong backup")
+		}
+	})
+}
+
+func TestKnownBase(t *testing.T) {
+	t.Parallel()
+	mid := strings.Repeat("0", 64-len(prodPrefix)-len(prodSuffix))
+	tests := []struct {
+		digest string
+		known  bool
+	}{
+		{digestRC8, true},
+		{digestStandIn, true},
+		{prodPrefix + mid + prodSuffix, true},
+		{prodPrefix + mid + "f5de", false},
+		{"758d8fc5" + mid + prodSuffix, false},
+		{prodPrefix + prodSuffix, false},
+		{"", false},
+	}
+	for _, tc := range tests {
+		if _, ok := knownBase(tc.digest); ok != tc.known {
+			t.Errorf("knownBase(%q) = %v, want %v", tc.digest, ok, tc.known)
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package repro
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testOptions are short enough for the test budget and generous enough for
+// a loaded 2-core machine: nothing here asserts a speed.
+func testOptions(t *testing.T) Options {
+	t.Helper()
+	return Options{
+		IdleTimeout:      2 * time.Second,
+		ReconnectInitial: 100 * time.Millisecond,
+		ConfirmWithin:    time.Minute,
+		Home:             t.TempDir(),
+	}
+}
+
+// TestReproduction is the proof: against both real servers, with both the
+// stand-in and the real npm client, the unpatched client stays STUCK after
+// the session is lost and the patched one RECOVERS; both see the first call
+// after the loss fail with 404.
+func TestReproduction(t *testing.T) {
+	t.Parallel()
+	for _, srv := range []ServerKind{GoSDK, TSSDK} {
+		for _, cl := range []ClientKind{StandIn, Real} {
+			for _, patched := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/patched=%v", srv, cl, patched), func(t *testing.T) {
+					t.Parallel()
+					o := testOptions(t)
+					o.Server, o.Client, o.Patched = srv, cl, patched
+					// Long enough for a loaded machine to reconnect; the unpatched
+					// client never does, so its window only costs time.
+					o.RecoverWithin = 3 * time.Second
+					if patched {
+						o.RecoverWithin = time.Minute
+					}
+					r, err := Run(t.Context(), o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !r.FirstCallFailed || r.FirstCallStatus != 404 {
+						t.Errorf("first call after the loss: failed %v, HTTP %d (%s); want a 404 failure",
+							r.FirstCallFailed, r.FirstCallStatus, r.FirstCallError)
+					}
+					if patched {
+						checkRecovered(t, r, o)
+					} else {
+						checkStuck(t, r, o)
+					}
+				})
+			}
+		}
+	}
+}
+
+func checkStuck(t *testing.T, r Result, o Options) {
+	t.Helper()
+	if r.Verdict != Stuck || r.FailedCalls < 2 {
+		t.Fatalf("verdict %s after %d failed calls, want STUCK after several", r.Verdict, r.FailedCalls)
+	}
+	if r.Beacon != nil {
+		t.Errorf("the unpatched client wrote a beacon: %+v", *r.Beacon)
+	}
+	if _, err := os.Stat(filepath.Join(o.Home, ".dsh", "mcp-watchdog")); !os.IsNotExist(err) {
+		t.Errorf("the unpatched client touched ~/.dsh/mcp-watchdog: %v", err)
+	}
+}
+
+func checkRecovered(t *testing.T, r Result, o Options) {
+	t.Helper()
+	if r.Verdict != Recovered || r.RecoveredAfter <= 0 {
+		t.Fatalf("verdict %s (recovered after %v), want RECOVERED", r.Verdict, r.RecoveredAfter)
+	}
+	if r.NewSession == "" || r.NewSession == r.LostSession {
+		t.Errorf("no new session on the server after recovery")
+	}
+	checkBeacon(t, r, o)
+}
+
+// checkBeacon: the patched client published the new session, 0600, and
+// removed its beacon when the host quit.
+func checkBeacon(t *testing.T, r Result, o Options) {
+	t.Helper()
+	if r.Beacon == nil {
+		t.Fatal("no beacon from the patched client")
+	}
+	if r.Beacon.Mode != 0o600 {
+		t.Errorf("beacon mode %v, want 0600", r.Beacon.Mode)
+	}
+	s, ok := r.Beacon.Server(r.ServerName)
+	if !ok || len(r.Beacon.Servers) != 1 {
+		t.Fatalf("beacon has %d entries, want one for %q", len(r.Beacon.Servers), r.ServerName)
+	}
+	if s.URL != r.URL || s.State != "connected" || s.SessionID != r.NewSession {
+		t.Errorf("beacon entry url %q state %q new session %v; want %q connected with the server's new session",
+			s.URL, s.State, s.SessionID == r.NewSession, r.URL)
+	}
+	if _, err := time.Parse(time.RFC3339Nano, s.ConnectedSince); err != nil {
+		t.Errorf("connected_since %q: %v", s.ConnectedSince, err)
+	}
+	if !r.BeaconRemoved {
+		t.Error("the beacon was left behind after the host quit")
+	}
+	left, err := os.ReadDir(filepath.Join(o.Home, BeaconDir))
+	if err != nil || len(left) != 0 {
+		t.Errorf("clients dir after quit: %v, %v; want it empty", names(left), err)
+	}
+}
+
+// TestTriggerFirstCallSucceeds stands in for the watchdog: it sees the
+// server lose the session, writes the recovery trigger, and the user's
+// first call after the loss succeeds on the new session.
+func TestTriggerFirstCallSucceeds(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		srv ServerKind
+		cl  ClientKind
+	}{{GoSDK, StandIn}, {TSSDK, StandIn}, {GoSDK, Real}}
+	for _, tc := range cases {
+		t.Run(fmt.Sprintf("%s/%s", tc.srv, tc.cl), func(t *testing.T) {
+			t.Parallel()
+			o := testOptions(t)
+			o.Server, o.Client, o.Patched, o.Trigger, o.Loss = tc.srv, tc.cl, true, true, LossForget
+			r, err := Run(t.Context(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.TriggerConfirmed {
+				t.Fatal("the beacon never showed a new session after the trigger")
+			}
+			if r.FirstCallFailed || r.FailedCalls != 0 || r.Verdict != Recovered {
+				t.Fatalf("first call failed %v (%s), %d failed calls, verdict %s; want no failure",
+					r.FirstCallFailed, r.FirstCallError, r.FailedCalls, r.Verdict)
+			}
+			checkBeacon(t, r, o)
+			trigger := filepath.Join(o.Home, ".dsh", "mcp-watchdog", "recover", r.ServerName)
+			if _, err := os.Stat(trigger); !os.IsNotExist(err) {
+				t.Errorf("the trigger file was not consumed: %v", err)
+			}
+		})
+	}
+}
+
+func names(entries []fs.DirEntry) string {
+	var s []string
+	for _, e := range entries {
+		s = append(s, e.Name())
+	}
+	return strings.Join(s, " ")
+}

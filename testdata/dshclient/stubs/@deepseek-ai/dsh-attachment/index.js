@@ -1,0 +1,4 @@
+// Stub of @deepseek-ai/dsh-attachment (image results only; the reproduction has none).
+export function isImageAdmissionError() {
+	return false;
+}

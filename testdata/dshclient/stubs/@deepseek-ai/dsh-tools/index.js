@@ -1,0 +1,2 @@
+// Stub of @deepseek-ai/dsh-tools: every advertised output schema is accepted.
+export function assertSupportedJsonSchema() {}
