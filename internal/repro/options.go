@@ -115,6 +115,12 @@ type Options struct {
 	Home string
 	// Logger receives progress; nil discards it. Session ids are masked.
 	Logger *slog.Logger
+	// Watchdog, when set, runs the real watchdog daemon on the run (Go SDK
+	// server only: it watches the server's session store). Needs Patched;
+	// the daemon, not Run, triggers the client's recovery on the loss.
+	Watchdog WatchdogCommand
+	// WatchdogState is the daemon's state dir (journal); "" is a temp dir.
+	WatchdogState string
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -135,6 +141,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.ConfirmWithin == 0 {
 		o.ConfirmWithin = healer.TriggerConfirmWithin
+	}
+	if o.Watchdog != nil && (o.Server == TSSDK || !o.Patched) {
+		return o, fmt.Errorf("%w: a watchdog run needs the Go SDK server (its session store) and a patched client", ErrBadOptions)
 	}
 	if o.ServerName == "" {
 		o.ServerName = DefaultServerName

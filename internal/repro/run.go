@@ -94,7 +94,7 @@ func runIn(ctx context.Context, o Options, p paths, node, tmp, home string) (Res
 	if o.Loss == LossForget {
 		idle = 0
 	}
-	srv, err := startServer(ctx, o, p, node, idle)
+	srv, err := startServer(ctx, o, p, node, tmp, idle)
 	if err != nil {
 		return Result{}, err
 	}
@@ -108,6 +108,13 @@ func runIn(ctx context.Context, o Options, p paths, node, tmp, home string) (Res
 		return Result{}, err
 	}
 	defer h.stop()
+	if o.Watchdog != nil {
+		w, err := startWatchdog(ctx, o, tmp, home, module, srv.URL())
+		if err != nil {
+			return Result{}, err
+		}
+		defer w.stop()
+	}
 	r := Result{Server: o.Server, Client: o.Client, Patched: o.Patched, Trigger: o.Trigger, Loss: o.Loss,
 		ServerName: o.ServerName, URL: srv.URL()}
 	if err := r.drive(ctx, o, srv, h, home); err != nil {
@@ -139,9 +146,11 @@ func (r *Result) drive(ctx context.Context, o Options, srv server, h *host, home
 		return err
 	}
 	o.Logger.Info("session lost", "server", o.Server, "session", mask.ID(r.LostSession), "loss", o.Loss)
-	if o.Trigger {
-		if err := healer.WriteTrigger(home, o.ServerName, time.Now()); err != nil {
-			return err
+	if o.Trigger || o.Watchdog != nil {
+		if o.Watchdog == nil {
+			if err := healer.WriteTrigger(home, o.ServerName, time.Now()); err != nil {
+				return err
+			}
 		}
 		bc, err := waitBeacon(ctx, home, h.proc.pid, o.ServerName, r.LostSession, o.ConfirmWithin)
 		r.TriggerConfirmed = err == nil

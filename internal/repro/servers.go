@@ -3,6 +3,8 @@ package repro
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -27,11 +29,18 @@ type server interface {
 
 // startServer starts the server o names. idle is its session idle
 // timeout; zero means sessions never idle out.
-func startServer(ctx context.Context, o Options, p paths, node string, idle time.Duration) (server, error) {
+func startServer(ctx context.Context, o Options, p paths, node, tmp string, idle time.Duration) (server, error) {
 	if o.Server == TSSDK {
 		return startTSServer(node, p.serverDir, idle)
 	}
-	s, err := demoserver.Start(ctx, demoserver.Options{IdleTimeout: idle})
+	opts := demoserver.Options{IdleTimeout: idle}
+	if o.Watchdog != nil {
+		opts.StorePath = storePath(tmp)
+		if err := os.MkdirAll(filepath.Dir(opts.StorePath), 0o700); err != nil {
+			return nil, fmt.Errorf("repro: %w", err)
+		}
+	}
+	s, err := demoserver.Start(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("repro: Go SDK server: %w", err)
 	}
