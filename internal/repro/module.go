@@ -1,6 +1,7 @@
 package repro
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,6 +27,9 @@ func prepareModule(o Options, p paths, node, dir, home string) (string, error) {
 		return "", err
 	}
 	module := filepath.Join(dir, "lib", "index.js")
+	if o.Reverted {
+		return module, applyAndRevert(module, home, node)
+	}
 	if !o.Patched {
 		return module, nil
 	}
@@ -86,6 +90,30 @@ func copyFile(src, dst string) error {
 	}
 	if err := os.WriteFile(dst, b, 0o644); err != nil {
 		return fmt.Errorf("repro: %w", err)
+	}
+	return nil
+}
+
+// applyAndRevert patches module and reverts it, checking the revert gave
+// back the original bytes.
+func applyAndRevert(module, home, node string) error {
+	orig, err := os.ReadFile(module)
+	if err != nil {
+		return fmt.Errorf("repro: %w", err)
+	}
+	o := clientpatch.ApplyOptions{Home: home, Node: node}
+	if _, err := clientpatch.Apply(module, o); err != nil {
+		return fmt.Errorf("repro: patch: %w", err)
+	}
+	if _, err := clientpatch.Revert(module, o); err != nil {
+		return fmt.Errorf("repro: revert: %w", err)
+	}
+	back, err := os.ReadFile(module)
+	if err != nil {
+		return fmt.Errorf("repro: %w", err)
+	}
+	if !bytes.Equal(orig, back) {
+		return fmt.Errorf("repro: revert did not restore the original bytes")
 	}
 	return nil
 }

@@ -89,6 +89,9 @@ type Options struct {
 	// Patched applies the client patch (healer/clientpatch.Apply) to a
 	// copy of the module before the host loads it.
 	Patched bool
+	// Reverted applies the patch and then reverts it (Patched must be
+	// false): the client must be byte-identical to the original and STUCK.
+	Reverted bool
 	// Trigger stands in for the watchdog: on seeing the loss, Run writes
 	// the recovery trigger (healer.WriteTrigger) and waits for the client's
 	// beacon to show a new session before the first call. Needs Patched.

@@ -60,6 +60,19 @@ func TestReproduction(t *testing.T) {
 	}
 }
 
+// TestRevertedIsStuckAgain: apply then revert gives the original bytes
+// back, and the bug with them.
+func TestRevertedIsStuckAgain(t *testing.T) {
+	t.Parallel()
+	o := testOptions(t)
+	o.Reverted, o.RecoverWithin = true, 3*time.Second
+	r, err := Run(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkStuck(t, r, o)
+}
+
 func checkStuck(t *testing.T, r Result, o Options) {
 	t.Helper()
 	if r.Verdict != Stuck || r.FailedCalls < 2 {
