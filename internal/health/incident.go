@@ -35,17 +35,25 @@ func (s *server) recover(now time.Time, how string) []Event {
 // session of another client concerns only that session; anything else
 // is the host's loss on this server.
 func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
+	if _, old := s.gone[sig.Session]; old && sig.Session != "" {
+		return nil // that session's end was already judged
+	}
+	cur := m.currentSession(s)
+	if sig.Session != "" && cur != nil && cur.id != sig.Session {
+		if sess, ok := s.sessions[sig.Session]; !ok || m.isHostClient(sess) {
+			return nil // not the host's current session: nothing the user will meet
+		}
+	}
 	if sess, ok := s.sessions[sig.Session]; ok && !m.isHostClient(sess) {
 		delete(s.sessions, sess.id)
+		s.remember(sess.id, now)
 		return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sess.id,
 			Fields: map[string]any{"client": sess.client},
 			Detail: fmt.Sprintf("a session of %s on %s is gone: %s", clientLabel(sess.client), s.cfg.Name, sig.Detail)}}
 	}
 	id := sig.Session
-	if id == "" {
-		if cur := m.currentSession(s); cur != nil {
-			id = cur.id
-		}
+	if id == "" && cur != nil {
+		id = cur.id
 	}
 	return s.open(now, id, fmt.Sprintf("session on %s lost: %s", s.cfg.Name, sig.Detail))
 }

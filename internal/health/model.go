@@ -46,8 +46,9 @@ type server struct {
 	sessions   map[string]*session
 	incident   *incident
 	lastLegacy time.Time
-	down       bool // the last request of ours got no answer
-	stateless  bool // a 2026-07-28 server: no sessions
+	gone       map[string]time.Time // ids that left the store: a later "not found" for one is old news
+	down       bool                 // the last request of ours got no answer
+	stateless  bool                 // a 2026-07-28 server: no sessions
 }
 
 type session struct {
@@ -71,7 +72,7 @@ type incident struct {
 func New(cfg Config) *Model {
 	m := &Model{cfg: cfg, servers: make(map[string]*server, len(cfg.Servers))}
 	for _, sc := range cfg.Servers {
-		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}}
+		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}}
 		m.order = append(m.order, sc.Name)
 	}
 	return m

@@ -162,6 +162,16 @@ func TestIncidentsAndRecovery(t *testing.T) {
 			{time.Second, lost, []string{EvSessionLost}},
 			{time.Minute, snap(host, sess("other-session-002", "claude", t0.Add(time.Minute), t0.Add(time.Minute))), []string{EvSessionNew}},
 		}},
+		{"a loss line about a session that already ended is old news", []step{
+			{0, snap(host), nil},
+			{time.Minute, snap(host2), []string{EvSessionNew, EvSessionEnded}},
+			{2 * time.Minute, Signal{Kind: SigSessionLost, Server: srv, Session: host.ID, Detail: "Session not found"}, nil},
+		}},
+		{"a loss line about an older session of the host's client is not the current one's", []step{
+			{0, snap(host, host2), nil},
+			{time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: host.ID, Detail: "Session not found"}, nil},
+			{2 * time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: host2.ID, Detail: "Session not found"}, []string{EvSessionLost}},
+		}},
 		{"signals for unknown servers are ignored", []step{
 			{0, Signal{Kind: SigSessionLost, Server: "nope"}, nil},
 		}},

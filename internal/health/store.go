@@ -72,6 +72,7 @@ func (m *Model) sessionNew(s *server, sess *session, now time.Time) []Event {
 func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 	wasCurrent := m.currentSession(s) == sess && m.hostRunning()
 	delete(s.sessions, sess.id)
+	s.remember(sess.id, now)
 	idle := s.idle(sess, now)
 	fields := map[string]any{"client": sess.client, "idle_seconds": int64(idle.Seconds())}
 	var evs []Event
@@ -115,4 +116,22 @@ func clientLabel(c string) string {
 		return "an unnamed client"
 	}
 	return c
+}
+
+// goneMemory bounds how many ended ids a server remembers.
+const goneMemory = 64
+
+// remember notes an id that ended, so a later log line about it (a client
+// closing its dead session, say) is not a new loss.
+func (s *server) remember(id string, now time.Time) {
+	if len(s.gone) >= goneMemory {
+		oldest := ""
+		for k, t := range s.gone {
+			if oldest == "" || t.Before(s.gone[oldest]) {
+				oldest = k
+			}
+		}
+		delete(s.gone, oldest)
+	}
+	s.gone[id] = now
 }
