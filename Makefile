@@ -41,5 +41,14 @@ bench: build
 repro: deps
 	bash scripts/repro.sh
 
+# dist/mcp-watchdog_<version>_amd64.deb (nfpm via go run; see scripts/deb.sh).
+.PHONY: deb app
+deb:
+	VERSION=$(VERSION) COMMIT=$(COMMIT) bash scripts/deb.sh
+
+# build/MCP Session Watchdog.app from a darwin/arm64 build (no tray without cgo).
+app:
+	VERSION=$(VERSION) COMMIT=$(COMMIT) bash scripts/macos-app.sh
+
 clean:
 	rm -rf bin

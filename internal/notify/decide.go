@@ -1,0 +1,165 @@
+package notify
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+)
+
+// incident is one open loss on a server, as far as notifications go.
+type incident struct {
+	since    time.Time
+	told     bool      // something about it was shown: its end is worth telling
+	lastSent time.Time // loss or last reminder, for the reminder clock
+	doing    string    // what the watchdog is doing about it
+	failed   map[string]bool
+}
+
+// state is the pure decision state. Not safe for concurrent use.
+type state struct {
+	incidents map[string]*incident // by server
+	atRisk    map[string]time.Time // server+session -> end of the window already warned
+}
+
+func newState() state {
+	return state{incidents: map[string]*incident{}, atRisk: map[string]time.Time{}}
+}
+
+// observe updates the state with ev and returns what to say (nothing when
+// quiet, but the state moves on all the same).
+func (s *state) observe(ev health.Event, now time.Time, quiet bool) []Message {
+	var m *Message
+	switch ev.Kind {
+	case health.EvSessionLost:
+		m = s.lost(ev, now)
+	case health.EvHealStarted:
+		if inc := s.incidents[ev.Server]; inc != nil {
+			inc.doing = "healing: " + str(ev.Fields["strategy"])
+		}
+	case health.EvRecovered:
+		m = s.recovered(ev)
+	case health.EvHealFailed:
+		m = s.healFailed(ev)
+	case health.EvSessionAtRisk:
+		m = s.sessionAtRisk(ev, now)
+	case health.EvKeepWarm, health.EvSessionNew:
+		s.clearAtRisk(ev.Server) // the session was used: a new window starts
+	}
+	if m == nil || quiet {
+		return nil
+	}
+	if inc := s.incidents[ev.Server]; inc != nil {
+		inc.told, inc.lastSent = true, now
+	}
+	return []Message{*m}
+}
+
+func (s *state) lost(ev health.Event, now time.Time) *Message {
+	if b, _ := ev.Fields["incident"].(bool); !b {
+		return nil // another client's session: journaled, not the user's incident
+	}
+	if s.incidents[ev.Server] != nil {
+		return nil // one incident, one notification
+	}
+	s.incidents[ev.Server] = &incident{since: now, lastSent: now, doing: "waiting for the host to reconnect",
+		failed: map[string]bool{}}
+	return &Message{Title: ev.Server + ": session lost — the watchdog is healing it", Body: ev.Detail}
+}
+
+func (s *state) recovered(ev health.Event) *Message {
+	inc := s.incidents[ev.Server]
+	delete(s.incidents, ev.Server)
+	s.clearAtRisk(ev.Server)
+	if inc != nil && !inc.told {
+		return nil // the loss was never shown (paused): its end is no news
+	}
+	title := ev.Server + " recovered"
+	if ms, ok := num(ev.Fields["took_ms"]); ok {
+		title += " in " + took(time.Duration(ms)*time.Millisecond)
+	}
+	return &Message{Title: title, Body: ev.Detail}
+}
+
+func (s *state) healFailed(ev health.Event) *Message {
+	if inc := s.incidents[ev.Server]; inc != nil {
+		if inc.failed[ev.Detail] {
+			return nil
+		}
+		inc.failed[ev.Detail] = true
+		inc.doing = "nothing more on its own: " + ev.Detail
+	}
+	return &Message{Title: ev.Server + ": healing failed", Body: ev.Detail}
+}
+
+// sessionAtRisk warns once per session per idle window: a repeat before
+// the window the first warning announced has run out is the same risk.
+func (s *state) sessionAtRisk(ev health.Event, now time.Time) *Message {
+	key := ev.Server + "\x00" + ev.Session
+	if end, ok := s.atRisk[key]; ok && now.Before(end) {
+		return nil
+	}
+	left, _ := num(ev.Fields["expires_in_seconds"])
+	s.atRisk[key] = now.Add(time.Duration(left)*time.Second + time.Second)
+	return &Message{Title: ev.Server + ": session at risk", Body: ev.Detail}
+}
+
+func (s *state) clearAtRisk(server string) {
+	for k := range s.atRisk {
+		if len(k) > len(server) && k[:len(server)+1] == server+"\x00" {
+			delete(s.atRisk, k)
+		}
+	}
+}
+
+// reminders says "still lost" for each incident quiet for a whole interval.
+func (s *state) reminders(now time.Time, every time.Duration, quiet bool) []Message {
+	if quiet {
+		return nil
+	}
+	var out []Message
+	for _, server := range slices.Sorted(maps.Keys(s.incidents)) {
+		inc := s.incidents[server]
+		if now.Sub(inc.lastSent) < every {
+			continue
+		}
+		inc.told, inc.lastSent = true, now
+		out = append(out, Message{Title: server + ": session still lost",
+			Body: fmt.Sprintf("Lost for %s; the watchdog is %s.", took(now.Sub(inc.since)), inc.doing)})
+	}
+	return out
+}
+
+func took(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	case d < time.Hour:
+		return d.Round(time.Second).String()
+	}
+	return d.Round(time.Minute).String()
+}
+
+// num reads a number from an event field, typed (live) or float64 (JSON).
+func num(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	case float64:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+func str(v any) string {
+	if s, ok := v.(string); ok && s != "" {
+		return s
+	}
+	return "unknown strategy"
+}

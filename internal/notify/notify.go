@@ -1,0 +1,162 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gen2brain/beeep"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+)
+
+// ErrTimeout is returned by a send that did not finish in time.
+var ErrTimeout = errors.New("notify: send timed out")
+
+const (
+	defaultReminder = time.Hour
+	sendTimeout     = 5 * time.Second
+	queueLen        = 32
+)
+
+// Options configure a Notifier. Zero values take the defaults.
+type Options struct {
+	Send     func(title, body string) error // default: beeep.Notify, bounded by 5 s
+	Reminder time.Duration                  // while still lost; default 1h
+	Now      func() time.Time               // default time.Now
+	Logger   *slog.Logger                   // nil: discard
+}
+
+// Message is one notification.
+type Message struct {
+	Title, Body string
+}
+
+// Notifier decides and sends notifications. Observe and Restore may be
+// called from any goroutine; Run sends.
+type Notifier struct {
+	send     func(title, body string) error
+	reminder time.Duration
+	now      func() time.Time
+	log      *slog.Logger
+	queue    chan Message
+
+	mu    sync.Mutex
+	st    state
+	pause time.Time // quiet until then
+}
+
+// New makes a Notifier. Nothing is sent until Run.
+func New(opts Options) *Notifier {
+	if opts.Send == nil {
+		opts.Send = BeeepSend
+	}
+	if opts.Reminder <= 0 {
+		opts.Reminder = defaultReminder
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Notifier{send: opts.Send, reminder: opts.Reminder, now: opts.Now, log: opts.Logger,
+		queue: make(chan Message, queueLen), st: newState()}
+}
+
+// BeeepSend shows a desktop notification with beeep, giving up after 5 s:
+// beeep has no context and can hang on a broken daemon. The stuck call's
+// goroutine ends when beeep does.
+func BeeepSend(title, body string) error {
+	return withTimeout(func() error { return beeep.Notify(title, body, "dialog-information") }, sendTimeout)
+}
+
+func withTimeout(f func() error, d time.Duration) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return ErrTimeout
+	}
+}
+
+// Pause keeps quiet until until (a zero time resumes). Incidents are still
+// followed, so a reminder after the pause tells what is still wrong.
+func (n *Notifier) Pause(until time.Time) {
+	n.mu.Lock()
+	n.pause = until
+	n.mu.Unlock()
+}
+
+// Paused reports whether notifications are paused now.
+func (n *Notifier) Paused() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.now().Before(n.pause)
+}
+
+// Observe decides on one event and queues what is to be said.
+func (n *Notifier) Observe(ev health.Event) {
+	n.mu.Lock()
+	now := n.now()
+	msgs := n.st.observe(ev, now, n.now().Before(n.pause))
+	n.mu.Unlock()
+	n.enqueue(msgs)
+}
+
+// Restore rebuilds incident state from the journal after a restart, saying
+// nothing: what the records describe was notified by the previous run. A
+// loss still open then gets its "recovered" later.
+func (n *Notifier) Restore(recs []journal.Record) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, r := range recs {
+		n.st.observe(health.Event{Time: r.Time, Kind: r.Kind, Server: r.Server, Session: r.Session,
+			Detail: r.Detail, Fields: r.Fields}, r.Time, false)
+	}
+}
+
+// Tick sends the reminders that are due; Run calls it periodically.
+func (n *Notifier) Tick() {
+	n.mu.Lock()
+	now := n.now()
+	msgs := n.st.reminders(now, n.reminder, now.Before(n.pause))
+	n.mu.Unlock()
+	n.enqueue(msgs)
+}
+
+func (n *Notifier) enqueue(msgs []Message) {
+	for _, m := range msgs {
+		select {
+		case n.queue <- m:
+		default:
+			n.log.Warn("notification dropped: queue full", "title", m.Title)
+		}
+	}
+}
+
+// Run sends queued notifications and checks reminders until ctx ends.
+func (n *Notifier) Run(ctx context.Context) error {
+	tick := time.NewTicker(min(n.reminder/4, time.Minute))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+			n.Tick()
+		case m := <-n.queue:
+			if err := withTimeout(func() error { return n.send(m.Title, m.Body) }, sendTimeout); err != nil {
+				n.log.Warn("notification not shown", "title", m.Title, "err", err)
+			}
+		}
+	}
+}
