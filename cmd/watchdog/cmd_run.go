@@ -8,11 +8,13 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/instance"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/tray"
 )
 
 const socketName = "watchdog.sock"
@@ -31,10 +33,14 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	if *headless {
+	useTray := !*headless && tray.SessionBusAvailable()
+	switch {
+	case *headless:
 		fmt.Fprintln(c.stderr, "watchdog: running headless (--headless)")
-	} else {
-		fmt.Fprintln(c.stderr, "watchdog: running headless (this build has no tray yet)")
+	case useTray:
+		fmt.Fprintln(c.stderr, "watchdog: running with a tray (desktop session bus found)")
+	default:
+		fmt.Fprintln(c.stderr, "watchdog: running headless (no desktop session bus)")
 	}
 	lock, err := instance.Acquire(stateDir)
 	if err != nil {
@@ -42,15 +48,60 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	defer lock.Release()
-	if err := serve(ctx, cfg, stateDir, newLogger(c.stderr, c.getenv)); err != nil {
+	log := newLogger(c.stderr, c.getenv)
+	if useTray {
+		err = serveWithTray(ctx, cfg, stateDir, log)
+	} else {
+		err = serve(ctx, cfg, stateDir, log, serveOptions{})
+	}
+	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
 		return exitFailed
 	}
 	return exitOK
 }
 
+// serveWithTray runs the daemon beside the tray, whose event loop must own
+// this goroutine (the main one: macOS needs it). Quit in the tray, or the
+// end of ctx, stops both.
+func serveWithTray(ctx context.Context, cfg config.Config, stateDir string, log *slog.Logger) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t := tray.New(tray.Options{Name: "MCP Session Watchdog", Logger: log})
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, cfg, stateDir, log, serveOptions{tray: t, quit: cancel})
+		cancel()
+	}()
+	if err := t.Run(ctx); err != nil {
+		// The desktop went away, not the user: keep watching without a face.
+		log.Warn("tray failed; running on headless", "err", err)
+		return <-done
+	}
+	cancel()
+	return <-done
+}
+
+// serveOptions is what an embedding (`watchdog demo`) changes about the
+// daemon; the zero value is the real daemon.
+type serveOptions struct {
+	// patch, when set, is the client's patch state, used instead of
+	// inspecting host.client_module (the demo's client is Go, not JS).
+	patch *healer.PatchState
+	// home, when set, is where recovery triggers go instead of the user's
+	// home, so a demo never touches the real client's trigger folder.
+	home string
+	// send, when set, shows notifications instead of the desktop's
+	// notification service (the demo prints them).
+	send func(title, body string) error
+	// tray, when set, is the menu-bar face: it gets views, gives clicks.
+	tray *tray.Tray
+	// quit stops the daemon from inside (the tray's Quit).
+	quit func()
+}
+
 // serve runs the daemon until ctx ends.
-func serve(ctx context.Context, cfg config.Config, stateDir string, log *slog.Logger) error {
+func serve(ctx context.Context, cfg config.Config, stateDir string, log *slog.Logger, opts serveOptions) error {
 	j, err := journal.Open(stateDir, journal.Options{})
 	if err != nil {
 		return err
@@ -62,10 +113,14 @@ func serve(ctx context.Context, cfg config.Config, stateDir string, log *slog.Lo
 	}
 	back := restore(recs)
 	d := newDaemon(cfg, stateDir, log, j)
+	d.opts = opts
+	d.autostartOn = opts.tray != nil && autostartEnabled()
 	d.reopen(back)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var wg sync.WaitGroup
+	d.startNotifier(ctx, &wg, recs)
 	d.emit([]health.Event{d.startedEvent()})
 	pinger, warnings := d.newPinger(ctx)
 	d.pinger = pinger
@@ -73,10 +128,10 @@ func serve(ctx context.Context, cfg config.Config, stateDir string, log *slog.Lo
 	defer pinger.Wait()
 	loopDone := make(chan struct{})
 	go func() { defer close(loopDone); d.loop(ctx) }()
-	var wg sync.WaitGroup
 	if err := d.startSources(ctx, &wg, back.resume); err != nil {
 		cancel()
 		<-loopDone
+		wg.Wait()
 		return err
 	}
 	d.serveMetrics(ctx, &wg)

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/metrics"
+	"github.com/mcpwatchdog/watchdog/internal/notify"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 )
 
@@ -41,22 +42,25 @@ type queryReply struct {
 // daemon owns the model: one goroutine (loop) applies every signal in
 // order, journals the events, then acknowledges the log positions.
 type daemon struct {
-	cfg        config.Config
-	stateDir   string
-	log        *slog.Logger
-	model      *health.Model
-	journal    *journal.Journal
-	follower   *follow.Follower
-	items      chan item
-	queries    chan query
-	now        func() time.Time
-	warm       *healer.KeepWarm
-	warmOn     map[string]bool // servers whose host session is kept warm
-	pinger     *healer.Pinger
-	metrics    *metrics.Metrics
-	heal       *healing
-	client     clientPatch // the latest look at the client module
-	clientSeen bool
+	cfg         config.Config
+	stateDir    string
+	log         *slog.Logger
+	model       *health.Model
+	journal     *journal.Journal
+	follower    *follow.Follower
+	items       chan item
+	queries     chan query
+	now         func() time.Time
+	warm        *healer.KeepWarm
+	warmOn      map[string]bool // servers whose host session is kept warm
+	pinger      *healer.Pinger
+	metrics     *metrics.Metrics
+	heal        *healing
+	client      clientPatch // the latest look at the client module
+	clientSeen  bool
+	opts        serveOptions
+	notifier    *notify.Notifier // nil when notifications are off
+	autostartOn bool             // start at login, for the tray's checkbox
 	// healthySince: since when no server has had an open incident.
 	healthySince time.Time
 }
@@ -96,6 +100,9 @@ func (d *daemon) loop(ctx context.Context) {
 	defer ticker.Stop()
 	live := time.NewTicker(livenessEvery)
 	defer live.Stop()
+	face := time.NewTicker(faceEvery)
+	defer face.Stop()
+	d.refreshFace()
 	warm := time.NewTimer(0)
 	defer warm.Stop()
 	clock := newWakeDetector(d.now())
@@ -121,6 +128,10 @@ func (d *daemon) loop(ctx context.Context) {
 		case <-warm.C:
 		case <-live.C:
 			d.checkLiveness(ctx)
+		case <-face.C:
+			d.refreshFace()
+		case cmd := <-d.trayCommands():
+			d.command(ctx, cmd)
 		case q := <-d.queries:
 			q.reply <- d.answer(ctx, q)
 		}
@@ -172,9 +183,13 @@ func (d *daemon) emit(evs []health.Event) {
 		}
 		d.log.Info(ev.Detail, "kind", ev.Kind, "server", ev.Server)
 		d.metrics.Observe(ev.Kind, ev.Server, ev.Fields)
+		if d.notifier != nil {
+			d.notifier.Observe(ev)
+		}
 	}
 	if len(evs) > 0 {
 		d.gauges(d.now())
+		d.refreshFace()
 	}
 }
 

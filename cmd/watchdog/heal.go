@@ -40,7 +40,12 @@ func (h *healing) close() {
 }
 
 // patchState is what the watchdog knows of the host client's fix.
-func (d *daemon) patchState() healer.PatchState { return healerPatchState(d.client.status) }
+func (d *daemon) patchState() healer.PatchState {
+	if d.opts.patch != nil {
+		return *d.opts.patch
+	}
+	return healerPatchState(d.client.status)
+}
 
 // react starts healing for every incident that evs opened.
 func (d *daemon) react(ctx context.Context, evs []health.Event) {
@@ -76,7 +81,10 @@ func (d *daemon) healServer(ctx context.Context, server string, userAsked bool) 
 // user's next call meets the dead session; a new session of the client
 // must follow within TriggerConfirmWithin.
 func (d *daemon) triggerRecovery(ctx context.Context, server string, in healer.LadderInput) {
-	home, err := os.UserHomeDir()
+	home, err := d.opts.home, error(nil)
+	if home == "" {
+		home, err = os.UserHomeDir()
+	}
 	if err == nil {
 		err = healer.WriteTrigger(home, server, d.now())
 	}

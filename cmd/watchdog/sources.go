@@ -42,7 +42,9 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 	for name, w := range stores {
 		goRun(wg, func() { d.runStore(ctx, name, w) })
 	}
-	goRun(wg, func() { d.watchPatch(ctx) })
+	if d.opts.patch == nil {
+		goRun(wg, func() { d.watchPatch(ctx) })
+	}
 	if d.cfg.Host.Process != "" || d.cfg.Host.Port != 0 {
 		goRun(wg, func() { d.runProc(ctx) })
 	}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestDemoFast runs `watchdog demo --fast` as a user would and checks its
+// story against the daemon's journal: every act narrated, the summary all
+// ok, and no full session id on the way out.
+func TestDemoFast(t *testing.T) {
+	t.Parallel()
+	code, out, errOut := runWatchdog(t, "demo", "--fast", "--keep")
+	dir := demoDir(t, out)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if code != 0 {
+		t.Fatalf("demo --fast exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"act 1: keep-warm holds the session across three idle timeouts",
+		"act 2: keep-warm paused", "notification:      nowledge-mem-demo: session lost",
+		"notification:      nowledge-mem-demo recovered", "the next tool call succeeds",
+		"act 3: the server restarts and forgets every session",
+		"every act did what it narrated",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("narration lacks %q:\n%s", want, out)
+		}
+	}
+	for _, row := range []string{`(?m)^act\s+what\s+result\s+evidence$`, `(?m)^1\s.*\sok\s`, `(?m)^2\s.*\sok\s`, `(?m)^3\s.*\sok\s`} {
+		if !regexp.MustCompile(row).MatchString(out) {
+			t.Errorf("summary lacks row %s:\n%s", row, out)
+		}
+	}
+	state := filepath.Join(dir, "state")
+	if n := len(journalEvents(t, state, "keep_warm")); n < 3 {
+		t.Errorf("%d keep_warm events, want at least 3 (one per idle timeout of act 1)", n)
+	}
+	incidents := 0
+	for _, ev := range journalEvents(t, state, "session_lost") {
+		if ev["incident"] == true {
+			incidents++
+		}
+	}
+	if incidents != 2 {
+		t.Errorf("%d incidents (session_lost), want 2 (acts 2 and 3)", incidents)
+	}
+	for _, kind := range []string{"heal_started", "recovered"} {
+		evs := journalEvents(t, state, kind)
+		if len(evs) != 2 || evs[0].str("strategy") != "client_recovery" || evs[1].str("strategy") != "client_recovery" {
+			t.Errorf("%s events %v, want two by client_recovery (acts 2 and 3)", kind, evs)
+		}
+	}
+	ids := serverSessionIDs(t, filepath.Join(dir, "server", "server.log"))
+	if len(ids) != 3 {
+		t.Errorf("the server issued %d sessions, want 3 (one per act)", len(ids))
+	}
+	for _, id := range ids {
+		if strings.Contains(out, id) || strings.Contains(errOut, id) {
+			t.Errorf("the full session id %s… was printed", id[:4])
+		}
+	}
+}
+
+// demoDir is the demo's temp directory, from the journal line it prints.
+func demoDir(t *testing.T, out string) string {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^\s+journal (\S+)/state/events\.jsonl$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the demo did not say where its journal is:\n%s", out)
+	}
+	return m[1]
+}
+
+// serverSessionIDs are the full ids in the demo server's own log.
+func serverSessionIDs(t *testing.T, logPath string) []string {
+	t.Helper()
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var ids []string
+	for _, m := range regexp.MustCompile(`MCP session created session_id=(\S+)`).FindAllStringSubmatch(string(b), -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			ids = append(ids, m[1])
+		}
+	}
+	return ids
+}
+
+// The demo takes no arguments and none of the daemon's config flags.
+func TestDemoUsage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"demo", "extra"}, "takes no arguments"},
+		{[]string{"demo", "--config", "x.toml"}, "flag provided but not defined: -config"},
+	}
+	for _, tt := range tests {
+		code, out, errOut := runWatchdog(t, tt.args...)
+		if code != exitUsage || !strings.Contains(errOut, tt.want) || out != "" {
+			t.Errorf("watchdog %v: exit %d, stdout %q, stderr %q; want exit 2 saying %q", tt.args, code, out, errOut, tt.want)
+		}
+	}
+}

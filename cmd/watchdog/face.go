@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"runtime"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
+	"github.com/mcpwatchdog/watchdog/internal/autostart"
+	"github.com/mcpwatchdog/watchdog/tray"
+)
+
+// faceEvery refreshes the tray's idle and expiry lines between events.
+const faceEvery = 10 * time.Second
+
+// view is what the tray shows (loop goroutine only).
+func (d *daemon) view() tray.View {
+	warm := make(map[string]bool, len(d.warmOn))
+	for k, v := range d.warmOn {
+		warm[k] = v
+	}
+	v := tray.View{Status: d.status(), KeepWarm: warm, AutostartOn: d.autostartOn, Now: d.now()}
+	if d.notifier != nil {
+		v.Paused = d.notifier.Paused()
+	}
+	return v
+}
+
+// refreshFace hands the tray the current view; the tray coalesces.
+func (d *daemon) refreshFace() {
+	if d.opts.tray != nil {
+		d.opts.tray.Update(d.view())
+	}
+}
+
+// trayCommands is the tray's click channel, nil (never ready) without one.
+func (d *daemon) trayCommands() <-chan tray.Command {
+	if d.opts.tray == nil {
+		return nil
+	}
+	return d.opts.tray.Commands()
+}
+
+// command turns a click into what `watchdog heal` and the CLI would do.
+func (d *daemon) command(ctx context.Context, cmd tray.Command) {
+	switch cmd.Kind {
+	case tray.CmdHeal:
+		_, _ = d.healNow(ctx, cmd.Server)
+	case tray.CmdKeepWarm:
+		if _, ok := d.warmOn[cmd.Server]; ok {
+			d.warmOn[cmd.Server] = cmd.On
+		}
+	case tray.CmdRestartHost:
+		d.restartHost(ctx, cmd.Server)
+	case tray.CmdPatchApply, tray.CmdPatchRevert:
+		d.patchFromTray(ctx, cmd.Kind == tray.CmdPatchApply)
+	case tray.CmdPauseNotifications:
+		if d.notifier != nil {
+			d.notifier.Pause(d.now().Add(time.Hour))
+		}
+	case tray.CmdOpenJournal:
+		openFile(d.journal.Path())
+	case tray.CmdAutostart:
+		d.setAutostart(cmd.On)
+	case tray.CmdQuit:
+		if d.opts.quit != nil {
+			d.opts.quit()
+		}
+	}
+	d.refreshFace()
+}
+
+// patchFromTray applies or reverts the client patch off the loop (it runs
+// node --check), then looks at the module again.
+func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
+	module := d.client.module
+	if module == "" {
+		d.log.Warn("no client module to patch: set host.client_module")
+		return
+	}
+	home, _ := os.UserHomeDir()
+	goRun(&d.heal.wg, func() {
+		o := clientpatch.ApplyOptions{Home: home}
+		var err error
+		if apply {
+			_, err = clientpatch.Apply(module, o)
+		} else {
+			_, err = clientpatch.Revert(module, o)
+		}
+		if err != nil {
+			d.log.Error("client patch from the tray failed", "apply", apply, "err", err)
+		}
+		st := inspectModule(module, home)
+		d.send(ctx, item{client: &st})
+	})
+}
+
+func (d *daemon) setAutostart(on bool) {
+	var err error
+	if on {
+		_, err = autostart.Enable(autostart.Options{})
+	} else {
+		_, err = autostart.Disable(autostart.Options{})
+	}
+	if err != nil {
+		d.log.Error("start at login", "on", on, "err", err)
+	}
+	d.autostartOn = autostartEnabled()
+}
+
+func autostartEnabled() bool {
+	st, err := autostart.Status(autostart.Options{})
+	return err == nil && st.Enabled
+}
+
+// openFile shows a file in the desktop's default application, never
+// through a shell; the viewer is reaped when it exits.
+func openFile(path string) {
+	opener := "xdg-open"
+	if runtime.GOOS == "darwin" {
+		opener = "open"
+	}
+	cmd := exec.Command(opener, path)
+	if cmd.Start() == nil {
+		go func() { _ = cmd.Wait() }()
+	}
+}
