@@ -1,0 +1,185 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
+)
+
+// TestDesktopDaemon runs `watchdog run` with its tray on the headless
+// desktop against a real Go SDK server whose sessions expire after 2 s:
+// the item's tooltip and icon go lost and back, the menu lists the server
+// with its state, Heal now through dbusmenu makes the daemon start healing,
+// and the loss and the recovery are notified exactly once each.
+func TestDesktopDaemon(t *testing.T) {
+	d := startDesktop(t)
+	notes := listenNotifications(t, d.conn)
+	dir := t.TempDir()
+	store := filepath.Join(dir, "mem", "mcp-sessions.json")
+	os.MkdirAll(filepath.Dir(store), 0o700)
+	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: 2 * time.Second,
+		StorePath: store, LogPath: filepath.Join(dir, "mem", "server.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	state := filepath.Join(dir, "state")
+	cfg := filepath.Join(dir, "config.toml")
+	body := fmt.Sprintf(`notify = true
+[host]
+client_name = "dsh-mcp-client"
+process = ""
+port = 0
+restart = ["sleep", "30"]
+[[server]]
+name = "nowledge-mem"
+url = %q
+store = %q
+logs = [%q]
+idle_timeout = "2s"
+keep_warm = false
+`, srv.URL(), store, filepath.Join(dir, "mem", "server.log"))
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stopDaemon := startWatchdog(t, d, dir, cfg, state)
+	it := registeredItem(t, d)
+
+	ctx := context.Background()
+	cs, err := demoserver.Connect(ctx, srv.URL(), "dsh-mcp-client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	waitFor(t, "the healthy tooltip", func() (bool, string) {
+		tt := it.tooltip()
+		return strings.Contains(tt, "healthy"), tt
+	})
+	healthy := it.pixmap()
+
+	// The session sits idle past 2 s: the server ends it, the tray shows it.
+	waitFor(t, "the lost tooltip and icon", func() (bool, string) {
+		tt := it.tooltip()
+		return strings.Contains(tt, "lost") && it.pixmap() != healthy, tt
+	})
+	waitMenu(t, it, "nowledge-mem: lost", "Heal now", "Quit")
+	screenshot(t, d)
+	waitFor(t, "heal_started from clicking Heal now", func() (bool, string) {
+		if len(journal(t, state, "heal_started")) > 0 {
+			return true, ""
+		}
+		m, err := it.layout()
+		if err != nil {
+			return false, err.Error()
+		}
+		heal, ok := m.find("Heal now")
+		if !ok {
+			return false, fmt.Sprint(m.labels())
+		}
+		return false, fmt.Sprint(it.click(heal.ID))
+	})
+
+	// The host reconnects: a new session of its client is the recovery.
+	cs2, err := demoserver.Connect(ctx, srv.URL(), "dsh-mcp-client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs2.Close()
+	waitFor(t, "the recovered tooltip and icon", func() (bool, string) {
+		tt := it.tooltip()
+		return !strings.Contains(tt, "lost") && !strings.Contains(tt, "healing") && it.pixmap() == healthy, tt
+	})
+	waitMenu(t, it, "nowledge-mem: healthy")
+	waitFor(t, "the recovery notification", func() (bool, string) {
+		return count(notes.summaries(), "recovered") == 1, fmt.Sprint(notes.summaries())
+	})
+	time.Sleep(time.Second) // a duplicate, if any, arrives before counting
+	got := notes.summaries()
+	if count(got, "session lost") != 1 || count(got, "recovered") != 1 {
+		t.Fatalf("notifications %q: want exactly one for the loss and one for the recovery", got)
+	}
+	stopDaemon()
+}
+
+func count(list []string, sub string) int {
+	n := 0
+	for _, s := range list {
+		if strings.Contains(s, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+// startWatchdog builds and runs `watchdog run` (with its tray) on the
+// desktop; the returned func stops it with SIGTERM.
+func startWatchdog(t *testing.T, d *desktop, dir, cfg, state string) func() {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "watchdog")
+	_, file, _, _ := runtime.Caller(0)
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "./cmd/watchdog")
+	build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build watchdog: %v\n%s", err, out)
+	}
+	cmd := exec.CommandContext(t.Context(), bin, "run", "--config", cfg, "--state-dir", state)
+	cmd.Env = append(d.env(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
+	logf := d.logFile(t, "watchdog")
+	cmd.Stderr = logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	stop := func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+			b, _ := os.ReadFile(logf.Name())
+			t.Errorf("watchdog did not stop on SIGTERM:\n%s", tail(string(b), 3000))
+		}
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			stop()
+		}
+	})
+	waitFor(t, "the watchdog saying it runs with a tray", func() (bool, string) {
+		b, _ := os.ReadFile(logf.Name())
+		return strings.Contains(string(b), "running with a tray"), tail(string(b), 500)
+	})
+	return stop
+}
+
+// journal reads the daemon's events of one kind.
+func journal(t *testing.T, state, kind string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(filepath.Join(state, "events.jsonl"))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []map[string]any
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var ev map[string]any
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev["kind"] == kind {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
