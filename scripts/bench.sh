@@ -30,6 +30,8 @@ bench -mode idle -files 200 -servers 50 -duration "$IDLE"
 
 echo "bench: loss → recovered with the patched client (10 runs per server)" >&2
 bash scripts/repro.sh -runs 10 -markdown >>"$rows"
+echo "bench: retried call after a session loss, patch v2 (10 runs per server)" >&2
+bash scripts/repro.sh -retry-bench -runs 10 -markdown -clients real >>"$rows"
 
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 {

@@ -125,7 +125,11 @@ func patchDetail(st clientpatch.Status) string {
 		if st.Trigger {
 			trigger = "with"
 		}
-		return fmt.Sprintf("applied (patch %s, %s the recovery trigger) on %s", st.Version, trigger, st.Base)
+		retry := "with the retry of a call that meets a lost session"
+		if !st.Retry {
+			retry = "no retry: `watchdog patch apply` upgrades it"
+		}
+		return fmt.Sprintf("applied (patch %s, %s the recovery trigger, %s) on %s", st.Version, trigger, retry, st.Base)
 	case clientpatch.StateUnpatched:
 		return "unpatched: " + st.Base + " has the session-loss bug"
 	case clientpatch.StateModified:

@@ -12,7 +12,8 @@ func doctorPatch(rep *doctorReport, cfg config.Config) {
 		rep.add(finding{Check: "client module", Detail: st.detail, Fix: "set host.client_module to dsh-mcp-client's lib/index.js, or pass --module to `watchdog patch`"})
 		return
 	}
-	f := finding{Check: "client module", OK: st.status.State == clientpatch.StateApplied, Detail: st.module + ": " + st.detail}
+	current := st.status.State == clientpatch.StateApplied && st.status.Retry
+	f := finding{Check: "client module", OK: current, Detail: st.module + ": " + st.detail}
 	if !f.OK {
 		f.Fix = st.advice
 	}

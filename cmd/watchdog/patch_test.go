@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -256,4 +257,37 @@ func leftovers(t *testing.T, dir, home string) bool {
 		}
 	}
 	return false
+}
+
+// TestPatchUpgradeFromV1: a module patched by v1 (no retry part) reads as
+// "applied (patch v1, … no retry …)"; `patch apply` upgrades it to v2 and
+// revert still gives the original back.
+func TestPatchUpgradeFromV1(t *testing.T) {
+	t.Parallel()
+	p, orig := realClientModule(t)
+	home := t.TempDir()
+	if _, err := clientpatch.Apply(p, clientpatch.ApplyOptions{Home: home, Version: "v1"}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runPatch(t, home, "status", "--module", p)
+	if code != exitOK || !strings.Contains(out, "applied (patch v1") || !strings.Contains(out, "no retry") || !strings.Contains(out, "upgrade it to v2") {
+		t.Fatalf("status of a v1 module: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runPatch(t, home, "apply", "--module", p)
+	if code != exitOK || !strings.Contains(out, "upgraded from patch v1 to v2") {
+		t.Fatalf("apply over v1: exit %d\n%s%s", code, out, errOut)
+	}
+	mustNodeCheck(t, p)
+	code, out, errOut = runPatch(t, home, "status", "--json", "--module", p)
+	var st clientpatch.Status
+	if err := json.Unmarshal([]byte(out), &st); code != exitOK || err != nil {
+		t.Fatalf("status --json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	if st.State != clientpatch.StateApplied || st.Version != clientpatch.Version || !st.Retry || !slices.Contains(st.Parts, "retry v2") {
+		t.Fatalf("after the upgrade: %+v", st)
+	}
+	code, out, errOut = runPatch(t, home, "revert", "--module", p)
+	if code != exitOK || !bytes.Equal(mustRead(t, p), orig) {
+		t.Fatalf("revert after the upgrade: exit %d, byte-identical %v\n%s%s", code, bytes.Equal(mustRead(t, p), orig), out, errOut)
+	}
 }

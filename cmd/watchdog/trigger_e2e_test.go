@@ -19,7 +19,9 @@ func TestWatchdogHealsBeforeTheNextCall(t *testing.T) {
 	state := filepath.Join(t.TempDir(), "state")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	r, err := repro.Run(ctx, repro.Options{Server: repro.GoSDK, Client: repro.StandIn, Patched: true,
+	// NoRetry (patch v1): with v2 the first call would succeed even without
+	// the trigger; this proves the daemon's trigger did it.
+	r, err := repro.Run(ctx, repro.Options{Server: repro.GoSDK, Client: repro.StandIn, Patched: true, NoRetry: true,
 		IdleTimeout: 2 * time.Second, WatchdogState: state,
 		Watchdog: func(args ...string) *exec.Cmd { return watchdogCmd(t, args...) }})
 	if err != nil {

@@ -25,6 +25,10 @@ type ApplyOptions struct {
 	Node string
 	// Now stamps backup folders; nil: time.Now.
 	Now func() time.Time
+	// Version is the patch version Apply writes: "" is Version; "v1" the
+	// first one, without the retry part (for reproductions of the
+	// behaviour it had, and for upgrade tests).
+	Version string
 	// StepPause sleeps between the steps of a write. Test-only: it widens
 	// the windows a kill -9 test aims at. Zero in real use.
 	StepPause time.Duration
@@ -44,11 +48,19 @@ func (o ApplyOptions) withDefaults() (ApplyOptions, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Version == "" {
+		o.Version = Version
+	}
+	if !knownVersion(o.Version) {
+		return o, fmt.Errorf("clientpatch: unknown patch version %q", o.Version)
+	}
 	return o, nil
 }
 
 // Apply patches the module at path. A file already patched is left alone
-// (no write, no new backup). Refusals leave the file untouched:
+// (no write, no new backup); one patched by an older version is upgraded
+// (its blocks swapped for the current ones; the backup stays the
+// original). Refusals leave the file untouched:
 // ErrUnknownVersion (not a known build, no Force), ErrAnchorsMissing,
 // ErrModified (patched, then changed), ErrReadOnly, ErrNodeCheck.
 func Apply(path string, o ApplyOptions) (Status, error) {
@@ -56,7 +68,10 @@ func Apply(path string, o ApplyOptions) (Status, error) {
 		a := analyze(m.content, m.bk.hasDigest)
 		switch a.State {
 		case StateApplied:
-			return m.status(a, "already applied; nothing changed"), nil
+			if a.Version == m.o.Version {
+				return m.status(a, "already applied; nothing changed"), nil
+			}
+			return m.upgrade(a)
 		case StateModified:
 			return m.status(a, ""), fmt.Errorf("%w: %s; revert it first (`watchdog patch revert --force --module %s`)", ErrModified, m.path, m.path)
 		case StateUnknownVersion:
@@ -64,7 +79,7 @@ func Apply(path string, o ApplyOptions) (Status, error) {
 				return m.status(a, ""), fmt.Errorf("%w: %s has sha256 %s; `--force` applies it anyway when every anchor is found", ErrUnknownVersion, m.path, a.Digest)
 			}
 		}
-		patched, err := build(m.content)
+		patched, err := buildVersion(m.content, m.o.Version)
 		if err != nil {
 			return m.status(a, ""), err
 		}
@@ -112,6 +127,23 @@ func Revert(path string, o ApplyOptions) (Status, error) {
 		}
 		return m.reread("reverted to the original; " + adviceRestart)
 	})
+}
+
+// upgrade swaps an older version's blocks for the current ones (or the
+// ones ApplyOptions.Version asks for). The backup (if one is still
+// needed) is the original, never the old patch.
+func (m module) upgrade(a analysis) (Status, error) {
+	patched, err := buildVersion(a.stripped, m.o.Version)
+	if err != nil {
+		return m.status(a, ""), err
+	}
+	if back, _, ok := strip(patched); !ok || !bytes.Equal(back, a.stripped) {
+		return m.status(a, ""), errors.New("clientpatch: internal error: the upgrade would not revert cleanly; nothing written")
+	}
+	if err := m.replace(patched, a.stripped, "apply"); err != nil {
+		return m.status(a, ""), err
+	}
+	return m.reread("upgraded from patch " + a.Version + " to " + m.o.Version + "; " + adviceRestart)
 }
 
 func isKnown(d string) bool { _, ok := knownBase(d); return ok }

@@ -3,6 +3,7 @@ package clientpatch
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,10 +19,10 @@ func TestApplyRevertRealClient(t *testing.T) {
 	o := opts(t)
 	st, err := Apply(p, o)
 	mustDo(t, err)
-	if st.State != StateApplied || !st.Trigger || st.Version != Version || st.BaseDigest != digestRC8 {
+	if st.State != StateApplied || !st.Trigger || !st.Retry || st.Version != Version || st.BaseDigest != digestRC8 {
 		t.Fatalf("after apply: %+v", st)
 	}
-	wantParts := []string{"module v1", "onerror v1", "register v1", "dispose v1"}
+	wantParts := []string{"retry v2", "module v2", "onerror v2", "register v2", "dispose v2"}
 	if !slices.Equal(st.Parts, wantParts) {
 		t.Fatalf("parts %v, want %v", st.Parts, wantParts)
 	}
@@ -53,7 +54,7 @@ func TestApplyRevertRealClient(t *testing.T) {
 	}
 }
 
-// TestPatchOnlyInserts: the patched file is the original plus four marked
+// TestPatchOnlyInserts: the patched file is the original plus five marked
 // blocks at their anchors, indented like them, and nothing else.
 func TestPatchOnlyInserts(t *testing.T) {
 	t.Parallel()
@@ -61,7 +62,7 @@ func TestPatchOnlyInserts(t *testing.T) {
 	patched, err := build(orig)
 	mustDo(t, err)
 	rest, found, ok := strip(patched)
-	if !ok || !bytes.Equal(rest, orig) || len(found) != 4 {
+	if !ok || !bytes.Equal(rest, orig) || len(found) != 5 {
 		t.Fatalf("strip(build(x)) != x (ok %v, %d parts)", ok, len(found))
 	}
 	lines := strings.Split(string(patched), "\n")
@@ -70,6 +71,7 @@ func TestPatchOnlyInserts(t *testing.T) {
 		"onerror":  {next: "generation.onclose = () => {", indent: "\t\t"},
 		"register": {prev: "let settling = connectGeneration(true);", indent: "\t"},
 		"dispose":  {prev: "disposed = true;", indent: "\t\t\t"},
+		"retry":    {prev: "function callToolUncached(client, rawName, args, exec, opts) {", next: "return client.request({", indent: "\t"},
 	}
 	for i, l := range lines {
 		m := markerRE.FindStringSubmatch(strings.TrimSpace(l))
@@ -169,6 +171,7 @@ func TestForceWithoutAnchors(t *testing.T) {
 		{"dispose flag moved", "disposed = true;", "void 0; disposed = true;"},
 		{"two oncloses", "closeObserved = true;", "generation.onclose = () => {"},
 		{"two settlings", "const hasClosed = () => closeObserved;", "let settling = connectGeneration(true);"},
+		{"callToolUncached renamed its parameters", "function callToolUncached(client, rawName, args, exec, opts) {", "function callToolUncached(client, rawName, args, exec, options) {"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -321,5 +324,55 @@ func TestReplacedDuringApply(t *testing.T) {
 	}
 	if !bytes.Equal(readFile(t, p), newer) || len(strayTemps(t, filepath.Dir(p))) > 0 {
 		t.Fatal("the reinstalled file was overwritten, or a temp file was left")
+	}
+}
+
+// TestUpgradeFromV1: a file patched by v1 reads as applied v1 without the
+// retry; apply swaps in v2 (the same bytes as a fresh v2 apply), keeps the
+// one backup of the original, and revert still gives the original back.
+func TestUpgradeFromV1(t *testing.T) {
+	t.Parallel()
+	for _, forced := range []bool{false, true} {
+		t.Run(fmt.Sprintf("forced=%v", forced), func(t *testing.T) {
+			t.Parallel()
+			p, orig := realClient(t)
+			if forced {
+				orig = append([]byte("// a build the patch does not know\n"), orig...)
+			}
+			o := opts(t)
+			o.Force = forced
+			mustDo(t, os.WriteFile(p, orig, 0o644))
+			o.Version = "v1"
+			_, err := Apply(p, o)
+			mustDo(t, err)
+			o.Version = ""
+			v1, err := buildVersion(orig, versionV1)
+			mustDo(t, err)
+			if !bytes.Equal(readFile(t, p), v1) {
+				t.Fatal("ApplyOptions.Version v1 did not write the v1 patch")
+			}
+			st, err := Inspect(p, o.Home)
+			mustDo(t, err)
+			if st.State != StateApplied || st.Version != versionV1 || st.Retry || !st.Trigger || !strings.Contains(st.Advice, "watchdog patch apply") {
+				t.Fatalf("v1 file: %+v", st)
+			}
+			o.Force = false // an upgrade needs no --force, even on a forced base
+			st, err = Apply(p, o)
+			mustDo(t, err)
+			want, err := build(orig)
+			mustDo(t, err)
+			if !bytes.Equal(readFile(t, p), want) || st.Version != Version || !st.Retry || !strings.Contains(st.Advice, "upgraded from patch v1") {
+				t.Fatalf("after the upgrade: %+v (bytes of a fresh v2 apply: %v)", st, bytes.Equal(readFile(t, p), want))
+			}
+			nodeCheckOK(t, p)
+			if b := backupDirs(t, o.Home); len(b) != 1 || !bytes.Equal(readFile(t, st.Backup), orig) {
+				t.Fatalf("backups %v, want the one original", b)
+			}
+			_, err = Revert(p, o)
+			mustDo(t, err)
+			if !bytes.Equal(readFile(t, p), orig) {
+				t.Fatal("revert after the upgrade is not the original")
+			}
+		})
 	}
 }

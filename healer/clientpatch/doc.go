@@ -3,9 +3,14 @@
 // on onclose, and a lost session (HTTP 404 on a POST) never closes the
 // transport, so every tool of that server fails until DSH restarts.
 //
-// The patch inserts four marked blocks (payload/*.js, written by the JS side)
-// at four anchors of lib/index.js and changes nothing else, so removing the
-// blocks gives back the original byte for byte. Writes are all-or-nothing:
+// The patch inserts five marked blocks (payload/*.js) at five anchors of
+// lib/index.js and changes nothing else, so removing the blocks gives back
+// the original byte for byte. Patch v2 added the "retry" block: a tool call
+// that meets a lost session (a POST answered 404, or the 400 quirk: the
+// server refused it before any tool ran) is sent once more on the
+// supervisor's new session; nothing else is ever retried. A v1 file (its
+// payloads are kept in payload/v1) reads as applied without the retry, and
+// Apply upgrades it. Writes are all-or-nothing:
 // the new file is built in memory, written to a temp file in the module's
 // own directory (so Node reads it as ESM under the package's "type":
 // "module"), fsynced, checked with `node --check`, then renamed over the

@@ -7,10 +7,18 @@ import (
 	"strings"
 )
 
-// Version is the patch version written into every marker.
-const Version = "v1"
+// Version is the patch version written into every marker. v2 added the
+// "retry" part (a tool call that meets a lost session is sent once more on
+// the new session); a v1 file is recognised, reported and upgraded.
+const Version = "v2"
 
-//go:embed payload/module.js payload/onerror.js payload/register.js payload/dispose.js
+// versionV1 is the first patch version: no retry part.
+const versionV1 = "v1"
+
+// The current payloads, and v1's kept byte for byte so that a v1 file can
+// be told from an edited one.
+//
+//go:embed payload/*.js payload/v1/*.js
 var payloadFS embed.FS
 
 // part is one inserted block: where it goes and what it holds.
@@ -22,15 +30,46 @@ type part struct {
 	find func(lines []string) (at, anchor int, err error)
 }
 
-// parts lists the blocks in file order; the names are the marker names and
-// the payload file names.
-func parts() []part {
-	return []part{
+// parts lists the blocks of a patch version; the names are the marker
+// names and the payload file names.
+func parts(version string) []part {
+	p := []part{
 		{"module", beforeLine("function startConnection(", strings.HasPrefix)},
 		{"onerror", beforeLine("generation.onclose = () => {", equal)},
 		{"register", afterLine("let settling = connectGeneration(true);")},
 		{"dispose", afterDisposeFlag},
 	}
+	if version == versionV1 {
+		return p
+	}
+	return append(p, part{"retry", intoBody("function callToolUncached(client, rawName, args, exec, opts) {")})
+}
+
+// intoBody: the block becomes the first statement of the function whose
+// header is want (the block uses its parameter names), indented like the
+// body's first line.
+func intoBody(want string) func([]string) (int, int, error) {
+	return func(lines []string) (int, int, error) {
+		i, err := onlyLine(lines, want, equal)
+		if err != nil {
+			return -1, -1, err
+		}
+		if i+1 >= len(lines) {
+			return -1, -1, fmt.Errorf("%w: %q has no body", ErrAnchorsMissing, want)
+		}
+		return i + 1, i + 1, nil
+	}
+}
+
+// knownVersion: a patch version this engine can build (and so recognise).
+func knownVersion(v string) bool { return v == Version || v == versionV1 }
+
+// payloadDir is where a version's payload files are embedded.
+func payloadDir(version string) string {
+	if version == Version {
+		return "payload/"
+	}
+	return "payload/" + version + "/"
 }
 
 func equal(a, b string) bool { return a == b }
@@ -75,12 +114,16 @@ func afterDisposeFlag(lines []string) (int, int, error) {
 	return i + 2, i + 1, nil
 }
 
-func beginMarker(name string) string { return "/* mcp-watchdog:begin " + name + " " + Version + " */" }
-func endMarker(name string) string   { return "/* mcp-watchdog:end " + name + " " + Version + " */" }
+func beginMarker(name, version string) string {
+	return "/* mcp-watchdog:begin " + name + " " + version + " */"
+}
+func endMarker(name, version string) string {
+	return "/* mcp-watchdog:end " + name + " " + version + " */"
+}
 
 // payloadLines returns a payload's lines without the final newline.
-func payloadLines(name string) ([]string, error) {
-	b, err := payloadFS.ReadFile("payload/" + name + ".js")
+func payloadLines(name, version string) ([]string, error) {
+	b, err := payloadFS.ReadFile(payloadDir(version) + name + ".js")
 	if err != nil {
 		return nil, fmt.Errorf("clientpatch: payload %s: %w", name, err)
 	}
@@ -92,8 +135,8 @@ func payloadLines(name string) ([]string, error) {
 }
 
 // block renders one part's marked block, indented like the anchor line.
-func block(name, anchor string) ([]string, error) {
-	body, err := payloadLines(name)
+func block(name, version, anchor string) ([]string, error) {
+	body, err := payloadLines(name, version)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +146,7 @@ func block(name, anchor string) ([]string, error) {
 		eol = "\r" // keep a CRLF file CRLF
 	}
 	out := make([]string, 0, len(body)+2)
-	out = append(out, indent+beginMarker(name)+eol)
+	out = append(out, indent+beginMarker(name, version)+eol)
 	for _, l := range body {
 		if l == "" {
 			out = append(out, eol)
@@ -111,19 +154,22 @@ func block(name, anchor string) ([]string, error) {
 		}
 		out = append(out, indent+l+eol)
 	}
-	return append(out, indent+endMarker(name)+eol), nil
+	return append(out, indent+endMarker(name, version)+eol), nil
 }
 
-// build returns the patched form of an unpatched file. It changes nothing
-// but inserting whole lines, so strip(build(x)) == x.
-func build(orig []byte) ([]byte, error) {
+// build returns the patched form (current version) of an unpatched file.
+// It changes nothing but inserting whole lines, so strip(build(x)) == x.
+func build(orig []byte) ([]byte, error) { return buildVersion(orig, Version) }
+
+// buildVersion is build for one patch version.
+func buildVersion(orig []byte, version string) ([]byte, error) {
 	lines := strings.Split(string(orig), "\n")
 	if hasMarkers(lines) {
 		return nil, fmt.Errorf("clientpatch: the file already carries %s markers", markerTag)
 	}
-	at := make(map[int][]string, 4)
+	at := make(map[int][]string, 5)
 	var missing []error
-	for _, p := range parts() {
+	for _, p := range parts(version) {
 		i, anchor, err := p.find(lines)
 		if err != nil {
 			missing = append(missing, err)
@@ -132,7 +178,7 @@ func build(orig []byte) ([]byte, error) {
 		if at[i] != nil {
 			return nil, fmt.Errorf("%w: two blocks at line %d", ErrAnchorsMissing, i+1)
 		}
-		if at[i], err = block(p.name, lines[anchor]); err != nil {
+		if at[i], err = block(p.name, version, lines[anchor]); err != nil {
 			return nil, err
 		}
 	}

@@ -29,9 +29,10 @@ type Status struct {
 	Digest     string   `json:"digest,omitempty"`      // sha256 of the file now
 	BaseDigest string   `json:"base_digest,omitempty"` // sha256 of the original, when known
 	Base       string   `json:"base,omitempty"`        // which known build the original is
-	Parts      []string `json:"parts,omitempty"`       // marked blocks present: "module v1", …
-	Version    string   `json:"version,omitempty"`     // patch version when applied
+	Parts      []string `json:"parts,omitempty"`       // marked blocks present: "module v2", "retry v2", …
+	Version    string   `json:"version,omitempty"`     // patch version when applied ("v1": no retry; apply upgrades it)
 	Trigger    bool     `json:"trigger"`               // the recovery trigger is in
+	Retry      bool     `json:"retry"`                 // a call that meets a lost session is retried once (v2)
 	Backup     string   `json:"backup,omitempty"`      // newest backup
 	Advice     string   `json:"advice"`                // one sentence: what to do
 }
@@ -88,14 +89,21 @@ func analyze(content []byte, forcedBase func(digest string) bool) analysis {
 	if !known && (forcedBase == nil || !forcedBase(base)) {
 		return a
 	}
-	if want, err := build(rest); err != nil || !bytes.Equal(want, content) {
+	version := found[0].version // strip found at least one block: content has markers
+	if !knownVersion(version) {
 		return a
+	}
+	if want, err := buildVersion(rest, version); err != nil || !bytes.Equal(want, content) {
+		return a // also when the blocks mix versions
 	}
 	if !known {
 		name = "an unknown version (patched with --force)"
 	}
-	a.State, a.BaseDigest, a.Base, a.Version = StateApplied, base, name, Version
-	a.Trigger, a.Advice = true, adviceApplied // the register block is the trigger
+	a.State, a.BaseDigest, a.Base, a.Version = StateApplied, base, name, version
+	a.Trigger, a.Retry, a.Advice = true, version == Version, adviceApplied // the register block is the trigger
+	if version != Version {
+		a.Advice = adviceOutdated
+	}
 	return a
 }
 
@@ -109,6 +117,7 @@ const (
 	adviceUnpatched = "this client has the session-loss bug: run `watchdog patch apply`, then restart DSH"
 	adviceApplied   = "the fix is in: restart DSH if it was running when the patch was applied; reinstalling or updating DSH removes the patch (run `watchdog patch apply` again then)"
 	adviceUnknown   = "this dsh-mcp-client build is not one the patch knows: check that it still lacks an onerror handler (`grep -c onerror lib/index.js` is 0), then `watchdog patch apply --force` edits it only if every anchor is found"
+	adviceOutdated  = "an older patch (v1) is in: a lost session heals, but the call that meets it still fails; run `watchdog patch apply` to upgrade it to v2 (that call is then retried once on the new session), then restart DSH"
 	adviceModified  = "the patched file was changed after patching: `watchdog patch revert --force` restores the original from the backup, then run `watchdog patch apply` again"
 	adviceNotFound  = "dsh-mcp-client was not found: pass --module PATH/lib/index.js or set host.client_module in the config"
 	adviceRestart   = "restart DSH so it loads the change; reinstalling or updating DSH removes the patch (run `watchdog patch apply` again then)"

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -17,7 +18,12 @@ func TestInspectStates(t *testing.T) {
 	mustDo(t, err)
 	insideBlock := bytes.Replace(patched, []byte("generation.onerror = (error) => {"), []byte("generation.onerror = (err) => {"), 1)
 	outside := bytes.Replace(patched, []byte("const GENERATION_CLOSE_TIMEOUT_MS"), []byte("const  GENERATION_CLOSE_TIMEOUT_MS"), 1)
-	noEnd := bytes.Replace(patched, []byte("/* mcp-watchdog:end dispose v1 */"), nil, 1)
+	noEnd := bytes.Replace(patched, []byte("/* mcp-watchdog:end dispose v2 */"), nil, 1)
+	v1, err := buildVersion(orig, versionV1)
+	mustDo(t, err)
+	mixed := bytes.Replace(patched, []byte("mcp-watchdog:begin dispose v2 */"), []byte("mcp-watchdog:begin dispose v1 */"), 1)
+	mixed = bytes.Replace(mixed, []byte("mcp-watchdog:end dispose v2 */"), []byte("mcp-watchdog:end dispose v1 */"), 1)
+	v3 := bytes.ReplaceAll(patched, []byte(" v2 */"), []byte(" v3 */"))
 	tests := []struct {
 		name    string
 		content []byte
@@ -26,11 +32,16 @@ func TestInspectStates(t *testing.T) {
 	}{
 		{"original", orig, StateUnpatched, "watchdog patch apply"},
 		{"patched", patched, StateApplied, "restart DSH"},
+		{"patched by v1", v1, StateApplied, "upgrade it to v2"},
+		{"v1 without its retry block but v2 blocks", mixed, StateModified, "revert --force"},
+		{"a version this engine does not know", v3, StateModified, "revert --force"},
+		{"v1 with a block gone", stripPart(t, v1, "register"), StateModified, "revert --force"},
 		{"unknown", append([]byte("// new build\n"), orig...), StateUnknownVersion, "--force"},
 		{"edited inside a block", insideBlock, StateModified, "revert --force"},
 		{"edited outside the blocks", outside, StateModified, "revert --force"},
 		{"end marker gone", noEnd, StateModified, "revert --force"},
 		{"a block gone", stripPart(t, patched, "register"), StateModified, "revert --force"},
+		{"the retry block gone", stripPart(t, patched, "retry"), StateModified, "revert --force"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,6 +59,9 @@ func TestInspectStates(t *testing.T) {
 			if (st.State == StateApplied) != st.Trigger {
 				t.Fatalf("trigger %v in state %s", st.Trigger, st.State)
 			}
+			if wantRetry := st.State == StateApplied && !bytes.Equal(tc.content, v1); st.Retry != wantRetry {
+				t.Fatalf("retry %v (version %q), want %v", st.Retry, st.Version, wantRetry)
+			}
 		})
 	}
 }
@@ -55,13 +69,13 @@ func TestInspectStates(t *testing.T) {
 // stripPart removes one part's marked block.
 func stripPart(t testing.TB, content []byte, name string) []byte {
 	t.Helper()
-	begin := bytes.Index(content, []byte("\t/* mcp-watchdog:begin "+name))
-	endMark := []byte("/* mcp-watchdog:end " + name + " v1 */\n")
-	end := bytes.Index(content, endMark)
-	if begin < 0 || end < 0 {
+	begin := bytes.Index(content, []byte("/* mcp-watchdog:begin "+name))
+	end := regexp.MustCompile(`/\* mcp-watchdog:end ` + name + ` v[0-9]+ \*/\n`).FindIndex(content)
+	if begin < 0 || end == nil {
 		t.Fatalf("no %s block", name)
 	}
-	return append(append([]byte{}, content[:begin]...), content[end+len(endMark):]...)
+	begin = bytes.LastIndexByte(content[:begin], '\n') + 1 // with its indentation
+	return append(append([]byte{}, content[:begin]...), content[end[1]:]...)
 }
 
 // TestRevertCases: what revert does in each state.

@@ -57,3 +57,40 @@ func summarize(d []time.Duration) (median, lo, hi time.Duration) {
 	}
 	return median, s[0], s[n-1]
 }
+
+// RetryBenchResult summarises the retried call of the v2 patch: the first
+// call after the loss, sent once more on the new session inside the client.
+type RetryBenchResult struct {
+	Runs int
+	// FailedFirstCalls counts runs whose first call after the loss failed
+	// (the retry's goal is none).
+	FailedFirstCalls int
+	// Median, Min and Max are over the runs whose first call succeeded:
+	// that call's time minus the call before the loss (the added latency
+	// of the lost session: the retry's wait for the new session included).
+	Median, Min, Max time.Duration
+}
+
+// RetryBench runs the patched (v2) client runs times with o and measures
+// the added latency of the call that met the lost session.
+func RetryBench(ctx context.Context, o Options, runs int) (RetryBenchResult, error) {
+	if runs < 1 {
+		return RetryBenchResult{}, fmt.Errorf("%w: %d runs", ErrBadOptions, runs)
+	}
+	o.Patched, o.NoRetry, o.Trigger = true, false, false
+	b := RetryBenchResult{Runs: runs}
+	var added []time.Duration
+	for i := range runs {
+		r, err := Run(ctx, o)
+		if err != nil {
+			return b, fmt.Errorf("run %d of %d: %w", i+1, runs, err)
+		}
+		if r.FirstCallFailed {
+			b.FailedFirstCalls++
+			continue
+		}
+		added = append(added, max(0, r.FirstCallTook-r.BeforeCallTook))
+	}
+	b.Median, b.Min, b.Max = summarize(added)
+	return b, nil
+}

@@ -8,9 +8,10 @@
 // makes the tool calls.
 //
 // Unpatched, the first call after the loss fails with 404 and every later
-// call fails the same way: STUCK. Patched (healer/clientpatch), the failed
-// call takes the generation down and the supervisor reconnects: a call
-// made shortly after succeeds: RECOVERED. With the recovery trigger (the
+// call fails the same way: STUCK. With patch v1 (Options.NoRetry), the
+// failed call takes the generation down and the supervisor reconnects: a
+// call made shortly after succeeds: RECOVERED. With v2 (the default), that
+// first call is itself sent once more on the new session and succeeds. With the recovery trigger (the
 // watchdog's heal step, written here by Run itself when it sees the loss),
 // even the first call after the loss succeeds.
 package repro

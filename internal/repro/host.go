@@ -41,6 +41,9 @@ func startHost(node string, p paths, module string, o Options, servers []hostSer
 	if o.ReconnectInitial > 0 {
 		args = append(args, "--reconnect-initial-ms", strconv.FormatInt(o.ReconnectInitial.Milliseconds(), 10))
 	}
+	if o.ToolCallTimeout > 0 {
+		args = append(args, "--tool-call-timeout-ms", strconv.FormatInt(o.ToolCallTimeout.Milliseconds(), 10))
+	}
 	h := &host{lines: make(chan string, 64), gone: make(chan struct{})}
 	pr, err := startProc(node, p.clientDir, args, withHome(os.Environ(), home), h.onLine)
 	if err != nil {

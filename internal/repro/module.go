@@ -34,7 +34,7 @@ func prepareModule(o Options, p paths, node, dir, home string) (string, error) {
 		return module, nil
 	}
 	// No Force: both clients are known bases, which this also proves.
-	if _, err := clientpatch.Apply(module, clientpatch.ApplyOptions{Home: home, Node: node}); err != nil {
+	if _, err := clientpatch.Apply(module, clientpatch.ApplyOptions{Home: home, Node: node, Version: o.patchVersion()}); err != nil {
 		return "", fmt.Errorf("repro: patch %s: %w", o.Client, err)
 	}
 	return module, nil

@@ -89,6 +89,13 @@ type Options struct {
 	// Patched applies the client patch (healer/clientpatch.Apply) to a
 	// copy of the module before the host loads it.
 	Patched bool
+	// NoRetry, with Patched, applies the first patch version (v1): the
+	// fix and the trigger without the retry part, so the first call after
+	// the loss fails as it did before issue 8.
+	NoRetry bool
+	// ToolCallTimeout is the client's toolCallTimeoutMs; zero keeps the
+	// host's default (the client's 60 s).
+	ToolCallTimeout time.Duration
 	// Reverted applies the patch and then reverts it (Patched must be
 	// false): the client must be byte-identical to the original and STUCK.
 	Reverted bool
@@ -170,11 +177,24 @@ func (o Options) validate() error {
 		return fmt.Errorf("%w: loss %q (want %s or %s)", ErrBadOptions, o.Loss, LossIdle, LossForget)
 	case o.Trigger && !o.Patched:
 		return fmt.Errorf("%w: the trigger needs the patched client", ErrBadOptions)
-	case o.IdleTimeout < 0 || o.ReconnectInitial < 0 || o.RecoverWithin < 0 || o.ConfirmWithin < 0:
+	case o.NoRetry && !o.Patched:
+		return fmt.Errorf("%w: no-retry is a patch version: it needs the patched client", ErrBadOptions)
+	case o.IdleTimeout < 0 || o.ReconnectInitial < 0 || o.RecoverWithin < 0 || o.ConfirmWithin < 0 || o.ToolCallTimeout < 0:
 		return fmt.Errorf("%w: negative duration", ErrBadOptions)
 	}
 	return nil
 }
 
 // tool is the public name of the server's echo tool in the host.
-func (o Options) tool() string { return "mcp__" + o.ServerName + "__echo" }
+func (o Options) tool() string { return o.toolNamed("echo") }
+
+// toolNamed is the public name of one of the server's tools in the host.
+func (o Options) toolNamed(name string) string { return "mcp__" + o.ServerName + "__" + name }
+
+// patchVersion is the clientpatch version o applies.
+func (o Options) patchVersion() string {
+	if o.NoRetry {
+		return "v1"
+	}
+	return "" // the current one
+}

@@ -104,7 +104,7 @@ func jsString(s string) string {
 func TestPayloadRules(t *testing.T) {
 	t.Parallel()
 	decl := regexp.MustCompile(`^(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)`)
-	for _, part := range []string{"module", "onerror", "register", "dispose"} {
+	for _, part := range []string{"module", "onerror", "register", "dispose", "retry"} {
 		b, err := os.ReadFile(filepath.Join(payloadDir(t), part+".js"))
 		if err != nil {
 			t.Fatal(err)

@@ -18,6 +18,7 @@ type Result struct {
 	Server  ServerKind
 	Client  ClientKind
 	Patched bool
+	NoRetry bool // patched with v1: no retry part
 	Trigger bool
 	Loss    LossMode
 	// ServerName is the client's name for the server; URL its MCP endpoint.
@@ -33,6 +34,10 @@ type Result struct {
 	FirstCallStatus int
 	// FirstCallError is that failure's message.
 	FirstCallError string
+	// BeforeCallTook is how long the call before the loss took, and
+	// FirstCallTook the first call after it (with the retry part, that
+	// call's retry on the new session included).
+	BeforeCallTook, FirstCallTook time.Duration
 	// FailedCalls counts every failed call after the loss: the first one
 	// and the probes made every 100 ms until one succeeded or
 	// RecoverWithin passed.
@@ -115,7 +120,7 @@ func runIn(ctx context.Context, o Options, p paths, node, tmp, home string) (Res
 		}
 		defer w.stop()
 	}
-	r := Result{Server: o.Server, Client: o.Client, Patched: o.Patched, Trigger: o.Trigger, Loss: o.Loss,
+	r := Result{Server: o.Server, Client: o.Client, Patched: o.Patched, NoRetry: o.NoRetry, Trigger: o.Trigger, Loss: o.Loss,
 		ServerName: o.ServerName, URL: srv.URL()}
 	if err := r.drive(ctx, o, srv, h, home); err != nil {
 		return r, err
@@ -131,13 +136,19 @@ func runIn(ctx context.Context, o Options, p paths, node, tmp, home string) (Res
 // drive: a call on the live session, the loss, then calls until one
 // succeeds or RecoverWithin passes.
 func (r *Result) drive(ctx context.Context, o Options, srv server, h *host, home string) error {
-	before, err := h.call(o.tool(), `{"text":"before the loss"}`)
-	if err != nil {
-		return err
+	// Two calls on the live session; the second (warm) one is the baseline.
+	for i := range 2 {
+		start := time.Now()
+		before, err := h.call(o.tool(), `{"text":"before the loss"}`)
+		if err != nil {
+			return err
+		}
+		r.BeforeCallTook = time.Since(start)
+		if !before.OK {
+			return fmt.Errorf("%w: call %d before the loss failed: %s", ErrHost, i+1, before.Text)
+		}
 	}
-	if !before.OK {
-		return fmt.Errorf("%w: the call before the loss failed: %s", ErrHost, before.Text)
-	}
+	var err error
 	if r.LostSession, err = onlySession(ctx, srv, ""); err != nil {
 		return err
 	}
@@ -189,9 +200,13 @@ func lose(ctx context.Context, o Options, srv server, id string) (time.Time, err
 func (r *Result) callUntilRecovered(o Options, h *host, lossAt time.Time) error {
 	var deadline time.Time
 	for i := 0; ; i++ {
+		start := time.Now()
 		res, err := h.call(o.tool(), fmt.Sprintf(`{"text":"after the loss %d"}`, i))
 		if err != nil {
 			return err
+		}
+		if i == 0 {
+			r.FirstCallTook = time.Since(start)
 		}
 		if res.OK {
 			r.Verdict, r.RecoveredAfter = Recovered, time.Since(lossAt)

@@ -95,6 +95,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"client", Options{Client: "other"}, false},
 		{"loss", Options{Loss: "crash"}, false},
 		{"negative", Options{RecoverWithin: -time.Second}, false},
+		{"v1 patch", Options{Patched: true, NoRetry: true}, true},
+		{"no-retry unpatched", Options{NoRetry: true}, false},
+		{"negative call timeout", Options{ToolCallTimeout: -time.Second}, false},
 	}
 	for _, tc := range tests {
 		o, err := tc.o.withDefaults()

@@ -3,7 +3,7 @@
 // applies it to one or more Streamable HTTP servers, and makes tool calls on demand.
 //
 //   node host.mjs --module PATH/lib/index.js --server NAME --url URL [--server NAME --url URL ...]
-//                 [--reconnect-initial-ms N]
+//                 [--reconnect-initial-ms N] [--tool-call-timeout-ms N]
 //
 // Each --server/--url pair is one plugin instance (one MCP server), as DSH loads one
 // mcp-client instance per server; they share the tool registry.
@@ -45,6 +45,7 @@ function parseFlags() {
 			server: { type: "string", multiple: true },
 			url: { type: "string", multiple: true },
 			"reconnect-initial-ms": { type: "string" },
+			"tool-call-timeout-ms": { type: "string" },
 		},
 		strict: true,
 	});
@@ -58,7 +59,12 @@ function parseFlags() {
 		if (!Number.isFinite(ms) || ms <= 0) throw new Error(`bad --reconnect-initial-ms ${values["reconnect-initial-ms"]}`);
 		reconnect.initialDelayMs = ms;
 	}
-	return { module: values.module, servers: names.map((name, i) => ({ name, url: urls[i] })), reconnect };
+	let toolCallTimeoutMs;
+	if (values["tool-call-timeout-ms"] !== undefined) {
+		toolCallTimeoutMs = Number(values["tool-call-timeout-ms"]);
+		if (!Number.isFinite(toolCallTimeoutMs) || toolCallTimeoutMs <= 0) throw new Error(`bad --tool-call-timeout-ms ${values["tool-call-timeout-ms"]}`);
+	}
+	return { module: values.module, servers: names.map((name, i) => ({ name, url: urls[i] })), reconnect, toolCallTimeoutMs };
 }
 
 function out(line) {
@@ -175,6 +181,8 @@ async function main() {
 				serverName: server.name,
 				url: server.url,
 				reconnect: flags.reconnect,
+				// The real client's Config fills in 60 s; its apply() reads the value as given.
+				toolCallTimeoutMs: flags.toolCallTimeoutMs ?? 6e4,
 			});
 		}),
 	);

@@ -1,8 +1,10 @@
-// MCP session watchdog, client patch v1 (https://github.com/mcpwatchdog/watchdog).
+// MCP session watchdog, client patch v2 (https://github.com/mcpwatchdog/watchdog).
 // A lost session never closes the transport: the SDK reports it through onerror only,
 // so these helpers feed it into the path onclose already uses (generationDown), let the
 // watchdog ask for the same recovery through a trigger file, and publish each server's
-// session in a beacon file the watchdog reads.
+// session in a beacon file the watchdog reads. A tool call that meets a lost session is
+// sent once more on the new session: the server refused it at the session lookup, before
+// any tool ran, so it cannot run twice. No other failure is ever retried.
 /** Messages of a 400 answer that mean the server does not know our session. */
 const __mcpWatchdogLostSession400 = /no valid session|session not found|session (?:has )?expired|invalid (?:or missing )?session|unknown session|session (?:id )?(?:is )?(?:missing|invalid|unknown|expired)/i;
 /** How often the beacon follows the supervisor's state (ms). */
@@ -11,6 +13,13 @@ const __mcpWatchdogSampleMs = 500;
 const __mcpWatchdogPollMs = 2e3;
 /** How long a deliberately abandoned session's DELETE may take before the close (ms). */
 const __mcpWatchdogTerminateMs = 5e3;
+/** How long a tool call that met a lost session waits for the new session (ms). */
+const __mcpWatchdogRetryWaitMs = 5e3;
+/** Marks the inner call of __mcpWatchdogCallTool, which goes straight to the original body. */
+const __mcpWatchdogDirect = Symbol("mcp-watchdog.direct");
+/** Each supervisor (keyed by its generationDown) and each generation's link to its supervisor. */
+const __mcpWatchdogSupervisors = /* @__PURE__ */ new WeakMap();
+const __mcpWatchdogGenerations = /* @__PURE__ */ new WeakMap();
 /**
 * Whether a transport error says the server no longer knows our session, deliberately
 * narrow: a POST answered 404 (SDK 1.x StreamableHTTPError.code, SDK 2 SdkHttpError.status),
@@ -241,4 +250,68 @@ function __mcpWatchdogWriteBeacon(reg) {
 		if (!reg.writeFailed) [...reg.instances][0]?.logger.warn(`mcp-client: mcp-watchdog beacon not written: ${String(error)}`);
 		reg.writeFailed = true;
 	}
+}
+/**
+* Link a new generation to its supervisor (created with the first generation). access:
+* { label, logger, current() -> the connected generation or undefined, settling() -> the
+* attempt in flight, hurry() -> start the first reconnect of an outage now, retire() -> take
+* this generation down }. When this generation's attempt settles, waiting calls look again.
+*/
+function __mcpWatchdogTrack(generation, key, access) {
+	let supervisor = __mcpWatchdogSupervisors.get(key);
+	if (supervisor === void 0) {
+		supervisor = {
+			...access,
+			waiters: /* @__PURE__ */ new Set()
+		};
+		__mcpWatchdogSupervisors.set(key, supervisor);
+	}
+	__mcpWatchdogGenerations.set(generation, {
+		supervisor,
+		retire: access.retire
+	});
+	// settling() is this attempt's promise once connectGeneration has returned: read it a turn later.
+	Promise.resolve().then(() => supervisor.settling()).then(() => {
+		for (const wake of [...supervisor.waiters]) wake();
+	});
+}
+/**
+* Send a tool call on generation; when it meets a lost session (a POST answered 404, or the
+* 400 quirk), take the generation down, wait for the supervisor's new one (at most
+* __mcpWatchdogRetryWaitMs) and send the same call once on it; that answer is the caller's.
+*/
+async function __mcpWatchdogCallTool(generation, exec, send) {
+	const link = __mcpWatchdogGenerations.get(generation);
+	try {
+		return await send(generation);
+	} catch (error) {
+		if (link === void 0 || exec?.signal?.aborted || !__mcpWatchdogIsSessionLost(error)) throw error;
+		link.retire();
+		const next = await __mcpWatchdogNextGeneration(link.supervisor, generation, exec?.signal);
+		if (next === void 0) throw error;
+		link.supervisor.logger.warn(`${link.supervisor.label}: a tool call met the lost session; sending it once more on the new session`);
+		return send(next);
+	}
+}
+/** The supervisor's connected generation other than old, or undefined after the wait or an abort. */
+function __mcpWatchdogNextGeneration(supervisor, old, signal) {
+	return new Promise((resolve) => {
+		let timer;
+		const finish = (next) => {
+			clearTimeout(timer);
+			supervisor.waiters.delete(check);
+			signal?.removeEventListener?.("abort", onAbort);
+			resolve(next);
+		};
+		const check = () => {
+			const current = supervisor.current();
+			if (current !== void 0 && current !== old) finish(current);
+		};
+		const onAbort = () => finish(void 0);
+		timer = setTimeout(finish, __mcpWatchdogRetryWaitMs);
+		supervisor.waiters.add(check);
+		signal?.addEventListener?.("abort", onAbort, { once: true });
+		supervisor.hurry();
+		check();
+	});
 }

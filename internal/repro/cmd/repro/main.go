@@ -4,9 +4,13 @@
 //
 // Without -runs it prints one line per server, client and patch state and
 // exits 0 only when every unpatched client is STUCK and every patched one
-// RECOVERED. With -runs N it runs the patched client N times per server,
-// without and with the recovery trigger, and prints the median time from
-// loss to recovered and the failed first calls.
+// RECOVERED (v1, the first patch version, after the first call after the
+// loss failed; v2 with that call retried on the new session). With -runs N
+// it runs the patched client N times per server, without the retry (v1)
+// and with the recovery trigger, and prints the median time from loss to
+// recovered and the failed first calls. With -retry-bench -runs N it runs
+// the v2 client N times per server and prints the added latency of the
+// retried call.
 package main
 
 import (
@@ -36,6 +40,7 @@ type config struct {
 	base     repro.Options
 	runs     int
 	markdown bool
+	retry    bool // -retry-bench
 }
 
 func parse(args []string, stderr io.Writer) (config, error) {
@@ -49,13 +54,14 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	within := fs.Duration("within", repro.DefaultRecoverWithin, "a call must succeed this soon after the first failed one")
 	runs := fs.Int("runs", 0, "benchmark: runs per server (patched client, reactive and with the trigger)")
 	markdown := fs.Bool("markdown", false, "benchmark: print markdown table rows (for docs/BENCHMARKS.md)")
+	retry := fs.Bool("retry-bench", false, "benchmark (with -runs): added latency of the call the v2 patch retries on the new session")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
 	if fs.NArg() > 0 {
 		return config{}, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	c := config{runs: *runs, markdown: *markdown, base: repro.Options{
+	c := config{runs: *runs, markdown: *markdown, retry: *retry, base: repro.Options{
 		Loss: repro.LossMode(*loss), IdleTimeout: *idle, ReconnectInitial: *reconnect, RecoverWithin: *within,
 	}}
 	for _, s := range strings.Split(*servers, ",") {
@@ -66,6 +72,9 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.runs < 0 {
 		return config{}, fmt.Errorf("-runs %d: want 0 or more", c.runs)
+	}
+	if c.retry && c.runs == 0 {
+		return config{}, errors.New("-retry-bench needs -runs N")
 	}
 	return c, nil
 }
@@ -78,9 +87,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if c.runs > 0 {
+	switch {
+	case c.retry:
+		err = retryBench(ctx, c, stdout, stderr)
+	case c.runs > 0:
 		err = bench(ctx, c, stdout, stderr)
-	} else {
+	default:
 		err = matrix(ctx, c, stdout)
 	}
 	if err != nil {
@@ -93,46 +105,45 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-var errUnexpected = errors.New("a client did not behave as expected (unpatched: STUCK, patched: RECOVERED)")
+var errUnexpected = errors.New("a client did not behave as expected (unpatched: STUCK, patched: RECOVERED, v2: first call succeeded)")
 
-// matrix runs every server × client × {unpatched, patched} and prints a line each.
+// patchStates are the matrix's columns: unpatched, patch v1 (no retry), v2.
+var patchStates = []struct {
+	name             string
+	patched, noRetry bool
+}{{"unpatched", false, false}, {"v1", true, true}, {"v2", true, false}}
+
+// matrix runs every server × client × patch state and prints a line each.
 func matrix(ctx context.Context, c config, stdout io.Writer) error {
 	fmt.Fprintf(stdout, rowFormat, "SERVER", "CLIENT", "PATCH", "VERDICT", "FIRST CALL AFTER THE LOSS", "RECOVERED")
 	ok := true
 	for _, srv := range c.servers {
 		for _, cl := range c.clients {
-			for _, patched := range []bool{false, true} {
+			for _, ps := range patchStates {
 				o := c.base
-				o.Server, o.Client, o.Patched = srv, cl, patched
+				o.Server, o.Client, o.Patched, o.NoRetry = srv, cl, ps.patched, ps.noRetry
 				r, err := repro.Run(ctx, o)
 				if err != nil {
-					return fmt.Errorf("%s, %s, %s: %w", srv, cl, patchWord(patched), err)
+					return fmt.Errorf("%s, %s, %s: %w", srv, cl, ps.name, err)
 				}
 				want := repro.Stuck
-				if patched {
+				if ps.patched {
 					want = repro.Recovered
 				}
-				ok = ok && r.Verdict == want
-				fmt.Fprintf(stdout, rowFormat, srv, cl, patchWord(patched), r.Verdict, firstCall(r), recovered(r, o))
+				ok = ok && r.Verdict == want && (!ps.patched || ps.noRetry || !r.FirstCallFailed)
+				fmt.Fprintf(stdout, rowFormat, srv, cl, ps.name, r.Verdict, firstCall(r), recovered(r, o))
 			}
 		}
 	}
 	if !ok {
 		return errUnexpected
 	}
-	fmt.Fprintln(stdout, "OK: every unpatched client STUCK, every patched client RECOVERED")
+	fmt.Fprintln(stdout, "OK: every unpatched client STUCK, every patched client RECOVERED, and with v2 no call failed")
 	return nil
 }
 
 // rowFormat prints a row at once, aligned, so each shows as its run ends.
 const rowFormat = "%-7s  %-8s  %-9s  %-9s  %-25s  %s\n"
-
-func patchWord(patched bool) string {
-	if patched {
-		return "patched"
-	}
-	return "unpatched"
-}
 
 func firstCall(r repro.Result) string {
 	switch {
@@ -154,12 +165,14 @@ func recovered(r repro.Result, o repro.Options) string {
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 
-// bench measures the patched stand-in per server: reactive, then with the trigger.
+// bench measures the patched client per server: reactive (patch v1: the
+// first call after the loss fails, a later one recovers), then with the
+// trigger.
 func bench(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	for _, srv := range c.servers {
 		for _, trigger := range []bool{false, true} {
 			o := c.base
-			o.Server, o.Client, o.Patched, o.Trigger = srv, c.clients[0], true, trigger
+			o.Server, o.Client, o.Patched, o.NoRetry, o.Trigger = srv, c.clients[0], true, !trigger, trigger
 			fmt.Fprintf(stderr, "repro: %d runs, %s, %s, trigger %v\n", c.runs, srv, o.Client, trigger)
 			b, err := repro.Bench(ctx, o, c.runs)
 			if err != nil {
@@ -177,7 +190,7 @@ func printBench(w io.Writer, c config, srv repro.ServerKind, trigger bool, b rep
 	if !trigger {
 		met := b.Recovered == b.Runs && b.Median < 2*time.Second
 		if c.markdown {
-			fmt.Fprintf(w, "| client patch, reactive fix: session loss → recovered call, %s server, %d runs | %s | median < 2 s | %s |\n",
+			fmt.Fprintf(w, "| client patch v1, reactive fix: session loss → recovered call, %s server, %d runs | %s | median < 2 s | %s |\n",
 				srv, b.Runs, times, verdict(met))
 			return
 		}
@@ -205,4 +218,37 @@ func plain(met bool) string {
 		return "met"
 	}
 	return "MISSED"
+}
+
+// retryAnchor is mcp-remote 0.15.1's time to re-initialize and answer the
+// call that met the expired session (issue 8).
+const retryAnchor = 37 * time.Millisecond
+
+// retryBench measures the v2 client per server: the added latency of the
+// call that met the lost session.
+func retryBench(ctx context.Context, c config, stdout, stderr io.Writer) error {
+	for _, srv := range c.servers {
+		o := c.base
+		o.Server, o.Client = srv, c.clients[0]
+		fmt.Fprintf(stderr, "repro: %d runs, %s, %s, patch v2 (retry)\n", c.runs, srv, o.Client)
+		b, err := repro.RetryBench(ctx, o, c.runs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", srv, err)
+		}
+		printRetryBench(stdout, c, srv, o.Client, b)
+	}
+	return nil
+}
+
+func printRetryBench(w io.Writer, c config, srv repro.ServerKind, cl repro.ClientKind, b repro.RetryBenchResult) {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+	res := fmt.Sprintf("median %s (min %s, max %s); %d of %d first calls failed",
+		ms(b.Median), ms(b.Min), ms(b.Max), b.FailedFirstCalls, b.Runs)
+	met := b.FailedFirstCalls == 0 && b.Median <= retryAnchor
+	if c.markdown {
+		fmt.Fprintf(w, "| client patch v2: added latency of the call retried on a new session after a session loss, %s server, %s client, %d runs | %s | ≤ %d ms (mcp-remote 0.15.1), no failed call | %s |\n",
+			srv, cl, b.Runs, res, retryAnchor.Milliseconds(), verdict(met))
+		return
+	}
+	fmt.Fprintf(w, "%s retry: %s; anchor %d ms, no failed call: %s\n", srv, res, retryAnchor.Milliseconds(), plain(met))
 }

@@ -21,7 +21,10 @@ func TestParse(t *testing.T) {
 		c.runs != 10 || c.base.Loss != repro.LossForget || c.base.RecoverWithin != 3*time.Second {
 		t.Fatalf("parsed %+v", c)
 	}
-	for _, bad := range [][]string{{"-runs", "-1"}, {"extra"}, {"-nope"}} {
+	if c, err := parse([]string{"-retry-bench", "-runs", "10"}, io.Discard); err != nil || !c.retry || c.runs != 10 {
+		t.Fatalf("-retry-bench -runs 10: %+v, %v", c, err)
+	}
+	for _, bad := range [][]string{{"-runs", "-1"}, {"extra"}, {"-nope"}, {"-retry-bench"}} {
 		if _, err := parse(bad, io.Discard); err == nil {
 			t.Errorf("parse(%q) accepted it", bad)
 		}
@@ -59,6 +62,27 @@ func TestPrintBench(t *testing.T) {
 		printBench(&out, config{markdown: tc.markdown}, repro.GoSDK, tc.trigger, tc.b)
 		if !strings.Contains(out.String(), tc.want) {
 			t.Errorf("printBench(markdown %v, trigger %v) = %q, want it to contain %q", tc.markdown, tc.trigger, out.String(), tc.want)
+		}
+	}
+}
+
+func TestPrintRetryBench(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		markdown bool
+		b        repro.RetryBenchResult
+		want     string
+	}{
+		{true, repro.RetryBenchResult{Runs: 10, Median: 30 * time.Millisecond, Min: 20 * time.Millisecond, Max: 50 * time.Millisecond},
+			"| median 30.0 ms (min 20.0 ms, max 50.0 ms); 0 of 10 first calls failed | ≤ 37 ms (mcp-remote 0.15.1), no failed call | met |"},
+		{true, repro.RetryBenchResult{Runs: 10, Median: 80 * time.Millisecond}, "| **missed** |"},
+		{false, repro.RetryBenchResult{Runs: 10, FailedFirstCalls: 1, Median: 10 * time.Millisecond}, "1 of 10 first calls failed; anchor 37 ms, no failed call: MISSED"},
+	}
+	for _, tc := range tests {
+		var out bytes.Buffer
+		printRetryBench(&out, config{markdown: tc.markdown}, repro.GoSDK, repro.Real, tc.b)
+		if !strings.Contains(out.String(), tc.want) {
+			t.Errorf("printRetryBench(markdown %v) = %q, want it to contain %q", tc.markdown, out.String(), tc.want)
 		}
 	}
 }
