@@ -24,6 +24,7 @@ deps:
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet $(PKGS)
+	GOOS=darwin CGO_ENABLED=0 $(GO) vet $(PKGS)
 
 # Tests (fuzz seed corpora included) with the race detector.
 test: deps vet

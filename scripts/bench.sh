@@ -28,6 +28,9 @@ bench -mode idle -files 20 -servers 2 -duration "$IDLE"
 echo "bench: idle, 200 files and 50 servers, $IDLE" >&2
 bench -mode idle -files 200 -servers 50 -duration "$IDLE"
 
+echo "bench: keep-warm over 200 idle timeouts of a 3 s server, with and without" >&2
+bench -mode keepwarm -samples 200 -servers 20
+
 echo "bench: loss → recovered with the patched client (10 runs per server)" >&2
 bash scripts/repro.sh -runs 10 -markdown >>"$rows"
 echo "bench: retried call after a session loss, patch v2 (10 runs per server)" >&2

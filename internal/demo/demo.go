@@ -30,7 +30,7 @@ const (
 // Idle timeouts of the demo server. Fast stays at 3 s rather than 2 s so
 // keep-warm pings (every half timeout) keep a margin on a loaded machine.
 const (
-	IdleNormal = 6 * time.Second
+	IdleNormal = 15 * time.Second
 	IdleFast   = 3 * time.Second
 )
 

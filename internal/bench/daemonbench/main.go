@@ -22,7 +22,7 @@ func main() {
 
 func run(ctx context.Context) int {
 	bin := flag.String("watchdog", "bin/watchdog", "the watchdog binary")
-	mode := flag.String("mode", "latency", "latency | store | idle")
+	mode := flag.String("mode", "latency", "latency | store | idle | keepwarm")
 	samples := flag.Int("samples", 1000, "samples for latency modes")
 	files := flag.Int("files", 20, "followed log files (idle)")
 	servers := flag.Int("servers", 2, "servers (idle)")
@@ -42,6 +42,8 @@ func run(ctx context.Context) int {
 		err = b.storeLatency(ctx, *samples)
 	case "idle":
 		err = b.idle(ctx, *files, *servers, *dur)
+	case "keepwarm":
+		err = b.keepWarm(ctx, *samples, *servers)
 	default:
 		err = fmt.Errorf("unknown mode %q", *mode)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func serverTable(name, url string, logs []string, store string) string {
@@ -22,7 +24,7 @@ func serverTable(name, url string, logs []string, store string) string {
 	return s
 }
 
-const hostTable = "[host]\nprocess = \"\"\nport = 0\n"
+const hostTable = "notify = false\n[host]\nprocess = \"\"\nport = 0\n"
 
 // lineLatency: a loss line and a reconnect line alternate; each gives one
 // event (session_lost, recovered).
@@ -176,4 +178,13 @@ func verdict(ok bool) string {
 		return "met"
 	}
 	return "**missed**"
+}
+
+// replaceIdle sets every server's idle_timeout in cfg.
+func replaceIdle(cfg string, d time.Duration) string {
+	return strings.ReplaceAll(cfg, `idle_timeout = "1s"`, fmt.Sprintf("idle_timeout = %q", d.String()))
+}
+
+func echoCall() *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "still here"}}
 }
