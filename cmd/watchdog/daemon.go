@@ -100,8 +100,12 @@ func (d *daemon) loop(ctx context.Context) {
 	defer ticker.Stop()
 	live := time.NewTicker(livenessEvery)
 	defer live.Stop()
-	face := time.NewTicker(faceEvery)
-	defer face.Stop()
+	var faceTick <-chan time.Time // only with a tray
+	if d.opts.tray != nil {
+		face := time.NewTicker(faceEvery)
+		defer face.Stop()
+		faceTick = face.C
+	}
 	d.refreshFace()
 	warm := time.NewTimer(0)
 	defer warm.Stop()
@@ -128,7 +132,7 @@ func (d *daemon) loop(ctx context.Context) {
 		case <-warm.C:
 		case <-live.C:
 			d.checkLiveness(ctx)
-		case <-face.C:
+		case <-faceTick:
 			d.refreshFace()
 		case cmd := <-d.trayCommands():
 			d.command(ctx, cmd)

@@ -18,8 +18,12 @@ func newMetrics(cfg config.Config) *metrics.Metrics {
 	return metrics.NewWith(&metrics.Options{Servers: names, Clients: []string{cfg.Host.ClientName}})
 }
 
-// gauges refreshes the state and idle gauges from the model (loop only).
+// gauges refreshes the state and idle gauges from the model (loop only);
+// without a metrics listener nobody reads them, so idle work is spared.
 func (d *daemon) gauges(now time.Time) {
+	if d.cfg.MetricsListen == "" {
+		return
+	}
 	for _, s := range d.model.Status(now).Servers {
 		d.metrics.SetServerState(s.Name, string(s.State))
 		d.metrics.ResetSessionIdle(s.Name)
