@@ -1,6 +1,8 @@
 package repro
 
 import (
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -20,7 +22,7 @@ type sharedHost struct {
 
 func startSharedHost(t *testing.T, names ...string) sharedHost {
 	t.Helper()
-	root, err := findRoot()
+	root, err := fsutil.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,24 +42,6 @@ func newPaths(root string) paths {
 	}
 }
 
-// findRoot walks up from the working directory to the directory holding go.mod.
-func findRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("repro: find repo root: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("repro: find repo root: no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // check returns the node binary when everything o needs is installed.
 func (p paths) check(o Options) (string, error) {
 	node, err := exec.LookPath(o.Node)

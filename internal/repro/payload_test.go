@@ -1,6 +1,8 @@
 package repro
 
 import (
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,7 +14,7 @@ import (
 
 func payloadDir(t *testing.T) string {
 	t.Helper()
-	root, err := findRoot()
+	root, err := fsutil.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

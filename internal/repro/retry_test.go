@@ -1,6 +1,8 @@
 package repro
 
 import (
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -117,7 +119,7 @@ func startRetryHost(t *testing.T, c *countingServer, client ClientKind) (*host, 
 	o.Client, o.Patched, o.ToolCallTimeout = client, true, 2*time.Second
 	o, err := o.withDefaults()
 	mustDo(t, err)
-	o.Root, err = findRoot()
+	o.Root, err = fsutil.RepoRoot()
 	mustDo(t, err)
 	p := newPaths(o.Root)
 	node, err := p.check(o)

@@ -1,6 +1,8 @@
 package repro
 
 import (
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+
 	"context"
 	"errors"
 	"fmt"
@@ -70,7 +72,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	if o.Root == "" {
-		if o.Root, err = findRoot(); err != nil {
+		if o.Root, err = fsutil.RepoRoot(); err != nil {
 			return Result{}, err
 		}
 	}

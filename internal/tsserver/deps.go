@@ -21,24 +21,6 @@ var ErrMissingDeps = errors.New("TypeScript test servers not installed")
 
 func serverDir(root string) string { return filepath.Join(root, "testdata", "tsservers") }
 
-// repoRoot walks up from the working directory (a package dir under go test) to go.mod.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("find repo root: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("find repo root: no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
 // checkDeps returns the node binary, or an error wrapping ErrMissingDeps that names the
 // fix. lookPath nil means exec.LookPath.
 func checkDeps(root string, lookPath func(string) (string, error)) (string, error) {

@@ -1,6 +1,8 @@
 package tsserver
 
 import (
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+
 	"errors"
 	"net/url"
 	"os"
@@ -74,7 +76,7 @@ func TestCheckDeps(t *testing.T) {
 // TestRealDepsInstalled checks this checkout: the pinned SDK is what npm ci installed.
 func TestRealDepsInstalled(t *testing.T) {
 	t.Parallel()
-	root, err := repoRoot()
+	root, err := fsutil.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}

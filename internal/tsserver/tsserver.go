@@ -8,6 +8,8 @@
 package tsserver
 
 import (
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+
 	"fmt"
 	"strings"
 	"sync"
@@ -72,7 +74,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatalf("tsserver: %v", err)
 	}
-	root, err := repoRoot()
+	root, err := fsutil.RepoRoot()
 	if err != nil {
 		t.Fatalf("tsserver: %v", err)
 	}
