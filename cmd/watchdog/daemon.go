@@ -166,8 +166,6 @@ func patchLabel(s clientpatch.State) string {
 	switch s {
 	case clientpatch.StateApplied, clientpatch.StateUnpatched, clientpatch.StateModified:
 		return string(s)
-	case "":
-		return "unknown"
 	}
 	return "unknown"
 }

@@ -82,7 +82,7 @@ func (d *daemon) healServer(ctx context.Context, server string, userAsked bool) 
 // must follow within TriggerConfirmWithin.
 func (d *daemon) triggerRecovery(ctx context.Context, server string, in healer.LadderInput) {
 	home, err := d.opts.home, error(nil)
-	if home == "" {
+	if home == "" { // the demo writes its triggers into its own temp home
 		home, err = os.UserHomeDir()
 	}
 	if err == nil {

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"sync"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/tailbuf"
 )
 
 // proc owns one node process: a context that kills it, and one goroutine
@@ -15,7 +16,7 @@ import (
 type proc struct {
 	cancel context.CancelFunc
 	stdin  io.WriteCloser
-	stderr *tailBuffer
+	stderr *tailbuf.Buffer
 	pid    int
 	done   chan struct{} // closed once the process has been reaped
 	err    error         // exit status; read only after done is closed
@@ -28,7 +29,7 @@ func startProc(node, dir string, args, env []string, onLine func(line string, at
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.WaitDelay = 5 * time.Second // never hang on a pipe after the kill
-	p := &proc{cancel: cancel, stderr: &tailBuffer{max: 64 << 10}, done: make(chan struct{})}
+	p := &proc{cancel: cancel, stderr: &tailbuf.Buffer{Max: 64 << 10}, done: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -77,28 +78,4 @@ func (p *proc) exited(d time.Duration) bool {
 func (p *proc) stop() {
 	p.cancel()
 	<-p.done
-}
-
-// tailBuffer keeps the last max bytes written to it; os/exec writes
-// stderr from its own goroutine while we read it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (w *tailBuffer) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.b = append(w.b, b...)
-	if over := len(w.b) - w.max; over > 0 {
-		w.b = append(w.b[:0], w.b[over:]...)
-	}
-	return len(b), nil
-}
-
-func (w *tailBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return string(w.b)
 }

@@ -8,15 +8,16 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/tailbuf"
 )
 
 // process owns one node process: a context that kills it, and one goroutine that reads
 // its stdout to EOF and then reaps it.
 type process struct {
 	cancel context.CancelFunc
-	stderr *tailBuffer
+	stderr *tailbuf.Buffer
 
 	ready chan string   // the LISTENING URL, sent once
 	done  chan struct{} // closed after the process has been reaped
@@ -30,7 +31,7 @@ func startProcess(node, dir string, args []string, onLine func(string)) (*proces
 	cmd.WaitDelay = 5 * time.Second // never hang on a pipe after the kill
 	p := &process{
 		cancel: cancel,
-		stderr: &tailBuffer{max: 64 << 10},
+		stderr: &tailbuf.Buffer{Max: 64 << 10},
 		ready:  make(chan string, 1),
 		done:   make(chan struct{}),
 	}
@@ -87,28 +88,4 @@ func (p *process) waitListening(timeout time.Duration) (string, error) {
 func (p *process) stop() {
 	p.cancel()
 	<-p.done
-}
-
-// tailBuffer keeps the last max bytes written to it; os/exec writes stderr from its
-// own goroutine while tests read it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (w *tailBuffer) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.b = append(w.b, b...)
-	if over := len(w.b) - w.max; over > 0 {
-		w.b = append(w.b[:0], w.b[over:]...)
-	}
-	return len(b), nil
-}
-
-func (w *tailBuffer) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return string(w.b)
 }
