@@ -52,7 +52,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	if useTray {
 		err = serveWithTray(ctx, cfg, stateDir, log)
 	} else {
-		err = serve(ctx, cfg, stateDir, log, serveOptions{})
+		err = serve(ctx, cfg, stateDir, log, serveOptions{clockSkewFile: c.getenv(clockSkewEnv)})
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
@@ -98,6 +98,8 @@ type serveOptions struct {
 	tray *tray.Tray
 	// quit stops the daemon from inside (the tray's Quit).
 	quit func()
+	// clockSkewFile: see clockSkewEnv.
+	clockSkewFile string
 }
 
 // serve runs the daemon until ctx ends.
@@ -114,8 +116,11 @@ func serve(ctx context.Context, cfg config.Config, stateDir string, log *slog.Lo
 	back := restore(recs)
 	d := newDaemon(cfg, stateDir, log, j)
 	d.opts = opts
+	d.clock.skewFile = opts.clockSkewFile
+	d.clock.refresh()
 	d.autostartOn = opts.tray != nil && autostartEnabled()
 	d.reopen(back)
+	d.restoreTracked(recs)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -156,6 +161,7 @@ func serve(ctx context.Context, cfg config.Config, stateDir string, log *slog.Lo
 	cancel()
 	<-loopDone
 	d.drain(ctx)
+	d.saveTracked(true)
 	d.heal.close()
 	wg.Wait()
 	if err := d.follower.Flush(); err != nil {

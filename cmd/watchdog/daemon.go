@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer"
@@ -63,6 +64,8 @@ type daemon struct {
 	autostartOn bool             // start at login, for the tray's checkbox
 	// healthySince: since when no server has had an open incident.
 	healthySince time.Time
+	tracked      trackedSaver // the tracked sessions, kept for a restart
+	clock        *wallClock
 }
 
 func newDaemon(cfg config.Config, stateDir string, log *slog.Logger, j *journal.Journal) *daemon {
@@ -77,7 +80,10 @@ func newDaemon(cfg config.Config, stateDir string, log *slog.Logger, j *journal.
 	d := &daemon{cfg: cfg, stateDir: stateDir, log: log, model: health.New(mc), journal: j,
 		items: make(chan item, 1024), queries: make(chan query), now: time.Now,
 		warm: healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg)}
+	d.clock = &wallClock{}
+	d.now = d.clock.now
 	d.heal = newHealing(d)
+	d.tracked.path = filepath.Join(stateDir, trackedName)
 	return d
 }
 
@@ -119,6 +125,7 @@ func (d *daemon) loop(ctx context.Context) {
 		case it := <-d.items:
 			d.handle(ctx, it)
 		case <-ticker.C:
+			d.clock.refresh()
 			now := d.now()
 			if gap, woke := clock.observe(now); woke {
 				d.emit(d.model.Apply(health.Signal{Kind: health.SigWoke, Gap: gap}, now))
@@ -126,6 +133,7 @@ func (d *daemon) loop(ctx context.Context) {
 				break
 			}
 			d.emit(d.model.Tick(now))
+			d.saveTracked(false)
 			d.gauges(now)
 			d.noteHealth(now)
 			d.retryRestarts(ctx, now)
@@ -146,6 +154,7 @@ func (d *daemon) loop(ctx context.Context) {
 func (d *daemon) handle(ctx context.Context, it item) {
 	if it.sig != nil {
 		d.apply(ctx, *it.sig)
+		d.saveTracked(false)
 	}
 	if it.client != nil {
 		d.noteClient(*it.client)
@@ -192,6 +201,14 @@ func (d *daemon) emit(evs []health.Event) {
 	if len(evs) > 0 {
 		d.gauges(d.now())
 		d.refreshFace()
+	}
+}
+
+// saveTracked keeps the tracked sessions for the next start; a failure is
+// logged, not fatal: only sessions ending during a restart go unreported.
+func (d *daemon) saveTracked(force bool) {
+	if err := d.tracked.save(d.model.Tracked(), d.now(), force); err != nil {
+		d.log.Warn("cannot save the tracked sessions", "err", err)
 	}
 }
 

@@ -57,3 +57,16 @@ func (d *daemon) reopen(r restored) {
 		d.model.RestoreIncident(server, rec.Session, rec.Time)
 	}
 }
+
+// restoreTracked seeds the model with the sessions the last run tracked, so
+// the first snapshot reports what ended while the daemon was down.
+func (d *daemon) restoreTracked(recs []journal.Record) {
+	tracked, err := loadTracked(d.stateDir, recs)
+	if err != nil {
+		d.log.Warn("cannot restore the tracked sessions", "err", err)
+	}
+	now := d.now()
+	for server, list := range tracked {
+		d.model.RestoreTracked(server, list, now)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
@@ -36,6 +37,7 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 		return err
 	}
 	d.follower = f
+	d.startProc(ctx, wg)
 	lines := &lineReader{d: d, stores: stores}
 	goRun(wg, func() { _ = f.Run(ctx) })
 	goRun(wg, func() { lines.run(ctx, f.Lines()) })
@@ -45,10 +47,28 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 	if d.opts.patch == nil {
 		goRun(wg, func() { d.watchPatch(ctx) })
 	}
-	if d.cfg.Host.Process != "" || d.cfg.Host.Port != 0 {
-		goRun(wg, func() { d.runProc(ctx) })
-	}
 	return nil
+}
+
+// hostFirstLookWait bounds how long the stores wait for the first look at
+// the host process.
+const hostFirstLookWait = 5 * time.Second
+
+// startProc starts the host watcher and waits for its first report to be
+// queued before the stores start: a session restored from the last run
+// that vanished meanwhile is the host's loss only if the host still runs,
+// and the model must know that before it judges the first snapshot.
+func (d *daemon) startProc(ctx context.Context, wg *sync.WaitGroup) {
+	if d.cfg.Host.Process == "" && d.cfg.Host.Port == 0 {
+		return
+	}
+	first := make(chan struct{})
+	goRun(wg, func() { d.runProc(ctx, first) })
+	select {
+	case <-first:
+	case <-time.After(hostFirstLookWait):
+	case <-ctx.Done():
+	}
 }
 
 func goRun(wg *sync.WaitGroup, fn func()) {
@@ -110,7 +130,17 @@ func storeSignal(server string, u store.Update) health.Signal {
 	return health.Signal{Kind: health.SigStoreSnapshot, Server: server, Sessions: sessions}
 }
 
-func (d *daemon) runProc(ctx context.Context) {
+// runProc forwards the host watcher's reports; first is closed once the
+// initial one is queued.
+func (d *daemon) runProc(ctx context.Context, first chan<- struct{}) {
+	told := false
+	tell := func() {
+		if !told {
+			told = true
+			close(first)
+		}
+	}
+	defer tell()
 	updates := make(chan proc.Update, 4)
 	go func() {
 		defer close(updates)
@@ -122,5 +152,6 @@ func (d *daemon) runProc(ctx context.Context) {
 			sig = health.Signal{Kind: health.SigHostUp, PID: u.Host.PID, Started: u.Host.Started, Restarted: u.Restarted}
 		}
 		d.signal(ctx, sig)
+		tell()
 	}
 }

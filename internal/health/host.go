@@ -62,3 +62,9 @@ func (m *Model) currentSession(s *server) *session {
 	}
 	return cur
 }
+
+// HostProcess is the host process the model believes runs: its pid and
+// start time, and whether it runs at all as far as the watcher said.
+func (m *Model) HostProcess() (pid int32, started time.Time, running bool) {
+	return m.host.pid, m.host.started, m.host.running
+}

@@ -96,6 +96,7 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 	case SigHostDown:
 		return m.hostDown(now)
 	case SigWoke:
+		m.clampActivity(now)
 		ev := Event{Time: now, Kind: EvWoke, Fields: map[string]any{"gap_seconds": int64(sig.Gap.Seconds())},
 			Detail: fmt.Sprintf("the wall clock jumped %s (sleep or wake); re-evaluating every session", sig.Gap.Round(time.Second))}
 		return append([]Event{ev}, m.Tick(now)...)
@@ -177,4 +178,18 @@ func withSource(ev Event, sig Signal) Event {
 		ev.Fields[k] = v
 	}
 	return ev
+}
+
+// clampActivity pulls activity times that lie ahead of now back to now: after
+// the wall clock was set back, a session last used "in the future" would
+// otherwise look idle for nothing until the clock caught up, and would not
+// be kept warm meanwhile.
+func (m *Model) clampActivity(now time.Time) {
+	for _, s := range m.servers {
+		for _, sess := range s.sessions {
+			if sess.lastActivity.After(now) {
+				sess.lastActivity = now
+			}
+		}
+	}
 }

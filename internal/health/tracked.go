@@ -1,0 +1,50 @@
+package health
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// Tracked returns, per server, the sessions the model knows from the
+// store, so a restarted daemon can compare the store against them instead
+// of taking its first snapshot as a baseline (a session that ended while
+// the daemon was down would otherwise go unnoticed). Servers whose store
+// has never been read are left out.
+func (m *Model) Tracked() map[string][]StoreSession {
+	out := map[string][]StoreSession{}
+	for _, name := range m.order {
+		s := m.servers[name]
+		if !s.everStore {
+			continue
+		}
+		list := make([]StoreSession, 0, len(s.sessions))
+		for _, sess := range s.sessions {
+			st := StoreSession{ID: sess.id, Client: sess.client, Created: sess.created}
+			if sess.knownActive {
+				st.LastActivity = sess.lastActivity
+			}
+			list = append(list, st)
+		}
+		slices.SortFunc(list, func(a, b StoreSession) int { return strings.Compare(a.ID, b.ID) })
+		out[name] = list
+	}
+	return out
+}
+
+// RestoreTracked seeds a server with the sessions a previous run tracked.
+// The next snapshot is then compared against them: what vanished meanwhile
+// is judged (expired, ended or lost) as if it had just happened. now stands
+// in for unknown creation times.
+func (m *Model) RestoreTracked(serverName string, sessions []StoreSession, now time.Time) {
+	s, ok := m.servers[serverName]
+	if !ok || s.everStore {
+		return
+	}
+	s.everStore = true
+	for _, st := range sessions {
+		if st.ID != "" {
+			s.sessions[st.ID] = newSession(st, now)
+		}
+	}
+}

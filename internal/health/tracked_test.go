@@ -1,0 +1,85 @@
+package health
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestTrackedRoundTrip(t *testing.T) {
+	m := newTestModel(3 * time.Second)
+	if got := m.Tracked(); len(got) != 0 {
+		t.Fatalf("before any snapshot: %v, want nothing (no baseline to keep)", got)
+	}
+	m.Apply(snap(sess("host-1", hostClient, t0, t0), sess("other-1", "other", t0, time.Time{})), t0)
+	got := m.Tracked()[srv]
+	ids := []string{}
+	for _, s := range got {
+		ids = append(ids, s.ID)
+	}
+	if !slices.Equal(ids, []string{"host-1", "other-1"}) {
+		t.Fatalf("tracked ids %v", ids)
+	}
+	if !got[1].LastActivity.IsZero() {
+		t.Fatalf("an activity the store never gave was made up: %v", got[1].LastActivity)
+	}
+}
+
+// A restarted daemon judges what vanished while it was down.
+func TestRestoreTrackedJudgesWhatVanishedMeanwhile(t *testing.T) {
+	tests := []struct {
+		name    string
+		restore []StoreSession
+		first   Signal
+		want    []string
+	}{
+		{"host session expired meanwhile",
+			[]StoreSession{sess("host-1", hostClient, t0, t0)},
+			snap(), []string{EvSessionExpired, EvSessionLost}},
+		{"other client's session ended meanwhile",
+			[]StoreSession{sess("host-1", hostClient, t0, t0.Add(9*time.Second)), sess("other-1", "other", t0, t0.Add(9*time.Second))},
+			snap(sess("host-1", hostClient, t0, t0.Add(9*time.Second))), []string{EvSessionEnded}},
+		{"a session opened meanwhile is new",
+			[]StoreSession{sess("host-1", hostClient, t0, t0.Add(9*time.Second))},
+			snap(sess("host-1", hostClient, t0, t0.Add(9*time.Second)), sess("other-2", "other", t0.Add(9*time.Second), t0.Add(9*time.Second))),
+			[]string{EvSessionNew}},
+		{"nothing restored: the first snapshot is a baseline",
+			nil, snap(sess("other-2", "other", t0, t0)), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newTestModel(3 * time.Second)
+			if tt.restore != nil {
+				m.RestoreTracked(srv, tt.restore, t0)
+			}
+			evs := m.Apply(tt.first, t0.Add(10*time.Second))
+			if got := kinds(evs); !slices.Equal(got, tt.want) {
+				t.Fatalf("events %v, want %v (%+v)", got, tt.want, evs)
+			}
+		})
+	}
+}
+
+func TestRestoreTrackedNeverOverridesALiveView(t *testing.T) {
+	m := newTestModel(3 * time.Second)
+	m.Apply(snap(sess("host-1", hostClient, t0, t0)), t0)
+	m.RestoreTracked(srv, []StoreSession{sess("stale", hostClient, t0, t0)}, t0)
+	m.RestoreTracked("no-such-server", []StoreSession{sess("x", hostClient, t0, t0)}, t0)
+	if got := m.Tracked()[srv]; len(got) != 1 || got[0].ID != "host-1" {
+		t.Fatalf("tracked %v, want only host-1", got)
+	}
+}
+
+// After the wall clock was set back, a session used "in the future" counts
+// as used now, so keep-warm does not wait for the clock to catch up.
+func TestWokeBackwardsClampsActivity(t *testing.T) {
+	m := newTestModel(4 * time.Second)
+	later := t0.Add(time.Hour)
+	m.Apply(snap(sess("host-1", hostClient, t0, later)), later)
+	back := t0.Add(2 * time.Second)
+	m.Apply(Signal{Kind: SigWoke, Gap: time.Hour}, back)
+	targets := m.WarmTargets(back.Add(3 * time.Second))
+	if len(targets) != 1 || targets[0].Idle != 3*time.Second {
+		t.Fatalf("warm targets %+v, want host-1 idle 3s since the jump", targets)
+	}
+}
