@@ -8,6 +8,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
 // livenessEvery paces the sessionless check that tells up from down.
@@ -44,7 +45,12 @@ func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.D
 			targets = append(targets, t)
 		}
 	}
-	for _, t := range d.warm.Due(targets, now, force) {
+	due := d.warm.Due(targets, now, force)
+	if len(due) > 0 && d.hostGone(ctx) {
+		d.apply(ctx, health.Signal{Kind: health.SigHostDown})
+		return tickInterval
+	}
+	for _, t := range due {
 		d.pinger.KeepWarm(ctx, t)
 	}
 	next := d.warm.Next(targets, now)
@@ -58,4 +64,16 @@ func (d *daemon) checkLiveness(ctx context.Context) {
 	for _, s := range d.cfg.Servers {
 		d.pinger.Liveness(ctx, s.Name)
 	}
+}
+
+// hostGone re-checks the host process before its sessions are pinged: the
+// watcher looks only every few seconds, and a ping in that gap would keep
+// a dead host's session alive. A failed look is not "gone".
+func (d *daemon) hostGone(ctx context.Context) bool {
+	pid, started, running := d.model.HostProcess()
+	if !running || pid == 0 {
+		return false
+	}
+	ok, err := proc.Alive(ctx, proc.Host{PID: pid, Started: started})
+	return err == nil && !ok
 }

@@ -21,7 +21,7 @@ func BenchmarkAlive(b *testing.B) {
 		b.Fatal("cannot read own process")
 	}
 	measureCPU(b, func() {
-		if ok, err := alive(context.Background(), self); !ok || err != nil {
+		if ok, err := Alive(context.Background(), self); !ok || err != nil {
 			b.Fatalf("alive = %v, %v", ok, err)
 		}
 	})

@@ -133,7 +133,7 @@ func (w *watcher) nextDelay() time.Duration {
 // scan only when there is none (or it just went away).
 func (w *watcher) step(ctx context.Context) (Update, bool) {
 	if w.state.running {
-		ok, err := alive(ctx, w.state.cur)
+		ok, err := Alive(ctx, w.state.cur)
 		if ctx.Err() != nil {
 			return Update{}, false
 		}
@@ -200,9 +200,10 @@ func (t *tracker) observe(h Host, found bool) (Update, bool) {
 	}
 }
 
-// alive re-checks one known host: its pid still exists, has the same start
-// time (not a reused pid) and is not a zombie. It reads only that pid.
-func alive(ctx context.Context, h Host) (bool, error) {
+// Alive re-checks one known host: its pid still exists, has the same start
+// time (not a reused pid) and is not a zombie. It reads only that pid, so
+// it is cheap enough to ask before acting on the host's behalf.
+func Alive(ctx context.Context, h Host) (bool, error) {
 	p := &process.Process{Pid: h.PID}
 	ms, err := p.CreateTimeWithContext(ctx)
 	if err != nil {
