@@ -37,8 +37,8 @@ func (k *KeepWarm) Due(targets []health.WarmTarget, now time.Time, force bool) [
 }
 
 func (k *KeepWarm) due(t health.WarmTarget, now time.Time, force bool) bool {
-	last, pinged := k.last[t.Server]
-	if pinged && now.Sub(last) < minGap(t.Timeout) {
+	since, pinged := k.sinceLast(t.Server, now)
+	if pinged && since < minGap(t.Timeout) {
 		return false
 	}
 	switch {
@@ -47,7 +47,18 @@ func (k *KeepWarm) due(t health.WarmTarget, now time.Time, force bool) bool {
 	case t.ActivityKnown:
 		return t.Idle >= t.Timeout/2
 	}
-	return !pinged || now.Sub(last) >= t.Timeout/4
+	return !pinged || since >= t.Timeout/4
+}
+
+// sinceLast is the time since our last ping of server. A last ping that
+// lies ahead of now (the clock was set back) counts as no ping: waiting for
+// the clock to catch up would let the session expire.
+func (k *KeepWarm) sinceLast(server string, now time.Time) (time.Duration, bool) {
+	last, ok := k.last[server]
+	if !ok || now.Before(last) {
+		return 0, false
+	}
+	return now.Sub(last), true
 }
 
 // Next says how long until a target could next be due: the caller's timer
@@ -56,13 +67,14 @@ func (k *KeepWarm) Next(targets []health.WarmTarget, now time.Time) time.Duratio
 	next := time.Duration(-1)
 	for _, t := range targets {
 		var d time.Duration
+		since, pinged := k.sinceLast(t.Server, now)
 		if t.ActivityKnown {
 			d = t.Timeout/2 - t.Idle
-		} else if last, ok := k.last[t.Server]; ok {
-			d = t.Timeout/4 - now.Sub(last)
+		} else if pinged {
+			d = t.Timeout/4 - since
 		}
-		if last, ok := k.last[t.Server]; ok {
-			d = max(d, minGap(t.Timeout)-now.Sub(last))
+		if pinged {
+			d = max(d, minGap(t.Timeout)-since)
 		}
 		d = max(d, 0)
 		if next < 0 || d < next {

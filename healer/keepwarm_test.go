@@ -42,6 +42,10 @@ func TestKeepWarmDue(t *testing.T) {
 			{59 * time.Minute, target(0, 4*time.Hour, false), false, false},
 			{time.Hour, target(0, 4*time.Hour, false), false, true},
 		}},
+		{"a clock set back does not hold pings until it catches up", []call{
+			{time.Hour, target(1500*time.Millisecond, 3*time.Second, true), false, true},
+			{0, target(1500*time.Millisecond, 3*time.Second, true), false, true},
+		}},
 		{"a wake forces a ping, within the gap", []call{
 			{0, target(time.Hour, 12*time.Hour, true), false, false},
 			{0, target(time.Hour, 12*time.Hour, true), true, true},
