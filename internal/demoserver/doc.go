@@ -21,5 +21,8 @@
 //     Close); an unmarked end with an idle timeout set is the idle timer.
 //
 // The store file is rewritten (temp file, fsync, rename) at most every
-// StoreInterval, coalescing changes, and synchronously by ForgetAll and Close.
+// StoreInterval, coalescing changes, and synchronously by Start, ForgetAll
+// and Close. Each log line opens, appends and closes the log file, so both
+// files may be rotated or rewritten from outside while the server runs.
+// Options.OnEvent reports every start and end as it is recorded.
 package demoserver

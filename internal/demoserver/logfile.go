@@ -1,6 +1,7 @@
 package demoserver
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -24,24 +25,42 @@ const (
 // serverLog appends lines in the third-party server's format. It is the
 // server's own log, so it carries full session ids on purpose. A nil
 // *serverLog (no LogPath) writes nothing.
+//
+// Each line opens the path, appends and closes it again instead of keeping
+// one *os.File: the log is rotated from outside (rename and create,
+// copytruncate, truncate, delete and recreate), and a kept descriptor would
+// go on writing into the renamed or deleted inode where no follower of the
+// path looks. O_APPEND also puts a line at the end of a truncated file
+// rather than at the old offset.
 type serverLog struct {
+	path  string
 	now   func() time.Time
 	onErr func(error)
 
-	mu     sync.Mutex
-	f      *os.File
+	mu     sync.Mutex // one line at a time, so lines never interleave
 	closed bool
 }
 
+// openServerLog creates the file if needed, so a bad path fails Start rather
+// than every later line.
 func openServerLog(path string, now func() time.Time, onErr func(error)) (*serverLog, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	if err != nil {
+	if err := appendFile(path, nil); err != nil {
 		return nil, fmt.Errorf("open server log: %w", err)
 	}
-	return &serverLog{now: now, onErr: onErr, f: f}, nil
+	return &serverLog{path: path, now: now, onErr: onErr}, nil
+}
+
+// appendFile appends b to path, creating it with mode 0600.
+func appendFile(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
+	return errors.Join(werr, f.Close())
 }
 
 func (l *serverLog) info(msg string, kv ...string) { l.write("INFO", msg, kv) }
@@ -58,25 +77,19 @@ func (l *serverLog) write(level, msg string, kv []string) {
 	if l.closed {
 		return
 	}
-	if _, err := l.f.WriteString(line); err != nil {
+	if err := appendFile(l.path, []byte(line)); err != nil {
 		l.onErr(fmt.Errorf("write server log: %w", err))
 	}
 }
 
-func (l *serverLog) close() error {
+// close drops every later line; no descriptor is held, so nothing can fail.
+func (l *serverLog) close() {
 	if l == nil {
-		return nil
+		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
-		return nil
-	}
 	l.closed = true
-	if err := l.f.Close(); err != nil {
-		return fmt.Errorf("close server log: %w", err)
-	}
-	return nil
 }
 
 // formatLine renders one log line; values with spaces, quotes or '=' are

@@ -85,12 +85,8 @@ func TestServerLogAppendsAndCloses(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.info(msgCreated, "session_id", "s", "client", "c")
-	if err := l.close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.close(); err != nil {
-		t.Fatalf("second close: %v", err)
-	}
+	l.close()
+	l.close()                                 // idempotent
 	l.warn(msgNotFound, "session_id", "late") // after close: dropped, no error
 	b, _ := os.ReadFile(path)
 	want := "earlier line\n2026-07-01T12:00:00.123Z INFO MCP session created session_id=s client=c\n"
@@ -99,5 +95,60 @@ func TestServerLogAppendsAndCloses(t *testing.T) {
 	}
 	if l, err := openServerLog("", time.Now, nil); l != nil || err != nil {
 		t.Error("empty path should give a nil log")
+	}
+	if _, err := openServerLog(filepath.Join(path, "not-a-dir", "x.log"), time.Now, nil); err == nil {
+		t.Error("a log under a file opened without error")
+	}
+}
+
+// TestServerLogSurvivesRotation: after each way of rotating the log from
+// outside, the next line is the only line of the file at the path, and a
+// renamed-away file gets nothing more.
+func TestServerLogSurvivesRotation(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "server.log")
+	var errs []error
+	l, err := openServerLog(path, func() time.Time { return logT0 }, func(e error) { errs = append(errs, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := func(id string) string {
+		return formatLine(logT0, "INFO", msgCreated, []string{"session_id", id, "client", "c"})
+	}
+	l.info(msgCreated, "session_id", "first", "client", "c")
+	rotated := path + ".1"
+	tests := []struct {
+		name   string
+		rotate func() error
+	}{
+		{"rename and create", func() error {
+			if err := os.Rename(path, rotated); err != nil {
+				return err
+			}
+			return os.WriteFile(path, nil, 0o600)
+		}},
+		{"rename only", func() error { return os.Rename(path, path+".2") }},
+		{"copytruncate", func() error { return os.Truncate(path, 0) }},
+		{"delete", func() error { return os.Remove(path) }},
+	}
+	for _, tt := range tests {
+		if err := tt.rotate(); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		l.info(msgCreated, "session_id", tt.name, "client", "c")
+		b, err := os.ReadFile(path)
+		if err != nil || string(b) != line(tt.name) {
+			t.Errorf("after %s: log = %q, %v; want only %q", tt.name, b, err, line(tt.name))
+		}
+		if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("after %s: stat %v, %v; want mode 0600", tt.name, st, err)
+		}
+	}
+	if b, _ := os.ReadFile(rotated); string(b) != line("first") {
+		t.Errorf("renamed-away log = %q, want only the first line", b)
+	}
+	if len(errs) != 0 {
+		t.Errorf("write errors: %v", errs)
 	}
 }

@@ -61,6 +61,20 @@ func (s *Server) watchInitialize(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// startSession records a new session, logs it and reports it; false when id
+// was live already.
+func (s *Server) startSession(id, client string) bool {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	if !s.tracker.add(id, client) {
+		return false
+	}
+	s.log.info(msgCreated, "session_id", id, "client", client)
+	s.logger.Debug("demo session created", "session", mask.ID(id), "client", client)
+	s.emit(Event{Kind: EventStart, ID: id, Client: client, At: s.opts.Now()})
+	return true
+}
+
 // sessionCreated tracks ss and starts the goroutine that notices its end.
 func (s *Server) sessionCreated(ss *mcp.ServerSession) {
 	id := ss.ID()
@@ -77,12 +91,10 @@ func (s *Server) sessionCreated(ss *mcp.ServerSession) {
 	}
 	s.wg.Add(1)
 	s.mu.Unlock()
-	if !s.tracker.add(id, client) {
+	if !s.startSession(id, client) {
 		s.wg.Done()
 		return // a repeated initialize on a live session
 	}
-	s.log.info(msgCreated, "session_id", id, "client", client)
-	s.logger.Debug("demo session created", "session", mask.ID(id), "client", client)
 	go func() {
 		defer s.wg.Done()
 		_ = ss.Wait() // returns once the SDK closed the session, for any reason

@@ -50,6 +50,15 @@ type Options struct {
 	// Now is the clock for recorded times; nil means time.Now. The SDK's idle
 	// timer always runs on real time.
 	Now func() time.Time
+	// OnEvent, when set, is called for every session the server creates and
+	// ends, right after the tracker recorded it and the log line was written,
+	// from whichever goroutine noticed it (a request, a session's waiter,
+	// Close). No tracker lock is held, but calls are serialised by a server
+	// lock so that they come one at a time and a session's start precedes its
+	// end. So OnEvent must return quickly and must not call Close or ForgetAll
+	// (they end sessions and would wait for that lock: deadlock); the read-only
+	// methods are fine.
+	OnEvent func(Event)
 }
 
 // Server is a running demo MCP server. Its methods are safe for concurrent use.
@@ -71,6 +80,11 @@ type Server struct {
 	mu     sync.Mutex // guards closed against wg.Add
 	closed bool
 
+	// evMu makes "record in the tracker, log, call OnEvent" one step per
+	// session start or end. It is taken before the tracker's lock, never
+	// under it.
+	evMu sync.Mutex
+
 	closing   atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
@@ -85,13 +99,13 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 	ln, err := net.Listen("tcp", s.opts.Addr)
 	if err != nil {
-		_ = s.log.close()
+		s.log.close()
 		return nil, fmt.Errorf("demoserver listen %s: %w", s.opts.Addr, err)
 	}
 	s.url = "http://" + ln.Addr().String() + "/mcp"
 	if err := s.store.flush(); err != nil {
 		_ = ln.Close()
-		_ = s.log.close()
+		s.log.close()
 		return nil, err
 	}
 	s.announce()
@@ -224,9 +238,7 @@ func (s *Server) shutdown() error {
 	if err := s.store.flush(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := s.log.close(); err != nil {
-		errs = append(errs, err)
-	}
+	s.log.close()
 	return errors.Join(errs...)
 }
 
@@ -243,8 +255,10 @@ func (s *Server) closeSessions(r Reason) {
 	}
 }
 
-// endSession records the end of id (once) and logs it.
+// endSession records the end of id (once), logs it and reports it.
 func (s *Server) endSession(id string) {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
 	es, ok := s.tracker.end(id)
 	if !ok {
 		return
@@ -252,6 +266,7 @@ func (s *Server) endSession(id string) {
 	s.log.info(msgClosed, "session_id", id, "reason", string(es.Reason))
 	s.logger.Debug("demo session ended", "session", mask.ID(id), "reason", string(es.Reason),
 		"idle", es.Idle)
+	s.emit(Event{Kind: EventEnd, ID: id, Client: es.Client, Reason: es.Reason, At: es.Ended})
 }
 
 func (s *Server) reportErr(err error) {

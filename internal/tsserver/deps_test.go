@@ -87,6 +87,10 @@ func TestRealDepsInstalled(t *testing.T) {
 
 func TestOptionsArgs(t *testing.T) {
 	t.Parallel()
+	cwd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		opts Options
 		want string // "" means an error
@@ -95,6 +99,10 @@ func TestOptionsArgs(t *testing.T) {
 		{Options{Mode: Quirk, IdleTimeout: 1500 * time.Microsecond, Port: 8080, JSONResponse: true},
 			"server.mjs --mode quirk --port 8080 --idle-ms 2 --json-response"},
 		{Options{Mode: Stateless, IdleTimeout: 3 * time.Second}, "server.mjs --mode stateless --port 0 --idle-ms 3000"},
+		{Options{LogPath: "/l/server.log", StorePath: "/s/mcp-sessions.json"},
+			"server.mjs --mode stateful --port 0 --idle-ms 0 --log /l/server.log --store /s/mcp-sessions.json"},
+		{Options{StorePath: "rel/store.json"},
+			"server.mjs --mode stateful --port 0 --idle-ms 0 --store " + filepath.Join(cwd, "rel", "store.json")},
 		{Options{Mode: "lazy"}, ""},
 		{Options{IdleTimeout: -time.Second}, ""},
 		{Options{Port: 70000}, ""},

@@ -5,12 +5,20 @@
 // (returns its text argument) and count (increments a process-wide counter) and an
 // admin API used by Sessions, Forget and Count. Missing node or node_modules fail the
 // test with the fix: run `make deps` (npm ci in testdata/tsservers).
+//
+// The process reports every session it starts and ends on stdout; they come back as
+// Events (Events, Started, Ended, Options.OnEvent), the ground truth a test compares
+// the watchdog against. With Options.LogPath and Options.StorePath it also keeps a
+// Nowledge-Mem-like log and session store in internal/demoserver's formats, written so
+// that both survive rotation and rewriting from outside.
 package tsserver
 
 import (
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,6 +58,21 @@ type Options struct {
 	// Port to listen on; zero picks a free one. Set it to the port of a stopped Server
 	// to simulate a restart at the same URL.
 	Port int
+	// LogPath, when set (stateful and quirk), is the server log the node process appends
+	// to in internal/demoserver's format: the configured idle timeout and store path at
+	// start (only with IdleTimeout and StorePath), sessions created (session_id, client)
+	// and closed (session_id, reason), and a WARN for an unknown id. Each line opens,
+	// appends and closes the file, so the file may be rotated from outside.
+	LogPath string
+	// StorePath, when set (stateful and quirk), is the JSON session store the node
+	// process keeps in internal/demoserver's format, rewritten atomically (empty at
+	// start, then after every change, at most every 20 ms).
+	StorePath string
+	// OnEvent, when set, receives every session start and end as the stdout reader reads
+	// it, one call at a time and in the server's order, before Events, Started, Ended and
+	// WaitEnded show it; it must return quickly (stdout is not read meanwhile). It is
+	// never called after Stop or Kill has returned.
+	OnEvent func(Event)
 }
 
 // Server is a running server process, killed when the test ends.
@@ -58,8 +81,10 @@ type Server struct {
 	admin string // scheme://host:port, no path
 	proc  *process
 
-	mu    sync.Mutex
-	ended []string
+	onEvent func(Event)
+
+	mu     sync.Mutex
+	events []Event
 }
 
 // startTimeout bounds how long node may take to print its LISTENING line; generous
@@ -82,7 +107,7 @@ func Start(t testing.TB, opts Options) *Server {
 	if err != nil {
 		t.Fatalf("tsserver: %v", err)
 	}
-	s := &Server{}
+	s := &Server{onEvent: opts.OnEvent}
 	p, err := startProcess(node, serverDir(root), args, s.onLine)
 	if err != nil {
 		t.Fatalf("tsserver: %v", err)
@@ -106,16 +131,46 @@ func Start(t testing.TB, opts Options) *Server {
 // URL is the MCP endpoint, http://127.0.0.1:PORT/mcp.
 func (s *Server) URL() string { return s.url }
 
-// Stop kills the server process and waits for it; later requests fail to connect.
-// Safe to call more than once; the test's cleanup calls it too.
+// Stop kills the server process with SIGKILL (exec.CommandContext's cancel) and waits
+// for it; later requests fail to connect. Nothing is flushed: the log and the store are
+// left as the last completed write made them. Safe to call more than once; the test's
+// cleanup calls it too.
 func (s *Server) Stop() { s.proc.stop() }
+
+// Kill is Stop, named for what it does: SIGKILL, then wait. A chaos test reads better
+// with it.
+func (s *Server) Kill() { s.proc.stop() }
+
+// Events returns the session starts and ends read so far, in the server's order.
+func (s *Server) Events() []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.events)
+}
+
+// Started returns the session starts read so far, in order.
+func (s *Server) Started() []Event { return s.eventsOf(EventStart) }
 
 // Ended returns the SESSION_END lines seen so far, each "SESSION_END <id> <reason>"
 // with reason idle, deleted, forgotten or closed.
 func (s *Server) Ended() []string {
+	var lines []string
+	for _, e := range s.eventsOf(EventEnd) {
+		lines = append(lines, "SESSION_END "+e.ID+" "+e.Reason)
+	}
+	return lines
+}
+
+func (s *Server) eventsOf(kind EventKind) []Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.ended...)
+	var out []Event
+	for _, e := range s.events {
+		if e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // WaitEnded waits until the session id has ended and returns the reason; it fails the
@@ -131,18 +186,26 @@ func (s *Server) WaitEnded(t testing.TB, id string) string {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("tsserver: session %s did not end; ended so far: %q", mask.ID(id), s.Ended())
+			t.Fatalf("tsserver: session %s did not end; %d others ended so far", mask.ID(id), len(s.Ended()))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
+// onLine runs on the stdout reader goroutine, the only caller of onEvent. OnEvent
+// comes first, so once Events, Started, Ended or WaitEnded show an event, OnEvent has
+// returned from it.
 func (s *Server) onLine(line string) {
-	if strings.HasPrefix(line, "SESSION_END ") {
-		s.mu.Lock()
-		s.ended = append(s.ended, line)
-		s.mu.Unlock()
+	e, ok := parseEvent(line, time.Now())
+	if !ok {
+		return
 	}
+	if s.onEvent != nil {
+		s.onEvent(e)
+	}
+	s.mu.Lock()
+	s.events = append(s.events, e)
+	s.mu.Unlock()
 }
 
 func (o Options) mode() Mode {
@@ -169,6 +232,17 @@ func (o Options) args() ([]string, error) {
 	}
 	if o.JSONResponse {
 		args = append(args, "--json-response")
+	}
+	// node runs in testdata/tsservers: relative paths must mean the caller's directory.
+	for _, f := range []struct{ flag, path string }{{"--log", o.LogPath}, {"--store", o.StorePath}} {
+		if f.path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(f.path)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", f.flag, f.path, err)
+		}
+		args = append(args, f.flag, abs)
 	}
 	return args, nil
 }

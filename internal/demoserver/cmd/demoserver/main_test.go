@@ -8,10 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
 func TestRunServesUntilCancelled(t *testing.T) {
@@ -68,6 +70,119 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	if b, err := os.ReadFile(store); err != nil || !strings.Contains(string(b), `"sessions": []`) {
 		t.Errorf("store after stop = %q, %v; want an empty sessions list", b, err)
 	}
+}
+
+// TestRunEvents: with -events, a session that idles out shows as SESSION_START
+// with its client and SESSION_END idle_timeout after the URL line; a stale
+// store left by a killed server is rewritten empty before the URL is out.
+func TestRunEvents(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "mcp-sessions.json")
+	stale := `{"sessions":[{"id":"stale-session","client_name":"old","created_at":"2026-01-01T00:00:00Z",` +
+		`"last_activity":"2026-01-01T00:00:00Z"}]}`
+	if err := os.WriteFile(store, []byte(stale), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"-events", "-idle", "1s", "-store", store, "-log", filepath.Join(dir, "server.log")}, pw, &stderr)
+		_ = pw.Close()
+		done <- code
+	}()
+	lines := make(chan string, 16)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	next := func(what string) string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("stdout ended before %s (stderr: %s)", what, stderr.String())
+			}
+			return l
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no %s line within 20s (stderr: %s)", what, stderr.String())
+			return ""
+		}
+	}
+
+	url := next("URL")
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("first line %q is not the URL", url)
+	}
+	if b, err := os.ReadFile(store); err != nil || strings.Contains(string(b), "stale") ||
+		!strings.Contains(string(b), `"sessions": []`) {
+		t.Fatalf("store once the URL is out = %q, %v; want an empty sessions list", b, err)
+	}
+	cctx, ccancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer ccancel()
+	cs, err := demoserver.Connect(cctx, url, "runner events")
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	defer cs.Close()
+	id := cs.ID()
+	if got, want := next("SESSION_START"), "SESSION_START "+id+" runner events"; got != want {
+		t.Fatalf("got %q, want %q", maskIn(got, id), maskIn(want, id))
+	}
+	if got, want := next("SESSION_END"), "SESSION_END "+id+" idle_timeout"; got != want {
+		t.Fatalf("got %q, want %q", maskIn(got, id), maskIn(want, id))
+	}
+	cancel()
+	for l := range lines {
+		t.Errorf("unexpected line after the idle end: %q", l)
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("exit code %d, want 0 (stderr: %s)", code, stderr.String())
+	}
+}
+
+func TestEventLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		e    demoserver.Event
+		want string
+	}{
+		{demoserver.Event{Kind: demoserver.EventStart, ID: "abc", Client: "dsh-mcp-client"}, "SESSION_START abc dsh-mcp-client"},
+		{demoserver.Event{Kind: demoserver.EventStart, ID: "abc"}, "SESSION_START abc -"},
+		{demoserver.Event{Kind: demoserver.EventStart, ID: "abc", Client: "two\r\nlines"}, "SESSION_START abc two  lines"},
+		{demoserver.Event{Kind: demoserver.EventEnd, ID: "abc", Client: "c", Reason: demoserver.ReasonDeleted}, "SESSION_END abc deleted"},
+	}
+	for _, tt := range tests {
+		if got := eventLine(tt.e); got != tt.want {
+			t.Errorf("eventLine(%+v) = %q, want %q", tt.e, got, tt.want)
+		}
+	}
+}
+
+// maskIn masks the session id inside a stdout line: ids are credentials.
+func maskIn(line, id string) string { return strings.ReplaceAll(line, id, mask.ID(id)) }
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestRunBadUsage(t *testing.T) {

@@ -1,0 +1,59 @@
+package tsserver
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseEvent(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		line string
+		want Event
+		ok   bool
+	}{
+		{"SESSION_START abc tsserver-test", Event{Kind: EventStart, ID: "abc", Client: "tsserver-test", At: at}, true},
+		{"SESSION_START abc my client", Event{Kind: EventStart, ID: "abc", Client: "my client", At: at}, true},
+		{"SESSION_START abc -", Event{Kind: EventStart, ID: "abc", At: at}, true},
+		{"SESSION_START abc", Event{Kind: EventStart, ID: "abc", At: at}, true}, // older form
+		{"SESSION_END abc idle", Event{Kind: EventEnd, ID: "abc", Reason: "idle", At: at}, true},
+		{"SESSION_END abc deleted", Event{Kind: EventEnd, ID: "abc", Reason: "deleted", At: at}, true},
+		{"SESSION_END abc", Event{}, false},
+		{"SESSION_END abc two words", Event{}, false},
+		{"SESSION_START ", Event{}, false},
+		{"SESSION_START  x", Event{}, false},
+		{"LISTENING http://127.0.0.1:1/mcp", Event{}, false},
+		{"", Event{}, false},
+	}
+	for _, tc := range tests {
+		got, ok := parseEvent(tc.line, at)
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("parseEvent(%q) = %+v, %v; want %+v, %v", tc.line, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// FuzzParseEvent: any line either parses into an event whose fields hold no line break
+// and whose id is the second word, or is ignored.
+func FuzzParseEvent(f *testing.F) {
+	for _, s := range []string{"SESSION_START a b c", "SESSION_END a idle", "SESSION_START a", "SESSION_END", "x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		e, ok := parseEvent(line, time.Time{})
+		if !ok {
+			return
+		}
+		if e.ID == "" || strings.Contains(e.ID, " ") {
+			t.Fatalf("bad id %q from %q", e.ID, line)
+		}
+		if (e.Kind == EventStart) == (e.Reason != "") || (e.Kind == EventEnd && e.Client != "") {
+			t.Fatalf("fields do not fit kind %s: %+v from %q", e.Kind, e, line)
+		}
+		if !strings.Contains(line, e.ID) {
+			t.Fatalf("id %q not in %q", e.ID, line)
+		}
+	})
+}
