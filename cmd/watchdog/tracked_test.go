@@ -1,0 +1,107 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+)
+
+func TestTrackedSaveAndLoad(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	a := health.StoreSession{ID: "aaaa-1111-2222-aaaa", Client: "dsh-mcp-client", Created: t0, LastActivity: t0}
+	b := health.StoreSession{ID: "bbbb-1111-2222-bbbb", Client: "other", Created: t0}
+	tests := []struct {
+		name string
+		recs []journal.Record
+		want []string
+	}{
+		{"nothing ended since", nil, []string{a.ID, b.ID}},
+		{"an end journaled after the save is not reported twice",
+			[]journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionExpired, Server: "mem", Session: "bbbb…bbbb"}},
+			[]string{a.ID}},
+		{"an end before the save was already out of the file",
+			[]journal.Record{{Time: t0.Add(-time.Second), Kind: health.EvSessionEnded, Server: "mem", Session: "bbbb…bbbb"}},
+			[]string{a.ID, b.ID}},
+		{"an incident keeps its session tracked",
+			[]journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionLost, Server: "mem", Session: "aaaa…aaaa", Fields: map[string]any{"incident": true}}},
+			[]string{a.ID, b.ID}},
+		{"another server's end is another session",
+			[]journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionExpired, Server: "other", Session: "bbbb…bbbb"}},
+			[]string{a.ID, b.ID}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			s := trackedSaver{path: filepath.Join(dir, trackedName)}
+			if err := s.save(map[string][]health.StoreSession{"mem": {a, b}}, t0, false); err != nil {
+				t.Fatal(err)
+			}
+			info, err := os.Stat(s.path)
+			if err != nil || info.Mode().Perm() != 0o600 {
+				t.Fatalf("saved file: %v, mode %v; want 0600 (it holds session ids)", err, info.Mode())
+			}
+			got, err := loadTracked(dir, tt.recs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, st := range got["mem"] {
+				ids = append(ids, st.ID)
+			}
+			if len(ids) != len(tt.want) || (len(ids) > 0 && ids[0] != tt.want[0]) {
+				t.Fatalf("restored %v, want %v", ids, tt.want)
+			}
+		})
+	}
+}
+
+func TestTrackedSaveOnlyWhenChanged(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	s := trackedSaver{path: filepath.Join(t.TempDir(), trackedName)}
+	one := map[string][]health.StoreSession{"mem": {{ID: "aaaa-1111-2222-aaaa", LastActivity: t0}}}
+	moved := map[string][]health.StoreSession{"mem": {{ID: "aaaa-1111-2222-aaaa", LastActivity: t0.Add(time.Second)}}}
+	steps := []struct {
+		tracked map[string][]health.StoreSession
+		at      time.Duration
+		force   bool
+		written bool
+	}{
+		{one, 0, false, true},
+		{one, time.Second, false, false},                                             // nothing changed
+		{moved, 2 * time.Second, false, false},                                       // activity only, too soon
+		{moved, 2*time.Second + trackedActivityEvery, false, true},                   // activity, in time
+		{map[string][]health.StoreSession{"mem": nil}, 6 * time.Second, false, true}, // an id left
+	}
+	for i, st := range steps {
+		before, _ := os.Stat(s.path)
+		if err := s.save(st.tracked, t0.Add(st.at), st.force); err != nil {
+			t.Fatal(err)
+		}
+		after, _ := os.Stat(s.path)
+		written := before == nil || !os.SameFile(before, after)
+		if written != st.written {
+			t.Fatalf("step %d: written = %v, want %v", i, written, st.written)
+		}
+	}
+}
+
+func TestLoadTrackedBadFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if got, err := loadTracked(dir, nil); err != nil || got != nil {
+		t.Fatalf("no file: %v, %v; want nothing and no error", got, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, trackedName), []byte(`{"servers":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadTracked(dir, nil); err == nil {
+		t.Fatal("a cut-short file loaded without an error")
+	}
+}
