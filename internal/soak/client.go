@@ -1,0 +1,163 @@
+package soak
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+)
+
+// legacyVersion is the protocol the soak's clients speak: sessions exist.
+const legacyVersion = "2025-06-18"
+
+// ClientServer is one server a soak client keeps a session with.
+type ClientServer struct {
+	Name string
+	URL  string
+	// MaxGap is the longest pause between two calls: above the server's
+	// idle timeout, so some sessions sit idle long enough to expire unless
+	// kept warm.
+	MaxGap time.Duration
+}
+
+// ClientConfig configures RunClient.
+type ClientConfig struct {
+	Name    string // clientInfo.name
+	Servers []ClientServer
+	// TriggerDir, when set, is watched like the patched dsh-mcp-client
+	// watches its recovery triggers: a file named after a server (or
+	// "all") makes the client drop that session and open a new one.
+	TriggerDir string
+	Seed       uint64
+}
+
+// RunClient is a soak client process: one session per server, a tool call
+// after a random pause, a new session at once when the server no longer
+// knows the old one (404 or the quirk's 400), as a patched client does.
+// It runs until ctx ends; a kill -9 is how the soak usually ends it.
+func RunClient(ctx context.Context, cfg ClientConfig) error {
+	triggers := map[string]chan struct{}{}
+	var wg sync.WaitGroup
+	for i, s := range cfg.Servers {
+		c, err := mcphttp.New(mcphttp.Options{URL: s.URL, Timeout: 3 * time.Second})
+		if err != nil {
+			return fmt.Errorf("soak client %s: %w", s.Name, err)
+		}
+		trig := make(chan struct{}, 1)
+		triggers[s.Name] = trig
+		sc := &sessionKeeper{c: c, cfg: cfg, srv: s, trigger: trig,
+			r: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+uint64(os.Getpid())))}
+		wg.Add(1)
+		go func() { defer wg.Done(); sc.run(ctx) }()
+	}
+	if cfg.TriggerDir != "" {
+		wg.Add(1)
+		go func() { defer wg.Done(); watchTriggers(ctx, cfg.TriggerDir, triggers) }()
+	}
+	wg.Wait()
+	return nil
+}
+
+type sessionKeeper struct {
+	c       *mcphttp.Client
+	cfg     ClientConfig
+	srv     ClientServer
+	trigger chan struct{}
+	r       *rand.Rand
+	id      string
+}
+
+func (k *sessionKeeper) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		if k.id == "" && !k.open(ctx) {
+			sleep(ctx, 200*time.Millisecond)
+			continue
+		}
+		pause := time.Duration(k.r.Int64N(int64(k.srv.MaxGap-100*time.Millisecond))) + 100*time.Millisecond
+		select {
+		case <-ctx.Done():
+			return
+		case <-k.trigger:
+			// The patched client takes the generation down after its backoff.
+			sleep(ctx, time.Duration(200+k.r.IntN(800))*time.Millisecond)
+			k.id = ""
+			continue
+		case <-time.After(pause):
+		}
+		k.call(ctx)
+	}
+}
+
+// open starts a session: initialize, then the initialized notification.
+func (k *sessionKeeper) open(ctx context.Context) bool {
+	resp, err := k.c.Do(ctx, mcphttp.Request{Method: "initialize", Params: map[string]any{
+		"protocolVersion": legacyVersion, "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": k.cfg.Name, "version": "1.0.0"}}})
+	if err != nil || resp.Status != http.StatusOK || resp.SessionID == "" {
+		return false
+	}
+	if _, err := k.c.Do(ctx, mcphttp.Request{Method: "notifications/initialized", SessionID: resp.SessionID, ProtocolVersion: legacyVersion}); err != nil {
+		return false
+	}
+	k.id = resp.SessionID
+	return true
+}
+
+// call makes one tool call; a server that no longer knows the session gets
+// a new one at once, a server that does not answer gets the same id later.
+func (k *sessionKeeper) call(ctx context.Context) {
+	resp, err := k.c.Do(ctx, mcphttp.Request{Method: "tools/call", SessionID: k.id, ProtocolVersion: legacyVersion,
+		Params: map[string]any{"name": "echo", "arguments": map[string]any{"text": "soak"}}})
+	if err != nil {
+		return
+	}
+	if resp.Status == http.StatusNotFound || resp.Status == http.StatusBadRequest {
+		k.id = ""
+	}
+}
+
+// watchTriggers polls the trigger folder, as often as the patched client's
+// watcher would notice a new file.
+func watchTriggers(ctx context.Context, dir string, triggers map[string]chan struct{}) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") { // a trigger still being written
+				continue
+			}
+			if os.Remove(filepath.Join(dir, name)) != nil {
+				continue
+			}
+			for server, ch := range triggers {
+				if name == server || name == "all" {
+					select {
+					case ch <- struct{}{}:
+					default:
+					}
+				}
+			}
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

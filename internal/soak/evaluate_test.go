@@ -1,0 +1,115 @@
+package soak
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
+)
+
+var e0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+func at(ms int) time.Time { return e0.Add(time.Duration(ms) * time.Millisecond) }
+
+const (
+	idA = "aaaa1111-0000-0000-0000-00000000aaaa"
+	idB = "bbbb2222-0000-0000-0000-00000000bbbb"
+)
+
+func seen(ms int, kind, server, id string, fields map[string]any) Seen {
+	return Seen{At: at(ms), Rec: journal.Record{Kind: kind, Server: server, Session: mask.ID(id), Fields: fields}}
+}
+
+// base: host session A on "warm" (keep-warm) and B on "cold", both ending.
+func base() Input {
+	return Input{
+		Servers:    map[string]ServerInfo{"warm": {Timeout: 3 * time.Second, KeepWarm: true}, "cold": {Timeout: 2 * time.Second}},
+		HostClient: "host",
+		Events: []ServerEvent{
+			{At: at(0), Server: "warm", Start: true, ID: idA, Client: "host"},
+			{At: at(0), Server: "cold", Start: true, ID: idB, Client: "other"},
+			{At: at(5000), Server: "cold", ID: idB, Reason: "idle"},
+		},
+		Hosts: []Span{{From: at(-1000)}},
+		End:   at(20000),
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(*Input)
+		want  string // a substring of the problems; "" for none
+		check func(t *testing.T, r Report)
+	}{
+		{"detected in time", func(in *Input) {
+			in.Journal = []Seen{seen(5400, health.EvSessionExpired, "cold", idB, nil)}
+		}, "", func(t *testing.T, r Report) {
+			if r.Detected != 1 || r.LatencyMax != 400*time.Millisecond {
+				t.Fatalf("detected %d, max latency %s", r.Detected, r.LatencyMax)
+			}
+		}},
+		{"missed", func(in *Input) {}, "never journaled", nil},
+		{"late", func(in *Input) {
+			in.Journal = []Seen{seen(6500, health.EvSessionEnded, "cold", idB, nil)}
+		}, "detected later than", nil},
+		{"ended while the watchdog was down: timed from its return", func(in *Input) {
+			in.WatchdogDown = []Span{{From: at(4800), To: at(6000)}}
+			in.Journal = []Seen{seen(6500, health.EvSessionExpired, "cold", idB, nil)}
+		}, "", nil},
+		{"false alarm on a live session", func(in *Input) {
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(7000, health.EvSessionLost, "warm", idA, map[string]any{"incident": true})}
+			in.Notes = []Note{{At: at(7001), Title: "warm: session lost — the watchdog is healing it"}}
+		}, "false session_lost", nil},
+		{"a server kill ends its sessions at the restart", func(in *Input) {
+			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(9200, health.EvSessionLost, "warm", idA, map[string]any{"incident": true})}
+			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — the watchdog is healing it"}}
+		}, "", func(t *testing.T, r Report) {
+			if r.EndedBy["killed"] != 1 || r.Incidents["warm"] != 1 {
+				t.Fatalf("ended by %v, incidents %v", r.EndedBy, r.Incidents)
+			}
+		}},
+		{"two notifications for one incident", func(in *Input) {
+			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(9200, health.EvSessionLost, "warm", idA, map[string]any{"incident": true})}
+			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9300), Title: "warm: session lost — x"}}
+		}, "1 incidents but 2 loss notifications", nil},
+		{"kept-warm session expired", func(in *Input) {
+			in.Events = append(in.Events, ServerEvent{At: at(9000), Server: "warm", ID: idA, Reason: "idle"})
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(9100, health.EvSessionExpired, "warm", idA, nil)}
+		}, "kept-warm sessions expired", nil},
+		{"dead host's session pinged", func(in *Input) {
+			in.Hosts = []Span{{From: at(-1000), To: at(3000)}}
+			in.Events = append(in.Events, ServerEvent{At: at(7000), Server: "warm", ID: idA, Reason: "idle"})
+			in.Journal = []Seen{seen(3500, health.EvKeepWarm, "warm", idA, nil), seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(7100, health.EvSessionExpired, "warm", idA, nil)}
+		}, "sessions of dead hosts kept alive", nil},
+		{"a log line replayed after a restart", func(in *Input) {
+			pos := map[string]any{"log_file": "/x.log", "log_fp": "ab", "log_offset": float64(10)}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil),
+				seen(6000, health.EvLegacyHeaderRejected, "cold", "", pos), seen(7000, health.EvLegacyHeaderRejected, "cold", "", pos)}
+		}, "journaled twice", nil},
+		{"dead host's session left to expire", func(in *Input) {
+			in.Hosts = []Span{{From: at(-1000), To: at(3000)}}
+			in.Events = append(in.Events, ServerEvent{At: at(6100), Server: "warm", ID: idA, Reason: "idle"})
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(6200, health.EvSessionExpired, "warm", idA, nil)}
+		}, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := base()
+			tt.edit(&in)
+			r := Evaluate(in)
+			got := strings.Join(r.Problems, "\n")
+			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Fatalf("problems:\n%s\nwant %q", got, tt.want)
+			}
+			if tt.check != nil {
+				tt.check(t, r)
+			}
+		})
+	}
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package soak
+
+const raceEnabled = true

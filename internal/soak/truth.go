@@ -1,0 +1,103 @@
+package soak
+
+import (
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+)
+
+// ServerEvent is a server's own word about one session: it started one
+// (with the client's name) or ended one (with the reason).
+type ServerEvent struct {
+	At     time.Time
+	Server string
+	Start  bool
+	ID     string
+	Client string // starts
+	Reason string // ends: idle, deleted, forgotten, closed
+}
+
+// Span is a stretch of real time; a zero To means it had not ended.
+type Span struct{ From, To time.Time }
+
+func (s Span) contains(t time.Time) bool {
+	return !t.Before(s.From) && (s.To.IsZero() || !t.After(s.To))
+}
+
+// Seen is a journal record and the real time the soak read it.
+type Seen struct {
+	At  time.Time
+	Rec journal.Record
+}
+
+// Note is a desktop notification and when the bus delivered it.
+type Note struct {
+	At          time.Time
+	Title, Body string
+}
+
+// ServerInfo is what the evaluation needs of a server's configuration.
+type ServerInfo struct {
+	Timeout  time.Duration
+	KeepWarm bool
+}
+
+// Input is everything a soak observed, in real time.
+type Input struct {
+	Servers    map[string]ServerInfo
+	HostClient string
+	Events     []ServerEvent
+	// ServerDown: per server, from its kill -9 to the moment its restarted
+	// process listened with a fresh store; the sessions it had end there.
+	ServerDown map[string][]Span
+	// Hosts are the host process's runs, from start to kill.
+	Hosts []Span
+	// WatchdogDown: from each kill -9 to the restarted daemon's readiness.
+	WatchdogDown []Span
+	Journal      []Seen
+	Notes        []Note
+	End          time.Time
+}
+
+// session is one session's ground truth.
+type session struct {
+	server, id, client string
+	start, end         time.Time // end zero: still alive when the soak ended
+	reason             string    // idle, deleted, forgotten, closed, killed
+}
+
+// sessions joins the servers' starts and ends with their kills.
+func (in Input) sessions() []*session {
+	byKey := map[string]*session{}
+	var order []*session
+	for _, ev := range in.Events {
+		key := ev.Server + "\x00" + ev.ID
+		s := byKey[key]
+		if ev.Start {
+			if s == nil {
+				s = &session{server: ev.Server, id: ev.ID, client: ev.Client, start: ev.At}
+				byKey[key] = s
+				order = append(order, s)
+			}
+			continue
+		}
+		if s != nil && s.end.IsZero() {
+			s.end, s.reason = ev.At, ev.Reason
+		}
+	}
+	for _, s := range order {
+		if !s.end.IsZero() {
+			continue
+		}
+		for _, down := range in.ServerDown[s.server] {
+			if s.start.Before(down.From) {
+				s.end, s.reason = down.To, "killed"
+				if down.To.IsZero() {
+					s.end = down.From
+				}
+				break
+			}
+		}
+	}
+	return order
+}
