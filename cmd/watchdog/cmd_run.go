@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/config"
@@ -18,6 +19,10 @@ import (
 )
 
 const socketName = "watchdog.sock"
+
+// storesReadWait bounds how long the control socket waits for the stores'
+// first read.
+const storesReadWait = 5 * time.Second
 
 func cmdRun(ctx context.Context, c cli, args []string) int {
 	var co common
@@ -140,10 +145,17 @@ func serve(ctx context.Context, cfg config.Config, stateDir string, log *slog.Lo
 		return err
 	}
 	d.serveMetrics(ctx, &wg)
-	// The control socket opens once the logs are positioned: a client that
-	// can reach the daemon knows every line it writes from then on is live.
+	// The control socket opens once the logs are positioned and the stores
+	// read: a client that can reach the daemon knows every line it writes
+	// from then on is live, and every store change is compared with what
+	// was there (a store that cannot be read in time does not hold it up).
 	select {
 	case <-d.follower.Ready():
+	case <-ctx.Done():
+	}
+	select {
+	case <-d.storesRead:
+	case <-time.After(storesReadWait):
 	case <-ctx.Done():
 	}
 	serveErr := make(chan error, 1)

@@ -66,6 +66,7 @@ type daemon struct {
 	healthySince time.Time
 	tracked      trackedSaver // the tracked sessions, kept for a restart
 	clock        *wallClock
+	storesRead   <-chan struct{} // closed once every configured store was read once
 }
 
 func newDaemon(cfg config.Config, stateDir string, log *slog.Logger, j *journal.Journal) *daemon {

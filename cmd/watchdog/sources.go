@@ -41,9 +41,15 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 	lines := &lineReader{d: d, stores: stores}
 	goRun(wg, func() { _ = f.Run(ctx) })
 	goRun(wg, func() { lines.run(ctx, f.Lines()) })
+	var firsts []chan struct{}
 	for name, w := range stores {
-		goRun(wg, func() { d.runStore(ctx, name, w) })
+		first := make(chan struct{})
+		if w.Path() != "" {
+			firsts = append(firsts, first)
+		}
+		goRun(wg, func() { d.runStore(ctx, name, w, first) })
 	}
+	d.storesRead = allClosed(firsts)
 	if d.opts.patch == nil {
 		goRun(wg, func() { d.watchPatch(ctx) })
 	}
@@ -105,7 +111,10 @@ func (d *daemon) newStoreWatchers() map[string]*store.Watcher {
 	return ws
 }
 
-func (d *daemon) runStore(ctx context.Context, server string, w *store.Watcher) {
+// runStore forwards a store watcher's updates; first is closed once the
+// initial read is queued.
+func (d *daemon) runStore(ctx context.Context, server string, w *store.Watcher, first chan struct{}) {
+	defer closeIfOpen(first)
 	updates := make(chan store.Update, 16)
 	go func() {
 		defer close(updates)
@@ -113,7 +122,29 @@ func (d *daemon) runStore(ctx context.Context, server string, w *store.Watcher) 
 	}()
 	for u := range updates {
 		d.signal(ctx, storeSignal(server, u))
+		closeIfOpen(first)
 	}
+}
+
+// closeIfOpen closes a channel only its caller's goroutine closes.
+func closeIfOpen(ch chan struct{}) {
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
+// allClosed is closed once every channel in chs is.
+func allClosed(chs []chan struct{}) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, ch := range chs {
+			<-ch
+		}
+	}()
+	return done
 }
 
 func storeSignal(server string, u store.Update) health.Signal {
@@ -132,15 +163,8 @@ func storeSignal(server string, u store.Update) health.Signal {
 
 // runProc forwards the host watcher's reports; first is closed once the
 // initial one is queued.
-func (d *daemon) runProc(ctx context.Context, first chan<- struct{}) {
-	told := false
-	tell := func() {
-		if !told {
-			told = true
-			close(first)
-		}
-	}
-	defer tell()
+func (d *daemon) runProc(ctx context.Context, first chan struct{}) {
+	defer closeIfOpen(first)
 	updates := make(chan proc.Update, 4)
 	go func() {
 		defer close(updates)
@@ -152,6 +176,6 @@ func (d *daemon) runProc(ctx context.Context, first chan<- struct{}) {
 			sig = health.Signal{Kind: health.SigHostUp, PID: u.Host.PID, Started: u.Host.Started, Restarted: u.Restarted}
 		}
 		d.signal(ctx, sig)
-		tell()
+		closeIfOpen(first)
 	}
 }
