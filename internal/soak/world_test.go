@@ -3,7 +3,6 @@ package soak
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/tailbuf"
 )
 
 const hostClient = "dsh-mcp-client"
@@ -38,7 +38,7 @@ type world struct {
 	metrics  string   // host:port
 	specs    []ServerSpec
 	servers  map[string]*serverProc
-	stderr   *lockedBuffer // every watchdog run's stderr
+	stderr   *tailbuf.Buffer // every watchdog run's stderr, whole: it is searched for ids
 	journal  *journalTail
 	notes    *notes
 	start    time.Time
@@ -79,7 +79,7 @@ func newWorld(t *testing.T, specs []ServerSpec) *world {
 	}
 	w := &world{t: t, dir: dir, root: root, specs: specs, servers: map[string]*serverProc{},
 		state: filepath.Join(dir, "state"), skewFile: filepath.Join(dir, "clock-skew"), home: filepath.Join(dir, "home"),
-		token: fmt.Sprintf("soakhost-%d", os.Getpid()), stderr: &lockedBuffer{},
+		token: fmt.Sprintf("soakhost-%d", os.Getpid()), stderr: &tailbuf.Buffer{Max: 1 << 30},
 		serverDown: map[string][]Span{}, faults: map[FaultKind]int{}, srvMu: map[string]*sync.Mutex{}}
 	w.journal = &journalTail{path: filepath.Join(w.state, "events.jsonl")}
 	w.bins = buildBinaries(t, root, dir)
@@ -272,23 +272,3 @@ func (w *world) startWatchdog() {
 	}
 	w.wd = p
 }
-
-// lockedBuffer collects output written from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-var _ io.Writer = (*lockedBuffer)(nil)
