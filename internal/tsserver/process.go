@@ -53,12 +53,15 @@ func startProcess(node, dir string, args []string, onLine func(string)) (*proces
 func (p *process) run(cmd *exec.Cmd, stdout io.Reader, onLine func(string)) {
 	defer close(p.done)
 	sc := bufio.NewScanner(stdout)
-	first := true
+	listening := false
 	for sc.Scan() {
 		line := sc.Text()
-		if first {
-			first = false
+		// Not only the first line: a client that reconnects to a restarted
+		// server on its old port can open a session (SESSION_START) before
+		// the server has printed LISTENING.
+		if !listening {
 			if url, ok := strings.CutPrefix(line, "LISTENING "); ok {
+				listening = true
 				p.ready <- url
 				continue
 			}
