@@ -38,6 +38,7 @@ type world struct {
 	metrics  string   // host:port
 	specs    []ServerSpec
 	servers  map[string]*serverProc
+	clients  []ClientServer  // the servers as the clients see them
 	stderr   *tailbuf.Buffer // every watchdog run's stderr, whole: it is searched for ids
 	journal  *journalTail
 	notes    *notes
@@ -130,6 +131,7 @@ func (w *world) setup() {
 		w.servers[spec.Name] = s
 		w.srvMu[spec.Name] = &sync.Mutex{}
 	}
+	w.clients = w.clientServers()
 	module := w.patchedModule()
 	w.metrics = freeAddr(t)
 	w.cfg = filepath.Join(w.dir, "watchdog.toml")
@@ -231,6 +233,8 @@ func (w *world) serverEvent(ev ServerEvent) {
 	w.events = append(w.events, ev)
 }
 
+// clientServers is read once, at setup: a restarted server keeps its URL,
+// and its serverProc is rewritten while the clients restart.
 func (w *world) clientServers() []ClientServer {
 	var out []ClientServer
 	for _, spec := range w.specs {
@@ -242,7 +246,7 @@ func (w *world) clientServers() []ClientServer {
 // startHost starts a host process: one session per server, honouring the
 // watchdog's recovery triggers.
 func (w *world) startHost(seed uint64) {
-	c, err := startClient(w.token, ClientConfig{Name: hostClient, Servers: w.clientServers(), Seed: seed,
+	c, err := startClient(w.token, ClientConfig{Name: hostClient, Servers: w.clients, Seed: seed,
 		TriggerDir: filepath.Join(w.home, healer.TriggerDir)})
 	if err != nil {
 		w.t.Fatal(err)
@@ -256,7 +260,7 @@ func (w *world) startHost(seed uint64) {
 // startOther starts another agent with sessions on two servers: the
 // watchdog must track them without taking them for the host's.
 func (w *world) startOther(seed uint64) {
-	servers := w.clientServers()[:2]
+	servers := w.clients[:2]
 	c, err := startClient(strings.Replace(w.token, "soakhost", "soakother", 1), ClientConfig{Name: "other-agent", Servers: servers, Seed: seed})
 	if err != nil {
 		w.t.Fatal(err)
