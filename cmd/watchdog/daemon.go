@@ -67,6 +67,7 @@ type daemon struct {
 	tracked      trackedSaver // the tracked sessions, kept for a restart
 	clock        *wallClock
 	storesRead   <-chan struct{} // closed once every configured store was read once
+	hostLook     chan struct{}   // asks the process watcher to look now
 }
 
 func newDaemon(cfg config.Config, stateDir string, log *slog.Logger, j *journal.Journal) *daemon {
@@ -79,7 +80,7 @@ func newDaemon(cfg config.Config, stateDir string, log *slog.Logger, j *journal.
 		warmOn[s.Name] = s.KeepWarm
 	}
 	d := &daemon{cfg: cfg, stateDir: stateDir, log: log, model: health.New(mc), journal: j,
-		items: make(chan item, 1024), queries: make(chan query), now: time.Now,
+		items: make(chan item, 1024), queries: make(chan query), now: time.Now, hostLook: make(chan struct{}, 1),
 		warm: healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg)}
 	d.clock = &wallClock{}
 	d.now = d.clock.now
@@ -186,6 +187,7 @@ func (d *daemon) apply(ctx context.Context, sig health.Signal) {
 	evs := d.model.Apply(sig, d.now())
 	d.emit(evs)
 	d.react(ctx, evs)
+	d.lookForHost(evs)
 }
 
 func (d *daemon) emit(evs []health.Event) {

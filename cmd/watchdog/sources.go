@@ -168,7 +168,7 @@ func (d *daemon) runProc(ctx context.Context, first chan struct{}) {
 	updates := make(chan proc.Update, 4)
 	go func() {
 		defer close(updates)
-		_ = proc.Watch(ctx, proc.Options{Target: proc.Target{Name: d.cfg.Host.Process, Port: d.cfg.Host.Port}, Logger: d.log}, updates)
+		_ = proc.Watch(ctx, proc.Options{Target: proc.Target{Name: d.cfg.Host.Process, Port: d.cfg.Host.Port}, Logger: d.log, Look: d.hostLook}, updates)
 	}()
 	for u := range updates {
 		sig := health.Signal{Kind: health.SigHostDown}
@@ -177,5 +177,23 @@ func (d *daemon) runProc(ctx context.Context, first chan struct{}) {
 		}
 		d.signal(ctx, sig)
 		closeIfOpen(first)
+	}
+}
+
+// lookForHost asks the process watcher to look now when a session of the
+// host's client appears while no host is known to run: the host has most
+// likely just started, and its sessions are kept warm only once it is seen.
+func (d *daemon) lookForHost(evs []health.Event) {
+	if _, _, running := d.model.HostProcess(); running {
+		return
+	}
+	for _, ev := range evs {
+		if ev.Kind == health.EvSessionNew && ev.Fields["client"] == d.cfg.Host.ClientName {
+			select {
+			case d.hostLook <- struct{}{}:
+			default:
+			}
+			return
+		}
 	}
 }

@@ -6,8 +6,9 @@ import (
 )
 
 // hostStartSlack tolerates a session created just before the process start
-// time we read (clocks and /proc granularity).
-const hostStartSlack = 5 * time.Second
+// time we read (clock granularity). Kept short: a host restarted within
+// seconds must not adopt its dead predecessor's session, and keep it warm.
+const hostStartSlack = time.Second
 
 func (m *Model) hostUp(sig Signal, now time.Time) []Event {
 	prev := m.host

@@ -83,3 +83,16 @@ func TestWokeBackwardsClampsActivity(t *testing.T) {
 		t.Fatalf("warm targets %+v, want host-1 idle 3s since the jump", targets)
 	}
 }
+
+// A host restarted within seconds does not adopt the session its dead
+// predecessor opened: that one must be let go, not kept warm.
+func TestRestartedHostDoesNotAdoptOldSession(t *testing.T) {
+	m := newTestModel(3 * time.Second)
+	m.Apply(Signal{Kind: SigHostUp, PID: 1, Started: t0}, t0)
+	m.Apply(snap(sess("old", hostClient, t0.Add(time.Second), t0.Add(time.Second))), t0.Add(time.Second))
+	m.Apply(Signal{Kind: SigHostDown}, t0.Add(2*time.Second))
+	m.Apply(Signal{Kind: SigHostUp, PID: 2, Started: t0.Add(3 * time.Second), Restarted: true}, t0.Add(3*time.Second))
+	if got := m.WarmTargets(t0.Add(4 * time.Second)); len(got) != 0 {
+		t.Fatalf("warm targets %+v: the new host adopted the dead one's session", got)
+	}
+}

@@ -84,6 +84,9 @@ func TestSoak(t *testing.T) {
 	end := time.Now()
 	w.finish(stop, tailDone)
 	in := w.input(end)
+	if *soakKeep != "" {
+		_ = os.WriteFile(filepath.Join(w.dir, "daemon-stderr.log"), []byte(w.stderr.String()), 0o600)
+	}
 	r := Evaluate(in)
 	w.report(r, d, seed)
 	for _, p := range r.Problems {

@@ -42,6 +42,11 @@ type Options struct {
 	MaxScanInterval time.Duration
 	// Logger receives scan failures. Nil discards.
 	Logger *slog.Logger
+	// Look, when it delivers, makes Watch look now and scan at Interval
+	// again: the caller has a sign the host just started (a new session
+	// of its client), and the backed-off scan would see it seconds late.
+	// Nil: looks follow the timer alone.
+	Look <-chan struct{}
 }
 
 // Watch sends the host's initial state to out, then one Update per change:
@@ -73,6 +78,9 @@ func Watch(ctx context.Context, opts Options, out chan<- Update) error {
 		case <-ctx.Done():
 			return nil
 		case <-timer.C:
+		case <-opts.Look:
+			w.scanWait = w.interval
+			timer.Stop() // since Go 1.23 no stale tick can follow
 		}
 		if u, changed := w.step(ctx); changed && !send(ctx, out, u) {
 			return nil

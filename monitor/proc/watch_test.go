@@ -190,3 +190,23 @@ func TestNextDelay(t *testing.T) {
 		})
 	}
 }
+
+// Look makes Watch look at once, even when its backed-off scan is an hour
+// away: the daemon asks when a session of the host's client appears.
+func TestWatchLooksWhenAsked(t *testing.T) {
+	tok := token(t, "wdproc-look-")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, look := make(chan Update), make(chan struct{}, 1)
+	go func() {
+		_ = Watch(ctx, Options{Target: Target{Name: tok}, Interval: time.Hour, Look: look}, out)
+	}()
+	if u := next(t, out, "initial state"); u.Running {
+		t.Fatalf("initial = %+v, want not running", u)
+	}
+	s := startStandIn(t, testExe(t), "standin", tok)
+	look <- struct{}{}
+	if u := next(t, out, "up after the look"); !u.Running || u.Host.PID != s.pid() {
+		t.Fatalf("after the look = %+v, want running pid %d", u, s.pid())
+	}
+}
