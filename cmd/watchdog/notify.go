@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/notify"
 )
@@ -15,7 +16,17 @@ func (d *daemon) startNotifier(ctx context.Context, wg *sync.WaitGroup, recs []j
 	if !d.cfg.Notify {
 		return
 	}
-	d.notifier = notify.New(notify.Options{Logger: d.log, Send: d.opts.send})
+	d.notifier = notify.New(notify.Options{Logger: d.log, Send: d.opts.send, OnSent: d.notified})
 	d.notifier.Restore(recs)
 	goRun(wg, func() { _ = d.notifier.Run(ctx) })
+}
+
+// notified journals a notification that was shown, so a restart after a
+// kill -9 re-sends only what was decided and never shown.
+func (d *daemon) notified(m notify.Message) {
+	ev := health.Event{Time: d.now(), Kind: notify.KindNotified, Server: m.Server,
+		Fields: map[string]any{"about": m.About, "title": m.Title}, Detail: "notified: " + m.Title}
+	if err := d.journal.Write(ev); err != nil {
+		d.log.Error("journal write failed", "kind", ev.Kind, "err", err)
+	}
 }

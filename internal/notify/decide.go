@@ -66,7 +66,7 @@ func (s *state) lost(ev health.Event, now time.Time) *Message {
 	}
 	s.incidents[ev.Server] = &incident{since: now, lastSent: now, doing: "waiting for the host to reconnect",
 		failed: map[string]bool{}}
-	return &Message{Title: ev.Server + ": session lost — the watchdog is healing it", Body: ev.Detail}
+	return &Message{Title: ev.Server + ": session lost — the watchdog is healing it", Body: ev.Detail, Server: ev.Server, About: AboutLost}
 }
 
 func (s *state) recovered(ev health.Event) *Message {
@@ -80,7 +80,7 @@ func (s *state) recovered(ev health.Event) *Message {
 	if ms, ok := num(ev.Fields["took_ms"]); ok {
 		title += " in " + took(time.Duration(ms)*time.Millisecond)
 	}
-	return &Message{Title: title, Body: ev.Detail}
+	return &Message{Title: title, Body: ev.Detail, Server: ev.Server, About: AboutRecovered}
 }
 
 func (s *state) healFailed(ev health.Event) *Message {
@@ -91,7 +91,7 @@ func (s *state) healFailed(ev health.Event) *Message {
 		inc.failed[ev.Detail] = true
 		inc.doing = "nothing more on its own: " + ev.Detail
 	}
-	return &Message{Title: ev.Server + ": healing failed", Body: ev.Detail}
+	return &Message{Title: ev.Server + ": healing failed", Body: ev.Detail, Server: ev.Server, About: AboutHealFailed}
 }
 
 // sessionAtRisk warns once per session per idle window: a repeat before
@@ -103,7 +103,7 @@ func (s *state) sessionAtRisk(ev health.Event, now time.Time) *Message {
 	}
 	left, _ := num(ev.Fields["expires_in_seconds"])
 	s.atRisk[key] = now.Add(time.Duration(left)*time.Second + time.Second)
-	return &Message{Title: ev.Server + ": session at risk", Body: ev.Detail}
+	return &Message{Title: ev.Server + ": session at risk", Body: ev.Detail, Server: ev.Server, About: AboutAtRisk}
 }
 
 func (s *state) clearAtRisk(server string) {
@@ -126,7 +126,7 @@ func (s *state) reminders(now time.Time, every time.Duration, quiet bool) []Mess
 			continue
 		}
 		inc.told, inc.lastSent = true, now
-		out = append(out, Message{Title: server + ": session still lost",
+		out = append(out, Message{Title: server + ": session still lost", Server: server, About: AboutReminder,
 			Body: fmt.Sprintf("Lost for %s; the watchdog is %s.", took(now.Sub(inc.since)), inc.doing)})
 	}
 	return out

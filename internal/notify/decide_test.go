@@ -109,8 +109,8 @@ func run(t *testing.T, steps []step, restore []journal.Record) []string {
 		}
 	}
 	var titles []string
-	for len(n.queue) > 0 {
-		titles = append(titles, (<-n.queue).Title)
+	for _, m := range n.takePending() {
+		titles = append(titles, m.Title)
 	}
 	return titles
 }

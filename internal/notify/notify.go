@@ -20,7 +20,6 @@ var ErrTimeout = errors.New("notify: send timed out")
 const (
 	defaultReminder = time.Hour
 	sendTimeout     = 5 * time.Second
-	queueLen        = 32
 )
 
 // Options configure a Notifier. Zero values take the defaults.
@@ -29,11 +28,26 @@ type Options struct {
 	Reminder time.Duration                  // while still lost; default 1h
 	Now      func() time.Time               // default time.Now
 	Logger   *slog.Logger                   // nil: discard
+	// OnSent is told of each notification once it was shown, so the daemon
+	// can journal it and a restart re-sends what a kill -9 cut off. Called
+	// from Run's goroutine. Nil: nobody is told.
+	OnSent func(Message)
 }
+
+// What a Message is about (Message.About), as journaled when it was shown.
+const (
+	AboutLost       = "lost"
+	AboutRecovered  = "recovered"
+	AboutHealFailed = "heal_failed"
+	AboutAtRisk     = "at_risk"
+	AboutReminder   = "reminder"
+)
 
 // Message is one notification.
 type Message struct {
 	Title, Body string
+	Server      string
+	About       string
 }
 
 // Notifier decides and sends notifications. Observe and Restore may be
@@ -43,11 +57,13 @@ type Notifier struct {
 	reminder time.Duration
 	now      func() time.Time
 	log      *slog.Logger
-	queue    chan Message
+	onSent   func(Message)
+	wake     chan struct{} // something was queued
 
-	mu    sync.Mutex
-	st    state
-	pause time.Time // quiet until then
+	mu      sync.Mutex
+	st      state
+	pause   time.Time // quiet until then
+	pending []Message // queued, never dropped: each is one incident's news
 }
 
 // New makes a Notifier. Nothing is sent until Run.
@@ -65,7 +81,7 @@ func New(opts Options) *Notifier {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &Notifier{send: opts.Send, reminder: opts.Reminder, now: opts.Now, log: opts.Logger,
-		queue: make(chan Message, queueLen), st: newState()}
+		onSent: opts.OnSent, wake: make(chan struct{}, 1), st: newState()}
 }
 
 // BeeepSend shows a desktop notification with beeep, giving up after 5 s:
@@ -117,11 +133,15 @@ func (n *Notifier) Observe(ev health.Event) {
 // loss still open then gets its "recovered" later.
 func (n *Notifier) Restore(recs []journal.Record) {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	for _, r := range recs {
-		n.st.observe(health.Event{Time: r.Time, Kind: r.Kind, Server: r.Server, Session: r.Session,
-			Detail: r.Detail, Fields: r.Fields}, r.Time, false)
+		n.st.observe(eventOf(r), r.Time, false)
 	}
+	n.mu.Unlock()
+	n.enqueue(undelivered(recs))
+}
+
+func eventOf(r journal.Record) health.Event {
+	return health.Event{Time: r.Time, Kind: r.Kind, Server: r.Server, Session: r.Session, Detail: r.Detail, Fields: r.Fields}
 }
 
 // Tick sends the reminders that are due; Run calls it periodically.
@@ -134,13 +154,24 @@ func (n *Notifier) Tick() {
 }
 
 func (n *Notifier) enqueue(msgs []Message) {
-	for _, m := range msgs {
-		select {
-		case n.queue <- m:
-		default:
-			n.log.Warn("notification dropped: queue full", "title", m.Title)
-		}
+	if len(msgs) == 0 {
+		return
 	}
+	n.mu.Lock()
+	n.pending = append(n.pending, msgs...)
+	n.mu.Unlock()
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (n *Notifier) takePending() []Message {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := n.pending
+	n.pending = nil
+	return out
 }
 
 // Run sends queued notifications and checks reminders until ctx ends.
@@ -153,10 +184,20 @@ func (n *Notifier) Run(ctx context.Context) error {
 			return nil
 		case <-tick.C:
 			n.Tick()
-		case m := <-n.queue:
-			if err := withTimeout(func() error { return n.send(m.Title, m.Body) }, sendTimeout); err != nil {
-				n.log.Warn("notification not shown", "title", m.Title, "err", err)
+		case <-n.wake:
+			for _, m := range n.takePending() {
+				n.show(m)
 			}
 		}
+	}
+}
+
+func (n *Notifier) show(m Message) {
+	if err := withTimeout(func() error { return n.send(m.Title, m.Body) }, sendTimeout); err != nil {
+		n.log.Warn("notification not shown", "title", m.Title, "err", err)
+		return
+	}
+	if n.onSent != nil {
+		n.onSent(m)
 	}
 }

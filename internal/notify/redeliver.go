@@ -1,0 +1,76 @@
+package notify
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+)
+
+// KindNotified is the journal kind of a notification that was shown, with
+// fields "about" (Message.About) and "title".
+const KindNotified = "notified"
+
+// pendingNote is a loss or recovery notification and whether the journal
+// shows it was sent.
+type pendingNote struct {
+	msg   Message
+	shown bool
+}
+
+// undelivered finds what the previous run decided to say but, killed
+// between journaling the event and showing it, never showed: the loss of an
+// incident still open, or a recovery whose loss was shown. Runs before the
+// previous one count as delivered (they may predate "notified" records).
+func undelivered(recs []journal.Record) []Message {
+	prev := -1
+	for i, r := range recs {
+		if r.Kind == health.EvStarted {
+			prev = i
+		}
+	}
+	if prev < 0 {
+		return nil // no run to tell apart: take it all as delivered
+	}
+	scratch := newState()
+	lost := map[string]*pendingNote{}
+	recovered := map[string]*pendingNote{}
+	for i, r := range recs {
+		if r.Kind == KindNotified {
+			markShown(lost, recovered, r)
+			continue
+		}
+		for _, m := range scratch.observe(eventOf(r), r.Time, false) {
+			note := &pendingNote{msg: m, shown: i < prev}
+			switch m.About {
+			case AboutLost:
+				lost[m.Server] = note
+			case AboutRecovered:
+				if l := lost[m.Server]; l != nil && l.shown {
+					recovered[m.Server] = note
+				}
+				delete(lost, m.Server)
+			}
+		}
+	}
+	var out []Message
+	for _, set := range []map[string]*pendingNote{lost, recovered} {
+		for _, server := range slices.Sorted(maps.Keys(set)) {
+			if p := set[server]; !p.shown {
+				out = append(out, p.msg)
+			}
+		}
+	}
+	return out
+}
+
+func markShown(lost, recovered map[string]*pendingNote, r journal.Record) {
+	set := lost
+	if r.Fields["about"] == AboutRecovered {
+		set = recovered
+	}
+	if p := set[r.Server]; p != nil {
+		p.shown = true
+	}
+}

@@ -1,0 +1,56 @@
+package notify
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+)
+
+// A kill -9 between journaling an incident's event and showing its
+// notification: the restart shows what was decided and never shown, once.
+func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
+	t.Parallel()
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	started := func(s int) journal.Record { return journal.Record{Time: at(s), Kind: health.EvStarted} }
+	lostRec := func(s int) journal.Record {
+		return journal.Record{Time: at(s), Kind: health.EvSessionLost, Server: "mem", Detail: "gone", Fields: map[string]any{"incident": true}}
+	}
+	recRec := func(s int) journal.Record {
+		return journal.Record{Time: at(s), Kind: health.EvRecovered, Server: "mem", Fields: map[string]any{"took_ms": float64(2000)}}
+	}
+	shown := func(s int, about string) journal.Record {
+		return journal.Record{Time: at(s), Kind: KindNotified, Server: "mem", Fields: map[string]any{"about": about}}
+	}
+	tests := []struct {
+		name string
+		recs []journal.Record
+		want []string
+	}{
+		{"loss never shown, still open", []journal.Record{started(0), lostRec(1)},
+			[]string{"mem: session lost — the watchdog is healing it"}},
+		{"loss shown, still open", []journal.Record{started(0), lostRec(1), shown(1, AboutLost)}, nil},
+		{"recovery never shown", []journal.Record{started(0), lostRec(1), shown(1, AboutLost), recRec(3)},
+			[]string{"mem recovered in 2s"}},
+		{"recovery shown", []journal.Record{started(0), lostRec(1), shown(1, AboutLost), recRec(3), shown(3, AboutRecovered)}, nil},
+		{"a loss never shown that recovered is no news", []journal.Record{started(0), lostRec(1), recRec(3)}, nil},
+		{"runs before the last are taken as delivered", []journal.Record{started(0), lostRec(1), started(5), recRec(6), shown(6, AboutRecovered)}, nil},
+		{"a journal from before runs were told apart", []journal.Record{lostRec(1)}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n := New(Options{Send: func(string, string) error { return nil }})
+			n.Restore(tt.recs)
+			var got []string
+			for _, m := range n.takePending() {
+				got = append(got, m.Title)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("re-sent %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
