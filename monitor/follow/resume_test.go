@@ -61,6 +61,13 @@ func TestResume(t *testing.T) {
 			checkpoint: []pos{{"app.log", "line-2", content}}, want: []string{"other-first", "other-2"}},
 		{name: "file shorter than position: from 0", files: map[string]string{"app.log": "first\nshort\n"},
 			checkpoint: []pos{{"app.log", "line-4", content}}, want: []string{"first", "short"}},
+		// A saved position whose file is gone (deleted in a rotation while
+		// the daemon was down) is dropped, not dereferenced: the soak found
+		// that panic.
+		{name: "rotated file deleted while down", glob: "app.log*",
+			files:      map[string]string{"app.log": content},
+			checkpoint: []pos{{"app.log.1", "other-2", other}},
+			want:       []string{"first", "line-2", "line-3", "line-4"}, history: true},
 		{name: "renamed while down", glob: "app.log*",
 			files:      map[string]string{"app.log.1": content, "app.log": other},
 			checkpoint: []pos{{"app.log", "line-2", content}},

@@ -222,8 +222,6 @@ func (r *runner) pruneKnown() {
 		if g := r.files[p.Path]; g != nil {
 			stale = stale || g.fp != "" && g.fp != p.Fingerprint
 		} else if _, err := os.Stat(p.Path); notExist(err) {
-			stale = g.fp != "" && g.fp != p.Fingerprint
-		} else if _, err := os.Stat(p.Path); notExist(err) {
 			stale = true
 		}
 		if stale {
