@@ -181,6 +181,13 @@ func (w *world) killWatchdog() {
 		time.Sleep(20 * time.Millisecond)
 	}
 	mid := w.journal.openIncident()
+	select {
+	case <-w.wd.done:
+		w.mu.Lock()
+		w.crashes = append(w.crashes, time.Now())
+		w.mu.Unlock()
+	default:
+	}
 	w.wd.kill()
 	span := Span{From: time.Now()}
 	err := checkWhole(w.journal.path)

@@ -106,6 +106,11 @@ func (w *world) finish(stop, tailDone chan struct{}) {
 	w.outputs = append(w.outputs, last...)
 	w.mu.Unlock()
 	w.wdMu.Lock()
+	select {
+	case <-w.wd.done:
+		w.crashes = append(w.crashes, time.Now())
+	default:
+	}
 	w.wd.crash()
 	w.wdMu.Unlock()
 	close(stop)
@@ -171,8 +176,13 @@ func (w *world) checkJournal() {
 	if len(w.jProblems) > 0 {
 		w.t.Errorf("journal after kill -9: %q", w.jProblems)
 	}
-	if race := "WARNING: DATA RACE"; strings.Contains(w.stderr.String(), race) {
-		w.t.Errorf("the daemon reported a data race:\n%s", w.stderr.String())
+	for _, bad := range []string{"WARNING: DATA RACE", "panic:", "fatal error:"} {
+		if i := strings.Index(w.stderr.String(), bad); i >= 0 {
+			w.t.Errorf("the daemon's stderr says %q:\n%s", bad, tail([]byte(w.stderr.String()[i:]), 4000))
+		}
+	}
+	if len(w.crashes) > 0 {
+		w.t.Errorf("the daemon exited on its own %d times", len(w.crashes))
 	}
 }
 

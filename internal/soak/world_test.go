@@ -53,6 +53,7 @@ type world struct {
 	jChecks    int
 	jProblems  []string
 	midIncid   int
+	crashes    []time.Time // the daemon found dead before the soak killed it
 	faults     map[FaultKind]int
 	faultErrs  []string
 
