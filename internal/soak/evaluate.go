@@ -241,7 +241,7 @@ func (r *Report) deadHosts(in Input, all []*session) {
 			continue
 		}
 		deadline := run.To.Add(in.Servers[s.server].Timeout + sweepSlack)
-		end := s.end
+		end := s.died
 		if end.IsZero() {
 			end = in.End
 		}

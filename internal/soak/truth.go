@@ -64,6 +64,9 @@ type session struct {
 	server, id, client string
 	start, end         time.Time // end zero: still alive when the soak ended
 	reason             string    // idle, deleted, forgotten, closed, killed
+	// died is when the session stopped existing: end, or for a kill the
+	// kill itself (end is then the restart, when the loss shows).
+	died time.Time
 }
 
 // sessions joins the servers' starts and ends with their kills.
@@ -82,7 +85,7 @@ func (in Input) sessions() []*session {
 			continue
 		}
 		if s != nil && s.end.IsZero() {
-			s.end, s.reason = ev.At, ev.Reason
+			s.end, s.died, s.reason = ev.At, ev.At, ev.Reason
 		}
 	}
 	for _, s := range order {
@@ -91,7 +94,7 @@ func (in Input) sessions() []*session {
 		}
 		for _, down := range in.ServerDown[s.server] {
 			if s.start.Before(down.From) {
-				s.end, s.reason = down.To, "killed"
+				s.end, s.died, s.reason = down.To, down.From, "killed"
 				if down.To.IsZero() {
 					s.end = down.From
 				}
