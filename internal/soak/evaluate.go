@@ -44,6 +44,11 @@ type Report struct {
 	ExpiredNotIdle  int // session_expired for a session a kill ended (right that it ended, wrong why)
 	Incidents       map[string]int
 	Recovered       map[string]int
+	// Resent: notifications a restarted daemon showed for an event its
+	// killed predecessor journaled, by server and "lost" or "recovered".
+	// The kill may have fallen after the showing and before its record, so
+	// each may repeat one already shown: at least once, not exactly once.
+	Resent map[string]int
 	LossNotes       map[string]int
 	RecoveredNotes  map[string]int
 	OtherNotes      int
@@ -156,6 +161,7 @@ func (r *Report) falseAlarms(in Input, all []*session) {
 }
 
 func (r *Report) notifications(in Input) {
+	r.Resent = resent(in.Journal)
 	r.Incidents, r.Recovered = map[string]int{}, map[string]int{}
 	r.LossNotes, r.RecoveredNotes = map[string]int{}, map[string]int{}
 	for _, seen := range in.Journal {
@@ -179,6 +185,33 @@ func (r *Report) notifications(in Input) {
 			r.OtherNotes++
 		}
 	}
+}
+
+// resent counts "notified" records of a run for an event a previous run
+// journaled: what a restart showed because its predecessor had not
+// recorded showing it.
+func resent(j []Seen) map[string]int {
+	out := map[string]int{}
+	lastStart := -1
+	lastEvent := map[string]int{} // server+about → index of its latest event
+	for i, s := range j {
+		switch s.Rec.Kind {
+		case health.EvStarted:
+			lastStart = i
+		case health.EvSessionLost:
+			if s.Rec.Fields["incident"] == true {
+				lastEvent[s.Rec.Server+" lost"] = i
+			}
+		case health.EvRecovered:
+			lastEvent[s.Rec.Server+" recovered"] = i
+		case "notified":
+			key := s.Rec.Server + " " + fmt.Sprint(s.Rec.Fields["about"])
+			if ev, ok := lastEvent[key]; ok && ev < lastStart {
+				out[key]++
+			}
+		}
+	}
+	return out
 }
 
 // noteKind reads a notification title the way internal/notify writes them.
@@ -291,13 +324,15 @@ func (r *Report) problems() {
 	add(len(r.Late) > 0, "%d detected later than %s: %v", len(r.Late), DetectWithin, r.Late)
 	add(len(r.FalseAlarms) > 0, "%d false session_lost/session_expired: %v", len(r.FalseAlarms), r.FalseAlarms)
 	for server, n := range r.Incidents {
-		add(r.LossNotes[server] != n, "%s: %d incidents but %d loss notifications", server, n, r.LossNotes[server])
+		got, extra := r.LossNotes[server], r.Resent[server+" lost"]
+		add(got < n || got > n+extra, "%s: %d incidents but %d loss notifications (%d re-sent after a kill -9)", server, n, got, extra)
 	}
 	for server, n := range r.LossNotes {
 		add(r.Incidents[server] == 0 && n > 0, "%s: %d loss notifications without an incident", server, n)
 	}
 	for server, n := range r.Recovered {
-		add(r.RecoveredNotes[server] != n, "%s: %d recoveries but %d recovered notifications", server, n, r.RecoveredNotes[server])
+		got, extra := r.RecoveredNotes[server], r.Resent[server+" recovered"]
+		add(got < n || got > n+extra, "%s: %d recoveries but %d recovered notifications (%d re-sent after a kill -9)", server, n, got, extra)
 	}
 	add(len(r.KeptWarmExpired) > 0, "%d kept-warm sessions expired: %v", len(r.KeptWarmExpired), r.KeptWarmExpired)
 	add(len(r.Replayed) > 0, "%d log lines journaled twice: %v", len(r.Replayed), r.Replayed)

@@ -78,6 +78,14 @@ func TestEvaluate(t *testing.T) {
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(9200, health.EvSessionLost, "warm", idA, map[string]any{"incident": true})}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9300), Title: "warm: session lost — x"}}
 		}, "1 incidents but 2 loss notifications", nil},
+		{"a notification re-sent after a kill -9 may repeat, once", func(in *Input) {
+			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
+			lost := seen(9200, health.EvSessionLost, "warm", idA, map[string]any{"incident": true})
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), lost,
+				{At: at(9300), Rec: journal.Record{Kind: health.EvStarted}},
+				{At: at(9400), Rec: journal.Record{Kind: "notified", Server: "warm", Fields: map[string]any{"about": "lost"}}}}
+			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: "warm: session lost — x"}}
+		}, "", nil},
 		{"kept-warm session expired", func(in *Input) {
 			in.Events = append(in.Events, ServerEvent{At: at(9000), Server: "warm", ID: idA, Reason: "idle"})
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(9100, health.EvSessionExpired, "warm", idA, nil)}

@@ -55,6 +55,7 @@ func (r Report) Markdown(d time.Duration, seed uint64, faults string) string {
 	row("session_expired for a session a kill ended", r.ExpiredNotIdle)
 	row("incidents / loss notifications", fmt.Sprintf("%d / %d", sum(r.Incidents), sum(r.LossNotes)))
 	row("recovered / recovered notifications", fmt.Sprintf("%d / %d", sum(r.Recovered), sum(r.RecoveredNotes)))
+	row("notifications re-sent by a restarted daemon (at least once across kill -9)", sum(r.Resent))
 	row("other notifications (at risk, heal failed)", r.OtherNotes)
 	row("kept-warm sessions that expired", len(r.KeptWarmExpired))
 	row("dead hosts' sessions kept alive", len(r.DeadHostAlive))
