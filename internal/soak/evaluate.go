@@ -110,13 +110,13 @@ func (r *Report) detection(in Input, all []*session) {
 
 // visible is how long s existed while the watchdog ran.
 func visible(s *session, down []Span) time.Duration {
-	life := s.end.Sub(s.start)
+	life := s.died.Sub(s.start) // a killed server's session could be seen only until the kill
 	for _, d := range down {
 		to := d.To
 		if to.IsZero() {
-			to = s.end
+			to = s.died
 		}
-		from, until := maxTime(d.From, s.start), minTime(to, s.end)
+		from, until := maxTime(d.From, s.start), minTime(to, s.died)
 		if until.After(from) {
 			life -= until.Sub(from)
 		}
@@ -240,7 +240,7 @@ func (r *Report) keptWarm(in Input, all []*session) {
 		if !ok || !run.contains(s.end) || superseded(all, s) {
 			continue
 		}
-		r.KeptWarmExpired = append(r.KeptWarmExpired, describe(s))
+		r.KeptWarmExpired = append(r.KeptWarmExpired, describe(s)+downNote(in.WatchdogDown, s.end.Add(-info.Timeout), s.end))
 	}
 }
 
@@ -278,7 +278,7 @@ func (r *Report) deadHosts(in Input, all []*session) {
 		if end.IsZero() {
 			end = in.End
 		}
-		pinged := pingedAfter(in.Journal, s, run.To.Add(100*time.Millisecond))
+		pinged := pingedAfter(in.Journal, s, run.To)
 		if end.After(deadline) || pinged {
 			r.DeadHostAlive = append(r.DeadHostAlive, fmt.Sprintf("%s: host killed at %s, session ended %s (pinged after: %v)",
 				describe(s), run.To.Format("15:04:05.000"), fmtTime(s.end), pinged))
@@ -286,10 +286,20 @@ func (r *Report) deadHosts(in Input, all []*session) {
 	}
 }
 
+// pingedAfter: a keep-warm ping of s sent after the moment given. A ping is
+// journaled when its answer arrives, so its sending is the moment it was
+// read less its took_ms and pingJournalSlack (the daemon's loop and the
+// soak's journal polling).
 func pingedAfter(j []Seen, s *session, after time.Time) bool {
+	const pingJournalSlack = 250 * time.Millisecond
 	m := mask.ID(s.id)
 	for _, seen := range j {
-		if seen.Rec.Kind == health.EvKeepWarm && seen.Rec.Server == s.server && seen.Rec.Session == m && seen.At.After(after) {
+		if seen.Rec.Kind != health.EvKeepWarm || seen.Rec.Server != s.server || seen.Rec.Session != m {
+			continue
+		}
+		took, _ := seen.Rec.Fields["took_ms"].(float64)
+		sent := seen.At.Add(-time.Duration(took)*time.Millisecond - pingJournalSlack)
+		if sent.After(after) {
 			return true
 		}
 	}
@@ -363,4 +373,15 @@ func minTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// downNote says when the watchdog was down (killed -9, restarting) during
+// [from, to]: what a reader of a failure needs first.
+func downNote(down []Span, from, to time.Time) string {
+	for _, d := range down {
+		if d.From.Before(to) && (d.To.IsZero() || d.To.After(from)) {
+			return fmt.Sprintf(" [the watchdog was down %s→%s]", d.From.Format("15:04:05.000"), fmtTime(d.To))
+		}
+	}
+	return ""
 }
