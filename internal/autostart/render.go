@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"text/template"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -67,10 +68,12 @@ const desktopReserved = " \t\n\"'\\><~|&;$*?#()`"
 
 // desktopExec quotes one Exec argument: quoted if it needs to be, with
 // ", `, $ and \ escaped inside quotes; % doubled; and then the key value's
-// own escaping (\ as \\).
+// own escaping (\ as \\). Any Unicode space forces quotes too: parsers
+// that trim the value with a Unicode-aware trim (ours, strings.TrimSpace)
+// would otherwise drop a leading one from the path.
 func desktopExec(arg string) string {
 	q := arg
-	if strings.ContainsAny(arg, desktopReserved) {
+	if strings.ContainsAny(arg, desktopReserved) || strings.ContainsFunc(arg, unicode.IsSpace) {
 		var b strings.Builder
 		b.WriteByte('"')
 		for _, r := range arg {

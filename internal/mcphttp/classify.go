@@ -70,7 +70,7 @@ func Classify(resp Response, err error) Classification {
 	s := resp.Status
 	switch {
 	case s >= 300 && s < 400:
-		return Classification{Redirect, fmt.Sprintf("the server redirected (%d) to %q; redirects are not followed so session ids stay with the configured origin: configure the final URL", s, resp.Header.Get("Location"))}
+		return Classification{Redirect, fmt.Sprintf("the server redirected (%d) to %q; redirects are not followed so session ids stay with the configured origin: configure the final URL", s, resp.Redact(resp.Header.Get("Location")))}
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:
 		return Classification{Auth, fmt.Sprintf("the server refused the request (%d): configure the %s header for this server", s, authHeader(resp))}
 	case s == http.StatusTooManyRequests:
@@ -116,7 +116,7 @@ func classify400(resp Response) Classification {
 func classify2xx(resp Response) Classification {
 	switch {
 	case resp.RPC != nil && resp.RPC.Error != nil && sessionComplaint(resp.RPC.Error.Message):
-		return Classification{Lost, fmt.Sprintf("the server answered %d with a session error: %s", resp.Status, clip(hideIDs(resp, resp.RPC.Error.Message)))}
+		return Classification{Lost, fmt.Sprintf("the server answered %d with a session error: %s", resp.Status, clip(resp.Redact(resp.RPC.Error.Message)))}
 	case resp.RPC != nil:
 		return Classification{Alive, fmt.Sprintf("the server answered %d", resp.Status)}
 	case resp.Status == http.StatusAccepted || resp.Status == http.StatusNoContent:

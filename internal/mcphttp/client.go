@@ -66,6 +66,7 @@ type Client struct {
 	hc      *http.Client
 	name    string
 	version string
+	secrets []string // header values to hide where a server echoes them
 	nextID  atomic.Uint64
 }
 
@@ -97,6 +98,7 @@ func New(opts Options) (*Client, error) {
 		hc:      noRedirects(opts.HTTPClient),
 		name:    orDefault(opts.ClientName, DefaultClientName),
 		version: orDefault(opts.ClientVersion, DefaultClientVersion),
+		secrets: secretsOf(opts.Headers),
 	}
 	return c, nil
 }

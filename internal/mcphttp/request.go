@@ -61,7 +61,8 @@ type Response struct {
 	// Took is the time from sending to the end of reading.
 	Took time.Duration
 
-	sentSession string // to mask it where the server echoes it
+	sentSession string   // to mask it where the server echoes it
+	secrets     []string // the configured header values, likewise
 }
 
 // Do POSTs req and reads the answer. The error is non-nil only for transport
@@ -164,6 +165,7 @@ func (c *Client) roundTrip(ctx context.Context, method string, h http.Header, bo
 		Header:      hresp.Header,
 		SessionID:   hresp.Header.Get(HeaderSessionID),
 		sentSession: h.Get(HeaderSessionID),
+		secrets:     c.secrets,
 	}
 	resp.RPC, resp.Body, err = read(hresp.Body, hresp.Header.Get("Content-Type"))
 	resp.Took = time.Since(start)

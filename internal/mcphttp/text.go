@@ -1,6 +1,8 @@
 package mcphttp
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -54,23 +56,48 @@ func authHeader(resp Response) string {
 // snippet is a short, printable rendering of what the server said.
 func snippet(resp Response) string {
 	if resp.RPC != nil && resp.RPC.Error != nil {
-		return clip(hideIDs(resp, resp.RPC.Error.Error()))
+		return clip(resp.Redact(resp.RPC.Error.Error()))
 	}
 	if len(resp.Body) == 0 {
 		return "empty body"
 	}
-	return clip(hideIDs(resp, string(resp.Body)))
+	return clip(resp.Redact(string(resp.Body)))
 }
 
-// hideIDs masks the session ids of the exchange wherever the server echoed
-// them: reasons end up in journals and notifications.
-func hideIDs(resp Response, s string) string {
-	for _, id := range [...]string{resp.sentSession, resp.SessionID} {
+// Redact returns s (something the server said) with the session ids of
+// the exchange masked and the configured header values (API keys, bearer
+// tokens from ${ENV}) replaced by "[redacted]", wherever the server echoed
+// them: reasons end up in journals, notifications and probe reports.
+func (r Response) Redact(s string) string {
+	for _, v := range r.secrets {
+		s = strings.ReplaceAll(s, v, "[redacted]")
+	}
+	for _, id := range [...]string{r.sentSession, r.SessionID} {
 		if id != "" {
 			s = strings.ReplaceAll(s, id, mask.ID(id))
 		}
 	}
 	return s
+}
+
+// minSecret: shorter header values (and credential parts) are not hidden,
+// so that a header like "X-Mode: json" does not blank every "json" a
+// server says; a credential that short protects nothing anyway.
+const minSecret = 8
+
+// secretsOf lists the header values to hide, longest first: each value,
+// and its last word on its own ("Bearer <token>" echoed as "<token>").
+func secretsOf(headers map[string]string) []string {
+	var out []string
+	for _, v := range headers {
+		out = append(out, v)
+		if f := strings.Fields(v); len(f) > 1 {
+			out = append(out, f[len(f)-1])
+		}
+	}
+	out = slices.DeleteFunc(out, func(s string) bool { return len(s) < minSecret })
+	slices.SortFunc(out, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	return slices.Compact(out)
 }
 
 // clip keeps the first line, at most 200 bytes, valid UTF-8.

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 )
 
@@ -57,7 +56,7 @@ func (p *prober) getStream(ctx context.Context, sid, pv string) {
 	case resp.Status == http.StatusNotFound:
 		p.confirmGET404(ctx, sid, pv)
 	default:
-		p.r.GETStream = fmt.Sprintf("%d: %s", resp.Status, clip(resp.Body, sid))
+		p.r.GETStream = fmt.Sprintf("%d: %s", resp.Status, clip(resp))
 	}
 }
 
@@ -87,13 +86,13 @@ func (p *prober) unknownSession(ctx context.Context, _, pv string) {
 	case resp.Status == http.StatusNotFound:
 		p.r.UnknownSession = "404 (spec)"
 	case resp.Status == http.StatusBadRequest && cl.Verdict == mcphttp.Lost:
-		p.r.UnknownSession = "400 quirk: " + clip(resp.Body, "")
+		p.r.UnknownSession = "400 quirk: " + clip(resp)
 		p.note("an unknown session gets 400 instead of the spec's 404 (as in the TypeScript SDK examples); the watchdog still reads it as a lost session")
 	case cl.Verdict == mcphttp.Alive:
 		p.r.UnknownSession = fmt.Sprintf("%d: a made-up session id was accepted", resp.Status)
 		p.note("the server answered a ping on a session it never issued")
 	default:
-		p.r.UnknownSession = fmt.Sprintf("%d: %s", resp.Status, clip(resp.Body, ""))
+		p.r.UnknownSession = fmt.Sprintf("%d: %s", resp.Status, clip(resp))
 	}
 }
 
@@ -113,7 +112,7 @@ func (p *prober) end(ctx context.Context, sid, pv string) {
 		p.note("the server does not allow DELETE: the probe's session ends at the server's idle timeout")
 		return
 	default:
-		p.r.Delete = fmt.Sprintf("%d: %s", resp.Status, clip(resp.Body, sid))
+		p.r.Delete = fmt.Sprintf("%d: %s", resp.Status, clip(resp))
 		p.note("DELETE was not accepted: the probe's session ends at the server's idle timeout")
 		return
 	}
@@ -134,12 +133,10 @@ func isSSE(h http.Header) bool {
 }
 
 // clip keeps the first line of a body, at most 160 bytes of valid UTF-8,
-// with the session id masked wherever the server echoed it.
-func clip(b []byte, sid string) string {
-	s := strings.TrimSpace(string(b))
-	if sid != "" {
-		s = strings.ReplaceAll(s, sid, mask.ID(sid))
-	}
+// with the session id masked and the configured header values hidden
+// wherever the server echoed them.
+func clip(resp mcphttp.Response) string {
+	s := strings.TrimSpace(resp.Redact(string(resp.Body)))
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		s = s[:i]
 	}
