@@ -30,25 +30,25 @@ const (
 
 // Report is the soak's figures; Problems lists what broke a promise.
 type Report struct {
-	Sessions        int
-	Ended           int            // by the servers, all reasons
-	EndedBy         map[string]int // reason → count
-	Unseeable       int            // lived < minVisible while the watchdog ran
-	Detected        int
-	Missed          []string
-	Late            []string
-	LatencyP50      time.Duration
-	LatencyP99      time.Duration
-	LatencyMax      time.Duration
-	FalseAlarms     []string
-	ExpiredNotIdle  int // session_expired for a session a kill ended (right that it ended, wrong why)
-	Incidents       map[string]int
-	Recovered       map[string]int
+	Sessions       int
+	Ended          int            // by the servers, all reasons
+	EndedBy        map[string]int // reason → count
+	Unseeable      int            // lived < minVisible while the watchdog ran
+	Detected       int
+	Missed         []string
+	Late           []string
+	LatencyP50     time.Duration
+	LatencyP99     time.Duration
+	LatencyMax     time.Duration
+	FalseAlarms    []string
+	ExpiredNotIdle int // session_expired for a session a kill ended (right that it ended, wrong why)
+	Incidents      map[string]int
+	Recovered      map[string]int
 	// Resent: notifications a restarted daemon showed for an event its
 	// killed predecessor journaled, by server and "lost" or "recovered".
 	// The kill may have fallen after the showing and before its record, so
 	// each may repeat one already shown: at least once, not exactly once.
-	Resent map[string]int
+	Resent          map[string]int
 	LossNotes       map[string]int
 	RecoveredNotes  map[string]int
 	OtherNotes      int
