@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -182,8 +183,8 @@ func copySelf(t testing.TB, dir string) string {
 func runChild(t testing.TB, cmd *exec.Cmd) childResult {
 	t.Helper()
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	err := runRetryingBusy(cmd, &out, &errb)
+	if err != nil {
 		t.Fatalf("child: %v\n%s", err, errb.String())
 	}
 	var res childResult
@@ -191,4 +192,20 @@ func runChild(t testing.TB, cmd *exec.Cmd) childResult {
 		t.Fatalf("child output %q: %v (stderr %s)", out.String(), err, errb.String())
 	}
 	return res
+}
+
+// runRetryingBusy runs a copy of cmd, again while exec says "text file
+// busy": a parallel test that forks while copySelf's file is still open
+// for writing holds it open in its child until that child execs.
+func runRetryingBusy(cmd *exec.Cmd, stdout, stderr *bytes.Buffer) error {
+	for try := 0; ; try++ {
+		c := exec.Command(cmd.Path, cmd.Args[1:]...)
+		c.Env, c.Dir, c.SysProcAttr = cmd.Env, cmd.Dir, cmd.SysProcAttr
+		c.Stdout, c.Stderr = stdout, stderr
+		err := c.Run()
+		if !errors.Is(err, syscall.ETXTBSY) || try == 50 {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
