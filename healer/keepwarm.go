@@ -50,6 +50,10 @@ func (k *KeepWarm) due(t health.WarmTarget, now time.Time, force bool) bool {
 	return !pinged || since >= t.Timeout/4
 }
 
+// Unsent takes back the ping Due just recorded for server, when it could
+// not be sent: the next look tries again instead of waiting a whole gap.
+func (k *KeepWarm) Unsent(server string) { delete(k.last, server) }
+
 // sinceLast is the time since our last ping of server. A last ping that
 // lies ahead of now (the clock was set back) counts as no ping: waiting for
 // the clock to catch up would let the session expire.

@@ -83,3 +83,18 @@ func TestKeepWarmNext(t *testing.T) {
 		t.Fatalf("Next = %s, want 30m", got)
 	}
 }
+
+// A ping Due chose but could not send is taken back: the next look is due.
+func TestKeepWarmUnsent(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	target := health.WarmTarget{Server: "mem", SessionID: "s", Idle: 1500 * time.Millisecond, Timeout: 3 * time.Second, ActivityKnown: true}
+	k := NewKeepWarm()
+	if len(k.Due([]health.WarmTarget{target}, t0, false)) != 1 {
+		t.Fatal("not due at half the timeout")
+	}
+	k.Unsent("mem")
+	if len(k.Due([]health.WarmTarget{target}, t0.Add(20*time.Millisecond), false)) != 1 {
+		t.Fatal("a ping that never went out still held the next one back")
+	}
+}

@@ -51,7 +51,11 @@ func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.D
 		return tickInterval
 	}
 	for _, t := range due {
-		d.pinger.KeepWarm(ctx, t)
+		if !d.pinger.KeepWarm(ctx, t) {
+			// Another request of ours (a liveness check) is in flight: this
+			// ping did not go, so it must not count as sent.
+			d.warm.Unsent(t.Server)
+		}
 	}
 	next := d.warm.Next(targets, now)
 	if next < 0 || next > tickInterval {
