@@ -144,6 +144,7 @@ func (m *Model) RestoreIncident(serverName, sessionID string, since time.Time) {
 
 // Tick re-evaluates time-dependent state (idle sessions nearing expiry).
 func (m *Model) Tick(now time.Time) []Event {
+	m.clampActivity(now)
 	var evs []Event
 	for _, name := range m.order {
 		evs = append(evs, m.tickServer(m.servers[name], now)...)

@@ -43,8 +43,12 @@ func (m *Model) RestoreTracked(serverName string, sessions []StoreSession, now t
 	}
 	s.everStore = true
 	for _, st := range sessions {
-		if st.ID != "" {
-			s.sessions[st.ID] = newSession(st, now)
+		if st.ID == "" {
+			continue
 		}
+		if st.LastActivity.After(now) {
+			st.LastActivity = now // saved before the clock was set back
+		}
+		s.sessions[st.ID] = newSession(st, now)
 	}
 }

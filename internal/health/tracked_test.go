@@ -50,7 +50,7 @@ func TestRestoreTrackedJudgesWhatVanishedMeanwhile(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newTestModel(3 * time.Second)
 			if tt.restore != nil {
-				m.RestoreTracked(srv, tt.restore, t0)
+				m.RestoreTracked(srv, tt.restore, t0.Add(10*time.Second))
 			}
 			evs := m.Apply(tt.first, t0.Add(10*time.Second))
 			if got := kinds(evs); !slices.Equal(got, tt.want) {
@@ -94,5 +94,18 @@ func TestRestartedHostDoesNotAdoptOldSession(t *testing.T) {
 	m.Apply(Signal{Kind: SigHostUp, PID: 2, Started: t0.Add(3 * time.Second), Restarted: true}, t0.Add(3*time.Second))
 	if got := m.WarmTargets(t0.Add(4 * time.Second)); len(got) != 0 {
 		t.Fatalf("warm targets %+v: the new host adopted the dead one's session", got)
+	}
+}
+
+// A session saved with an activity "in the future" (before the clock was
+// set back) is restored as active now: keep-warm must not wait for the
+// clock to catch up. The soak found it after a jump and a kill -9.
+func TestRestoreTrackedClampsFutureActivity(t *testing.T) {
+	m := newTestModel(3 * time.Second)
+	m.RestoreTracked(srv, []StoreSession{sess("host-1", hostClient, t0, t0.Add(time.Minute))}, t0)
+	m.Apply(snap(sess("host-1", hostClient, t0, t0)), t0)
+	got := m.WarmTargets(t0.Add(2 * time.Second))
+	if len(got) != 1 || got[0].Idle != 2*time.Second {
+		t.Fatalf("warm targets %+v, want host-1 idle 2s", got)
 	}
 }
