@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/mcpwatchdog/watchdog/internal/control"
 )
 
 // asBinary makes the test binary act as the watchdog binary, so end-to-end
@@ -70,17 +67,7 @@ func watchdogCmd(t *testing.T, args ...string) *exec.Cmd {
 // runWatchdog runs a short command and returns its exit code and output.
 func runWatchdog(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	cmd := watchdogCmd(t, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), out.String(), errb.String()
-	}
-	if err != nil {
-		t.Fatalf("watchdog %v: %v", args, err)
-	}
-	return 0, out.String(), errb.String()
+	return runWatchdogEnv(t, nil, args...)
 }
 
 // daemonProc is a running `watchdog run --headless`.
@@ -93,25 +80,7 @@ type daemonProc struct {
 
 func startDaemon(t *testing.T, configPath, stateDir string) *daemonProc {
 	t.Helper()
-	before := len(journalEvents(t, stateDir, "started"))
-	cmd := watchdogCmd(t, "run", "--headless", "--config", configPath, "--state-dir", stateDir)
-	d := &daemonProc{cmd: cmd, stderr: &bytes.Buffer{}, stateDir: stateDir, done: make(chan error, 1)}
-	cmd.Stderr = &syncWriter{b: d.stderr}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { d.done <- cmd.Wait() }()
-	t.Cleanup(func() { d.stop(t) })
-	waitFor(t, 20*time.Second, "the daemon's started event and control socket", func() bool {
-		if len(journalEvents(t, stateDir, "started")) <= before {
-			return false
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_, err := control.Dial(filepath.Join(stateDir, socketName)).Status(ctx)
-		return err == nil
-	})
-	return d
+	return startDaemonEnv(t, configPath, stateDir)
 }
 
 func (d *daemonProc) stop(t *testing.T) {
