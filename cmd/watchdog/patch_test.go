@@ -55,17 +55,7 @@ func patchCmd(t *testing.T, home string, env []string, args ...string) *exec.Cmd
 
 func runPatch(t *testing.T, home string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	cmd := patchCmd(t, home, nil, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), out.String(), errb.String()
-	}
-	if err != nil {
-		t.Fatalf("watchdog patch %v: %v", args, err)
-	}
-	return 0, out.String(), errb.String()
+	return runCmd(t, patchCmd(t, home, nil, args...))
 }
 
 func mustNodeCheck(t *testing.T, p string) {

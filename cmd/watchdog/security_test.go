@@ -34,6 +34,13 @@ func runWatchdogEnv(t *testing.T, env []string, args ...string) (code int, stdou
 	t.Helper()
 	cmd := watchdogCmd(t, args...)
 	cmd.Env = append(cmd.Env, env...)
+	return runCmd(t, cmd)
+}
+
+// runCmd runs a short watchdog command and returns its exit code and output;
+// only a failure to run it at all fails the test.
+func runCmd(t *testing.T, cmd *exec.Cmd) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -41,7 +48,7 @@ func runWatchdogEnv(t *testing.T, env []string, args ...string) (code int, stdou
 		return ee.ExitCode(), out.String(), errb.String()
 	}
 	if err != nil {
-		t.Fatalf("watchdog %v: %v", args, err)
+		t.Fatalf("watchdog %v: %v", cmd.Args[1:], err)
 	}
 	return 0, out.String(), errb.String()
 }
