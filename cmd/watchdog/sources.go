@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
@@ -65,7 +66,7 @@ const hostFirstLookWait = 5 * time.Second
 // that vanished meanwhile is the host's loss only if the host still runs,
 // and the model must know that before it judges the first snapshot.
 func (d *daemon) startProc(ctx context.Context, wg *sync.WaitGroup) {
-	if d.cfg.Host.Process == "" && d.cfg.Host.Port == 0 {
+	if !hostWatched(d.cfg) {
 		return
 	}
 	first := make(chan struct{})
@@ -76,6 +77,9 @@ func (d *daemon) startProc(ctx context.Context, wg *sync.WaitGroup) {
 	case <-ctx.Done():
 	}
 }
+
+// hostWatched: the config names the host's process or port to watch.
+func hostWatched(cfg config.Config) bool { return cfg.Host.Process != "" || cfg.Host.Port != 0 }
 
 func goRun(wg *sync.WaitGroup, fn func()) {
 	wg.Add(1)

@@ -33,6 +33,9 @@ type WarmTarget struct {
 // clients, of a host that is not running, and of servers in an open
 // incident are never kept alive: abandoned sessions must be allowed to expire.
 func (m *Model) WarmTargets(now time.Time) []WarmTarget {
+	if m.cfg.HostWatched && !m.host.known {
+		return nil
+	}
 	var out []WarmTarget
 	for _, name := range m.order {
 		s := m.servers[name]

@@ -31,8 +31,21 @@ func (m *Model) hostDown(now time.Time) []Event {
 	if !was.running {
 		return nil
 	}
+	m.orphanHostSessions()
 	return []Event{{Time: now, Kind: EvHostDown, Fields: map[string]any{"pid": was.pid},
 		Detail: fmt.Sprintf("%s (pid %d) is no longer running", m.cfg.HostName, was.pid)}}
+}
+
+// orphanHostSessions marks every session of the host's client as its dead
+// host's: a host restarted within the start slack must not adopt one.
+func (m *Model) orphanHostSessions() {
+	for _, s := range m.servers {
+		for _, sess := range s.sessions {
+			if m.isHostClient(sess) {
+				sess.deadHost = true
+			}
+		}
+	}
 }
 
 // hostRunning is true unless a process watcher said the host is not running:
@@ -51,7 +64,7 @@ func (m *Model) currentSession(s *server) *session {
 	}
 	var cur *session
 	for _, sess := range s.sessions {
-		if !m.isHostClient(sess) {
+		if !m.isHostClient(sess) || sess.deadHost {
 			continue
 		}
 		if m.host.running && !m.host.started.IsZero() && sess.created.Before(m.host.started.Add(-hostStartSlack)) {

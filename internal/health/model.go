@@ -16,7 +16,10 @@ type ServerConfig struct {
 type Config struct {
 	HostName   string
 	ClientName string // clientInfo.name of the host's sessions
-	Servers    []ServerConfig
+	// HostWatched: a process watcher reports the host. Until its first
+	// report no session is known to be the host's, so none is kept warm.
+	HostWatched bool
+	Servers     []ServerConfig
 }
 
 // Model holds the health of one host and its servers. It is not safe for
@@ -57,6 +60,7 @@ type session struct {
 	lastActivity time.Time // from the store, or when first seen / last changed
 	knownActive  bool      // lastActivity came from the store or a ping of ours
 	atRisk       bool
+	deadHost     bool // seen while a host ran that has since died: never a later host's
 }
 
 // incident is an open loss on a server: its host session is gone and not yet

@@ -85,15 +85,58 @@ func TestWokeBackwardsClampsActivity(t *testing.T) {
 }
 
 // A host restarted within seconds does not adopt the session its dead
-// predecessor opened: that one must be let go, not kept warm.
+// predecessor opened: that one must be let go, not kept warm. The start
+// slack is for the new host's own sessions (a start time read coarsely),
+// never for a session seen while the old host ran.
 func TestRestartedHostDoesNotAdoptOldSession(t *testing.T) {
-	m := newTestModel(3 * time.Second)
-	m.Apply(Signal{Kind: SigHostUp, PID: 1, Started: t0}, t0)
-	m.Apply(snap(sess("old", hostClient, t0.Add(time.Second), t0.Add(time.Second))), t0.Add(time.Second))
-	m.Apply(Signal{Kind: SigHostDown}, t0.Add(2*time.Second))
-	m.Apply(Signal{Kind: SigHostUp, PID: 2, Started: t0.Add(3 * time.Second), Restarted: true}, t0.Add(3*time.Second))
-	if got := m.WarmTargets(t0.Add(4 * time.Second)); len(got) != 0 {
-		t.Fatalf("warm targets %+v: the new host adopted the dead one's session", got)
+	sec := func(n float64) time.Time { return t0.Add(time.Duration(n * float64(time.Second))) }
+	tests := []struct {
+		name      string
+		created   time.Time // of the host client's session
+		seenAfter bool      // the session is first seen after the old host died
+		newStart  time.Time // the new host's start time as read
+		want      int       // warm targets afterwards
+	}{
+		{"opened seconds before the new host", sec(1), false, sec(3), 0},
+		// The soak found this: the old host lived under a second, the new
+		// one started within the slack of the old session's creation.
+		{"opened within the slack, while the old host ran", sec(2.5), false, sec(3), 0},
+		{"the new host's own, seen once the old one was gone", sec(2.5), true, sec(3), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newTestModel(3 * time.Second)
+			m.Apply(Signal{Kind: SigHostUp, PID: 1, Started: t0}, t0)
+			s := sess("host-1", hostClient, tt.created, tt.created)
+			if !tt.seenAfter {
+				m.Apply(snap(s), tt.created)
+			}
+			m.Apply(Signal{Kind: SigHostDown}, sec(2.8))
+			if tt.seenAfter {
+				m.Apply(snap(s), sec(2.9))
+			}
+			m.Apply(Signal{Kind: SigHostUp, PID: 2, Started: tt.newStart}, sec(3.1))
+			if got := m.WarmTargets(sec(3.2)); len(got) != tt.want {
+				t.Fatalf("warm targets %+v, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// With a process watcher configured, no session is the host's until the
+// watcher has looked: a daemon restarted after the host died must not ping
+// the sessions it restored (the soak's dead-host pings right after a
+// kill -9 of the daemon).
+func TestNoWarmTargetsBeforeTheHostWatcherLooked(t *testing.T) {
+	m := New(Config{HostName: "DSH", ClientName: hostClient, HostWatched: true,
+		Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: 3 * time.Second}}})
+	m.RestoreTracked(srv, []StoreSession{sess("host-1", hostClient, t0, t0)}, t0)
+	if got := m.WarmTargets(t0.Add(2 * time.Second)); len(got) != 0 {
+		t.Fatalf("warm targets %+v before the watcher looked, want none", got)
+	}
+	m.Apply(Signal{Kind: SigHostUp, PID: 1, Started: t0.Add(-time.Minute)}, t0.Add(2*time.Second))
+	if got := m.WarmTargets(t0.Add(2 * time.Second)); len(got) != 1 {
+		t.Fatalf("warm targets %+v once the host is seen, want host-1", got)
 	}
 }
 
