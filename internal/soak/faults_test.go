@@ -59,7 +59,7 @@ func (w *world) killServer(f Fault) error {
 	s.kill()
 	span := Span{From: time.Now()}
 	time.Sleep(f.Pause)
-	if err := s.start(w.t, w.bins.demoserver); err != nil {
+	if err := s.start(w.bins.demoserver); err != nil {
 		return err
 	}
 	span.To = time.Now()

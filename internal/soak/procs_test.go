@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"testing"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
@@ -50,15 +49,18 @@ type serverProc struct {
 
 // start runs the server (on its old port after a kill) and waits until it
 // listens; its store is then rewritten empty by the server itself.
-func (s *serverProc) start(tb testing.TB, demoserverBin string) error {
+func (s *serverProc) start(demoserverBin string) error {
 	if s.spec.Kind != KindGo {
 		mode := tsserver.Stateful
 		if s.spec.Kind == KindTSQuirk {
 			mode = tsserver.Quirk
 		}
-		s.ts = tsserver.Start(tb, tsserver.Options{Mode: mode, IdleTimeout: s.spec.Idle, Port: s.port,
+		ts, err := tsserver.Launch(tsserver.Options{Mode: mode, IdleTimeout: s.spec.Idle, Port: s.port,
 			LogPath: s.log, StorePath: s.store, OnEvent: s.tsEvent})
-		s.url = s.ts.URL()
+		if err != nil {
+			return err
+		}
+		s.ts, s.url = ts, ts.URL()
 		return s.notePort()
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", s.port)

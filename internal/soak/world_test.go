@@ -125,7 +125,7 @@ func (w *world) setup() {
 		if err := os.MkdirAll(filepath.Dir(s.store), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.start(t, w.bins.demoserver); err != nil {
+		if err := s.start(w.bins.demoserver); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(s.kill)

@@ -2,6 +2,7 @@ package tsserver
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,4 +81,64 @@ func TestStopAndRestartOnSamePort(t *testing.T) {
 	if a := ping(t, s2, id); a.status != http.StatusNotFound || a.rpcCode != -32001 {
 		t.Fatalf("old session after restart: HTTP %d body %q, want 404 -32001", a.status, a.body)
 	}
+}
+
+// TestStaleIDDuringRestartGets404: a client calling with its old id while the restarted
+// server is still starting (listening, its sentinel not yet initialized) gets the SDK's
+// 404, never a 500 (the soak's reconnecting clients hit that window; it is held open
+// here so the test hits it on a loaded machine too).
+func TestStaleIDDuringRestartGets404(t *testing.T) {
+	t.Parallel()
+	s := Start(t, Options{Mode: Stateful})
+	id := initSession(t, s)
+	s.Stop()
+	url := s.URL()
+	done := make(chan *Server, 1)
+	opts := Options{Mode: Stateful, Port: portOf(t, url), sentinelDelay: 500 * time.Millisecond}
+	go func() {
+		s2, err := Launch(opts)
+		if err != nil {
+			t.Error(err)
+		} else {
+			t.Cleanup(s2.Stop)
+		}
+		done <- s2
+	}()
+	var statuses []int
+	for len(done) == 0 {
+		if code, ok := postStale(url, id); ok {
+			statuses = append(statuses, code)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if <-done == nil {
+		return
+	}
+	if len(statuses) == 0 {
+		t.Fatal("no request reached the server before it said LISTENING: the window this test is about was missed")
+	}
+	t.Logf("answers while starting: %v", statuses)
+	for i, code := range statuses {
+		if code != http.StatusNotFound {
+			t.Fatalf("answer %d of %d while starting: HTTP %d, want 404 (all: %v)", i+1, len(statuses), code, statuses)
+		}
+	}
+}
+
+// postStale pings with id and returns the HTTP status; ok is false when nothing
+// listened yet.
+func postStale(url, id string) (int, bool) {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(pingBody))
+	if err != nil {
+		return 0, false
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Mcp-Session-Id", id)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, false
+	}
+	resp.Body.Close()
+	return resp.StatusCode, true
 }

@@ -73,6 +73,10 @@ type Options struct {
 	// WaitEnded show it; it must return quickly (stdout is not read meanwhile). It is
 	// never called after Stop or Kill has returned.
 	OnEvent func(Event)
+
+	// sentinelDelay holds back the stateful server's sentinel after it listens (tests of
+	// the window a restart opens).
+	sentinelDelay time.Duration
 }
 
 // Server is a running server process, killed when the test ends.
@@ -92,41 +96,57 @@ type Server struct {
 const startTimeout = 60 * time.Second
 
 // Start runs `node testdata/tsservers/server.mjs` with opts and waits until it listens.
-// It fails the test (never skips) when node or the npm packages are missing.
+// It fails the test (never skips) when node or the npm packages are missing, and stops
+// the server when the test ends. Call it on the test's goroutine; elsewhere use Launch.
 func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
+	s, err := Launch(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Stop()
+		if t.Failed() {
+			t.Logf("tsserver %s stderr:\n%s", opts.mode(), s.Stderr())
+		}
+	})
+	return s
+}
+
+// Launch is Start for callers that are not a test's goroutine (a chaos soak restarting
+// servers from its fault loop): it returns what went wrong, and the caller must Stop
+// the server.
+func Launch(opts Options) (*Server, error) {
 	args, err := opts.args()
 	if err != nil {
-		t.Fatalf("tsserver: %v", err)
+		return nil, fmt.Errorf("tsserver: %w", err)
 	}
 	root, err := fsutil.RepoRoot()
 	if err != nil {
-		t.Fatalf("tsserver: %v", err)
+		return nil, fmt.Errorf("tsserver: %w", err)
 	}
 	node, err := checkDeps(root, nil)
 	if err != nil {
-		t.Fatalf("tsserver: %v", err)
+		return nil, fmt.Errorf("tsserver: %w", err)
 	}
 	s := &Server{onEvent: opts.OnEvent}
 	p, err := startProcess(node, serverDir(root), args, s.onLine)
 	if err != nil {
-		t.Fatalf("tsserver: %v", err)
+		return nil, fmt.Errorf("tsserver: %w", err)
 	}
 	s.proc = p
-	t.Cleanup(func() {
-		s.Stop()
-		if t.Failed() {
-			t.Logf("tsserver %s stderr:\n%s", opts.mode(), p.stderr.String())
-		}
-	})
 	url, err := p.waitListening(startTimeout)
 	if err != nil {
-		t.Fatalf("tsserver: %s server did not start: %v\nstderr:\n%s", opts.mode(), err, p.stderr.String())
+		p.stop()
+		return nil, fmt.Errorf("tsserver: %s server did not start: %w\nstderr:\n%s", opts.mode(), err, p.stderr.String())
 	}
 	s.url = url
 	s.admin = strings.TrimSuffix(url, "/mcp")
-	return s
+	return s, nil
 }
+
+// Stderr is what the node process has written to stderr (its tail).
+func (s *Server) Stderr() string { return s.proc.stderr.String() }
 
 // URL is the MCP endpoint, http://127.0.0.1:PORT/mcp.
 func (s *Server) URL() string { return s.url }
@@ -232,6 +252,9 @@ func (o Options) args() ([]string, error) {
 	}
 	if o.JSONResponse {
 		args = append(args, "--json-response")
+	}
+	if o.sentinelDelay > 0 {
+		args = append(args, "--sentinel-delay-ms", fmt.Sprint(o.sentinelDelay.Milliseconds()))
 	}
 	// node runs in testdata/tsservers: relative paths must mean the caller's directory.
 	for _, f := range []struct{ flag, path string }{{"--log", o.LogPath}, {"--store", o.StorePath}} {

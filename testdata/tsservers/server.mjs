@@ -1,7 +1,7 @@
 // Real TypeScript MCP SDK servers for the watchdog's Go tests (internal/tsserver).
 //
 //   node server.mjs --mode stateful|stateless|quirk [--port 0] [--idle-ms N] [--json-response]
-//                   [--log PATH] [--store PATH]
+//                   [--log PATH] [--store PATH] [--sentinel-delay-ms N]
 //
 // Listens on 127.0.0.1 only. Stdout is a protocol read by the Go helper, one line each:
 //   LISTENING http://127.0.0.1:PORT/mcp    always the first line
@@ -76,6 +76,9 @@ function parseFlags() {
       'json-response': { type: 'boolean', default: false },
       log: { type: 'string', default: '' },
       store: { type: 'string', default: '' },
+      // Tests only: hold the sentinel's initialize back this long after listening, so a test
+      // can call with a stale id inside the window a restart opens.
+      'sentinel-delay-ms': { type: 'string', default: '0' },
     },
     strict: true,
   });
@@ -84,8 +87,13 @@ function parseFlags() {
   if (!MODES.has(values.mode)) throw new Error(`--mode must be stateful, stateless or quirk, not ${values.mode}`);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`bad --port ${values.port}`);
   if (!Number.isInteger(idleMs) || idleMs < 0) throw new Error(`bad --idle-ms ${values['idle-ms']}`);
+  const sentinelDelayMs = Number(values['sentinel-delay-ms']);
+  if (!Number.isInteger(sentinelDelayMs) || sentinelDelayMs < 0) {
+    throw new Error(`bad --sentinel-delay-ms ${values['sentinel-delay-ms']}`);
+  }
   return {
     mode: values.mode, port, idleMs, jsonResponse: values['json-response'], logPath: values.log, storePath: values.store,
+    sentinelDelayMs,
   };
 }
 
@@ -411,6 +419,9 @@ class Sentinel {
     this.token = randomUUID();
     this.pending = undefined; // the transport until its initialize has been answered
     this.transport = undefined;
+    // A client with a stale id may call between listen and init (a restart with clients
+    // reconnecting): it waits for the sentinel instead of getting a 500.
+    this.ready = new Promise((resolve) => (this.markReady = resolve));
   }
 
   isInitRequest(req) {
@@ -438,6 +449,7 @@ class Sentinel {
     if (!res.ok || !this.pending.sessionId) throw new Error(`sentinel initialize failed: HTTP ${res.status}`);
     this.transport = this.pending;
     this.pending = undefined;
+    this.markReady();
   }
 }
 
@@ -460,6 +472,7 @@ function mountStateful(app, sessions, sentinel, log) {
         await transport.handleRequest(req, res, req.body);
         return;
       }
+      await sentinel.ready;
       await sentinel.transport.handleRequest(req, res, req.body);
       const id = req.get('mcp-session-id');
       if (id && res.statusCode === 404) log.warn(MSG_NOT_FOUND, 'session_id', id);
@@ -561,7 +574,10 @@ async function main() {
 
   const httpServer = await listen(app, flags.port);
   const url = `http://${HOST}:${httpServer.address().port}/mcp`;
-  if (sentinel) await sentinel.init(url, sessions);
+  if (sentinel) {
+    await new Promise((resolve) => setTimeout(resolve, flags.sentinelDelayMs));
+    await sentinel.init(url, sessions);
+  }
   if (sessions && flags.idleMs > 0) {
     const every = Math.max(10, Math.min(1000, Math.floor(flags.idleMs / 4)));
     setInterval(() => sessions.sweep(flags.idleMs), every);
