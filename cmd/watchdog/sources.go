@@ -177,7 +177,7 @@ func (d *daemon) runProc(ctx context.Context, first chan struct{}) {
 	for u := range updates {
 		sig := health.Signal{Kind: health.SigHostDown}
 		if u.Running {
-			sig = health.Signal{Kind: health.SigHostUp, PID: u.Host.PID, Started: u.Host.Started, Restarted: u.Restarted}
+			sig = health.Signal{Kind: health.SigHostUp, PID: u.Host.PID, Started: u.Host.Started, Began: proc.Began(u.Host), Restarted: u.Restarted}
 		}
 		d.signal(ctx, sig)
 		closeIfOpen(first)

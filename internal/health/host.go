@@ -5,24 +5,48 @@ import (
 	"time"
 )
 
-// hostStartSlack tolerates a session created just before the process start
-// time we read (clock granularity). Kept short: a host restarted within
-// seconds must not adopt its dead predecessor's session, and keep it warm.
-const hostStartSlack = time.Second
+// A session created before the host started is not the host's: it belongs
+// to a predecessor (perhaps one that died a moment ago) and must be let go,
+// not kept warm. The slack is how early a start time can read: a second
+// for a start counted from a boot time truncated to the second, a few clock
+// ticks for a precise one (Signal.Began).
+const (
+	hostStartSlack        = time.Second
+	hostPreciseStartSlack = 100 * time.Millisecond
+)
 
 func (m *Model) hostUp(sig Signal, now time.Time) []Event {
 	prev := m.host
-	m.host = hostState{known: true, running: true, pid: sig.PID, started: sig.Started}
+	m.host = hostState{known: true, running: true, pid: sig.PID, started: sig.Started, began: sig.Began}
 	fields := map[string]any{"pid": sig.PID}
 	switch {
 	case prev.running && (sig.Restarted || prev.pid != sig.PID):
-		return []Event{{Time: now, Kind: EvHostRestarted, Fields: fields,
+		evs := []Event{{Time: now, Kind: EvHostRestarted, Fields: fields,
 			Detail: fmt.Sprintf("%s restarted (pid %d, was %d)", m.cfg.HostName, sig.PID, prev.pid)}}
+		return append(evs, m.recoverOnHostUp(now)...)
 	case prev.running:
 		return nil
 	}
-	return []Event{{Time: now, Kind: EvHostUp, Fields: fields,
+	evs := []Event{{Time: now, Kind: EvHostUp, Fields: fields,
 		Detail: fmt.Sprintf("%s is running (pid %d)", m.cfg.HostName, sig.PID)}}
+	return append(evs, m.recoverOnHostUp(now)...)
+}
+
+// recoverOnHostUp closes the incidents the new host has already healed: its
+// sessions are often seen a moment before the process watcher sees it, when
+// no session could yet count as the host's.
+func (m *Model) recoverOnHostUp(now time.Time) []Event {
+	var evs []Event
+	for _, name := range m.order {
+		s := m.servers[name]
+		if s.incident == nil {
+			continue
+		}
+		if cur := m.currentSession(s); cur != nil && cur.id != s.incident.session {
+			evs = append(evs, s.recover(now, "the host opened a new session")...)
+		}
+	}
+	return evs
 }
 
 func (m *Model) hostDown(now time.Time) []Event {
@@ -31,21 +55,8 @@ func (m *Model) hostDown(now time.Time) []Event {
 	if !was.running {
 		return nil
 	}
-	m.orphanHostSessions()
 	return []Event{{Time: now, Kind: EvHostDown, Fields: map[string]any{"pid": was.pid},
 		Detail: fmt.Sprintf("%s (pid %d) is no longer running", m.cfg.HostName, was.pid)}}
-}
-
-// orphanHostSessions marks every session of the host's client as its dead
-// host's: a host restarted within the start slack must not adopt one.
-func (m *Model) orphanHostSessions() {
-	for _, s := range m.servers {
-		for _, sess := range s.sessions {
-			if m.isHostClient(sess) {
-				sess.deadHost = true
-			}
-		}
-	}
 }
 
 // hostRunning is true unless a process watcher said the host is not running:
@@ -64,10 +75,10 @@ func (m *Model) currentSession(s *server) *session {
 	}
 	var cur *session
 	for _, sess := range s.sessions {
-		if !m.isHostClient(sess) || sess.deadHost {
+		if !m.isHostClient(sess) {
 			continue
 		}
-		if m.host.running && !m.host.started.IsZero() && sess.created.Before(m.host.started.Add(-hostStartSlack)) {
+		if m.openedBeforeHost(sess) {
 			continue
 		}
 		if cur == nil || sess.created.After(cur.created) || (sess.created.Equal(cur.created) && sess.id > cur.id) {
@@ -75,6 +86,19 @@ func (m *Model) currentSession(s *server) *session {
 		}
 	}
 	return cur
+}
+
+// openedBeforeHost: sess was created before the running host started.
+func (m *Model) openedBeforeHost(sess *session) bool {
+	switch {
+	case !m.host.running:
+		return false
+	case !m.host.began.IsZero():
+		return sess.created.Before(m.host.began.Add(-hostPreciseStartSlack))
+	case !m.host.started.IsZero():
+		return sess.created.Before(m.host.started.Add(-hostStartSlack))
+	}
+	return false
 }
 
 // HostProcess is the host process the model believes runs: its pid and

@@ -39,6 +39,9 @@ func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 		return nil // that session's end was already judged
 	}
 	cur := m.currentSession(s)
+	if _, known := s.sessions[sig.Session]; !known && !m.hostRunning() {
+		return nil // no host runs to meet it: an old session's last words
+	}
 	if sig.Session != "" && cur != nil && cur.id != sig.Session {
 		if sess, ok := s.sessions[sig.Session]; !ok || m.isHostClient(sess) {
 			return nil // not the host's current session: nothing the user will meet

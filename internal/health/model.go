@@ -36,6 +36,7 @@ type hostState struct {
 	running bool
 	pid     int32
 	started time.Time
+	began   time.Time // precise start, zero when unknown
 }
 
 type server struct {
@@ -60,7 +61,6 @@ type session struct {
 	lastActivity time.Time // from the store, or when first seen / last changed
 	knownActive  bool      // lastActivity came from the store or a ping of ours
 	atRisk       bool
-	deadHost     bool // seen while a host ran that has since died: never a later host's
 }
 
 // incident is an open loss on a server: its host session is gone and not yet

@@ -172,6 +172,22 @@ func TestIncidentsAndRecovery(t *testing.T) {
 			{time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: host.ID, Detail: "Session not found"}, nil},
 			{2 * time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: host2.ID, Detail: "Session not found"}, []string{EvSessionLost}},
 		}},
+		// The soak found these two after a kill -9 of the daemon while the host was down:
+		// a loss line about a session it never saw opened an incident no host could meet,
+		// and the new host's session, seen a moment before the host, did not close it.
+		{"a loss line about an unknown session while no host runs is no incident", []step{
+			{0, Signal{Kind: SigHostDown}, nil},
+			{time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: "gone-before-we-looked", Detail: "Session not found"}, nil},
+			{2 * time.Second, lost, nil},
+		}},
+		{"a host seen after its new session closes the incident", []step{
+			{0, Signal{Kind: SigHostUp, PID: 1, Started: t0.Add(-T)}, []string{EvHostUp}},
+			{0, snap(host), nil},
+			{time.Second, lost, []string{EvSessionLost}},
+			{2 * time.Second, Signal{Kind: SigHostDown}, []string{EvHostDown}},
+			{time.Minute, snap(host2), []string{EvSessionNew, EvSessionEnded}},
+			{time.Minute + time.Second, Signal{Kind: SigHostUp, PID: 2, Started: t0.Add(time.Minute - time.Second)}, []string{EvHostUp, EvRecovered}},
+		}},
 		{"signals for unknown servers are ignored", []step{
 			{0, Signal{Kind: SigSessionLost, Server: "nope"}, nil},
 		}},

@@ -85,38 +85,35 @@ func TestWokeBackwardsClampsActivity(t *testing.T) {
 }
 
 // A host restarted within seconds does not adopt the session its dead
-// predecessor opened: that one must be let go, not kept warm. The start
-// slack is for the new host's own sessions (a start time read coarsely),
-// never for a session seen while the old host ran.
+// predecessor opened: that one must be let go, not kept warm. And a session
+// the new host opened is its own even when it was seen before the old one's
+// death was noticed. With a precise start (Began) the line between the two
+// is sharp; with a coarse one it must allow a second.
 func TestRestartedHostDoesNotAdoptOldSession(t *testing.T) {
 	sec := func(n float64) time.Time { return t0.Add(time.Duration(n * float64(time.Second))) }
 	tests := []struct {
-		name      string
-		created   time.Time // of the host client's session
-		seenAfter bool      // the session is first seen after the old host died
-		newStart  time.Time // the new host's start time as read
-		want      int       // warm targets afterwards
+		name     string
+		created  time.Time // of the host client's session, seen at once
+		began    time.Time // the new host's precise start; zero: unknown
+		newStart time.Time // the new host's start as read coarsely
+		want     int       // warm targets afterwards
 	}{
-		{"opened seconds before the new host", sec(1), false, sec(3), 0},
-		// The soak found this: the old host lived under a second, the new
-		// one started within the slack of the old session's creation.
-		{"opened within the slack, while the old host ran", sec(2.5), false, sec(3), 0},
-		{"the new host's own, seen once the old one was gone", sec(2.5), true, sec(3), 1},
+		{"opened seconds before the new host (coarse start)", sec(1), time.Time{}, sec(3), 0},
+		// The soak found both: a host that lived under a second, its successor started
+		// half a second after its session...
+		{"opened half a second before the new host (precise start)", sec(2.5), sec(3), sec(2.2), 0},
+		// ...and the successor's session seen before its predecessor's death was noticed.
+		{"the new host's own, seen while the old was thought to run", sec(3.05), sec(3), sec(2.2), 1},
+		{"the new host's own, coarse start a second early", sec(3.05), time.Time{}, sec(2.2), 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newTestModel(3 * time.Second)
 			m.Apply(Signal{Kind: SigHostUp, PID: 1, Started: t0}, t0)
-			s := sess("host-1", hostClient, tt.created, tt.created)
-			if !tt.seenAfter {
-				m.Apply(snap(s), tt.created)
-			}
-			m.Apply(Signal{Kind: SigHostDown}, sec(2.8))
-			if tt.seenAfter {
-				m.Apply(snap(s), sec(2.9))
-			}
-			m.Apply(Signal{Kind: SigHostUp, PID: 2, Started: tt.newStart}, sec(3.1))
-			if got := m.WarmTargets(sec(3.2)); len(got) != tt.want {
+			m.Apply(snap(sess("host-1", hostClient, tt.created, tt.created)), tt.created)
+			m.Apply(Signal{Kind: SigHostDown}, sec(3.1))
+			m.Apply(Signal{Kind: SigHostUp, PID: 2, Started: tt.newStart, Began: tt.began}, sec(3.2))
+			if got := m.WarmTargets(sec(3.3)); len(got) != tt.want {
 				t.Fatalf("warm targets %+v, want %d", got, tt.want)
 			}
 		})

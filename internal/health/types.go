@@ -71,7 +71,8 @@ type Signal struct {
 	IdleTimeout time.Duration  // SigIdleTimeout
 	Sessions    []StoreSession // SigStoreSnapshot
 	PID         int32          // SigHostUp
-	Started     time.Time      // SigHostUp
+	Started     time.Time      // SigHostUp: the process's start as its identity
+	Began       time.Time      // SigHostUp: its start to a clock tick, when known (orders sessions)
 	Restarted   bool           // SigHostUp: a different process than before
 	Gap         time.Duration  // SigWoke: how far the wall clock jumped
 	Source      map[string]any // extra journal fields that locate the observation (log file, offset)
