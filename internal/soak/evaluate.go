@@ -34,6 +34,7 @@ type Report struct {
 	Ended          int            // by the servers, all reasons
 	EndedBy        map[string]int // reason → count
 	Unseeable      int            // lived < minVisible while the watchdog ran
+	AtTheEnd       int            // ended undetected within DetectWithin of the daemon's final stop
 	Detected       int
 	Missed         []string
 	Late           []string
@@ -93,6 +94,9 @@ func (r *Report) detection(in Input, all []*session) {
 		}
 		seen, ok := firstEnd(in.Journal, s)
 		switch {
+		case !ok && !in.Stopped.IsZero() && s.end.After(in.Stopped.Add(-DetectWithin)):
+			r.AtTheEnd++ // the daemon was stopped before its second was up
+			continue
 		case !ok:
 			r.Missed = append(r.Missed, describe(s))
 			continue

@@ -53,6 +53,16 @@ func TestEvaluate(t *testing.T) {
 			}
 		}},
 		{"missed", func(in *Input) {}, "never journaled", nil},
+		{"ended in the daemon's last second: not judged", func(in *Input) {
+			in.Stopped = at(5600)
+		}, "", func(t *testing.T, r Report) {
+			if r.AtTheEnd != 1 || r.Detected != 0 {
+				t.Fatalf("at the end %d, detected %d", r.AtTheEnd, r.Detected)
+			}
+		}},
+		{"ended a second before the daemon's stop: missed", func(in *Input) {
+			in.Stopped = at(6100)
+		}, "never journaled", nil},
 		{"late", func(in *Input) {
 			in.Journal = []Seen{seen(6500, health.EvSessionEnded, "cold", idB, nil)}
 		}, "detected later than", nil},

@@ -47,6 +47,7 @@ func (r Report) Markdown(d time.Duration, seed uint64, faults string) string {
 	row("sessions the servers started", r.Sessions)
 	row("sessions they ended (by reason)", fmt.Sprintf("%d %v", r.Ended, r.EndedBy))
 	row("never seeable (lived < 300 ms while the watchdog ran)", r.Unseeable)
+	row("ended in the last second before the daemon's final stop, undetected (not judged)", r.AtTheEnd)
 	row("detected", r.Detected)
 	row("missed", len(r.Missed))
 	row(fmt.Sprintf("detected later than %s", DetectWithin), len(r.Late))

@@ -111,6 +111,7 @@ func (w *world) finish(stop, tailDone chan struct{}) {
 		w.crashes = append(w.crashes, time.Now())
 	default:
 	}
+	w.stopped = time.Now()
 	w.wd.crash()
 	w.wdMu.Unlock()
 	close(stop)
@@ -160,7 +161,7 @@ func (w *world) input(end time.Time) Input {
 	}
 	return Input{Servers: servers, HostClient: hostClient, Events: append([]ServerEvent(nil), w.events...),
 		ServerDown: w.serverDown, Hosts: append([]Span(nil), w.hostRuns...), WatchdogDown: append([]Span(nil), w.wdDown...),
-		Journal: seen, Notes: w.notes.snapshot(), End: end}
+		Journal: seen, Notes: w.notes.snapshot(), End: end, Stopped: w.stopped}
 }
 
 // checkJournal: every line parsed after every kill -9 and at the end, and

@@ -57,6 +57,8 @@ type Input struct {
 	Journal      []Seen
 	Notes        []Note
 	End          time.Time
+	// Stopped is when the daemon was stopped for good (zero: never).
+	Stopped time.Time
 }
 
 // session is one session's ground truth.

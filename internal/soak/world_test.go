@@ -30,6 +30,7 @@ type world struct {
 	root     string
 	bins     binaries
 	state    string
+	stopped  time.Time // the daemon's final stop
 	cfg      string
 	skewFile string
 	home     string
