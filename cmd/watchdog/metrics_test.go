@@ -52,15 +52,7 @@ keep_warm = false
 		t.Fatal(err)
 	}
 	waitEvent(t, state, "session_expired", 1, 10*time.Second)
-	var body string
-	waitFor(t, 10*time.Second, "the expiry in the metrics", func() bool {
-		resp, err := http.Get("http://" + addr + "/metrics")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		body = string(b)
+	body := scrapeUntil(t, addr, "the expiry in the metrics", func(body string) bool {
 		return strings.Contains(body, `mcp_watchdog_sessions_expired_total{server="mem"} 1`)
 	})
 	if strings.Contains(body, id) || strings.Contains(body, id[:8]) {
@@ -69,4 +61,22 @@ keep_warm = false
 	if !strings.Contains(body, `mcp_watchdog_server_state{server="mem",state="down"} 1`) {
 		t.Errorf("a server on a closed port is not shown down:\n%s", body)
 	}
+}
+
+// scrapeUntil scrapes the metrics endpoint at addr until it answers 200
+// with a body done accepts, and returns that body.
+func scrapeUntil(t *testing.T, addr, what string, done func(body string) bool) string {
+	t.Helper()
+	var body string
+	waitFor(t, 10*time.Second, what, func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		body = string(b)
+		return resp.StatusCode == http.StatusOK && done(body)
+	})
+	return body
 }

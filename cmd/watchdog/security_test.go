@@ -169,18 +169,7 @@ func secureSetup(t *testing.T) (srv *demoserver.Server, cfg, state, metricsAddr,
 
 func scrape(t *testing.T, addr string) string {
 	t.Helper()
-	var body string
-	waitFor(t, 10*time.Second, "a metrics scrape", func() bool {
-		resp, err := http.Get("http://" + addr + "/metrics")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		body = string(b)
-		return resp.StatusCode == http.StatusOK
-	})
-	return body
+	return scrapeUntil(t, addr, "a metrics scrape", func(string) bool { return true })
 }
 
 // TestSecurityLiveOutputsHideIDsAndSecrets: with a real session tracked

@@ -32,6 +32,9 @@ func (m *Model) hostUp(sig Signal, now time.Time) []Event {
 	return append(evs, m.recoverOnHostUp(now)...)
 }
 
+// hostOpenedNew is how an incident ends when the host's new session shows.
+const hostOpenedNew = "the host opened a new session"
+
 // recoverOnHostUp closes the incidents the new host has already healed: its
 // sessions are often seen a moment before the process watcher sees it, when
 // no session could yet count as the host's.
@@ -43,7 +46,7 @@ func (m *Model) recoverOnHostUp(now time.Time) []Event {
 			continue
 		}
 		if cur := m.currentSession(s); cur != nil && cur.id != s.incident.session {
-			evs = append(evs, s.recover(now, "the host opened a new session")...)
+			evs = append(evs, s.recover(now, hostOpenedNew)...)
 		}
 	}
 	return evs

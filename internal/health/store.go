@@ -61,7 +61,7 @@ func (m *Model) sessionNew(s *server, sess *session, now time.Time) []Event {
 		Fields: map[string]any{"client": sess.client},
 		Detail: fmt.Sprintf("new session of %s on %s", clientLabel(sess.client), s.cfg.Name)}}
 	if s.incident != nil && m.isHostClient(sess) && m.currentSession(s) == sess {
-		evs = append(evs, s.recover(now, "the host opened a new session")...)
+		evs = append(evs, s.recover(now, hostOpenedNew)...)
 	}
 	return evs
 }

@@ -3,6 +3,7 @@ package tsserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -31,6 +32,15 @@ type answer struct {
 // do sends one raw request; sessionID "" sends no Mcp-Session-Id header.
 func do(t *testing.T, method, url, sessionID, body string) answer {
 	t.Helper()
+	a, err := send(method, url, sessionID, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// send is do for callers that expect a refused connection (a server starting).
+func send(method, url, sessionID, body string) (answer, error) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -39,7 +49,7 @@ func do(t *testing.T, method, url, sessionID, body string) answer {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
-		t.Fatal(err)
+		return answer{}, err
 	}
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if body != "" {
@@ -50,12 +60,12 @@ func do(t *testing.T, method, url, sessionID, body string) answer {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
+		return answer{}, fmt.Errorf("%s %s: %w", method, url, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("%s %s: read: %v", method, url, err)
+		return answer{}, fmt.Errorf("%s %s: read: %w", method, url, err)
 	}
 	a := answer{status: resp.StatusCode, header: resp.Header, body: string(b)}
 	var rpc struct {
@@ -67,7 +77,7 @@ func do(t *testing.T, method, url, sessionID, body string) answer {
 	if json.Unmarshal(b, &rpc) == nil {
 		a.rpcCode, a.rpcMsg = rpc.Error.Code, rpc.Error.Message
 	}
-	return a
+	return a, nil
 }
 
 // initSession initializes a session with raw HTTP and returns its id.

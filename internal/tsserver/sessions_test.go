@@ -2,7 +2,6 @@ package tsserver
 
 import (
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 )
@@ -106,8 +105,8 @@ func TestStaleIDDuringRestartGets404(t *testing.T) {
 	}()
 	var statuses []int
 	for len(done) == 0 {
-		if code, ok := postStale(url, id); ok {
-			statuses = append(statuses, code)
+		if a, err := send(http.MethodPost, url, id, pingBody); err == nil {
+			statuses = append(statuses, a.status)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -123,22 +122,4 @@ func TestStaleIDDuringRestartGets404(t *testing.T) {
 			t.Fatalf("answer %d of %d while starting: HTTP %d, want 404 (all: %v)", i+1, len(statuses), code, statuses)
 		}
 	}
-}
-
-// postStale pings with id and returns the HTTP status; ok is false when nothing
-// listened yet.
-func postStale(url, id string) (int, bool) {
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(pingBody))
-	if err != nil {
-		return 0, false
-	}
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Mcp-Session-Id", id)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, false
-	}
-	resp.Body.Close()
-	return resp.StatusCode, true
 }
