@@ -33,10 +33,10 @@ vet:
 # chaos soak on its own, so its one-second detection bound is not measured
 # on a machine busy with every other package's tests.
 test: deps vet
-	$(GO) test -race -count=1 -timeout 15m $$($(GO) list $(PKGS) | grep -v '/internal/soak$$')
+	$(GO) test -race -count=1 -timeout 15m $$($(GO) list $(PKGS) | grep -v '/internal/testbed/soak$$')
 	$(MAKE) --no-print-directory soak-short
 
-# The chaos soak (internal/soak): real servers, clients and daemon under
+# The chaos soak (internal/testbed/soak): real servers, clients and daemon under
 # seeded faults, judged against the servers' own ground truth. SOAK_SEED
 # replays a run; soak writes its figures to docs/SOAK-LATEST.md.
 # soak-short replays one fixed schedule so a CI failure can be replayed
@@ -45,10 +45,10 @@ SOAK_SHORT ?= 2m30s
 SOAK_LONG  ?= 30m
 SOAK_SHORT_SEED ?= 1796033718940005853
 soak-short:
-	$(GO) test -race -count=1 -timeout 10m ./internal/soak -soak.duration=$(SOAK_SHORT) -soak.seed=$(or $(SOAK_SEED),$(SOAK_SHORT_SEED))
+	$(GO) test -race -count=1 -timeout 10m ./internal/testbed/soak -soak.duration=$(SOAK_SHORT) -soak.seed=$(or $(SOAK_SEED),$(SOAK_SHORT_SEED))
 
 soak: deps
-	$(GO) test -race -count=1 -timeout 60m -v ./internal/soak -soak.duration=$(SOAK_LONG) -soak.report=$(CURDIR)/docs/SOAK-LATEST.md $(if $(SOAK_SEED),-soak.seed=$(SOAK_SEED))
+	$(GO) test -race -count=1 -timeout 60m -v ./internal/testbed/soak -soak.duration=$(SOAK_LONG) -soak.report=$(CURDIR)/docs/SOAK-LATEST.md $(if $(SOAK_SEED),-soak.seed=$(SOAK_SEED))
 
 # Each fuzz target for FUZZTIME, one after another, then a summary line per
 # target; fails when any target failed. Crashers land in the package's

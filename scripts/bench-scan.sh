@@ -12,12 +12,12 @@
 #   BENCH_RUNS     timed runs of each command, best kept (default 3)
 #   WATCHDOG       the watchdog binary (default ./bin/watchdog); used when it
 #                  exists and its `scan` command works. Otherwise the script
-#                  builds monitor/classify/internal/scanbench, which calls the
+#                  builds internal/testbed/scan/scanbench, which calls the
 #                  same classify.Scan that `watchdog scan` prints.
 #   BENCH_BUILD=1  run `go build -o $WATCHDOG ./cmd/watchdog` first
 #   BENCH_STRICT=1 exit 1 when the goal is missed (default: report only)
 #
-# The literals come from monitor/classify/internal/literals (classify.Literals),
+# The literals come from internal/testbed/scan/literals (classify.Literals),
 # one per line, so grep searches exactly what the scan's prefilter searches.
 # grep runs with LC_ALL=C, its fastest mode and byte semantics like the scan's.
 # Runs alternate between the two. Output rows are "name value ..."; times
@@ -37,17 +37,17 @@ die() { echo "bench-scan: $*" >&2; exit 1; }
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer"
 
 # 1. The log: generated once, reused while the stamp matches.
-stamp="size_mb=$SIZE_MB seed=1 hit_every=40000 gen=$(cat monitor/classify/internal/loggen/*.go | cksum | cut -d' ' -f1)"
+stamp="size_mb=$SIZE_MB seed=1 hit_every=40000 gen=$(cat internal/testbed/scan/loggen/*.go | cksum | cut -d' ' -f1)"
 if [[ ! -f $LOG || ! -f $LOG.stamp || $(cat "$LOG.stamp") != "$stamp" ]]; then
   echo "bench-scan: generating $LOG ($SIZE_MB MiB)" >&2
   rm -f "$LOG.stamp"
-  go run ./monitor/classify/internal/genlog -size-mb "$SIZE_MB" -seed 1 -hit-every 40000 -out "$LOG.tmp" >&2
+  go run ./internal/testbed/scan/genlog -size-mb "$SIZE_MB" -seed 1 -hit-every 40000 -out "$LOG.tmp" >&2
   mv "$LOG.tmp" "$LOG"
   echo "$stamp" > "$LOG.stamp"
 fi
 
 # 2. The literals, for grep.
-go build -o "$BENCH_DIR/literals" ./monitor/classify/internal/literals
+go build -o "$BENCH_DIR/literals" ./internal/testbed/scan/literals
 mapfile -t LITERALS < <("$BENCH_DIR/literals")
 (( ${#LITERALS[@]} > 0 )) || die "no literals"
 GREP_ARGS=()
@@ -63,9 +63,9 @@ if [[ -x $WATCHDOG ]] && "$WATCHDOG" scan "$probe" >/dev/null 2>&1; then
   SCAN=("$WATCHDOG" scan)
   scanner="$WATCHDOG scan"
 else
-  go build -o "$BENCH_DIR/scanbench" ./monitor/classify/internal/scanbench
+  go build -o "$BENCH_DIR/scanbench" ./internal/testbed/scan/scanbench
   SCAN=("$BENCH_DIR/scanbench")
-  scanner="monitor/classify/internal/scanbench (no working $WATCHDOG)"
+  scanner="internal/testbed/scan/scanbench (no working $WATCHDOG)"
 fi
 
 grep_count() { LC_ALL=C grep -F -c "${GREP_ARGS[@]}" "$LOG" || [[ $? == 1 ]]; }

@@ -10,7 +10,7 @@ export WATCHDOG
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
 
-bench() { go run ./internal/bench/daemonbench -watchdog "$WATCHDOG" "$@" >>"$rows"; }
+bench() { go run ./internal/testbed/bench/daemonbench -watchdog "$WATCHDOG" "$@" >>"$rows"; }
 
 echo "bench: scan vs grep on a 1 GiB log" >&2
 scan=$(bash scripts/bench-scan.sh)
@@ -51,7 +51,7 @@ cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
   cat "$rows"
   echo
   echo "How each is measured: \`scripts/bench-scan.sh\` (scan, best of 3 alternating runs from the page"
-  echo "cache) and \`internal/bench/daemonbench\` (the real binary as a subprocess: latency is the journal"
+  echo "cache) and \`internal/testbed/bench/daemonbench\` (the real binary as a subprocess: latency is the journal"
   echo "event's own time minus the moment the line or store was written; CPU is user+system time from"
   echo "/proc over the window after a 3 s settle, RSS is VmRSS at its end)."
 } >docs/BENCHMARKS.md

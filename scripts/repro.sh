@@ -4,10 +4,10 @@
 # testdata/dshclient and the real npm dsh-mcp-client 0.1.0-rc.8), unpatched and patched,
 # the server loses the session mid-run and the line says STUCK or RECOVERED. Exits 0 only
 # when every unpatched client is STUCK and every patched one RECOVERED.
-# Extra arguments go to the runner (internal/repro/cmd/repro), e.g. -runs 10 -markdown
+# Extra arguments go to the runner (internal/testbed/repro/cmd/repro), e.g. -runs 10 -markdown
 # for the benchmark rows `make bench` prints.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps-node.sh >&2
 bash scripts/deps-dshclient.sh >&2
-exec go run ./internal/repro/cmd/repro "$@"
+exec go run ./internal/testbed/repro/cmd/repro "$@"

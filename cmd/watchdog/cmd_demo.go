@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/config"
-	"github.com/mcpwatchdog/watchdog/internal/demo"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demo"
 )
 
 // cmdDemo plays the whole loop on an embedded server and client with the

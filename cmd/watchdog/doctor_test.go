@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpwatchdog/watchdog/internal/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // TestDoctor: what doctor finds on a real server, store and log, and that

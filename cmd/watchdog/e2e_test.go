@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // keepWarmSetup: a real Go SDK server whose sessions expire after 3 s idle

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/demoserver"
-	"github.com/mcpwatchdog/watchdog/internal/tsserver"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
 type probeOut struct {

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
-	"github.com/mcpwatchdog/watchdog/internal/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // Security checks over the whole binary, with a live session tracked: no

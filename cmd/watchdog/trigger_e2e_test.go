@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/repro"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repro"
 )
 
 // TestWatchdogHealsBeforeTheNextCall is the whole loop: a real Go SDK

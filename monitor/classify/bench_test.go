@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcpwatchdog/watchdog/monitor/classify/internal/loggen"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/scan/loggen"
 )
 
 func BenchmarkClassify(b *testing.B) {

@@ -1,4 +1,4 @@
-// A small MCP host for the watchdog's reproduction (internal/repro): it loads a
+// A small MCP host for the watchdog's reproduction (internal/testbed/repro): it loads a
 // dsh-mcp-client lib/index.js (the stand-in next to it, the real one, patched or not),
 // applies it to one or more Streamable HTTP servers, and makes tool calls on demand.
 //

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // TestDesktopDaemon runs `watchdog run` with its tray on the headless

@@ -1,0 +1,236 @@
+package soak
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
+)
+
+// Server kinds of the soak.
+const (
+	KindGo      = "go"       // the Go SDK (internal/testbed/demoserver), 404 "session not found"
+	KindTS404   = "ts-404"   // the TypeScript SDK, 404 -32001
+	KindTSQuirk = "ts-quirk" // TypeScript, 400 "No valid session ID provided"
+)
+
+// ServerSpec is one soak server.
+type ServerSpec struct {
+	Name     string
+	Kind     string
+	Idle     time.Duration
+	KeepWarm bool
+}
+
+// serverProc is one server: its files, its port, and the running process.
+type serverProc struct {
+	spec       ServerSpec
+	log, store string
+	port       int
+	url        string
+	onEvent    func(ServerEvent)
+
+	goCmd *exec.Cmd // KindGo
+	goOut *tailbuf.Buffer
+	goEnd chan struct{}
+	ts    *tsserver.Server // the TypeScript kinds
+}
+
+// start runs the server (on its old port after a kill) and waits until it
+// listens; its store is then rewritten empty by the server itself.
+func (s *serverProc) start(demoserverBin string) error {
+	if s.spec.Kind != KindGo {
+		mode := tsserver.Stateful
+		if s.spec.Kind == KindTSQuirk {
+			mode = tsserver.Quirk
+		}
+		ts, err := tsserver.Launch(tsserver.Options{Mode: mode, IdleTimeout: s.spec.Idle, Port: s.port,
+			LogPath: s.log, StorePath: s.store, OnEvent: s.tsEvent})
+		if err != nil {
+			return err
+		}
+		s.ts, s.url = ts, ts.URL()
+		return s.notePort()
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", s.port)
+	cmd := exec.Command(demoserverBin, "-addr", addr, "-idle", s.spec.Idle.String(), "-store", s.store, "-log", s.log, "-events")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	s.goOut = &tailbuf.Buffer{Max: 16 << 10}
+	cmd.Stderr = s.goOut
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start demoserver: %w", err)
+	}
+	s.goCmd, s.goEnd = cmd, make(chan struct{})
+	ready := make(chan string, 1)
+	go s.readGo(out, ready)
+	select {
+	case s.url = <-ready:
+	case <-time.After(30 * time.Second):
+		return fmt.Errorf("demoserver %s did not print its URL: %s", s.spec.Name, s.goOut.String())
+	}
+	return s.notePort()
+}
+
+func (s *serverProc) notePort() error {
+	if s.port != 0 {
+		return nil
+	}
+	_, err := fmt.Sscanf(s.url, "http://127.0.0.1:%d/mcp", &s.port)
+	return err
+}
+
+// readGo reads the demoserver's stdout: the URL, then session lines.
+func (s *serverProc) readGo(out io.Reader, ready chan<- string) {
+	defer close(s.goEnd)
+	sc := bufio.NewScanner(out)
+	first := true
+	for sc.Scan() {
+		line := sc.Text()
+		if first {
+			first = false
+			ready <- strings.TrimSpace(line)
+			continue
+		}
+		if ev, ok := parseSessionLine(line); ok {
+			ev.Server = s.spec.Name
+			s.onEvent(ev)
+		}
+	}
+	_ = s.goCmd.Wait()
+}
+
+// parseSessionLine reads "SESSION_START <id> <client>" and
+// "SESSION_END <id> <reason>".
+func parseSessionLine(line string) (ServerEvent, bool) {
+	f := strings.Fields(line)
+	if len(f) < 3 {
+		return ServerEvent{}, false
+	}
+	switch f[0] {
+	case "SESSION_START":
+		return ServerEvent{At: time.Now(), Start: true, ID: f[1], Client: f[2]}, true
+	case "SESSION_END":
+		return ServerEvent{At: time.Now(), ID: f[1], Reason: normalReason(f[2])}, true
+	}
+	return ServerEvent{}, false
+}
+
+func (s *serverProc) tsEvent(e tsserver.Event) {
+	ev := ServerEvent{At: e.At, Server: s.spec.Name, ID: e.ID, Client: e.Client, Reason: normalReason(e.Reason), Start: e.Kind == tsserver.EventStart}
+	s.onEvent(ev)
+}
+
+// kill is kill -9: the server says nothing, its store stays as it was.
+func (s *serverProc) kill() {
+	if s.ts != nil {
+		s.ts.Kill()
+		return
+	}
+	_ = s.goCmd.Process.Kill()
+	<-s.goEnd
+}
+
+// clientProc is a soak client process (RunClient in a re-executed test
+// binary); the host's is found by the watchdog through its token.
+type clientProc struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func startClient(token string, cfg ClientConfig) (*clientProc, error) {
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(os.Args[0], token)
+	cmd.Env = append(os.Environ(), roleEnv+"=client", clientConfigEnv+"="+string(b))
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start soak client: %w", err)
+	}
+	c := &clientProc{cmd: cmd, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(c.done) }()
+	return c, nil
+}
+
+// kill is kill -9, reaped at once so the watchdog never sees a zombie.
+func (c *clientProc) kill() {
+	_ = c.cmd.Process.Kill()
+	<-c.done
+}
+
+// watchdogProc is one run of the real daemon.
+type watchdogProc struct {
+	cmd    *exec.Cmd
+	stderr *tailbuf.Buffer
+	done   chan struct{}
+}
+
+func startWatchdog(bin string, env []string, cfg, state string, stderr io.Writer) (*watchdogProc, error) {
+	cmd := exec.Command(bin, "run", "--headless", "--config", cfg, "--state-dir", state)
+	cmd.Env = env
+	w := &watchdogProc{cmd: cmd, stderr: &tailbuf.Buffer{Max: 1 << 20}, done: make(chan struct{})}
+	cmd.Stderr = io.MultiWriter(w.stderr, stderr)
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start watchdog: %w", err)
+	}
+	go func() { _ = cmd.Wait(); close(w.done) }()
+	sock := filepath.Join(state, "watchdog.sock")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := control.Dial(sock).Status(ctx)
+		cancel()
+		if err == nil {
+			return w, nil
+		}
+		select {
+		case <-w.done:
+			return nil, fmt.Errorf("the watchdog exited at start: %s", w.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			w.kill()
+			return nil, fmt.Errorf("the watchdog never answered on %s: %w", sock, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (w *watchdogProc) kill() {
+	_ = w.cmd.Process.Kill()
+	<-w.done
+}
+
+// crash makes the Go runtime print every goroutine (SIGQUIT), the output a
+// crash leaves behind, and waits for the exit.
+func (w *watchdogProc) crash() {
+	_ = w.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-w.done:
+	case <-time.After(10 * time.Second):
+		w.kill()
+	}
+}
+
+// normalReason: the Go server says idle_timeout where the TypeScript ones
+// say idle.
+func normalReason(r string) string {
+	if r == "idle_timeout" {
+		return "idle"
+	}
+	return r
+}
