@@ -1,5 +1,7 @@
 package healer
 
+import "github.com/mcpwatchdog/watchdog/healer/clientpatch"
+
 // PatchState is what the watchdog knows of the host client's fix.
 type PatchState string
 
@@ -60,4 +62,17 @@ func AfterFailure(failed string, in LadderInput) Step {
 		return Step{Strategy: StrategyHostRestart}
 	}
 	return Step{Advice: "restart " + in.HostName + " to reconnect its sessions"}
+}
+
+// PatchStateOf maps an inspected client onto what the heal ladder counts on.
+func PatchStateOf(st clientpatch.Status) PatchState {
+	switch {
+	case st.State == clientpatch.StateApplied && st.Trigger:
+		return PatchTrigger
+	case st.State == clientpatch.StateApplied:
+		return PatchApplied
+	case st.State == clientpatch.StateUnpatched:
+		return PatchUnpatched
+	}
+	return PatchUnknown
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demo"
 )
 
@@ -33,7 +34,7 @@ func cmdDemo(ctx context.Context, c cli, args []string) int {
 	// tell the daemon so instead of inspecting a JS client module.
 	trigger := healer.PatchTrigger
 	run := func(ctx context.Context, cfg config.Config, env demo.Env) error {
-		return serve(ctx, cfg, env.StateDir, log, serveOptions{patch: &trigger, home: env.Home, send: env.Notify})
+		return daemon.Serve(ctx, cfg, env.StateDir, daemon.Options{Version: version, Logger: log, Patch: &trigger, Home: env.Home, Send: env.Notify})
 	}
 	res, err := demo.Run(ctx, demo.Options{Out: c.stdout, Fast: *fast, Watchdog: run, Logger: log, Keep: *keep})
 	if err != nil {

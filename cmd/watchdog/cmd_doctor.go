@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 	"github.com/mcpwatchdog/watchdog/monitor/store"
@@ -81,7 +82,7 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 func doctorDaemon(ctx context.Context, rep *doctorReport, stateDir string) {
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if _, err := control.Dial(filepath.Join(stateDir, socketName)).Status(sctx); err != nil {
+	if _, err := control.Dial(daemon.SocketPath(stateDir)).Status(sctx); err != nil {
 		rep.add(finding{Check: "daemon", Detail: "not running", Fix: "start it: `watchdog run` (or `watchdog autostart enable`)"})
 		return
 	}

@@ -11,9 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
-	"github.com/mcpwatchdog/watchdog/internal/config"
 )
 
 // patchPauseEnv is TEST-ONLY: milliseconds slept between the steps of an
@@ -105,7 +103,7 @@ func writePatchText(w io.Writer, st clientpatch.Status) {
 	if st.Module != "" {
 		fmt.Fprintf(w, "module: %s\n", st.Module)
 	}
-	fmt.Fprintf(w, "state:  %s\n", patchDetail(st))
+	fmt.Fprintf(w, "state:  %s\n", st.Summary())
 	if st.Digest != "" {
 		fmt.Fprintf(w, "sha256: %s\n", st.Digest)
 	}
@@ -115,60 +113,4 @@ func writePatchText(w io.Writer, st clientpatch.Status) {
 	if st.Advice != "" {
 		fmt.Fprintln(w, st.Advice)
 	}
-}
-
-// patchDetail says a status in one line.
-func patchDetail(st clientpatch.Status) string {
-	switch st.State {
-	case clientpatch.StateApplied:
-		trigger := "without"
-		if st.Trigger {
-			trigger = "with"
-		}
-		retry := "with the retry of a call that meets a lost session"
-		if !st.Retry {
-			retry = "no retry: `watchdog patch apply` upgrades it"
-		}
-		return fmt.Sprintf("applied (patch %s, %s the recovery trigger, %s) on %s", st.Version, trigger, retry, st.Base)
-	case clientpatch.StateUnpatched:
-		return "unpatched: " + st.Base + " has the session-loss bug"
-	case clientpatch.StateModified:
-		return "modified since patched (parts found: " + strings.Join(st.Parts, ", ") + ")"
-	case clientpatch.StateUnknownVersion:
-		return "unknown version (not a build the patch knows)"
-	case clientpatch.StateNotFound:
-		return "not found"
-	}
-	return string(st.State)
-}
-
-// clientPatch is what doctor and the daemon know of the host's client.
-type clientPatch struct {
-	module, state, detail, advice string
-	status                        clientpatch.Status
-}
-
-// inspectClient finds the host's client module (config first, then
-// discovery) and inspects it.
-func inspectClient(cfg config.Config) clientPatch {
-	home, _ := os.UserHomeDir()
-	found, err := clientpatch.Find(clientpatch.FindOptions{ConfigModule: cfg.Host.ClientModule, Home: home})
-	if err != nil {
-		return clientPatch{state: string(clientpatch.StateNotFound), detail: err.Error()}
-	}
-	return inspectModule(found[0], home)
-}
-
-// healerPatchState maps a client's status onto what the heal ladder
-// counts on.
-func healerPatchState(st clientpatch.Status) healer.PatchState {
-	switch {
-	case st.State == clientpatch.StateApplied && st.Trigger:
-		return healer.PatchTrigger
-	case st.State == clientpatch.StateApplied:
-		return healer.PatchApplied
-	case st.State == clientpatch.StateUnpatched:
-		return healer.PatchUnpatched
-	}
-	return healer.PatchUnknown
 }

@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
@@ -28,7 +28,7 @@ func cmdStatus(ctx context.Context, c cli, args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
 	defer cancel()
-	raw, err := control.Dial(filepath.Join(stateDir, socketName)).Status(ctx)
+	raw, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
 	if err != nil {
 		return controlFailure(c, err)
 	}
@@ -66,7 +66,7 @@ func cmdHeal(ctx context.Context, c cli, args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
 	defer cancel()
-	raw, err := control.Dial(filepath.Join(stateDir, socketName)).Heal(ctx, server)
+	raw, err := control.Dial(daemon.SocketPath(stateDir)).Heal(ctx, server)
 	if err != nil {
 		return controlFailure(c, err)
 	}

@@ -1,21 +1,24 @@
 package main
 
 import (
+	"os"
+
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 )
 
 // doctorPatch reports the host client's module and its patch state.
 func doctorPatch(rep *doctorReport, cfg config.Config) {
-	st := inspectClient(cfg)
-	if st.module == "" {
-		rep.add(finding{Check: "client module", Detail: st.detail, Fix: "set host.client_module to dsh-mcp-client's lib/index.js, or pass --module to `watchdog patch`"})
+	home, _ := os.UserHomeDir()
+	st := clientpatch.LookFor(cfg.Host.ClientModule, home)
+	if st.Module == "" {
+		rep.add(finding{Check: "client module", Detail: st.Detail, Fix: "set host.client_module to dsh-mcp-client's lib/index.js, or pass --module to `watchdog patch`"})
 		return
 	}
-	current := st.status.State == clientpatch.StateApplied && st.status.Retry
-	f := finding{Check: "client module", OK: current, Detail: st.module + ": " + st.detail}
+	current := st.Status.State == clientpatch.StateApplied && st.Status.Retry
+	f := finding{Check: "client module", OK: current, Detail: st.Module + ": " + st.Detail}
 	if !f.OK {
-		f.Fix = st.advice
+		f.Fix = st.Status.Advice
 	}
 	rep.add(f)
 }

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 const hostClient = "dsh-mcp-client"

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
@@ -72,7 +73,7 @@ func startDaemonEnv(t *testing.T, configPath, stateDir string, env ...string) *d
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		_, err := control.Dial(filepath.Join(stateDir, socketName)).Status(ctx)
+		_, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
 		return err == nil
 	})
 	return d
@@ -194,7 +195,7 @@ func TestSecurityLiveOutputsHideIDsAndSecrets(t *testing.T) {
 	waitEvent(t, state, "keep_warm", 1, 15*time.Second) // the daemon has used the id itself
 
 	seen := checkModes(t, state)
-	if !contains(seen, socketName) || !contains(seen, "events.jsonl") {
+	if !contains(seen, daemon.SocketName) || !contains(seen, "events.jsonl") {
 		t.Errorf("state dir holds %q: the socket or the journal is missing, the mode check saw too little", seen)
 	}
 
@@ -262,7 +263,7 @@ func TestSecurityCrashOutputHidesIDs(t *testing.T) {
 
 	// A file where the socket goes: the daemon starts, reads the store
 	// (and what the killed run left), then fails and exits 1.
-	sock := filepath.Join(state, socketName)
+	sock := filepath.Join(state, daemon.SocketName)
 	if err := os.Remove(sock); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}

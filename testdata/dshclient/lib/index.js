@@ -1,5 +1,5 @@
 // A stand-in for @deepseek-ai/dsh-mcp-client's lib/index.js, used by the watchdog's
-// reproduction of the session-loss bug (internal/testbed/repro, `make repro`).
+// reproduction of the session-loss bug (internal/repro, `make repro`).
 //
 // Structure and most lines are copied from @deepseek-ai/dsh-mcp-client 0.1.0-rc.8
 // (MIT License, Copyright (c) 2026 DeepSeek; https://github.com/deepseek-ai/deepseek-harness,

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -16,7 +16,7 @@ func (d *daemon) startNotifier(ctx context.Context, wg *sync.WaitGroup, recs []j
 	if !d.cfg.Notify {
 		return
 	}
-	d.notifier = notify.New(notify.Options{Logger: d.log, Send: d.opts.send, OnSent: d.notified})
+	d.notifier = notify.New(notify.Options{Logger: d.log, Send: d.opts.Send, OnSent: d.notified})
 	d.notifier.Restore(recs)
 	goRun(wg, func() { _ = d.notifier.Run(ctx) })
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -41,10 +41,10 @@ func (h *healing) close() {
 
 // patchState is what the watchdog knows of the host client's fix.
 func (d *daemon) patchState() healer.PatchState {
-	if d.opts.patch != nil {
-		return *d.opts.patch
+	if d.opts.Patch != nil {
+		return *d.opts.Patch
 	}
-	return healerPatchState(d.client.status)
+	return healer.PatchStateOf(d.client.Status)
 }
 
 // react starts healing for every incident that evs opened.
@@ -81,7 +81,7 @@ func (d *daemon) healServer(ctx context.Context, server string, userAsked bool) 
 // user's next call meets the dead session; a new session of the client
 // must follow within TriggerConfirmWithin.
 func (d *daemon) triggerRecovery(ctx context.Context, server string, in healer.LadderInput) {
-	home, err := d.opts.home, error(nil)
+	home, err := d.opts.Home, error(nil)
 	if home == "" { // the demo writes its triggers into its own temp home
 		home, err = os.UserHomeDir()
 	}

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -30,17 +30,17 @@ func (d *daemon) view() tray.View {
 
 // refreshFace hands the tray the current view; the tray coalesces.
 func (d *daemon) refreshFace() {
-	if d.opts.tray != nil {
-		d.opts.tray.Update(d.view())
+	if d.opts.Tray != nil {
+		d.opts.Tray.Update(d.view())
 	}
 }
 
 // trayCommands is the tray's click channel, nil (never ready) without one.
 func (d *daemon) trayCommands() <-chan tray.Command {
-	if d.opts.tray == nil {
+	if d.opts.Tray == nil {
 		return nil
 	}
-	return d.opts.tray.Commands()
+	return d.opts.Tray.Commands()
 }
 
 // command turns a click into what `watchdog heal` and the CLI would do.
@@ -65,8 +65,8 @@ func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 	case tray.CmdAutostart:
 		d.setAutostart(cmd.On)
 	case tray.CmdQuit:
-		if d.opts.quit != nil {
-			d.opts.quit()
+		if d.opts.Quit != nil {
+			d.opts.Quit()
 		}
 	}
 	d.refreshFace()
@@ -75,7 +75,7 @@ func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 // patchFromTray applies or reverts the client patch off the loop (it runs
 // node --check), then looks at the module again.
 func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
-	module := d.client.module
+	module := d.client.Module
 	if module == "" {
 		d.log.Warn("no client module to patch: set host.client_module")
 		return
@@ -92,7 +92,7 @@ func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
 		if err != nil {
 			d.log.Error("client patch from the tray failed", "apply", apply, "err", err)
 		}
-		st := inspectModule(module, home)
+		st := clientpatch.LookAt(module, home)
 		d.send(ctx, item{client: &st})
 	})
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func (d *daemon) newPinger(ctx context.Context) (*healer.Pinger, []health.Event)
 		headers, err := s.ExpandedHeaders(os.Getenv)
 		if err == nil {
 			var c *mcphttp.Client
-			c, err = mcphttp.New(mcphttp.Options{URL: s.URL, Headers: headers, AllowInsecure: s.AllowInsecure, ClientVersion: version})
+			c, err = mcphttp.New(mcphttp.Options{URL: s.URL, Headers: headers, AllowInsecure: s.AllowInsecure, ClientVersion: d.opts.Version})
 			clients[s.Name] = c
 		}
 		if err != nil {

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -24,7 +24,7 @@ const tickInterval = time.Second
 type item struct {
 	sig    *health.Signal
 	ack    *follow.Position
-	client *clientPatch // a look at the client module
+	client *clientpatch.Look // a look at the client module
 }
 
 // query asks the loop for something only the model knows.
@@ -57,9 +57,9 @@ type daemon struct {
 	pinger      *healer.Pinger
 	metrics     *metrics.Metrics
 	heal        *healing
-	client      clientPatch // the latest look at the client module
+	client      clientpatch.Look // the latest look at the client module
 	clientSeen  bool
-	opts        serveOptions
+	opts        Options
 	notifier    *notify.Notifier // nil when notifications are off
 	autostartOn bool             // start at login, for the tray's checkbox
 	// healthySince: since when no server has had an open incident.
@@ -70,7 +70,7 @@ type daemon struct {
 	hostLook     chan struct{}   // asks the process watcher to look now
 }
 
-func newDaemon(cfg config.Config, stateDir string, log *slog.Logger, j *journal.Journal) *daemon {
+func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Journal) *daemon {
 	mc := health.Config{HostName: cfg.Host.Name, ClientName: cfg.Host.ClientName, HostWatched: hostWatched(cfg)}
 	for _, s := range cfg.Servers {
 		mc.Servers = append(mc.Servers, health.ServerConfig{Name: s.Name, URL: s.URL, IdleTimeout: s.IdleTimeout.Duration})
@@ -79,11 +79,13 @@ func newDaemon(cfg config.Config, stateDir string, log *slog.Logger, j *journal.
 	for _, s := range cfg.Servers {
 		warmOn[s.Name] = s.KeepWarm
 	}
-	d := &daemon{cfg: cfg, stateDir: stateDir, log: log, model: health.New(mc), journal: j,
-		items: make(chan item, 1024), queries: make(chan query), now: time.Now, hostLook: make(chan struct{}, 1),
+	d := &daemon{cfg: cfg, stateDir: stateDir, log: opts.Logger, opts: opts, model: health.New(mc), journal: j,
+		items: make(chan item, 1024), queries: make(chan query), hostLook: make(chan struct{}, 1),
 		warm: healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg)}
-	d.clock = &wallClock{}
+	d.clock = &wallClock{skewFile: opts.ClockSkewFile}
+	d.clock.refresh()
 	d.now = d.clock.now
+	d.autostartOn = opts.Tray != nil && autostartEnabled()
 	d.heal = newHealing(d)
 	d.tracked.path = filepath.Join(stateDir, trackedName)
 	return d
@@ -109,7 +111,7 @@ func (d *daemon) loop(ctx context.Context) {
 	live := time.NewTicker(livenessEvery)
 	defer live.Stop()
 	var faceTick <-chan time.Time // only with a tray
-	if d.opts.tray != nil {
+	if d.opts.Tray != nil {
 		face := time.NewTicker(faceEvery)
 		defer face.Stop()
 		faceTick = face.C
@@ -169,7 +171,7 @@ func (d *daemon) handle(ctx context.Context, it item) {
 // status is the model's view plus what only the daemon knows.
 func (d *daemon) status() health.Status {
 	st := d.model.Status(d.now())
-	st.Host.Patch = patchLabel(d.client.status.State)
+	st.Host.Patch = patchLabel(d.client.Status.State)
 	return st
 }
 

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 		goRun(wg, func() { d.runStore(ctx, name, w, first) })
 	}
 	d.storesRead = allClosed(firsts)
-	if d.opts.patch == nil {
+	if d.opts.Patch == nil {
 		goRun(wg, func() { d.watchPatch(ctx) })
 	}
 	return nil

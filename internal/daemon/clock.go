@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"os"
@@ -39,11 +39,11 @@ func (w *wakeDetector) observeReadings(wall time.Time, mono time.Duration) (time
 	return gap, gap >= wakeThreshold
 }
 
-// clockSkewEnv names a file whose content (a Go duration such as "90s")
+// ClockSkewEnv names a file whose content (a Go duration such as "90s")
 // is added to the daemon's wall clock, re-read every tick. It exists for
 // the chaos soak: a real jump of the machine's clock would disturb every
 // other process, so the soak jumps only its own world. Unset in normal use.
-const clockSkewEnv = "WATCHDOG_DEBUG_CLOCK_SKEW_FILE"
+const ClockSkewEnv = "WATCHDOG_DEBUG_CLOCK_SKEW_FILE"
 
 // wallClock is the daemon's clock: real time plus an optional skew.
 type wallClock struct {

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -19,13 +19,13 @@ func (d *daemon) watchPatch(ctx context.Context) {
 	t := time.NewTicker(patchEvery)
 	defer t.Stop()
 	home, _ := os.UserHomeDir()
-	var st clientPatch
+	var st clientpatch.Look
 	for {
 		// Discovery may run `npm root -g`: only until a module is found.
-		if st.module == "" || st.status.State == clientpatch.StateNotFound {
-			st = inspectClient(d.cfg)
+		if st.Module == "" || st.Status.State == clientpatch.StateNotFound {
+			st = clientpatch.LookFor(d.cfg.Host.ClientModule, home)
 		} else {
-			st = inspectModule(st.module, home)
+			st = clientpatch.LookAt(st.Module, home)
 		}
 		if !d.send(ctx, item{client: &st}) {
 			return
@@ -38,36 +38,26 @@ func (d *daemon) watchPatch(ctx context.Context) {
 	}
 }
 
-// inspectModule looks again at a module found before.
-func inspectModule(module, home string) clientPatch {
-	st, err := clientpatch.Inspect(module, home)
-	cp := clientPatch{module: module, state: string(st.State), detail: patchDetail(st), advice: st.Advice, status: st}
-	if err != nil {
-		cp.detail = err.Error()
-	}
-	return cp
-}
-
 // noteClient records a look at the client module, journaling a patch that
 // appeared or went away (a DSH reinstall removes it).
-func (d *daemon) noteClient(st clientPatch) {
+func (d *daemon) noteClient(st clientpatch.Look) {
 	prev, seen := d.client, d.clientSeen
 	d.client, d.clientSeen = st, true
-	wasApplied, isApplied := prev.status.State == clientpatch.StateApplied, st.status.State == clientpatch.StateApplied
+	wasApplied, isApplied := prev.Status.State == clientpatch.StateApplied, st.Status.State == clientpatch.StateApplied
 	var ev *health.Event
 	switch {
 	case isApplied && (!seen || !wasApplied):
-		ev = &health.Event{Kind: health.EvPatchApplied, Detail: "the client patch is in place in " + st.module}
+		ev = &health.Event{Kind: health.EvPatchApplied, Detail: "the client patch is in place in " + st.Module}
 	case !isApplied && seen && wasApplied:
-		ev = &health.Event{Kind: health.EvPatchReverted, Detail: "the client patch is gone from " + st.module +
+		ev = &health.Event{Kind: health.EvPatchReverted, Detail: "the client patch is gone from " + st.Module +
 			" (was DSH reinstalled or updated?): run `watchdog patch apply`, then restart DSH"}
-	case !isApplied && !seen && st.status.State == clientpatch.StateUnpatched:
-		ev = &health.Event{Kind: health.EvWarning, Detail: "the client " + st.module +
+	case !isApplied && !seen && st.Status.State == clientpatch.StateUnpatched:
+		ev = &health.Event{Kind: health.EvWarning, Detail: "the client " + st.Module +
 			" is unpatched: a lost session does not heal by itself; run `watchdog patch apply`, then restart DSH"}
 	}
 	if ev != nil {
 		ev.Time = d.now()
-		ev.Fields = map[string]any{"patch": st.state}
+		ev.Fields = map[string]any{"patch": string(st.Status.State)}
 		d.emit([]health.Event{*ev})
 	}
 }

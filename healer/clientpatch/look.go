@@ -1,0 +1,59 @@
+package clientpatch
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Look is one look at the host's client module: where it is, its status,
+// and that status in one line. Doctor and the daemon read the same.
+type Look struct {
+	Module string
+	Detail string // Summary, or the error that stopped the look
+	Status Status
+}
+
+// LookAt inspects a module found before.
+func LookAt(module, home string) Look {
+	st, err := Inspect(module, home)
+	l := Look{Module: module, Detail: st.Summary(), Status: st}
+	if err != nil {
+		l.Detail = err.Error()
+	}
+	return l
+}
+
+// LookFor finds the client module (configModule first, then discovery)
+// and inspects it; without one, Status.State is StateNotFound.
+func LookFor(configModule, home string) Look {
+	found, err := Find(FindOptions{ConfigModule: configModule, Home: home})
+	if err != nil {
+		return Look{Detail: err.Error(), Status: Status{State: StateNotFound}}
+	}
+	return LookAt(found[0], home)
+}
+
+// Summary says a status in one line.
+func (st Status) Summary() string {
+	switch st.State {
+	case StateApplied:
+		trigger := "without"
+		if st.Trigger {
+			trigger = "with"
+		}
+		retry := "with the retry of a call that meets a lost session"
+		if !st.Retry {
+			retry = "no retry: `watchdog patch apply` upgrades it"
+		}
+		return fmt.Sprintf("applied (patch %s, %s the recovery trigger, %s) on %s", st.Version, trigger, retry, st.Base)
+	case StateUnpatched:
+		return "unpatched: " + st.Base + " has the session-loss bug"
+	case StateModified:
+		return "modified since patched (parts found: " + strings.Join(st.Parts, ", ") + ")"
+	case StateUnknownVersion:
+		return "unknown version (not a build the patch knows)"
+	case StateNotFound:
+		return "not found"
+	}
+	return string(st.State)
+}

@@ -1,0 +1,211 @@
+// Package daemon is the watchdog's run loop: it wires the monitors'
+// observations into the health model, journals what the model says, heals
+// through the healer and shows it all on the tray, the notifier, the
+// metrics and the control socket. cmd/watchdog only parses flags and
+// calls Serve or ServeWithTray.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/monitor/follow"
+	"github.com/mcpwatchdog/watchdog/tray"
+)
+
+// SocketName is the control socket's name inside the state directory.
+const SocketName = "watchdog.sock"
+
+// SocketPath is where the daemon of stateDir answers `status` and `heal`.
+func SocketPath(stateDir string) string { return filepath.Join(stateDir, SocketName) }
+
+// storesReadWait bounds how long the control socket waits for the stores'
+// first read.
+const storesReadWait = 5 * time.Second
+
+// Options is what a caller changes about the daemon. The zero value is the
+// real headless daemon; each field documents its zero value.
+type Options struct {
+	// Version is journaled in `started` and sent as the pings' client
+	// version. Zero: "dev".
+	Version string
+	// Logger is the daemon's own log. Zero: discarded.
+	Logger *slog.Logger
+	// Patch is the host client's patch state when the caller knows it
+	// better than an inspection of host.client_module can (a client that
+	// is not a JS module, such as the demo's). Zero: inspect every minute.
+	Patch *healer.PatchState
+	// Home is where the client's recovery triggers are written. Zero: the
+	// user's home directory.
+	Home string
+	// Send shows one notification. Zero: the desktop's notification service.
+	Send func(title, body string) error
+	// Tray is the menu-bar face: it gets views and gives clicks. Zero:
+	// headless. ServeWithTray sets it.
+	Tray *tray.Tray
+	// Quit stops the daemon from inside (the tray's Quit). Zero: no quit.
+	Quit func()
+	// ClockSkewFile names a file whose duration is added to the wall clock
+	// (see ClockSkewEnv). Zero: no skew.
+	ClockSkewFile string
+}
+
+func (o *Options) fill() {
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// ServeWithTray runs the daemon beside the tray, whose event loop must own
+// this goroutine (the main one: macOS needs it). Quit in the tray, or the
+// end of ctx, stops both.
+func ServeWithTray(ctx context.Context, cfg config.Config, stateDir string, opts Options) error {
+	opts.fill()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts.Tray = tray.New(tray.Options{Name: "MCP Session Watchdog", Logger: opts.Logger})
+	opts.Quit = cancel
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(ctx, cfg, stateDir, opts)
+		cancel()
+	}()
+	if err := opts.Tray.Run(ctx); err != nil {
+		// The desktop went away, not the user: keep watching without a face.
+		opts.Logger.Warn("tray failed; running on headless", "err", err)
+		return <-done
+	}
+	cancel()
+	return <-done
+}
+
+// Serve runs the daemon until ctx ends or its control socket fails.
+func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options) error {
+	opts.fill()
+	j, err := journal.Open(stateDir, journal.Options{})
+	if err != nil {
+		return err
+	}
+	defer j.Close()
+	recs, err := journal.ReadTail(stateDir, restoreWindow)
+	if err != nil {
+		opts.Logger.Warn("cannot read the journal back; open incidents are forgotten", "err", err)
+	}
+	d := newDaemon(cfg, stateDir, opts, j)
+	back := restore(recs)
+	d.reopen(back)
+	d.restoreTracked(recs)
+	return d.serve(ctx, recs, back.resume)
+}
+
+// serve starts the loop and the sources, serves the control socket once
+// they are ready, and winds everything down in order when ctx ends.
+func (d *daemon) serve(ctx context.Context, recs []journal.Record, resume []follow.Position) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	d.startNotifier(ctx, &wg, recs)
+	d.emit([]health.Event{d.startedEvent()})
+	pinger, warnings := d.newPinger(ctx)
+	d.pinger = pinger
+	d.emit(warnings)
+	defer pinger.Wait()
+	loopDone := make(chan struct{})
+	go func() { defer close(loopDone); d.loop(ctx) }()
+	if err := d.startSources(ctx, &wg, resume); err != nil {
+		cancel()
+		<-loopDone
+		wg.Wait()
+		return err
+	}
+	d.serveMetrics(ctx, &wg)
+	d.waitReady(ctx)
+	failure := d.serveControl(ctx, &wg)
+	cancel()
+	<-loopDone
+	d.stop(ctx, &wg)
+	return failure
+}
+
+// waitReady holds the control socket until the logs are positioned and the
+// stores read: a client that can reach the daemon knows every line it
+// writes from then on is live, and every store change is compared with
+// what was there (a store that cannot be read in time does not hold it up).
+func (d *daemon) waitReady(ctx context.Context) {
+	select {
+	case <-d.follower.Ready():
+	case <-ctx.Done():
+	}
+	select {
+	case <-d.storesRead:
+	case <-time.After(storesReadWait):
+	case <-ctx.Done():
+	}
+}
+
+// serveControl answers the control socket until ctx ends; a socket that
+// fails is the daemon's failure.
+func (d *daemon) serveControl(ctx context.Context, wg *sync.WaitGroup) error {
+	serveErr := make(chan error, 1)
+	goRun(wg, func() {
+		serveErr <- control.Serve(ctx, SocketPath(d.stateDir), controlHandler{d}, d.log)
+	})
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-serveErr:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return fmt.Errorf("control socket: %w", err)
+		}
+		return nil
+	}
+}
+
+// stop handles what the sources sent before they stopped, saves what a
+// restart needs and journals the stop.
+func (d *daemon) stop(ctx context.Context, wg *sync.WaitGroup) {
+	d.drain(ctx)
+	d.saveTracked(true)
+	d.heal.close()
+	wg.Wait()
+	if err := d.follower.Flush(); err != nil {
+		d.log.Warn("cannot save the log checkpoint; the journal still records every position", "err", err)
+	}
+	d.emit([]health.Event{{Time: d.now(), Kind: health.EvStopped, Detail: "watchdog stopped"}})
+}
+
+func (d *daemon) startedEvent() health.Event {
+	names := make([]string, 0, len(d.cfg.Servers))
+	for _, s := range d.cfg.Servers {
+		names = append(names, s.Name)
+	}
+	return health.Event{Time: d.now(), Kind: health.EvStarted,
+		Fields: map[string]any{"version": d.opts.Version, "config": d.cfg.Path, "servers": names},
+		Detail: fmt.Sprintf("watchdog %s started, watching %s and %d server(s)", d.opts.Version, d.cfg.Host.Name, len(names))}
+}
+
+// drain handles what the sources sent before they saw the cancellation, so
+// that nothing acknowledged is dropped, while they wind down.
+func (d *daemon) drain(ctx context.Context) {
+	for {
+		select {
+		case it := <-d.items:
+			d.handle(ctx, it)
+		default:
+			return
+		}
+	}
+}
