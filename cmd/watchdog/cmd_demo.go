@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/mcpwatchdog/watchdog/healer"
-	"github.com/mcpwatchdog/watchdog/internal/config"
-	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demo"
 )
 
@@ -30,13 +27,7 @@ func cmdDemo(ctx context.Context, c cli, args []string) int {
 	}
 	// Only problems reach stderr: the narration is the demo's output.
 	log := slog.New(slog.NewTextHandler(c.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	// The demo's client is the Go supervisor, which answers the trigger:
-	// tell the daemon so instead of inspecting a JS client module.
-	trigger := healer.PatchTrigger
-	run := func(ctx context.Context, cfg config.Config, env demo.Env) error {
-		return daemon.Serve(ctx, cfg, env.StateDir, daemon.Options{Version: version, Logger: log, Patch: &trigger, Home: env.Home, Send: env.Notify})
-	}
-	res, err := demo.Run(ctx, demo.Options{Out: c.stdout, Fast: *fast, Watchdog: run, Logger: log, Keep: *keep})
+	res, err := demo.Run(ctx, demo.Options{Out: c.stdout, Fast: *fast, Version: version, Logger: log, Keep: *keep})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog demo: %v\n", err)
 		return exitFailed

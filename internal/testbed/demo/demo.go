@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
@@ -22,9 +23,6 @@ const (
 	ServerName = "nowledge-mem-demo"
 	ClientName = "dsh-mcp-client"
 	HostName   = "DSH (demo)"
-	// socketName: the daemon opens its control socket once its logs are
-	// positioned, so its presence says the watchdog is watching.
-	socketName = "watchdog.sock"
 )
 
 // Idle timeouts of the demo server. Fast stays at 3 s rather than 2 s so
@@ -34,23 +32,12 @@ const (
 	IdleFast   = 3 * time.Second
 )
 
-// Env is where the demo's watchdog lives and how it talks.
-type Env struct {
-	StateDir string // the daemon's state directory
-	Home     string // recovery triggers go under it instead of the user's home
-	// Notify shows one desktop notification; the demo prints it instead.
-	Notify func(title, body string) error
-}
-
-// Watchdog runs the real daemon with cfg in env until ctx ends.
-type Watchdog func(ctx context.Context, cfg config.Config, env Env) error
-
 // Options configure Run.
 type Options struct {
-	Out      io.Writer // the narration; nil discards
-	Fast     bool      // the short run (IdleFast)
-	Watchdog Watchdog  // required
-	Logger   *slog.Logger
+	Out     io.Writer // the narration; nil discards
+	Fast    bool      // the short run (IdleFast)
+	Version string    // the watchdog's version, as its started event says
+	Logger  *slog.Logger
 	// Keep leaves the temp directory behind (it is kept anyway when an act fails).
 	Keep bool
 }
@@ -109,9 +96,6 @@ type note struct {
 // Run stages the demo, plays the three acts and prints the summary. The
 // error is for a stage that could not be set up; failed acts are in Result.
 func Run(ctx context.Context, o Options) (Result, error) {
-	if o.Watchdog == nil {
-		return Result{}, errors.New("demo: no watchdog to run")
-	}
 	if o.Out == nil {
 		o.Out = io.Discard
 	}
@@ -219,17 +203,23 @@ func (s *stage) startDaemon(ctx context.Context, keepWarm bool) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("demo: config: %w", err)
 	}
-	_ = os.Remove(filepath.Join(s.state, socketName))
+	_ = os.Remove(daemon.SocketPath(s.state))
 	from := s.tail.Len()
 	dctx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
-	env := Env{StateDir: s.state, Home: s.home, Notify: s.notify}
-	go func() { errc <- s.o.Watchdog(dctx, cfg, env) }()
+	// The demo's client is the Go supervisor, which answers the recovery
+	// trigger: say so instead of inspecting a JS client module, and keep
+	// its triggers and notifications inside the demo.
+	trigger := healer.PatchTrigger
+	opts := daemon.Options{Version: s.o.Version, Logger: s.o.Logger, Patch: &trigger, Home: s.home, Send: s.notify}
+	go func() { errc <- daemon.Serve(dctx, cfg, s.state, opts) }()
 	s.stopDmn = func() error { cancel(); return <-errc }
 	wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
 	defer wcancel()
 	for {
-		if _, err := os.Stat(filepath.Join(s.state, socketName)); err == nil {
+		// The daemon opens its control socket once its logs are positioned,
+		// so its presence says the watchdog is watching.
+		if _, err := os.Stat(daemon.SocketPath(s.state)); err == nil {
 			_, err := s.tail.Wait(wctx, from, "the watchdog's started event", func(r Record) bool { return r.Kind == "started" })
 			return err
 		}
