@@ -1,0 +1,12 @@
+// Package deptest keeps the house rules that no compiler checks, as tests
+// that fail the build when a change breaks them:
+//
+//   - the import rules of ARCHITECTURE.md (the model does no I/O, seeing
+//     decides nothing, acting knows no screen, product code carries no rig),
+//     stated as data in [House] and checked by [Policy.Check] against the
+//     module's import graph from `go list`.
+//
+// The checks are pure functions so their own tests can show each rule
+// failing on a made-up input; the tests of this package run them on the
+// real tree. Only tests use this package.
+package deptest
