@@ -4,7 +4,10 @@
 //   - the import rules of ARCHITECTURE.md (the model does no I/O, seeing
 //     decides nothing, acting knows no screen, product code carries no rig),
 //     stated as data in [House] and checked by [Policy.Check] against the
-//     module's import graph from `go list`.
+//     module's import graph from `go list`;
+//   - the size rules: no file over [MaxFileLines] lines, no function over
+//     [MaxFuncLines] lines unless the comment directly above it has a line
+//     starting with "Long:" that says why ([CheckSource]).
 //
 // The checks are pure functions so their own tests can show each rule
 // failing on a made-up input; the tests of this package run them on the
