@@ -29,19 +29,17 @@ echo "sudo $*" >>"$FAKE_LOG"
 	fakeTool = "#!/bin/sh\n"
 )
 
-// The commands the script checks on a system without dpkg.
-var testCommands = []string{"make", "node", "npm", "Xvfb", "dbus-daemon", "dbus-launch", "status-notifier-watcher",
-	"gtk-sni-tray-standalone", "gdbus", "xwd", "desktop-file-validate", "systemd-analyze"}
-
 // TestDepsDebian runs scripts/deps-debian.sh with nothing on PATH but
 // fakes, as root, as a user with and without sudo, and on a system
 // without dpkg: it installs only what is missing, or fails naming it and
 // the command that installs it.
-// Long: a table of 9 cases.
 func TestDepsDebian(t *testing.T) {
 	t.Parallel()
 	const user, root = "1000", "0"
 	debian := []string{"dpkg-query", "apt-get"}
+	// The commands the script checks on a system without dpkg.
+	commands := []string{"make", "node", "npm", "Xvfb", "dbus-daemon", "dbus-launch", "status-notifier-watcher",
+		"gtk-sni-tray-standalone", "gdbus", "xwd", "desktop-file-validate", "systemd-analyze"}
 	tests := []struct {
 		name    string
 		uid     string
@@ -74,7 +72,7 @@ func TestDepsDebian(t *testing.T) {
 		{name: "not Debian: names the missing commands", noDpkg: true, uid: user, fakes: []string{"make", "node", "npm"}, says: []string{
 			"no dpkg-query/apt-get", "desktop-file-validate (Debian: desktop-file-utils)", "Xvfb (Debian: xvfb)", "package manager",
 		}},
-		{name: "not Debian, every command there", noDpkg: true, uid: user, fakes: testCommands, ok: true},
+		{name: "not Debian, every command there", noDpkg: true, uid: user, fakes: commands, ok: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,15 +15,14 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/deptest"
 )
 
-// The builds the rules hold in: the platforms the watchdog ships for, and
-// macOS both with cgo (the tray) and without (a cross-build, no tray).
-var platforms = []struct{ goos, cgo string }{{"linux", "1"}, {"darwin", "1"}, {"darwin", "0"}}
-
 // TestImportRules checks the module's real import graph, as `go list` sees
 // it for each platform, against the house rules.
 func TestImportRules(t *testing.T) {
 	t.Parallel()
 	root := repoRoot(t)
+	// The platforms the watchdog ships for, macOS both with cgo (the tray)
+	// and without (a cross-build, no tray).
+	platforms := []struct{ goos, cgo string }{{"linux", "1"}, {"darwin", "1"}, {"darwin", "0"}}
 	for _, pl := range platforms {
 		t.Run(pl.goos+"/cgo="+pl.cgo, func(t *testing.T) {
 			t.Parallel()

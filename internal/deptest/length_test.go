@@ -60,7 +60,6 @@ func funcOf(doc, name string, n int) string {
 }
 
 // TestCheckSource shows each size rule failing, and each way to pass.
-// Long: a table of 13 cases.
 func TestCheckSource(t *testing.T) {
 	t.Parallel()
 	const head = "package p\n\n"
