@@ -17,9 +17,11 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/watchdog
 
-# deps installs everything the tests need: Go modules and the pinned
-# TypeScript SDK servers under testdata (Debian packages: see .ci/run).
+# deps installs everything the tests need: the missing Debian packages
+# (scripts/deps-debian.sh), Go modules and the pinned TypeScript SDK
+# servers under testdata.
 deps:
+	bash scripts/deps-debian.sh
 	$(GO) mod download
 	bash scripts/deps-node.sh
 	bash scripts/deps-dshclient.sh

@@ -43,6 +43,7 @@ const (
 	limMinute = time.Minute
 )
 
+// Long: a table of 12 cases.
 func TestRestartLimiter(t *testing.T) {
 	limitAt := func(at, wait time.Duration, until time.Duration) limStep {
 		return limStep{op: "allow", at: at, wait: wait, limited: true,

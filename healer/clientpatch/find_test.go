@@ -72,6 +72,11 @@ func TestFind(t *testing.T) {
 			t.Fatalf("config: %q, %v", got, err)
 		}
 	})
+	findNotFound(t, base, root)
+}
+
+// findNotFound: the cases of TestFind where Find finds nothing.
+func findNotFound(t *testing.T, base FindOptions, root string) {
 	t.Run("a chosen path that is missing is an error", func(t *testing.T) {
 		o := base
 		o.Module = filepath.Join(root, "nope", "index.js")

@@ -70,36 +70,7 @@ func FuzzFindAnchors(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, content []byte) {
 		lines := strings.Split(string(content), "\n")
-		ats := map[int]bool{}
-		allFound := true
-		for i, p := range ps {
-			spec := anchorSpecs[i]
-			if p.name != spec.name {
-				t.Fatalf("part %d is %q, spec %q", i, p.name, spec.name)
-			}
-			at, anchor, err := p.find(lines)
-			wantAt, wantAnchor, ok := spec.expect(lines)
-			if ok != (err == nil) {
-				t.Fatalf("%s: finder err %v, reference found=%v", p.name, err, ok)
-			}
-			if err != nil {
-				if !errors.Is(err, ErrAnchorsMissing) {
-					t.Fatalf("%s: error wraps no sentinel: %v", p.name, err)
-				}
-				allFound = false
-				continue
-			}
-			if at != wantAt || anchor != wantAnchor {
-				t.Fatalf("%s: at %d anchor %d, want %d %d", p.name, at, anchor, wantAt, wantAnchor)
-			}
-			if anchor < 0 || anchor >= len(lines) || at < 0 || at > len(lines) {
-				t.Fatalf("%s: at %d anchor %d out of %d lines", p.name, at, anchor, len(lines))
-			}
-			if ats[at] {
-				allFound = false // two blocks on one line: build must refuse
-			}
-			ats[at] = true
-		}
+		allFound := checkAnchors(t, ps, lines)
 		out, err := build(content)
 		if hasMarkers(lines) {
 			if err == nil {
@@ -153,4 +124,42 @@ func checkPlacement(t *testing.T, lines []string, out []byte) {
 	if back, _, ok := strip(out); !ok || !bytes.Equal(back, []byte(strings.Join(lines, "\n"))) {
 		t.Fatal("strip(build(x)) != x")
 	}
+}
+
+// checkAnchors checks each part's finder against its reference spec on
+// lines, and reports whether every anchor was found, each at its own line
+// (what build needs to succeed).
+func checkAnchors(t *testing.T, ps []part, lines []string) (allFound bool) {
+	t.Helper()
+	ats := map[int]bool{}
+	allFound = true
+	for i, p := range ps {
+		spec := anchorSpecs[i]
+		if p.name != spec.name {
+			t.Fatalf("part %d is %q, spec %q", i, p.name, spec.name)
+		}
+		at, anchor, err := p.find(lines)
+		wantAt, wantAnchor, ok := spec.expect(lines)
+		if ok != (err == nil) {
+			t.Fatalf("%s: finder err %v, reference found=%v", p.name, err, ok)
+		}
+		if err != nil {
+			if !errors.Is(err, ErrAnchorsMissing) {
+				t.Fatalf("%s: error wraps no sentinel: %v", p.name, err)
+			}
+			allFound = false
+			continue
+		}
+		if at != wantAt || anchor != wantAnchor {
+			t.Fatalf("%s: at %d anchor %d, want %d %d", p.name, at, anchor, wantAt, wantAnchor)
+		}
+		if anchor < 0 || anchor >= len(lines) || at < 0 || at > len(lines) {
+			t.Fatalf("%s: at %d anchor %d out of %d lines", p.name, at, anchor, len(lines))
+		}
+		if ats[at] {
+			allFound = false // two blocks on one line: build must refuse
+		}
+		ats[at] = true
+	}
+	return allFound
 }

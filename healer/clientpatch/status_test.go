@@ -81,43 +81,7 @@ func stripPart(t testing.TB, content []byte, name string) []byte {
 // TestRevertCases: what revert does in each state.
 func TestRevertCases(t *testing.T) {
 	t.Parallel()
-	t.Run("without backups a known original is rebuilt", func(t *testing.T) {
-		t.Parallel()
-		p, orig := realClient(t)
-		o := opts(t)
-		_, err := Apply(p, o)
-		mustDo(t, err)
-		mustDo(t, os.RemoveAll(filepath.Join(o.Home, BackupDir)))
-		_, err = Revert(p, o)
-		mustDo(t, err)
-		if !bytes.Equal(readFile(t, p), orig) {
-			t.Fatal("not byte-identical")
-		}
-	})
-	t.Run("a forced patch without its backup is refused", func(t *testing.T) {
-		t.Parallel()
-		p, orig := realClient(t)
-		other := append([]byte("// other\n"), orig...)
-		mustDo(t, os.WriteFile(p, other, 0o644))
-		o := opts(t)
-		o.Force = true
-		_, err := Apply(p, o)
-		mustDo(t, err)
-		mustDo(t, os.RemoveAll(filepath.Join(o.Home, BackupDir)))
-		before := readFile(t, p)
-		// Without its backup the forced base cannot be told from an edit.
-		o.Force = false
-		if _, err := Revert(p, o); !errors.Is(err, ErrModified) {
-			t.Fatalf("err %v, want ErrModified", err)
-		}
-		o.Force = true
-		if _, err := Revert(p, o); !errors.Is(err, ErrNoBackup) {
-			t.Fatalf("forced: err %v, want ErrNoBackup", err)
-		}
-		if !bytes.Equal(readFile(t, p), before) {
-			t.Fatal("a refused revert changed the file")
-		}
-	})
+	revertWithoutBackups(t)
 	t.Run("modified needs force, then gets the newest known backup", func(t *testing.T) {
 		t.Parallel()
 		p, orig := realClient(t)
@@ -168,6 +132,48 @@ func TestRevertCases(t *testing.T) {
 		mustDo(t, err)
 		if !bytes.Equal(readFile(t, p), orig) {
 			t.Fatal("reverted to the wrong backup")
+		}
+	})
+}
+
+// revertWithoutBackups: the cases of TestRevertCases where the backup
+// folder is gone.
+func revertWithoutBackups(t *testing.T) {
+	t.Run("without backups a known original is rebuilt", func(t *testing.T) {
+		t.Parallel()
+		p, orig := realClient(t)
+		o := opts(t)
+		_, err := Apply(p, o)
+		mustDo(t, err)
+		mustDo(t, os.RemoveAll(filepath.Join(o.Home, BackupDir)))
+		_, err = Revert(p, o)
+		mustDo(t, err)
+		if !bytes.Equal(readFile(t, p), orig) {
+			t.Fatal("not byte-identical")
+		}
+	})
+	t.Run("a forced patch without its backup is refused", func(t *testing.T) {
+		t.Parallel()
+		p, orig := realClient(t)
+		other := append([]byte("// other\n"), orig...)
+		mustDo(t, os.WriteFile(p, other, 0o644))
+		o := opts(t)
+		o.Force = true
+		_, err := Apply(p, o)
+		mustDo(t, err)
+		mustDo(t, os.RemoveAll(filepath.Join(o.Home, BackupDir)))
+		before := readFile(t, p)
+		// Without its backup the forced base cannot be told from an edit.
+		o.Force = false
+		if _, err := Revert(p, o); !errors.Is(err, ErrModified) {
+			t.Fatalf("err %v, want ErrModified", err)
+		}
+		o.Force = true
+		if _, err := Revert(p, o); !errors.Is(err, ErrNoBackup) {
+			t.Fatalf("forced: err %v, want ErrNoBackup", err)
+		}
+		if !bytes.Equal(readFile(t, p), before) {
+			t.Fatal("a refused revert changed the file")
 		}
 	})
 }

@@ -30,48 +30,53 @@ func TestRoundTrip(t *testing.T) {
 			exe := exeFor(t, tc.kind)
 			o := Options{Kind: tc.kind, Home: home, Exe: exe, GOOS: tc.goos, Getenv: noEnv}
 			want := filepath.Join(home, tc.rel)
-
-			st, err := Status(o)
-			if err != nil || st.Enabled || st.Path != want {
-				t.Fatalf("before enable: %+v, %v", st, err)
-			}
-			p, err := Enable(o)
-			if err != nil || p != want {
-				t.Fatalf("Enable = %q, %v; want %q", p, err, want)
-			}
-			fi, err := os.Stat(p)
-			if err != nil || fi.Mode().Perm() != 0o644 {
-				t.Fatalf("file: %v %v", fi, err)
-			}
-			st, err = Status(o)
-			if err != nil || !st.Enabled || !st.PointsHere || !st.Current || st.Exe != exe {
-				t.Fatalf("after enable: %+v, %v (exe %q)", st, err, exe)
-			}
-			// Idempotent: a second enable leaves the same bytes and no temp files.
-			before, _ := os.ReadFile(p)
-			if _, err := Enable(o); err != nil {
-				t.Fatal(err)
-			}
-			after, _ := os.ReadFile(p)
-			if string(before) != string(after) {
-				t.Fatal("second enable changed the file")
-			}
-			if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
-				t.Fatalf("directory holds %d entries, want only the file", len(ents))
-			}
-			if _, err := Disable(o); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
-				t.Fatalf("file still there: %v", err)
-			}
-			if st, err = Status(o); err != nil || st.Enabled {
-				t.Fatalf("after disable: %+v, %v", st, err)
-			}
-			if _, err := Disable(o); err != nil { // absent is fine
-				t.Fatalf("second disable: %v", err)
-			}
+			roundTrip(t, o, want)
 		})
+	}
+}
+
+// roundTrip enables o's autostart file, checks it is written once at want
+// with mode 0644 and reported as current, and disables it again.
+func roundTrip(t *testing.T, o Options, want string) {
+	st, err := Status(o)
+	if err != nil || st.Enabled || st.Path != want {
+		t.Fatalf("before enable: %+v, %v", st, err)
+	}
+	p, err := Enable(o)
+	if err != nil || p != want {
+		t.Fatalf("Enable = %q, %v; want %q", p, err, want)
+	}
+	fi, err := os.Stat(p)
+	if err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("file: %v %v", fi, err)
+	}
+	st, err = Status(o)
+	if err != nil || !st.Enabled || !st.PointsHere || !st.Current || st.Exe != o.Exe {
+		t.Fatalf("after enable: %+v, %v (exe %q)", st, err, o.Exe)
+	}
+	// Idempotent: a second enable leaves the same bytes and no temp files.
+	before, _ := os.ReadFile(p)
+	if _, err := Enable(o); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := os.ReadFile(p)
+	if string(before) != string(after) {
+		t.Fatal("second enable changed the file")
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(p)); len(ents) != 1 {
+		t.Fatalf("directory holds %d entries, want only the file", len(ents))
+	}
+	if _, err := Disable(o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("file still there: %v", err)
+	}
+	if st, err = Status(o); err != nil || st.Enabled {
+		t.Fatalf("after disable: %+v, %v", st, err)
+	}
+	if _, err := Disable(o); err != nil { // absent is fine
+		t.Fatalf("second disable: %v", err)
 	}
 }
 

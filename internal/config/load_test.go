@@ -36,6 +36,7 @@ func plain(c Config) Config {
 
 func h(home string) string { return filepath.Join(testHome, home) }
 
+// Long: a table of 31 cases.
 func TestParseFixtures(t *testing.T) {
 	def := Default()
 	expandedDefault := Default()

@@ -9,6 +9,7 @@ import (
 
 // TestValidate edits Default() one way at a time; a config not read from a
 // file reports "config: KEY: ..." with no line.
+// Long: a table of 53 cases.
 func TestValidate(t *testing.T) {
 	tests := []struct {
 		name string

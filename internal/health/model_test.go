@@ -62,6 +62,7 @@ func runSteps(t *testing.T, m *Model, steps []step) []Event {
 	return all
 }
 
+// Long: a table of 10 cases.
 func TestStoreRules(t *testing.T) {
 	t.Parallel()
 	const T = 10 * time.Minute
@@ -128,6 +129,7 @@ func TestStoreRules(t *testing.T) {
 	}
 }
 
+// Long: a table of 9 cases.
 func TestIncidentsAndRecovery(t *testing.T) {
 	t.Parallel()
 	const T = time.Hour

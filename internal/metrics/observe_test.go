@@ -28,6 +28,7 @@ func times(n int, ev event) []event {
 
 // TestObserveKinds observes each kind and asserts the whole scrape: every
 // series present, with its exact value, and nothing else.
+// Long: a table of 13 cases.
 func TestObserveKinds(t *testing.T) {
 	heals := func(strategy, result string) string {
 		return `mcp_watchdog_heals_total{result="` + result + `",server="` + srv + `",strategy="` + strategy + `"}`

@@ -8,6 +8,7 @@ import (
 	"time"
 )
 
+// Long: a table of 53 cases.
 func TestClassify(t *testing.T) {
 	t.Parallel()
 	const uuid = "6f1c2b3a-9d4e-4f5a-8b6c-7d8e9f0a1b2c"

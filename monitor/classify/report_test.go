@@ -60,8 +60,13 @@ func TestReportJSON(t *testing.T) {
 	if idle["idle_timeout_seconds"] != 43200.0 || idle["kind"] != "idle_timeout" || idle["time"] != "2025-11-29T08:00:00.104988Z" {
 		t.Errorf("idle finding %v", idle)
 	}
+	checkRoundTrip(t, b, rep)
+}
 
-	// Findings survive a round trip.
+// checkRoundTrip checks that the findings of rep, marshalled as b, survive
+// a round trip.
+func checkRoundTrip(t *testing.T, b []byte, rep Report) {
+	t.Helper()
 	var back Report
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)

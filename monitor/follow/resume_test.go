@@ -28,6 +28,7 @@ func endOf(t testing.TB, content, text string) int64 {
 	return int64(i + len(text) + 1)
 }
 
+// Long: a table of 10 cases.
 func TestResume(t *testing.T) {
 	t.Parallel()
 	const content = "first\nline-2\nline-3\nline-4\n"

@@ -92,6 +92,7 @@ func TestWatchRejectsBadTarget(t *testing.T) {
 	}
 }
 
+// Long: a table of 7 cases.
 func TestTracker(t *testing.T) {
 	t0 := time.Unix(1_700_000_000, 0)
 	a := Host{PID: 100, Started: t0}

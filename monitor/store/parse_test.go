@@ -21,6 +21,7 @@ var (
 
 func unix(s int64) time.Time { return time.Unix(s, 0).UTC() }
 
+// Long: a table of 19 cases.
 func TestParseShapes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -35,24 +35,7 @@ func TestDesktopDaemon(t *testing.T) {
 	}
 	defer srv.Close()
 	state := filepath.Join(dir, "state")
-	cfg := filepath.Join(dir, "config.toml")
-	body := fmt.Sprintf(`notify = true
-[host]
-client_name = "dsh-mcp-client"
-process = ""
-port = 0
-restart = ["sleep", "30"]
-[[server]]
-name = "nowledge-mem"
-url = %q
-store = %q
-logs = [%q]
-idle_timeout = "2s"
-keep_warm = false
-`, srv.URL(), store, filepath.Join(dir, "mem", "server.log"))
-	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeDaemonConfig(t, dir, srv.URL(), store)
 	stopDaemon := startWatchdog(t, d, dir, cfg, state)
 	it := registeredItem(t, d)
 
@@ -75,20 +58,7 @@ keep_warm = false
 	})
 	waitMenu(t, it, "nowledge-mem: lost", "Heal now", "Quit")
 	screenshot(t, d)
-	waitFor(t, "heal_started from clicking Heal now", func() (bool, string) {
-		if len(journal(t, state, "heal_started")) > 0 {
-			return true, ""
-		}
-		m, err := it.layout()
-		if err != nil {
-			return false, err.Error()
-		}
-		heal, ok := m.find("Heal now")
-		if !ok {
-			return false, fmt.Sprint(m.labels())
-		}
-		return false, fmt.Sprint(it.click(heal.ID))
-	})
+	clickHealNow(t, it, state)
 
 	// The host reconnects: a new session of its client is the recovery.
 	cs2, err := demoserver.Connect(ctx, srv.URL(), "dsh-mcp-client")
@@ -110,6 +80,53 @@ keep_warm = false
 		t.Fatalf("notifications %q: want exactly one for the loss and one for the recovery", got)
 	}
 	stopDaemon()
+}
+
+// writeDaemonConfig writes the daemon's config.toml into dir: notifications
+// on, no host process to watch, one server at url whose sessions idle out
+// after 2 s, its store at store and its log in dir/mem.
+func writeDaemonConfig(t *testing.T, dir, url, store string) string {
+	t.Helper()
+	cfg := filepath.Join(dir, "config.toml")
+	body := fmt.Sprintf(`notify = true
+[host]
+client_name = "dsh-mcp-client"
+process = ""
+port = 0
+restart = ["sleep", "30"]
+[[server]]
+name = "nowledge-mem"
+url = %q
+store = %q
+logs = [%q]
+idle_timeout = "2s"
+keep_warm = false
+`, url, store, filepath.Join(dir, "mem", "server.log"))
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// clickHealNow clicks the menu's Heal now through dbusmenu until the
+// daemon journals heal_started (a click before the menu has the item is
+// lost, so it clicks again).
+func clickHealNow(t *testing.T, it item, state string) {
+	t.Helper()
+	waitFor(t, "heal_started from clicking Heal now", func() (bool, string) {
+		if len(journal(t, state, "heal_started")) > 0 {
+			return true, ""
+		}
+		m, err := it.layout()
+		if err != nil {
+			return false, err.Error()
+		}
+		heal, ok := m.find("Heal now")
+		if !ok {
+			return false, fmt.Sprint(m.labels())
+		}
+		return false, fmt.Sprint(it.click(heal.ID))
+	})
 }
 
 func count(list []string, sub string) int {

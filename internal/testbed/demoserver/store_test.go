@@ -3,6 +3,7 @@ package demoserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strconv"
 	"sync"
@@ -25,17 +26,9 @@ func TestStoreAlwaysValidJSON(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for ctx.Err() == nil {
-			b, err := os.ReadFile(s.store)
-			var doc storeFile
-			if err == nil {
-				err = json.Unmarshal(b, &doc)
-			}
-			if err == nil && doc.Sessions == nil {
-				err = strconv.ErrSyntax // "sessions" missing or null
-			}
-			if err != nil {
+			if err := checkStoreDoc(s.store); err != nil {
 				if bad.Add(1) == 1 {
-					firstBad.Store(err.Error() + ": " + string(b))
+					firstBad.Store(err.Error())
 				}
 			}
 			reads.Add(1)
@@ -74,6 +67,23 @@ func TestStoreAlwaysValidJSON(t *testing.T) {
 	if got := len(s.Ended()); got != 20 {
 		t.Errorf("Ended has %d sessions, want 20", got)
 	}
+}
+
+// checkStoreDoc reads the store once; the error says why what it read is
+// not a complete store document, followed by what it read.
+func checkStoreDoc(path string) error {
+	b, err := os.ReadFile(path)
+	var doc storeFile
+	if err == nil {
+		err = json.Unmarshal(b, &doc)
+	}
+	if err == nil && doc.Sessions == nil {
+		err = strconv.ErrSyntax // "sessions" missing or null
+	}
+	if err != nil {
+		return fmt.Errorf("%v: %s", err, b)
+	}
+	return nil
 }
 
 func TestEncodeStore(t *testing.T) {

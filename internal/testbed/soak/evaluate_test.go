@@ -38,6 +38,7 @@ func base() Input {
 	}
 }
 
+// Long: a table of 14 cases.
 func TestEvaluate(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -71,14 +71,21 @@ func TestLogAndStoreFollowSessions(t *testing.T) {
 			if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 				t.Fatalf("%d files in the store's directory, want the log and the store (temp files left?)", len(entries))
 			}
-			start, end := nextEvent(t, events), nextEvent(t, events)
-			if start.Kind != EventStart || start.ID != id || start.Client != "tsserver-test" || start.At.IsZero() {
-				t.Fatalf("first event %s, want the start of %s by tsserver-test", masked(fmt.Sprintf("%+v", start)), mask.ID(id))
-			}
-			if end.Kind != EventEnd || end.ID != id || end.Reason != "idle" || end.At.Before(start.At) {
-				t.Fatalf("second event %s, want the idle end of %s after %v", masked(fmt.Sprintf("%+v", end)), mask.ID(id), start.At)
-			}
+			wantStartThenIdleEnd(t, events, id)
 		})
+	}
+}
+
+// wantStartThenIdleEnd checks that the next two events are the start of
+// session id by tsserver-test and its end on idle.
+func wantStartThenIdleEnd(t *testing.T, events <-chan Event, id string) {
+	t.Helper()
+	start, end := nextEvent(t, events), nextEvent(t, events)
+	if start.Kind != EventStart || start.ID != id || start.Client != "tsserver-test" || start.At.IsZero() {
+		t.Fatalf("first event %s, want the start of %s by tsserver-test", masked(fmt.Sprintf("%+v", start)), mask.ID(id))
+	}
+	if end.Kind != EventEnd || end.ID != id || end.Reason != "idle" || end.At.Before(start.At) {
+		t.Fatalf("second event %s, want the idle end of %s after %v", masked(fmt.Sprintf("%+v", end)), mask.ID(id), start.At)
 	}
 }
 

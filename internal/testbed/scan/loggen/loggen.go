@@ -71,6 +71,7 @@ func (g *gen) sid(b []byte) []byte {
 
 // ordinary appends one of several everyday line shapes from the DSH host,
 // the Nowledge Mem (rmcp, tracing) server and a JSON-logging server.
+// Long: a switch with one case for each of the 10 line shapes.
 func (g *gen) ordinary(b []byte) []byte {
 	switch g.r.IntN(10) {
 	case 8:

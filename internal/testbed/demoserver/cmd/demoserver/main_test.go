@@ -85,35 +85,7 @@ func TestRunEvents(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	pr, pw := io.Pipe()
-	var stderr syncBuffer
-	done := make(chan int, 1)
-	go func() {
-		code := run(ctx, []string{"-events", "-idle", "1s", "-store", store, "-log", filepath.Join(dir, "server.log")}, pw, &stderr)
-		_ = pw.Close()
-		done <- code
-	}()
-	lines := make(chan string, 16)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	next := func(what string) string {
-		t.Helper()
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatalf("stdout ended before %s (stderr: %s)", what, stderr.String())
-			}
-			return l
-		case <-time.After(20 * time.Second):
-			t.Fatalf("no %s line within 20s (stderr: %s)", what, stderr.String())
-			return ""
-		}
-	}
+	next, lines, done, stderr := startRun(t, ctx, []string{"-events", "-idle", "1s", "-store", store, "-log", filepath.Join(dir, "server.log")})
 
 	url := next("URL")
 	if !strings.HasPrefix(url, "http://127.0.0.1:") {
@@ -144,6 +116,42 @@ func TestRunEvents(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Fatalf("exit code %d, want 0 (stderr: %s)", code, stderr.String())
 	}
+}
+
+// startRun runs the program with args until ctx ends. next waits for its
+// next stdout line (failing the test after 20 s or at the end of the
+// output), lines yields the rest, done its exit code, stderr what it said.
+func startRun(t *testing.T, ctx context.Context, args []string) (next func(what string) string, lines <-chan string, done <-chan int, stderr *syncBuffer) {
+	pr, pw := io.Pipe()
+	stderr = &syncBuffer{}
+	exit := make(chan int, 1)
+	go func() {
+		code := run(ctx, args, pw, stderr)
+		_ = pw.Close()
+		exit <- code
+	}()
+	out := make(chan string, 16)
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			out <- sc.Text()
+		}
+	}()
+	next = func(what string) string {
+		t.Helper()
+		select {
+		case l, ok := <-out:
+			if !ok {
+				t.Fatalf("stdout ended before %s (stderr: %s)", what, stderr.String())
+			}
+			return l
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no %s line within 20s (stderr: %s)", what, stderr.String())
+			return ""
+		}
+	}
+	return next, out, exit, stderr
 }
 
 func TestEventLine(t *testing.T) {

@@ -1,0 +1,18 @@
+// Package deptest keeps the house rules that no compiler checks, as tests
+// that fail the build when a change breaks them:
+//
+//   - the import rules of ARCHITECTURE.md (the model does no I/O, seeing
+//     decides nothing, acting knows no screen, product code carries no rig),
+//     stated as data in [House] and checked by [Policy.Check] against the
+//     module's import graph from `go list`;
+//   - the size rules: no file over [MaxFileLines] lines, no function over
+//     [MaxFuncLines] lines unless the comment directly above it has a line
+//     starting with "Long:" that says why ([CheckSource]);
+//   - that scripts/deps-debian.sh, which `make test` runs first, installs
+//     only what is missing, as root or with sudo -n, and otherwise fails
+//     naming the packages and the command that installs them.
+//
+// The import and size checks are pure functions so their own tests can
+// show each rule failing on a made-up input; the tests of this package
+// run them on the real tree. Only tests use this package.
+package deptest
