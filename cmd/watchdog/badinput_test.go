@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
 
 func TestBadConfigExitsTwoNamingFileLineAndKey(t *testing.T) {
@@ -50,7 +52,7 @@ func TestBadConfigExitsTwoNamingFileLineAndKey(t *testing.T) {
 func TestUsageAndNoDaemon(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfg := writeConfig(t, dir, "[host]\nname = \"DSH\"\n")
+	cfg := daemontest.WriteConfig(t, dir, "[host]\nname = \"DSH\"\n")
 	state := filepath.Join(dir, "state")
 	tests := []struct {
 		args []string
@@ -91,11 +93,11 @@ func TestBadInputsKeepTheDaemonRunning(t *testing.T) {
 	binLog := filepath.Join(dir, "bin.log")
 	os.MkdirAll(filepath.Dir(store), 0o700)
 	good := fmt.Sprintf(`{"sessions":[{"id":"0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b","client_name":%q,"last_activity":%q}]}`,
-		hostClient, time.Now().UTC().Format(time.RFC3339Nano))
+		daemontest.HostClient, time.Now().UTC().Format(time.RFC3339Nano))
 	if err := os.WriteFile(store, []byte(good), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := writeConfig(t, dir, fmt.Sprintf(`
+	cfg := daemontest.WriteConfig(t, dir, fmt.Sprintf(`
 [host]
 logs = [%q, %q]
 process = ""
@@ -109,9 +111,9 @@ idle_timeout = "1h"
 `, filepath.Join(locked, "*.log"), filepath.Join(noRead, "*.log"), binLog, store))
 	state := filepath.Join(dir, "state")
 	startDaemon(t, cfg, state)
-	waitFor(t, 10*time.Second, "the unreadable log directory's warning", func() bool {
-		for _, ev := range journalEvents(t, state, "warning") {
-			if strings.Contains(ev.str("detail"), "locked") || strings.Contains(ev.str("detail"), "noread") {
+	daemontest.WaitFor(t, 10*time.Second, "the unreadable log directory's warning", func() bool {
+		for _, ev := range daemontest.Journal(t, state, "warning") {
+			if strings.Contains(ev.Str("detail"), "locked") || strings.Contains(ev.Str("detail"), "noread") {
 				return true
 			}
 		}
@@ -122,9 +124,9 @@ idle_timeout = "1h"
 	if err := os.WriteFile(store, []byte("<html>oops</html>"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the store warning", func() bool {
-		for _, ev := range journalEvents(t, state, "warning") {
-			if strings.Contains(ev.str("detail"), "session store") {
+	daemontest.WaitFor(t, 10*time.Second, "the store warning", func() bool {
+		for _, ev := range daemontest.Journal(t, state, "warning") {
+			if strings.Contains(ev.Str("detail"), "session store") {
 				return true
 			}
 		}
@@ -145,11 +147,11 @@ idle_timeout = "1h"
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	<-ctx.Done()
-	if evs := journalEvents(t, state, "session_expired", "session_lost", "session_new", "session_ended"); len(evs) != 0 {
+	if evs := daemontest.Journal(t, state, "session_expired", "session_lost", "session_new", "session_ended"); len(evs) != 0 {
 		t.Fatalf("bad input caused false alarms: %v", evs)
 	}
 	// Nothing listens on the server's port: down, but its session is not lost.
-	if state, sessions := serverState(statusJSON(t, cfg, state), "mem"); state != "down" || len(sessions) != 1 {
+	if state, sessions := daemontest.ServerState(statusJSON(t, cfg, state), "mem"); state != "down" || len(sessions) != 1 {
 		t.Fatalf("status after bad input: %s %v", state, sessions)
 	}
 }
@@ -157,11 +159,11 @@ idle_timeout = "1h"
 func TestSecondRunExitsOneNamingThePID(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfg := writeConfig(t, dir, "[host]\nprocess = \"\"\nport = 0\n[[server]]\nname = \"mem\"\nurl = \"http://127.0.0.1:9/mcp\"\n")
+	cfg := daemontest.WriteConfig(t, dir, "[host]\nprocess = \"\"\nport = 0\n[[server]]\nname = \"mem\"\nurl = \"http://127.0.0.1:9/mcp\"\n")
 	state := filepath.Join(dir, "state")
 	d := startDaemon(t, cfg, state)
 	code, _, stderr := runWatchdog(t, "run", "--headless", "--config", cfg, "--state-dir", state)
-	if code != exitFailed || !strings.Contains(stderr, fmt.Sprintf("pid %d", d.cmd.Process.Pid)) {
-		t.Fatalf("second run: exit %d, stderr %q; want 1 naming pid %d", code, stderr, d.cmd.Process.Pid)
+	if code != exitFailed || !strings.Contains(stderr, fmt.Sprintf("pid %d", d.Cmd.Process.Pid)) {
+		t.Fatalf("second run: exit %d, stderr %q; want 1 naming pid %d", code, stderr, d.Cmd.Process.Pid)
 	}
 }

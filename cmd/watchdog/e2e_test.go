@@ -11,10 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
-
-const hostClient = "dsh-mcp-client"
 
 // e2eSetup is a real Go SDK server with a short idle timeout, mirroring its
 // sessions into a store file and writing a server log, plus a watchdog
@@ -41,7 +40,7 @@ func newE2E(t *testing.T, idle time.Duration) *e2eSetup {
 	}
 	t.Cleanup(func() { srv.Close() })
 	e.srv = srv
-	e.config = writeConfig(t, dir, fmt.Sprintf(`
+	e.config = daemontest.WriteConfig(t, dir, fmt.Sprintf(`
 [host]
 name = "DSH"
 client_name = %q
@@ -55,7 +54,7 @@ url = %q
 logs = [%q]
 idle_timeout = "1h"
 keep_warm = false
-`, hostClient, e.hostLog, srv.URL(), e.srvLog))
+`, daemontest.HostClient, e.hostLog, srv.URL(), e.srvLog))
 	return e
 }
 
@@ -68,35 +67,35 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 	d := startDaemon(t, e.config, e.stateDir)
 	ctx := context.Background()
 
-	announced := waitEvent(t, e.stateDir, "server_mode", 1, 10*time.Second)
+	announced := daemontest.WaitEvent(t, e.stateDir, "server_mode", 1, 10*time.Second)
 	if announced["idle_timeout_seconds"] != float64(2) {
 		t.Fatalf("announcement not learned: %v", announced)
 	}
-	cs, err := demoserver.Connect(ctx, e.srv.URL(), hostClient)
+	cs, err := demoserver.Connect(ctx, e.srv.URL(), daemontest.HostClient)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	newEv := waitEvent(t, e.stateDir, "session_new", 1, 10*time.Second)
-	if newEv["client"] != hostClient || strings.Contains(fmt.Sprint(newEv), cs.ID()) {
+	newEv := daemontest.WaitEvent(t, e.stateDir, "session_new", 1, 10*time.Second)
+	if newEv["client"] != daemontest.HostClient || strings.Contains(fmt.Sprint(newEv), cs.ID()) {
 		t.Fatalf("session_new %v: wrong client or full id", newEv)
 	}
 
 	// The session idles past 2 s; the server ends it and rewrites its store.
-	expired := waitEvent(t, e.stateDir, "session_expired", 1, 15*time.Second)
+	expired := daemontest.WaitEvent(t, e.stateDir, "session_expired", 1, 15*time.Second)
 	st, err := os.Stat(e.store)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lag := expired.time(t).Sub(st.ModTime()); lag > 500*time.Millisecond || lag < -50*time.Millisecond {
+	if lag := expired.Time(t).Sub(st.ModTime()); lag > 500*time.Millisecond || lag < -50*time.Millisecond {
 		t.Fatalf("session_expired %s after the store change, want within 500 ms", lag)
 	}
-	if expired.str("session") != maskedID(cs.ID()) {
-		t.Fatalf("expired session %q, want %q", expired.str("session"), maskedID(cs.ID()))
+	if expired.Str("session") != daemontest.MaskedID(cs.ID()) {
+		t.Fatalf("expired session %q, want %q", expired.Str("session"), daemontest.MaskedID(cs.ID()))
 	}
 	// It was the host's current session and the host runs: the next call fails.
-	waitEvent(t, e.stateDir, "session_lost", 1, 5*time.Second)
-	if state, _ := serverState(statusJSON(t, e.config, e.stateDir), "mem"); state != "lost" {
+	daemontest.WaitEvent(t, e.stateDir, "session_lost", 1, 5*time.Second)
+	if state, _ := daemontest.ServerState(statusJSON(t, e.config, e.stateDir), "mem"); state != "lost" {
 		t.Fatalf("status state %q, want lost", state)
 	}
 	if _, err := cs.CallTool(ctx, toolCall("echo")); err == nil {
@@ -104,35 +103,33 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 	}
 
 	// The host reconnects: a new session of its client heals the incident.
-	cs2, err := demoserver.Connect(ctx, e.srv.URL(), hostClient)
+	cs2, err := demoserver.Connect(ctx, e.srv.URL(), daemontest.HostClient)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs2.Close()
-	rec := waitEvent(t, e.stateDir, "recovered", 1, 10*time.Second)
+	rec := daemontest.WaitEvent(t, e.stateDir, "recovered", 1, 10*time.Second)
 	if _, ok := rec["took_ms"].(float64); !ok {
 		t.Fatalf("recovered without took_ms: %v", rec)
 	}
-	state, sessions := serverState(statusJSON(t, e.config, e.stateDir), "mem")
+	state, sessions := daemontest.ServerState(statusJSON(t, e.config, e.stateDir), "mem")
 	if state != "healthy" && state != "at_risk" || len(sessions) != 1 {
 		t.Fatalf("after recovery: state %q sessions %v", state, sessions)
 	}
 
 	// The host's log says a POST met a dead session: lost from a log line.
-	appendLine(t, e.hostLog, time.Now().UTC().Format(time.RFC3339Nano)+
+	daemontest.AppendLine(t, e.hostLog, time.Now().UTC().Format(time.RFC3339Nano)+
 		" ERROR [mcp mem] Streamable HTTP error: Error POSTing to endpoint: Not Found: Session not found")
-	lost := waitEvent(t, e.stateDir, "session_lost", 2, 5*time.Second)
-	if lost.str("log_file") != e.hostLog {
+	lost := daemontest.WaitEvent(t, e.stateDir, "session_lost", 2, 5*time.Second)
+	if lost.Str("log_file") != e.hostLog {
 		t.Fatalf("session_lost not from the host log: %v", lost)
 	}
-	if state, _ := serverState(statusJSON(t, e.config, e.stateDir), "mem"); state != "lost" {
+	if state, _ := daemontest.ServerState(statusJSON(t, e.config, e.stateDir), "mem"); state != "lost" {
 		t.Fatalf("status state %q after the log line, want lost", state)
 	}
-	d.stop(t)
-	assertNoFullIDs(t, e.stateDir, d.stderr.String(), cs.ID(), cs2.ID())
+	d.Stop(t)
+	assertNoFullIDs(t, e.stateDir, d.Stderr(), cs.ID(), cs2.ID())
 }
-
-func maskedID(id string) string { return id[:4] + "…" + id[len(id)-4:] }
 
 // assertNoFullIDs greps every output for the whole session ids.
 func assertNoFullIDs(t *testing.T, stateDir, stderr string, ids ...string) {

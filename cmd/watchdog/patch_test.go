@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
 
 // realClientModule copies the real dsh-mcp-client (lib/index.js and its
@@ -86,7 +87,7 @@ func TestPatchCommand(t *testing.T) {
 	}
 	mustNodeCheck(t, p)
 
-	cfg := writeConfig(t, t.TempDir(), "[host]\nclient_module = \""+p+"\"\n")
+	cfg := daemontest.WriteConfig(t, t.TempDir(), "[host]\nclient_module = \""+p+"\"\n")
 	code, out, errOut = runPatch(t, home, "status", "--json", "--config", cfg)
 	var st clientpatch.Status
 	if err := json.Unmarshal([]byte(out), &st); code != exitOK || err != nil {

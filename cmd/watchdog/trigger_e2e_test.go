@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/repro"
 )
 
@@ -30,14 +31,14 @@ func TestWatchdogHealsBeforeTheNextCall(t *testing.T) {
 	if r.Verdict != repro.Recovered || r.FirstCallFailed || r.FailedCalls != 0 || !r.TriggerConfirmed {
 		t.Fatalf("with the watchdog running: %+v; want the first call after the loss to succeed", r)
 	}
-	rec := journalEvents(t, state, "recovered")
-	if len(rec) != 1 || rec[0].str("strategy") != "client_recovery" {
+	rec := daemontest.Journal(t, state, "recovered")
+	if len(rec) != 1 || rec[0].Str("strategy") != "client_recovery" {
 		t.Fatalf("recovered events %v, want one by client_recovery", rec)
 	}
-	if started := journalEvents(t, state, "heal_started"); len(started) != 1 || started[0].str("strategy") != "client_recovery" {
+	if started := daemontest.Journal(t, state, "heal_started"); len(started) != 1 || started[0].Str("strategy") != "client_recovery" {
 		t.Fatalf("heal_started %v, want the trigger", started)
 	}
-	if applied := journalEvents(t, state, "patch_applied"); len(applied) != 1 {
+	if applied := daemontest.Journal(t, state, "patch_applied"); len(applied) != 1 {
 		t.Fatalf("patch_applied events %v, want the daemon to have seen the patch once", applied)
 	}
 }
