@@ -1,4 +1,4 @@
-package main
+package daemon_test
 
 import (
 	"context"
@@ -58,7 +58,7 @@ keep_warm = false
 	return e
 }
 
-// TestEndToEndExpiryAndLoss runs the watchdog binary against a real MCP
+// TestEndToEndExpiryAndLoss runs the daemon against a real MCP
 // server whose sessions time out after 2 s. The store path is not
 // configured: the watchdog learns it, and the real timeout, from the
 // server's announcement in its log.
@@ -95,7 +95,7 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 	}
 	// It was the host's current session and the host runs: the next call fails.
 	daemontest.WaitEvent(t, e.stateDir, "session_lost", 1, 5*time.Second)
-	if state, _ := daemontest.ServerState(statusJSON(t, e.config, e.stateDir), "mem"); state != "lost" {
+	if state, _ := daemontest.ServerState(status(t, e.stateDir), "mem"); state != "lost" {
 		t.Fatalf("status state %q, want lost", state)
 	}
 	if _, err := cs.CallTool(ctx, toolCall("echo")); err == nil {
@@ -112,7 +112,7 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 	if _, ok := rec["took_ms"].(float64); !ok {
 		t.Fatalf("recovered without took_ms: %v", rec)
 	}
-	state, sessions := daemontest.ServerState(statusJSON(t, e.config, e.stateDir), "mem")
+	state, sessions := daemontest.ServerState(status(t, e.stateDir), "mem")
 	if state != "healthy" && state != "at_risk" || len(sessions) != 1 {
 		t.Fatalf("after recovery: state %q sessions %v", state, sessions)
 	}
@@ -124,22 +124,22 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 	if lost.Str("log_file") != e.hostLog {
 		t.Fatalf("session_lost not from the host log: %v", lost)
 	}
-	if state, _ := daemontest.ServerState(statusJSON(t, e.config, e.stateDir), "mem"); state != "lost" {
+	if state, _ := daemontest.ServerState(status(t, e.stateDir), "mem"); state != "lost" {
 		t.Fatalf("status state %q after the log line, want lost", state)
 	}
-	d.Stop(t)
-	assertNoFullIDs(t, e.stateDir, d.Stderr(), cs.ID(), cs2.ID())
+	d.stop(t)
+	assertNoFullIDs(t, e.stateDir, d.log.String(), cs.ID(), cs2.ID())
 }
 
 // assertNoFullIDs greps every output for the whole session ids.
-func assertNoFullIDs(t *testing.T, stateDir, stderr string, ids ...string) {
+func assertNoFullIDs(t *testing.T, stateDir, daemonLog string, ids ...string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(stateDir, "events.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range ids {
-		if strings.Contains(string(b), id) || strings.Contains(stderr, id) {
+		if strings.Contains(string(b), id) || strings.Contains(daemonLog, id) {
 			t.Fatalf("a full session id leaked into the journal or the daemon's log")
 		}
 	}
