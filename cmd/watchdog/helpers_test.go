@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
-	"os/signal"
-	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
@@ -17,38 +14,11 @@ import (
 const asBinary = "WATCHDOG_TEST_AS_BINARY"
 
 func TestMain(m *testing.M) {
-	// argv first: a stand-in host restarted by the daemon inherits its env.
-	if len(os.Args) > 1 && strings.HasPrefix(os.Args[1], standInPrefix) {
-		standInHost()
-		return
-	}
 	if os.Getenv(asBinary) == "1" {
 		main()
 		return
 	}
 	os.Exit(m.Run())
-}
-
-// standInPrefix as the first argument makes the test binary a stand-in
-// MCP host process that runs until SIGTERM; the process watcher finds it
-// by the rest of that argument.
-const standInPrefix = "standin-"
-
-func standInHost() {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
-	<-sig
-}
-
-// startStandInHost starts a stand-in host whose command line carries token.
-func startStandInHost(t *testing.T, token string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], token)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
-	return cmd
 }
 
 // watchdogCmd prepares the watchdog as a subprocess.

@@ -1,4 +1,4 @@
-package main
+package daemon_test
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ store = %q
 	state := filepath.Join(dir, "state")
 	lossLine := "ERROR [mcp mem] Streamable HTTP error: Error POSTing to endpoint: Session not found"
 
-	d := startDaemon(t, cfg, state)
+	d := startDaemonProc(t, cfg, state)
 	daemontest.AppendLine(t, hostLog, lossLine)
 	first := daemontest.WaitEvent(t, state, "session_lost", 1, 5*time.Second)
 	for i := range 50 {
@@ -47,7 +47,7 @@ store = %q
 	time.Sleep(300 * time.Millisecond)
 	d.Kill()
 
-	d = startDaemon(t, cfg, state)
+	d = startDaemonProc(t, cfg, state)
 	daemontest.AppendLine(t, hostLog, "INFO [mcp mem] Reconnected to MCP server")
 	rec := daemontest.WaitEvent(t, state, "recovered", 1, 5*time.Second)
 	took, _ := rec["took_ms"].(float64)
@@ -59,7 +59,7 @@ store = %q
 	}
 	d.Kill()
 
-	d = startDaemon(t, cfg, state)
+	d = startDaemonProc(t, cfg, state)
 	daemontest.AppendLine(t, hostLog, lossLine)
 	daemontest.WaitEvent(t, state, "session_lost", 2, 5*time.Second)
 	d.Stop(t)
