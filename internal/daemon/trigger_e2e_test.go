@@ -1,8 +1,7 @@
-package main
+package daemon_test
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -24,7 +23,8 @@ func TestWatchdogHealsBeforeTheNextCall(t *testing.T) {
 	// the trigger; this proves the daemon's trigger did it.
 	r, err := repro.Run(ctx, repro.Options{Server: repro.GoSDK, Client: repro.StandIn, Patched: true, NoRetry: true,
 		IdleTimeout: 2 * time.Second, WatchdogState: state,
-		Watchdog: func(args ...string) *exec.Cmd { return watchdogCmd(t, args...) }})
+		// A daemon process of its own: repro gives it the host's HOME.
+		Watchdog: daemonCmd})
 	if err != nil {
 		t.Fatal(err)
 	}
