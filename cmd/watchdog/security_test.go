@@ -247,6 +247,24 @@ func TestSecurityCrashOutputHidesIDs(t *testing.T) {
 
 	// A file where the socket goes: the daemon starts, reads the store
 	// (and what the killed run left), then fails and exits 1.
+	code, out := runOnAFileAtTheSocket(t, cfg, state)
+	if code != exitFailed || !strings.Contains(out, "not a socket") {
+		t.Fatalf("exit %d, want 1 naming the socket path; output:\n%s", code, out)
+	}
+	hidden(t, "the failed start", out, ids, nil)
+	journal, err := os.ReadFile(filepath.Join(state, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden(t, "the journal", string(journal), ids, nil)
+}
+
+// runOnAFileAtTheSocket puts a file where the control socket of state goes
+// and runs `watchdog run --headless` on it (logging at debug, with every
+// goroutine in a crash dump), failing the test when it is still running
+// after 30 s. It returns the exit code and the output, stdout and stderr.
+func runOnAFileAtTheSocket(t *testing.T, cfg, state string) (int, string) {
+	t.Helper()
 	sock := filepath.Join(state, daemon.SocketName)
 	if err := os.Remove(sock); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
@@ -270,13 +288,5 @@ func TestSecurityCrashOutputHidesIDs(t *testing.T) {
 		<-exited
 		t.Fatalf("the daemon kept running with a file at its socket path:\n%s", out.String())
 	}
-	if code := run.ProcessState.ExitCode(); code != exitFailed || !strings.Contains(out.String(), "not a socket") {
-		t.Fatalf("exit %d, want 1 naming the socket path; output:\n%s", code, out.String())
-	}
-	hidden(t, "the failed start", out.String(), ids, nil)
-	journal, err := os.ReadFile(filepath.Join(state, "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hidden(t, "the journal", string(journal), ids, nil)
+	return run.ProcessState.ExitCode(), out.String()
 }

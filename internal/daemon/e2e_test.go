@@ -82,17 +82,7 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 	}
 
 	// The session idles past 2 s; the server ends it and rewrites its store.
-	expired := daemontest.WaitEvent(t, e.stateDir, "session_expired", 1, 15*time.Second)
-	st, err := os.Stat(e.store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lag := expired.Time(t).Sub(st.ModTime()); lag > 500*time.Millisecond || lag < -50*time.Millisecond {
-		t.Fatalf("session_expired %s after the store change, want within 500 ms", lag)
-	}
-	if expired.Str("session") != daemontest.MaskedID(cs.ID()) {
-		t.Fatalf("expired session %q, want %q", expired.Str("session"), daemontest.MaskedID(cs.ID()))
-	}
+	e.expiredOnTime(t, daemontest.WaitEvent(t, e.stateDir, "session_expired", 1, 15*time.Second), cs.ID())
 	// It was the host's current session and the host runs: the next call fails.
 	daemontest.WaitEvent(t, e.stateDir, "session_lost", 1, 5*time.Second)
 	if state, _ := daemontest.ServerState(status(t, e.stateDir), "mem"); state != "lost" {
@@ -117,7 +107,31 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 		t.Fatalf("after recovery: state %q sessions %v", state, sessions)
 	}
 
-	// The host's log says a POST met a dead session: lost from a log line.
+	e.lostByHostLog(t)
+	d.stop(t)
+	assertNoFullIDs(t, e.stateDir, d.log.String(), cs.ID(), cs2.ID())
+}
+
+// expiredOnTime: the expiry of session id is journaled within 500 ms of
+// the store change that shows it, and names the session masked.
+func (e *e2eSetup) expiredOnTime(t *testing.T, expired daemontest.Event, id string) {
+	t.Helper()
+	st, err := os.Stat(e.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lag := expired.Time(t).Sub(st.ModTime()); lag > 500*time.Millisecond || lag < -50*time.Millisecond {
+		t.Fatalf("session_expired %s after the store change, want within 500 ms", lag)
+	}
+	if expired.Str("session") != daemontest.MaskedID(id) {
+		t.Fatalf("expired session %q, want %q", expired.Str("session"), daemontest.MaskedID(id))
+	}
+}
+
+// lostByHostLog: the host's log says a POST met a dead session; that line
+// is the second loss, and the status says lost.
+func (e *e2eSetup) lostByHostLog(t *testing.T) {
+	t.Helper()
 	daemontest.AppendLine(t, e.hostLog, time.Now().UTC().Format(time.RFC3339Nano)+
 		" ERROR [mcp mem] Streamable HTTP error: Error POSTing to endpoint: Not Found: Session not found")
 	lost := daemontest.WaitEvent(t, e.stateDir, "session_lost", 2, 5*time.Second)
@@ -127,8 +141,6 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 	if state, _ := daemontest.ServerState(status(t, e.stateDir), "mem"); state != "lost" {
 		t.Fatalf("status state %q after the log line, want lost", state)
 	}
-	d.stop(t)
-	assertNoFullIDs(t, e.stateDir, d.log.String(), cs.ID(), cs2.ID())
 }
 
 // assertNoFullIDs greps every output for the whole session ids.
