@@ -1,13 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
 
 func TestBadConfigExitsTwoNamingFileLineAndKey(t *testing.T) {
@@ -50,7 +50,7 @@ func TestBadConfigExitsTwoNamingFileLineAndKey(t *testing.T) {
 func TestUsageAndNoDaemon(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfg := writeConfig(t, dir, "[host]\nname = \"DSH\"\n")
+	cfg := daemontest.WriteConfig(t, dir, "[host]\nname = \"DSH\"\n")
 	state := filepath.Join(dir, "state")
 	tests := []struct {
 		args []string
@@ -71,97 +71,14 @@ func TestUsageAndNoDaemon(t *testing.T) {
 	}
 }
 
-// TestBadInputsKeepTheDaemonRunning: an unreadable log directory, a store
-// that is not JSON and a binary log give warnings or nothing, never a crash,
-// a false expiry or a false loss.
-func TestBadInputsKeepTheDaemonRunning(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Log("running as root, whom permissions do not stop: the warning must come from the log glob that runs through a file")
-	}
-	dir := t.TempDir()
-	locked := filepath.Join(dir, "locked")
-	if err := os.WriteFile(locked, []byte("not a directory"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	noRead := filepath.Join(dir, "noread")
-	if err := os.Mkdir(noRead, 0o000); err != nil {
-		t.Fatal(err)
-	}
-	store := filepath.Join(dir, "store", "mcp-sessions.json")
-	binLog := filepath.Join(dir, "bin.log")
-	os.MkdirAll(filepath.Dir(store), 0o700)
-	good := fmt.Sprintf(`{"sessions":[{"id":"0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b","client_name":%q,"last_activity":%q}]}`,
-		hostClient, time.Now().UTC().Format(time.RFC3339Nano))
-	if err := os.WriteFile(store, []byte(good), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := writeConfig(t, dir, fmt.Sprintf(`
-[host]
-logs = [%q, %q]
-process = ""
-port = 0
-[[server]]
-name = "mem"
-url = "http://127.0.0.1:9/mcp"
-logs = [%q]
-store = %q
-idle_timeout = "1h"
-`, filepath.Join(locked, "*.log"), filepath.Join(noRead, "*.log"), binLog, store))
-	state := filepath.Join(dir, "state")
-	startDaemon(t, cfg, state)
-	waitFor(t, 10*time.Second, "the unreadable log directory's warning", func() bool {
-		for _, ev := range journalEvents(t, state, "warning") {
-			if strings.Contains(ev.str("detail"), "locked") || strings.Contains(ev.str("detail"), "noread") {
-				return true
-			}
-		}
-		return false
-	})
-
-	// A store that is not JSON: a warning, and the session is not expired.
-	if err := os.WriteFile(store, []byte("<html>oops</html>"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, 10*time.Second, "the store warning", func() bool {
-		for _, ev := range journalEvents(t, state, "warning") {
-			if strings.Contains(ev.str("detail"), "session store") {
-				return true
-			}
-		}
-		return false
-	})
-	// A binary log: junk lines classify as nothing.
-	junk := make([]byte, 64<<10)
-	for i := range junk {
-		junk[i] = byte(i*7919) ^ byte(i>>8)
-	}
-	if err := os.WriteFile(binLog, junk, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// The store comes back unchanged: no expiry, no loss, no new session.
-	if err := os.WriteFile(store, []byte(good), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	<-ctx.Done()
-	if evs := journalEvents(t, state, "session_expired", "session_lost", "session_new", "session_ended"); len(evs) != 0 {
-		t.Fatalf("bad input caused false alarms: %v", evs)
-	}
-	// Nothing listens on the server's port: down, but its session is not lost.
-	if state, sessions := serverState(statusJSON(t, cfg, state), "mem"); state != "down" || len(sessions) != 1 {
-		t.Fatalf("status after bad input: %s %v", state, sessions)
-	}
-}
-
 func TestSecondRunExitsOneNamingThePID(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfg := writeConfig(t, dir, "[host]\nprocess = \"\"\nport = 0\n[[server]]\nname = \"mem\"\nurl = \"http://127.0.0.1:9/mcp\"\n")
+	cfg := daemontest.WriteConfig(t, dir, "[host]\nprocess = \"\"\nport = 0\n[[server]]\nname = \"mem\"\nurl = \"http://127.0.0.1:9/mcp\"\n")
 	state := filepath.Join(dir, "state")
 	d := startDaemon(t, cfg, state)
 	code, _, stderr := runWatchdog(t, "run", "--headless", "--config", cfg, "--state-dir", state)
-	if code != exitFailed || !strings.Contains(stderr, fmt.Sprintf("pid %d", d.cmd.Process.Pid)) {
-		t.Fatalf("second run: exit %d, stderr %q; want 1 naming pid %d", code, stderr, d.cmd.Process.Pid)
+	if code != exitFailed || !strings.Contains(stderr, fmt.Sprintf("pid %d", d.Cmd.Process.Pid)) {
+		t.Fatalf("second run: exit %d, stderr %q; want 1 naming pid %d", code, stderr, d.Cmd.Process.Pid)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
 
 // TestDemoFast runs `watchdog demo --fast` as a user would and checks its
@@ -36,11 +38,11 @@ func TestDemoFast(t *testing.T) {
 		}
 	}
 	state := filepath.Join(dir, "state")
-	if n := len(journalEvents(t, state, "keep_warm")); n < 3 {
+	if n := len(daemontest.Journal(t, state, "keep_warm")); n < 3 {
 		t.Errorf("%d keep_warm events, want at least 3 (one per idle timeout of act 1)", n)
 	}
 	incidents := 0
-	for _, ev := range journalEvents(t, state, "session_lost") {
+	for _, ev := range daemontest.Journal(t, state, "session_lost") {
 		if ev["incident"] == true {
 			incidents++
 		}
@@ -49,8 +51,8 @@ func TestDemoFast(t *testing.T) {
 		t.Errorf("%d incidents (session_lost), want 2 (acts 2 and 3)", incidents)
 	}
 	for _, kind := range []string{"heal_started", "recovered"} {
-		evs := journalEvents(t, state, kind)
-		if len(evs) != 2 || evs[0].str("strategy") != "client_recovery" || evs[1].str("strategy") != "client_recovery" {
+		evs := daemontest.Journal(t, state, kind)
+		if len(evs) != 2 || evs[0].Str("strategy") != "client_recovery" || evs[1].Str("strategy") != "client_recovery" {
 			t.Errorf("%s events %v, want two by client_recovery (acts 2 and 3)", kind, evs)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
@@ -26,7 +27,7 @@ func TestDoctor(t *testing.T) {
 	os.WriteFile(store, []byte(`{"sessions":[{"id":"0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b","client_name":"x"}]}`), 0o600)
 	srvLog := filepath.Join(dir, "server.log")
 	os.WriteFile(srvLog, []byte("INFO up\n"), 0o600)
-	cfg := writeConfig(t, dir, fmt.Sprintf(`
+	cfg := daemontest.WriteConfig(t, dir, fmt.Sprintf(`
 [host]
 process = ""
 port = 0

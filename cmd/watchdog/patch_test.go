@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
 
 // realClientModule copies the real dsh-mcp-client (lib/index.js and its
@@ -86,7 +87,7 @@ func TestPatchCommand(t *testing.T) {
 	}
 	mustNodeCheck(t, p)
 
-	cfg := writeConfig(t, t.TempDir(), "[host]\nclient_module = \""+p+"\"\n")
+	cfg := daemontest.WriteConfig(t, t.TempDir(), "[host]\nclient_module = \""+p+"\"\n")
 	code, out, errOut = runPatch(t, home, "status", "--json", "--config", cfg)
 	var st clientpatch.Status
 	if err := json.Unmarshal([]byte(out), &st); code != exitOK || err != nil {
@@ -206,24 +207,30 @@ func TestPatchApplySurvivesKill9(t *testing.T) {
 			midway++
 		}
 
-		// The next apply finishes the job, tidies up, keeps one backup.
-		if out, err := patchCmd(t, home, nil, "apply", "--module", p).CombinedOutput(); err != nil {
-			t.Fatalf("apply after kill #%d: %v\n%s", i, err, out)
-		}
-		if !bytes.Equal(mustRead(t, p), patched) {
-			t.Fatalf("apply after kill #%d: not the patched bytes", i)
-		}
-		if leftovers(t, filepath.Dir(p), home) {
-			t.Fatalf("apply after kill #%d left temp files or a partial backup", i)
-		}
-		backups, _ := os.ReadDir(filepath.Join(home, clientpatch.BackupDir))
-		if n := countDirs(backups); n != 1 {
-			t.Fatalf("after kill #%d and an apply: %d backups, want 1", i, n)
-		}
+		applyAfterKill(t, i, home, p, patched)
 	}
 	t.Logf("after SIGKILL: %d original, %d patched; %d killed midway (temp file or partial backup left)", keptOrig, gotPatched, midway)
 	if midway == 0 && keptOrig == 0 {
 		t.Fatal("no kill landed before the apply finished; the test did not test anything")
+	}
+}
+
+// applyAfterKill: the apply after kill #i finishes the job on module p,
+// tidies up and keeps one backup in home.
+func applyAfterKill(t *testing.T, i int, home, p string, patched []byte) {
+	t.Helper()
+	if out, err := patchCmd(t, home, nil, "apply", "--module", p).CombinedOutput(); err != nil {
+		t.Fatalf("apply after kill #%d: %v\n%s", i, err, out)
+	}
+	if !bytes.Equal(mustRead(t, p), patched) {
+		t.Fatalf("apply after kill #%d: not the patched bytes", i)
+	}
+	if leftovers(t, filepath.Dir(p), home) {
+		t.Fatalf("apply after kill #%d left temp files or a partial backup", i)
+	}
+	backups, _ := os.ReadDir(filepath.Join(home, clientpatch.BackupDir))
+	if n := countDirs(backups); n != 1 {
+		t.Fatalf("after kill #%d and an apply: %d backups, want 1", i, n)
 	}
 }
 

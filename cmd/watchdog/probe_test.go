@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
@@ -20,7 +21,7 @@ type probeOut struct {
 
 func probeJSON(t *testing.T, url string) probeOut {
 	t.Helper()
-	code, out, stderr := runWatchdog(t, "probe", url, "--json", "--config", writeConfig(t, t.TempDir(), "notify = false"))
+	code, out, stderr := runWatchdog(t, "probe", url, "--json", "--config", daemontest.WriteConfig(t, t.TempDir(), "notify = false"))
 	if code != 0 {
 		t.Fatalf("probe %s: exit %d: %s", url, code, stderr)
 	}

@@ -12,13 +12,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
@@ -55,28 +56,11 @@ func runCmd(t *testing.T, cmd *exec.Cmd) (code int, stdout, stderr string) {
 }
 
 // startDaemonEnv is startDaemon with extra environment variables.
-func startDaemonEnv(t *testing.T, configPath, stateDir string, env ...string) *daemonProc {
+func startDaemonEnv(t *testing.T, configPath, stateDir string, env ...string) *daemontest.Proc {
 	t.Helper()
-	before := len(journalEvents(t, stateDir, "started"))
 	cmd := watchdogCmd(t, "run", "--headless", "--config", configPath, "--state-dir", stateDir)
 	cmd.Env = append(cmd.Env, env...)
-	d := &daemonProc{cmd: cmd, stderr: &bytes.Buffer{}, stateDir: stateDir, done: make(chan error, 1)}
-	cmd.Stderr = &syncWriter{b: d.stderr}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { d.done <- cmd.Wait() }()
-	t.Cleanup(func() { d.stop(t) })
-	waitFor(t, 20*time.Second, "the daemon's started event and control socket", func() bool {
-		if len(journalEvents(t, stateDir, "started")) <= before {
-			return false
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		_, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
-		return err == nil
-	})
-	return d
+	return daemontest.Start(t, cmd, stateDir)
 }
 
 // hidden fails the test when out shows any 9 characters of a session id in
@@ -86,7 +70,7 @@ func hidden(t *testing.T, what, out string, ids, secrets []string) {
 	for _, id := range ids {
 		for i := 0; i+9 <= len(id); i++ {
 			if strings.Contains(out, id[i:i+9]) {
-				t.Errorf("%s shows session id %s (%q):\n%s", what, maskedID(id), id[i:i+9], out)
+				t.Errorf("%s shows session id %s (%q):\n%s", what, daemontest.MaskedID(id), id[i:i+9], out)
 				break
 			}
 		}
@@ -149,8 +133,8 @@ func echoServer(t *testing.T) *httptest.Server {
 // the echo server's URL and the environment carrying the secret.
 func secureSetup(t *testing.T) (srv *demoserver.Server, cfg, state, metricsAddr, echoURL string, env []string, secret string) {
 	t.Helper()
-	srv, cfg, state = keepWarmSetup(t, true, "")
-	metricsAddr = freePort(t)
+	srv, cfg, state = daemontest.KeepWarmSetup(t, true, "")
+	metricsAddr = daemontest.FreePort(t)
 	echoURL = echoServer(t).URL + "/mcp"
 	secret = "wd-secret-" + rand.Text()
 	body, err := os.ReadFile(cfg)
@@ -170,7 +154,7 @@ func secureSetup(t *testing.T) (srv *demoserver.Server, cfg, state, metricsAddr,
 
 func scrape(t *testing.T, addr string) string {
 	t.Helper()
-	return scrapeUntil(t, addr, "a metrics scrape", func(string) bool { return true })
+	return daemontest.ScrapeUntil(t, addr, "a metrics scrape", func(string) bool { return true })
 }
 
 // TestSecurityLiveOutputsHideIDsAndSecrets: with a real session tracked
@@ -185,23 +169,23 @@ func TestSecurityLiveOutputsHideIDsAndSecrets(t *testing.T) {
 	srv, cfg, state, metricsAddr, echoURL, env, secret := secureSetup(t)
 	d := startDaemonEnv(t, cfg, state, env...)
 	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, srv.URL(), hostClient)
+	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
 	ids := []string{cs.ID()}
 	secrets := []string{secret}
-	waitEvent(t, state, "keep_warm", 1, 15*time.Second) // the daemon has used the id itself
+	daemontest.WaitEvent(t, state, "keep_warm", 1, 15*time.Second) // the daemon has used the id itself
 
 	seen := checkModes(t, state)
-	if !contains(seen, daemon.SocketName) || !contains(seen, "events.jsonl") {
+	if !slices.Contains(seen, daemon.SocketName) || !slices.Contains(seen, "events.jsonl") {
 		t.Errorf("state dir holds %q: the socket or the journal is missing, the mode check saw too little", seen)
 	}
 
 	st := statusJSON(t, cfg, state)
-	if _, sessions := serverState(st, "mem"); !strings.Contains(fmt.Sprint(sessions), maskedID(cs.ID())) {
-		t.Fatalf("status does not list the live session %s: %v", maskedID(cs.ID()), sessions)
+	if _, sessions := daemontest.ServerState(st, "mem"); !strings.Contains(fmt.Sprint(sessions), daemontest.MaskedID(cs.ID())) {
+		t.Fatalf("status does not list the live session %s: %v", daemontest.MaskedID(cs.ID()), sessions)
 	}
 	commands := [][]string{
 		{"status", "--json"}, {"status"}, {"heal", "mem"},
@@ -215,17 +199,17 @@ func TestSecurityLiveOutputsHideIDsAndSecrets(t *testing.T) {
 	}
 	hidden(t, "the metrics scrape", scrape(t, metricsAddr), ids, secrets)
 
-	d.stop(t)
+	d.Stop(t)
 	checkModes(t, state)
 	journal, err := os.ReadFile(filepath.Join(state, "events.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(journal), maskedID(cs.ID())) {
-		t.Fatalf("the journal never names the session %s: the check below would prove nothing", maskedID(cs.ID()))
+	if !strings.Contains(string(journal), daemontest.MaskedID(cs.ID())) {
+		t.Fatalf("the journal never names the session %s: the check below would prove nothing", daemontest.MaskedID(cs.ID()))
 	}
 	hidden(t, "the journal", string(journal), ids, secrets)
-	hidden(t, "the daemon's log", d.stderr.String(), ids, secrets)
+	hidden(t, "the daemon's log", d.Stderr(), ids, secrets)
 }
 
 // TestSecurityCrashOutputHidesIDs: a daemon tracking a live session is
@@ -235,27 +219,27 @@ func TestSecurityLiveOutputsHideIDsAndSecrets(t *testing.T) {
 // either.
 func TestSecurityCrashOutputHidesIDs(t *testing.T) {
 	t.Parallel()
-	srv, cfg, state := keepWarmSetup(t, true, "")
+	srv, cfg, state := daemontest.KeepWarmSetup(t, true, "")
 	d := startDaemonEnv(t, cfg, state, debugEnv, "GOTRACEBACK=all")
 	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, srv.URL(), hostClient)
+	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
 	ids := []string{cs.ID()}
-	waitEvent(t, state, "keep_warm", 1, 15*time.Second)
+	daemontest.WaitEvent(t, state, "keep_warm", 1, 15*time.Second)
 
-	if err := d.cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+	if err := d.Cmd.Process.Signal(syscall.SIGQUIT); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-d.done:
+	case <-d.Exited():
 	case <-time.After(30 * time.Second):
-		d.kill()
+		d.Kill()
 		t.Fatal("the daemon did not die on SIGQUIT")
 	}
-	dump := d.stderr.String()
+	dump := d.Stderr()
 	if !strings.Contains(dump, "SIGQUIT") || !strings.Contains(dump, "goroutine ") {
 		t.Fatalf("no goroutine dump on stderr:\n%s", dump)
 	}
@@ -263,6 +247,24 @@ func TestSecurityCrashOutputHidesIDs(t *testing.T) {
 
 	// A file where the socket goes: the daemon starts, reads the store
 	// (and what the killed run left), then fails and exits 1.
+	code, out := runOnAFileAtTheSocket(t, cfg, state)
+	if code != exitFailed || !strings.Contains(out, "not a socket") {
+		t.Fatalf("exit %d, want 1 naming the socket path; output:\n%s", code, out)
+	}
+	hidden(t, "the failed start", out, ids, nil)
+	journal, err := os.ReadFile(filepath.Join(state, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hidden(t, "the journal", string(journal), ids, nil)
+}
+
+// runOnAFileAtTheSocket puts a file where the control socket of state goes
+// and runs `watchdog run --headless` on it (logging at debug, with every
+// goroutine in a crash dump), failing the test when it is still running
+// after 30 s. It returns the exit code and the output, stdout and stderr.
+func runOnAFileAtTheSocket(t *testing.T, cfg, state string) (int, string) {
+	t.Helper()
 	sock := filepath.Join(state, daemon.SocketName)
 	if err := os.Remove(sock); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
@@ -286,13 +288,5 @@ func TestSecurityCrashOutputHidesIDs(t *testing.T) {
 		<-exited
 		t.Fatalf("the daemon kept running with a file at its socket path:\n%s", out.String())
 	}
-	if code := run.ProcessState.ExitCode(); code != exitFailed || !strings.Contains(out.String(), "not a socket") {
-		t.Fatalf("exit %d, want 1 naming the socket path; output:\n%s", code, out.String())
-	}
-	hidden(t, "the failed start", out.String(), ids, nil)
-	journal, err := os.ReadFile(filepath.Join(state, "events.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hidden(t, "the journal", string(journal), ids, nil)
+	return run.ProcessState.ExitCode(), out.String()
 }

@@ -1,4 +1,4 @@
-package main
+package daemon_test
 
 import (
 	"context"
@@ -11,10 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
-
-const hostClient = "dsh-mcp-client"
 
 // e2eSetup is a real Go SDK server with a short idle timeout, mirroring its
 // sessions into a store file and writing a server log, plus a watchdog
@@ -41,7 +40,7 @@ func newE2E(t *testing.T, idle time.Duration) *e2eSetup {
 	}
 	t.Cleanup(func() { srv.Close() })
 	e.srv = srv
-	e.config = writeConfig(t, dir, fmt.Sprintf(`
+	e.config = daemontest.WriteConfig(t, dir, fmt.Sprintf(`
 [host]
 name = "DSH"
 client_name = %q
@@ -55,11 +54,11 @@ url = %q
 logs = [%q]
 idle_timeout = "1h"
 keep_warm = false
-`, hostClient, e.hostLog, srv.URL(), e.srvLog))
+`, daemontest.HostClient, e.hostLog, srv.URL(), e.srvLog))
 	return e
 }
 
-// TestEndToEndExpiryAndLoss runs the watchdog binary against a real MCP
+// TestEndToEndExpiryAndLoss runs the daemon against a real MCP
 // server whose sessions time out after 2 s. The store path is not
 // configured: the watchdog learns it, and the real timeout, from the
 // server's announcement in its log.
@@ -68,35 +67,25 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 	d := startDaemon(t, e.config, e.stateDir)
 	ctx := context.Background()
 
-	announced := waitEvent(t, e.stateDir, "server_mode", 1, 10*time.Second)
+	announced := daemontest.WaitEvent(t, e.stateDir, "server_mode", 1, 10*time.Second)
 	if announced["idle_timeout_seconds"] != float64(2) {
 		t.Fatalf("announcement not learned: %v", announced)
 	}
-	cs, err := demoserver.Connect(ctx, e.srv.URL(), hostClient)
+	cs, err := demoserver.Connect(ctx, e.srv.URL(), daemontest.HostClient)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	newEv := waitEvent(t, e.stateDir, "session_new", 1, 10*time.Second)
-	if newEv["client"] != hostClient || strings.Contains(fmt.Sprint(newEv), cs.ID()) {
+	newEv := daemontest.WaitEvent(t, e.stateDir, "session_new", 1, 10*time.Second)
+	if newEv["client"] != daemontest.HostClient || strings.Contains(fmt.Sprint(newEv), cs.ID()) {
 		t.Fatalf("session_new %v: wrong client or full id", newEv)
 	}
 
 	// The session idles past 2 s; the server ends it and rewrites its store.
-	expired := waitEvent(t, e.stateDir, "session_expired", 1, 15*time.Second)
-	st, err := os.Stat(e.store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lag := expired.time(t).Sub(st.ModTime()); lag > 500*time.Millisecond || lag < -50*time.Millisecond {
-		t.Fatalf("session_expired %s after the store change, want within 500 ms", lag)
-	}
-	if expired.str("session") != maskedID(cs.ID()) {
-		t.Fatalf("expired session %q, want %q", expired.str("session"), maskedID(cs.ID()))
-	}
+	e.expiredOnTime(t, daemontest.WaitEvent(t, e.stateDir, "session_expired", 1, 15*time.Second), cs.ID())
 	// It was the host's current session and the host runs: the next call fails.
-	waitEvent(t, e.stateDir, "session_lost", 1, 5*time.Second)
-	if state, _ := serverState(statusJSON(t, e.config, e.stateDir), "mem"); state != "lost" {
+	daemontest.WaitEvent(t, e.stateDir, "session_lost", 1, 5*time.Second)
+	if state, _ := daemontest.ServerState(status(t, e.stateDir), "mem"); state != "lost" {
 		t.Fatalf("status state %q, want lost", state)
 	}
 	if _, err := cs.CallTool(ctx, toolCall("echo")); err == nil {
@@ -104,45 +93,65 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 	}
 
 	// The host reconnects: a new session of its client heals the incident.
-	cs2, err := demoserver.Connect(ctx, e.srv.URL(), hostClient)
+	cs2, err := demoserver.Connect(ctx, e.srv.URL(), daemontest.HostClient)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs2.Close()
-	rec := waitEvent(t, e.stateDir, "recovered", 1, 10*time.Second)
+	rec := daemontest.WaitEvent(t, e.stateDir, "recovered", 1, 10*time.Second)
 	if _, ok := rec["took_ms"].(float64); !ok {
 		t.Fatalf("recovered without took_ms: %v", rec)
 	}
-	state, sessions := serverState(statusJSON(t, e.config, e.stateDir), "mem")
+	state, sessions := daemontest.ServerState(status(t, e.stateDir), "mem")
 	if state != "healthy" && state != "at_risk" || len(sessions) != 1 {
 		t.Fatalf("after recovery: state %q sessions %v", state, sessions)
 	}
 
-	// The host's log says a POST met a dead session: lost from a log line.
-	appendLine(t, e.hostLog, time.Now().UTC().Format(time.RFC3339Nano)+
-		" ERROR [mcp mem] Streamable HTTP error: Error POSTing to endpoint: Not Found: Session not found")
-	lost := waitEvent(t, e.stateDir, "session_lost", 2, 5*time.Second)
-	if lost.str("log_file") != e.hostLog {
-		t.Fatalf("session_lost not from the host log: %v", lost)
-	}
-	if state, _ := serverState(statusJSON(t, e.config, e.stateDir), "mem"); state != "lost" {
-		t.Fatalf("status state %q after the log line, want lost", state)
-	}
+	e.lostByHostLog(t)
 	d.stop(t)
-	assertNoFullIDs(t, e.stateDir, d.stderr.String(), cs.ID(), cs2.ID())
+	assertNoFullIDs(t, e.stateDir, d.log.String(), cs.ID(), cs2.ID())
 }
 
-func maskedID(id string) string { return id[:4] + "…" + id[len(id)-4:] }
+// expiredOnTime: the expiry of session id is journaled within 500 ms of
+// the store change that shows it, and names the session masked.
+func (e *e2eSetup) expiredOnTime(t *testing.T, expired daemontest.Event, id string) {
+	t.Helper()
+	st, err := os.Stat(e.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lag := expired.Time(t).Sub(st.ModTime()); lag > 500*time.Millisecond || lag < -50*time.Millisecond {
+		t.Fatalf("session_expired %s after the store change, want within 500 ms", lag)
+	}
+	if expired.Str("session") != daemontest.MaskedID(id) {
+		t.Fatalf("expired session %q, want %q", expired.Str("session"), daemontest.MaskedID(id))
+	}
+}
+
+// lostByHostLog: the host's log says a POST met a dead session; that line
+// is the second loss, and the status says lost.
+func (e *e2eSetup) lostByHostLog(t *testing.T) {
+	t.Helper()
+	daemontest.AppendLine(t, e.hostLog, time.Now().UTC().Format(time.RFC3339Nano)+
+		" ERROR [mcp mem] Streamable HTTP error: Error POSTing to endpoint: Not Found: Session not found")
+	lost := daemontest.WaitEvent(t, e.stateDir, "session_lost", 2, 5*time.Second)
+	if lost.Str("log_file") != e.hostLog {
+		t.Fatalf("session_lost not from the host log: %v", lost)
+	}
+	if state, _ := daemontest.ServerState(status(t, e.stateDir), "mem"); state != "lost" {
+		t.Fatalf("status state %q after the log line, want lost", state)
+	}
+}
 
 // assertNoFullIDs greps every output for the whole session ids.
-func assertNoFullIDs(t *testing.T, stateDir, stderr string, ids ...string) {
+func assertNoFullIDs(t *testing.T, stateDir, daemonLog string, ids ...string) {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(stateDir, "events.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range ids {
-		if strings.Contains(string(b), id) || strings.Contains(stderr, id) {
+		if strings.Contains(string(b), id) || strings.Contains(daemonLog, id) {
 			t.Fatalf("a full session id leaked into the journal or the daemon's log")
 		}
 	}

@@ -1,26 +1,15 @@
-package main
+package daemon_test
 
 import (
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-)
 
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
+)
 
 // TestMetricsScraped: an expiry seen in the store shows in the metrics the
 // daemon serves, with no session id anywhere in the scrape.
@@ -33,8 +22,8 @@ func TestMetricsScraped(t *testing.T) {
 	if err := os.WriteFile(store, []byte(fmt.Sprintf(`{"sessions":[{"id":%q,"client_name":"other","last_activity":%q}]}`, id, old)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	addr := freePort(t)
-	cfg := writeConfig(t, dir, fmt.Sprintf(`
+	addr := daemontest.FreePort(t)
+	cfg := daemontest.WriteConfig(t, dir, fmt.Sprintf(`
 metrics_listen = %q
 [host]
 process = ""
@@ -51,8 +40,8 @@ keep_warm = false
 	if err := os.WriteFile(store, []byte(`{"sessions":[]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitEvent(t, state, "session_expired", 1, 10*time.Second)
-	body := scrapeUntil(t, addr, "the expiry in the metrics", func(body string) bool {
+	daemontest.WaitEvent(t, state, "session_expired", 1, 10*time.Second)
+	body := daemontest.ScrapeUntil(t, addr, "the expiry in the metrics", func(body string) bool {
 		return strings.Contains(body, `mcp_watchdog_sessions_expired_total{server="mem"} 1`)
 	})
 	if strings.Contains(body, id) || strings.Contains(body, id[:8]) {
@@ -61,22 +50,4 @@ keep_warm = false
 	if !strings.Contains(body, `mcp_watchdog_server_state{server="mem",state="down"} 1`) {
 		t.Errorf("a server on a closed port is not shown down:\n%s", body)
 	}
-}
-
-// scrapeUntil scrapes the metrics endpoint at addr until it answers 200
-// with a body done accepts, and returns that body.
-func scrapeUntil(t *testing.T, addr, what string, done func(body string) bool) string {
-	t.Helper()
-	var body string
-	waitFor(t, 10*time.Second, what, func() bool {
-		resp, err := http.Get("http://" + addr + "/metrics")
-		if err != nil {
-			return false
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		body = string(b)
-		return resp.StatusCode == http.StatusOK && done(body)
-	})
-	return body
 }

@@ -1,4 +1,4 @@
-package main
+package daemon_test
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
 
 // TestKillNineMidIncident: a daemon killed with SIGKILL during an incident
@@ -17,12 +19,12 @@ func TestKillNineMidIncident(t *testing.T) {
 	hostLog := filepath.Join(dir, "dsh.log")
 	store := filepath.Join(dir, "mcp-sessions.json")
 	body := fmt.Sprintf(`{"sessions":[{"id":"0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b","client_name":%q,"last_activity":%q}]}`,
-		hostClient, time.Now().UTC().Format(time.RFC3339Nano))
+		daemontest.HostClient, time.Now().UTC().Format(time.RFC3339Nano))
 	if err := os.WriteFile(store, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	appendLine(t, hostLog, "INFO dsh web listening on :3080")
-	cfg := writeConfig(t, dir, fmt.Sprintf(`
+	daemontest.AppendLine(t, hostLog, "INFO dsh web listening on :3080")
+	cfg := daemontest.WriteConfig(t, dir, fmt.Sprintf(`
 [host]
 logs = [%q]
 process = ""
@@ -35,33 +37,33 @@ store = %q
 	state := filepath.Join(dir, "state")
 	lossLine := "ERROR [mcp mem] Streamable HTTP error: Error POSTing to endpoint: Session not found"
 
-	d := startDaemon(t, cfg, state)
-	appendLine(t, hostLog, lossLine)
-	first := waitEvent(t, state, "session_lost", 1, 5*time.Second)
+	d := startDaemonProc(t, cfg, state)
+	daemontest.AppendLine(t, hostLog, lossLine)
+	first := daemontest.WaitEvent(t, state, "session_lost", 1, 5*time.Second)
 	for i := range 50 {
-		appendLine(t, hostLog, fmt.Sprintf("INFO request %d", i))
-		appendLine(t, hostLog, lossLine) // the same incident: no new alert
+		daemontest.AppendLine(t, hostLog, fmt.Sprintf("INFO request %d", i))
+		daemontest.AppendLine(t, hostLog, lossLine) // the same incident: no new alert
 	}
 	time.Sleep(300 * time.Millisecond)
-	d.kill()
+	d.Kill()
 
-	d = startDaemon(t, cfg, state)
-	appendLine(t, hostLog, "INFO [mcp mem] Reconnected to MCP server")
-	rec := waitEvent(t, state, "recovered", 1, 5*time.Second)
+	d = startDaemonProc(t, cfg, state)
+	daemontest.AppendLine(t, hostLog, "INFO [mcp mem] Reconnected to MCP server")
+	rec := daemontest.WaitEvent(t, state, "recovered", 1, 5*time.Second)
 	took, _ := rec["took_ms"].(float64)
-	if want := rec.time(t).Sub(first.time(t)).Milliseconds(); int64(took) != want {
+	if want := rec.Time(t).Sub(first.Time(t)).Milliseconds(); int64(took) != want {
 		t.Fatalf("recovered took_ms %v, want the whole incident %d", took, want)
 	}
-	if n := len(journalEvents(t, state, "session_lost")); n != 1 {
+	if n := len(daemontest.Journal(t, state, "session_lost")); n != 1 {
 		t.Fatalf("%d session_lost events after the restart, want 1", n)
 	}
-	d.kill()
+	d.Kill()
 
-	d = startDaemon(t, cfg, state)
-	appendLine(t, hostLog, lossLine)
-	waitEvent(t, state, "session_lost", 2, 5*time.Second)
-	d.stop(t)
-	if n := len(journalEvents(t, state, "recovered")); n != 1 {
+	d = startDaemonProc(t, cfg, state)
+	daemontest.AppendLine(t, hostLog, lossLine)
+	daemontest.WaitEvent(t, state, "session_lost", 2, 5*time.Second)
+	d.Stop(t)
+	if n := len(daemontest.Journal(t, state, "recovered")); n != 1 {
 		b, _ := os.ReadFile(filepath.Join(state, "events.jsonl"))
 		t.Logf("journal:\n%s", b)
 		t.Fatalf("%d recovered events, want 1", n)

@@ -1,4 +1,4 @@
-package main
+package daemon_test
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
 
 // ladderSetup: a stand-in host the watchdog watches by command line, a
@@ -23,7 +25,7 @@ func ladderSetup(t *testing.T, restart []string) (cfg, state, store, hostLog, to
 	for i, a := range restart {
 		argv[i] = fmt.Sprintf("%q", strings.ReplaceAll(a, "TOKEN", token))
 	}
-	cfg = writeConfig(t, dir, fmt.Sprintf(`
+	cfg = daemontest.WriteConfig(t, dir, fmt.Sprintf(`
 [host]
 client_name = %q
 process = %q
@@ -35,7 +37,7 @@ name = "mem"
 url = "http://127.0.0.1:9/mcp"
 store = %q
 keep_warm = false
-`, hostClient, token, hostLog, strings.Join(argv, ", "), store))
+`, daemontest.HostClient, token, hostLog, strings.Join(argv, ", "), store))
 	return cfg, filepath.Join(dir, "state"), store, hostLog, token
 }
 
@@ -44,7 +46,7 @@ func writeSessions(t *testing.T, store string, ids ...string) {
 	var rows []string
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	for _, id := range ids {
-		rows = append(rows, fmt.Sprintf(`{"id":%q,"client_name":%q,"created_at":%q,"last_activity":%q}`, id, hostClient, now, now))
+		rows = append(rows, fmt.Sprintf(`{"id":%q,"client_name":%q,"created_at":%q,"last_activity":%q}`, id, daemontest.HostClient, now, now))
 	}
 	tmp := store + ".tmp"
 	if err := os.WriteFile(tmp, []byte(`{"sessions":[`+strings.Join(rows, ",")+`]}`), 0o600); err != nil {
@@ -65,28 +67,28 @@ func TestAutoRestartHealsALostSession(t *testing.T) {
 	cfg, state, store, hostLog, token := ladderSetup(t, []string{os.Args[0], "TOKEN"})
 	host := startStandInHost(t, token)
 	startDaemon(t, cfg, state)
-	waitEvent(t, state, "host_up", 1, 20*time.Second)
+	daemontest.WaitEvent(t, state, "host_up", 1, 20*time.Second)
 	writeSessions(t, store, "host-session-00000002") // the host's current session
-	waitEvent(t, state, "session_new", 1, 10*time.Second)
+	daemontest.WaitEvent(t, state, "session_new", 1, 10*time.Second)
 
-	appendLine(t, hostLog, postLost)
-	started := waitEvent(t, state, "heal_started", 1, 10*time.Second)
-	if started.str("strategy") != "host_restart" {
+	daemontest.AppendLine(t, hostLog, postLost)
+	started := daemontest.WaitEvent(t, state, "heal_started", 1, 10*time.Second)
+	if started.Str("strategy") != "host_restart" {
 		t.Fatalf("heal_started %v, want host_restart", started)
 	}
 	if _, err := host.Process.Wait(); err != nil {
 		t.Fatalf("the old host was not stopped: %v", err)
 	}
 	// The process watcher sees a new pid where the old one was.
-	restarted := waitEvent(t, state, "host_restarted", 1, 30*time.Second)
+	restarted := daemontest.WaitEvent(t, state, "host_restarted", 1, 30*time.Second)
 	newPID := int(restarted["pid"].(float64))
 	t.Cleanup(func() { _ = syscall.Kill(newPID, syscall.SIGKILL) })
 	if newPID == host.Process.Pid {
 		t.Fatal("the host was not restarted: same pid")
 	}
 	writeSessions(t, store, "host-session-00000003") // the restarted host reconnects
-	rec := waitEvent(t, state, "recovered", 1, 10*time.Second)
-	if rec.str("strategy") != "host_restart" {
+	rec := daemontest.WaitEvent(t, state, "recovered", 1, 10*time.Second)
+	if rec.Str("strategy") != "host_restart" {
 		t.Fatalf("recovered %v, want strategy host_restart", rec)
 	}
 	b, _ := os.ReadFile(filepath.Join(state, "host.log"))
@@ -102,12 +104,12 @@ func TestRestartCommandThatDoesNotExist(t *testing.T) {
 	cfg, state, store, hostLog, token := ladderSetup(t, []string{"/nonexistent/dsh-binary", "web"})
 	host := startStandInHost(t, token)
 	startDaemon(t, cfg, state)
-	waitEvent(t, state, "host_up", 1, 20*time.Second)
+	daemontest.WaitEvent(t, state, "host_up", 1, 20*time.Second)
 	writeSessions(t, store, "host-session-00000002")
-	waitEvent(t, state, "session_new", 1, 10*time.Second)
-	appendLine(t, hostLog, postLost)
-	failed := waitEvent(t, state, "heal_failed", 1, 10*time.Second)
-	if d := failed.str("detail"); !strings.Contains(d, "dsh-binary") || !strings.Contains(d, "host.restart") {
+	daemontest.WaitEvent(t, state, "session_new", 1, 10*time.Second)
+	daemontest.AppendLine(t, hostLog, postLost)
+	failed := daemontest.WaitEvent(t, state, "heal_failed", 1, 10*time.Second)
+	if d := failed.Str("detail"); !strings.Contains(d, "dsh-binary") || !strings.Contains(d, "host.restart") {
 		t.Fatalf("heal_failed does not say what to fix: %q", d)
 	}
 	if err := host.Process.Signal(syscall.Signal(0)); err != nil {

@@ -1,54 +1,22 @@
-package main
+package daemon_test
 
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
-// keepWarmSetup: a real Go SDK server whose sessions expire after 3 s idle
-// and a watchdog config for it; hostProcess "" leaves the host unwatched.
-func keepWarmSetup(t *testing.T, keepWarm bool, hostProcess string) (*demoserver.Server, string, string) {
-	t.Helper()
-	dir := t.TempDir()
-	store := filepath.Join(dir, "mem", "mcp-sessions.json")
-	srvLog := filepath.Join(dir, "mem", "server.log")
-	if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: 3 * time.Second, StorePath: store, LogPath: srvLog})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	cfg := writeConfig(t, dir, fmt.Sprintf(`
-[host]
-client_name = %q
-process = %q
-port = 0
-[[server]]
-name = "mem"
-url = %q
-logs = [%q]
-store = %q
-idle_timeout = "3s"
-keep_warm = %v
-`, hostClient, hostProcess, srv.URL(), srvLog, store, keepWarm))
-	return srv, cfg, filepath.Join(dir, "state")
-}
-
 func TestKeepWarmHoldsAnIdleSession(t *testing.T) {
 	t.Parallel()
-	srv, cfg, state := keepWarmSetup(t, true, "")
+	srv, cfg, state := daemontest.KeepWarmSetup(t, true, "")
 	startDaemon(t, cfg, state)
 	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, srv.URL(), hostClient)
+	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,10 +25,10 @@ func TestKeepWarmHoldsAnIdleSession(t *testing.T) {
 	if _, err := cs.CallTool(ctx, toolCall("echo")); err != nil {
 		t.Fatalf("the call after 12 s idle failed although kept warm: %v", err)
 	}
-	if n := len(journalEvents(t, state, "keep_warm")); n < 4 {
+	if n := len(daemontest.Journal(t, state, "keep_warm")); n < 4 {
 		t.Fatalf("%d keep_warm events over 12 s of a 3 s timeout, want at least 4", n)
 	}
-	if evs := journalEvents(t, state, "session_expired", "session_lost", "keep_warm_failed"); len(evs) != 0 {
+	if evs := daemontest.Journal(t, state, "session_expired", "session_lost", "keep_warm_failed"); len(evs) != 0 {
 		t.Fatalf("a kept-warm session was lost: %v", evs)
 	}
 	for _, e := range srv.Ended() {
@@ -72,10 +40,10 @@ func TestKeepWarmHoldsAnIdleSession(t *testing.T) {
 
 func TestWithoutKeepWarmTheLossIsJournaledWithinASecond(t *testing.T) {
 	t.Parallel()
-	srv, cfg, state := keepWarmSetup(t, false, "")
+	srv, cfg, state := daemontest.KeepWarmSetup(t, false, "")
 	startDaemon(t, cfg, state)
 	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, srv.URL(), hostClient)
+	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +62,11 @@ func TestWithoutKeepWarmTheLossIsJournaledWithinASecond(t *testing.T) {
 	if ended.IsZero() {
 		t.Fatalf("the server has no record of ending the session (call error: %v)", callErr)
 	}
-	lost := waitEvent(t, state, "session_lost", 1, 5*time.Second)
-	if lag := lost.time(t).Sub(ended); lag > time.Second || lag < 0 {
+	lost := daemontest.WaitEvent(t, state, "session_lost", 1, 5*time.Second)
+	if lag := lost.Time(t).Sub(ended); lag > time.Second || lag < 0 {
 		t.Fatalf("session_lost %s after the server ended the session, want within 1 s", lag)
 	}
-	if n := len(journalEvents(t, state, "keep_warm")); n != 0 {
+	if n := len(daemontest.Journal(t, state, "keep_warm")); n != 0 {
 		t.Fatalf("%d keep_warm events with keep_warm = false", n)
 	}
 }
@@ -107,35 +75,35 @@ func TestSessionOfAnExitedHostIsNotKeptWarm(t *testing.T) {
 	t.Parallel()
 	token := fmt.Sprintf("standin-dsh-%d", time.Now().UnixNano())
 	host := startStandInHost(t, token)
-	srv, cfg, state := keepWarmSetup(t, true, token)
+	srv, cfg, state := daemontest.KeepWarmSetup(t, true, token)
 	startDaemon(t, cfg, state)
-	up := waitEvent(t, state, "host_up", 1, 15*time.Second)
+	up := daemontest.WaitEvent(t, state, "host_up", 1, 15*time.Second)
 	if !strings.Contains(fmt.Sprint(up["pid"]), fmt.Sprint(host.Process.Pid)) {
 		t.Fatalf("host_up names pid %v, want the stand-in's %d", up["pid"], host.Process.Pid)
 	}
 	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, srv.URL(), hostClient)
+	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	waitEvent(t, state, "keep_warm", 1, 10*time.Second)
+	daemontest.WaitEvent(t, state, "keep_warm", 1, 10*time.Second)
 
 	if err := host.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	_, _ = host.Process.Wait()
-	down := waitEvent(t, state, "host_down", 1, 20*time.Second)
-	expired := waitEvent(t, state, "session_expired", 1, 20*time.Second)
-	for _, ev := range journalEvents(t, state, "keep_warm") {
-		if ev.time(t).After(down.time(t).Add(100 * time.Millisecond)) {
+	down := daemontest.WaitEvent(t, state, "host_down", 1, 20*time.Second)
+	expired := daemontest.WaitEvent(t, state, "session_expired", 1, 20*time.Second)
+	for _, ev := range daemontest.Journal(t, state, "keep_warm") {
+		if ev.Time(t).After(down.Time(t).Add(100 * time.Millisecond)) {
 			t.Fatalf("kept warm after the host exited: %v", ev)
 		}
 	}
-	if evs := journalEvents(t, state, "session_lost"); len(evs) != 0 {
+	if evs := daemontest.Journal(t, state, "session_lost"); len(evs) != 0 {
 		t.Fatalf("the session of an exited host was reported lost, a false alarm: %v", evs)
 	}
-	if expired.str("session") != maskedID(cs.ID()) {
-		t.Fatalf("expired %q, want the host's session", expired.str("session"))
+	if expired.Str("session") != daemontest.MaskedID(cs.ID()) {
+		t.Fatalf("expired %q, want the host's session", expired.Str("session"))
 	}
 }

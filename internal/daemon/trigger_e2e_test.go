@@ -1,12 +1,12 @@
-package main
+package daemon_test
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/repro"
 )
 
@@ -23,21 +23,22 @@ func TestWatchdogHealsBeforeTheNextCall(t *testing.T) {
 	// the trigger; this proves the daemon's trigger did it.
 	r, err := repro.Run(ctx, repro.Options{Server: repro.GoSDK, Client: repro.StandIn, Patched: true, NoRetry: true,
 		IdleTimeout: 2 * time.Second, WatchdogState: state,
-		Watchdog: func(args ...string) *exec.Cmd { return watchdogCmd(t, args...) }})
+		// A daemon process of its own: repro gives it the host's HOME.
+		Watchdog: daemonCmd})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Verdict != repro.Recovered || r.FirstCallFailed || r.FailedCalls != 0 || !r.TriggerConfirmed {
 		t.Fatalf("with the watchdog running: %+v; want the first call after the loss to succeed", r)
 	}
-	rec := journalEvents(t, state, "recovered")
-	if len(rec) != 1 || rec[0].str("strategy") != "client_recovery" {
+	rec := daemontest.Journal(t, state, "recovered")
+	if len(rec) != 1 || rec[0].Str("strategy") != "client_recovery" {
 		t.Fatalf("recovered events %v, want one by client_recovery", rec)
 	}
-	if started := journalEvents(t, state, "heal_started"); len(started) != 1 || started[0].str("strategy") != "client_recovery" {
+	if started := daemontest.Journal(t, state, "heal_started"); len(started) != 1 || started[0].Str("strategy") != "client_recovery" {
 		t.Fatalf("heal_started %v, want the trigger", started)
 	}
-	if applied := journalEvents(t, state, "patch_applied"); len(applied) != 1 {
+	if applied := daemontest.Journal(t, state, "patch_applied"); len(applied) != 1 {
 		t.Fatalf("patch_applied events %v, want the daemon to have seen the patch once", applied)
 	}
 }
