@@ -1,6 +1,9 @@
 package healer
 
-import "github.com/mcpwatchdog/watchdog/healer/clientpatch"
+import (
+	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+)
 
 // PatchState is what the watchdog knows of the host client's fix.
 type PatchState string
@@ -15,15 +18,15 @@ const (
 
 // Strategy names, as journaled and in metrics.
 const (
-	StrategyReconnect      = "reconnect"       // the patched client reconnects on its next call
-	StrategyClientRecovery = "client_recovery" // the watchdog triggers the patched client's recovery
-	StrategyHostRestart    = "host_restart"    // the last resort
+	StrategyReconnect                      = health.StrategyReconnect // the patched client reconnects on its next call
+	StrategyClientRecovery health.Strategy = "client_recovery"        // the watchdog triggers the patched client's recovery
+	StrategyHostRestart    health.Strategy = "host_restart"           // the last resort
 )
 
 // Step is the heal ladder's next move for a lost session.
 type Step struct {
-	Strategy string // "" when the step is to give up
-	Advice   string // for a give-up: the one thing the user should do
+	Strategy health.Strategy // "" when the step is to give up
+	Advice   string          // for a give-up: the one thing the user should do
 }
 
 // LadderInput is what the ladder decides on.
@@ -57,7 +60,7 @@ func Next(in LadderInput) Step {
 
 // AfterFailure is the step after strategy failed: a restart when allowed,
 // else give up.
-func AfterFailure(failed string, in LadderInput) Step {
+func AfterFailure(failed health.Strategy, in LadderInput) Step {
 	if failed != StrategyHostRestart && in.CanRestart && (in.AutoRestart || in.UserAsked) {
 		return Step{Strategy: StrategyHostRestart}
 	}

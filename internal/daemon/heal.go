@@ -50,7 +50,7 @@ func (d *daemon) patchState() healer.PatchState {
 // react starts healing for every incident that evs opened.
 func (d *daemon) react(ctx context.Context, evs []health.Event) {
 	for _, ev := range evs {
-		if ev.Kind == health.EvSessionLost && ev.Fields["incident"] == true {
+		if ev.Kind == health.EvSessionLost && ev.Incident {
 			d.healServer(ctx, ev.Server, false)
 		}
 	}
@@ -58,7 +58,7 @@ func (d *daemon) react(ctx context.Context, evs []health.Event) {
 
 // healServer climbs the heal ladder for one server's open incident and
 // says which strategy it took ("" when it gave up).
-func (d *daemon) healServer(ctx context.Context, server string, userAsked bool) string {
+func (d *daemon) healServer(ctx context.Context, server string, userAsked bool) health.Strategy {
 	in := healer.LadderInput{Patch: d.patchState(), AutoRestart: d.cfg.Host.AutoRestart, UserAsked: userAsked,
 		CanRestart: len(d.cfg.Host.Restart) > 0, HostName: d.cfg.Host.Name}
 	step := healer.Next(in)
@@ -149,7 +149,7 @@ func (d *daemon) healNow(ctx context.Context, server string) (map[string]string,
 			continue
 		}
 		if st := d.healServer(ctx, s.Name, true); st != "" {
-			taken[s.Name] = st
+			taken[s.Name] = string(st)
 		} else {
 			taken[s.Name] = "gave up (see the heal_failed event)"
 		}

@@ -70,7 +70,7 @@ func goldenEvents() []health.Event {
 	snap := func(server string, ss ...health.StoreSession) health.Signal {
 		return health.Signal{Kind: health.SigStoreSnapshot, Server: server, Sessions: ss}
 	}
-	src := map[string]any{"log_file": "/logs/mem.log", "log_fp": "9f3e77aa", "log_offset": int64(4096)}
+	src := health.LogPosition{File: "/logs/mem.log", Fingerprint: "9f3e77aa", Offset: 4096}
 	host := st(hostID, hostClient, 0, 0)
 	other := st("other-session-0001-cccccccccccc", "claude", time.Second, time.Second)
 	noname := st("noname-session-01-dddddddddddd", "", time.Second, time.Second)
@@ -127,11 +127,11 @@ func goldenEvents() []health.Event {
 func daemonEvents(now time.Time) []health.Event {
 	return []health.Event{
 		{Time: now, Kind: health.EvStarted, Detail: "watchdog 1.0 started, watching DSH and 2 server(s)",
-			Fields: map[string]any{"version": "1.0", "config": "/etc/w.toml", "servers": []string{"mem", "warm"}}},
+			Extra: map[string]any{"version": "1.0", "config": "/etc/w.toml", "servers": []string{"mem", "warm"}}},
 		{Time: now, Kind: health.EvPatchApplied, Detail: "the client patch is in place in /m/index.js",
-			Fields: map[string]any{"patch": "applied"}},
-		{Time: now, Kind: "notified", Server: "mem", Detail: "notified: mem recovered in 10s",
-			Fields: map[string]any{"about": "recovered", "title": "mem recovered in 10s"}},
+			Extra: map[string]any{"patch": "applied"}},
+		{Time: now, Kind: health.EvNotified, Server: "mem", Detail: "notified: mem recovered in 10s",
+			About: "recovered", Extra: map[string]any{"title": "mem recovered in 10s"}},
 		{Time: now, Kind: health.EvStopped, Detail: "watchdog stopped"},
 	}
 }
