@@ -52,75 +52,79 @@ func TestEncodeMatchesGolden(t *testing.T) {
 	}
 }
 
-// goldenEvents are the events of a scripted day: one model, two servers,
-// each step chosen so that its events come in a fixed order.
+// goldenEvents are the events of a scripted day (goldenSteps) and the
+// events the daemon builds itself.
 func goldenEvents() []health.Event {
-	const (
-		hostClient = "dsh-mcp-client"
-		hostID     = "host-session-0001-aaaaaaaaaaaa"
-		host2ID    = "host-session-0002-bbbbbbbbbbbb"
-	)
-	m := health.New(health.Config{HostName: "DSH", ClientName: hostClient, HostWatched: true,
+	m := health.New(health.Config{HostName: "DSH", ClientName: "dsh-mcp-client", HostWatched: true,
 		Servers: []health.ServerConfig{{Name: "mem", URL: "http://127.0.0.1:14242/mcp", IdleTimeout: time.Hour},
 			{Name: "warm", URL: "http://127.0.0.1:14243/mcp", IdleTimeout: time.Hour}}})
-	at := func(d time.Duration) time.Time { return t0.Add(d) }
+	var evs []health.Event
+	for _, s := range goldenSteps() {
+		if s.sig.Kind == 0 {
+			evs = append(evs, m.Tick(t0.Add(s.at))...)
+			continue
+		}
+		evs = append(evs, m.Apply(s.sig, t0.Add(s.at))...)
+	}
+	return append(evs, daemonEvents(t0.Add(22*time.Minute))...)
+}
+
+// goldenStep is one signal (Kind 0: a tick) at an offset from t0.
+type goldenStep struct {
+	at  time.Duration
+	sig health.Signal
+}
+
+// goldenSteps drive one model with two servers through every event it
+// makes, each step chosen so that its events come in a fixed order.
+func goldenSteps() []goldenStep {
+	const hostClient, hostID = "dsh-mcp-client", "host-session-0001-aaaaaaaaaaaa"
 	st := func(id, client string, created, last time.Duration) health.StoreSession {
-		return health.StoreSession{ID: id, Client: client, Created: at(created), LastActivity: at(last)}
+		return health.StoreSession{ID: id, Client: client, Created: t0.Add(created), LastActivity: t0.Add(last)}
 	}
 	snap := func(server string, ss ...health.StoreSession) health.Signal {
 		return health.Signal{Kind: health.SigStoreSnapshot, Server: server, Sessions: ss}
 	}
+	lost := func(id string, src health.LogPosition) health.Signal {
+		return health.Signal{Kind: health.SigSessionLost, Server: "mem", Session: id, Detail: "Session not found", Source: src}
+	}
+	healing := func(s health.Strategy, within time.Duration, detail string) health.Signal {
+		return health.Signal{Kind: health.SigHealStarted, Server: "mem", Strategy: s, Within: within, Detail: detail}
+	}
 	src := health.LogPosition{File: "/logs/mem.log", Fingerprint: "9f3e77aa", Offset: 4096}
-	host := st(hostID, hostClient, 0, 0)
-	other := st("other-session-0001-cccccccccccc", "claude", time.Second, time.Second)
+	host, other := st(hostID, hostClient, 0, 0), st("other-session-0001-cccccccccccc", "claude", time.Second, time.Second)
 	noname := st("noname-session-01-dddddddddddd", "", time.Second, time.Second)
-	host2 := st(host2ID, hostClient, 9*time.Minute, 9*time.Minute)
+	host2 := st("host-session-0002-bbbbbbbbbbbb", hostClient, 9*time.Minute, 9*time.Minute)
 	cursor := st("cursor-session-01-eeeeeeeeeeee", "cursor", 9*time.Minute, 9*time.Minute)
-	steps := []struct {
-		at  time.Duration
-		sig health.Signal // Kind 0: a tick
-	}{
-		{0, health.Signal{Kind: health.SigHostUp, PID: 42, Started: at(-time.Hour)}},
-		{0, snap("mem", host)},
+	const m = time.Minute
+	return []goldenStep{
+		{0, health.Signal{Kind: health.SigHostUp, PID: 42, Started: t0.Add(-time.Hour)}}, {0, snap("mem", host)},
 		{time.Second, snap("mem", host, other, noname)},
-		{2 * time.Second, health.Signal{Kind: health.SigIdleTimeout, Server: "mem", IdleTimeout: 10 * time.Minute, Source: src}},
+		{2 * time.Second, health.Signal{Kind: health.SigIdleTimeout, Server: "mem", IdleTimeout: 10 * m, Source: src}},
 		{3 * time.Second, health.Signal{Kind: health.SigLegacyHeaderRejected, Server: "mem", Detail: "Mcp-Session-Id refused", Source: src}},
 		{4 * time.Second, health.Signal{Kind: health.SigKeepWarm, Server: "mem", Session: hostID, Outcome: health.OutcomeAlive, Took: 12 * time.Millisecond}},
 		{5 * time.Second, health.Signal{Kind: health.SigKeepWarm, Server: "mem", Session: hostID, Outcome: health.OutcomeDown, Took: 5 * time.Second, Detail: "timeout"}},
 		{6 * time.Second, health.Signal{Kind: health.SigLiveness, Server: "mem", Outcome: health.OutcomeAlive}},
-		{7*time.Minute + 10*time.Second, health.Signal{}},
-		{7*time.Minute + 30*time.Second, health.Signal{Kind: health.SigSessionLost, Server: "mem", Detail: "Session not found", Source: src}},
-		{7*time.Minute + 31*time.Second, health.Signal{Kind: health.SigHealStarted, Server: "mem", Strategy: "host_restart", Within: time.Minute, Detail: "restarting DSH"}},
-		{7*time.Minute + 32*time.Second, health.Signal{Kind: health.SigHealFailed, Server: "mem", Detail: "mem cannot heal itself"}},
-		{7*time.Minute + 33*time.Second, health.Signal{Kind: health.SigSessionLost, Server: "mem", Session: noname.ID, Detail: "Session not found"}},
-		{7*time.Minute + 40*time.Second, health.Signal{Kind: health.SigReconnected, Server: "mem", Detail: "reconnected"}},
-		{8 * time.Minute, health.Signal{Kind: health.SigSessionLost, Server: "mem", Detail: "Session not found"}},
-		{8*time.Minute + time.Second, health.Signal{Kind: health.SigHealStarted, Server: "mem", Strategy: "client_recovery", Within: 30 * time.Second, Detail: "triggered"}},
-		{8*time.Minute + 40*time.Second, health.Signal{}},
-		{9 * time.Minute, health.Signal{Kind: health.SigHealStarted, Server: "mem", Strategy: "client_recovery", Within: time.Minute, Detail: "triggered"}},
-		{9*time.Minute + 5*time.Second, snap("mem", host, other, host2, cursor)},
-		{11 * time.Minute, snap("mem", host, host2, cursor)},
-		{12 * time.Minute, snap("mem", host, host2)},
-		{12 * time.Minute, snap("warm")},
-		{12 * time.Minute, snap("warm", st("w1", "claude", 12*time.Minute, 12*time.Minute))},
-		{14 * time.Minute, snap("warm")},
-		{14 * time.Minute, snap("warm", st("w2", "claude", 14*time.Minute, 14*time.Minute))},
-		{16 * time.Minute, snap("warm")},
-		{17 * time.Minute, health.Signal{Kind: health.SigWoke, Gap: time.Hour}},
-		{18 * time.Minute, health.Signal{Kind: health.SigHostUp, PID: 43, Started: at(18 * time.Minute), Restarted: true}},
-		{19 * time.Minute, health.Signal{Kind: health.SigHostDown}},
-		{20 * time.Minute, health.Signal{Kind: health.SigWarning, Server: "warm", Detail: "cannot read the log"}},
-		{21 * time.Minute, health.Signal{Kind: health.SigLiveness, Server: "warm", Outcome: health.OutcomeStateless, Detail: "no session header"}},
+		{7*m + 10*time.Second, health.Signal{}},
+		{7*m + 30*time.Second, lost("", src)},
+		{7*m + 31*time.Second, healing("host_restart", m, "restarting DSH")},
+		{7*m + 32*time.Second, health.Signal{Kind: health.SigHealFailed, Server: "mem", Detail: "mem cannot heal itself"}},
+		{7*m + 33*time.Second, lost(noname.ID, health.LogPosition{})},
+		{7*m + 40*time.Second, health.Signal{Kind: health.SigReconnected, Server: "mem", Detail: "reconnected"}},
+		{8 * m, lost("", health.LogPosition{})},
+		{8*m + time.Second, healing("client_recovery", 30*time.Second, "triggered")},
+		{8*m + 40*time.Second, health.Signal{}},
+		{9 * m, healing("client_recovery", m, "triggered")},
+		{9*m + 5*time.Second, snap("mem", host, other, host2, cursor)},
+		{11 * m, snap("mem", host, host2, cursor)}, {12 * m, snap("mem", host, host2)},
+		{12 * m, snap("warm")}, {12 * m, snap("warm", st("w1", "claude", 12*m, 12*m))}, {14 * m, snap("warm")},
+		{14 * m, snap("warm", st("w2", "claude", 14*m, 14*m))}, {16 * m, snap("warm")},
+		{17 * m, health.Signal{Kind: health.SigWoke, Gap: time.Hour}},
+		{18 * m, health.Signal{Kind: health.SigHostUp, PID: 43, Started: t0.Add(18 * m), Restarted: true}},
+		{19 * m, health.Signal{Kind: health.SigHostDown}},
+		{20 * m, health.Signal{Kind: health.SigWarning, Server: "warm", Detail: "cannot read the log"}},
+		{21 * m, health.Signal{Kind: health.SigLiveness, Server: "warm", Outcome: health.OutcomeStateless, Detail: "no session header"}},
 	}
-	var evs []health.Event
-	for _, s := range steps {
-		if s.sig.Kind == 0 {
-			evs = append(evs, m.Tick(at(s.at))...)
-			continue
-		}
-		evs = append(evs, m.Apply(s.sig, at(s.at))...)
-	}
-	return append(evs, daemonEvents(at(22*time.Minute))...)
 }
 
 // daemonEvents are the events the daemon builds itself, as it builds them.
