@@ -1,6 +1,9 @@
 package healer
 
-import "github.com/mcpwatchdog/watchdog/healer/clientpatch"
+import (
+	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+)
 
 // PatchState is what the watchdog knows of the host client's fix.
 type PatchState string
@@ -13,17 +16,10 @@ const (
 	PatchTrigger   PatchState = "trigger"   // heals on the next call and on the watchdog's trigger
 )
 
-// Strategy names, as journaled and in metrics.
-const (
-	StrategyReconnect      = "reconnect"       // the patched client reconnects on its next call
-	StrategyClientRecovery = "client_recovery" // the watchdog triggers the patched client's recovery
-	StrategyHostRestart    = "host_restart"    // the last resort
-)
-
 // Step is the heal ladder's next move for a lost session.
 type Step struct {
-	Strategy string // "" when the step is to give up
-	Advice   string // for a give-up: the one thing the user should do
+	Strategy health.Strategy // "" when the step is to give up
+	Advice   string          // for a give-up: the one thing the user should do
 }
 
 // LadderInput is what the ladder decides on.
@@ -35,18 +31,13 @@ type LadderInput struct {
 	HostName    string
 }
 
-// Next picks the best available step: (a) the patched client's trigger,
-// (b) the patched client's own reconnect, (d) a host restart when allowed,
-// else (c) give up with the one thing to do.
+// Next picks the best available step: the first entry of Strategies that
+// applies ((a) the patched client's trigger, (b) the patched client's own
+// reconnect, (d) a host restart when allowed), else (c) give up with the
+// one thing to do.
 func Next(in LadderInput) Step {
-	switch in.Patch {
-	case PatchTrigger:
-		return Step{Strategy: StrategyClientRecovery}
-	case PatchApplied:
-		return Step{Strategy: StrategyReconnect}
-	}
-	if in.CanRestart && (in.AutoRestart || in.UserAsked) {
-		return Step{Strategy: StrategyHostRestart}
+	if s, ok := first(in, func(Strategy) bool { return true }); ok {
+		return Step{Strategy: s.Name}
 	}
 	advice := "the client is not patched, so it keeps the dead session: run `watchdog patch apply` and restart " + in.HostName + ", or restart " + in.HostName + " now (`watchdog heal`)"
 	if !in.CanRestart {
@@ -55,11 +46,11 @@ func Next(in LadderInput) Step {
 	return Step{Advice: advice}
 }
 
-// AfterFailure is the step after strategy failed: a restart when allowed,
-// else give up.
-func AfterFailure(failed string, in LadderInput) Step {
-	if failed != StrategyHostRestart && in.CanRestart && (in.AutoRestart || in.UserAsked) {
-		return Step{Strategy: StrategyHostRestart}
+// AfterFailure is the step after strategy failed: the first other fallback
+// (a restart) that applies, else give up.
+func AfterFailure(failed health.Strategy, in LadderInput) Step {
+	if s, ok := first(in, func(s Strategy) bool { return s.Fallback && s.Name != failed }); ok {
+		return Step{Strategy: s.Name}
 	}
 	return Step{Advice: "restart " + in.HostName + " to reconnect its sessions"}
 }

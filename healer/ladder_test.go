@@ -3,6 +3,8 @@ package healer
 import (
 	"strings"
 	"testing"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
 func TestLadder(t *testing.T) {
@@ -10,7 +12,7 @@ func TestLadder(t *testing.T) {
 	tests := []struct {
 		name   string
 		in     LadderInput
-		want   string
+		want   health.Strategy
 		advice string
 	}{
 		{"trigger first", LadderInput{Patch: PatchTrigger, AutoRestart: true, CanRestart: true}, StrategyClientRecovery, ""},

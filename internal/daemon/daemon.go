@@ -198,7 +198,7 @@ func (d *daemon) emit(evs []health.Event) {
 			d.log.Error("journal write failed", "kind", ev.Kind, "err", err)
 		}
 		d.log.Info(ev.Detail, "kind", ev.Kind, "server", ev.Server)
-		d.metrics.Observe(ev.Kind, ev.Server, ev.Fields)
+		d.metrics.Observe(ev)
 		if d.notifier != nil {
 			d.notifier.Observe(ev)
 		}

@@ -50,7 +50,7 @@ func (d *daemon) patchState() healer.PatchState {
 // react starts healing for every incident that evs opened.
 func (d *daemon) react(ctx context.Context, evs []health.Event) {
 	for _, ev := range evs {
-		if ev.Kind == health.EvSessionLost && ev.Fields["incident"] == true {
+		if ev.Kind == health.EvSessionLost && ev.Incident {
 			d.healServer(ctx, ev.Server, false)
 		}
 	}
@@ -58,60 +58,56 @@ func (d *daemon) react(ctx context.Context, evs []health.Event) {
 
 // healServer climbs the heal ladder for one server's open incident and
 // says which strategy it took ("" when it gave up).
-func (d *daemon) healServer(ctx context.Context, server string, userAsked bool) string {
+func (d *daemon) healServer(ctx context.Context, server string, userAsked bool) health.Strategy {
 	in := healer.LadderInput{Patch: d.patchState(), AutoRestart: d.cfg.Host.AutoRestart, UserAsked: userAsked,
 		CanRestart: len(d.cfg.Host.Restart) > 0, HostName: d.cfg.Host.Name}
-	step := healer.Next(in)
-	switch step.Strategy {
-	case healer.StrategyHostRestart:
-		d.restartHost(ctx, server)
-	case healer.StrategyClientRecovery:
-		d.triggerRecovery(ctx, server, in)
-	case healer.StrategyReconnect:
-		d.apply(ctx, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: step.Strategy,
-			Detail: "the patched client reconnects on its next call"})
-	case "":
-		d.apply(ctx, health.Signal{Kind: health.SigHealFailed, Server: server,
-			Detail: fmt.Sprintf("%s cannot heal itself: %s", server, step.Advice)})
-	}
-	return step.Strategy
+	return healer.Heal(ctx, healActions{d}, server, in)
 }
 
-// triggerRecovery asks the patched client to reconnect now, before the
-// user's next call meets the dead session; a new session of the client
-// must follow within TriggerConfirmWithin.
-func (d *daemon) triggerRecovery(ctx context.Context, server string, in healer.LadderInput) {
-	home, err := d.opts.Home, error(nil)
-	if home == "" { // the demo writes its triggers into its own temp home
-		home, err = os.UserHomeDir()
-	}
-	if err == nil {
-		err = healer.WriteTrigger(home, server, d.now())
-	}
-	if err != nil {
-		d.apply(ctx, health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: healer.StrategyClientRecovery,
-			Detail: fmt.Sprintf("cannot trigger the client's recovery: %v", err)})
-		if next := healer.AfterFailure(healer.StrategyClientRecovery, in); next.Strategy == healer.StrategyHostRestart {
-			d.restartHost(ctx, server)
-		}
-		return
-	}
-	d.apply(ctx, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: healer.StrategyClientRecovery,
-		Within: healer.TriggerConfirmWithin, Detail: "triggered the patched client's recovery"})
+// healActions are the daemon's hands for the heal ladder's strategies:
+// what they do goes through the model, on the loop goroutine.
+type healActions struct{ d *daemon }
+
+func (a healActions) Started(ctx context.Context, server string, s health.Strategy, within time.Duration, detail string) {
+	a.d.apply(ctx, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: s, Within: within, Detail: detail})
 }
 
-// restartHost restarts the host within the limits, in the background; the
-// recovery shows as a new session of its client (model), or fails.
+func (a healActions) Failed(ctx context.Context, server string, s health.Strategy, detail string) {
+	a.d.apply(ctx, health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: s, Detail: detail})
+}
+
+func (a healActions) Home() (string, error) {
+	if a.d.opts.Home != "" { // the demo writes its triggers into its own temp home
+		return a.d.opts.Home, nil
+	}
+	return os.UserHomeDir()
+}
+
+func (a healActions) Now() time.Time { return a.d.now() }
+
+func (a healActions) RestartHost(ctx context.Context, server string) error {
+	return a.d.tryRestart(ctx, server)
+}
+
+// restartHost restarts the host within the limits (see tryRestart), and
+// journals why not when it does not.
 func (d *daemon) restartHost(ctx context.Context, server string) {
+	if err := d.tryRestart(ctx, server); err != nil {
+		healActions{d}.Failed(ctx, server, healer.StrategyHostRestart, err.Error())
+	}
+}
+
+// tryRestart restarts the host within the limits, in the background; the
+// recovery shows as a new session of its client (model), or fails. The
+// error says why it did not restart now.
+func (d *daemon) tryRestart(ctx context.Context, server string) error {
 	now := d.now()
 	if dec := d.heal.limiter.Decide(now); !dec.OK {
 		advice := "it is retried then"
 		if dec.Limited || !d.cfg.Host.AutoRestart {
 			advice = "restart it yourself"
 		}
-		d.apply(ctx, health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: healer.StrategyHostRestart,
-			Detail: fmt.Sprintf("not restarting %s now: %s; %s", d.cfg.Host.Name, dec.Reason, advice)})
-		return
+		return fmt.Errorf("not restarting %s now: %s; %s", d.cfg.Host.Name, dec.Reason, advice)
 	}
 	d.heal.limiter.Record(now)
 	d.apply(ctx, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: healer.StrategyHostRestart,
@@ -131,6 +127,7 @@ func (d *daemon) restartHost(ctx context.Context, server string) {
 		}
 		d.signal(ctx, health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: healer.StrategyHostRestart, Detail: detail})
 	}()
+	return nil
 }
 
 // healNow answers `watchdog heal [SERVER]`: every named server (or all)
@@ -149,7 +146,7 @@ func (d *daemon) healNow(ctx context.Context, server string) (map[string]string,
 			continue
 		}
 		if st := d.healServer(ctx, s.Name, true); st != "" {
-			taken[s.Name] = st
+			taken[s.Name] = string(st)
 		} else {
 			taken[s.Name] = "gave up (see the heal_failed event)"
 		}

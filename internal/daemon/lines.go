@@ -50,7 +50,7 @@ func (r *lineReader) signal(ln follow.Line) (health.Signal, bool) {
 	}
 	sig := health.Signal{Server: server, Session: m.Session, IdleTimeout: m.IdleTimeout,
 		Detail: fmt.Sprintf("%s reports %s", filepath.Base(ln.Pos.Path), m.Rule),
-		Source: map[string]any{"log_file": ln.Pos.Path, "log_fp": ln.Pos.Fingerprint, "log_offset": ln.Pos.Offset}}
+		Source: health.LogPosition{File: ln.Pos.Path, Fingerprint: ln.Pos.Fingerprint, Offset: ln.Pos.Offset}}
 	switch m.Kind {
 	case classify.SessionLost:
 		sig.Kind = health.SigSessionLost

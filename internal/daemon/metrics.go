@@ -5,17 +5,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/metrics"
 )
 
-// newMetrics limits metric labels to the configured names.
+// newMetrics limits metric labels to the configured names and the heal
+// ladder's strategies.
 func newMetrics(cfg config.Config) *metrics.Metrics {
 	names := make([]string, 0, len(cfg.Servers))
 	for _, s := range cfg.Servers {
 		names = append(names, s.Name)
 	}
-	return metrics.NewWith(&metrics.Options{Servers: names, Clients: []string{cfg.Host.ClientName}})
+	return metrics.NewWith(&metrics.Options{Servers: names, Clients: []string{cfg.Host.ClientName},
+		Strategies: healer.StrategyNames()})
 }
 
 // gauges refreshes the state and idle gauges from the model (loop only);

@@ -24,8 +24,8 @@ func (d *daemon) startNotifier(ctx context.Context, wg *sync.WaitGroup, recs []j
 // notified journals a notification that was shown, so a restart after a
 // kill -9 re-sends only what was decided and never shown.
 func (d *daemon) notified(m notify.Message) {
-	ev := health.Event{Time: d.now(), Kind: notify.KindNotified, Server: m.Server,
-		Fields: map[string]any{"about": m.About, "title": m.Title}, Detail: "notified: " + m.Title}
+	ev := health.Event{Time: d.now(), Kind: health.EvNotified, Server: m.Server,
+		About: m.About, Extra: map[string]any{"title": m.Title}, Detail: "notified: " + m.Title}
 	if err := d.journal.Write(ev); err != nil {
 		d.log.Error("journal write failed", "kind", ev.Kind, "err", err)
 	}

@@ -57,7 +57,7 @@ func (d *daemon) noteClient(st clientpatch.Look) {
 	}
 	if ev != nil {
 		ev.Time = d.now()
-		ev.Fields = map[string]any{"patch": string(st.Status.State)}
+		ev.Extra = map[string]any{"patch": string(st.Status.State)}
 		d.emit([]health.Event{*ev})
 	}
 }

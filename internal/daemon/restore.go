@@ -29,7 +29,7 @@ func restore(recs []journal.Record) restored {
 		}
 		switch rec.Kind {
 		case health.EvSessionLost:
-			if rec.Fields["incident"] == true {
+			if rec.Incident {
 				r.incidents[rec.Server] = rec
 			}
 		case health.EvRecovered:
@@ -43,13 +43,10 @@ func restore(recs []journal.Record) restored {
 }
 
 func sourcePosition(rec journal.Record) (follow.Position, bool) {
-	path, _ := rec.Fields["log_file"].(string)
-	fp, _ := rec.Fields["log_fp"].(string)
-	off, _ := rec.Fields["log_offset"].(float64)
-	if path == "" || fp == "" || off <= 0 {
+	if rec.Log.File == "" || rec.Log.Fingerprint == "" || rec.Log.Offset <= 0 {
 		return follow.Position{}, false
 	}
-	return follow.Position{Path: path, Fingerprint: fp, Offset: int64(off)}, true
+	return follow.Position{Path: rec.Log.File, Fingerprint: rec.Log.Fingerprint, Offset: rec.Log.Offset}, true
 }
 
 func (d *daemon) reopen(r restored) {

@@ -193,7 +193,7 @@ func (d *daemon) startedEvent() health.Event {
 		names = append(names, s.Name)
 	}
 	return health.Event{Time: d.now(), Kind: health.EvStarted,
-		Fields: map[string]any{"version": d.opts.Version, "config": d.cfg.Path, "servers": names},
+		Extra:  map[string]any{"version": d.opts.Version, "config": d.cfg.Path, "servers": names},
 		Detail: fmt.Sprintf("watchdog %s started, watching %s and %d server(s)", d.opts.Version, d.cfg.Host.Name, len(names))}
 }
 

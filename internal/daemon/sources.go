@@ -192,7 +192,7 @@ func (d *daemon) lookForHost(evs []health.Event) {
 		return
 	}
 	for _, ev := range evs {
-		if ev.Kind == health.EvSessionNew && ev.Fields["client"] == d.cfg.Host.ClientName {
+		if ev.Kind == health.EvSessionNew && ev.Client == d.cfg.Host.ClientName {
 			select {
 			case d.hostLook <- struct{}{}:
 			default:

@@ -111,7 +111,7 @@ func endedSince(recs []journal.Record, since time.Time) map[string]bool {
 		}
 		switch {
 		case rec.Kind == health.EvSessionExpired, rec.Kind == health.EvSessionEnded,
-			rec.Kind == health.EvSessionLost && rec.Fields["incident"] != true:
+			rec.Kind == health.EvSessionLost && !rec.Incident:
 			out[rec.Server+"\x00"+rec.Session] = true
 		}
 	}

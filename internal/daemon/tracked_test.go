@@ -28,7 +28,7 @@ func TestTrackedSaveAndLoad(t *testing.T) {
 			[]journal.Record{{Time: t0.Add(-time.Second), Kind: health.EvSessionEnded, Server: "mem", Session: "bbbb…bbbb"}},
 			[]string{a.ID, b.ID}},
 		{"an incident keeps its session tracked",
-			[]journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionLost, Server: "mem", Session: "aaaa…aaaa", Fields: map[string]any{"incident": true}}},
+			[]journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionLost, Server: "mem", Session: "aaaa…aaaa", Incident: true}},
 			[]string{a.ID, b.ID}},
 		{"another server's end is another session",
 			[]journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionExpired, Server: "other", Session: "bbbb…bbbb"}},

@@ -52,23 +52,23 @@ func (m *Model) WarmTargets(now time.Time) []WarmTarget {
 
 // keepWarmResult applies the outcome of a keep-warm ping.
 func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
-	fields := map[string]any{"took_ms": sig.Took.Milliseconds()}
+	took := sig.Took.Truncate(time.Millisecond)
 	sess := s.sessions[sig.Session]
 	switch sig.Outcome {
 	case OutcomeAlive:
 		if sess != nil {
 			sess.lastActivity, sess.knownActive, sess.atRisk = now, true, false
 		}
-		return []Event{{Time: now, Kind: EvKeepWarm, Server: s.cfg.Name, Session: sig.Session, Fields: fields,
+		return []Event{{Time: now, Kind: EvKeepWarm, Server: s.cfg.Name, Session: sig.Session, Took: took,
 			Detail: fmt.Sprintf("pinged the host's session on %s (%s)", s.cfg.Name, sig.Took.Round(time.Millisecond))}}
 	case OutcomeLost:
-		evs := []Event{{Time: now, Kind: EvKeepWarmFailed, Server: s.cfg.Name, Session: sig.Session, Fields: fields,
+		evs := []Event{{Time: now, Kind: EvKeepWarmFailed, Server: s.cfg.Name, Session: sig.Session, Took: took,
 			Detail: fmt.Sprintf("ping of the host's session on %s: %s", s.cfg.Name, sig.Detail)}}
 		return append(evs, s.open(now, sig.Session, fmt.Sprintf("session on %s lost: a keep-warm ping was answered %s", s.cfg.Name, sig.Detail))...)
 	case OutcomeStateless:
 		return s.becomeStateless(now, sig.Detail)
 	}
-	evs := []Event{{Time: now, Kind: EvKeepWarmFailed, Server: s.cfg.Name, Session: sig.Session, Fields: fields,
+	evs := []Event{{Time: now, Kind: EvKeepWarmFailed, Server: s.cfg.Name, Session: sig.Session, Took: took,
 		Detail: fmt.Sprintf("ping of the host's session on %s failed: %s", s.cfg.Name, sig.Detail)}}
 	if sig.Outcome == OutcomeDown {
 		evs = append(evs, s.setDown(true, now, sig.Detail)...)
@@ -103,7 +103,7 @@ func (s *server) becomeStateless(now time.Time, detail string) []Event {
 		return nil
 	}
 	s.stateless = true
-	return []Event{{Time: now, Kind: EvServerMode, Server: s.cfg.Name, Fields: map[string]any{"mode": string(Stateless)},
+	return []Event{{Time: now, Kind: EvServerMode, Server: s.cfg.Name, Extra: map[string]any{"mode": string(Stateless)},
 		Detail: fmt.Sprintf("%s speaks the 2026-07-28 protocol: no session to lose, nothing to keep warm (%s)", s.cfg.Name, detail)}}
 }
 
@@ -115,7 +115,7 @@ func (s *server) healStarted(sig Signal, now time.Time) []Event {
 			s.incident.due = now.Add(sig.Within)
 		}
 	}
-	return []Event{{Time: now, Kind: EvHealStarted, Server: s.cfg.Name, Fields: map[string]any{"strategy": sig.Strategy},
+	return []Event{{Time: now, Kind: EvHealStarted, Server: s.cfg.Name, Strategy: sig.Strategy,
 		Detail: fmt.Sprintf("healing %s: %s", s.cfg.Name, sig.Detail)}}
 }
 
@@ -132,6 +132,6 @@ func (s *server) healFailed(sig Signal, now time.Time) []Event {
 	if s.incident != nil {
 		s.incident.healing, s.incident.due = "", time.Time{}
 	}
-	return []Event{{Time: now, Kind: EvHealFailed, Server: s.cfg.Name, Fields: map[string]any{"strategy": sig.Strategy},
+	return []Event{{Time: now, Kind: EvHealFailed, Server: s.cfg.Name, Strategy: sig.Strategy,
 		Detail: sig.Detail}}
 }

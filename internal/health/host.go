@@ -18,16 +18,16 @@ const (
 func (m *Model) hostUp(sig Signal, now time.Time) []Event {
 	prev := m.host
 	m.host = hostState{known: true, running: true, pid: sig.PID, started: sig.Started, began: sig.Began}
-	fields := map[string]any{"pid": sig.PID}
+	extra := map[string]any{"pid": sig.PID}
 	switch {
 	case prev.running && (sig.Restarted || prev.pid != sig.PID):
-		evs := []Event{{Time: now, Kind: EvHostRestarted, Fields: fields,
+		evs := []Event{{Time: now, Kind: EvHostRestarted, Extra: extra,
 			Detail: fmt.Sprintf("%s restarted (pid %d, was %d)", m.cfg.HostName, sig.PID, prev.pid)}}
 		return append(evs, m.recoverOnHostUp(now)...)
 	case prev.running:
 		return nil
 	}
-	evs := []Event{{Time: now, Kind: EvHostUp, Fields: fields,
+	evs := []Event{{Time: now, Kind: EvHostUp, Extra: extra,
 		Detail: fmt.Sprintf("%s is running (pid %d)", m.cfg.HostName, sig.PID)}}
 	return append(evs, m.recoverOnHostUp(now)...)
 }
@@ -58,7 +58,7 @@ func (m *Model) hostDown(now time.Time) []Event {
 	if !was.running {
 		return nil
 	}
-	return []Event{{Time: now, Kind: EvHostDown, Fields: map[string]any{"pid": was.pid},
+	return []Event{{Time: now, Kind: EvHostDown, Extra: map[string]any{"pid": was.pid},
 		Detail: fmt.Sprintf("%s (pid %d) is no longer running", m.cfg.HostName, was.pid)}}
 }
 

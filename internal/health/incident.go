@@ -12,7 +12,7 @@ func (s *server) open(now time.Time, sessionID, detail string) []Event {
 	}
 	s.incident = &incident{since: now, session: sessionID}
 	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sessionID, Detail: detail,
-		Fields: map[string]any{"incident": true}}}
+		Incident: true}}
 }
 
 // recover closes the open incident, if any, with how long it lasted.
@@ -23,11 +23,11 @@ func (s *server) recover(now time.Time, how string) []Event {
 	took := now.Sub(s.incident.since)
 	id, strategy := s.incident.session, s.incident.healing
 	if strategy == "" {
-		strategy = "reconnect"
+		strategy = StrategyReconnect
 	}
 	s.incident = nil
 	return []Event{{Time: now, Kind: EvRecovered, Server: s.cfg.Name, Session: id,
-		Fields: map[string]any{"took_ms": took.Milliseconds(), "strategy": strategy},
+		Took: took.Truncate(time.Millisecond), Strategy: strategy,
 		Detail: fmt.Sprintf("%s recovered after %s: %s", s.cfg.Name, took.Round(time.Millisecond), how)}}
 }
 
@@ -51,7 +51,7 @@ func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 		delete(s.sessions, sess.id)
 		s.remember(sess.id, now)
 		return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sess.id,
-			Fields: map[string]any{"client": sess.client},
+			Client: sess.client,
 			Detail: fmt.Sprintf("a session of %s on %s is gone: %s", clientLabel(sess.client), s.cfg.Name, sig.Detail)}}
 	}
 	id := sig.Session
@@ -65,7 +65,7 @@ func (s *server) atRiskEvent(sess *session, now time.Time) Event {
 	idle := s.idle(sess, now)
 	left := max(s.timeout()-idle, 0)
 	return Event{Time: now, Kind: EvSessionAtRisk, Server: s.cfg.Name, Session: sess.id,
-		Fields: map[string]any{"idle_seconds": int64(idle.Seconds()), "expires_in_seconds": int64(left.Seconds())},
+		Idle: idle.Truncate(time.Second), ExpiresIn: left.Truncate(time.Second),
 		Detail: fmt.Sprintf("the host's session on %s has been idle %s and expires in %s", s.cfg.Name, idle.Round(time.Second), left.Round(time.Second))}
 }
 

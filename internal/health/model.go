@@ -68,7 +68,7 @@ type session struct {
 type incident struct {
 	since   time.Time
 	session string
-	healing string    // the strategy under way, "" when none
+	healing Strategy  // the strategy under way, "" when none
 	due     time.Time // when the strategy must have recovered the session (zero: no deadline)
 }
 
@@ -101,7 +101,7 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 		return m.hostDown(now)
 	case SigWoke:
 		m.clampActivity(now)
-		ev := Event{Time: now, Kind: EvWoke, Fields: map[string]any{"gap_seconds": int64(sig.Gap.Seconds())},
+		ev := Event{Time: now, Kind: EvWoke, Extra: map[string]any{"gap_seconds": int64(sig.Gap.Seconds())},
 			Detail: fmt.Sprintf("the wall clock jumped %s (sleep or wake); re-evaluating every session", sig.Gap.Round(time.Second))}
 		return append([]Event{ev}, m.Tick(now)...)
 	case SigWarning:
@@ -173,14 +173,8 @@ func (m *Model) tickServer(s *server, now time.Time) []Event {
 }
 
 func withSource(ev Event, sig Signal) Event {
-	if len(sig.Source) == 0 {
-		return ev
-	}
-	if ev.Fields == nil {
-		ev.Fields = map[string]any{}
-	}
-	for k, v := range sig.Source {
-		ev.Fields[k] = v
+	if sig.Source != (LogPosition{}) {
+		ev.Log = sig.Source
 	}
 	return ev
 }

@@ -28,8 +28,8 @@ func sess(id, client string, created, last time.Time) StoreSession {
 	return StoreSession{ID: id, Client: client, Created: created, LastActivity: last}
 }
 
-func kinds(evs []Event) []string {
-	var out []string
+func kinds(evs []Event) []EventKind {
+	var out []EventKind
 	for _, e := range evs {
 		out = append(out, e.Kind)
 	}
@@ -40,7 +40,7 @@ func kinds(evs []Event) []string {
 type step struct {
 	at   time.Duration
 	sig  Signal
-	want []string // event kinds, in order
+	want []EventKind // event kinds, in order
 }
 
 func runSteps(t *testing.T, m *Model, steps []step) []Event {
@@ -78,47 +78,47 @@ func TestStoreRules(t *testing.T) {
 		}},
 		{"new session after baseline", []step{
 			{0, snap(), nil},
-			{time.Second, snap(host), []string{EvSessionNew}},
+			{time.Second, snap(host), []EventKind{EvSessionNew}},
 		}},
 		{"host session expired while host runs is expired and lost", []step{
-			{0, hostUp, []string{EvHostUp}},
+			{0, hostUp, []EventKind{EvHostUp}},
 			{0, snap(host), nil},
-			{T + time.Second, snap(), []string{EvSessionExpired, EvSessionLost}},
+			{T + time.Second, snap(), []EventKind{EvSessionExpired, EvSessionLost}},
 		}},
 		{"other client's session expired is only expired", []step{
 			{0, snap(host, other), nil},
-			{T + time.Second, snap(host), []string{EvSessionExpired}},
+			{T + time.Second, snap(host), []EventKind{EvSessionExpired}},
 		}},
 		{"host session vanished early while host runs is lost", []step{
 			{0, snap(host), nil},
-			{time.Minute, snap(), []string{EvSessionLost}},
+			{time.Minute, snap(), []EventKind{EvSessionLost}},
 		}},
 		{"other client's session vanished early ended", []step{
 			{0, snap(host, other), nil},
-			{time.Minute, snap(host), []string{EvSessionEnded}},
+			{time.Minute, snap(host), []EventKind{EvSessionEnded}},
 		}},
 		{"host session of a stopped host just ends", []step{
-			{0, hostUp, []string{EvHostUp}},
+			{0, hostUp, []EventKind{EvHostUp}},
 			{0, snap(host), nil},
-			{time.Second, Signal{Kind: SigHostDown}, []string{EvHostDown}},
-			{time.Minute, snap(), []string{EvSessionEnded}},
+			{time.Second, Signal{Kind: SigHostDown}, []EventKind{EvHostDown}},
+			{time.Minute, snap(), []EventKind{EvSessionEnded}},
 		}},
 		{"store errors warn once and keep sessions", []step{
 			{0, snap(host), nil},
-			{time.Second, Signal{Kind: SigStoreError, Server: srv, Detail: "unexpected end of JSON"}, []string{EvWarning}},
+			{time.Second, Signal{Kind: SigStoreError, Server: srv, Detail: "unexpected end of JSON"}, []EventKind{EvWarning}},
 			{2 * time.Second, Signal{Kind: SigStoreError, Server: srv, Detail: "unexpected end of JSON"}, nil},
 			{3 * time.Second, snap(host), nil},
 		}},
 		{"deleted store is unknown, not expired", []step{
 			{0, snap(host), nil},
-			{T + time.Minute, Signal{Kind: SigStoreGone, Server: srv, Detail: "deleted"}, []string{EvWarning}},
+			{T + time.Minute, Signal{Kind: SigStoreGone, Server: srv, Detail: "deleted"}, []EventKind{EvWarning}},
 			{T + 2*time.Minute, Signal{Kind: SigStoreGone, Server: srv}, nil},
 			{T + 3*time.Minute, snap(host), nil},
 		}},
 		{"activity keeps a session from expiring", []step{
 			{0, snap(host), nil},
 			{T - time.Minute, snap(sess(host.ID, hostClient, t0, t0.Add(T-time.Minute))), nil},
-			{T + time.Minute, snap(), []string{EvSessionLost}},
+			{T + time.Minute, snap(), []EventKind{EvSessionLost}},
 		}},
 	}
 	for _, tt := range tests {
@@ -143,36 +143,36 @@ func TestIncidentsAndRecovery(t *testing.T) {
 	}{
 		{"log loss is one incident until a new host session", []step{
 			{0, snap(host), nil},
-			{time.Second, lost, []string{EvSessionLost}},
+			{time.Second, lost, []EventKind{EvSessionLost}},
 			{2 * time.Second, lost, nil},
-			{time.Minute, snap(host, host2), []string{EvSessionNew, EvRecovered}},
-			{2 * time.Minute, lost, []string{EvSessionLost}},
+			{time.Minute, snap(host, host2), []EventKind{EvSessionNew, EvRecovered}},
+			{2 * time.Minute, lost, []EventKind{EvSessionLost}},
 		}},
 		{"reconnect line recovers", []step{
 			{0, snap(host), nil},
-			{time.Second, lost, []string{EvSessionLost}},
-			{3 * time.Second, Signal{Kind: SigReconnected, Server: srv, Detail: "reconnected"}, []string{EvRecovered}},
+			{time.Second, lost, []EventKind{EvSessionLost}},
+			{3 * time.Second, Signal{Kind: SigReconnected, Server: srv, Detail: "reconnected"}, []EventKind{EvRecovered}},
 			{4 * time.Second, Signal{Kind: SigReconnected, Server: srv}, nil},
 		}},
 		{"loss naming another client's session is not the host's incident", []step{
 			{0, snap(host, other), nil},
-			{time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: other.ID, Detail: "Session not found"}, []string{EvSessionLost}},
-			{2 * time.Second, lost, []string{EvSessionLost}},
+			{time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: other.ID, Detail: "Session not found"}, []EventKind{EvSessionLost}},
+			{2 * time.Second, lost, []EventKind{EvSessionLost}},
 		}},
 		{"new session of another client does not recover", []step{
 			{0, snap(host), nil},
-			{time.Second, lost, []string{EvSessionLost}},
-			{time.Minute, snap(host, sess("other-session-002", "claude", t0.Add(time.Minute), t0.Add(time.Minute))), []string{EvSessionNew}},
+			{time.Second, lost, []EventKind{EvSessionLost}},
+			{time.Minute, snap(host, sess("other-session-002", "claude", t0.Add(time.Minute), t0.Add(time.Minute))), []EventKind{EvSessionNew}},
 		}},
 		{"a loss line about a session that already ended is old news", []step{
 			{0, snap(host), nil},
-			{time.Minute, snap(host2), []string{EvSessionNew, EvSessionEnded}},
+			{time.Minute, snap(host2), []EventKind{EvSessionNew, EvSessionEnded}},
 			{2 * time.Minute, Signal{Kind: SigSessionLost, Server: srv, Session: host.ID, Detail: "Session not found"}, nil},
 		}},
 		{"a loss line about an older session of the host's client is not the current one's", []step{
 			{0, snap(host, host2), nil},
 			{time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: host.ID, Detail: "Session not found"}, nil},
-			{2 * time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: host2.ID, Detail: "Session not found"}, []string{EvSessionLost}},
+			{2 * time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: host2.ID, Detail: "Session not found"}, []EventKind{EvSessionLost}},
 		}},
 		// The soak found these two after a kill -9 of the daemon while the host was down:
 		// a loss line about a session it never saw opened an incident no host could meet,
@@ -183,12 +183,12 @@ func TestIncidentsAndRecovery(t *testing.T) {
 			{2 * time.Second, lost, nil},
 		}},
 		{"a host seen after its new session closes the incident", []step{
-			{0, Signal{Kind: SigHostUp, PID: 1, Started: t0.Add(-T)}, []string{EvHostUp}},
+			{0, Signal{Kind: SigHostUp, PID: 1, Started: t0.Add(-T)}, []EventKind{EvHostUp}},
 			{0, snap(host), nil},
-			{time.Second, lost, []string{EvSessionLost}},
-			{2 * time.Second, Signal{Kind: SigHostDown}, []string{EvHostDown}},
-			{time.Minute, snap(host2), []string{EvSessionNew, EvSessionEnded}},
-			{time.Minute + time.Second, Signal{Kind: SigHostUp, PID: 2, Started: t0.Add(time.Minute - time.Second)}, []string{EvHostUp, EvRecovered}},
+			{time.Second, lost, []EventKind{EvSessionLost}},
+			{2 * time.Second, Signal{Kind: SigHostDown}, []EventKind{EvHostDown}},
+			{time.Minute, snap(host2), []EventKind{EvSessionNew, EvSessionEnded}},
+			{time.Minute + time.Second, Signal{Kind: SigHostUp, PID: 2, Started: t0.Add(time.Minute - time.Second)}, []EventKind{EvHostUp, EvRecovered}},
 		}},
 		{"signals for unknown servers are ignored", []step{
 			{0, Signal{Kind: SigSessionLost, Server: "nope"}, nil},
@@ -208,11 +208,11 @@ func TestRecoveredTookAndRestore(t *testing.T) {
 	m.Apply(snap(), t0)
 	m.RestoreIncident(srv, "host-session-0001", t0.Add(-30*time.Second))
 	evs := m.Apply(snap(sess("host-session-0002", hostClient, t0, t0)), t0)
-	if got := kinds(evs); !slices.Equal(got, []string{EvSessionNew, EvRecovered}) {
+	if got := kinds(evs); !slices.Equal(got, []EventKind{EvSessionNew, EvRecovered}) {
 		t.Fatalf("events %v", got)
 	}
-	if took := evs[1].Fields["took_ms"]; took != int64(30000) {
-		t.Fatalf("took_ms = %v, want 30000", took)
+	if took := evs[1].Took; took != 30000*time.Millisecond {
+		t.Fatalf("took = %v, want 30000 ms", took)
 	}
 }
 
@@ -233,11 +233,11 @@ func TestAtRisk(t *testing.T) {
 			runSteps(t, newTestModel(tt.timeout), []step{
 				{0, snap(host), nil},
 				{tt.riskAt - time.Millisecond, Signal{}, nil},
-				{tt.riskAt, Signal{}, []string{EvSessionAtRisk}},
+				{tt.riskAt, Signal{}, []EventKind{EvSessionAtRisk}},
 				{tt.riskAt + time.Millisecond, Signal{}, nil},
 				{tt.riskAt + 2*time.Millisecond, snap(sess(host.ID, hostClient, t0, t0.Add(tt.riskAt))), nil},
 				{2*tt.riskAt - time.Millisecond, Signal{}, nil},
-				{2 * tt.riskAt, Signal{}, []string{EvSessionAtRisk}},
+				{2 * tt.riskAt, Signal{}, []EventKind{EvSessionAtRisk}},
 			})
 		})
 	}
@@ -261,9 +261,9 @@ func TestTimeoutAnnouncedAndLearned(t *testing.T) {
 		m := newTestModel(12 * time.Hour)
 		runSteps(t, m, []step{
 			{0, snap(other(1, 0)), nil},
-			{300 * time.Second, snap(other(2, 300*time.Second)), []string{EvSessionNew, EvSessionEnded}},
-			{610 * time.Second, snap(other(3, 610*time.Second)), []string{EvSessionNew, EvTimeoutLearned, EvSessionEnded}},
-			{915 * time.Second, snap(), []string{EvSessionExpired}},
+			{300 * time.Second, snap(other(2, 300*time.Second)), []EventKind{EvSessionNew, EvSessionEnded}},
+			{610 * time.Second, snap(other(3, 610*time.Second)), []EventKind{EvSessionNew, EvTimeoutLearned, EvSessionEnded}},
+			{915 * time.Second, snap(), []EventKind{EvSessionExpired}},
 		})
 		if got := m.Status(t0).Servers[0].IdleTimeoutSeconds; got != 300 {
 			t.Fatalf("idle timeout %d, want the learned 300", got)
@@ -273,10 +273,10 @@ func TestTimeoutAnnouncedAndLearned(t *testing.T) {
 		t.Parallel()
 		m := newTestModel(12 * time.Hour)
 		runSteps(t, m, []step{
-			{0, Signal{Kind: SigIdleTimeout, Server: srv, IdleTimeout: 5 * time.Minute}, []string{EvServerMode}},
+			{0, Signal{Kind: SigIdleTimeout, Server: srv, IdleTimeout: 5 * time.Minute}, []EventKind{EvServerMode}},
 			{0, Signal{Kind: SigIdleTimeout, Server: srv, IdleTimeout: 5 * time.Minute}, nil},
 			{0, snap(other(1, 0)), nil},
-			{5 * time.Minute, snap(), []string{EvSessionExpired}},
+			{5 * time.Minute, snap(), []EventKind{EvSessionExpired}},
 		})
 	})
 	t.Run("a session outliving the learned timeout unlearns it", func(t *testing.T) {
@@ -300,13 +300,13 @@ func TestHostAndCurrentSession(t *testing.T) {
 	cur := sess("host-session-new1", hostClient, started.Add(time.Second), started.Add(time.Second))
 	m := newTestModel(12 * time.Hour)
 	runSteps(t, m, []step{
-		{time.Hour, Signal{Kind: SigHostUp, PID: 10, Started: started}, []string{EvHostUp}},
+		{time.Hour, Signal{Kind: SigHostUp, PID: 10, Started: started}, []EventKind{EvHostUp}},
 		{time.Hour, Signal{Kind: SigHostUp, PID: 10, Started: started}, nil},
 		{time.Hour + 2*time.Second, snap(old, cur), nil},
 		// The session from before the host started is not the host's: it may expire.
-		{time.Hour + 3*time.Second, snap(cur), []string{EvSessionEnded}},
-		{time.Hour + 4*time.Second, Signal{Kind: SigHostUp, PID: 11, Started: started.Add(4 * time.Second), Restarted: true}, []string{EvHostRestarted}},
-		{time.Hour + 5*time.Second, Signal{Kind: SigHostDown}, []string{EvHostDown}},
+		{time.Hour + 3*time.Second, snap(cur), []EventKind{EvSessionEnded}},
+		{time.Hour + 4*time.Second, Signal{Kind: SigHostUp, PID: 11, Started: started.Add(4 * time.Second), Restarted: true}, []EventKind{EvHostRestarted}},
+		{time.Hour + 5*time.Second, Signal{Kind: SigHostDown}, []EventKind{EvHostDown}},
 		{time.Hour + 6*time.Second, Signal{Kind: SigHostDown}, nil},
 	})
 }
@@ -316,7 +316,7 @@ func TestWokeReevaluates(t *testing.T) {
 	m := newTestModel(time.Hour)
 	m.Apply(snap(sess("host-session-0001", hostClient, t0, t0)), t0)
 	evs := m.Apply(Signal{Kind: SigWoke, Gap: 50 * time.Minute}, t0.Add(50*time.Minute))
-	if got := kinds(evs); !slices.Equal(got, []string{EvWoke, EvSessionAtRisk}) {
+	if got := kinds(evs); !slices.Equal(got, []EventKind{EvWoke, EvSessionAtRisk}) {
 		t.Fatalf("events %v", got)
 	}
 }
@@ -353,7 +353,7 @@ func TestStatusMasksAndStates(t *testing.T) {
 func TestEveryEventOfALogSignalCarriesItsSource(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(time.Hour)
-	src := map[string]any{"log_file": "/x.log", "log_fp": "ab", "log_offset": int64(10)}
+	src := LogPosition{File: "/x.log", Fingerprint: "ab", Offset: 10}
 	for _, sig := range []Signal{
 		{Kind: SigSessionLost, Server: srv, Source: src},
 		{Kind: SigReconnected, Server: srv, Source: src},
@@ -365,7 +365,7 @@ func TestEveryEventOfALogSignalCarriesItsSource(t *testing.T) {
 			t.Fatalf("signal %v gave no event", sig.Kind)
 		}
 		for _, ev := range evs {
-			if ev.Fields["log_offset"] != int64(10) {
+			if ev.Log.Offset != 10 {
 				t.Fatalf("%s event has no source: %+v", ev.Kind, ev)
 			}
 		}
@@ -380,23 +380,23 @@ func TestHealingAndItsDeadline(t *testing.T) {
 	m := newTestModel(time.Hour)
 	runSteps(t, m, []step{
 		{0, snap(host), nil},
-		{time.Second, lost, []string{EvSessionLost}},
-		{2 * time.Second, started, []string{EvHealStarted}},
+		{time.Second, lost, []EventKind{EvSessionLost}},
+		{2 * time.Second, started, []EventKind{EvHealStarted}},
 	})
 	if st := m.Status(t0.Add(3 * time.Second)).Servers[0].State; st != Healing {
 		t.Fatalf("state %s while a strategy runs, want healing", st)
 	}
 	runSteps(t, m, []step{
 		{61 * time.Second, Signal{}, nil},
-		{62 * time.Second, Signal{}, []string{EvHealFailed}},
+		{62 * time.Second, Signal{}, []EventKind{EvHealFailed}},
 		{63 * time.Second, Signal{}, nil},
 	})
 	if st := m.Status(t0.Add(63 * time.Second)).Servers[0].State; st != Lost {
 		t.Fatalf("state %s after the deadline, want lost", st)
 	}
 	runSteps(t, m, []step{
-		{64 * time.Second, started, []string{EvHealStarted}},
-		{70 * time.Second, snap(host, sess("host-session-0002", hostClient, t0.Add(70*time.Second), t0.Add(70*time.Second))), []string{EvSessionNew, EvRecovered}},
+		{64 * time.Second, started, []EventKind{EvHealStarted}},
+		{70 * time.Second, snap(host, sess("host-session-0002", hostClient, t0.Add(70*time.Second), t0.Add(70*time.Second))), []EventKind{EvSessionNew, EvRecovered}},
 	})
 	evs := m.Apply(lost, t0.Add(80*time.Second))
 	if len(evs) != 1 || evs[0].Kind != EvSessionLost {

@@ -58,7 +58,7 @@ func (sess *session) update(st StoreSession) {
 
 func (m *Model) sessionNew(s *server, sess *session, now time.Time) []Event {
 	evs := []Event{{Time: now, Kind: EvSessionNew, Server: s.cfg.Name, Session: sess.id,
-		Fields: map[string]any{"client": sess.client},
+		Client: sess.client,
 		Detail: fmt.Sprintf("new session of %s on %s", clientLabel(sess.client), s.cfg.Name)}}
 	if s.incident != nil && m.isHostClient(sess) && m.currentSession(s) == sess {
 		evs = append(evs, s.recover(now, hostOpenedNew)...)
@@ -74,16 +74,16 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 	delete(s.sessions, sess.id)
 	s.remember(sess.id, now)
 	idle := s.idle(sess, now)
-	fields := map[string]any{"client": sess.client, "idle_seconds": int64(idle.Seconds())}
+	journaledIdle := idle.Truncate(time.Second) // whole seconds, as journaled
 	var evs []Event
 	switch {
 	case s.expiredAt(idle):
-		evs = append(evs, Event{Time: now, Kind: EvSessionExpired, Server: s.cfg.Name, Session: sess.id, Fields: fields,
+		evs = append(evs, Event{Time: now, Kind: EvSessionExpired, Server: s.cfg.Name, Session: sess.id, Client: sess.client, Idle: journaledIdle,
 			Detail: fmt.Sprintf("session of %s on %s expired after %s idle (timeout %s)", clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second), s.timeout())})
 	default:
 		evs = append(evs, s.learn(idle, now)...)
 		if !wasCurrent {
-			evs = append(evs, Event{Time: now, Kind: EvSessionEnded, Server: s.cfg.Name, Session: sess.id, Fields: fields,
+			evs = append(evs, Event{Time: now, Kind: EvSessionEnded, Server: s.cfg.Name, Session: sess.id, Client: sess.client, Idle: journaledIdle,
 				Detail: fmt.Sprintf("session of %s on %s ended after %s idle", clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second))})
 		}
 	}

@@ -77,7 +77,7 @@ func (s *server) learn(idle time.Duration, now time.Time) []Event {
 		}
 		s.learned = lo
 		return []Event{{Time: now, Kind: EvTimeoutLearned, Server: s.cfg.Name,
-			Fields: map[string]any{"idle_timeout_seconds": int64(lo.Seconds())},
+			Extra:  map[string]any{"idle_timeout_seconds": int64(lo.Seconds())},
 			Detail: fmt.Sprintf("sessions vanish after about %s idle: using that as %s's idle timeout", lo.Round(time.Second), s.cfg.Name)}}
 	}
 	s.vanished = append(s.vanished, idle)
@@ -106,6 +106,6 @@ func (s *server) announce(t time.Duration, now time.Time) []Event {
 	}
 	s.announced = t
 	return []Event{{Time: now, Kind: EvServerMode, Server: s.cfg.Name,
-		Fields: map[string]any{"mode": string(Stateful), "idle_timeout_seconds": int64(t.Seconds())},
+		Extra:  map[string]any{"mode": string(Stateful), "idle_timeout_seconds": int64(t.Seconds())},
 		Detail: fmt.Sprintf("%s announces an idle timeout of %s", s.cfg.Name, t)}}
 }

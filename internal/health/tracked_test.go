@@ -31,18 +31,18 @@ func TestRestoreTrackedJudgesWhatVanishedMeanwhile(t *testing.T) {
 		name    string
 		restore []StoreSession
 		first   Signal
-		want    []string
+		want    []EventKind
 	}{
 		{"host session expired meanwhile",
 			[]StoreSession{sess("host-1", hostClient, t0, t0)},
-			snap(), []string{EvSessionExpired, EvSessionLost}},
+			snap(), []EventKind{EvSessionExpired, EvSessionLost}},
 		{"other client's session ended meanwhile",
 			[]StoreSession{sess("host-1", hostClient, t0, t0.Add(9*time.Second)), sess("other-1", "other", t0, t0.Add(9*time.Second))},
-			snap(sess("host-1", hostClient, t0, t0.Add(9*time.Second))), []string{EvSessionEnded}},
+			snap(sess("host-1", hostClient, t0, t0.Add(9*time.Second))), []EventKind{EvSessionEnded}},
 		{"a session opened meanwhile is new",
 			[]StoreSession{sess("host-1", hostClient, t0, t0.Add(9*time.Second))},
 			snap(sess("host-1", hostClient, t0, t0.Add(9*time.Second)), sess("other-2", "other", t0.Add(9*time.Second), t0.Add(9*time.Second))),
-			[]string{EvSessionNew}},
+			[]EventKind{EvSessionNew}},
 		{"nothing restored: the first snapshot is a baseline",
 			nil, snap(sess("other-2", "other", t0, t0)), nil},
 	}

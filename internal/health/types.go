@@ -75,48 +75,59 @@ type Signal struct {
 	Began       time.Time      // SigHostUp: its start to a clock tick, when known (orders sessions)
 	Restarted   bool           // SigHostUp: a different process than before
 	Gap         time.Duration  // SigWoke: how far the wall clock jumped
-	Source      map[string]any // extra journal fields that locate the observation (log file, offset)
+	Source      LogPosition    // the log line observed; every event it causes carries it
 	Outcome     Outcome        // SigKeepWarm, SigLiveness
 	Took        time.Duration  // SigKeepWarm
-	Strategy    string         // SigHealStarted, SigHealFailed
+	Strategy    Strategy       // SigHealStarted, SigHealFailed
 	Within      time.Duration  // SigHealStarted: recovery due within this long (0: no deadline)
 }
 
-// Event kinds (contract: event journal).
-const (
-	EvStarted              = "started"
-	EvStopped              = "stopped"
-	EvServerMode           = "server_mode"
-	EvSessionNew           = "session_new"
-	EvSessionAtRisk        = "session_at_risk"
-	EvSessionExpired       = "session_expired"
-	EvSessionLost          = "session_lost"
-	EvSessionEnded         = "session_ended"
-	EvRecovered            = "recovered"
-	EvHostUp               = "host_up"
-	EvHostDown             = "host_down"
-	EvHostRestarted        = "host_restarted"
-	EvLegacyHeaderRejected = "legacy_header_rejected"
-	EvWoke                 = "woke"
-	EvWarning              = "warning"
-	EvTimeoutLearned       = "timeout_learned"
-	EvKeepWarm             = "keep_warm"
-	EvKeepWarmFailed       = "keep_warm_failed"
-	EvServerUp             = "server_up"
-	EvServerDown           = "server_down"
-	EvHealStarted          = "heal_started"
-	EvHealFailed           = "heal_failed"
-	EvPatchApplied         = "patch_applied"
-	EvPatchReverted        = "patch_reverted"
-)
-
 // Event is one change worth journaling. Session is the full id: whoever
-// writes it out masks it.
+// writes it out masks it. The fields that code reads are typed; which of
+// them a kind's journal line carries is the vocabulary's (Kinds, Carries).
 type Event struct {
 	Time    time.Time
-	Kind    string
+	Kind    EventKind
 	Server  string
 	Session string
 	Detail  string
-	Fields  map[string]any
+
+	// Incident: this session_lost is the host's session, and an incident
+	// opens; false for a session of another client.
+	Incident bool
+	// Strategy of heal_started, heal_failed and recovered ("" when none).
+	Strategy Strategy
+	// Took is how long the loss lasted (recovered) or the ping took
+	// (keep_warm, keep_warm_failed), in whole milliseconds as journaled
+	// (took_ms), so a live event and its line read back agree. Zero: not
+	// measured.
+	Took time.Duration
+	// Client is the clientInfo.name of the session of session_new,
+	// session_expired, session_ended and another client's session_lost.
+	Client string
+	// Idle is how long the session sat idle (session_at_risk,
+	// session_expired, session_ended), in whole seconds (idle_seconds).
+	Idle time.Duration
+	// ExpiresIn is the time left before the server's idle timeout
+	// (session_at_risk), in whole seconds (expires_in_seconds).
+	ExpiresIn time.Duration
+	// About says what a notification was about (notified): one of
+	// notify's About values.
+	About string
+	// Log is the log line the event came from, so a restart resumes after
+	// it (log_file, log_fp, log_offset). Zero: not from a log line.
+	Log LogPosition
+
+	// Extra holds the journal's other fields (pid, mode, ...), written as
+	// they are; no code branches on them. A name the vocabulary types is
+	// not taken from here.
+	Extra map[string]any
+}
+
+// LogPosition locates a log line: its file, the file's fingerprint and the
+// offset just after the line.
+type LogPosition struct {
+	File        string
+	Fingerprint string
+	Offset      int64
 }

@@ -134,12 +134,22 @@ func (j *Journal) Close() error {
 	return err
 }
 
-// Encode renders an event as its journal line, newline included. Extra
-// fields never replace the contract's own.
+// Encode renders an event as its journal line, newline included: the
+// typed fields its kind carries (Event.Carries) under their journal names,
+// and its extra fields. Extra fields never replace the contract's own nor
+// the typed ones.
 func Encode(ev health.Event) ([]byte, error) {
-	rec := make(map[string]any, len(ev.Fields)+5)
-	for k, v := range ev.Fields {
-		rec[k] = v
+	rec := make(map[string]any, len(ev.Extra)+8)
+	for k, v := range ev.Extra {
+		if !reserved(k) {
+			rec[k] = v
+		}
+	}
+	carries := ev.Carries()
+	for _, c := range codecs() {
+		if carries.Has(c.field) {
+			c.put(rec, ev)
+		}
 	}
 	rec["time"] = ev.Time.Format(time.RFC3339Nano)
 	rec["kind"] = ev.Kind

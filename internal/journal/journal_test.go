@@ -25,7 +25,7 @@ func TestWriteMasksAndKeepsContractFields(t *testing.T) {
 	}
 	id := "0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b"
 	ev := health.Event{Time: t0, Kind: health.EvSessionExpired, Server: "mem", Session: id, Detail: "expired",
-		Fields: map[string]any{"idle_seconds": 12, "kind": "spoofed", "session": id}}
+		Idle: 12 * time.Second, Extra: map[string]any{"kind": "spoofed", "session": id}}
 	if err := j.Write(ev); err != nil {
 		t.Fatal(err)
 	}
@@ -107,9 +107,9 @@ func TestRotationKeepsEveryLine(t *testing.T) {
 		}
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
-			rec, ok := parseRecord(sc.Bytes())
-			if !ok {
-				t.Fatalf("%s: unparsable line %q", p, sc.Text())
+			rec, err := Decode(sc.Bytes())
+			if err != nil {
+				t.Fatalf("%s: unparsable line %q: %v", p, sc.Text(), err)
 			}
 			seen[rec.Detail]++
 		}

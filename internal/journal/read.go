@@ -9,17 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
-// Record is one journal line read back.
-type Record struct {
-	Time    time.Time
-	Kind    string
-	Server  string
-	Session string // masked, as written
-	Detail  string
-	Fields  map[string]any // every field, the contract's included
-}
+// Record is one journal line read back: an event whose Session is masked,
+// as written, and whose Extra holds the fields outside the vocabulary as
+// JSON decoded them. health.Event(r) is the event again.
+type Record health.Event
 
 // ReadTail returns the records of the last maxBytes of the live journal
 // (and of the newest rotated file when the live one is shorter), oldest
@@ -62,7 +59,7 @@ func readTail(path string, maxBytes int64) ([]Record, int64, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
-		if rec, ok := parseRecord(sc.Bytes()); ok {
+		if rec, err := Decode(sc.Bytes()); err == nil {
 			recs = append(recs, rec)
 		}
 	}
@@ -72,15 +69,38 @@ func readTail(path string, maxBytes int64) ([]Record, int64, error) {
 	return recs, st.Size() - start, nil
 }
 
-func parseRecord(line []byte) (Record, bool) {
+// ErrNotEvent is returned by Decode for a line that is not a journal event:
+// not JSON, or without a time or a kind.
+var ErrNotEvent = errors.New("journal: not an event line")
+
+// Decode reads one journal line back: the contract's fields, the typed
+// fields under their journal names, and the rest as Extra. The names never
+// changed, so lines written by any version read alike.
+func Decode(line []byte) (Record, error) {
 	var m map[string]any
-	if json.Unmarshal(line, &m) != nil {
-		return Record{}, false
+	if err := json.Unmarshal(line, &m); err != nil {
+		return Record{}, fmt.Errorf("%w: %w", ErrNotEvent, err)
 	}
-	str := func(k string) string { s, _ := m[k].(string); return s }
-	t, err := time.Parse(time.RFC3339Nano, str("time"))
-	if err != nil || str("kind") == "" {
-		return Record{}, false
+	t, err := time.Parse(time.RFC3339Nano, str(m, "time"))
+	if err != nil {
+		return Record{}, fmt.Errorf("%w: time: %w", ErrNotEvent, err)
 	}
-	return Record{Time: t, Kind: str("kind"), Server: str("server"), Session: str("session"), Detail: str("detail"), Fields: m}, true
+	if str(m, "kind") == "" {
+		return Record{}, fmt.Errorf("%w: no kind", ErrNotEvent)
+	}
+	r := Record{Time: t, Kind: health.EventKind(str(m, "kind")), Server: str(m, "server"), Session: str(m, "session"),
+		Detail: str(m, "detail")}
+	for _, c := range codecs() {
+		c.get(m, &r)
+	}
+	for k, v := range m {
+		if reserved(k) {
+			continue
+		}
+		if r.Extra == nil {
+			r.Extra = map[string]any{}
+		}
+		r.Extra[k] = v
+	}
+	return r, nil
 }

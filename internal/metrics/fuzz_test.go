@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
 // FuzzLabels feeds arbitrary names through every entry point and checks
@@ -16,8 +18,9 @@ func FuzzLabels(f *testing.F) {
 	f.Add("a\"b\n", "\xff\xfe", "other", "unknown")
 	f.Fuzz(func(t *testing.T, server, client, strategy, state string) {
 		m := New()
-		for _, kind := range []string{"session_lost", "keep_warm_failed", "recovered", "heal_failed"} {
-			m.Observe(kind, server, map[string]any{"strategy": strategy, "session": server, "took_ms": int64(len(client))})
+		for _, kind := range []health.EventKind{"session_lost", "keep_warm_failed", "recovered", "heal_failed"} {
+			m.Observe(event{Kind: kind, Server: server, Session: server, Strategy: health.Strategy(strategy),
+				Took: time.Duration(len(client)) * time.Millisecond})
 		}
 		m.SetSessionIdle(server, client, time.Second)
 		m.SetServerState(server, state)

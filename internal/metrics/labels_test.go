@@ -8,6 +8,8 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
 func TestCleanLabel(t *testing.T) {
@@ -51,11 +53,15 @@ func TestNoSessionIDInScrape(t *testing.T) {
 	ids := []string{"3f9c2b1e-8d4a-4c6f-9e2b-7a1d5c3e9f00", "a3f59c2b1e8d4a4c6f9e2b7a1d5c3e9f", "ZK4WQ7M2XH5N3JBRT6YV8PLC9D"}
 	m := New()
 	for _, id := range ids {
-		fields := map[string]any{"session": id, "session_id": id, "strategy": id, "client": id, "took_ms": int64(10)}
-		for _, kind := range []string{"session_lost", "session_expired", "keep_warm", "keep_warm_failed", "heal_started",
+		typed := event{Session: id, Strategy: health.Strategy(id), Client: id, Took: 10 * time.Millisecond,
+			Extra: map[string]any{"session_id": id}}
+		for _, kind := range []health.EventKind{"session_lost", "session_expired", "keep_warm", "keep_warm_failed", "heal_started",
 			"recovered", "heal_failed", "legacy_header_rejected", "host_restarted", "session_new"} {
-			m.Observe(kind, srv, fields)
-			m.Observe(kind, id, fields)
+			typed.Kind = kind
+			typed.Server = srv
+			m.Observe(typed)
+			typed.Server = id
+			m.Observe(typed)
 		}
 		m.SetSessionIdle(srv, id, time.Minute)
 		m.SetSessionIdle(id, hostCli, time.Minute)
@@ -104,7 +110,7 @@ func TestConcurrentUse(t *testing.T) {
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 200 {
-				m.Observe("recovered", srv, map[string]any{"strategy": StrategyHostRestart, "took_ms": int64(i)})
+				m.Observe(event{Kind: "recovered", Server: srv, Strategy: StrategyHostRestart, Took: time.Duration(i) * time.Millisecond})
 				m.SetServerState(srv, serverStates()[(g+i)%6])
 				m.SetSessionIdle(srv, hostCli, time.Duration(i)*time.Second)
 				if i%50 == 0 {

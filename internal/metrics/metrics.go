@@ -6,24 +6,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
 const namespace = "mcp_watchdog"
-
-// Heal strategies accepted as label values when Options.Strategies is
-// empty. Any other strategy is counted as "other"; a missing one as
-// "unknown".
-const (
-	StrategyReconnect      = "reconnect"       // the client reconnected with no heal under way (health's default)
-	StrategyClientRecovery = "client_recovery" // the patched client's recovery trigger
-	StrategyHostRestart    = "host_restart"    // the host was restarted
-)
-
-// DefaultStrategies lists the strategies accepted when Options.Strategies
-// is empty.
-func DefaultStrategies() []string {
-	return []string{StrategyReconnect, StrategyClientRecovery, StrategyHostRestart}
-}
 
 // Results of the heals_total and keep_warm_total counters.
 const (
@@ -46,9 +33,10 @@ type Options struct {
 	// Clients are the client names session idleness may be labelled
 	// with (normally the host's client_name). Zero: as for Servers.
 	Clients []string
-	// Strategies are the heal strategy names; any other is "other".
-	// Zero: DefaultStrategies.
-	Strategies []string
+	// Strategies are the heal strategies, each counted under its name
+	// (the daemon passes the healer's table); any other is "other".
+	// Zero: as for Servers.
+	Strategies []health.Strategy
 }
 
 // Metrics holds the watchdog's metrics in a registry of its own. All
@@ -69,8 +57,8 @@ type Metrics struct {
 	state           *stateCollector
 }
 
-// New returns metrics that accept any clean server and client name (see
-// Options) and the default heal strategies.
+// New returns metrics that accept any clean server, client and strategy
+// name (see Options).
 func New() *Metrics { return NewWith(nil) }
 
 // NewWith returns metrics whose label values are bounded by opts.
@@ -78,9 +66,9 @@ func NewWith(opts *Options) *Metrics {
 	if opts == nil {
 		opts = &Options{}
 	}
-	strategies := opts.Strategies
-	if len(strategies) == 0 {
-		strategies = DefaultStrategies()
+	strategies := make([]string, len(opts.Strategies))
+	for i, s := range opts.Strategies {
+		strategies[i] = string(s)
 	}
 	m := &Metrics{
 		reg:        prometheus.NewRegistry(),

@@ -1,22 +1,33 @@
 package metrics
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
-type event struct {
-	kind, server string
-	fields       map[string]any
-}
+type event = health.Event
 
 const (
 	srv     = "nowledge-mem"
 	hostCli = "dsh-mcp-client"
 	restart = "mcp_watchdog_host_restarts_total" // always present, no labels
 )
+
+// Strategies the tests allow: stand-ins for the healer's table, which the
+// daemon passes (internal/daemon tests that every entry is counted).
+const (
+	StrategyReconnect      = health.StrategyReconnect
+	StrategyClientRecovery = health.Strategy("client_recovery")
+	StrategyHostRestart    = health.Strategy("host_restart")
+)
+
+// newFixed returns metrics that allow only the test strategies.
+func newFixed() *Metrics {
+	return NewWith(&Options{Strategies: []health.Strategy{StrategyReconnect, StrategyClientRecovery, StrategyHostRestart}})
+}
 
 func times(n int, ev event) []event {
 	out := make([]event, n)
@@ -30,42 +41,42 @@ func times(n int, ev event) []event {
 // series present, with its exact value, and nothing else.
 // Long: a table of 13 cases.
 func TestObserveKinds(t *testing.T) {
-	heals := func(strategy, result string) string {
-		return `mcp_watchdog_heals_total{result="` + result + `",server="` + srv + `",strategy="` + strategy + `"}`
+	heals := func(strategy health.Strategy, result string) string {
+		return `mcp_watchdog_heals_total{result="` + result + `",server="` + srv + `",strategy="` + string(strategy) + `"}`
 	}
-	dur := func(suffix, strategy string) string {
-		return `mcp_watchdog_heal_duration_seconds_` + suffix + `{server="` + srv + `",strategy="` + strategy + `"}`
+	dur := func(suffix string, strategy health.Strategy) string {
+		return `mcp_watchdog_heal_duration_seconds_` + suffix + `{server="` + srv + `",strategy="` + string(strategy) + `"}`
 	}
 	tests := []struct {
 		name   string
 		events []event
 		want   map[string]float64
 	}{
-		{"session_lost", times(2, event{"session_lost", srv, map[string]any{"incident": true}}),
+		{"session_lost", times(2, event{Kind: "session_lost", Server: srv, Incident: true}),
 			map[string]float64{`mcp_watchdog_sessions_lost_total{server="nowledge-mem"}`: 2}},
-		{"session_lost without server", []event{{"session_lost", "", nil}},
+		{"session_lost without server", []event{{Kind: "session_lost"}},
 			map[string]float64{`mcp_watchdog_sessions_lost_total{server="unknown"}`: 1}},
-		{"session_expired", []event{{"session_expired", srv, nil}},
+		{"session_expired", []event{{Kind: "session_expired", Server: srv}},
 			map[string]float64{`mcp_watchdog_sessions_expired_total{server="nowledge-mem"}`: 1}},
-		{"keep_warm ok and failed", append(times(3, event{"keep_warm", srv, map[string]any{"took_ms": int64(4)}}),
-			event{"keep_warm_failed", srv, nil}),
+		{"keep_warm ok and failed", append(times(3, event{Kind: "keep_warm", Server: srv, Took: 4 * time.Millisecond}),
+			event{Kind: "keep_warm_failed", Server: srv}),
 			map[string]float64{
 				`mcp_watchdog_keep_warm_total{result="ok",server="nowledge-mem"}`:     3,
 				`mcp_watchdog_keep_warm_total{result="failed",server="nowledge-mem"}`: 1,
 			}},
-		{"heal_started counts nothing", []event{{"heal_started", srv, map[string]any{"strategy": StrategyClientRecovery}}},
+		{"heal_started counts nothing", []event{{Kind: "heal_started", Server: srv, Strategy: StrategyClientRecovery}},
 			map[string]float64{}},
-		{"recovered with strategy and int64 took_ms", []event{
-			{"recovered", srv, map[string]any{"strategy": StrategyClientRecovery, "took_ms": int64(1500)}},
-			{"recovered", srv, map[string]any{"strategy": StrategyClientRecovery, "took_ms": int64(250)}},
+		{"recovered with strategy and took", []event{
+			{Kind: "recovered", Server: srv, Strategy: StrategyClientRecovery, Took: 1500 * time.Millisecond},
+			{Kind: "recovered", Server: srv, Strategy: StrategyClientRecovery, Took: 250 * time.Millisecond},
 		}, map[string]float64{
 			heals(StrategyClientRecovery, "recovered"): 2,
 			dur("count", StrategyClientRecovery):       2,
 			dur("sum", StrategyClientRecovery):         1.75,
 		}},
-		{"recovered from a decoded journal line", []event{
-			{"recovered", srv, map[string]any{"took_ms": float64(30000)}},
-			{"recovered", srv, map[string]any{"strategy": StrategyReconnect, "took_ms": json.Number("500")}},
+		{"recovered with and without a strategy", []event{
+			{Kind: "recovered", Server: srv, Took: 30000 * time.Millisecond},
+			{Kind: "recovered", Server: srv, Strategy: StrategyReconnect, Took: 500 * time.Millisecond},
 		}, map[string]float64{
 			heals("unknown", "recovered"):         1,
 			heals(StrategyReconnect, "recovered"): 1,
@@ -75,43 +86,43 @@ func TestObserveKinds(t *testing.T) {
 			dur("sum", StrategyReconnect):         0.5,
 		}},
 		{"recovered with an unlisted or odd strategy", []event{
-			{"recovered", srv, map[string]any{"strategy": "reboot-the-world", "took_ms": 2 * time.Second}},
-			{"recovered", srv, map[string]any{"strategy": 42}},
+			{Kind: "recovered", Server: srv, Strategy: "reboot-the-world", Took: 2 * time.Second},
+			{Kind: "recovered", Server: srv, Strategy: "a\"b\n"},
 		}, map[string]float64{
 			heals("other", "recovered"): 2,
 			dur("count", "other"):       1,
 			dur("sum", "other"):         2,
 		}},
 		{"recovered with unusable took_ms", []event{
-			{"recovered", srv, map[string]any{"strategy": StrategyHostRestart, "took_ms": int64(-5)}},
-			{"recovered", srv, map[string]any{"strategy": StrategyHostRestart, "took_ms": "1500"}},
-			{"recovered", srv, nil},
+			{Kind: "recovered", Server: srv, Strategy: StrategyHostRestart, Took: -5 * time.Millisecond},
+			{Kind: "recovered", Server: srv, Strategy: StrategyHostRestart},
+			{Kind: "recovered", Server: srv},
 		}, map[string]float64{
 			heals(StrategyHostRestart, "recovered"): 2,
 			heals("unknown", "recovered"):           1,
 		}},
 		{"heal_failed", []event{
-			{"heal_failed", srv, map[string]any{"strategy": StrategyHostRestart}},
-			{"heal_failed", srv, map[string]any{"strategy": ""}},
+			{Kind: "heal_failed", Server: srv, Strategy: StrategyHostRestart},
+			{Kind: "heal_failed", Server: srv, Strategy: ""},
 		}, map[string]float64{
 			heals(StrategyHostRestart, "failed"): 1,
 			heals("unknown", "failed"):           1,
 		}},
-		{"legacy_header_rejected", times(4, event{"legacy_header_rejected", srv, nil}),
+		{"legacy_header_rejected", times(4, event{Kind: "legacy_header_rejected", Server: srv}),
 			map[string]float64{`mcp_watchdog_legacy_header_rejections_total{server="nowledge-mem"}`: 4}},
-		{"host_restarted", times(2, event{"host_restarted", "", map[string]any{"pid": 4242}}),
+		{"host_restarted", times(2, event{Kind: "host_restarted", Extra: map[string]any{"pid": 4242}}),
 			map[string]float64{restart: 2}},
 		{"kinds without a metric", []event{
-			{"started", "", nil}, {"session_new", srv, map[string]any{"session": "ab12…9f3e"}},
-			{"session_at_risk", srv, map[string]any{"idle_seconds": 100}}, {"no_such_kind", srv, nil},
+			{Kind: "started"}, {Kind: "session_new", Server: srv, Extra: map[string]any{"session": "ab12…9f3e"}},
+			{Kind: "session_at_risk", Server: srv, Idle: 100 * time.Second}, {Kind: "no_such_kind", Server: srv},
 		}, map[string]float64{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			m := New()
+			m := newFixed()
 			for _, ev := range tc.events {
-				m.Observe(ev.kind, ev.server, ev.fields)
+				m.Observe(ev)
 			}
 			want := map[string]float64{restart: 0}
 			for k, v := range tc.want {
@@ -128,7 +139,7 @@ func TestObserveKinds(t *testing.T) {
 // in seconds.
 func TestHealDurationBuckets(t *testing.T) {
 	m := New()
-	m.Observe("recovered", srv, map[string]any{"strategy": StrategyHostRestart, "took_ms": int64(1500)})
+	m.Observe(event{Kind: "recovered", Server: srv, Strategy: StrategyHostRestart, Took: 1500 * time.Millisecond})
 	fams := parse(t, scrapeRaw(t, serveForTest(t, m)))
 	h := fams["mcp_watchdog_heal_duration_seconds"].GetMetric()[0].GetHistogram()
 	if h.GetSampleCount() != 1 || h.GetSampleSum() != 1.5 {
@@ -149,7 +160,7 @@ func TestHealDurationBuckets(t *testing.T) {
 // state; anything else is "other".
 func TestConfiguredServers(t *testing.T) {
 	m := NewWith(&Options{Servers: []string{srv}, Clients: []string{hostCli}})
-	m.Observe("session_lost", "intruder", nil)
+	m.Observe(event{Kind: "session_lost", Server: "intruder"})
 	m.SetSessionIdle("intruder", "someone-else", time.Minute)
 	want := map[string]float64{
 		restart: 0,
@@ -174,9 +185,9 @@ func TestConfiguredServers(t *testing.T) {
 
 // TestCustomStrategies: Options.Strategies replaces the default set.
 func TestCustomStrategies(t *testing.T) {
-	m := NewWith(&Options{Strategies: []string{"replay_initialize"}})
-	m.Observe("heal_failed", srv, map[string]any{"strategy": "replay_initialize"})
-	m.Observe("heal_failed", srv, map[string]any{"strategy": StrategyHostRestart})
+	m := NewWith(&Options{Strategies: []health.Strategy{"replay_initialize"}})
+	m.Observe(event{Kind: "heal_failed", Server: srv, Strategy: "replay_initialize"})
+	m.Observe(event{Kind: "heal_failed", Server: srv, Strategy: StrategyHostRestart})
 	got := scrape(t, serveForTest(t, m))
 	for k, want := range map[string]float64{
 		`mcp_watchdog_heals_total{result="failed",server="nowledge-mem",strategy="replay_initialize"}`: 1,

@@ -37,7 +37,7 @@ func (s *state) observe(ev health.Event, now time.Time, quiet bool) []Message {
 		m = s.lost(ev, now)
 	case health.EvHealStarted:
 		if inc := s.incidents[ev.Server]; inc != nil {
-			inc.doing = "healing: " + str(ev.Fields["strategy"])
+			inc.doing = "healing: " + strategyName(ev.Strategy)
 		}
 	case health.EvRecovered:
 		m = s.recovered(ev)
@@ -58,7 +58,7 @@ func (s *state) observe(ev health.Event, now time.Time, quiet bool) []Message {
 }
 
 func (s *state) lost(ev health.Event, now time.Time) *Message {
-	if b, _ := ev.Fields["incident"].(bool); !b {
+	if !ev.Incident {
 		return nil // another client's session: journaled, not the user's incident
 	}
 	if s.incidents[ev.Server] != nil {
@@ -77,8 +77,8 @@ func (s *state) recovered(ev health.Event) *Message {
 		return nil // the loss was never shown (paused): its end is no news
 	}
 	title := ev.Server + " recovered"
-	if ms, ok := num(ev.Fields["took_ms"]); ok {
-		title += " in " + took(time.Duration(ms)*time.Millisecond)
+	if ev.Took > 0 {
+		title += " in " + took(ev.Took)
 	}
 	return &Message{Title: title, Body: ev.Detail, Server: ev.Server, About: AboutRecovered}
 }
@@ -101,8 +101,7 @@ func (s *state) sessionAtRisk(ev health.Event, now time.Time) *Message {
 	if end, ok := s.atRisk[key]; ok && now.Before(end) {
 		return nil
 	}
-	left, _ := num(ev.Fields["expires_in_seconds"])
-	s.atRisk[key] = now.Add(time.Duration(left)*time.Second + time.Second)
+	s.atRisk[key] = now.Add(ev.ExpiresIn + time.Second)
 	return &Message{Title: ev.Server + ": session at risk", Body: ev.Detail, Server: ev.Server, About: AboutAtRisk}
 }
 
@@ -144,22 +143,9 @@ func took(d time.Duration) string {
 	return d.Round(time.Minute).String()
 }
 
-// num reads a number from an event field, typed (live) or float64 (JSON).
-func num(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return x, true
-	case int:
-		return int64(x), true
-	case float64:
-		return int64(x), true
+func strategyName(s health.Strategy) string {
+	if s == "" {
+		return "unknown strategy"
 	}
-	return 0, false
-}
-
-func str(v any) string {
-	if s, ok := v.(string); ok && s != "" {
-		return s
-	}
-	return "unknown strategy"
+	return string(s)
 }

@@ -25,22 +25,24 @@ type step struct {
 
 func lost(server string) *health.Event {
 	return &health.Event{Kind: health.EvSessionLost, Server: server, Session: "abcdefgh12345678",
-		Detail: "session on " + server + " lost: 404", Fields: map[string]any{"incident": true}}
+		Detail: "session on " + server + " lost: 404", Incident: true}
 }
 
 func recovered(server string, ms int64) *health.Event {
 	return &health.Event{Kind: health.EvRecovered, Server: server, Detail: server + " recovered",
-		Fields: map[string]any{"took_ms": ms, "strategy": "reconnect"}}
+		Took: time.Duration(ms) * time.Millisecond, Strategy: "reconnect"}
 }
 
-func ev(kind, server, detail string, fields map[string]any) *health.Event {
-	return &health.Event{Kind: kind, Server: server, Session: "s1", Detail: detail, Fields: fields}
+// ev is an event of kind with the typed fields of typed.
+func ev(kind health.EventKind, server, detail string, typed health.Event) *health.Event {
+	typed.Kind, typed.Server, typed.Session, typed.Detail = kind, server, "s1", detail
+	return &typed
 }
 
 func TestDecisions(t *testing.T) {
 	t.Parallel()
 	atRisk := func() *health.Event {
-		return ev(health.EvSessionAtRisk, "mem", "idle", map[string]any{"expires_in_seconds": int64(1800)})
+		return ev(health.EvSessionAtRisk, "mem", "idle", health.Event{ExpiresIn: 1800 * time.Second})
 	}
 	tests := []struct {
 		name  string
@@ -50,18 +52,18 @@ func TestDecisions(t *testing.T) {
 		{"loss then recovery", []step{{ev: lost("mem")}, {at: 1200 * time.Millisecond, ev: recovered("mem", 1200)}},
 			[]string{"mem: session lost — the watchdog is healing it", "mem recovered in 1.2s"}},
 		{"one notification per incident", []step{{ev: lost("mem")}, {at: time.Second, ev: lost("mem")},
-			{at: 2 * time.Second, ev: ev(health.EvHealStarted, "mem", "", map[string]any{"strategy": "restart_host"})},
+			{at: 2 * time.Second, ev: ev(health.EvHealStarted, "mem", "", health.Event{Strategy: "restart_host"})},
 			{at: 3 * time.Second, ev: lost("mem")}},
 			[]string{"mem: session lost — the watchdog is healing it"}},
-		{"another client's loss is not an incident", []step{{ev: ev(health.EvSessionLost, "mem", "gone", map[string]any{"client": "x"})}}, nil},
+		{"another client's loss is not an incident", []step{{ev: ev(health.EvSessionLost, "mem", "gone", health.Event{Client: "x"})}}, nil},
 		{"heal failed once per action", []step{{ev: lost("mem")},
-			{at: time.Second, ev: ev(health.EvHealFailed, "mem", "restart the host yourself", nil)},
-			{at: 2 * time.Second, ev: ev(health.EvHealFailed, "mem", "restart the host yourself", nil)}},
+			{at: time.Second, ev: ev(health.EvHealFailed, "mem", "restart the host yourself", health.Event{})},
+			{at: 2 * time.Second, ev: ev(health.EvHealFailed, "mem", "restart the host yourself", health.Event{})}},
 			[]string{"mem: session lost — the watchdog is healing it", "mem: healing failed"}},
 		{"at risk once per window", []step{{ev: atRisk()}, {at: 10 * time.Minute, ev: atRisk()},
 			{at: 31 * time.Minute, ev: atRisk()}},
 			[]string{"mem: session at risk", "mem: session at risk"}},
-		{"keep warm opens a new window", []step{{ev: atRisk()}, {at: time.Minute, ev: ev(health.EvKeepWarm, "mem", "", nil)},
+		{"keep warm opens a new window", []step{{ev: atRisk()}, {at: time.Minute, ev: ev(health.EvKeepWarm, "mem", "", health.Event{})},
 			{at: 2 * time.Minute, ev: atRisk()}},
 			[]string{"mem: session at risk", "mem: session at risk"}},
 		{"reminder while lost", []step{{ev: lost("mem")}, {at: 30 * time.Minute, tick: true},
@@ -117,14 +119,13 @@ func run(t *testing.T, steps []step, restore []journal.Record) []string {
 
 func TestRestoreAfterRestart(t *testing.T) {
 	t.Parallel()
-	// JSON-decoded fields: numbers are float64.
 	open := []journal.Record{
 		{Time: t0.Add(-time.Minute), Kind: health.EvSessionLost, Server: "mem", Detail: "lost",
-			Fields: map[string]any{"incident": true}},
-		{Time: t0.Add(-50 * time.Second), Kind: health.EvHealStarted, Server: "mem", Fields: map[string]any{"strategy": "trigger"}},
+			Incident: true},
+		{Time: t0.Add(-50 * time.Second), Kind: health.EvHealStarted, Server: "mem", Strategy: "trigger"},
 	}
 	closed := append(slices.Clone(open), journal.Record{Time: t0.Add(-40 * time.Second), Kind: health.EvRecovered,
-		Server: "mem", Fields: map[string]any{"took_ms": float64(20000)}})
+		Server: "mem", Took: 20000 * time.Millisecond})
 	tests := []struct {
 		name    string
 		records []journal.Record

@@ -34,7 +34,8 @@ type Options struct {
 	OnSent func(Message)
 }
 
-// What a Message is about (Message.About), as journaled when it was shown.
+// What a Message is about (Message.About), as journaled when it was shown
+// (a health.EvNotified event's About).
 const (
 	AboutLost       = "lost"
 	AboutRecovered  = "recovered"
@@ -140,9 +141,7 @@ func (n *Notifier) Restore(recs []journal.Record) {
 	n.enqueue(undelivered(recs))
 }
 
-func eventOf(r journal.Record) health.Event {
-	return health.Event{Time: r.Time, Kind: r.Kind, Server: r.Server, Session: r.Session, Detail: r.Detail, Fields: r.Fields}
-}
+func eventOf(r journal.Record) health.Event { return health.Event(r) }
 
 // Tick sends the reminders that are due; Run calls it periodically.
 func (n *Notifier) Tick() {

@@ -8,10 +8,6 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 )
 
-// KindNotified is the journal kind of a notification that was shown, with
-// fields "about" (Message.About) and "title".
-const KindNotified = "notified"
-
 // pendingNote is a loss or recovery notification and whether the journal
 // shows it was sent.
 type pendingNote struct {
@@ -37,7 +33,7 @@ func undelivered(recs []journal.Record) []Message {
 	lost := map[string]*pendingNote{}
 	recovered := map[string]*pendingNote{}
 	for i, r := range recs {
-		if r.Kind == KindNotified {
+		if r.Kind == health.EvNotified {
 			markShown(lost, recovered, r)
 			continue
 		}
@@ -67,7 +63,7 @@ func undelivered(recs []journal.Record) []Message {
 
 func markShown(lost, recovered map[string]*pendingNote, r journal.Record) {
 	set := lost
-	if r.Fields["about"] == AboutRecovered {
+	if r.About == AboutRecovered {
 		set = recovered
 	}
 	if p := set[r.Server]; p != nil {

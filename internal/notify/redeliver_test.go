@@ -16,13 +16,13 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	started := func(s int) journal.Record { return journal.Record{Time: at(s), Kind: health.EvStarted} }
 	lostRec := func(s int) journal.Record {
-		return journal.Record{Time: at(s), Kind: health.EvSessionLost, Server: "mem", Detail: "gone", Fields: map[string]any{"incident": true}}
+		return journal.Record{Time: at(s), Kind: health.EvSessionLost, Server: "mem", Detail: "gone", Incident: true}
 	}
 	recRec := func(s int) journal.Record {
-		return journal.Record{Time: at(s), Kind: health.EvRecovered, Server: "mem", Fields: map[string]any{"took_ms": float64(2000)}}
+		return journal.Record{Time: at(s), Kind: health.EvRecovered, Server: "mem", Took: 2000 * time.Millisecond}
 	}
 	shown := func(s int, about string) journal.Record {
-		return journal.Record{Time: at(s), Kind: KindNotified, Server: "mem", Fields: map[string]any{"about": about}}
+		return journal.Record{Time: at(s), Kind: health.EvNotified, Server: "mem", About: about}
 	}
 	tests := []struct {
 		name string

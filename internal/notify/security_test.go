@@ -69,7 +69,7 @@ func TestSecurityNotificationsNeverShowAFullSessionID(t *testing.T) {
 	n := New(Options{Now: func() time.Time { return now }, Reminder: time.Hour})
 	m := health.New(health.Config{HostName: "DSH", ClientName: "dsh-mcp-client",
 		Servers: []health.ServerConfig{{Name: "mem", URL: "http://127.0.0.1:14242/mcp", IdleTimeout: time.Hour}}})
-	var kinds []string
+	var kinds []health.EventKind
 	feed := func(evs []health.Event) {
 		for _, ev := range evs {
 			kinds = append(kinds, ev.Kind)

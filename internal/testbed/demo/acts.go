@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
@@ -121,14 +123,14 @@ func (s *stage) healed(ctx context.Context, a Act, from mark, id string, lostAt 
 	if err := waitCond(wctx, func() bool { return s.notesSince(from.notes, "session lost") > 0 }); err != nil {
 		return fail(a, "no notification of the loss: %v", err)
 	}
-	if _, err := s.tail.Wait(wctx, from.journal, "the watchdog triggering the client's recovery", kindStrategy("heal_started", "client_recovery")); err != nil {
+	if _, err := s.tail.Wait(wctx, from.journal, "the watchdog triggering the client's recovery", kindStrategy(health.EvHealStarted, healer.StrategyClientRecovery)); err != nil {
 		return fail(a, "%v", err)
 	}
-	rec, err := s.tail.Wait(wctx, from.journal, "the watchdog seeing the recovery", kindStrategy("recovered", "client_recovery"))
+	rec, err := s.tail.Wait(wctx, from.journal, "the watchdog seeing the recovery", kindStrategy(health.EvRecovered, healer.StrategyClientRecovery))
 	if err != nil {
 		return fail(a, "%v", err)
 	}
-	took := time.Duration(rec.Num("took_ms")) * time.Millisecond
+	took := rec.Took
 	r, ok := triggered(s.sup.Reconnects()[from.reconnects:])
 	if !ok {
 		return fail(a, "the client did not reconnect on the watchdog's trigger")
@@ -168,20 +170,20 @@ func fail(a Act, format string, args ...any) Act {
 
 func keepWarmOf(id string) func(Record) bool {
 	return func(r Record) bool {
-		return r.Kind == "keep_warm" && r.Server == ServerName && r.Session == mask.ID(id)
+		return r.Kind == health.EvKeepWarm && r.Server == ServerName && r.Session == mask.ID(id)
 	}
 }
 
 // lossOf matches the watchdog's first word on the loss of session id.
 func lossOf(id string) func(Record) bool {
 	return func(r Record) bool {
-		return (r.Kind == "session_expired" || r.Kind == "session_lost") && r.Server == ServerName && r.Session == mask.ID(id)
+		return (r.Kind == health.EvSessionExpired || r.Kind == health.EvSessionLost) && r.Server == ServerName && r.Session == mask.ID(id)
 	}
 }
 
-func kindStrategy(kind, strategy string) func(Record) bool {
+func kindStrategy(kind health.EventKind, strategy health.Strategy) func(Record) bool {
 	return func(r Record) bool {
-		return r.Kind == kind && r.Server == ServerName && r.Str("strategy") == strategy
+		return r.Kind == kind && r.Server == ServerName && r.Strategy == strategy
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
@@ -220,7 +221,7 @@ func (s *stage) startDaemon(ctx context.Context, keepWarm bool) error {
 		// The daemon opens its control socket once its logs are positioned,
 		// so its presence says the watchdog is watching.
 		if _, err := os.Stat(daemon.SocketPath(s.state)); err == nil {
-			_, err := s.tail.Wait(wctx, from, "the watchdog's started event", func(r Record) bool { return r.Kind == "started" })
+			_, err := s.tail.Wait(wctx, from, "the watchdog's started event", func(r Record) bool { return r.Kind == health.EvStarted })
 			return err
 		}
 		select {

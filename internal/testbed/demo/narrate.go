@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
@@ -48,23 +49,23 @@ func (n *narrator) scrub(s string) string {
 }
 
 // verb says how a journal kind is narrated; false: it is not.
-func verb(kind string) (string, bool) {
+func verb(kind health.EventKind) (string, bool) {
 	switch kind {
-	case "started", "stopped", "recovered", "warning":
-		return kind, true
-	case "session_new", "session_ended":
+	case health.EvStarted, health.EvStopped, health.EvRecovered, health.EvWarning:
+		return string(kind), true
+	case health.EvSessionNew, health.EvSessionEnded:
 		return "saw", true
-	case "keep_warm":
+	case health.EvKeepWarm:
 		return "kept warm", true
-	case "keep_warm_failed", "heal_failed":
+	case health.EvKeepWarmFailed, health.EvHealFailed:
 		return "failed", true
-	case "session_at_risk":
+	case health.EvSessionAtRisk:
 		return "at risk", true
-	case "session_expired", "session_lost":
+	case health.EvSessionExpired, health.EvSessionLost:
 		return "detected", true
-	case "heal_started":
+	case health.EvHealStarted:
 		return "healing", true
-	case "timeout_learned":
+	case health.EvTimeoutLearned:
 		return "learned", true
 	}
 	return "", false
@@ -78,9 +79,9 @@ func (n *narrator) journal(r Record) {
 	}
 	extra := ""
 	switch r.Kind {
-	case "heal_started", "recovered":
-		if st := r.Str("strategy"); st != "" {
-			extra = " [" + st + "]"
+	case health.EvHealStarted, health.EvRecovered:
+		if r.Strategy != "" {
+			extra = " [" + string(r.Strategy) + "]"
 		}
 	}
 	n.say("  watchdog %-11s %s%s", v+":", r.Detail, extra)

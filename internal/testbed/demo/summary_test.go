@@ -45,7 +45,7 @@ func TestNarration(t *testing.T) {
 	var out bytes.Buffer
 	n := &narrator{out: &out, start: time.Now(), ids: func() []string { return []string{id} }}
 	n.say("client: session %s", id)
-	n.journal(Record{Kind: "session_lost", Detail: "gone " + id, Fields: map[string]any{"incident": true}})
+	n.journal(Record{Kind: "session_lost", Detail: "gone " + id, Incident: true})
 	n.journal(Record{Kind: "server_mode", Detail: "not narrated"})
 	got := out.String()
 	if strings.Contains(got, id) || !strings.Contains(got, "H54N…5JOG") {

@@ -3,33 +3,22 @@ package demo
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/journal"
 )
 
 // tailEvery paces the journal reader; a demo needs no faster narration.
 const tailEvery = 20 * time.Millisecond
 
-// Record is one journal event as the daemon wrote it.
-type Record struct {
-	Time    time.Time
-	Kind    string
-	Server  string
-	Session string // masked by the journal
-	Detail  string
-	Fields  map[string]any
-}
-
-// Str returns a string field ("" when absent).
-func (r Record) Str(k string) string { s, _ := r.Fields[k].(string); return s }
-
-// Num returns a numeric field (0 when absent).
-func (r Record) Num(k string) float64 { f, _ := r.Fields[k].(float64); return f }
+// Record is one journal event as the daemon wrote it, read back by the
+// journal's own decoder.
+type Record = journal.Record
 
 // Tail reads a journal file as it is appended to, keeping every record.
 type Tail struct {
@@ -96,17 +85,10 @@ func (t *Tail) poll() {
 }
 
 func parseRecord(line []byte) (Record, error) {
-	var m map[string]any
-	if err := json.Unmarshal(line, &m); err != nil {
-		return Record{}, fmt.Errorf("demo: journal line: %w", err)
-	}
-	r := Record{Fields: m}
-	r.Kind, r.Server, r.Session, r.Detail = r.Str("kind"), r.Str("server"), r.Str("session"), r.Str("detail")
-	ts, err := time.Parse(time.RFC3339Nano, r.Str("time"))
+	r, err := journal.Decode(line)
 	if err != nil {
-		return Record{}, fmt.Errorf("demo: journal time: %w", err)
+		return Record{}, fmt.Errorf("demo: %w", err)
 	}
-	r.Time = ts
 	return r, nil
 }
 

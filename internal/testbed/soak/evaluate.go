@@ -128,7 +128,7 @@ func visible(s *session, down []Span) time.Duration {
 	return life
 }
 
-var endKinds = []string{health.EvSessionExpired, health.EvSessionEnded, health.EvSessionLost}
+var endKinds = []health.EventKind{health.EvSessionExpired, health.EvSessionEnded, health.EvSessionLost}
 
 func firstEnd(j []Seen, s *session) (Seen, bool) {
 	m := mask.ID(s.id)
@@ -173,7 +173,7 @@ func (r *Report) notifications(in Input) {
 	for _, seen := range in.Journal {
 		switch seen.Rec.Kind {
 		case health.EvSessionLost:
-			if seen.Rec.Fields["incident"] == true {
+			if seen.Rec.Incident {
 				r.Incidents[seen.Rec.Server]++
 			}
 		case health.EvRecovered:
@@ -205,13 +205,13 @@ func resent(j []Seen) map[string]int {
 		case health.EvStarted:
 			lastStart = i
 		case health.EvSessionLost:
-			if s.Rec.Fields["incident"] == true {
+			if s.Rec.Incident {
 				lastEvent[s.Rec.Server+" lost"] = i
 			}
 		case health.EvRecovered:
 			lastEvent[s.Rec.Server+" recovered"] = i
-		case "notified":
-			key := s.Rec.Server + " " + fmt.Sprint(s.Rec.Fields["about"])
+		case health.EvNotified:
+			key := s.Rec.Server + " " + s.Rec.About
 			if ev, ok := lastEvent[key]; ok && ev < lastStart {
 				out[key]++
 			}
@@ -303,8 +303,7 @@ func pingedAfter(j []Seen, s *session, after time.Time) bool {
 		if seen.Rec.Kind != health.EvKeepWarm || seen.Rec.Server != s.server || seen.Rec.Session != m {
 			continue
 		}
-		took, _ := seen.Rec.Fields["took_ms"].(float64)
-		sent := seen.At.Add(-time.Duration(took)*time.Millisecond - pingJournalSlack)
+		sent := seen.At.Add(-seen.Rec.Took - pingJournalSlack)
 		if sent.After(after) {
 			return true
 		}
@@ -318,13 +317,13 @@ func pingedAfter(j []Seen, s *session, after time.Time) bool {
 func (r *Report) replays(in Input) {
 	seen := map[string]bool{}
 	for _, s := range in.Journal {
-		file, _ := s.Rec.Fields["log_file"].(string)
-		if file == "" {
+		pos := s.Rec.Log
+		if pos.File == "" {
 			continue
 		}
-		key := fmt.Sprint(s.Rec.Kind, file, s.Rec.Fields["log_fp"], s.Rec.Fields["log_offset"])
+		key := fmt.Sprint(s.Rec.Kind, pos.File, pos.Fingerprint, pos.Offset)
 		if seen[key] {
-			r.Replayed = append(r.Replayed, fmt.Sprintf("%s %s at %v", s.Rec.Kind, file, s.Rec.Fields["log_offset"]))
+			r.Replayed = append(r.Replayed, fmt.Sprintf("%s %s at %d", s.Rec.Kind, pos.File, pos.Offset))
 		}
 		seen[key] = true
 	}

@@ -19,8 +19,10 @@ const (
 	idB = "bbbb2222-0000-0000-0000-00000000bbbb"
 )
 
-func seen(ms int, kind, server, id string, fields map[string]any) Seen {
-	return Seen{At: at(ms), Rec: journal.Record{Kind: kind, Server: server, Session: mask.ID(id), Fields: fields}}
+// seen is a journal record of kind at ms, with the typed fields of typed.
+func seen(ms int, kind health.EventKind, server, id string, typed journal.Record) Seen {
+	typed.Kind, typed.Server, typed.Session = kind, server, mask.ID(id)
+	return Seen{At: at(ms), Rec: typed}
 }
 
 // base: host session A on "warm" (keep-warm) and B on "cold", both ending.
@@ -47,7 +49,7 @@ func TestEvaluate(t *testing.T) {
 		check func(t *testing.T, r Report)
 	}{
 		{"detected in time", func(in *Input) {
-			in.Journal = []Seen{seen(5400, health.EvSessionExpired, "cold", idB, nil)}
+			in.Journal = []Seen{seen(5400, health.EvSessionExpired, "cold", idB, journal.Record{})}
 		}, "", func(t *testing.T, r Report) {
 			if r.Detected != 1 || r.LatencyMax != 400*time.Millisecond {
 				t.Fatalf("detected %d, max latency %s", r.Detected, r.LatencyMax)
@@ -65,19 +67,19 @@ func TestEvaluate(t *testing.T) {
 			in.Stopped = at(6100)
 		}, "never journaled", nil},
 		{"late", func(in *Input) {
-			in.Journal = []Seen{seen(6500, health.EvSessionEnded, "cold", idB, nil)}
+			in.Journal = []Seen{seen(6500, health.EvSessionEnded, "cold", idB, journal.Record{})}
 		}, "detected later than", nil},
 		{"ended while the watchdog was down: timed from its return", func(in *Input) {
 			in.WatchdogDown = []Span{{From: at(4800), To: at(6000)}}
-			in.Journal = []Seen{seen(6500, health.EvSessionExpired, "cold", idB, nil)}
+			in.Journal = []Seen{seen(6500, health.EvSessionExpired, "cold", idB, journal.Record{})}
 		}, "", nil},
 		{"false alarm on a live session", func(in *Input) {
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(7000, health.EvSessionLost, "warm", idA, map[string]any{"incident": true})}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(7000, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})}
 			in.Notes = []Note{{At: at(7001), Title: "warm: session lost — the watchdog is healing it"}}
 		}, "false session_lost", nil},
 		{"a server kill ends its sessions at the restart", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(9200, health.EvSessionLost, "warm", idA, map[string]any{"incident": true})}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — the watchdog is healing it"}}
 		}, "", func(t *testing.T, r Report) {
 			if r.EndedBy["killed"] != 1 || r.Incidents["warm"] != 1 {
@@ -86,35 +88,35 @@ func TestEvaluate(t *testing.T) {
 		}},
 		{"two notifications for one incident", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(9200, health.EvSessionLost, "warm", idA, map[string]any{"incident": true})}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9300), Title: "warm: session lost — x"}}
 		}, "1 incidents but 2 loss notifications", nil},
 		{"a notification re-sent after a kill -9 may repeat, once", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
-			lost := seen(9200, health.EvSessionLost, "warm", idA, map[string]any{"incident": true})
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), lost,
+			lost := seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), lost,
 				{At: at(9300), Rec: journal.Record{Kind: health.EvStarted}},
-				{At: at(9400), Rec: journal.Record{Kind: "notified", Server: "warm", Fields: map[string]any{"about": "lost"}}}}
+				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", About: "lost"}}}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: "warm: session lost — x"}}
 		}, "", nil},
 		{"kept-warm session expired", func(in *Input) {
 			in.Events = append(in.Events, ServerEvent{At: at(9000), Server: "warm", ID: idA, Reason: "idle"})
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(9100, health.EvSessionExpired, "warm", idA, nil)}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9100, health.EvSessionExpired, "warm", idA, journal.Record{})}
 		}, "kept-warm sessions expired", nil},
 		{"dead host's session pinged", func(in *Input) {
 			in.Hosts = []Span{{From: at(-1000), To: at(3000)}}
 			in.Events = append(in.Events, ServerEvent{At: at(7000), Server: "warm", ID: idA, Reason: "idle"})
-			in.Journal = []Seen{seen(3500, health.EvKeepWarm, "warm", idA, nil), seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(7100, health.EvSessionExpired, "warm", idA, nil)}
+			in.Journal = []Seen{seen(3500, health.EvKeepWarm, "warm", idA, journal.Record{}), seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(7100, health.EvSessionExpired, "warm", idA, journal.Record{})}
 		}, "sessions of dead hosts kept alive", nil},
 		{"a log line replayed after a restart", func(in *Input) {
-			pos := map[string]any{"log_file": "/x.log", "log_fp": "ab", "log_offset": float64(10)}
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil),
+			pos := journal.Record{Log: health.LogPosition{File: "/x.log", Fingerprint: "ab", Offset: 10}}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}),
 				seen(6000, health.EvLegacyHeaderRejected, "cold", "", pos), seen(7000, health.EvLegacyHeaderRejected, "cold", "", pos)}
 		}, "journaled twice", nil},
 		{"dead host's session left to expire", func(in *Input) {
 			in.Hosts = []Span{{From: at(-1000), To: at(3000)}}
 			in.Events = append(in.Events, ServerEvent{At: at(6100), Server: "warm", ID: idA, Reason: "idle"})
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, nil), seen(6200, health.EvSessionExpired, "warm", idA, nil)}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(6200, health.EvSessionExpired, "warm", idA, journal.Record{})}
 		}, "", nil},
 	}
 	for _, tt := range tests {

@@ -3,7 +3,6 @@ package soak
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"sync"
@@ -53,26 +52,13 @@ func (j *journalTail) poll() {
 		}
 		line = append(j.partial, line...)
 		j.partial = nil
-		rec, ok := parseRecord(bytes.TrimSpace(line))
-		if !ok {
+		rec, err := journal.Decode(bytes.TrimSpace(line))
+		if err != nil {
 			j.bad = append(j.bad, string(line))
 			continue
 		}
 		j.seen = append(j.seen, Seen{At: now, Rec: rec})
 	}
-}
-
-func parseRecord(line []byte) (journal.Record, bool) {
-	var m map[string]any
-	if err := json.Unmarshal(line, &m); err != nil {
-		return journal.Record{}, false
-	}
-	str := func(k string) string { s, _ := m[k].(string); return s }
-	t, err := time.Parse(time.RFC3339Nano, str("time"))
-	if err != nil || str("kind") == "" {
-		return journal.Record{}, false
-	}
-	return journal.Record{Time: t, Kind: str("kind"), Server: str("server"), Session: str("session"), Detail: str("detail"), Fields: m}, true
 }
 
 func (j *journalTail) run(stop <-chan struct{}) {
@@ -103,7 +89,7 @@ func (j *journalTail) openIncident() bool {
 	open := map[string]bool{}
 	for _, s := range j.seen {
 		switch {
-		case s.Rec.Kind == "session_lost" && s.Rec.Fields["incident"] == true:
+		case s.Rec.Kind == "session_lost" && s.Rec.Incident:
 			open[s.Rec.Server] = true
 		case s.Rec.Kind == "recovered":
 			delete(open, s.Rec.Server)
@@ -123,8 +109,8 @@ func checkWhole(path string) error {
 		return fmt.Errorf("the journal ends in a partial line: %q", tail(b, 200))
 	}
 	for i, line := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
-		if _, ok := parseRecord(line); !ok {
-			return fmt.Errorf("journal line %d does not parse: %q", i+1, line)
+		if _, err := journal.Decode(line); err != nil {
+			return fmt.Errorf("journal line %d does not parse: %q: %w", i+1, line, err)
 		}
 	}
 	return nil

@@ -1,0 +1,54 @@
+package daemon
+
+import (
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/metrics"
+)
+
+// TestMetricsCountEveryStrategy ranges over the healer's table: the
+// daemon's metrics count a recovery and a failure of every strategy under
+// the strategy's own name, never as "other". A strategy added to the table
+// is counted with no other change; a name outside it is "other", so it is
+// the table that makes a name count.
+func TestMetricsCountEveryStrategy(t *testing.T) {
+	t.Parallel()
+	m := newMetrics(config.Config{Host: config.Host{ClientName: "dsh-mcp-client"}, Servers: []config.Server{{Name: "mem"}}})
+	for _, s := range healer.Strategies() {
+		m.Observe(health.Event{Kind: health.EvRecovered, Server: "mem", Strategy: s.Name, Took: time.Second})
+		m.Observe(health.Event{Kind: health.EvHealFailed, Server: "mem", Strategy: s.Name})
+	}
+	m.Observe(health.Event{Kind: health.EvHealFailed, Server: "mem", Strategy: "not_in_the_table"})
+	scrape := scrapeMetrics(t, m)
+	for _, s := range healer.Strategies() {
+		for _, result := range []string{"recovered", "failed"} {
+			series := `mcp_watchdog_heals_total{result="` + result + `",server="mem",strategy="` + string(s.Name) + `"} 1`
+			if !strings.Contains(scrape, series) {
+				t.Errorf("%s: no %s in the scrape:\n%s", s.Name, series, scrape)
+			}
+		}
+	}
+	if other := `mcp_watchdog_heals_total{result="failed",server="mem",strategy="other"} 1`; !strings.Contains(scrape, other) {
+		t.Errorf("a strategy outside the table is not counted as other:\n%s", scrape)
+	}
+}
+
+func scrapeMetrics(t *testing.T, m *metrics.Metrics) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	req.Header.Set("Accept", "text/plain; version=0.0.4")
+	m.Handler().ServeHTTP(rec, req)
+	body, err := io.ReadAll(rec.Result().Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
+}
