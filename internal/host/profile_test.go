@@ -1,0 +1,110 @@
+package host
+
+import (
+	"path"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestDSH pins the DSH profile to the values the watchdog had before they
+// moved here: the default config, discovery paths and folders must not
+// change with the move.
+func TestDSH(t *testing.T) {
+	t.Parallel()
+	want := Profile{
+		Name:       "DSH",
+		ClientName: "dsh-mcp-client",
+		Logs:       []string{"~/.dsh/logs/*.log"},
+		Process:    "dsh",
+		Port:       3080,
+		Restart:    []string{"dsh", "web"},
+		Client: Client{
+			Package:     "@deepseek-ai/dsh-mcp-client",
+			Entry:       "lib/index.js",
+			HostPackage: "@deepseek-ai/dsh",
+			BackupDir:   ".dsh/backups/dsh-mcp-client-pre-onerror-fix",
+			TriggerDir:  ".dsh/mcp-watchdog/recover",
+			BeaconDir:   ".dsh/mcp-watchdog/clients",
+		},
+	}
+	if got := DSH(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("DSH() =\n%+v\nwant\n%+v", got, want)
+	}
+	if got := DSH().Client.ShortName(); got != "dsh-mcp-client" {
+		t.Errorf("ShortName() = %q", got)
+	}
+	if got := Default(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Default() is not DSH: %+v", got)
+	}
+}
+
+func TestLookup(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"DSH", "dsh", "", "DSH (demo)", "some other host"} {
+		if got := Lookup(name); got.Name != "DSH" {
+			t.Errorf("Lookup(%q) = %q, want DSH (the only profile, and the default)", name, got.Name)
+		}
+	}
+	for _, p := range Profiles() {
+		if got := Lookup(p.Name); !reflect.DeepEqual(got, p) {
+			t.Errorf("Lookup(%q) = %+v", p.Name, got)
+		}
+	}
+}
+
+// TestProfilesAreFresh: callers edit what they get (config defaults are
+// built from it), so no two calls may share a slice.
+func TestProfilesAreFresh(t *testing.T) {
+	t.Parallel()
+	a := Profiles()
+	for i := range a {
+		if len(a[i].Logs) > 0 {
+			a[i].Logs[0] = "changed"
+		}
+		if len(a[i].Restart) > 0 {
+			a[i].Restart[0] = "changed"
+		}
+	}
+	for _, p := range Profiles() {
+		for _, s := range append(p.Logs, p.Restart...) {
+			if s == "changed" {
+				t.Fatalf("%s: Profiles() returned shared slices", p.Name)
+			}
+		}
+	}
+}
+
+// TestEveryProfile holds each profile, present and future, to what the
+// packages that use it rely on.
+func TestEveryProfile(t *testing.T) {
+	t.Parallel()
+	seen := map[string]bool{}
+	for _, p := range Profiles() {
+		if p.Name == "" || p.ClientName == "" {
+			t.Errorf("%+v: a profile needs a name and its client's name", p)
+		}
+		// Lookup ignores case: names must differ by more than case.
+		if key := strings.ToLower(p.Name); seen[key] {
+			t.Errorf("%q: two profiles share a name", p.Name)
+		} else {
+			seen[key] = true
+		}
+		if p.Port < 0 || p.Port > 65535 {
+			t.Errorf("%s: port %d", p.Name, p.Port)
+		}
+		c := p.Client
+		if c == (Client{}) {
+			continue // a host without a client fix
+		}
+		if c.Package == "" || c.Entry == "" || c.ShortName() == "" {
+			t.Errorf("%s: client %+v lacks its package or entry file", p.Name, c)
+		}
+		// The folders are joined to the home directory: they must stay in it.
+		for _, dir := range []string{c.Entry, c.BackupDir, c.TriggerDir, c.BeaconDir} {
+			if dir == "" || path.IsAbs(dir) || path.Clean(dir) != dir || dir == ".." || len(dir) > 2 && dir[:3] == "../" {
+				t.Errorf("%s: %q must be a clean relative path", p.Name, dir)
+			}
+		}
+	}
+}
