@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // Duration is a time.Duration written in TOML as a Go duration string
@@ -79,8 +81,9 @@ const (
 	DefaultKeepWarm    = true
 )
 
-// Default is the built-in config: the DSH host and the Nowledge Mem server.
-// Its paths are unexpanded (they start with ~); Load expands them.
+// Default is the built-in config: the default host (host.Default, which is
+// DSH) and the Nowledge Mem server. Its paths are unexpanded (they start
+// with ~); Load expands them.
 func Default() Config {
 	return defaultFor(runtime.GOOS)
 }
@@ -88,16 +91,7 @@ func Default() Config {
 func defaultFor(goos string) Config {
 	return Config{
 		Notify: true,
-		Host: Host{
-			Name:       "DSH",
-			ClientName: "dsh-mcp-client",
-			// DSH may write no log at all; when the watchdog starts DSH it
-			// logs DSH's output under its state dir by itself.
-			Logs:    []string{"~/.dsh/logs/*.log"},
-			Process: "dsh",
-			Port:    3080,
-			Restart: []string{"dsh", "web"},
-		},
+		Host:   hostDefaults(host.Default()),
 		Servers: []Server{{
 			Name:        "nowledge-mem",
 			URL:         "http://127.0.0.1:14242/mcp",
@@ -107,6 +101,26 @@ func defaultFor(goos string) Config {
 		}},
 	}
 }
+
+// hostDefaults are the [host] table's defaults for the host p: its
+// profile's, with no module chosen and no restart without asking.
+func hostDefaults(p host.Profile) Host {
+	return Host{
+		Name:       p.Name,
+		ClientName: p.ClientName,
+		Logs:       p.Logs,
+		Process:    p.Process,
+		Port:       p.Port,
+		Restart:    p.Restart,
+	}
+}
+
+// Profile is the profile of the host this table configures: the one
+// host.name names, else the default (host.Lookup). The table's keys
+// override the profile's defaults; the rest of the profile (the client
+// module's package and the client fix's folders) has no key, and callers
+// take it from here.
+func (h Host) Profile() host.Profile { return host.Lookup(h.Name) }
 
 // nowledgeLogs are where the Nowledge Mem desktop app (a Tauri app with
 // bundle id co.nowledge.mem.desktop) writes its logs. Tauri's log directory

@@ -5,7 +5,9 @@
 //
 // Load starts from Default and decodes the file over it, so a key the file
 // leaves out keeps its default (the [host] table included: a file that sets
-// only host.name still gets process "dsh", port 3080 and so on). The server
+// only host.name still gets the host profile's process, port and so on).
+// The [host] defaults are those of the profile host.name names (package
+// internal/host), else of the default host, DSH. The server
 // list is the exception: when the file says anything about `server` (one or
 // more [[server]] tables, or `server = []`), its list replaces the default one
 // as a whole, and `server = []` means "watch no server". Because a new array

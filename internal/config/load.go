@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // maxFileSize bounds what Load reads. A config file is a few hundred bytes;
@@ -85,6 +87,7 @@ func fileError(path string, err error) error {
 // file names the source in messages.
 func parse(file string, data []byte, env environ) (Config, error) {
 	def := Default()
+	def.Host = hostDefaults(host.Lookup(hostName(data)))
 	fc := fileConfig{
 		StateDir:      def.StateDir,
 		Notify:        def.Notify,
@@ -138,4 +141,18 @@ func (s fileServer) withDefaults() Server {
 		out.KeepWarm = *s.KeepWarm
 	}
 	return out
+}
+
+// hostName reads host.name alone, leniently, to pick the host profile
+// whose defaults the file's [host] table starts from. A file this cannot
+// read starts from the default host's, and the strict decode that follows
+// says what is wrong with it.
+func hostName(data []byte) string {
+	var f struct {
+		Host struct {
+			Name string `toml:"name"`
+		} `toml:"host"`
+	}
+	_ = toml.Unmarshal(data, &f)
+	return f.Host.Name
 }
