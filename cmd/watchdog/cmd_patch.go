@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // patchPauseEnv is TEST-ONLY: milliseconds slept between the steps of an
@@ -22,7 +23,8 @@ const patchPauseEnv = "WATCHDOG_PATCH_TEST_PAUSE_MS"
 func cmdPatch(_ context.Context, c cli, args []string) int {
 	var co common
 	fs := newFlagSet("patch", c, &co)
-	module := fs.String("module", "", "dsh-mcp-client's lib/index.js (or its package folder); default: host.client_module, then discovery")
+	client := host.Default().Client // the flags are read before the config
+	module := fs.String("module", "", client.ShortName()+"'s "+client.Entry+" (or its package folder); default: host.client_module, then discovery")
 	force := fs.Bool("force", false, "apply to an unknown version (only when every anchor is found); revert a patched file that was changed since")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -42,7 +44,8 @@ func cmdPatch(_ context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.stderr, "watchdog patch: home directory: %v\n", err)
 		return exitFailed
 	}
-	found, err := clientpatch.Find(clientpatch.FindOptions{Module: *module, ConfigModule: cfg.Host.ClientModule, Home: home, Getenv: c.getenv})
+	prof := cfg.Host.Profile()
+	found, err := clientpatch.Find(clientpatch.FindOptions{Host: prof, Module: *module, ConfigModule: cfg.Host.ClientModule, Home: home, Getenv: c.getenv})
 	if err != nil {
 		st := clientpatch.Status{Module: *module, State: clientpatch.StateNotFound, Advice: "pass --module PATH/lib/index.js or set host.client_module in the config"}
 		printPatch(c, co.json, st)
@@ -50,11 +53,11 @@ func cmdPatch(_ context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	target := found[0]
-	o := clientpatch.ApplyOptions{Force: *force, Home: home, StepPause: patchPause(c.getenv)}
+	o := clientpatch.ApplyOptions{Host: prof, Force: *force, Home: home, StepPause: patchPause(c.getenv)}
 	var st clientpatch.Status
 	switch action {
 	case "status":
-		st, err = clientpatch.Inspect(target, home)
+		st, err = clientpatch.Inspect(target, clientpatch.InspectOptions{Host: prof, Home: home})
 	case "apply":
 		st, err = clientpatch.Apply(target, o)
 	case "revert":

@@ -10,9 +10,11 @@ import (
 // doctorPatch reports the host client's module and its patch state.
 func doctorPatch(rep *doctorReport, cfg config.Config) {
 	home, _ := os.UserHomeDir()
-	st := clientpatch.LookFor(cfg.Host.ClientModule, home)
+	prof := cfg.Host.Profile()
+	st := clientpatch.LookFor(clientpatch.FindOptions{Host: prof, ConfigModule: cfg.Host.ClientModule, Home: home})
 	if st.Module == "" {
-		rep.add(finding{Check: "client module", Detail: st.Detail, Fix: "set host.client_module to dsh-mcp-client's lib/index.js, or pass --module to `watchdog patch`"})
+		rep.add(finding{Check: "client module", Detail: st.Detail,
+			Fix: "set host.client_module to " + prof.Client.ShortName() + "'s " + prof.Client.Entry + ", or pass --module to `watchdog patch`"})
 		return
 	}
 	current := st.Status.State == clientpatch.StateApplied && st.Status.Retry

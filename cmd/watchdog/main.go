@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // Exit codes (contract).
@@ -50,7 +52,7 @@ func commands() []command {
 		{"heal", "[SERVER]", "ask the running daemon to heal now", cmdHeal},
 		{"scan", "FILE... [--json]", "list session losses, idle-timeout announcements and reconnects in log files", cmdScan},
 		{"probe", "URL [--json]", "classify one MCP endpoint; leaves no session behind", cmdProbe},
-		{"patch", "status|apply|revert", "fix dsh-mcp-client's session-loss bug: [--module PATH] [--force]", cmdPatch},
+		{"patch", "status|apply|revert", "fix " + host.Default().Client.ShortName() + "'s session-loss bug: [--module PATH] [--force]", cmdPatch},
 		{"demo", "[--fast]", "the whole loop on an embedded real MCP server and client; no install needed", cmdDemo},
 		{"doctor", "[--json]", "what was discovered and what is wrong, each with the fix (no daemon needed)", cmdDoctor},
 		{"autostart", "enable|disable|status [--systemd]", "start at login", cmdAutostart},

@@ -17,6 +17,10 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
 
+// backupDir is where the patch keeps originals under the home directory
+// (DSH's profile says so; pinned here as users know it).
+const backupDir = ".dsh/backups/dsh-mcp-client-pre-onerror-fix"
+
 // realClientModule copies the real dsh-mcp-client (lib/index.js and its
 // package.json, so "type": "module" applies) into a temp folder.
 func realClientModule(t *testing.T) (string, []byte) {
@@ -137,8 +141,8 @@ func TestPatchRefusals(t *testing.T) {
 			if !bytes.Equal(mustRead(t, p), tc.content) {
 				t.Fatal("a refused command changed the module")
 			}
-			if _, err := os.Stat(filepath.Join(home, clientpatch.BackupDir, "..", "..")); err == nil && tc.code == exitUsage && len(tc.args) > 1 {
-				if entries, _ := os.ReadDir(filepath.Join(home, clientpatch.BackupDir)); countDirs(entries) > 0 {
+			if _, err := os.Stat(filepath.Join(home, backupDir, "..", "..")); err == nil && tc.code == exitUsage && len(tc.args) > 1 {
+				if entries, _ := os.ReadDir(filepath.Join(home, backupDir)); countDirs(entries) > 0 {
 					t.Fatal("a refused apply made a backup")
 				}
 			}
@@ -228,7 +232,7 @@ func applyAfterKill(t *testing.T, i int, home, p string, patched []byte) {
 	if leftovers(t, filepath.Dir(p), home) {
 		t.Fatalf("apply after kill #%d left temp files or a partial backup", i)
 	}
-	backups, _ := os.ReadDir(filepath.Join(home, clientpatch.BackupDir))
+	backups, _ := os.ReadDir(filepath.Join(home, backupDir))
 	if n := countDirs(backups); n != 1 {
 		t.Fatalf("after kill #%d and an apply: %d backups, want 1", i, n)
 	}
@@ -247,7 +251,7 @@ func leftovers(t *testing.T, dir, home string) bool {
 			return true
 		}
 	}
-	backups, _ := os.ReadDir(filepath.Join(home, clientpatch.BackupDir))
+	backups, _ := os.ReadDir(filepath.Join(home, backupDir))
 	for _, e := range backups {
 		if strings.HasPrefix(e.Name(), ".partial-") {
 			return true

@@ -11,15 +11,22 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // ApplyOptions tune Apply and Revert; the zero value is usable.
 type ApplyOptions struct {
+	// Host is the host whose client the module is, as its profile says
+	// (the backup folder, and the names in advice and errors); zero:
+	// host.DSH(), whose client the patch is written for.
+	Host host.Profile
 	// Force applies to a file that is not a known version (still only when
 	// every anchor is found exactly once), and lets Revert drop changes
 	// made to a patched file.
 	Force bool
-	// Home holds the backups (Home/.dsh/backups/…); "": os.UserHomeDir.
+	// Home holds the backups (the profile's Client.BackupDir under it);
+	// "": os.UserHomeDir.
 	Home string
 	// Node is the node binary for `node --check`; "": "node" from PATH.
 	Node string
@@ -65,7 +72,7 @@ func (o ApplyOptions) withDefaults() (ApplyOptions, error) {
 // ErrModified (patched, then changed), ErrReadOnly, ErrNodeCheck.
 func Apply(path string, o ApplyOptions) (Status, error) {
 	return withModule(path, o, func(m module) (Status, error) {
-		a := analyze(m.content, m.bk.hasDigest)
+		a := m.t.analyze(m.content, m.bk.hasDigest)
 		switch a.State {
 		case StateApplied:
 			if a.Version == m.o.Version {
@@ -76,7 +83,7 @@ func Apply(path string, o ApplyOptions) (Status, error) {
 			return m.status(a, ""), fmt.Errorf("%w: %s; revert it first (`watchdog patch revert --force --module %s`)", ErrModified, m.path, m.path)
 		case StateUnknownVersion:
 			if !m.o.Force {
-				return m.status(a, ""), fmt.Errorf("%w: %s has sha256 %s; `--force` applies it anyway when every anchor is found", ErrUnknownVersion, m.path, a.Digest)
+				return m.status(a, ""), fmt.Errorf("%w: %s has sha256 %s; `--force` applies it anyway when every anchor is found", m.t.unknownVersion(), m.path, a.Digest)
 			}
 		}
 		patched, err := buildVersion(m.content, m.o.Version)
@@ -89,7 +96,7 @@ func Apply(path string, o ApplyOptions) (Status, error) {
 		if err := m.replace(patched, m.content, "apply"); err != nil {
 			return m.status(a, ""), err
 		}
-		return m.reread("applied; " + adviceRestart)
+		return m.reread("applied; " + m.t.advice().restart)
 	})
 }
 
@@ -100,7 +107,7 @@ func Apply(path string, o ApplyOptions) (Status, error) {
 // alone.
 func Revert(path string, o ApplyOptions) (Status, error) {
 	return withModule(path, o, func(m module) (Status, error) {
-		a := analyze(m.content, m.bk.hasDigest)
+		a := m.t.analyze(m.content, m.bk.hasDigest)
 		var orig []byte
 		switch a.State {
 		case StateUnpatched, StateUnknownVersion:
@@ -125,7 +132,7 @@ func Revert(path string, o ApplyOptions) (Status, error) {
 		if err := m.replace(orig, nil, "revert"); err != nil {
 			return m.status(a, ""), err
 		}
-		return m.reread("reverted to the original; " + adviceRestart)
+		return m.reread("reverted to the original; " + m.t.advice().restart)
 	})
 }
 
@@ -143,7 +150,7 @@ func (m module) upgrade(a analysis) (Status, error) {
 	if err := m.replace(patched, a.stripped, "apply"); err != nil {
 		return m.status(a, ""), err
 	}
-	return m.reread("upgraded from patch " + a.Version + " to " + m.o.Version + "; " + adviceRestart)
+	return m.reread("upgraded from patch " + a.Version + " to " + m.o.Version + "; " + m.t.advice().restart)
 }
 
 func isKnown(d string) bool { _, ok := knownBase(d); return ok }
@@ -155,6 +162,7 @@ type module struct {
 	info    fs.FileInfo
 	bk      backups
 	o       ApplyOptions
+	t       target
 }
 
 // withModule resolves and reads path under the backup folder's lock (one
@@ -164,14 +172,15 @@ func withModule(path string, o ApplyOptions, fn func(module) (Status, error)) (S
 	if err != nil {
 		return Status{Module: path}, err
 	}
+	t := targetOf(o.Host)
 	resolved, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return Status{Module: path, State: StateNotFound, Advice: adviceNotFound}, fmt.Errorf("%w: %s", ErrNotFound, path)
+			return Status{Module: path, State: StateNotFound, Advice: t.advice().notFound}, fmt.Errorf("%w: %s", t.notFound(), path)
 		}
 		return Status{Module: path}, fmt.Errorf("clientpatch: %w", err)
 	}
-	m := module{path: resolved, bk: backups{home: o.Home}, o: o}
+	m := module{path: resolved, bk: t.backups(o.Home), o: o, t: t}
 	if err := os.MkdirAll(m.bk.root(), 0o700); err != nil {
 		return Status{Module: resolved}, fmt.Errorf("clientpatch: backup folder: %w", err)
 	}
@@ -215,7 +224,7 @@ func (m module) status(a analysis, advice string) Status {
 
 // reread inspects the file as written, with the given advice.
 func (m module) reread(advice string) (Status, error) {
-	st, err := Inspect(m.path, m.o.Home)
+	st, err := Inspect(m.path, InspectOptions{Host: m.o.Host, Home: m.o.Home})
 	if err == nil {
 		st.Advice = advice
 	}

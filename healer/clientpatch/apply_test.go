@@ -37,7 +37,7 @@ func TestApplyRevertRealClient(t *testing.T) {
 	if !strings.HasPrefix(st.Backup, filepath.Join(o.Home, ".dsh", "backups", "dsh-mcp-client-pre-onerror-fix")+string(filepath.Separator)) {
 		t.Fatalf("backup at %s", st.Backup)
 	}
-	if st2, err := Inspect(p, o.Home); err != nil || st2.State != StateApplied || st2.Digest != digest(patched) {
+	if st2, err := Inspect(p, InspectOptions{Home: o.Home}); err != nil || st2.State != StateApplied || st2.Digest != digest(patched) {
 		t.Fatalf("inspect after apply: %+v, %v", st2, err)
 	}
 
@@ -147,7 +147,7 @@ func TestUnknownVersion(t *testing.T) {
 		t.Fatalf("forced apply: %+v", st)
 	}
 	nodeCheckOK(t, p)
-	if st, _ := Inspect(p, ""); st.State != StateModified {
+	if st, _ := Inspect(p, InspectOptions{}); st.State != StateModified {
 		t.Fatalf("without the backups a forced patch cannot be told from an edit; got %s", st.State)
 	}
 	o.Force = false
@@ -241,7 +241,7 @@ func TestStaleLeftoversCleaned(t *testing.T) {
 	for _, k := range keep {
 		mustDo(t, os.WriteFile(k, []byte("x"), 0o644))
 	}
-	partial := filepath.Join(o.Home, BackupDir, partialPrefix+"99")
+	partial := filepath.Join(o.Home, backupDir, partialPrefix+"99")
 	mustDo(t, os.MkdirAll(partial, 0o700))
 	_, err := Apply(p, o)
 	mustDo(t, err)
@@ -295,7 +295,7 @@ func TestMissingModule(t *testing.T) {
 			t.Errorf("%s: %+v, %v", name, st, err)
 		}
 	}
-	if st, err := Inspect(p, ""); !errors.Is(err, ErrNotFound) || st.State != StateNotFound || st.Advice == "" {
+	if st, err := Inspect(p, InspectOptions{}); !errors.Is(err, ErrNotFound) || st.State != StateNotFound || st.Advice == "" {
 		t.Errorf("inspect: %+v, %v", st, err)
 	}
 }
@@ -351,7 +351,7 @@ func TestUpgradeFromV1(t *testing.T) {
 			if !bytes.Equal(readFile(t, p), v1) {
 				t.Fatal("ApplyOptions.Version v1 did not write the v1 patch")
 			}
-			st, err := Inspect(p, o.Home)
+			st, err := Inspect(p, InspectOptions{Home: o.Home})
 			mustDo(t, err)
 			if st.State != StateApplied || st.Version != versionV1 || st.Retry || !st.Trigger || !strings.Contains(st.Advice, "watchdog patch apply") {
 				t.Fatalf("v1 file: %+v", st)

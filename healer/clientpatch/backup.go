@@ -11,10 +11,6 @@ import (
 	"time"
 )
 
-// BackupDir is where originals are kept, under the user's home: one folder
-// per apply, named by its UTC time so names sort by age.
-const BackupDir = ".dsh/backups/dsh-mcp-client-pre-onerror-fix"
-
 const (
 	backupFile     = "index.js"
 	backupSource   = "module-path.txt" // where the original came from, for a person
@@ -23,14 +19,16 @@ const (
 	backupTimeForm = "20060102T150405.000000000Z"
 )
 
-// backups is the backup folder of one home; home "" has none.
-type backups struct{ home string }
+// backups is the folder where originals are kept (the host profile's
+// Client.BackupDir under the user's home): one folder per apply, named by
+// its UTC time so names sort by age. dir "" is none.
+type backups struct{ dir string }
 
-func (b backups) root() string { return filepath.Join(b.home, BackupDir) }
+func (b backups) root() string { return b.dir }
 
 // list returns backup files, newest first.
 func (b backups) list() []string {
-	if b.home == "" {
+	if b.dir == "" {
 		return nil
 	}
 	entries, err := os.ReadDir(b.root())

@@ -2,20 +2,34 @@ package clientpatch
 
 import "strings"
 
-// knownBase names a dsh-mcp-client lib/index.js the patch was made for.
-func knownBase(digest string) (name string, ok bool) {
+// origin is a lib/index.js the patch was made for: releases of the client,
+// or the watchdog's stand-in for it.
+type origin struct {
+	releases string // "0.1.0-rc.8"; "" for the stand-in
+}
+
+// name says the build in the client's name ("dsh-mcp-client 0.1.0-rc.8").
+func (o origin) name(client string) string {
+	if o.releases == "" {
+		return "the watchdog's stand-in (testdata/dshclient)"
+	}
+	return client + " " + o.releases
+}
+
+// knownBase says which build of the client a lib/index.js digest is.
+func knownBase(digest string) (origin, bool) {
 	switch digest {
 	case digestRC8:
-		return "dsh-mcp-client 0.1.0-rc.8", true
+		return origin{releases: "0.1.0-rc.8"}, true
 	case digestStandIn:
-		return "the watchdog's stand-in (testdata/dshclient)", true
+		return origin{}, true
 	}
 	// Only the first and last hex digits of the affected production builds
 	// are public; 64 hex digits pinned at both ends are still specific.
 	if len(digest) == 64 && strings.HasPrefix(digest, prodPrefix) && strings.HasSuffix(digest, prodSuffix) {
-		return "dsh-mcp-client 0.2.0-rc.2 / 0.2.1-alpha.4", true
+		return origin{releases: "0.2.0-rc.2 / 0.2.1-alpha.4"}, true
 	}
-	return "", false
+	return origin{}, false
 }
 
 const (

@@ -14,7 +14,7 @@ func BenchmarkInspect(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if st, err := Inspect(p, o.Home); err != nil || st.State != StateApplied {
+		if st, err := Inspect(p, InspectOptions{Home: o.Home}); err != nil || st.State != StateApplied {
 			b.Fatalf("%+v, %v", st, err)
 		}
 	}

@@ -4,9 +4,9 @@ import "errors"
 
 // Sentinel errors callers branch on (the CLI maps them to exit codes).
 var (
-	// ErrUnknownVersion: the file is not a known dsh-mcp-client build and
-	// Force was not given.
-	ErrUnknownVersion = errors.New("unknown dsh-mcp-client version")
+	// ErrUnknownVersion: the file is not a known build of the client and
+	// Force was not given. Errors wrapping it name the client.
+	ErrUnknownVersion = errors.New("unknown client module version")
 	// ErrAnchorsMissing: some anchor of the edit is missing or not unique;
 	// the file was left untouched.
 	ErrAnchorsMissing = errors.New("patch anchors not found exactly once")
@@ -18,6 +18,7 @@ var (
 	ErrNoBackup = errors.New("no usable backup")
 	// ErrNodeCheck: `node --check` rejected the new file, or node is missing.
 	ErrNodeCheck = errors.New("node --check failed")
-	// ErrNotFound: no dsh-mcp-client lib/index.js at the path, or none found.
-	ErrNotFound = errors.New("dsh-mcp-client not found")
+	// ErrNotFound: no client module at the path, or none found. Errors
+	// wrapping it name the client.
+	ErrNotFound = errors.New("client module not found")
 )

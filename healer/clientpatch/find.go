@@ -12,10 +12,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // FindOptions say where to look for the installed client.
 type FindOptions struct {
+	// Host is the host whose client module to look for, as its profile
+	// says (the client's package, and the host's own one it may be nested
+	// in); zero: host.DSH(), whose client the patch is written for.
+	Host host.Profile
 	// Module is the --module flag: lib/index.js, or the package folder.
 	Module string
 	// ConfigModule is the config's host.client_module; Module wins.
@@ -32,12 +38,6 @@ type FindOptions struct {
 	SystemDirs []string
 }
 
-// Where the client sits in a global node_modules folder.
-const (
-	hoisted = "@deepseek-ai/dsh-mcp-client/lib/index.js"
-	nested  = "@deepseek-ai/dsh/node_modules/@deepseek-ai/dsh-mcp-client/lib/index.js"
-)
-
 const npmRootTimeout = 5 * time.Second
 
 // Find returns the client modules to act on, in order. A chosen module
@@ -46,8 +46,9 @@ const npmRootTimeout = 5 * time.Second
 // copy. Otherwise every installed copy discovered, most likely first,
 // without duplicates; finding nothing is ErrNotFound.
 func Find(o FindOptions) ([]string, error) {
+	t := targetOf(o.Host)
 	if chosen := cmp.Or(o.Module, o.ConfigModule); chosen != "" {
-		p, err := chosenModule(chosen)
+		p, err := t.chosenModule(chosen)
 		if err != nil {
 			return nil, err
 		}
@@ -66,8 +67,8 @@ func Find(o FindOptions) ([]string, error) {
 			out = append(out, p)
 		}
 	}
-	for _, dir := range o.globalDirs() {
-		for _, rel := range []string{hoisted, nested} {
+	for _, dir := range o.globalDirs(t.client.HostPackage) {
+		for _, rel := range t.installed() {
 			p := filepath.Join(dir, filepath.FromSlash(rel))
 			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 				add(p)
@@ -75,23 +76,35 @@ func Find(o FindOptions) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: looked in `npm root -g` and the usual global prefixes (Homebrew, /usr/local, /usr, ~/.npm-global, nvm, volta, pnpm); pass --module PATH/lib/index.js or set host.client_module", ErrNotFound)
+		return nil, fmt.Errorf("%w: looked in `npm root -g` and the usual global prefixes (Homebrew, /usr/local, /usr, ~/.npm-global, nvm, volta, pnpm); pass --module PATH/%s or set host.client_module", t.notFound(), t.client.Entry)
 	}
 	return out, nil
 }
 
-// chosenModule accepts lib/index.js itself or the package folder.
-func chosenModule(p string) (string, error) {
+// installed lists where the client sits in a global node_modules folder:
+// hoisted, or nested in the host's own package.
+func (t target) installed() []string {
+	c := t.client
+	out := []string{c.Package + "/" + c.Entry}
+	if c.HostPackage != "" {
+		out = append(out, c.HostPackage+"/node_modules/"+c.Package+"/"+c.Entry)
+	}
+	return out
+}
+
+// chosenModule accepts the entry file (lib/index.js) itself or the package
+// folder.
+func (t target) chosenModule(p string) (string, error) {
 	st, err := os.Stat(p)
 	if err == nil && st.IsDir() {
-		p = filepath.Join(p, "lib", "index.js")
+		p = filepath.Join(p, filepath.FromSlash(t.client.Entry))
 		st, err = os.Stat(p)
 	}
 	if err != nil {
-		return "", fmt.Errorf("%w: %s: %w", ErrNotFound, p, err)
+		return "", fmt.Errorf("%w: %s: %w", t.notFound(), p, err)
 	}
 	if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("%w: %s is not a file", ErrNotFound, p)
+		return "", fmt.Errorf("%w: %s is not a file", t.notFound(), p)
 	}
 	return p, nil
 }
@@ -112,8 +125,9 @@ func (o FindOptions) withDefaults() FindOptions {
 	return o
 }
 
-// globalDirs lists global node_modules folders, most likely first.
-func (o FindOptions) globalDirs() []string {
+// globalDirs lists global node_modules folders, most likely first;
+// hostPackage is the host's npm package, which Volta installs as an image.
+func (o FindOptions) globalDirs(hostPackage string) []string {
 	var dirs []string
 	if root, err := o.NpmRoot(); err == nil && root != "" {
 		dirs = append(dirs, root)
@@ -130,7 +144,9 @@ func (o FindOptions) globalDirs() []string {
 	nvm := cmp.Or(o.Getenv("NVM_DIR"), filepath.Join(h, ".nvm"))
 	dirs = append(dirs, newestFirst(filepath.Join(nvm, "versions", "node", "*", "lib", "node_modules"))...)
 	volta := cmp.Or(o.Getenv("VOLTA_HOME"), filepath.Join(h, ".volta"))
-	dirs = append(dirs, filepath.Join(volta, "tools", "image", "packages", "@deepseek-ai", "dsh", "lib", "node_modules"))
+	if hostPackage != "" {
+		dirs = append(dirs, filepath.Join(volta, "tools", "image", "packages", filepath.FromSlash(hostPackage), "lib", "node_modules"))
+	}
 	for _, pnpm := range []string{o.Getenv("PNPM_HOME"), filepath.Join(h, ".local", "share", "pnpm"), filepath.Join(h, "Library", "pnpm")} {
 		if pnpm != "" {
 			dirs = append(dirs, newestFirst(filepath.Join(pnpm, "global", "*", "node_modules"))...)

@@ -13,7 +13,21 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
+
+// DSH's discovery paths and backup folder as they were when they moved to
+// its host profile, pinned here: a change there that moves them fails
+// these tests.
+const (
+	hoisted   = "@deepseek-ai/dsh-mcp-client/lib/index.js"
+	nested    = "@deepseek-ai/dsh/node_modules/@deepseek-ai/dsh-mcp-client/lib/index.js"
+	backupDir = ".dsh/backups/dsh-mcp-client-pre-onerror-fix"
+)
+
+// dsh is the target the zero options mean.
+func dsh() target { return targetOf(host.Profile{}) }
 
 // realDir is where scripts/deps-dshclient.sh (run by `make deps`) puts the
 // real @deepseek-ai/dsh-mcp-client package.
@@ -85,7 +99,7 @@ func nodeCheckOK(t testing.TB, p string) {
 // backupDirs lists backup folders, partial ones included.
 func backupDirs(t testing.TB, home string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(home, BackupDir))
+	entries, err := os.ReadDir(filepath.Join(home, backupDir))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

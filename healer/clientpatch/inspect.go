@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // State is what a client module's file is, as far as the patch goes.
@@ -37,21 +39,32 @@ type Status struct {
 	Advice     string   `json:"advice"`                // one sentence: what to do
 }
 
-// Inspect reads the module at path and says its state. home is where the
-// backups are (Home/.dsh/backups/…); "" skips them, so Backup stays empty
-// and a file patched with Force over an unknown version reads as modified.
-// It reads the file once and hashes it: cheap enough to call every minute.
-func Inspect(path, home string) (Status, error) {
+// InspectOptions say whose client a module is and where its backups are;
+// the zero value is usable.
+type InspectOptions struct {
+	// Host is the host whose client the module is, as its profile says
+	// (the backup folder, and the names in the advice); zero: host.DSH().
+	Host host.Profile
+	// Home holds the backups (the profile's Client.BackupDir under it);
+	// "" skips them, so Backup stays empty and a file patched with Force
+	// over an unknown version reads as modified.
+	Home string
+}
+
+// Inspect reads the module at path and says its state. It reads the file
+// once and hashes it: cheap enough to call every minute.
+func Inspect(path string, o InspectOptions) (Status, error) {
+	t := targetOf(o.Host)
 	content, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return Status{Module: path, State: StateNotFound, Advice: adviceNotFound},
-				fmt.Errorf("%w: %s", ErrNotFound, path)
+			return Status{Module: path, State: StateNotFound, Advice: t.advice().notFound},
+				fmt.Errorf("%w: %s", t.notFound(), path)
 		}
 		return Status{Module: path}, fmt.Errorf("clientpatch: %w", err)
 	}
-	bk := backups{home: home}
-	st := analyze(content, bk.hasDigest).Status
+	bk := t.backups(o.Home)
+	st := t.analyze(content, bk.hasDigest).Status
 	st.Module = path
 	st.Backup, _ = bk.newest()
 	return st, nil
@@ -63,19 +76,21 @@ type analysis struct {
 	stripped []byte // the file minus our blocks, when they pair up
 }
 
-// analyze classifies content. forcedBase says whether a backup holds a
-// file with this digest: the original of a patch applied with Force.
-func analyze(content []byte, forcedBase func(digest string) bool) analysis {
+// analyze classifies content, in t's words. forcedBase says whether a
+// backup holds a file with this digest: the original of a patch applied
+// with Force.
+func (t target) analyze(content []byte, forcedBase func(digest string) bool) analysis {
 	a := analysis{Status: Status{Digest: digest(content)}}
+	say := t.advice()
 	if !bytes.Contains(content, []byte(markerTag)) {
-		if name, ok := knownBase(a.Digest); ok {
-			a.State, a.BaseDigest, a.Base, a.Advice = StateUnpatched, a.Digest, name, adviceUnpatched
+		if b, ok := knownBase(a.Digest); ok {
+			a.State, a.BaseDigest, a.Base, a.Advice = StateUnpatched, a.Digest, b.name(t.name()), say.unpatched
 		} else {
-			a.State, a.Advice = StateUnknownVersion, adviceUnknown
+			a.State, a.Advice = StateUnknownVersion, say.unknown
 		}
 		return a
 	}
-	a.State, a.Advice = StateModified, adviceModified
+	a.State, a.Advice = StateModified, say.modified
 	rest, found, ok := strip(content)
 	for _, f := range found {
 		a.Parts = append(a.Parts, f.name+" "+f.version)
@@ -85,7 +100,8 @@ func analyze(content []byte, forcedBase func(digest string) bool) analysis {
 	}
 	a.stripped = rest
 	base := digest(rest)
-	name, known := knownBase(base)
+	b, known := knownBase(base)
+	name := b.name(t.name())
 	if !known && (forcedBase == nil || !forcedBase(base)) {
 		return a
 	}
@@ -100,9 +116,9 @@ func analyze(content []byte, forcedBase func(digest string) bool) analysis {
 		name = "an unknown version (patched with --force)"
 	}
 	a.State, a.BaseDigest, a.Base, a.Version = StateApplied, base, name, version
-	a.Trigger, a.Retry, a.Advice = true, version == Version, adviceApplied // the register block is the trigger
+	a.Trigger, a.Retry, a.Advice = true, version == Version, say.applied // the register block is the trigger
 	if version != Version {
-		a.Advice = adviceOutdated
+		a.Advice = say.outdated
 	}
 	return a
 }
@@ -111,14 +127,3 @@ func digest(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
-
-// Advice, one sentence each.
-const (
-	adviceUnpatched = "this client has the session-loss bug: run `watchdog patch apply`, then restart DSH"
-	adviceApplied   = "the fix is in: restart DSH if it was running when the patch was applied; reinstalling or updating DSH removes the patch (run `watchdog patch apply` again then)"
-	adviceUnknown   = "this dsh-mcp-client build is not one the patch knows: check that it still lacks an onerror handler (`grep -c onerror lib/index.js` is 0), then `watchdog patch apply --force` edits it only if every anchor is found"
-	adviceOutdated  = "an older patch (v1) is in: a lost session heals, but the call that meets it still fails; run `watchdog patch apply` to upgrade it to v2 (that call is then retried once on the new session), then restart DSH"
-	adviceModified  = "the patched file was changed after patching: `watchdog patch revert --force` restores the original from the backup, then run `watchdog patch apply` again"
-	adviceNotFound  = "dsh-mcp-client was not found: pass --module PATH/lib/index.js or set host.client_module in the config"
-	adviceRestart   = "restart DSH so it loads the change; reinstalling or updating DSH removes the patch (run `watchdog patch apply` again then)"
-)

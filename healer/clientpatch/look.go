@@ -14,8 +14,8 @@ type Look struct {
 }
 
 // LookAt inspects a module found before.
-func LookAt(module, home string) Look {
-	st, err := Inspect(module, home)
+func LookAt(module string, o InspectOptions) Look {
+	st, err := Inspect(module, o)
 	l := Look{Module: module, Detail: st.Summary(), Status: st}
 	if err != nil {
 		l.Detail = err.Error()
@@ -23,14 +23,15 @@ func LookAt(module, home string) Look {
 	return l
 }
 
-// LookFor finds the client module (configModule first, then discovery)
-// and inspects it; without one, Status.State is StateNotFound.
-func LookFor(configModule, home string) Look {
-	found, err := Find(FindOptions{ConfigModule: configModule, Home: home})
+// LookFor finds the client module (o.Module or o.ConfigModule first, then
+// discovery) and inspects it, with its backups in o.Home; without one,
+// Status.State is StateNotFound.
+func LookFor(o FindOptions) Look {
+	found, err := Find(o)
 	if err != nil {
 		return Look{Detail: err.Error(), Status: Status{State: StateNotFound}}
 	}
-	return LookAt(found[0], home)
+	return LookAt(found[0], InspectOptions{Host: o.Host, Home: o.Home})
 }
 
 // Summary says a status in one line.

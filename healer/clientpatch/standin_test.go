@@ -28,7 +28,7 @@ func TestStandIn(t *testing.T) {
 	mustDo(t, os.WriteFile(p, orig, 0o644))
 
 	o := opts(t)
-	st, err := Inspect(p, o.Home)
+	st, err := Inspect(p, InspectOptions{Home: o.Home})
 	mustDo(t, err)
 	if st.State != StateUnpatched {
 		t.Fatalf("stand-in reads as %s", st.State)

@@ -51,7 +51,7 @@ func TestInspectStates(t *testing.T) {
 			}
 			p := filepath.Join(t.TempDir(), "index.js")
 			mustDo(t, os.WriteFile(p, tc.content, 0o644))
-			st, err := Inspect(p, t.TempDir())
+			st, err := Inspect(p, InspectOptions{Home: t.TempDir()})
 			mustDo(t, err)
 			if st.State != tc.want || !strings.Contains(st.Advice, tc.advice) || st.Digest != digest(tc.content) {
 				t.Fatalf("got %s (%q), want %s with advice mentioning %q", st.State, st.Advice, tc.want, tc.advice)
@@ -126,7 +126,7 @@ func TestRevertCases(t *testing.T) {
 		// A newer backup holding another (forced) original must not be
 		// restored into this file.
 		other := append([]byte("// other\n"), orig...)
-		_, err = backups{home: o.Home}.save(other, "/elsewhere/index.js", o.Now().Add(1e12))
+		_, err = backups{dir: filepath.Join(o.Home, backupDir)}.save(other, "/elsewhere/index.js", o.Now().Add(1e12))
 		mustDo(t, err)
 		_, err = Revert(p, o)
 		mustDo(t, err)
@@ -145,7 +145,7 @@ func revertWithoutBackups(t *testing.T) {
 		o := opts(t)
 		_, err := Apply(p, o)
 		mustDo(t, err)
-		mustDo(t, os.RemoveAll(filepath.Join(o.Home, BackupDir)))
+		mustDo(t, os.RemoveAll(filepath.Join(o.Home, backupDir)))
 		_, err = Revert(p, o)
 		mustDo(t, err)
 		if !bytes.Equal(readFile(t, p), orig) {
@@ -161,7 +161,7 @@ func revertWithoutBackups(t *testing.T) {
 		o.Force = true
 		_, err := Apply(p, o)
 		mustDo(t, err)
-		mustDo(t, os.RemoveAll(filepath.Join(o.Home, BackupDir)))
+		mustDo(t, os.RemoveAll(filepath.Join(o.Home, backupDir)))
 		before := readFile(t, p)
 		// Without its backup the forced base cannot be told from an edit.
 		o.Force = false

@@ -112,8 +112,8 @@ func (m module) writeErr(err error, verb string) error {
 	if !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS) {
 		return fmt.Errorf("clientpatch: %w; nothing changed", err)
 	}
-	return fmt.Errorf("%w: cannot write in %s (%v): the install is owned by %s: run `sudo watchdog patch %s --module %s`, or reinstall DSH under a user-owned prefix (npm config set prefix ~/.npm-global); nothing changed",
-		ErrReadOnly, filepath.Dir(m.path), err, owner(filepath.Dir(m.path)), verb, m.path)
+	return fmt.Errorf("%w: cannot write in %s (%v): the install is owned by %s: run `sudo watchdog patch %s --module %s`, or reinstall %s under a user-owned prefix (npm config set prefix ~/.npm-global); nothing changed",
+		ErrReadOnly, filepath.Dir(m.path), err, owner(filepath.Dir(m.path)), verb, m.path, m.t.hostName)
 }
 
 // cleanTemps removes temp files a killed run left in dir. Only names of

@@ -81,8 +81,9 @@ func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
 		return
 	}
 	home, _ := os.UserHomeDir()
+	prof := d.cfg.Host.Profile()
 	goRun(&d.heal.wg, func() {
-		o := clientpatch.ApplyOptions{Home: home}
+		o := clientpatch.ApplyOptions{Host: prof, Home: home}
 		var err error
 		if apply {
 			_, err = clientpatch.Apply(module, o)
@@ -92,7 +93,7 @@ func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
 		if err != nil {
 			d.log.Error("client patch from the tray failed", "apply", apply, "err", err)
 		}
-		st := clientpatch.LookAt(module, home)
+		st := clientpatch.LookAt(module, clientpatch.InspectOptions{Host: prof, Home: home})
 		d.send(ctx, item{client: &st})
 	})
 }

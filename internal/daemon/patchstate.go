@@ -19,13 +19,14 @@ func (d *daemon) watchPatch(ctx context.Context) {
 	t := time.NewTicker(patchEvery)
 	defer t.Stop()
 	home, _ := os.UserHomeDir()
+	prof := d.cfg.Host.Profile()
 	var st clientpatch.Look
 	for {
 		// Discovery may run `npm root -g`: only until a module is found.
 		if st.Module == "" || st.Status.State == clientpatch.StateNotFound {
-			st = clientpatch.LookFor(d.cfg.Host.ClientModule, home)
+			st = clientpatch.LookFor(clientpatch.FindOptions{Host: prof, ConfigModule: d.cfg.Host.ClientModule, Home: home})
 		} else {
-			st = clientpatch.LookAt(st.Module, home)
+			st = clientpatch.LookAt(st.Module, clientpatch.InspectOptions{Host: prof, Home: home})
 		}
 		if !d.send(ctx, item{client: &st}) {
 			return
