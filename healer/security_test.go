@@ -80,12 +80,12 @@ func TestSecurityTriggerIsPrivate(t *testing.T) {
 	home := t.TempDir()
 	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	for range 2 {
-		if err := WriteTrigger(home, "mem", now); err != nil {
+		if err := WriteTrigger(filepath.Join(home, triggerDir), "mem", now); err != nil {
 			t.Fatal(err)
 		}
 		for p, want := range map[string]os.FileMode{
-			filepath.Join(home, TriggerDir):        0o700,
-			filepath.Join(home, TriggerDir, "mem"): 0o600,
+			filepath.Join(home, triggerDir):        0o700,
+			filepath.Join(home, triggerDir, "mem"): 0o600,
 		} {
 			fi, err := os.Stat(p)
 			if err != nil {

@@ -24,9 +24,9 @@ type Actions interface {
 	// Failed journals that s failed on server, detail saying why and what
 	// to do; s is "" when the ladder gave up before trying any.
 	Failed(ctx context.Context, server string, s health.Strategy, detail string)
-	// Home is the user's home directory, where the patched client looks
-	// for recovery triggers.
-	Home() (string, error)
+	// TriggerDir is the folder where the host's patched client looks for
+	// recovery triggers (its profile's Client.TriggerDir under the home).
+	TriggerDir() (string, error)
 	// Now is the daemon's clock.
 	Now() time.Time
 	// RestartHost restarts the host within the restart limits and journals
@@ -98,9 +98,9 @@ func awaitReconnect(ctx context.Context, act Actions, server string) error {
 // user's next call meets the dead session; a new session of the client
 // must follow within TriggerConfirmWithin.
 func triggerRecovery(ctx context.Context, act Actions, server string) error {
-	home, err := act.Home()
+	dir, err := act.TriggerDir()
 	if err == nil {
-		err = WriteTrigger(home, server, act.Now())
+		err = WriteTrigger(dir, server, act.Now())
 	}
 	if err != nil {
 		return fmt.Errorf("cannot trigger the client's recovery: %w", err)

@@ -30,7 +30,9 @@ func (f *fakeActions) Failed(_ context.Context, server string, s health.Strategy
 	f.did = append(f.did, fmt.Sprintf("failed %s %q: %s", server, s, detail))
 }
 
-func (f *fakeActions) Home() (string, error) { return f.home, f.homeErr }
+func (f *fakeActions) TriggerDir() (string, error) {
+	return filepath.Join(f.home, triggerDir), f.homeErr
+}
 
 func (f *fakeActions) Now() time.Time { return time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC) }
 
@@ -119,8 +121,8 @@ func TestHealWritesTheTrigger(t *testing.T) {
 	t.Parallel()
 	act := &fakeActions{home: t.TempDir()}
 	Heal(context.Background(), act, "mem", LadderInput{Patch: PatchTrigger})
-	entries, err := os.ReadDir(filepath.Join(act.home, TriggerDir))
+	entries, err := os.ReadDir(filepath.Join(act.home, triggerDir))
 	if err != nil || len(entries) == 0 {
-		t.Fatalf("no trigger in %s: %v %v", filepath.Join(act.home, TriggerDir), entries, err)
+		t.Fatalf("no trigger in %s: %v %v", filepath.Join(act.home, triggerDir), entries, err)
 	}
 }

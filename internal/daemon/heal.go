@@ -76,11 +76,16 @@ func (a healActions) Failed(ctx context.Context, server string, s health.Strateg
 	a.d.apply(ctx, health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: s, Detail: detail})
 }
 
-func (a healActions) Home() (string, error) {
-	if a.d.opts.Home != "" { // the demo writes its triggers into its own temp home
-		return a.d.opts.Home, nil
+func (a healActions) TriggerDir() (string, error) {
+	home := a.d.opts.Home // the demo writes its triggers into its own temp home
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		home = h
 	}
-	return os.UserHomeDir()
+	return filepath.Join(home, a.d.cfg.Host.Profile().Client.TriggerDir), nil
 }
 
 func (a healActions) Now() time.Time { return a.d.now() }

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
@@ -171,7 +172,7 @@ func (s *stage) setup(ctx context.Context) error {
 	s.n.plain("  journal %s", filepath.Join(s.state, "events.jsonl"))
 	s.tail = NewTail(filepath.Join(s.state, "events.jsonl"), s.n.journal)
 	s.sup = NewSupervisor(SupervisorOptions{URL: s.srv.URL(), ClientName: ClientName, Server: ServerName,
-		TriggerDir: filepath.Join(s.home, healer.TriggerDir), Logger: s.o.Logger})
+		TriggerDir: filepath.Join(s.home, host.Default().Client.TriggerDir), Logger: s.o.Logger})
 	bg, stop := context.WithCancel(ctx)
 	s.stopBg = stop
 	s.bg.Go(func() { s.tail.Run(bg) })

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // A call that meets a lost session fails; the next one reconnects and
@@ -53,7 +54,7 @@ func TestTriggerReplacesTheSession(t *testing.T) {
 			srv, logPath := startServer(t, 0)
 			ctx := testCtx(t)
 			home := t.TempDir()
-			dir := filepath.Join(home, healer.TriggerDir)
+			dir := filepath.Join(home, host.Default().Client.TriggerDir)
 			sup := NewSupervisor(SupervisorOptions{URL: srv.URL(), ClientName: ClientName, Server: ServerName, TriggerDir: dir})
 			defer sup.Close()
 			var wg sync.WaitGroup
@@ -70,10 +71,10 @@ func TestTriggerReplacesTheSession(t *testing.T) {
 			}
 			first := sup.SessionID()
 			srv.ForgetAll()
-			if err := healer.WriteTrigger(home, "other-server", time.Now()); err != nil {
+			if err := healer.WriteTrigger(dir, "other-server", time.Now()); err != nil {
 				t.Fatal(err)
 			}
-			if err := healer.WriteTrigger(home, name, time.Now()); err != nil {
+			if err := healer.WriteTrigger(dir, name, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			waitUntil(t, "the trigger's reconnect", func() bool { id := sup.SessionID(); return id != "" && id != first })

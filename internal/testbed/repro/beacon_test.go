@@ -111,7 +111,7 @@ func connectedOn(bc Beacon, name, id string) bool {
 
 func trigger(t *testing.T, home, name string) {
 	t.Helper()
-	if err := healer.WriteTrigger(home, name, time.Now()); err != nil {
+	if err := healer.WriteTrigger(filepath.Join(home, dsh().Client.TriggerDir), name, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -152,7 +152,7 @@ func TestBeaconSharedAndTriggersTargeted(t *testing.T) {
 	})
 	sh.waitOnly(t, "alpha", mustServer(t, bc, "alpha").SessionID)
 	sh.waitOnly(t, "beta", mustServer(t, bc, "beta").SessionID)
-	recover := filepath.Join(sh.home, healer.TriggerDir)
+	recover := filepath.Join(sh.home, dsh().Client.TriggerDir)
 	if _, err := os.Stat(filepath.Join(recover, "gamma")); err != nil {
 		t.Errorf("the trigger for a server of another process was consumed: %v", err)
 	}

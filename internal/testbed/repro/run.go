@@ -161,7 +161,7 @@ func (r *Result) drive(ctx context.Context, o Options, srv server, h *host, home
 	o.Logger.Info("session lost", "server", o.Server, "session", mask.ID(r.LostSession), "loss", o.Loss)
 	if o.Trigger || o.Watchdog != nil {
 		if o.Watchdog == nil {
-			if err := healer.WriteTrigger(home, o.ServerName, time.Now()); err != nil {
+			if err := healer.WriteTrigger(filepath.Join(home, dsh().Client.TriggerDir), o.ServerName, time.Now()); err != nil {
 				return err
 			}
 		}

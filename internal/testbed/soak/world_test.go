@@ -14,9 +14,9 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 )
 
@@ -249,7 +249,7 @@ func (w *world) clientServers() []ClientServer {
 // watchdog's recovery triggers.
 func (w *world) startHost(seed uint64) {
 	c, err := startClient(w.token, ClientConfig{Name: hostClient, Servers: w.clients, Seed: seed,
-		TriggerDir: filepath.Join(w.home, healer.TriggerDir)})
+		TriggerDir: filepath.Join(w.home, host.DSH().Client.TriggerDir)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
