@@ -2,6 +2,7 @@ package tray
 
 import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // item is one menu entry, independent of the tray library, so the whole
@@ -26,12 +27,12 @@ func menuItems(v View) []item {
 	if len(v.Status.Servers) == 0 {
 		out = append(out, item{Title: "No servers configured", Disabled: true})
 	}
-	host := v.Status.Host.Name
-	if host == "" {
-		host = "DSH"
+	name := v.Status.Host.Name
+	if name == "" { // a config may set host.name empty
+		name = host.Default().Name
 	}
 	out = append(out, item{Separator: true},
-		item{Title: "Restart " + host, Cmd: &Command{Kind: CmdRestartHost}})
+		item{Title: "Restart " + name, Cmd: &Command{Kind: CmdRestartHost}})
 	out = append(out, patchItems(v.Status.Host.Patch)...)
 	out = append(out, item{Separator: true},
 		item{Title: "Pause notifications for 1 hour", Checkbox: true, Checked: v.Paused,

@@ -100,7 +100,7 @@ func doctorHost(ctx context.Context, rep *doctorReport, cfg config.Config) {
 	} else {
 		rep.add(finding{Check: "host", Detail: fmt.Sprintf("%s is not running (process %q, port %d)", h.Name, h.Process, h.Port)})
 	}
-	rep.add(globFinding("host logs", h.Logs, "DSH may write no log file: when the watchdog restarts it, its output goes to STATE_DIR/host.log; or set host.logs"))
+	rep.add(globFinding("host logs", h.Logs, h.DisplayName()+" may write no log file: when the watchdog restarts it, its output goes to STATE_DIR/host.log; or set host.logs"))
 }
 
 func doctorServer(ctx context.Context, rep *doctorReport, s config.Server) {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"strings"
@@ -121,6 +122,10 @@ func hostDefaults(p host.Profile) Host {
 // module's package and the client fix's folders) has no key, and callers
 // take it from here.
 func (h Host) Profile() host.Profile { return host.Lookup(h.Name) }
+
+// DisplayName is how messages name the host: host.name, or its profile's
+// name when the file sets host.name empty.
+func (h Host) DisplayName() string { return cmp.Or(h.Name, h.Profile().Name) }
 
 // nowledgeLogs are where the Nowledge Mem desktop app (a Tauri app with
 // bundle id co.nowledge.mem.desktop) writes its logs. Tauri's log directory

@@ -50,3 +50,14 @@ func TestHostTableStartsFromItsProfile(t *testing.T) {
 		}
 	}
 }
+
+// TestDisplayName: messages name the host as host.name says, and by its
+// profile's name when host.name is set empty.
+func TestDisplayName(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{"": "DSH", "DSH": "DSH", "DSH at work": "DSH at work"} {
+		if got := (Host{Name: name}).DisplayName(); got != want {
+			t.Errorf("DisplayName(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

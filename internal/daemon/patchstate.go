@@ -10,7 +10,7 @@ import (
 )
 
 // patchEvery paces the daemon's look at the client module: a reinstall of
-// DSH silently removes the patch, and the user must hear of it.
+// the host silently removes the patch, and the user must hear of it.
 const patchEvery = time.Minute
 
 // watchPatch looks at the client module now and every patchEvery, off the
@@ -40,21 +40,22 @@ func (d *daemon) watchPatch(ctx context.Context) {
 }
 
 // noteClient records a look at the client module, journaling a patch that
-// appeared or went away (a DSH reinstall removes it).
+// appeared or went away (a reinstall of the host removes it).
 func (d *daemon) noteClient(st clientpatch.Look) {
 	prev, seen := d.client, d.clientSeen
 	d.client, d.clientSeen = st, true
 	wasApplied, isApplied := prev.Status.State == clientpatch.StateApplied, st.Status.State == clientpatch.StateApplied
+	name := d.cfg.Host.DisplayName()
 	var ev *health.Event
 	switch {
 	case isApplied && (!seen || !wasApplied):
 		ev = &health.Event{Kind: health.EvPatchApplied, Detail: "the client patch is in place in " + st.Module}
 	case !isApplied && seen && wasApplied:
 		ev = &health.Event{Kind: health.EvPatchReverted, Detail: "the client patch is gone from " + st.Module +
-			" (was DSH reinstalled or updated?): run `watchdog patch apply`, then restart DSH"}
+			" (was " + name + " reinstalled or updated?): run `watchdog patch apply`, then restart " + name}
 	case !isApplied && !seen && st.Status.State == clientpatch.StateUnpatched:
 		ev = &health.Event{Kind: health.EvWarning, Detail: "the client " + st.Module +
-			" is unpatched: a lost session does not heal by itself; run `watchdog patch apply`, then restart DSH"}
+			" is unpatched: a lost session does not heal by itself; run `watchdog patch apply`, then restart " + name}
 	}
 	if ev != nil {
 		ev.Time = d.now()
