@@ -169,7 +169,7 @@ func TestSecurityLiveOutputsHideIDsAndSecrets(t *testing.T) {
 	srv, cfg, state, metricsAddr, echoURL, env, secret := secureSetup(t)
 	d := startDaemonEnv(t, cfg, state, env...)
 	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient)
+	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestSecurityCrashOutputHidesIDs(t *testing.T) {
 	srv, cfg, state := daemontest.KeepWarmSetup(t, true, "")
 	d := startDaemonEnv(t, cfg, state, debugEnv, "GOTRACEBACK=all")
 	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient)
+	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient())
 	if err != nil {
 		t.Fatal(err)
 	}

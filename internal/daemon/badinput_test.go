@@ -34,7 +34,7 @@ func newBadInputs(t *testing.T) badInputs {
 		binLog: filepath.Join(dir, "bin.log")}
 	os.MkdirAll(filepath.Dir(b.store), 0o700)
 	b.good = fmt.Sprintf(`{"sessions":[{"id":"0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b","client_name":%q,"last_activity":%q}]}`,
-		daemontest.HostClient, time.Now().UTC().Format(time.RFC3339Nano))
+		daemontest.HostClient(), time.Now().UTC().Format(time.RFC3339Nano))
 	if err := os.WriteFile(b.store, []byte(b.good), 0o600); err != nil {
 		t.Fatal(err)
 	}

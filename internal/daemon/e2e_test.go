@@ -54,7 +54,7 @@ url = %q
 logs = [%q]
 idle_timeout = "1h"
 keep_warm = false
-`, daemontest.HostClient, e.hostLog, srv.URL(), e.srvLog))
+`, daemontest.HostClient(), e.hostLog, srv.URL(), e.srvLog))
 	return e
 }
 
@@ -71,13 +71,13 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 	if announced["idle_timeout_seconds"] != float64(2) {
 		t.Fatalf("announcement not learned: %v", announced)
 	}
-	cs, err := demoserver.Connect(ctx, e.srv.URL(), daemontest.HostClient)
+	cs, err := demoserver.Connect(ctx, e.srv.URL(), daemontest.HostClient())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
 	newEv := daemontest.WaitEvent(t, e.stateDir, "session_new", 1, 10*time.Second)
-	if newEv["client"] != daemontest.HostClient || strings.Contains(fmt.Sprint(newEv), cs.ID()) {
+	if newEv["client"] != daemontest.HostClient() || strings.Contains(fmt.Sprint(newEv), cs.ID()) {
 		t.Fatalf("session_new %v: wrong client or full id", newEv)
 	}
 
@@ -93,7 +93,7 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 	}
 
 	// The host reconnects: a new session of its client heals the incident.
-	cs2, err := demoserver.Connect(ctx, e.srv.URL(), daemontest.HostClient)
+	cs2, err := demoserver.Connect(ctx, e.srv.URL(), daemontest.HostClient())
 	if err != nil {
 		t.Fatal(err)
 	}

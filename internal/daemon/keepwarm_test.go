@@ -16,7 +16,7 @@ func TestKeepWarmHoldsAnIdleSession(t *testing.T) {
 	srv, cfg, state := daemontest.KeepWarmSetup(t, true, "")
 	startDaemon(t, cfg, state)
 	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient)
+	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestWithoutKeepWarmTheLossIsJournaledWithinASecond(t *testing.T) {
 	srv, cfg, state := daemontest.KeepWarmSetup(t, false, "")
 	startDaemon(t, cfg, state)
 	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient)
+	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestSessionOfAnExitedHostIsNotKeptWarm(t *testing.T) {
 		t.Fatalf("host_up names pid %v, want the stand-in's %d", up["pid"], host.Process.Pid)
 	}
 	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient)
+	cs, err := demoserver.Connect(ctx, srv.URL(), daemontest.HostClient())
 	if err != nil {
 		t.Fatal(err)
 	}

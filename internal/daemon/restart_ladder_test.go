@@ -37,7 +37,7 @@ name = "mem"
 url = "http://127.0.0.1:9/mcp"
 store = %q
 keep_warm = false
-`, daemontest.HostClient, token, hostLog, strings.Join(argv, ", "), store))
+`, daemontest.HostClient(), token, hostLog, strings.Join(argv, ", "), store))
 	return cfg, filepath.Join(dir, "state"), store, hostLog, token
 }
 
@@ -46,7 +46,7 @@ func writeSessions(t *testing.T, store string, ids ...string) {
 	var rows []string
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	for _, id := range ids {
-		rows = append(rows, fmt.Sprintf(`{"id":%q,"client_name":%q,"created_at":%q,"last_activity":%q}`, id, daemontest.HostClient, now, now))
+		rows = append(rows, fmt.Sprintf(`{"id":%q,"client_name":%q,"created_at":%q,"last_activity":%q}`, id, daemontest.HostClient(), now, now))
 	}
 	tmp := store + ".tmp"
 	if err := os.WriteFile(tmp, []byte(`{"sessions":[`+strings.Join(rows, ",")+`]}`), 0o600); err != nil {

@@ -19,7 +19,7 @@ func TestKillNineMidIncident(t *testing.T) {
 	hostLog := filepath.Join(dir, "dsh.log")
 	store := filepath.Join(dir, "mcp-sessions.json")
 	body := fmt.Sprintf(`{"sessions":[{"id":"0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b","client_name":%q,"last_activity":%q}]}`,
-		daemontest.HostClient, time.Now().UTC().Format(time.RFC3339Nano))
+		daemontest.HostClient(), time.Now().UTC().Format(time.RFC3339Nano))
 	if err := os.WriteFile(store, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -11,12 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // HostClient is the client name of the host's MCP client in the rigs'
-// configs.
-const HostClient = "dsh-mcp-client"
+// configs: the default host profile's, as in a config that leaves it out.
+func HostClient() string { return host.Default().ClientName }
 
 // KeepWarmSetup: a real Go SDK server whose sessions expire after 3 s idle
 // and a watchdog config for it; hostProcess "" leaves the host unwatched.
@@ -47,7 +48,7 @@ logs = [%q]
 store = %q
 idle_timeout = "3s"
 keep_warm = %v
-`, HostClient, hostProcess, srv.URL(), srvLog, store, keepWarm))
+`, HostClient(), hostProcess, srv.URL(), srvLog, store, keepWarm))
 	return srv, cfg, filepath.Join(dir, "state")
 }
 

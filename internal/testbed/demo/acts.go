@@ -24,7 +24,7 @@ func (s *stage) act1(ctx context.Context, a Act) Act {
 		return fail(a, "the client could not connect: %v", err)
 	}
 	id := s.sup.SessionID()
-	s.n.say("client: connected as %s, session %s; from now on it makes no calls", ClientName, mask.ID(id))
+	s.n.say("client: connected as %s, session %s; from now on it makes no calls", clientName(), mask.ID(id))
 	wctx, cancel := context.WithTimeout(ctx, waitLimit)
 	defer cancel()
 	if _, err := s.tail.Wait(wctx, from, "the watchdog's first keep-warm ping", keepWarmOf(id)); err != nil {

@@ -20,12 +20,15 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
-// Names the demo's world uses.
-const (
-	ServerName = "nowledge-mem-demo"
-	ClientName = "dsh-mcp-client"
-	HostName   = "DSH (demo)"
-)
+// ServerName names the demo's server.
+const ServerName = "nowledge-mem-demo"
+
+// The demo's host and client are named after the default host's profile,
+// so that the watchdog takes them for the real ones: the client's sessions
+// are the host's, and recovery triggers go where that host's client looks.
+func demoHost() host.Profile { return host.Default() }
+func hostName() string       { return demoHost().Name + " (demo)" }
+func clientName() string     { return demoHost().ClientName }
 
 // Idle timeouts of the demo server. Fast stays at 3 s rather than 2 s so
 // keep-warm pings (every half timeout) keep a margin on a loaded machine.
@@ -166,13 +169,13 @@ func (s *stage) setup(ctx context.Context) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	s.n.ids = s.allIDs
-	s.n.plain("watchdog demo: a real MCP server, a client named like %s's and the real watchdog, all on loopback", HostName)
+	s.n.plain("watchdog demo: a real MCP server, a client named like %s's and the real watchdog, all on loopback", hostName())
 	s.n.plain("  server  %s (Go SDK, stateful, idle timeout %s, session store and log under %s)", s.srv.URL(), s.idle, srvDir)
-	s.n.plain("  client  %s with a reconnect supervisor that answers the watchdog's recovery trigger", ClientName)
+	s.n.plain("  client  %s with a reconnect supervisor that answers the watchdog's recovery trigger", clientName())
 	s.n.plain("  journal %s", filepath.Join(s.state, "events.jsonl"))
 	s.tail = NewTail(filepath.Join(s.state, "events.jsonl"), s.n.journal)
-	s.sup = NewSupervisor(SupervisorOptions{URL: s.srv.URL(), ClientName: ClientName, Server: ServerName,
-		TriggerDir: filepath.Join(s.home, host.Default().Client.TriggerDir), Logger: s.o.Logger})
+	s.sup = NewSupervisor(SupervisorOptions{URL: s.srv.URL(), ClientName: clientName(), Server: ServerName,
+		TriggerDir: filepath.Join(s.home, demoHost().Client.TriggerDir), Logger: s.o.Logger})
 	bg, stop := context.WithCancel(ctx)
 	s.stopBg = stop
 	s.bg.Go(func() { s.tail.Run(bg) })
@@ -192,7 +195,7 @@ func (s *stage) config(keepWarm bool) config.Config {
 	return config.Config{
 		StateDir: s.state,
 		Notify:   true,
-		Host:     config.Host{Name: HostName, ClientName: ClientName},
+		Host:     config.Host{Name: hostName(), ClientName: clientName()},
 		Servers: []config.Server{{Name: ServerName, URL: s.srv.URL(),
 			Logs: []string{filepath.Join(dir, "server.log")}, Store: filepath.Join(dir, "mcp-sessions.json"),
 			IdleTimeout: config.Duration{Duration: s.idle}, KeepWarm: keepWarm}},

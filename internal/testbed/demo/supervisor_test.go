@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer"
-	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // A call that meets a lost session fails; the next one reconnects and
@@ -20,7 +19,7 @@ func TestCallAfterLossFailsThenNextReconnects(t *testing.T) {
 	t.Parallel()
 	srv, _ := startServer(t, time.Second)
 	ctx := testCtx(t)
-	sup := NewSupervisor(SupervisorOptions{URL: srv.URL(), ClientName: ClientName, Server: ServerName})
+	sup := NewSupervisor(SupervisorOptions{URL: srv.URL(), ClientName: clientName(), Server: ServerName})
 	defer sup.Close()
 	if err := sup.Connect(ctx); err != nil {
 		t.Fatal(err)
@@ -54,8 +53,8 @@ func TestTriggerReplacesTheSession(t *testing.T) {
 			srv, logPath := startServer(t, 0)
 			ctx := testCtx(t)
 			home := t.TempDir()
-			dir := filepath.Join(home, host.Default().Client.TriggerDir)
-			sup := NewSupervisor(SupervisorOptions{URL: srv.URL(), ClientName: ClientName, Server: ServerName, TriggerDir: dir})
+			dir := filepath.Join(home, demoHost().Client.TriggerDir)
+			sup := NewSupervisor(SupervisorOptions{URL: srv.URL(), ClientName: clientName(), Server: ServerName, TriggerDir: dir})
 			defer sup.Close()
 			var wg sync.WaitGroup
 			defer wg.Wait()
@@ -102,7 +101,7 @@ func TestTriggerReplacesTheSession(t *testing.T) {
 func TestCloseDeletesALiveSession(t *testing.T) {
 	t.Parallel()
 	srv, _ := startServer(t, 0)
-	sup := NewSupervisor(SupervisorOptions{URL: srv.URL(), ClientName: ClientName, Server: ServerName})
+	sup := NewSupervisor(SupervisorOptions{URL: srv.URL(), ClientName: clientName(), Server: ServerName})
 	if err := sup.Connect(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}

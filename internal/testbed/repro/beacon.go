@@ -9,10 +9,6 @@ import (
 	"strconv"
 )
 
-// BeaconDir is where the patched client writes its beacon, under the
-// user's home: one <pid>.json per client process.
-const BeaconDir = ".dsh/mcp-watchdog/clients"
-
 // Beacon is the patched client's beacon file, as the payload writes it.
 type Beacon struct {
 	Version int            `json:"version"`
@@ -37,9 +33,10 @@ type BeaconServer struct {
 	Updated        string `json:"updated"`
 }
 
-// BeaconPath is the beacon of client process pid under home.
+// BeaconPath is the beacon of client process pid under home: the patched
+// client writes one <pid>.json per process in its profile's BeaconDir.
 func BeaconPath(home string, pid int) string {
-	return filepath.Join(home, BeaconDir, strconv.Itoa(pid)+".json")
+	return filepath.Join(home, dsh().Client.BeaconDir, strconv.Itoa(pid)+".json")
 }
 
 // ReadBeacon reads and parses the beacon of client process pid.

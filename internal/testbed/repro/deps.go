@@ -59,7 +59,7 @@ func (p paths) check(o Options) (string, error) {
 	}
 	if o.Client == Real {
 		if _, err := os.Stat(filepath.Join(p.realDir, "lib", "index.js")); err != nil {
-			return "", fmt.Errorf("%w: the real dsh-mcp-client is not in %s (%v); %s", ErrMissingDeps, p.realDir, err, fixHint)
+			return "", fmt.Errorf("%w: the real %s is not in %s (%v); %s", ErrMissingDeps, dsh().Client.ShortName(), p.realDir, err, fixHint)
 		}
 	}
 	return node, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
@@ -58,12 +59,13 @@ func linkModules(o Options, p paths, dir string) error {
 			return err
 		}
 	}
-	stubs := filepath.Join(p.stubsDir, "@deepseek-ai")
+	scope := path.Dir(dsh().Client.Package) // the stubs stand in for packages of the client's npm scope
+	stubs := filepath.Join(p.stubsDir, filepath.FromSlash(scope))
 	if entries, err = os.ReadDir(stubs); err != nil {
 		return fmt.Errorf("repro: %w", err)
 	}
 	for _, e := range entries {
-		if err := symlink(filepath.Join(stubs, e.Name()), filepath.Join(own, "@deepseek-ai", e.Name())); err != nil {
+		if err := symlink(filepath.Join(stubs, e.Name()), filepath.Join(own, filepath.FromSlash(scope), e.Name())); err != nil {
 			return err
 		}
 	}

@@ -147,7 +147,7 @@ func checkBeacon(t *testing.T, r Result, o Options) {
 	if !r.BeaconRemoved {
 		t.Error("the beacon was left behind after the host quit")
 	}
-	left, err := os.ReadDir(filepath.Join(o.Home, BeaconDir))
+	left, err := os.ReadDir(filepath.Join(o.Home, ".dsh", "mcp-watchdog", "clients"))
 	if err != nil || len(left) != 0 {
 		t.Errorf("clients dir after quit: %v, %v; want it empty", names(left), err)
 	}

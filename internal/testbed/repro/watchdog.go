@@ -38,7 +38,7 @@ func startWatchdog(ctx context.Context, o Options, tmp, home, module, url string
 	cfg := filepath.Join(tmp, "watchdog.toml")
 	body := fmt.Sprintf(`notify = false
 [host]
-client_name = "dsh-mcp-client"
+client_name = %q
 process = ""
 port = 0
 client_module = %q
@@ -48,7 +48,7 @@ url = %q
 store = %q
 idle_timeout = %q
 keep_warm = false
-`, module, o.ServerName, url, storePath(tmp), o.IdleTimeout.String())
+`, dsh().ClientName, module, o.ServerName, url, storePath(tmp), o.IdleTimeout.String())
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		return nil, fmt.Errorf("repro: watchdog config: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/notify"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
@@ -65,7 +66,7 @@ func view(st health.State) tray.View {
 	sess := health.SessionStatus{ID: "abcd…wxyz", Client: "dsh", IdleSeconds: 3*3600 + 12*60,
 		ExpiresInSeconds: 8*3600 + 48*60, State: st, Current: true}
 	return tray.View{Now: time.Now(), KeepWarm: map[string]bool{server: true}, Status: health.Status{
-		Host: health.HostStatus{Name: "DSH", Running: true, PID: 4242, Patch: "unpatched"},
+		Host: health.HostStatus{Name: host.Default().Name, Running: true, PID: 4242, Patch: "unpatched"},
 		Servers: []health.ServerStatus{{Name: server, URL: "http://127.0.0.1:14242/mcp", Mode: health.Stateful,
 			State: st, IdleTimeoutSeconds: 43200, Sessions: []health.SessionStatus{sess}}}}}
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
@@ -88,7 +89,7 @@ func (b *bench) keepWarm(ctx context.Context, timeouts, servers int) error {
 // holdWarm connects, never calls during window, then calls once: true when
 // that call succeeds on the same session.
 func holdWarm(ctx context.Context, srv *demoserver.Server, window time.Duration) bool {
-	cs, err := demoserver.Connect(ctx, srv.URL(), "dsh-mcp-client")
+	cs, err := demoserver.Connect(ctx, srv.URL(), host.Default().ClientName)
 	if err != nil {
 		return false
 	}
@@ -108,7 +109,7 @@ func expireRepeatedly(ctx context.Context, srv *demoserver.Server, window time.D
 	end := time.Now().Add(window)
 	n := 0
 	for time.Now().Before(end) && ctx.Err() == nil {
-		cs, err := demoserver.Connect(ctx, srv.URL(), "dsh-mcp-client")
+		cs, err := demoserver.Connect(ctx, srv.URL(), host.Default().ClientName)
 		if err != nil {
 			return n
 		}

@@ -9,6 +9,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // Write writes about size bytes of log lines to out (whole lines, so it may
@@ -18,7 +20,7 @@ import (
 func Write(out io.Writer, size int64, every int, seed uint64) (int, error) {
 	w := bufio.NewWriterSize(out, 1<<20)
 	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		t: time.Date(2025, 11, 29, 8, 0, 0, 0, time.UTC)}
+		t: time.Date(2025, 11, 29, 8, 0, 0, 0, time.UTC), client: host.DSH().Client.ShortName()}
 	var written int64
 	hits := 0
 	var line []byte
@@ -44,8 +46,19 @@ func Write(out io.Writer, size int64, every int, seed uint64) (int, error) {
 }
 
 type gen struct {
-	r *rand.Rand
-	t time.Time
+	r      *rand.Rand
+	t      time.Time
+	client string // the name DSH tags its MCP client's lines with
+}
+
+// tagged appends " <level> [<client>] ", how DSH starts a line of its MCP
+// client.
+func (g *gen) tagged(b []byte, level string) []byte {
+	b = append(b, ' ')
+	b = append(b, level...)
+	b = append(b, " ["...)
+	b = append(b, g.client...)
+	return append(b, "] "...)
 }
 
 // Immutable word lists the lines are made from.
@@ -92,7 +105,7 @@ func (g *gen) ordinary(b []byte) []byte {
 		return append(b, "ms"...)
 	case 1:
 		b = g.t.AppendFormat(b, "2006-01-02T15:04:05.000Z07:00")
-		b = append(b, " debug [dsh-mcp-client] nowledge-mem: tools/call "...)
+		b = append(g.tagged(b, "debug"), "nowledge-mem: tools/call "...)
 		b = append(b, g.pick(tools)...)
 		b = append(b, " id="...)
 		b = strconv.AppendInt(b, int64(g.r.IntN(100000)), 10)
@@ -147,18 +160,18 @@ func (g *gen) hit(b []byte) []byte {
 	b = append(b, ts...)
 	switch g.r.IntN(6) {
 	case 0:
-		b = append(b, " error [dsh-mcp-client] nowledge-mem: Streamable HTTP error: Error POSTing to endpoint: Not Found: Session not found"...)
+		b = append(g.tagged(b, "error"), "nowledge-mem: Streamable HTTP error: Error POSTing to endpoint: Not Found: Session not found"...)
 	case 1:
 		b = append(b, "  WARN rmcp::transport::streamable_http_server: session not found session_id="...)
 		b = g.sid(b)
 	case 2:
-		b = append(b, " warn [dsh-mcp-client] nowledge-mem: Failed to open SSE stream: Not Found"...)
+		b = append(g.tagged(b, "warn"), "nowledge-mem: Failed to open SSE stream: Not Found"...)
 	case 3:
 		b = append(b, "  INFO nowledge_mem::mcp: MCP session idle timeout and restart restore store configured seconds=43200 store_path=/home/u/.local/share/co.nowledge.mem.desktop/mcp-sessions.json"...)
 	case 4:
-		b = append(b, " info [dsh-mcp-client] Reconnected to MCP server nowledge-mem"...)
+		b = append(g.tagged(b, "info"), "Reconnected to MCP server nowledge-mem"...)
 	default:
-		b = append(b, ` error [dsh-mcp-client] {"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`...)
+		b = append(g.tagged(b, "error"), `{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`...)
 	}
 	return b
 }

@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/repro"
 )
 
@@ -47,7 +48,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("repro", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	servers := fs.String("servers", "go-sdk,ts-sdk", "servers that lose the session: go-sdk, ts-sdk")
-	clients := fs.String("clients", "stand-in,real", "client modules: stand-in, real (npm dsh-mcp-client 0.1.0-rc.8)")
+	clients := fs.String("clients", "stand-in,real", "client modules: stand-in, real (npm "+host.DSH().Client.ShortName()+" 0.1.0-rc.8)")
 	loss := fs.String("loss", "idle", "how the session is lost: idle (server idle timeout) or forget (restart)")
 	idle := fs.Duration("idle", repro.DefaultIdleTimeout, "server session idle timeout with -loss idle")
 	reconnect := fs.Duration("reconnect-initial", 0, "client's first reconnect delay (0: the client's default, 500ms)")
