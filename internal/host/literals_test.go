@@ -1,0 +1,147 @@
+package host
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestNoHostNamesOutsideProfiles walks every non-test Go file of the module
+// (but the profiles and the patch payload) and fails on a string literal
+// that names the host: the grep of issue 13's "Done when", done on the
+// syntax tree so that comments do not count.
+func TestNoHostNamesOutsideProfiles(t *testing.T) {
+	t.Parallel()
+	root := moduleRoot(t)
+	fset := token.NewFileSet()
+	files := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if skipDir(rel, d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		files++
+		for _, hit := range hostLiterals(fset, f) {
+			t.Errorf("%s: a string literal names the host; take it from a host.Profile", hit)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 100 {
+		t.Fatalf("walked only %d files from %s: is that the module root?", files, root)
+	}
+}
+
+func skipDir(rel, name string) bool {
+	if rel == "." {
+		return false
+	}
+	if name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+		return true
+	}
+	// The profiles themselves, and the patch payload (JavaScript the
+	// client runs, which names DSH's folders itself).
+	return rel == "internal/host" || rel == "healer/clientpatch/payload"
+}
+
+// hostLiterals returns "file:line: literal" for each string literal in f
+// that names DSH, its client, its npm scope or its folder: outside the
+// profiles such a literal is a fact about DSH that did not come from its
+// profile. Comments may name DSH freely, and so may tests.
+func hostLiterals(fset *token.FileSet, f *ast.File) []string {
+	hostWords := [...]string{"DSH", "dsh-mcp-client", "@deepseek-ai", ".dsh/"}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return true
+		}
+		s, err := strconv.Unquote(lit.Value)
+		if err != nil {
+			s = lit.Value
+		}
+		for _, w := range hostWords {
+			if strings.Contains(s, w) {
+				pos := fset.Position(lit.Pos())
+				out = append(out, pos.Filename+":"+strconv.Itoa(pos.Line)+": "+lit.Value)
+				break
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// TestHostLiteralsCanFail shows the rule catching what it is for, and
+// leaving comments alone.
+func TestHostLiteralsCanFail(t *testing.T) {
+	t.Parallel()
+	const src = `package x
+
+// restart DSH, or patch dsh-mcp-client: a comment may say so.
+const advice = "then restart DSH"
+
+func f() []string {
+	return []string{"dsh", ` + "`~/.dsh/logs`" + `, "@deepseek-ai/dsh-mcp-client", "nothing here"}
+}
+`
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "x.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := hostLiterals(fset, f)
+	want := []string{
+		`x.go:4: "then restart DSH"`,
+		"x.go:7: `~/.dsh/logs`",
+		`x.go:7: "@deepseek-ai/dsh-mcp-client"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("found\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// moduleRoot is the folder holding go.mod, above this package's folder.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's folder")
+		}
+		dir = parent
+	}
+}
