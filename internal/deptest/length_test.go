@@ -2,9 +2,6 @@ package deptest_test
 
 import (
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -17,40 +14,14 @@ import (
 // file or function over its limit.
 func TestHouseSizes(t *testing.T) {
 	t.Parallel()
-	root := repoRoot(t)
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			// The go tool ignores folders named testdata or starting
-			// with "." or "_"; node_modules holds npm's code.
-			if name := d.Name(); path != root && (name == "testdata" || name == "node_modules" ||
-				strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		offences, err := deptest.CheckSource(filepath.ToSlash(rel), src)
-		if err != nil {
-			return err
-		}
+	none := func(string) bool { return false }
+	walkGoFiles(t, repoRoot(t), none, func(rel string, src []byte) error {
+		offences, err := deptest.CheckSource(rel, src)
 		for _, o := range offences {
 			t.Error(o)
 		}
-		return nil
+		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // funcOf returns a function named name whose body is n lines long (so the

@@ -1,12 +1,9 @@
-package host
+package deptest_test
 
 import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,55 +15,28 @@ import (
 // syntax tree so that comments do not count.
 func TestNoHostNamesOutsideProfiles(t *testing.T) {
 	t.Parallel()
-	root := moduleRoot(t)
 	fset := token.NewFileSet()
-	files := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if skipDir(rel, d.Name()) {
-				return filepath.SkipDir
-			}
+	files := walkGoFiles(t, repoRoot(t), profileOrPayload, func(rel string, src []byte) error {
+		if strings.HasSuffix(rel, "_test.go") {
 			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
 		}
 		f, err := parser.ParseFile(fset, rel, src, parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
-		files++
 		for _, hit := range hostLiterals(fset, f) {
 			t.Errorf("%s: a string literal names the host; take it from a host.Profile", hit)
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if files < 100 {
-		t.Fatalf("walked only %d files from %s: is that the module root?", files, root)
+		t.Fatalf("walked only %d files: is that the module root?", files)
 	}
 }
 
-func skipDir(rel, name string) bool {
-	if rel == "." {
-		return false
-	}
-	if name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
-		return true
-	}
-	// The profiles themselves, and the patch payload (JavaScript the
-	// client runs, which names DSH's folders itself).
+// profileOrPayload: the profiles themselves, and the patch payload
+// (JavaScript the client runs, which names DSH's folders itself).
+func profileOrPayload(rel string) bool {
 	return rel == "internal/host" || rel == "healer/clientpatch/payload"
 }
 
@@ -124,24 +94,5 @@ func f() []string {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("found\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-// moduleRoot is the folder holding go.mod, above this package's folder.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's folder")
-		}
-		dir = parent
 	}
 }
