@@ -93,8 +93,8 @@ func writeStatus(w io.Writer, st health.Status) {
 	}
 	fmt.Fprintf(w, "host %s: %s\n", st.Host.Name, running)
 	for _, s := range st.Servers {
-		fmt.Fprintf(w, "server %s (%s): %s, %s, idle timeout %s\n", s.Name, s.URL, s.State, s.Mode,
-			time.Duration(s.IdleTimeoutSeconds)*time.Second)
+		fmt.Fprintf(w, "server %s (%s): %s, %s, idle timeout %s, host session %s\n", s.Name, s.URL, s.State, s.Mode,
+			time.Duration(s.IdleTimeoutSeconds)*time.Second, sourceLabel(s.Source))
 		for _, sess := range s.Sessions {
 			mark := " "
 			if sess.Current {
@@ -111,4 +111,12 @@ func trunc(s string, n int) string {
 		return s
 	}
 	return strings.TrimSpace(s[:n-1]) + "…"
+}
+
+// sourceLabel says where the judgement of the host's session comes from.
+func sourceLabel(src health.IdentitySource) string {
+	if src == health.SourceBeacon {
+		return "from the client's beacon"
+	}
+	return "inferred from the store"
 }

@@ -66,8 +66,9 @@ type daemon struct {
 	healthySince time.Time
 	tracked      trackedSaver // the tracked sessions, kept for a restart
 	clock        *wallClock
-	storesRead   <-chan struct{} // closed once every configured store was read once
-	hostLook     chan struct{}   // asks the process watcher to look now
+	storesRead   <-chan struct{}      // closed once every configured store was read once
+	hostLook     chan struct{}        // asks the process watcher to look now
+	verified     map[string]time.Time // server+session → last verifying ping
 }
 
 func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Journal) *daemon {
@@ -81,7 +82,7 @@ func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Jour
 	}
 	d := &daemon{cfg: cfg, stateDir: stateDir, log: opts.Logger, opts: opts, model: health.New(mc), journal: j,
 		items: make(chan item, 1024), queries: make(chan query), hostLook: make(chan struct{}, 1),
-		warm: healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg)}
+		warm: healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg), verified: map[string]time.Time{}}
 	d.clock = &wallClock{skewFile: opts.ClockSkewFile}
 	d.clock.refresh()
 	d.now = d.clock.now
@@ -212,9 +213,20 @@ func (d *daemon) emit(evs []health.Event) {
 // saveTracked keeps the tracked sessions for the next start; a failure is
 // logged, not fatal: only sessions ending during a restart go unreported.
 func (d *daemon) saveTracked(force bool) {
-	if err := d.tracked.save(d.model.Tracked(), d.now(), force); err != nil {
+	if err := d.tracked.save(d.privateState(), d.now(), force); err != nil {
 		d.log.Warn("cannot save the tracked sessions", "err", err)
 	}
+}
+
+// privateState is what the next start needs with full ids.
+func (d *daemon) privateState() privateState {
+	st := privateState{servers: d.model.Tracked(), incidents: map[string]savedIncident{}}
+	for _, s := range d.cfg.Servers {
+		if id, since, open := d.model.Incident(s.Name); open && id != "" {
+			st.incidents[s.Name] = savedIncident{Session: id, Since: since}
+		}
+	}
+	return st
 }
 
 func (d *daemon) answer(ctx context.Context, q query) queryReply {

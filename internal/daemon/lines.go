@@ -49,6 +49,7 @@ func (r *lineReader) signal(ln follow.Line) (health.Signal, bool) {
 		return health.Signal{}, false
 	}
 	sig := health.Signal{Server: server, Session: m.Session, IdleTimeout: m.IdleTimeout,
+		HostLog: ln.Tag == hostTag, History: ln.History,
 		Detail: fmt.Sprintf("%s reports %s", filepath.Base(ln.Pos.Path), m.Rule),
 		Source: health.LogPosition{File: ln.Pos.Path, Fingerprint: ln.Pos.Fingerprint, Offset: ln.Pos.Offset}}
 	switch m.Kind {

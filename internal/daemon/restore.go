@@ -3,6 +3,7 @@ package daemon
 import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 )
 
@@ -49,21 +50,49 @@ func sourcePosition(rec journal.Record) (follow.Position, bool) {
 	return follow.Position{Path: rec.Log.File, Fingerprint: rec.Log.Fingerprint, Offset: rec.Log.Offset}, true
 }
 
-func (d *daemon) reopen(r restored) {
+// reopen reopens the incidents the journal left open, each with the lost
+// session's full id from the private state when it has it (the journal's
+// masked id is only used to check it is the same loss), or none.
+func (d *daemon) reopen(r restored, saved trackedFile) {
 	for server, rec := range r.incidents {
-		d.model.RestoreIncident(server, rec.Session, rec.Time)
+		d.model.RestoreIncident(server, lostID(rec, saved), rec.Time)
 	}
 }
 
+// lostID finds the full id of an incident's lost session: the private
+// state's open incident of that server, or else the one tracked session
+// whose id masks like the journal's. "" when neither says for sure.
+func lostID(rec journal.Record, saved trackedFile) string {
+	if rec.Session == "" {
+		return ""
+	}
+	if in, ok := saved.Incidents[rec.Server]; ok && mask.ID(in.Session) == rec.Session {
+		return in.Session
+	}
+	found := ""
+	for _, st := range saved.Servers[rec.Server] {
+		if mask.ID(st.ID) != rec.Session {
+			continue
+		}
+		if found != "" {
+			return "" // a shared mask: not sure which
+		}
+		found = st.ID
+	}
+	return found
+}
+
 // restoreTracked seeds the model with the sessions the last run tracked, so
-// the first snapshot reports what ended while the daemon was down.
-func (d *daemon) restoreTracked(recs []journal.Record) {
-	tracked, err := loadTracked(d.stateDir, recs)
+// the first snapshot reports what ended while the daemon was down, and
+// returns the private state for the incidents.
+func (d *daemon) restoreTracked(recs []journal.Record) trackedFile {
+	saved, err := loadTracked(d.stateDir, recs)
 	if err != nil {
 		d.log.Warn("cannot restore the tracked sessions", "err", err)
 	}
 	now := d.now()
-	for server, list := range tracked {
+	for server, list := range saved.Servers {
 		d.model.RestoreTracked(server, list, now)
 	}
+	return saved
 }

@@ -106,8 +106,7 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 	}
 	d := newDaemon(cfg, stateDir, opts, j)
 	back := restore(recs)
-	d.reopen(back)
-	d.restoreTracked(recs)
+	d.reopen(back, d.restoreTracked(recs))
 	return d.serve(ctx, recs, back.resume)
 }
 

@@ -43,12 +43,13 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 	goRun(wg, func() { _ = f.Run(ctx) })
 	goRun(wg, func() { lines.run(ctx, f.Lines()) })
 	var firsts []chan struct{}
-	for name, w := range stores {
-		first := make(chan struct{})
+	for _, s := range d.cfg.Servers {
+		w, first := stores[s.Name], make(chan struct{})
 		if w.Path() != "" {
 			firsts = append(firsts, first)
 		}
-		goRun(wg, func() { d.runStore(ctx, name, w, first) })
+		sp := newServerProcess(s.URL)
+		goRun(wg, func() { d.runStore(ctx, s.Name, w, sp, first) })
 	}
 	d.storesRead = allClosed(firsts)
 	if d.opts.Patch == nil {
@@ -117,7 +118,7 @@ func (d *daemon) newStoreWatchers() map[string]*store.Watcher {
 
 // runStore forwards a store watcher's updates; first is closed once the
 // initial read is queued.
-func (d *daemon) runStore(ctx context.Context, server string, w *store.Watcher, first chan struct{}) {
+func (d *daemon) runStore(ctx context.Context, server string, w *store.Watcher, sp *serverProcess, first chan struct{}) {
 	defer closeIfOpen(first)
 	updates := make(chan store.Update, 16)
 	go func() {
@@ -125,7 +126,11 @@ func (d *daemon) runStore(ctx context.Context, server string, w *store.Watcher, 
 		_ = w.Run(ctx, updates)
 	}()
 	for u := range updates {
-		d.signal(ctx, storeSignal(server, u))
+		sig := storeSignal(server, u)
+		if sig.Kind == health.SigStoreSnapshot {
+			sig.ServerStarted = sp.started(ctx)
+		}
+		d.signal(ctx, sig)
 		closeIfOpen(first)
 	}
 }

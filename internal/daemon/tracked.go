@@ -27,6 +27,23 @@ const trackedActivityEvery = 5 * time.Second
 type trackedFile struct {
 	Saved   time.Time                        `json:"saved"`
 	Servers map[string][]health.StoreSession `json:"servers"`
+	// Incidents are the open losses with the lost session's full id: the
+	// journal keeps only masked ids, and a masked id must never stand in
+	// for the real one after a restart.
+	Incidents map[string]savedIncident `json:"incidents,omitempty"`
+}
+
+// savedIncident is one open loss, as the private state keeps it.
+type savedIncident struct {
+	Session string    `json:"session"`
+	Since   time.Time `json:"since"`
+}
+
+// privateState is what a restart needs with full ids: the tracked sessions
+// and the open incidents.
+type privateState struct {
+	servers   map[string][]health.StoreSession
+	incidents map[string]savedIncident
 }
 
 // trackedSaver writes the model's tracked sessions when they change.
@@ -37,11 +54,11 @@ type trackedSaver struct {
 	lastAt  time.Time
 }
 
-// save writes the tracked sessions if their ids changed, or their activity
+// save writes the private state if its ids changed, or its activity
 // changed and trackedActivityEvery has passed (or force: a clean stop).
-func (s *trackedSaver) save(tracked map[string][]health.StoreSession, now time.Time, force bool) error {
-	ids := trackedIDs(tracked)
-	doc, err := json.Marshal(tracked)
+func (s *trackedSaver) save(st privateState, now time.Time, force bool) error {
+	ids := trackedIDs(st)
+	doc, err := json.Marshal(st.servers)
 	if err != nil {
 		return fmt.Errorf("encode tracked sessions: %w", err)
 	}
@@ -52,7 +69,7 @@ func (s *trackedSaver) save(tracked map[string][]health.StoreSession, now time.T
 	case !force && now.Sub(s.lastAt) < trackedActivityEvery:
 		return nil
 	}
-	out, err := json.Marshal(trackedFile{Saved: now, Servers: tracked})
+	out, err := json.Marshal(trackedFile{Saved: now, Servers: st.servers, Incidents: st.incidents})
 	if err != nil {
 		return fmt.Errorf("encode tracked sessions: %w", err)
 	}
@@ -63,12 +80,15 @@ func (s *trackedSaver) save(tracked map[string][]health.StoreSession, now time.T
 	return nil
 }
 
-func trackedIDs(tracked map[string][]health.StoreSession) string {
+func trackedIDs(st privateState) string {
 	var ids []string
-	for server, list := range tracked {
-		for _, st := range list {
-			ids = append(ids, server+"\x00"+st.ID)
+	for server, list := range st.servers {
+		for _, ss := range list {
+			ids = append(ids, server+"\x00"+ss.ID)
 		}
+	}
+	for server, in := range st.incidents {
+		ids = append(ids, "incident\x00"+server+"\x00"+in.Session+"\x00"+in.Since.String())
 	}
 	slices.Sort(ids)
 	b, _ := json.Marshal(ids)
@@ -77,34 +97,51 @@ func trackedIDs(tracked map[string][]health.StoreSession) string {
 
 // loadTracked reads what a previous run saved, minus the sessions whose
 // end the journal already records after the save (a kill -9 between
-// journaling an end and saving the file must not report it twice).
+// journaling an end and saving the file must not report it twice). The
+// journal names sessions by masked id, and short ids share a mask: each
+// end record takes out one session only, preferring the one of its client.
 // A missing file is no error: the first snapshot is then a baseline.
-func loadTracked(stateDir string, recs []journal.Record) (map[string][]health.StoreSession, error) {
+func loadTracked(stateDir string, recs []journal.Record) (trackedFile, error) {
 	data, err := os.ReadFile(filepath.Join(stateDir, trackedName))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return trackedFile{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read tracked sessions: %w", err)
+		return trackedFile{}, fmt.Errorf("read tracked sessions: %w", err)
 	}
 	var f trackedFile
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON (%w); sessions that ended while the watchdog was down go unreported this once", trackedName, err)
+		return trackedFile{}, fmt.Errorf("%s is not valid JSON (%w); sessions that ended while the watchdog was down go unreported this once", trackedName, err)
 	}
-	ended := endedSince(recs, f.Saved)
-	for server, list := range f.Servers {
-		f.Servers[server] = slices.DeleteFunc(list, func(st health.StoreSession) bool {
-			return ended[server+"\x00"+mask.ID(st.ID)]
-		})
+	for _, rec := range endedSince(recs, f.Saved) {
+		f.Servers[rec.Server] = dropOne(f.Servers[rec.Server], rec)
 	}
-	return f.Servers, nil
+	return f, nil
 }
 
-// endedSince: server + masked id of every session the journal saw end at
-// or after since. An incident's session_lost does not end the tracking: the
-// session stays tracked until the store drops it.
-func endedSince(recs []journal.Record, since time.Time) map[string]bool {
-	out := map[string]bool{}
+// dropOne removes the one session rec ended: of those whose id masks to
+// rec's, the one of rec's client, else the first.
+func dropOne(list []health.StoreSession, rec journal.Record) []health.StoreSession {
+	at := -1
+	for i, st := range list {
+		if mask.ID(st.ID) != rec.Session {
+			continue
+		}
+		if at < 0 || (st.Client == rec.Client && list[at].Client != rec.Client) {
+			at = i
+		}
+	}
+	if at < 0 {
+		return list
+	}
+	return slices.Delete(list, at, at+1)
+}
+
+// endedSince: the records of every session the journal saw end at or after
+// since. An incident's session_lost does not end the tracking: the session
+// stays tracked until the store drops it.
+func endedSince(recs []journal.Record, since time.Time) []journal.Record {
+	var out []journal.Record
 	for _, rec := range recs {
 		if rec.Session == "" || rec.Time.Before(since) {
 			continue
@@ -112,7 +149,7 @@ func endedSince(recs []journal.Record, since time.Time) map[string]bool {
 		switch {
 		case rec.Kind == health.EvSessionExpired, rec.Kind == health.EvSessionEnded,
 			rec.Kind == health.EvSessionLost && !rec.Incident:
-			out[rec.Server+"\x00"+rec.Session] = true
+			out = append(out, rec)
 		}
 	}
 	return out

@@ -39,7 +39,7 @@ func TestTrackedSaveAndLoad(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			s := trackedSaver{path: filepath.Join(dir, trackedName)}
-			if err := s.save(map[string][]health.StoreSession{"mem": {a, b}}, t0, false); err != nil {
+			if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": {a, b}}}, t0, false); err != nil {
 				t.Fatal(err)
 			}
 			info, err := os.Stat(s.path)
@@ -51,7 +51,7 @@ func TestTrackedSaveAndLoad(t *testing.T) {
 				t.Fatal(err)
 			}
 			var ids []string
-			for _, st := range got["mem"] {
+			for _, st := range got.Servers["mem"] {
 				ids = append(ids, st.ID)
 			}
 			if len(ids) != len(tt.want) || (len(ids) > 0 && ids[0] != tt.want[0]) {
@@ -81,7 +81,7 @@ func TestTrackedSaveOnlyWhenChanged(t *testing.T) {
 	}
 	for i, st := range steps {
 		before, _ := os.Stat(s.path)
-		if err := s.save(st.tracked, t0.Add(st.at), st.force); err != nil {
+		if err := s.save(privateState{servers: st.tracked}, t0.Add(st.at), st.force); err != nil {
 			t.Fatal(err)
 		}
 		after, _ := os.Stat(s.path)
@@ -95,7 +95,7 @@ func TestTrackedSaveOnlyWhenChanged(t *testing.T) {
 func TestLoadTrackedBadFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if got, err := loadTracked(dir, nil); err != nil || got != nil {
+	if got, err := loadTracked(dir, nil); err != nil || got.Servers != nil {
 		t.Fatalf("no file: %v, %v; want nothing and no error", got, err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, trackedName), []byte(`{"servers":`), 0o600); err != nil {
@@ -103,5 +103,58 @@ func TestLoadTrackedBadFile(t *testing.T) {
 	}
 	if _, err := loadTracked(dir, nil); err == nil {
 		t.Fatal("a cut-short file loaded without an error")
+	}
+}
+
+// Measurement 6 of issue 14: ids under 12 characters all mask to "…", and
+// tracking keyed by the masked id let one ending take every short-id
+// session of the server out of tracking.
+func TestShortIDEndTakesOutOneSession(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	dir := t.TempDir()
+	s := trackedSaver{path: filepath.Join(dir, trackedName)}
+	short := []health.StoreSession{{ID: "s1", Client: "a"}, {ID: "s2", Client: "b"}, {ID: "s3", Client: "a"}}
+	if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": short}}, t0, false); err != nil {
+		t.Fatal(err)
+	}
+	ended := []journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionEnded, Server: "mem", Session: "…", Client: "b"}}
+	got, err := loadTracked(dir, ended)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, st := range got.Servers["mem"] {
+		ids = append(ids, st.ID)
+	}
+	if len(ids) != 2 || ids[0] != "s1" || ids[1] != "s3" {
+		t.Fatalf("still tracked %v, want [s1 s3]: one end takes out one session, the one of its client", ids)
+	}
+}
+
+// Measurement 1 of issue 14, at the daemon's edge: the incident reopened
+// after a restart carries the full id from the private state, never the
+// journal's masked one; when the private state cannot say, no id at all.
+func TestReopenedIncidentHasTheFullID(t *testing.T) {
+	t.Parallel()
+	const full = "0f8e1c2d-77aa-4a5b"
+	rec := journal.Record{Kind: health.EvSessionLost, Server: "mem", Session: "0f8e…4a5b", Incident: true}
+	tests := []struct {
+		name  string
+		saved trackedFile
+		want  string
+	}{
+		{"from the saved incident", trackedFile{Incidents: map[string]savedIncident{"mem": {Session: full}}}, full},
+		{"from the one tracked session with that mask", trackedFile{Servers: map[string][]health.StoreSession{"mem": {{ID: full}}}}, full},
+		{"a shared mask says nothing", trackedFile{Servers: map[string][]health.StoreSession{"mem": {{ID: full}, {ID: "0f8e-other-4a5b"}}}}, ""},
+		{"nothing saved", trackedFile{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := lostID(rec, tt.saved); got != tt.want {
+				t.Fatalf("lost id %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -57,6 +57,7 @@ func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.D
 			d.warm.Unsent(t.Server)
 		}
 	}
+	d.verify(ctx, now)
 	next := d.warm.Next(targets, now)
 	if next < 0 || next > tickInterval {
 		next = tickInterval
@@ -80,4 +81,24 @@ func (d *daemon) hostGone(ctx context.Context) bool {
 	}
 	ok, err := proc.Alive(ctx, proc.Host{PID: pid, Started: started})
 	return err == nil && !ok
+}
+
+// verifyEvery paces the pings that check a new session the client holds
+// answers, before it counts as the recovery of an open incident.
+const verifyEvery = 2 * time.Second
+
+// verify pings the new sessions the model needs an answer from.
+func (d *daemon) verify(ctx context.Context, now time.Time) {
+	for _, t := range d.model.Verify(now) {
+		key := t.Server + "\x00" + t.SessionID
+		if last, ok := d.verified[key]; ok && now.Sub(last) < verifyEvery {
+			continue
+		}
+		if d.pinger.KeepWarm(ctx, t) {
+			d.verified[key] = now
+		}
+	}
+	if len(d.verified) > 64 {
+		clear(d.verified) // old candidates: at worst one extra ping each
+	}
 }

@@ -45,6 +45,8 @@ func (m *Model) WarmTargets(now time.Time) []WarmTarget {
 		if cur := m.currentSession(s); cur != nil {
 			out = append(out, WarmTarget{Server: name, SessionID: cur.id, Idle: s.idle(cur, now), Timeout: s.timeout(),
 				ActivityKnown: cur.knownActive})
+		} else if t, ok := s.heldTarget(now); ok && m.beaconLive {
+			out = append(out, t)
 		}
 	}
 	return out
@@ -58,6 +60,9 @@ func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
 	case OutcomeAlive:
 		if sess != nil {
 			sess.lastActivity, sess.knownActive, sess.atRisk = now, true, false
+		}
+		if s.incident != nil && s.incident.candidate == sig.Session {
+			return s.recover(now, "the host's client holds a new session that answers", sig.Session)
 		}
 		return []Event{{Time: now, Kind: EvKeepWarm, Server: s.cfg.Name, Session: sig.Session, Took: took,
 			Detail: fmt.Sprintf("pinged the host's session on %s (%s)", s.cfg.Name, sig.Took.Round(time.Millisecond))}}

@@ -45,8 +45,8 @@ func (m *Model) recoverOnHostUp(now time.Time) []Event {
 		if s.incident == nil {
 			continue
 		}
-		if cur := m.currentSession(s); cur != nil && cur.id != s.incident.session {
-			evs = append(evs, s.recover(now, hostOpenedNew)...)
+		if cur := m.currentSession(s); cur != nil && s.incident.differs(cur.id, cur.created) {
+			evs = append(evs, s.recover(now, hostOpenedNew, cur.id)...)
 		}
 	}
 	return evs
@@ -63,18 +63,27 @@ func (m *Model) hostDown(now time.Time) []Event {
 }
 
 // hostRunning is true unless a process watcher said the host is not running:
-// with no watcher configured we assume the host is there.
-func (m *Model) hostRunning() bool { return !m.host.known || m.host.running }
+// with no watcher configured we assume the host is there. A live beacon is
+// the host's own word that it runs.
+func (m *Model) hostRunning() bool { return m.beaconLive || !m.host.known || m.host.running }
 
 func (m *Model) isHostClient(sess *session) bool {
 	return m.cfg.ClientName != "" && sess.client == m.cfg.ClientName
 }
 
-// currentSession is the host's session on s: the newest of its client,
+// currentSession is the host's session on s: the one its live beacon names
+// (nil while the server's store does not show it, or when the beacon names
+// nothing on s); without a beacon, the guess: the newest of its client,
 // opened since the host started. Nil when the host is not running.
 func (m *Model) currentSession(s *server) *session {
 	if !m.hostRunning() {
 		return nil
+	}
+	if m.beaconLive {
+		if s.held == nil || s.held.Session == "" {
+			return nil
+		}
+		return s.sessions[s.held.Session]
 	}
 	var cur *session
 	for _, sess := range s.sessions {
@@ -108,4 +117,20 @@ func (m *Model) openedBeforeHost(sess *session) bool {
 // start time, and whether it runs at all as far as the watcher said.
 func (m *Model) HostProcess() (pid int32, started time.Time, running bool) {
 	return m.host.pid, m.host.started, m.host.running
+}
+
+// currentID is the full id of the host's session on s: the beacon's word
+// even before the store shows it, else the guessed current session's; ""
+// when none is known.
+func (m *Model) currentID(s *server) string {
+	if m.beaconLive && m.hostRunning() {
+		if s.held == nil {
+			return ""
+		}
+		return s.held.Session
+	}
+	if cur := m.currentSession(s); cur != nil {
+		return cur.id
+	}
+	return ""
 }

@@ -16,7 +16,9 @@ func (s *server) open(now time.Time, sessionID, detail string) []Event {
 }
 
 // recover closes the open incident, if any, with how long it lasted.
-func (s *server) recover(now time.Time, how string) []Event {
+// newSession is the session the host uses now ("" when not known); callers
+// have made sure it differs from the lost one and that the server has it.
+func (s *server) recover(now time.Time, how, newSession string) []Event {
 	if s.incident == nil {
 		return nil
 	}
@@ -26,9 +28,22 @@ func (s *server) recover(now time.Time, how string) []Event {
 		strategy = StrategyReconnect
 	}
 	s.incident = nil
-	return []Event{{Time: now, Kind: EvRecovered, Server: s.cfg.Name, Session: id,
+	return []Event{{Time: now, Kind: EvRecovered, Server: s.cfg.Name, Session: id, NewSession: newSession,
 		Took: took.Truncate(time.Millisecond), Strategy: strategy,
 		Detail: fmt.Sprintf("%s recovered after %s: %s", s.cfg.Name, took.Round(time.Millisecond), how)}}
+}
+
+// reconnected: a log line says the client reconnected, so the host
+// demonstrably holds a working session again.
+func (m *Model) reconnected(s *server, sig Signal, now time.Time) []Event {
+	if s.incident == nil {
+		return nil
+	}
+	next := ""
+	if cur := m.currentSession(s); cur != nil && s.incident.differs(cur.id, cur.created) {
+		next = cur.id
+	}
+	return s.recover(now, "the client reconnected ("+sig.Detail+")", next)
 }
 
 // logLost handles a log line saying a session is gone. A line naming a
@@ -38,11 +53,11 @@ func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 	if _, old := s.gone[sig.Session]; old && sig.Session != "" {
 		return nil // that session's end was already judged
 	}
-	cur := m.currentSession(s)
-	if _, known := s.sessions[sig.Session]; !known && !m.hostRunning() {
+	curID := m.currentID(s)
+	if _, known := s.sessions[sig.Session]; !known && !m.hostRunning() && !sig.HostLog {
 		return nil // no host runs to meet it: an old session's last words
 	}
-	if sig.Session != "" && cur != nil && cur.id != sig.Session {
+	if sig.Session != "" && curID != "" && curID != sig.Session {
 		if sess, ok := s.sessions[sig.Session]; !ok || m.isHostClient(sess) {
 			return nil // not the host's current session: nothing the user will meet
 		}
@@ -55,10 +70,57 @@ func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 			Detail: fmt.Sprintf("a session of %s on %s is gone: %s", clientLabel(sess.client), s.cfg.Name, sig.Detail)}}
 	}
 	id := sig.Session
-	if id == "" && cur != nil {
-		id = cur.id
+	if id == "" {
+		id = curID
 	}
-	return s.open(now, id, fmt.Sprintf("session on %s lost: %s", s.cfg.Name, sig.Detail))
+	return s.open(now, id, fmt.Sprintf("session on %s lost: %s%s", s.cfg.Name, sig.Detail, m.howHostSeen(sig)))
+}
+
+// howHostSeen says, for a loss the host's own log reports, how the host was
+// known to run: its log is its word even when no process was found.
+func (m *Model) howHostSeen(sig Signal) string {
+	if !sig.HostLog || m.hostRunning() {
+		return ""
+	}
+	return fmt.Sprintf(" (in %s's own log; no %s process was found)", m.cfg.HostName, m.cfg.HostName)
+}
+
+// unattributedLost places a host-log loss that names no server: on the
+// server the beacon shows failing, else on the only stateful server, else
+// it is journaled against no server, never dropped.
+func (m *Model) unattributedLost(sig Signal, now time.Time) []Event {
+	if s := m.failingServer(); s != nil {
+		return m.logLost(s, sig, now)
+	}
+	if s := m.onlyStateful(); s != nil {
+		return m.logLost(s, sig, now)
+	}
+	return []Event{{Time: now, Kind: EvSessionLost, Session: sig.Session,
+		Detail: fmt.Sprintf("%s reports a lost MCP session but names no server: %s", m.cfg.HostName, sig.Detail)}}
+}
+
+func (m *Model) failingServer() *server {
+	for _, name := range m.order {
+		if s := m.servers[name]; s.held != nil && !s.held.Connected {
+			return s
+		}
+	}
+	return nil
+}
+
+func (m *Model) onlyStateful() *server {
+	var found *server
+	for _, name := range m.order {
+		s := m.servers[name]
+		if s.mode() != Stateful {
+			continue
+		}
+		if found != nil {
+			return nil
+		}
+		found = s
+	}
+	return found
 }
 
 func (s *server) atRiskEvent(sess *session, now time.Time) Event {

@@ -25,10 +25,12 @@ type Config struct {
 // Model holds the health of one host and its servers. It is not safe for
 // concurrent use: one goroutine owns it and feeds it signals in order.
 type Model struct {
-	cfg     Config
-	host    hostState
-	servers map[string]*server
-	order   []string // servers in config order, for stable output
+	cfg  Config
+	host hostState
+	// beaconLive: a live patched client's beacon names what the host holds.
+	beaconLive bool
+	servers    map[string]*server
+	order      []string // servers in config order, for stable output
 }
 
 type hostState struct {
@@ -53,6 +55,10 @@ type server struct {
 	gone       map[string]time.Time // ids that left the store: a later "not found" for one is old news
 	down       bool                 // the last request of ours got no answer
 	stateless  bool                 // a 2026-07-28 server: no sessions
+	held       *Held                // the beacon's entry for this server; nil: none
+	// serverStarted is when the process serving the port started, as of the
+	// last snapshot; restartAt is when it was last seen to restart.
+	serverStarted, restartAt time.Time
 }
 
 type session struct {
@@ -61,15 +67,30 @@ type session struct {
 	lastActivity time.Time // from the store, or when first seen / last changed
 	knownActive  bool      // lastActivity came from the store or a ping of ours
 	atRisk       bool
+	restartSeen  time.Time // the server restart this session was seen to survive
 }
 
 // incident is an open loss on a server: its host session is gone and not yet
 // replaced. One incident gives one session_lost and one recovered.
 type incident struct {
 	since   time.Time
-	session string
+	session string    // the lost session's full id; "" when unknown
 	healing Strategy  // the strategy under way, "" when none
 	due     time.Time // when the strategy must have recovered the session (zero: no deadline)
+	// candidate is a new session the client holds that must answer a ping
+	// before it counts as the recovery.
+	candidate string
+}
+
+// differs reports whether session id, created at created (zero: unknown),
+// is certainly not the lost one. When the lost id is unknown (a loss read
+// back from the journal, or a log line that named none) only a session
+// created after the loss is certainly another.
+func (in *incident) differs(id string, created time.Time) bool {
+	if in.session != "" {
+		return id != in.session
+	}
+	return created.After(in.since)
 }
 
 // New returns a model for cfg.
@@ -90,6 +111,7 @@ func (m *Model) Apply(sig Signal, now time.Time) []Event {
 	for i := range evs {
 		evs[i] = withSource(evs[i], sig)
 	}
+	m.sourced(evs)
 	return evs
 }
 
@@ -106,6 +128,12 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 		return append([]Event{ev}, m.Tick(now)...)
 	case SigWarning:
 		return []Event{{Time: now, Kind: EvWarning, Server: sig.Server, Detail: sig.Detail}}
+	case SigBeacon:
+		return m.beacon(sig, now)
+	case SigSessionLost:
+		if sig.Server == "" {
+			return m.unattributedLost(sig, now)
+		}
 	}
 	s, ok := m.servers[sig.Server]
 	if !ok {
@@ -113,7 +141,7 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 	}
 	switch sig.Kind {
 	case SigStoreSnapshot:
-		return m.storeSnapshot(s, sig.Sessions, now)
+		return m.storeSnapshot(s, sig, now)
 	case SigStoreGone:
 		return s.storeGone(now, sig.Detail)
 	case SigStoreError:
@@ -121,8 +149,9 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 	case SigSessionLost:
 		return m.logLost(s, sig, now)
 	case SigReconnected:
-		return s.recover(now, "the client reconnected ("+sig.Detail+")")
+		return m.reconnected(s, sig, now)
 	case SigIdleTimeout:
+		s.startLine(sig, now)
 		return s.announce(sig.IdleTimeout, now)
 	case SigLegacyHeaderRejected:
 		return s.legacyRejected(sig, now)
@@ -139,7 +168,9 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 }
 
 // RestoreIncident reopens a loss the journal recorded before a restart, so
-// the recovery that follows is still reported as one.
+// the recovery that follows is still reported as one. sessionID is the lost
+// session's full id from the private state, or "" when it is not known: a
+// masked id must never stand in for it (it would differ from every real id).
 func (m *Model) RestoreIncident(serverName, sessionID string, since time.Time) {
 	if s, ok := m.servers[serverName]; ok && s.incident == nil {
 		s.incident = &incident{since: since, session: sessionID}
@@ -153,6 +184,7 @@ func (m *Model) Tick(now time.Time) []Event {
 	for _, name := range m.order {
 		evs = append(evs, m.tickServer(m.servers[name], now)...)
 	}
+	m.sourced(evs)
 	return evs
 }
 
@@ -165,7 +197,8 @@ func (m *Model) tickServer(s *server, now time.Time) []Event {
 			continue
 		}
 		sess.atRisk = risky
-		if risky && sess == cur && s.incident == nil {
+		// In its last second the loss, not the risk, is the news.
+		if risky && sess == cur && s.incident == nil && s.timeout()-s.idle(sess, now) >= atRiskLastMoment {
 			evs = append(evs, s.atRiskEvent(sess, now))
 		}
 	}

@@ -224,7 +224,7 @@ func TestAtRisk(t *testing.T) {
 		{12 * time.Hour, 12*time.Hour - 144*time.Minute}, // 80%
 		{30 * time.Minute, 21 * time.Minute},             // 10 minutes left, capped at 30%
 		{5 * time.Minute, 210 * time.Second},             // 70%
-		{2 * time.Second, 1400 * time.Millisecond},
+		{5 * time.Second, 3500 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.timeout.String(), func(t *testing.T) {

@@ -17,12 +17,14 @@ type Status struct {
 
 // ServerStatus is one server in Status.
 type ServerStatus struct {
-	Name               string          `json:"name"`
-	URL                string          `json:"url"`
-	Mode               Mode            `json:"mode"`
-	State              State           `json:"state"`
-	IdleTimeoutSeconds int64           `json:"idle_timeout_seconds"`
-	Sessions           []SessionStatus `json:"sessions"`
+	Name               string `json:"name"`
+	URL                string `json:"url"`
+	Mode               Mode   `json:"mode"`
+	State              State  `json:"state"`
+	IdleTimeoutSeconds int64  `json:"idle_timeout_seconds"`
+	// Source is where the judgement of the host's session comes from.
+	Source   IdentitySource  `json:"source"`
+	Sessions []SessionStatus `json:"sessions"`
 }
 
 // SessionStatus is one tracked session in Status.
@@ -54,7 +56,7 @@ func (m *Model) Status(now time.Time) Status {
 
 func (m *Model) serverStatus(s *server, now time.Time) ServerStatus {
 	ss := ServerStatus{Name: s.cfg.Name, URL: s.cfg.URL, Mode: s.mode(), State: m.serverState(s, now),
-		IdleTimeoutSeconds: int64(s.timeout().Seconds()), Sessions: []SessionStatus{}}
+		IdleTimeoutSeconds: int64(s.timeout().Seconds()), Source: m.source(s), Sessions: []SessionStatus{}}
 	cur := m.currentSession(s)
 	for _, sess := range s.sessions {
 		idle := s.idle(sess, now)

@@ -8,9 +8,11 @@ import (
 // storeSnapshot applies a good snapshot of a server's store. The first one
 // after start (or after the store was gone) is a baseline: sessions in it
 // are tracked, not announced, and nothing in it vanished.
-func (m *Model) storeSnapshot(s *server, snap []StoreSession, now time.Time) []Event {
+func (m *Model) storeSnapshot(s *server, sig Signal, now time.Time) []Event {
+	snap := sig.Sessions
 	baseline := !s.everStore
 	s.hasStore, s.everStore, s.storeErr = true, true, false
+	s.noteServerStart(sig.ServerStarted)
 	seen := make(map[string]bool, len(snap))
 	var evs []Event
 	for _, st := range snap {
@@ -30,8 +32,40 @@ func (m *Model) storeSnapshot(s *server, snap []StoreSession, now time.Time) []E
 			evs = append(evs, m.vanished(s, sess, now)...)
 		}
 	}
+	for _, sess := range s.sessions {
+		sess.restartSeen = s.restartAt // it outlived every restart so far
+	}
 	s.unlearn(now)
 	return evs
+}
+
+// noteServerStart records the start of the process serving the server's
+// port: a different one than at the last snapshot means the server
+// restarted, and what vanishes with it was ended by that restart.
+func (s *server) noteServerStart(started time.Time) {
+	if started.IsZero() {
+		return
+	}
+	if !started.Equal(s.serverStarted) && started.After(s.restartAt) {
+		s.restartAt = started
+	}
+	s.serverStarted = started
+}
+
+// startLine notes the server's own start-up line, for servers whose process
+// the watchdog cannot see (not on this machine, or another user's): it
+// marks a restart as of now. History lines say nothing about now.
+func (s *server) startLine(sig Signal, now time.Time) {
+	if sig.History || !s.serverStarted.IsZero() {
+		return
+	}
+	s.restartAt = now
+}
+
+// endedByRestart: sess vanished because its server restarted: a restart it
+// was not seen to survive, after its last activity.
+func (s *server) endedByRestart(sess *session) bool {
+	return !s.restartAt.IsZero() && s.restartAt.After(sess.restartSeen) && !s.restartAt.Before(sess.lastActivity)
 }
 
 func newSession(st StoreSession, now time.Time) *session {
@@ -60,8 +94,14 @@ func (m *Model) sessionNew(s *server, sess *session, now time.Time) []Event {
 	evs := []Event{{Time: now, Kind: EvSessionNew, Server: s.cfg.Name, Session: sess.id,
 		Client: sess.client,
 		Detail: fmt.Sprintf("new session of %s on %s", clientLabel(sess.client), s.cfg.Name)}}
-	if s.incident != nil && m.isHostClient(sess) && m.currentSession(s) == sess {
-		evs = append(evs, s.recover(now, hostOpenedNew)...)
+	if s.incident == nil {
+		return evs
+	}
+	switch {
+	case s.incident.candidate == sess.id:
+		evs = append(evs, s.recover(now, "the host's client holds a new session the server knows", sess.id)...)
+	case m.currentSession(s) == sess && s.incident.differs(sess.id, sess.created):
+		evs = append(evs, s.recover(now, hostOpenedNew, sess.id)...)
 	}
 	return evs
 }
@@ -75,6 +115,9 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 	s.remember(sess.id, now)
 	idle := s.idle(sess, now)
 	journaledIdle := idle.Truncate(time.Second) // whole seconds, as journaled
+	if s.endedByRestart(sess) {
+		return m.endedByRestart(s, sess, wasCurrent, idle, now)
+	}
 	var evs []Event
 	switch {
 	case s.expiredAt(idle):
@@ -134,4 +177,15 @@ func (s *server) remember(id string, now time.Time) {
 		delete(s.gone, oldest)
 	}
 	s.gone[id] = now
+}
+
+// endedByRestart journals a session its server's restart took: lost, not
+// expired, whatever its idle time; the host's current one opens an
+// incident.
+func (m *Model) endedByRestart(s *server, sess *session, wasCurrent bool, idle time.Duration, now time.Time) []Event {
+	if wasCurrent {
+		return s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone: the server restarted; its next call will fail", s.cfg.Name))
+	}
+	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sess.id, Client: sess.client,
+		Detail: fmt.Sprintf("a session of %s on %s is gone: the server restarted (idle %s)", clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second))}}
 }

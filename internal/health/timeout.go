@@ -23,6 +23,10 @@ const (
 	learnAgreement = 0.1
 	// learnMinimum ignores vanishes too quick to be an idle timeout.
 	learnMinimum = time.Second
+	// atRiskLastMoment: a session found at risk with less than this left
+	// (one tick of the daemon) is not announced: it would arrive with its
+	// loss, too late to act on.
+	atRiskLastMoment = time.Second
 )
 
 // timeout is the idle timeout in force: the server's announcement, then what

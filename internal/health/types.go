@@ -50,6 +50,7 @@ const (
 	SigLiveness                                   // a sessionless request's outcome: up, down, stateless
 	SigHealStarted                                // the healer began a strategy
 	SigHealFailed                                 // a strategy failed; Detail says what to do
+	SigBeacon                                     // the patched client's beacon: what the host holds (Held)
 )
 
 // StoreSession is one session as read from a server's session store.
@@ -80,6 +81,26 @@ type Signal struct {
 	Took        time.Duration  // SigKeepWarm
 	Strategy    Strategy       // SigHealStarted, SigHealFailed
 	Within      time.Duration  // SigHealStarted: recovery due within this long (0: no deadline)
+	// HostLog: the line came from the host's own log (SigSessionLost): the
+	// host runs, whatever the process watcher has found.
+	HostLog bool
+	// History: the line was in its file before the watchdog first saw it.
+	History bool
+	// ServerStarted (SigStoreSnapshot): when the process serving the
+	// server's port started, as read when the snapshot was taken. Zero:
+	// unknown. A change between snapshots is a server restart.
+	ServerStarted time.Time
+	// Held (SigBeacon): per server, the session the live patched client
+	// holds. Nil: no live beacon (the client is gone or unpatched).
+	Held map[string]Held
+}
+
+// Held is what a live patched client's beacon says of one server.
+type Held struct {
+	Session     string    // full id; "" while it holds none
+	Connected   bool      // false: reconnecting or down
+	Since       time.Time // connected since (zero: unknown)
+	LastRequest time.Time // its last request (zero: unknown)
 }
 
 // Event is one change worth journaling. Session is the full id: whoever
@@ -117,6 +138,12 @@ type Event struct {
 	// Log is the log line the event came from, so a restart resumes after
 	// it (log_file, log_fp, log_offset). Zero: not from a log line.
 	Log LogPosition
+	// Source says where the host's session named by this event was known
+	// from (source): its beacon, or inferred. Empty: not the host's session.
+	Source IdentitySource
+	// NewSession is the session the host uses now (recovered), full in
+	// memory and masked when journaled (new_session). Empty: not known.
+	NewSession string
 
 	// Extra holds the journal's other fields (pid, mode, ...), written as
 	// they are; no code branches on them. A name the vocabulary types is

@@ -45,6 +45,18 @@ type Strategy string
 // way (a recovery's strategy when none was started).
 const StrategyReconnect Strategy = "reconnect"
 
+// IdentitySource says where the model took the host's session from.
+type IdentitySource string
+
+// Identity sources (contract: status document, "source").
+const (
+	// SourceBeacon: the patched client's beacon named the session it holds.
+	SourceBeacon IdentitySource = "beacon"
+	// SourceInferred: the newest session of the host's client name since the
+	// host started, from the server's store: a guess.
+	SourceInferred IdentitySource = "inferred"
+)
+
 // Field is a set of Event's typed fields, by which the vocabulary says
 // what a kind's journal line carries.
 type Field uint16
@@ -59,6 +71,8 @@ const (
 	FieldExpiresIn
 	FieldAbout
 	FieldLog
+	FieldSource
+	FieldNewSession
 )
 
 // KindInfo is one event kind and the typed fields its journal lines always
@@ -69,7 +83,8 @@ type KindInfo struct {
 }
 
 // Kinds is the vocabulary: every event kind, with what its lines carry.
-// Incident and Log are not listed: they are written whenever they are set.
+// Incident, Log, Source and NewSession are not listed: they are written
+// whenever they are set.
 // A new kind is one constant and one entry here.
 func Kinds() []KindInfo {
 	const session = FieldClient | FieldIdle
@@ -138,6 +153,12 @@ func (ev Event) Carries() Field {
 	}
 	if ev.Log != (LogPosition{}) {
 		f |= FieldLog
+	}
+	if ev.Source != "" {
+		f |= FieldSource
+	}
+	if ev.NewSession != "" {
+		f |= FieldNewSession
 	}
 	return f
 }

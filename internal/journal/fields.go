@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
 // codec spells one typed field of health.Event in the journal: the names
@@ -50,6 +51,13 @@ func codecs() []codec {
 			func(rec map[string]any, ev health.Event) { rec["about"] = ev.About },
 			func(rec map[string]any, r *Record) { r.About = str(rec, "about") }},
 		{health.FieldLog, []string{"log_file", "log_fp", "log_offset"}, putLog, getLog},
+		{health.FieldSource, []string{"source"},
+			func(rec map[string]any, ev health.Event) { rec["source"] = string(ev.Source) },
+			func(rec map[string]any, r *Record) { r.Source = health.IdentitySource(str(rec, "source")) }},
+		// Masked like session: a record read back holds the masked id.
+		{health.FieldNewSession, []string{"new_session"},
+			func(rec map[string]any, ev health.Event) { rec["new_session"] = mask.ID(ev.NewSession) },
+			func(rec map[string]any, r *Record) { r.NewSession = str(rec, "new_session") }},
 	}
 }
 

@@ -1,0 +1,67 @@
+package daemon
+
+import (
+	"context"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/monitor/proc"
+)
+
+// serverProcess follows the process serving a server's port on this
+// machine, so a store snapshot can say whether the server restarted since
+// the last one (what vanished then was ended by the restart, not by idle).
+// It is owned by its store's goroutine.
+type serverProcess struct {
+	port int // 0: not on this machine, or no port: never looked up
+	last proc.Host
+}
+
+func newServerProcess(rawURL string) *serverProcess {
+	return &serverProcess{port: loopbackPort(rawURL)}
+}
+
+// started is when the process now serving the port started; zero when
+// unknown. While the last one found still runs it costs one pid check.
+func (p *serverProcess) started(ctx context.Context) time.Time {
+	if p.port == 0 {
+		return time.Time{}
+	}
+	if p.last.PID != 0 {
+		if ok, err := proc.Alive(ctx, p.last); err == nil && ok {
+			return p.last.Started
+		}
+	}
+	h, found, err := proc.Find(ctx, proc.Target{Port: p.port})
+	if err != nil || !found {
+		p.last = proc.Host{}
+		return time.Time{}
+	}
+	p.last = h
+	return h.Started
+}
+
+// loopbackPort is the TCP port of a URL on this machine, or 0.
+func loopbackPort(rawURL string) int {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return 0
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && host != "localhost" {
+		return 0
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		switch u.Scheme {
+		case "http":
+			return 80
+		case "https":
+			return 443
+		}
+		return 0
+	}
+	return port
+}

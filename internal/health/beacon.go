@@ -1,0 +1,120 @@
+package health
+
+import (
+	"fmt"
+	"time"
+)
+
+// beacon applies the patched client's own word on what it holds. It is the
+// host's word, so it overrides the guess from store and client name: the
+// session it names is the host's current session, and a server it does not
+// name is one the host holds nothing on.
+func (m *Model) beacon(sig Signal, now time.Time) []Event {
+	m.beaconLive = sig.Held != nil
+	var evs []Event
+	for _, name := range m.order {
+		s := m.servers[name]
+		old := s.held
+		s.held = nil
+		if h, ok := sig.Held[name]; ok {
+			s.held = &h
+		}
+		evs = append(evs, m.heldChanged(s, old, now)...)
+	}
+	return evs
+}
+
+// heldChanged judges one server's beacon entry against the previous one. A
+// connected session that the client now reports reconnecting or down is
+// lost (the client itself says so); a different connected session while an
+// incident is open recovers it once the server is known to have it.
+func (m *Model) heldChanged(s *server, old *Held, now time.Time) []Event {
+	cur := s.held
+	if s.incident != nil {
+		if cur != nil && cur.Connected && cur.Session != "" && s.incident.differs(cur.Session, cur.Since) {
+			return m.newHeld(s, cur.Session, now)
+		}
+		return nil
+	}
+	if old == nil || !old.Connected || old.Session == "" || cur == nil || cur.Connected {
+		return nil // a switch between connected sessions is the client's own business
+	}
+	return s.open(now, old.Session, fmt.Sprintf("the host's client reports its session on %s is gone (no longer connected)", s.cfg.Name))
+}
+
+// newHeld handles a new session the client holds while an incident is
+// open: it recovers the incident when the server is known to have the
+// session (its store lists it); otherwise the session must first answer a
+// ping (Verify).
+func (m *Model) newHeld(s *server, id string, now time.Time) []Event {
+	if _, known := s.sessions[id]; known {
+		return s.recover(now, "the host's client holds a new session the server knows", id)
+	}
+	s.incident.candidate = id
+	return nil
+}
+
+// Verify lists the sessions whose answer to a ping would end an open
+// incident: a new session the client holds that the server's store does not
+// (yet) show. The daemon pings them like keep-warm targets.
+func (m *Model) Verify(now time.Time) []WarmTarget {
+	var out []WarmTarget
+	for _, name := range m.order {
+		s := m.servers[name]
+		if s.incident == nil || s.incident.candidate == "" {
+			continue
+		}
+		out = append(out, WarmTarget{Server: name, SessionID: s.incident.candidate, Timeout: s.timeout()})
+	}
+	return out
+}
+
+// heldTarget is the keep-warm target for a session the beacon names that
+// the store does not show (a server without a store): its idleness comes
+// from the client's own last request.
+func (s *server) heldTarget(now time.Time) (WarmTarget, bool) {
+	h := s.held
+	if h == nil || !h.Connected || h.Session == "" {
+		return WarmTarget{}, false
+	}
+	last := h.Since
+	if h.LastRequest.After(last) {
+		last = h.LastRequest
+	}
+	if last.IsZero() || last.After(now) {
+		last = now
+	}
+	return WarmTarget{Server: s.cfg.Name, SessionID: h.Session, Idle: now.Sub(last), Timeout: s.timeout(),
+		ActivityKnown: !h.LastRequest.IsZero()}, true
+}
+
+// source says where the judgement of s's host session comes from.
+func (m *Model) source(s *server) IdentitySource {
+	if m.beaconLive {
+		return SourceBeacon
+	}
+	return SourceInferred
+}
+
+// sourced marks the events about the host's session with where the model
+// knew that session from.
+func (m *Model) sourced(evs []Event) {
+	for i := range evs {
+		ev := &evs[i]
+		s, ok := m.servers[ev.Server]
+		if !ok || !aboutHostSession(*ev) {
+			continue
+		}
+		ev.Source = m.source(s)
+	}
+}
+
+func aboutHostSession(ev Event) bool {
+	switch ev.Kind {
+	case EvSessionLost:
+		return ev.Incident
+	case EvRecovered, EvKeepWarm, EvKeepWarmFailed, EvSessionAtRisk:
+		return true
+	}
+	return false
+}
