@@ -21,11 +21,14 @@ type incident struct {
 // state is the pure decision state. Not safe for concurrent use.
 type state struct {
 	incidents map[string]*incident // by server
-	atRisk    map[string]time.Time // server+session -> end of the window already warned
+	warned    marks                // sessions warned at risk: once each
+	// masked: events carry masked session ids (a journal replay), not
+	// the full ids of live events.
+	masked bool
 }
 
 func newState() state {
-	return state{incidents: map[string]*incident{}, atRisk: map[string]time.Time{}}
+	return state{incidents: map[string]*incident{}, warned: newMarks()}
 }
 
 // observe updates the state with ev and returns what to say (nothing when
@@ -45,8 +48,8 @@ func (s *state) observe(ev health.Event, now time.Time, quiet bool) []Message {
 		m = s.healFailed(ev)
 	case health.EvSessionAtRisk:
 		m = s.sessionAtRisk(ev, now)
-	case health.EvKeepWarm, health.EvSessionNew:
-		s.clearAtRisk(ev.Server) // the session was used: a new window starts
+	case health.EvSessionExpired, health.EvSessionEnded:
+		s.warned.forget(ev.Server, ev.Session, s.masked)
 	}
 	if m == nil || quiet {
 		return nil
@@ -58,6 +61,7 @@ func (s *state) observe(ev health.Event, now time.Time, quiet bool) []Message {
 }
 
 func (s *state) lost(ev health.Event, now time.Time) *Message {
+	s.warned.forget(ev.Server, ev.Session, s.masked)
 	if !ev.Incident {
 		return nil // another client's session: journaled, not the user's incident
 	}
@@ -72,7 +76,6 @@ func (s *state) lost(ev health.Event, now time.Time) *Message {
 func (s *state) recovered(ev health.Event) *Message {
 	inc := s.incidents[ev.Server]
 	delete(s.incidents, ev.Server)
-	s.clearAtRisk(ev.Server)
 	if inc != nil && !inc.told {
 		return nil // the loss was never shown (paused): its end is no news
 	}
@@ -94,23 +97,18 @@ func (s *state) healFailed(ev health.Event) *Message {
 	return &Message{Title: ev.Server + ": healing failed", Body: ev.Detail, Server: ev.Server, About: AboutHealFailed}
 }
 
-// sessionAtRisk warns once per session per idle window: a repeat before
-// the window the first warning announced has run out is the same risk.
+// sessionAtRisk warns once per session, however often it idles again:
+// a second bubble about the same session tells nothing new. No warning
+// once the loss is known, nor in the last tick before expiry: the loss is
+// the news then.
 func (s *state) sessionAtRisk(ev health.Event, now time.Time) *Message {
-	key := ev.Server + "\x00" + ev.Session
-	if end, ok := s.atRisk[key]; ok && now.Before(end) {
+	if s.incidents[ev.Server] != nil || ev.ExpiresIn < atRiskTooLate {
 		return nil
 	}
-	s.atRisk[key] = now.Add(ev.ExpiresIn + time.Second)
-	return &Message{Title: ev.Server + ": session at risk", Body: ev.Detail, Server: ev.Server, About: AboutAtRisk}
-}
-
-func (s *state) clearAtRisk(server string) {
-	for k := range s.atRisk {
-		if len(k) > len(server) && k[:len(server)+1] == server+"\x00" {
-			delete(s.atRisk, k)
-		}
+	if !s.warned.add(ev.Server, ev.Session, s.masked, now) {
+		return nil
 	}
+	return &Message{Title: ev.Server + ": session at risk", Body: ev.Detail, Server: ev.Server, About: AboutAtRisk}
 }
 
 // reminders says "still lost" for each incident quiet for a whole interval.
