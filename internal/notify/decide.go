@@ -11,24 +11,30 @@ import (
 
 // incident is one open loss on a server, as far as notifications go.
 type incident struct {
-	since    time.Time
-	told     bool      // something about it was shown: its end is worth telling
-	lastSent time.Time // loss or last reminder, for the reminder clock
-	doing    string    // what the watchdog is doing about it
-	failed   map[string]bool
+	since      time.Time
+	told       bool      // something about it was shown: its end is worth telling
+	lastSent   time.Time // loss or last reminder, for the reminder clock
+	doing      string    // what the watchdog is doing about it
+	failedSaid bool      // its heal failure was shown (or paused): once per incident
+	advice     string    // the latest heal failure's detail, for the reminders
 }
+
+// healFailedQuiet spaces heal failures outside an incident (a manual heal
+// with nothing lost): at most one bubble per server this often.
+const healFailedQuiet = time.Hour
 
 // state is the pure decision state. Not safe for concurrent use.
 type state struct {
 	incidents map[string]*incident // by server
 	warned    marks                // sessions warned at risk: once each
+	failedAt  map[string]time.Time // by server: last heal failure outside an incident
 	// masked: events carry masked session ids (a journal replay), not
 	// the full ids of live events.
 	masked bool
 }
 
 func newState() state {
-	return state{incidents: map[string]*incident{}, warned: newMarks()}
+	return state{incidents: map[string]*incident{}, warned: newMarks(), failedAt: map[string]time.Time{}}
 }
 
 // observe updates the state with ev and returns what to say (nothing when
@@ -45,7 +51,7 @@ func (s *state) observe(ev health.Event, now time.Time, quiet bool) []Message {
 	case health.EvRecovered:
 		m = s.recovered(ev)
 	case health.EvHealFailed:
-		m = s.healFailed(ev)
+		m = s.healFailed(ev, now)
 	case health.EvSessionAtRisk:
 		m = s.sessionAtRisk(ev, now)
 	case health.EvSessionExpired, health.EvSessionEnded:
@@ -68,8 +74,7 @@ func (s *state) lost(ev health.Event, now time.Time) *Message {
 	if s.incidents[ev.Server] != nil {
 		return nil // one incident, one notification
 	}
-	s.incidents[ev.Server] = &incident{since: now, lastSent: now, doing: "waiting for the host to reconnect",
-		failed: map[string]bool{}}
+	s.incidents[ev.Server] = &incident{since: now, lastSent: now, doing: "waiting for the host to reconnect"}
 	return &Message{Title: ev.Server + ": session lost — the watchdog is healing it", Body: ev.Detail, Server: ev.Server, About: AboutLost}
 }
 
@@ -86,13 +91,21 @@ func (s *state) recovered(ev health.Event) *Message {
 	return &Message{Title: title, Body: ev.Detail, Server: ev.Server, About: AboutRecovered}
 }
 
-func (s *state) healFailed(ev health.Event) *Message {
+// healFailed shows an incident's first heal failure only: later ones
+// (whatever their words) are the same news, and the reminders carry the
+// latest advice. A failure outside an incident is shown once an hour.
+func (s *state) healFailed(ev health.Event, now time.Time) *Message {
 	if inc := s.incidents[ev.Server]; inc != nil {
-		if inc.failed[ev.Detail] {
+		inc.doing, inc.advice = "doing nothing more on its own", ev.Detail
+		if inc.failedSaid {
 			return nil
 		}
-		inc.failed[ev.Detail] = true
-		inc.doing = "nothing more on its own: " + ev.Detail
+		inc.failedSaid = true
+	} else {
+		if last, ok := s.failedAt[ev.Server]; ok && now.Sub(last) < healFailedQuiet {
+			return nil
+		}
+		s.failedAt[ev.Server] = now
 	}
 	return &Message{Title: ev.Server + ": healing failed", Body: ev.Detail, Server: ev.Server, About: AboutHealFailed}
 }
@@ -123,8 +136,11 @@ func (s *state) reminders(now time.Time, every time.Duration, quiet bool) []Mess
 			continue
 		}
 		inc.told, inc.lastSent = true, now
-		out = append(out, Message{Title: server + ": session still lost", Server: server, About: AboutReminder,
-			Body: fmt.Sprintf("Lost for %s; the watchdog is %s.", took(now.Sub(inc.since)), inc.doing)})
+		body := fmt.Sprintf("Lost for %s; the watchdog is %s.", took(now.Sub(inc.since)), inc.doing)
+		if inc.advice != "" {
+			body += " Healing failed: " + inc.advice
+		}
+		out = append(out, Message{Title: server + ": session still lost", Server: server, About: AboutReminder, Body: body})
 	}
 	return out
 }
