@@ -28,42 +28,58 @@ type state struct {
 	incidents map[string]*incident // by server
 	warned    marks                // sessions warned at risk: once each
 	failedAt  map[string]time.Time // by server: last heal failure outside an incident
+	folds     map[string]*fold     // by the About of the bubbles they fold
+	window    time.Duration        // stormWindow; shorter in tests
+	solo      int                  // stormSolo
 	// masked: events carry masked session ids (a journal replay), not
 	// the full ids of live events.
 	masked bool
 }
 
 func newState() state {
-	return state{incidents: map[string]*incident{}, warned: newMarks(), failedAt: map[string]time.Time{}}
+	s := state{incidents: map[string]*incident{}, warned: newMarks(), failedAt: map[string]time.Time{},
+		folds: map[string]*fold{}, window: stormWindow, solo: stormSolo}
+	for _, k := range foldKinds() {
+		s.folds[k.about] = &fold{}
+	}
+	return s
 }
 
 // observe updates the state with ev and returns what to say (nothing when
-// quiet, but the state moves on all the same).
+// quiet, but the state moves on all the same): the summaries of storms
+// that ended by now, then ev's own bubble unless its storm holds it.
 func (s *state) observe(ev health.Event, now time.Time, quiet bool) []Message {
-	var m *Message
+	out := s.flush(now, quiet, false)
+	m := s.decide(ev, now)
+	if m == nil || quiet || !s.admit(*m, now) {
+		return out
+	}
+	if inc := s.incidents[ev.Server]; inc != nil {
+		inc.told, inc.lastSent = true, now
+	}
+	return append(out, *m)
+}
+
+// decide moves the state on with ev and returns the bubble it is worth,
+// if any.
+func (s *state) decide(ev health.Event, now time.Time) *Message {
 	switch ev.Kind {
 	case health.EvSessionLost:
-		m = s.lost(ev, now)
+		return s.lost(ev, now)
 	case health.EvHealStarted:
 		if inc := s.incidents[ev.Server]; inc != nil {
 			inc.doing = "healing: " + strategyName(ev.Strategy)
 		}
 	case health.EvRecovered:
-		m = s.recovered(ev)
+		return s.recovered(ev)
 	case health.EvHealFailed:
-		m = s.healFailed(ev, now)
+		return s.healFailed(ev, now)
 	case health.EvSessionAtRisk:
-		m = s.sessionAtRisk(ev, now)
+		return s.sessionAtRisk(ev, now)
 	case health.EvSessionExpired, health.EvSessionEnded:
 		s.warned.forget(ev.Server, ev.Session, s.masked)
 	}
-	if m == nil || quiet {
-		return nil
-	}
-	if inc := s.incidents[ev.Server]; inc != nil {
-		inc.told, inc.lastSent = true, now
-	}
-	return []Message{*m}
+	return nil
 }
 
 func (s *state) lost(ev health.Event, now time.Time) *Message {
@@ -122,6 +138,12 @@ func (s *state) sessionAtRisk(ev health.Event, now time.Time) *Message {
 		return nil
 	}
 	return &Message{Title: ev.Server + ": session at risk", Body: ev.Detail, Server: ev.Server, About: AboutAtRisk}
+}
+
+// due returns what is due by now without an event: the summaries of
+// storms that ended, and the reminders.
+func (s *state) due(now time.Time, every time.Duration, quiet bool) []Message {
+	return append(s.flush(now, quiet, false), s.reminders(now, every, quiet)...)
 }
 
 // reminders says "still lost" for each incident quiet for a whole interval.

@@ -125,8 +125,12 @@ func (n *Notifier) Observe(ev health.Event) {
 	n.mu.Lock()
 	now := n.now()
 	msgs := n.st.observe(ev, now, n.now().Before(n.pause))
+	_, holds := n.st.nextFlush()
 	n.mu.Unlock()
 	n.enqueue(msgs)
+	if holds {
+		n.poke() // Run arms its timer for the summary
+	}
 }
 
 // Restore rebuilds incident state from the journal after a restart, saying
@@ -143,11 +147,12 @@ func (n *Notifier) Restore(recs []journal.Record) {
 
 func eventOf(r journal.Record) health.Event { return health.Event(r) }
 
-// Tick sends the reminders that are due; Run calls it periodically.
+// Tick sends the storm summaries and reminders that are due; Run calls it
+// periodically and when a summary is due.
 func (n *Notifier) Tick() {
 	n.mu.Lock()
 	now := n.now()
-	msgs := n.st.reminders(now, n.reminder, now.Before(n.pause))
+	msgs := n.st.due(now, n.reminder, now.Before(n.pause))
 	n.mu.Unlock()
 	n.enqueue(msgs)
 }
@@ -159,6 +164,10 @@ func (n *Notifier) enqueue(msgs []Message) {
 	n.mu.Lock()
 	n.pending = append(n.pending, msgs...)
 	n.mu.Unlock()
+	n.poke()
+}
+
+func (n *Notifier) poke() {
 	select {
 	case n.wake <- struct{}{}:
 	default:
@@ -173,15 +182,21 @@ func (n *Notifier) takePending() []Message {
 	return out
 }
 
-// Run sends queued notifications and checks reminders until ctx ends.
+// Run sends queued notifications, storm summaries when due, and
+// reminders, until ctx ends.
 func (n *Notifier) Run(ctx context.Context) error {
 	tick := time.NewTicker(min(n.reminder/4, time.Minute))
 	defer tick.Stop()
+	summary := time.NewTimer(time.Hour)
+	defer summary.Stop()
 	for {
+		n.armSummary(summary)
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
+			n.Tick()
+		case <-summary.C:
 			n.Tick()
 		case <-n.wake:
 			for _, m := range n.takePending() {
@@ -189,6 +204,21 @@ func (n *Notifier) Run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// armSummary sets t to fire when the next storm summary is due (stopped
+// when none is held): a storm's tail waits its window, not the reminder
+// ticker.
+func (n *Notifier) armSummary(t *time.Timer) {
+	n.mu.Lock()
+	when, ok := n.st.nextFlush()
+	now := n.now()
+	n.mu.Unlock()
+	if !ok {
+		t.Stop()
+		return
+	}
+	t.Reset(max(when.Sub(now), 0))
 }
 
 func (n *Notifier) show(m Message) {
