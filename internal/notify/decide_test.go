@@ -91,7 +91,10 @@ func TestDecisions(t *testing.T) {
 // run drives a Notifier with a fake clock and returns the queued titles.
 func run(t *testing.T, steps []step, restore []journal.Record) []string {
 	t.Helper()
-	var now time.Time
+	now := t0 // the restart, at the first step
+	if len(steps) > 0 {
+		now = t0.Add(steps[0].at)
+	}
 	n := New(Options{Now: func() time.Time { return now }, Send: func(string, string) error { return nil }})
 	n.Restore(restore)
 	for _, s := range steps {

@@ -56,7 +56,8 @@ type held struct {
 
 // fold is one kind's storm.
 type fold struct {
-	start time.Time // the storm's first bubble; zero: no storm open
+	open  bool      // a storm is open
+	start time.Time // its first bubble
 	shown int       // bubbles already let out alone
 	held  []held
 }
@@ -144,8 +145,8 @@ func (s *state) admit(m Message, now time.Time) bool {
 	if f == nil {
 		return true
 	}
-	if f.start.IsZero() {
-		f.start, f.shown = now, 0
+	if !f.open {
+		f.open, f.start, f.shown = true, now, 0
 	}
 	if f.shown < s.solo {
 		f.shown++
@@ -162,7 +163,7 @@ func (s *state) flush(now time.Time, quiet, all bool) []Message {
 	var out []Message
 	for _, k := range foldKinds() {
 		f := s.folds[k.about]
-		if f.start.IsZero() || (!all && now.Sub(f.start) < s.window) {
+		if !f.open || (!all && now.Sub(f.start) < s.window) {
 			continue
 		}
 		var msgs []Message

@@ -125,24 +125,34 @@ func (n *Notifier) Observe(ev health.Event) {
 	n.mu.Lock()
 	now := n.now()
 	msgs := n.st.observe(ev, now, n.now().Before(n.pause))
-	_, holds := n.st.nextFlush()
 	n.mu.Unlock()
 	n.enqueue(msgs)
-	if holds {
-		n.poke() // Run arms its timer for the summary
-	}
 }
 
-// Restore rebuilds incident state from the journal after a restart, saying
-// nothing: what the records describe was notified by the previous run. A
-// loss still open then gets its "recovered" later.
+// Restore rebuilds the decision state from the journal after a restart,
+// saying nothing: what the records describe was notified by the previous
+// run, so no at-risk, loss or heal failure is told twice, and a loss still
+// open gets its "recovered" later. What that run decided and never showed
+// (killed first) goes out now, folded like any storm.
 func (n *Notifier) Restore(recs []journal.Record) {
 	n.mu.Lock()
+	n.st.masked = true // the journal holds masked ids
+	var last time.Time
 	for _, r := range recs {
 		n.st.observe(eventOf(r), r.Time, false)
+		last = r.Time
+	}
+	n.st.flush(last, false, true) // held was shown, or undelivered finds it
+	n.st.masked = false
+	now := n.now()
+	var msgs []Message
+	for _, m := range undelivered(recs) {
+		if n.st.admit(m, now) {
+			msgs = append(msgs, m)
+		}
 	}
 	n.mu.Unlock()
-	n.enqueue(undelivered(recs))
+	n.enqueue(msgs)
 }
 
 func eventOf(r journal.Record) health.Event { return health.Event(r) }
@@ -157,14 +167,16 @@ func (n *Notifier) Tick() {
 	n.enqueue(msgs)
 }
 
+// enqueue queues msgs for Run, and wakes it to send them or to arm its
+// timer for a summary now held.
 func (n *Notifier) enqueue(msgs []Message) {
-	if len(msgs) == 0 {
-		return
-	}
 	n.mu.Lock()
 	n.pending = append(n.pending, msgs...)
+	_, holds := n.st.nextFlush()
 	n.mu.Unlock()
-	n.poke()
+	if len(msgs) > 0 || holds {
+		n.poke()
+	}
 }
 
 func (n *Notifier) poke() {
