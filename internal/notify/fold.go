@@ -83,7 +83,8 @@ func (f *fold) due(window time.Duration) (time.Time, bool) {
 }
 
 // SummaryTitle is the title of a summary of a kind of bubble (About: lost,
-// recovered or heal_failed) for the servers named.
+// recovered or heal_failed) for the servers named, in order. Names are
+// joined by ", ": a server name holding ", " would not read back.
 func SummaryTitle(about string, servers []string) string {
 	for _, k := range foldKinds() {
 		if k.about == about {
