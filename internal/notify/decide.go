@@ -11,68 +11,92 @@ import (
 
 // incident is one open loss on a server, as far as notifications go.
 type incident struct {
-	since    time.Time
-	told     bool      // something about it was shown: its end is worth telling
-	lastSent time.Time // loss or last reminder, for the reminder clock
-	doing    string    // what the watchdog is doing about it
-	failed   map[string]bool
+	since      time.Time
+	told       bool      // something about it was shown: its end is worth telling
+	lastSent   time.Time // loss or last reminder, for the reminder clock
+	doing      string    // what the watchdog is doing about it
+	failedSaid bool      // its heal failure was shown (or paused): once per incident
+	advice     string    // the latest heal failure's detail, for the reminders
 }
+
+// healFailedQuiet spaces heal failures outside an incident (a manual heal
+// with nothing lost): at most one bubble per server this often.
+const healFailedQuiet = time.Hour
 
 // state is the pure decision state. Not safe for concurrent use.
 type state struct {
 	incidents map[string]*incident // by server
-	atRisk    map[string]time.Time // server+session -> end of the window already warned
+	warned    marks                // sessions warned at risk: once each
+	failedAt  map[string]time.Time // by server: last heal failure outside an incident
+	folds     map[string]*fold     // by the About of the bubbles they fold
+	window    time.Duration        // stormWindow; shorter in tests
+	solo      int                  // stormSolo
+	// masked: events carry masked session ids (a journal replay), not
+	// the full ids of live events.
+	masked bool
 }
 
 func newState() state {
-	return state{incidents: map[string]*incident{}, atRisk: map[string]time.Time{}}
+	s := state{incidents: map[string]*incident{}, warned: newMarks(), failedAt: map[string]time.Time{},
+		folds: map[string]*fold{}, window: stormWindow, solo: stormSolo}
+	for _, k := range foldKinds() {
+		s.folds[k.about] = &fold{}
+	}
+	return s
 }
 
 // observe updates the state with ev and returns what to say (nothing when
-// quiet, but the state moves on all the same).
+// quiet, but the state moves on all the same): the summaries of storms
+// that ended by now, then ev's own bubble unless its storm holds it.
 func (s *state) observe(ev health.Event, now time.Time, quiet bool) []Message {
-	var m *Message
+	out := s.flush(now, quiet, false)
+	m := s.decide(ev, now)
+	if m == nil || quiet || !s.admit(*m, now) {
+		return out
+	}
+	if inc := s.incidents[ev.Server]; inc != nil {
+		inc.told, inc.lastSent = true, now
+	}
+	return append(out, *m)
+}
+
+// decide moves the state on with ev and returns the bubble it is worth,
+// if any.
+func (s *state) decide(ev health.Event, now time.Time) *Message {
 	switch ev.Kind {
 	case health.EvSessionLost:
-		m = s.lost(ev, now)
+		return s.lost(ev, now)
 	case health.EvHealStarted:
 		if inc := s.incidents[ev.Server]; inc != nil {
 			inc.doing = "healing: " + strategyName(ev.Strategy)
 		}
 	case health.EvRecovered:
-		m = s.recovered(ev)
+		return s.recovered(ev)
 	case health.EvHealFailed:
-		m = s.healFailed(ev)
+		return s.healFailed(ev, now)
 	case health.EvSessionAtRisk:
-		m = s.sessionAtRisk(ev, now)
-	case health.EvKeepWarm, health.EvSessionNew:
-		s.clearAtRisk(ev.Server) // the session was used: a new window starts
+		return s.sessionAtRisk(ev, now)
+	case health.EvSessionExpired, health.EvSessionEnded:
+		s.warned.forget(ev.Server, ev.Session, s.masked)
 	}
-	if m == nil || quiet {
-		return nil
-	}
-	if inc := s.incidents[ev.Server]; inc != nil {
-		inc.told, inc.lastSent = true, now
-	}
-	return []Message{*m}
+	return nil
 }
 
 func (s *state) lost(ev health.Event, now time.Time) *Message {
+	s.warned.forget(ev.Server, ev.Session, s.masked)
 	if !ev.Incident {
 		return nil // another client's session: journaled, not the user's incident
 	}
 	if s.incidents[ev.Server] != nil {
 		return nil // one incident, one notification
 	}
-	s.incidents[ev.Server] = &incident{since: now, lastSent: now, doing: "waiting for the host to reconnect",
-		failed: map[string]bool{}}
+	s.incidents[ev.Server] = &incident{since: now, lastSent: now, doing: "waiting for the host to reconnect"}
 	return &Message{Title: ev.Server + ": session lost — the watchdog is healing it", Body: ev.Detail, Server: ev.Server, About: AboutLost}
 }
 
 func (s *state) recovered(ev health.Event) *Message {
 	inc := s.incidents[ev.Server]
 	delete(s.incidents, ev.Server)
-	s.clearAtRisk(ev.Server)
 	if inc != nil && !inc.told {
 		return nil // the loss was never shown (paused): its end is no news
 	}
@@ -83,34 +107,43 @@ func (s *state) recovered(ev health.Event) *Message {
 	return &Message{Title: title, Body: ev.Detail, Server: ev.Server, About: AboutRecovered}
 }
 
-func (s *state) healFailed(ev health.Event) *Message {
+// healFailed shows an incident's first heal failure only: later ones
+// (whatever their words) are the same news, and the reminders carry the
+// latest advice. A failure outside an incident is shown once an hour.
+func (s *state) healFailed(ev health.Event, now time.Time) *Message {
 	if inc := s.incidents[ev.Server]; inc != nil {
-		if inc.failed[ev.Detail] {
+		inc.doing, inc.advice = "doing nothing more on its own", ev.Detail
+		if inc.failedSaid {
 			return nil
 		}
-		inc.failed[ev.Detail] = true
-		inc.doing = "nothing more on its own: " + ev.Detail
+		inc.failedSaid = true
+	} else {
+		if last, ok := s.failedAt[ev.Server]; ok && now.Sub(last) < healFailedQuiet {
+			return nil
+		}
+		s.failedAt[ev.Server] = now
 	}
 	return &Message{Title: ev.Server + ": healing failed", Body: ev.Detail, Server: ev.Server, About: AboutHealFailed}
 }
 
-// sessionAtRisk warns once per session per idle window: a repeat before
-// the window the first warning announced has run out is the same risk.
+// sessionAtRisk warns once per session, however often it idles again:
+// a second bubble about the same session tells nothing new. No warning
+// once the loss is known, nor in the last tick before expiry: the loss is
+// the news then.
 func (s *state) sessionAtRisk(ev health.Event, now time.Time) *Message {
-	key := ev.Server + "\x00" + ev.Session
-	if end, ok := s.atRisk[key]; ok && now.Before(end) {
+	if s.incidents[ev.Server] != nil || ev.ExpiresIn < atRiskTooLate {
 		return nil
 	}
-	s.atRisk[key] = now.Add(ev.ExpiresIn + time.Second)
+	if !s.warned.add(ev.Server, ev.Session, s.masked, now) {
+		return nil
+	}
 	return &Message{Title: ev.Server + ": session at risk", Body: ev.Detail, Server: ev.Server, About: AboutAtRisk}
 }
 
-func (s *state) clearAtRisk(server string) {
-	for k := range s.atRisk {
-		if len(k) > len(server) && k[:len(server)+1] == server+"\x00" {
-			delete(s.atRisk, k)
-		}
-	}
+// due returns what is due by now without an event: the summaries of
+// storms that ended, and the reminders.
+func (s *state) due(now time.Time, every time.Duration, quiet bool) []Message {
+	return append(s.flush(now, quiet, false), s.reminders(now, every, quiet)...)
 }
 
 // reminders says "still lost" for each incident quiet for a whole interval.
@@ -125,8 +158,11 @@ func (s *state) reminders(now time.Time, every time.Duration, quiet bool) []Mess
 			continue
 		}
 		inc.told, inc.lastSent = true, now
-		out = append(out, Message{Title: server + ": session still lost", Server: server, About: AboutReminder,
-			Body: fmt.Sprintf("Lost for %s; the watchdog is %s.", took(now.Sub(inc.since)), inc.doing)})
+		body := fmt.Sprintf("Lost for %s; the watchdog is %s.", took(now.Sub(inc.since)), inc.doing)
+		if inc.advice != "" {
+			body += " Healing failed: " + inc.advice
+		}
+		out = append(out, Message{Title: server + ": session still lost", Server: server, About: AboutReminder, Body: body})
 	}
 	return out
 }

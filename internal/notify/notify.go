@@ -129,36 +129,57 @@ func (n *Notifier) Observe(ev health.Event) {
 	n.enqueue(msgs)
 }
 
-// Restore rebuilds incident state from the journal after a restart, saying
-// nothing: what the records describe was notified by the previous run. A
-// loss still open then gets its "recovered" later.
+// Restore rebuilds the decision state from the journal after a restart,
+// saying nothing: what the records describe was notified by the previous
+// run, so no at-risk, loss or heal failure is told twice, and a loss still
+// open gets its "recovered" later. What that run decided and never showed
+// (killed first) goes out now, folded like any storm.
 func (n *Notifier) Restore(recs []journal.Record) {
 	n.mu.Lock()
+	n.st.masked = true // the journal holds masked ids
+	var last time.Time
 	for _, r := range recs {
 		n.st.observe(eventOf(r), r.Time, false)
+		last = r.Time
 	}
-	n.mu.Unlock()
-	n.enqueue(undelivered(recs))
-}
-
-func eventOf(r journal.Record) health.Event { return health.Event(r) }
-
-// Tick sends the reminders that are due; Run calls it periodically.
-func (n *Notifier) Tick() {
-	n.mu.Lock()
+	n.st.flush(last, false, true) // held was shown, or undelivered finds it
+	n.st.masked = false
 	now := n.now()
-	msgs := n.st.reminders(now, n.reminder, now.Before(n.pause))
+	var msgs []Message
+	for _, m := range undelivered(recs) {
+		if n.st.admit(m, now) {
+			msgs = append(msgs, m)
+		}
+	}
 	n.mu.Unlock()
 	n.enqueue(msgs)
 }
 
+func eventOf(r journal.Record) health.Event { return health.Event(r) }
+
+// Tick sends the storm summaries and reminders that are due; Run calls it
+// periodically and when a summary is due.
+func (n *Notifier) Tick() {
+	n.mu.Lock()
+	now := n.now()
+	msgs := n.st.due(now, n.reminder, now.Before(n.pause))
+	n.mu.Unlock()
+	n.enqueue(msgs)
+}
+
+// enqueue queues msgs for Run, and wakes it to send them or to arm its
+// timer for a summary now held.
 func (n *Notifier) enqueue(msgs []Message) {
-	if len(msgs) == 0 {
-		return
-	}
 	n.mu.Lock()
 	n.pending = append(n.pending, msgs...)
+	_, holds := n.st.nextFlush()
 	n.mu.Unlock()
+	if len(msgs) > 0 || holds {
+		n.poke()
+	}
+}
+
+func (n *Notifier) poke() {
 	select {
 	case n.wake <- struct{}{}:
 	default:
@@ -173,15 +194,21 @@ func (n *Notifier) takePending() []Message {
 	return out
 }
 
-// Run sends queued notifications and checks reminders until ctx ends.
+// Run sends queued notifications, storm summaries when due, and
+// reminders, until ctx ends.
 func (n *Notifier) Run(ctx context.Context) error {
 	tick := time.NewTicker(min(n.reminder/4, time.Minute))
 	defer tick.Stop()
+	summary := time.NewTimer(time.Hour)
+	defer summary.Stop()
 	for {
+		n.armSummary(summary)
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-tick.C:
+			n.Tick()
+		case <-summary.C:
 			n.Tick()
 		case <-n.wake:
 			for _, m := range n.takePending() {
@@ -189,6 +216,21 @@ func (n *Notifier) Run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// armSummary sets t to fire when the next storm summary is due (stopped
+// when none is held): a storm's tail waits its window, not the reminder
+// ticker.
+func (n *Notifier) armSummary(t *time.Timer) {
+	n.mu.Lock()
+	when, ok := n.st.nextFlush()
+	now := n.now()
+	n.mu.Unlock()
+	if !ok {
+		t.Stop()
+		return
+	}
+	t.Reset(max(when.Sub(now), 0))
 }
 
 func (n *Notifier) show(m Message) {

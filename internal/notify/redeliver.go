@@ -2,6 +2,7 @@ package notify
 
 import (
 	"maps"
+	"math"
 	"slices"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
@@ -30,6 +31,8 @@ func undelivered(recs []journal.Record) []Message {
 		return nil // no run to tell apart: take it all as delivered
 	}
 	scratch := newState()
+	scratch.masked = true
+	scratch.solo = math.MaxInt // each server's own news, whether a summary told it or not
 	lost := map[string]*pendingNote{}
 	recovered := map[string]*pendingNote{}
 	for i, r := range recs {
@@ -61,12 +64,19 @@ func undelivered(recs []journal.Record) []Message {
 	return out
 }
 
+// markShown marks the notes a notified record says were shown: its
+// server's, or every server a summary's title names.
 func markShown(lost, recovered map[string]*pendingNote, r journal.Record) {
-	set := lost
-	if r.About == AboutRecovered {
-		set = recovered
+	set := map[string]map[string]*pendingNote{AboutLost: lost, AboutRecovered: recovered,
+		AboutLostSummary: lost, AboutRecoveredSummary: recovered}[r.About]
+	servers := []string{r.Server}
+	if r.About == AboutLostSummary || r.About == AboutRecoveredSummary {
+		title, _ := r.Extra["title"].(string)
+		_, servers, _ = ParseSummary(title)
 	}
-	if p := set[r.Server]; p != nil {
-		p.shown = true
+	for _, server := range servers {
+		if p := set[server]; p != nil {
+			p.shown = true
+		}
 	}
 }
