@@ -28,6 +28,7 @@ type state struct {
 	incidents map[string]*incident // by server
 	warned    marks                // sessions warned at risk: once each
 	failedAt  map[string]time.Time // by server: last heal failure outside an incident
+	unplaced  time.Time            // last loss shown that named no server
 	folds     map[string]*fold     // by the About of the bubbles they fold
 	window    time.Duration        // stormWindow; shorter in tests
 	solo      int                  // stormSolo
@@ -84,6 +85,9 @@ func (s *state) decide(ev health.Event, now time.Time) *Message {
 
 func (s *state) lost(ev health.Event, now time.Time) *Message {
 	s.warned.forget(ev.Server, ev.Session, s.masked)
+	if ev.Server == "" {
+		return s.lostUnplaced(ev, now)
+	}
 	if !ev.Incident {
 		return nil // another client's session: journaled, not the user's incident
 	}
@@ -92,6 +96,20 @@ func (s *state) lost(ev health.Event, now time.Time) *Message {
 	}
 	s.incidents[ev.Server] = &incident{since: now, lastSent: now, doing: "waiting for the host to reconnect"}
 	return &Message{Title: ev.Server + ": session lost — the watchdog is healing it", Body: ev.Detail, Server: ev.Server, About: AboutLost}
+}
+
+// unplacedQuiet: a host that keeps logging losses it names no server for
+// is told about once per this long; the journal has every line.
+const unplacedQuiet = 10 * time.Minute
+
+// lostUnplaced tells of a loss the host's log reported without naming a
+// server: the event's detail names the host and what it said.
+func (s *state) lostUnplaced(ev health.Event, now time.Time) *Message {
+	if !s.unplaced.IsZero() && now.Sub(s.unplaced) < unplacedQuiet {
+		return nil
+	}
+	s.unplaced = now
+	return &Message{Title: "MCP session lost (no server named)", Body: ev.Detail, About: AboutLostUnplaced}
 }
 
 func (s *state) recovered(ev health.Event) *Message {

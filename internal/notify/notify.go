@@ -42,6 +42,8 @@ const (
 	AboutHealFailed = "heal_failed"
 	AboutAtRisk     = "at_risk"
 	AboutReminder   = "reminder"
+	// AboutLostUnplaced: the host's log reported a loss naming no server.
+	AboutLostUnplaced = "lost_unplaced"
 )
 
 // Message is one notification.

@@ -103,3 +103,23 @@ func TestRunSendsTheSummaryWhenItsWindowEnds(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 }
+
+// Issue 14 item 4: a loss the host's log reported without naming a server
+// is journaled against no server; the notification names the host (through
+// the detail) and is not repeated for every such line.
+func TestUnplacedLossIsToldOnce(t *testing.T) {
+	t.Parallel()
+	s := newState()
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	ev := health.Event{Kind: health.EvSessionLost, Detail: "DSH reports a lost MCP session but names no server: x"}
+	var got []Message
+	for i := range 5 {
+		got = append(got, s.observe(ev, t0.Add(time.Duration(i)*time.Second), false)...)
+	}
+	if len(got) != 1 || got[0].Body != ev.Detail || got[0].About != AboutLostUnplaced {
+		t.Fatalf("messages %+v, want one naming the host", got)
+	}
+	if again := s.observe(ev, t0.Add(unplacedQuiet+time.Second), false); len(again) != 1 {
+		t.Fatalf("after the quiet time: %+v", again)
+	}
+}
