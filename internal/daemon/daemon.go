@@ -13,7 +13,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/metrics"
 	"github.com/mcpwatchdog/watchdog/internal/notify"
+	"github.com/mcpwatchdog/watchdog/monitor/beacon"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
+	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
 // tickInterval paces time-based re-evaluation (at risk) and wake detection.
@@ -25,6 +27,8 @@ type item struct {
 	sig    *health.Signal
 	ack    *follow.Position
 	client *clientpatch.Look // a look at the client module
+	// beacons: the live patched clients' beacons changed.
+	beacons *beacon.Update
 }
 
 // query asks the loop for something only the model knows.
@@ -69,6 +73,7 @@ type daemon struct {
 	storesRead   <-chan struct{}      // closed once every configured store was read once
 	hostLook     chan struct{}        // asks the process watcher to look now
 	verified     map[string]time.Time // server+session → last verifying ping
+	knownHost    chan proc.Host       // a live beacon's writer, for the process watcher
 }
 
 func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Journal) *daemon {
@@ -82,7 +87,8 @@ func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Jour
 	}
 	d := &daemon{cfg: cfg, stateDir: stateDir, log: opts.Logger, opts: opts, model: health.New(mc), journal: j,
 		items: make(chan item, 1024), queries: make(chan query), hostLook: make(chan struct{}, 1),
-		warm: healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg), verified: map[string]time.Time{}}
+		knownHost: make(chan proc.Host, 1),
+		warm:      healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg), verified: map[string]time.Time{}}
 	d.clock = &wallClock{skewFile: opts.ClockSkewFile}
 	d.clock.refresh()
 	d.now = d.clock.now
@@ -163,6 +169,9 @@ func (d *daemon) handle(ctx context.Context, it item) {
 	}
 	if it.client != nil {
 		d.noteClient(*it.client)
+	}
+	if it.beacons != nil {
+		d.applyBeacons(ctx, *it.beacons)
 	}
 	if it.ack != nil && d.follower != nil {
 		d.follower.Ack(*it.ack)

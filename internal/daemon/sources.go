@@ -39,6 +39,7 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 	}
 	d.follower = f
 	d.startProc(ctx, wg)
+	d.startBeacons(ctx, wg)
 	lines := &lineReader{d: d, stores: stores}
 	goRun(wg, func() { _ = f.Run(ctx) })
 	goRun(wg, func() { lines.run(ctx, f.Lines()) })
@@ -177,7 +178,7 @@ func (d *daemon) runProc(ctx context.Context, first chan struct{}) {
 	updates := make(chan proc.Update, 4)
 	go func() {
 		defer close(updates)
-		_ = proc.Watch(ctx, proc.Options{Target: proc.Target{Name: d.cfg.Host.Process, Port: d.cfg.Host.Port}, Logger: d.log, Look: d.hostLook}, updates)
+		_ = proc.Watch(ctx, proc.Options{Target: proc.Target{Name: d.cfg.Host.Process, Port: d.cfg.Host.Port}, Logger: d.log, Look: d.hostLook, Known: d.knownHost}, updates)
 	}()
 	for u := range updates {
 		sig := health.Signal{Kind: health.SigHostDown}

@@ -131,6 +131,10 @@ type Options struct {
 	Watchdog WatchdogCommand
 	// WatchdogState is the daemon's state dir (journal); "" is a temp dir.
 	WatchdogState string
+	// KillHost ends the run with a kill -9 of the host instead of a quit,
+	// as a crash would: the client's beacon stays behind for the watchdog
+	// to remove (Result.BeaconGoneAfter).
+	KillHost bool
 }
 
 func (o Options) withDefaults() (Options, error) {

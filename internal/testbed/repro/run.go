@@ -2,6 +2,7 @@ package repro
 
 import (
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/health"
 
 	"context"
 	"errors"
@@ -59,8 +60,15 @@ type Result struct {
 	// Beacon is the patched client's beacon once it showed the new
 	// session (or its last state); nil for the unpatched client.
 	Beacon *Beacon
-	// BeaconRemoved: no beacon of the host was left after it quit.
+	// BeaconRemoved: no beacon of the host was left after it quit (or,
+	// with KillHost, after the watchdog removed it).
 	BeaconRemoved bool
+	// WatchdogStatus is the watchdog's status document once the host called
+	// successfully again (ids masked); nil without Watchdog.
+	WatchdogStatus *health.Status
+	// BeaconGoneAfter, with KillHost and Watchdog, is how long after the
+	// kill the watchdog took to remove the beacon the client left behind.
+	BeaconGoneAfter time.Duration
 }
 
 // Run reproduces one session loss; see the package documentation. An
@@ -115,9 +123,9 @@ func runIn(ctx context.Context, o Options, p paths, node, tmp, home string) (Res
 		return Result{}, err
 	}
 	defer h.stop()
+	var w *watchdogDaemon
 	if o.Watchdog != nil {
-		w, err := startWatchdog(ctx, o, tmp, home, module, srv.URL())
-		if err != nil {
+		if w, err = startWatchdog(ctx, o, tmp, home, module, srv.URL()); err != nil {
 			return Result{}, err
 		}
 		defer w.stop()
@@ -127,13 +135,42 @@ func runIn(ctx context.Context, o Options, p paths, node, tmp, home string) (Res
 	if err := r.drive(ctx, o, srv, h, home); err != nil {
 		return r, err
 	}
-	if err := h.quit(); err != nil {
-		return r, err
+	if w != nil {
+		st, err := w.status(ctx)
+		if err != nil {
+			return r, err
+		}
+		r.WatchdogStatus = &st
 	}
-	_, err = os.Stat(BeaconPath(home, h.proc.pid))
-	r.BeaconRemoved = errors.Is(err, fs.ErrNotExist)
-	return r, nil
+	return r, r.end(o, h, home)
 }
+
+// end quits the host, or with KillHost kills it and waits for the
+// watchdog to remove the beacon it left.
+func (r *Result) end(o Options, h *host, home string) error {
+	path := BeaconPath(home, h.proc.pid)
+	if !o.KillHost {
+		if err := h.quit(); err != nil {
+			return err
+		}
+		_, err := os.Stat(path)
+		r.BeaconRemoved = errors.Is(err, fs.ErrNotExist)
+		return nil
+	}
+	h.stop()
+	killed := time.Now()
+	for time.Since(killed) < beaconGoneWithin {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			r.BeaconRemoved, r.BeaconGoneAfter = true, time.Since(killed)
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return nil
+}
+
+// beaconGoneWithin bounds the wait for a killed client's beacon to go.
+const beaconGoneWithin = 10 * time.Second
 
 // drive: a call on the live session, the loss, then calls until one
 // succeeds or RecoverWithin passes.

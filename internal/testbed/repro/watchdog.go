@@ -2,6 +2,7 @@ package repro
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
 // WatchdogCommand builds the command that runs the watchdog binary with
@@ -21,6 +23,7 @@ type WatchdogCommand func(args ...string) *exec.Cmd
 // server store and the host's patched client: it, not Run, writes the
 // recovery trigger when it sees the session lost.
 type watchdogDaemon struct {
+	sock   string
 	cmd    *exec.Cmd
 	stderr *strings.Builder
 	done   chan error
@@ -61,6 +64,7 @@ keep_warm = false
 	}
 	go func() { w.done <- cmd.Wait() }()
 	sock := filepath.Join(state, "watchdog.sock")
+	w.sock = sock
 	deadline := time.Now().Add(startWithin)
 	for {
 		sctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -85,4 +89,19 @@ func (w *watchdogDaemon) stop() {
 		_ = w.cmd.Process.Kill()
 		<-w.done
 	}
+}
+
+// status asks the running daemon for its status document.
+func (w *watchdogDaemon) status(ctx context.Context) (health.Status, error) {
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	raw, err := control.Dial(w.sock).Status(sctx)
+	if err != nil {
+		return health.Status{}, fmt.Errorf("repro: the watchdog's status: %w", err)
+	}
+	var st health.Status
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return health.Status{}, fmt.Errorf("repro: the watchdog's status: %w", err)
+	}
+	return st, nil
 }

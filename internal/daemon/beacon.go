@@ -1,0 +1,109 @@
+package daemon
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/monitor/beacon"
+	"github.com/mcpwatchdog/watchdog/monitor/proc"
+)
+
+// beaconDir is where the host's patched client writes its beacons ("" when
+// the home directory is unknown).
+func (d *daemon) beaconDir() string {
+	home := d.opts.Home
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		home = h
+	}
+	return filepath.Join(home, d.cfg.Host.Profile().Client.BeaconDir)
+}
+
+// startBeacons follows the patched client's beacons and hands each change
+// to the loop.
+func (d *daemon) startBeacons(ctx context.Context, wg *sync.WaitGroup) {
+	dir := d.beaconDir()
+	if dir == "" {
+		return
+	}
+	updates := make(chan beacon.Update, 4)
+	goRun(wg, func() {
+		defer close(updates)
+		if err := beacon.Watch(ctx, beacon.Options{Dir: dir, Logger: d.log}, updates); err != nil {
+			d.log.Warn("not reading the client's beacons", "dir", dir, "err", err)
+		}
+	})
+	goRun(wg, func() {
+		for u := range updates {
+			if !d.send(ctx, item{beacons: &u}) {
+				return
+			}
+		}
+	})
+}
+
+// applyBeacons takes the host's word from the live beacon of the host
+// process (or, when the process watcher has not found the host, the
+// freshest live beacon) and points the process watcher at its writer.
+func (d *daemon) applyBeacons(ctx context.Context, u beacon.Update) {
+	c, ok := d.hostBeacon(u.Clients)
+	if !ok {
+		d.apply(ctx, health.Signal{Kind: health.SigBeacon})
+		return
+	}
+	d.apply(ctx, health.Signal{Kind: health.SigBeacon, Held: d.heldOf(c)})
+	select {
+	case d.knownHost <- proc.Host{PID: c.PID, Started: c.Started}:
+	default: // the watcher has one to look at already; the next update repeats it
+	}
+}
+
+func (d *daemon) hostBeacon(clients []beacon.Client) (beacon.Client, bool) {
+	pid, _, running := d.model.HostProcess()
+	var best beacon.Client
+	found := false
+	for _, c := range clients {
+		if running && c.PID == pid {
+			return c, true
+		}
+		if !found || c.Updated.After(best.Updated) {
+			best, found = c, true
+		}
+	}
+	return best, found
+}
+
+// heldOf maps the client's servers onto the configured ones: by URL, the
+// one thing both name alike, else by name.
+func (d *daemon) heldOf(c beacon.Client) map[string]health.Held {
+	held := map[string]health.Held{}
+	for _, s := range d.cfg.Servers {
+		for _, b := range c.Servers {
+			if sameURL(b.URL, s.URL) || (b.URL == "" && b.Name == s.Name) {
+				held[s.Name] = health.Held{Session: b.SessionID, Connected: b.State == beacon.Connected,
+					Since: b.ConnectedSince, LastRequest: b.LastRequest}
+				break
+			}
+		}
+	}
+	return held
+}
+
+// sameURL compares two endpoint URLs as a client would reach them.
+func sameURL(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host) &&
+		strings.TrimSuffix(ua.Path, "/") == strings.TrimSuffix(ub.Path, "/")
+}
