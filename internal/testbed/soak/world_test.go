@@ -246,10 +246,12 @@ func (w *world) clientServers() []ClientServer {
 }
 
 // startHost starts a host process: one session per server, honouring the
-// watchdog's recovery triggers.
+// watchdog's recovery triggers and writing a beacon like the patched
+// client, under the home the daemon runs with.
 func (w *world) startHost(seed uint64) {
+	profile := host.DSH().Client
 	c, err := startClient(w.token, ClientConfig{Name: hostClient, Servers: w.clients, Seed: seed,
-		TriggerDir: filepath.Join(w.home, host.DSH().Client.TriggerDir)})
+		TriggerDir: filepath.Join(w.home, profile.TriggerDir), BeaconDir: filepath.Join(w.home, profile.BeaconDir)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -260,7 +262,8 @@ func (w *world) startHost(seed uint64) {
 }
 
 // startOther starts another agent with sessions on two servers: the
-// watchdog must track them without taking them for the host's.
+// watchdog must track them without taking them for the host's. It writes
+// no beacon: what the watchdog knows of it is inferred.
 func (w *world) startOther(seed uint64) {
 	servers := w.clients[:2]
 	c, err := startClient(strings.Replace(w.token, "soakhost", "soakother", 1), ClientConfig{Name: "other-agent", Servers: servers, Seed: seed})
