@@ -18,7 +18,7 @@ func (w *world) report(r Report, d time.Duration, seed uint64) {
 			w.t.Errorf("write the soak report: %v", err)
 		}
 	}
-	for _, k := range []FaultKind{FaultServerKill, FaultLogRotate, FaultStoreRewrite, FaultHostKill, FaultWatchdogKill, FaultClockJump} {
+	for _, k := range FaultKinds() {
 		if w.faults[k] == 0 {
 			w.t.Errorf("the soak never applied a %s fault; run it longer", k)
 		}

@@ -23,6 +23,9 @@ import (
 const (
 	roleEnv         = "SOAK_ROLE"
 	clientConfigEnv = "SOAK_CLIENT_CONFIG"
+	// notifyReminder is internal/notify's reminder interval, which the
+	// daemon's config does not change.
+	notifyReminder = time.Hour
 )
 
 var (
@@ -159,8 +162,10 @@ func (w *world) input(end time.Time) Input {
 	for _, s := range w.specs {
 		servers[s.Name] = ServerInfo{Timeout: s.Idle, KeepWarm: s.KeepWarm}
 	}
+	// Every host run writes its beacon from its start to its kill -9.
 	return Input{Servers: servers, HostClient: hostClient, Events: append([]ServerEvent(nil), w.events...),
 		ServerDown: w.serverDown, Hosts: append([]Span(nil), w.hostRuns...), WatchdogDown: append([]Span(nil), w.wdDown...),
+		JournalFault: append([]Span(nil), w.jFaults...), Beacons: append([]Span(nil), w.hostRuns...), Reminder: notifyReminder,
 		Journal: seen, Notes: w.notes.snapshot(), End: end, Stopped: w.stopped}
 }
 
