@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // roleEnv makes the test binary a soak client process (see RunClient).
@@ -119,6 +121,7 @@ func (w *world) finish(stop, tailDone chan struct{}) {
 	w.wdMu.Unlock()
 	close(stop)
 	<-tailDone
+	w.checkBeacons(w.host.cmd.Process.Pid)
 	w.host.kill()
 	w.hostMu.Unlock()
 	w.other.kill()
@@ -242,6 +245,39 @@ func (w *world) checkModes() {
 		}
 		return nil
 	})
+}
+
+// checkBeacons: the beacon folder is 0700 and holds the live host's beacon
+// (0600) and none of a killed host's: the daemon removes those (the last
+// host kill was a cooldown ago).
+func (w *world) checkBeacons(live int) {
+	dir := filepath.Join(w.home, host.DSH().Client.BeaconDir)
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		w.t.Errorf("beacon folder %s: %v, want mode 0700", dir, err)
+		return
+	}
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	found := false
+	for _, e := range entries {
+		name := e.Name()
+		if name == strconv.Itoa(live)+".json" {
+			found = true
+			if fi, err := e.Info(); err != nil || fi.Mode().Perm() != 0o600 {
+				w.t.Errorf("the live host's beacon %s: %v, want mode 0600", name, err)
+			}
+			continue
+		}
+		if !strings.HasPrefix(name, ".") {
+			left = append(left, name)
+		}
+	}
+	if !found {
+		w.t.Errorf("the live host (pid %d) has no beacon in %s", live, dir)
+	}
+	if len(left) > 0 {
+		w.t.Errorf("beacons of killed hosts left behind: %v", left)
+	}
 }
 
 func envDuration(name string, def time.Duration) time.Duration {
