@@ -35,7 +35,12 @@ type ClientConfig struct {
 	// watches its recovery triggers: a file named after a server (or
 	// "all") makes the client drop that session and open a new one.
 	TriggerDir string
-	Seed       uint64
+	// BeaconDir, when set, is where the client writes its beacon like the
+	// patched dsh-mcp-client: <pid>.json naming per server the session it
+	// holds and its state, rewritten on every change, removed at a clean
+	// exit. Empty: no beacon (a client the watchdog can only infer).
+	BeaconDir string
+	Seed      uint64
 }
 
 // RunClient is a soak client process: one session per server, a tool call
@@ -43,6 +48,10 @@ type ClientConfig struct {
 // knows the old one (404 or the quirk's 400), as a patched client does.
 // It runs until ctx ends; a kill -9 is how the soak usually ends it.
 func RunClient(ctx context.Context, cfg ClientConfig) error {
+	b, err := newBeacon(cfg.BeaconDir, cfg.Servers)
+	if err != nil {
+		return fmt.Errorf("soak client beacon: %w", err)
+	}
 	triggers := map[string]chan struct{}{}
 	var wg sync.WaitGroup
 	for i, s := range cfg.Servers {
@@ -52,7 +61,7 @@ func RunClient(ctx context.Context, cfg ClientConfig) error {
 		}
 		trig := make(chan struct{}, 1)
 		triggers[s.Name] = trig
-		sc := &sessionKeeper{c: c, cfg: cfg, srv: s, trigger: trig,
+		sc := &sessionKeeper{c: c, cfg: cfg, srv: s, trigger: trig, beacon: b,
 			r: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+uint64(os.Getpid())))}
 		wg.Add(1)
 		go func() { defer wg.Done(); sc.run(ctx) }()
@@ -62,7 +71,7 @@ func RunClient(ctx context.Context, cfg ClientConfig) error {
 		go func() { defer wg.Done(); watchTriggers(ctx, cfg.TriggerDir, triggers) }()
 	}
 	wg.Wait()
-	return nil
+	return b.remove()
 }
 
 type sessionKeeper struct {
@@ -70,6 +79,7 @@ type sessionKeeper struct {
 	cfg     ClientConfig
 	srv     ClientServer
 	trigger chan struct{}
+	beacon  *beacon // nil: none
 	r       *rand.Rand
 	id      string
 }
@@ -87,7 +97,7 @@ func (k *sessionKeeper) run(ctx context.Context) {
 		case <-k.trigger:
 			// The patched client takes the generation down after its backoff.
 			sleep(ctx, time.Duration(200+k.r.IntN(800))*time.Millisecond)
-			k.id = ""
+			k.drop()
 			continue
 		case <-time.After(pause):
 		}
@@ -107,19 +117,27 @@ func (k *sessionKeeper) open(ctx context.Context) bool {
 		return false
 	}
 	k.id = resp.SessionID
+	k.beacon.connected(k.srv.Name, k.id)
 	return true
+}
+
+// drop gives the session up; the next turn opens a new one.
+func (k *sessionKeeper) drop() {
+	k.id = ""
+	k.beacon.dropped(k.srv.Name)
 }
 
 // call makes one tool call; a server that no longer knows the session gets
 // a new one at once, a server that does not answer gets the same id later.
 func (k *sessionKeeper) call(ctx context.Context) {
+	k.beacon.requested(k.srv.Name)
 	resp, err := k.c.Do(ctx, mcphttp.Request{Method: "tools/call", SessionID: k.id, ProtocolVersion: legacyVersion,
 		Params: map[string]any{"name": "echo", "arguments": map[string]any{"text": "soak"}}})
 	if err != nil {
 		return
 	}
 	if resp.Status == http.StatusNotFound || resp.Status == http.StatusBadRequest {
-		k.id = ""
+		k.drop()
 	}
 }
 

@@ -5,15 +5,23 @@
 // faults on a seeded schedule: servers killed -9 and restarted, logs
 // rotated in every mode, stores rewritten atomically and in place in two
 // halves, the host killed and restarted, the watchdog killed -9 and
-// restarted mid-incident, and wall-clock jumps.
+// restarted mid-incident, wall-clock jumps, and journal writes that fail
+// for a few seconds. The host writes a beacon like the patched client
+// (the session it holds per server); the other client writes none.
 //
 // Ground truth comes from the servers themselves (every session they start
 // and end, with the reason) and from the faults the soak injected. The
 // watchdog's journal and notifications are compared against it (see
 // Evaluate): every expiry and loss detected within a second, no false
-// alarm, one notification per incident, no kept-warm session expired, no
-// dead host's session kept alive, every journal line parseable after every
-// kill -9, and no full session id in anything the watchdog printed.
+// alarm, no kill called an idle expiry, every recovered genuine (the host's
+// new session exists on the server and is not the lost one), per incident
+// its loss and outcome told once each plus reminders, at risk at most once
+// per session and healing failed at most once per incident, nothing lost
+// across a journal write failure and a warning after it, no kept-warm
+// session expired, no dead host's session kept alive, every journal line
+// parseable after every kill -9, and no full session id in anything the
+// watchdog printed. It also counts where the daemon took the host's
+// sessions from: the beacon, or inferred.
 //
 // `make soak-short` (part of the test command) runs it for a few minutes;
 // `make soak` for 30. The figures go to docs/RELIABILITY.md.

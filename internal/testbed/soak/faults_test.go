@@ -47,6 +47,8 @@ func (w *world) apply(f Fault, seed uint64) error {
 		w.killWatchdog()
 	case FaultClockJump:
 		return w.jumpClock(f)
+	case FaultJournalFail:
+		return w.failJournal(f)
 	}
 	return nil
 }
@@ -212,4 +214,23 @@ func (w *world) jumpClock(f Fault) error {
 	}
 	time.Sleep(f.Pause)
 	return fsutil.WriteAtomic(w.skewFile, []byte("0s"), 0o600)
+}
+
+// failJournal makes every journal write of the daemon fail for f.Pause
+// (the daemon's debug fault file), then lets it write again: what it held
+// must come out in order, followed by a warning.
+func (w *world) failJournal(f Fault) error {
+	w.jfMu.Lock()
+	defer w.jfMu.Unlock()
+	span := Span{From: time.Now()}
+	if err := os.WriteFile(w.jFault, []byte("soak: journal writes fail\n"), 0o600); err != nil {
+		return err
+	}
+	time.Sleep(f.Pause)
+	err := os.Remove(w.jFault)
+	span.To = time.Now()
+	w.mu.Lock()
+	w.jFaults = append(w.jFaults, span)
+	w.mu.Unlock()
+	return err
 }

@@ -17,7 +17,14 @@ const (
 	FaultHostKill     FaultKind = "host_kill"     // kill -9 the host, start a new one after Pause
 	FaultWatchdogKill FaultKind = "watchdog_kill" // kill -9 the watchdog (mid-incident when one is open), restart at once
 	FaultClockJump    FaultKind = "clock_jump"    // the watchdog's wall clock jumps Jump ahead, and back after Pause
+	FaultJournalFail  FaultKind = "journal_fail"  // every journal write fails for Pause
 )
+
+// FaultKinds returns every kind, in the order reports list them.
+func FaultKinds() []FaultKind {
+	return []FaultKind{FaultServerKill, FaultLogRotate, FaultStoreRewrite, FaultHostKill, FaultWatchdogKill,
+		FaultClockJump, FaultJournalFail}
+}
 
 // RotateModes are the ways a log is rotated.
 var RotateModes = []string{"rename_create", "copytruncate", "truncate", "delete_recreate"}
@@ -28,7 +35,7 @@ type Fault struct {
 	Kind   FaultKind
 	Server string        // server faults
 	Mode   string        // rotation and store rewrite modes
-	Pause  time.Duration // downtime before a restart, or how long a jump lasts
+	Pause  time.Duration // downtime before a restart, or how long a jump or a journal failure lasts
 	Jump   time.Duration // clock jumps
 }
 
@@ -53,7 +60,8 @@ func Plan(o PlanOptions) []Fault {
 	for at := o.Warmup + jitter(r, 2, 5); at < end; at += jitter(r, 2, 5) {
 		out = append(out, Fault{At: at, Kind: FaultLogRotate, Server: pick(r, o.Servers), Mode: pick(r, RotateModes)})
 	}
-	deck := []FaultKind{FaultServerKill, FaultStoreRewrite, FaultHostKill, FaultWatchdogKill, FaultClockJump, FaultStoreRewrite}
+	deck := []FaultKind{FaultServerKill, FaultStoreRewrite, FaultHostKill, FaultWatchdogKill, FaultClockJump, FaultStoreRewrite,
+		FaultJournalFail}
 	r.Shuffle(len(deck), func(i, j int) { deck[i], deck[j] = deck[j], deck[i] })
 	for at := o.Warmup + jitter(r, 2, 6); at < end; at += jitter(r, 2, 6) {
 		kind := weighted(r)
@@ -77,24 +85,29 @@ func fault(r *rand.Rand, at time.Duration, kind FaultKind, servers []string) Fau
 		f.Pause = jitter(r, 0.5, 3)
 	case FaultClockJump:
 		f.Jump, f.Pause = jitter(r, 6, 20), jitter(r, 2, 5)
+	case FaultJournalFail:
+		f.Pause = jitter(r, 2, 6)
 	}
 	return f
 }
 
 // weighted draws a fault kind other than rotation: mostly cheap store
-// rewrites, then kills, rarely a clock jump.
+// rewrites, then kills, rarely a clock jump or a journal that cannot be
+// written.
 func weighted(r *rand.Rand) FaultKind {
 	switch n := r.IntN(100); {
-	case n < 35:
+	case n < 34:
 		return FaultStoreRewrite
-	case n < 60:
+	case n < 58:
 		return FaultServerKill
-	case n < 78:
+	case n < 75:
 		return FaultHostKill
-	case n < 93:
+	case n < 89:
 		return FaultWatchdogKill
-	default:
+	case n < 95:
 		return FaultClockJump
+	default:
+		return FaultJournalFail
 	}
 }
 

@@ -28,8 +28,11 @@ func TestPlanIsSeededAndCoversEveryFault(t *testing.T) {
 		if i > 0 && f.At < p1[i-1].At {
 			t.Fatalf("schedule not sorted at %d", i)
 		}
+		if f.Kind == FaultJournalFail && (f.Pause < 2*time.Second || f.Pause > 6*time.Second) {
+			t.Fatalf("journal failure %d lasts %s, want 2-6 s", i, f.Pause)
+		}
 	}
-	for _, k := range []FaultKind{FaultServerKill, FaultLogRotate, FaultStoreRewrite, FaultHostKill, FaultWatchdogKill, FaultClockJump} {
+	for _, k := range FaultKinds() {
 		if kinds[k] == 0 {
 			t.Errorf("no %s in a 3-minute schedule: %v", k, kinds)
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -18,7 +19,7 @@ func (w *world) report(r Report, d time.Duration, seed uint64) {
 			w.t.Errorf("write the soak report: %v", err)
 		}
 	}
-	for _, k := range []FaultKind{FaultServerKill, FaultLogRotate, FaultStoreRewrite, FaultHostKill, FaultWatchdogKill, FaultClockJump} {
+	for _, k := range FaultKinds() {
 		if w.faults[k] == 0 {
 			w.t.Errorf("the soak never applied a %s fault; run it longer", k)
 		}
@@ -39,35 +40,31 @@ func (w *world) faultSummary() string {
 		strings.Join(parts, ", "), w.midIncid, w.jChecks)
 }
 
-// Markdown renders the figures as a table for docs/RELIABILITY.md.
-func (r Report) Markdown(d time.Duration, seed uint64, faults string) string {
-	var b strings.Builder
-	row := func(what string, v any) { fmt.Fprintf(&b, "| %s | %v |\n", what, v) }
-	fmt.Fprintf(&b, "Soak of %s, seed %d. Faults: %s.\n\n| figure | value |\n|---|---|\n", d, seed, faults)
-	row("sessions the servers started", r.Sessions)
-	row("sessions they ended (by reason)", fmt.Sprintf("%d %v", r.Ended, r.EndedBy))
-	row("never seeable (lived < 300 ms while the watchdog ran)", r.Unseeable)
-	row("ended in the last second before the daemon's final stop, undetected (not judged)", r.AtTheEnd)
-	row("detected", r.Detected)
-	row("missed", len(r.Missed))
-	row(fmt.Sprintf("detected later than %s", DetectWithin), len(r.Late))
-	row("detection latency p50 / p99 / max", fmt.Sprintf("%s / %s / %s", r.LatencyP50.Round(time.Millisecond), r.LatencyP99.Round(time.Millisecond), r.LatencyMax.Round(time.Millisecond)))
-	row("false session_lost / session_expired", len(r.FalseAlarms))
-	row("session_expired for a session a kill ended", r.ExpiredNotIdle)
-	row("incidents / loss notifications", fmt.Sprintf("%d / %d", sum(r.Incidents), sum(r.LossNotes)))
-	row("recovered / recovered notifications", fmt.Sprintf("%d / %d", sum(r.Recovered), sum(r.RecoveredNotes)))
-	row("notifications re-sent by a restarted daemon (at least once across kill -9)", sum(r.Resent))
-	row("other notifications (at risk, heal failed)", r.OtherNotes)
-	row("kept-warm sessions that expired", len(r.KeptWarmExpired))
-	row("dead hosts' sessions kept alive", len(r.DeadHostAlive))
-	row("log lines journaled twice after a kill -9", len(r.Replayed))
-	return b.String()
-}
-
-func sum(m map[string]int) int {
-	n := 0
-	for _, v := range m {
-		n += v
+// The report shows every figure the judgements give, under its own name.
+func TestReportMarkdownShowsTheFigures(t *testing.T) {
+	r := Report{Genuine: 7, NotGenuine: []string{"x"}, KilledAsExpired: []string{"k1", "k2"},
+		Notify: NoteFigures{MaxPerIncident: 2, OverTwo: []string{"o"}, AtRisk: 9, AtRiskSessions: 8, AtRiskRepeated: []string{"a"},
+			AtRiskAfterEnd: 4, HealFailed: 6, HealFailedRepeated: []string{"h"}, HealFailedOutside: []string{"h1", "h2"},
+			Reminders: 3, Summaries: 2, SummaryCovers: 5},
+		Identity:    IdentityFigures{Beacon: 11, Inferred: 12, Unsaid: 13, InferredWhileBeacon: []string{"i"}},
+		JournalFail: FaultFigures{Spans: 21, Events: 22, Lost: []string{"l"}, Warned: 20}}
+	text := r.Markdown(time.Minute, 1, "none")
+	for _, want := range []string{
+		"| recovered / genuine (the host's new session, alive on the server, not the lost one) | 8 / 7 |",
+		"| killed sessions journaled as idle expiry (session_expired) | 2 |",
+		"| notifications per incident: most loss + outcome / incidents over 2 (beyond re-sends) | 2 / 1 |",
+		"| at-risk notifications / sessions warned / warned more than once | 9 / 8 / 1 |",
+		"| at-risk shown once the session's end was journaled | 4 |",
+		"| healing-failed notifications / incidents told more than once / with no incident open | 6 / 1 / 2 |",
+		"| reminders / beyond one per reminder interval | 3 / 0 |",
+		"| storm summaries (incidents they stand for) | 2 (5) |",
+		"| host sessions whose identity came from the beacon / inferred / not said | 11 / 12 / 13 |",
+		"| host sessions inferred while the host's live beacon named them | 1 |",
+		"| journal write failures injected / followed by a warning about the journal | 21 / 20 |",
+		"| expiries and losses during a journal write failure / lost | 22 / 1 |",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, text)
+		}
 	}
-	return n
 }

@@ -17,12 +17,17 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // roleEnv makes the test binary a soak client process (see RunClient).
 const (
 	roleEnv         = "SOAK_ROLE"
 	clientConfigEnv = "SOAK_CLIENT_CONFIG"
+	// notifyReminder is internal/notify's reminder interval, which the
+	// daemon's config does not change.
+	notifyReminder = time.Hour
 )
 
 var (
@@ -116,6 +121,7 @@ func (w *world) finish(stop, tailDone chan struct{}) {
 	w.wdMu.Unlock()
 	close(stop)
 	<-tailDone
+	w.checkBeacons(w.host.cmd.Process.Pid)
 	w.host.kill()
 	w.hostMu.Unlock()
 	w.other.kill()
@@ -159,8 +165,10 @@ func (w *world) input(end time.Time) Input {
 	for _, s := range w.specs {
 		servers[s.Name] = ServerInfo{Timeout: s.Idle, KeepWarm: s.KeepWarm}
 	}
+	// Every host run writes its beacon from its start to its kill -9.
 	return Input{Servers: servers, HostClient: hostClient, Events: append([]ServerEvent(nil), w.events...),
 		ServerDown: w.serverDown, Hosts: append([]Span(nil), w.hostRuns...), WatchdogDown: append([]Span(nil), w.wdDown...),
+		JournalFault: append([]Span(nil), w.jFaults...), Beacons: append([]Span(nil), w.hostRuns...), Reminder: notifyReminder,
 		Journal: seen, Notes: w.notes.snapshot(), End: end, Stopped: w.stopped}
 }
 
@@ -237,6 +245,39 @@ func (w *world) checkModes() {
 		}
 		return nil
 	})
+}
+
+// checkBeacons: the beacon folder is 0700 and holds the live host's beacon
+// (0600) and none of a killed host's: the daemon removes those (the last
+// host kill was a cooldown ago).
+func (w *world) checkBeacons(live int) {
+	dir := filepath.Join(w.home, host.DSH().Client.BeaconDir)
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		w.t.Errorf("beacon folder %s: %v, want mode 0700", dir, err)
+		return
+	}
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	found := false
+	for _, e := range entries {
+		name := e.Name()
+		if name == strconv.Itoa(live)+".json" {
+			found = true
+			if fi, err := e.Info(); err != nil || fi.Mode().Perm() != 0o600 {
+				w.t.Errorf("the live host's beacon %s: %v, want mode 0600", name, err)
+			}
+			continue
+		}
+		if !strings.HasPrefix(name, ".") {
+			left = append(left, name)
+		}
+	}
+	if !found {
+		w.t.Errorf("the live host (pid %d) has no beacon in %s", live, dir)
+	}
+	if len(left) > 0 {
+		w.t.Errorf("beacons of killed hosts left behind: %v", left)
+	}
 }
 
 func envDuration(name string, def time.Duration) time.Duration {

@@ -54,9 +54,20 @@ type Input struct {
 	Hosts []Span
 	// WatchdogDown: from each kill -9 to the restarted daemon's readiness.
 	WatchdogDown []Span
-	Journal      []Seen
-	Notes        []Note
-	End          time.Time
+	// JournalFault: each injected journal write failure, from the fault
+	// file's creation to its removal. What the daemon decided meanwhile is
+	// written after it, so it is judged from the span's end.
+	JournalFault []Span
+	// Beacons: while the host's beacon was live (written by a process that
+	// still ran), one span per run of a beacon-writing host. Empty: the
+	// host wrote none.
+	Beacons []Span
+	// Reminder is how often the daemon says an incident is still open
+	// (internal/notify's default); zero: no reminder is expected.
+	Reminder time.Duration
+	Journal  []Seen
+	Notes    []Note
+	End      time.Time
 	// Stopped is when the daemon was stopped for good (zero: never).
 	Stopped time.Time
 }

@@ -33,6 +33,7 @@ type world struct {
 	stopped  time.Time // the daemon's final stop
 	cfg      string
 	skewFile string
+	jFault   string // the daemon's journal writes fail while this file exists
 	home     string
 	token    string
 	env      []string // the watchdog's
@@ -50,6 +51,7 @@ type world struct {
 	serverDown map[string][]Span
 	hostRuns   []Span
 	wdDown     []Span
+	jFaults    []Span   // journal write failures, from the fault file's creation to its removal
 	outputs    []string // status, metrics and doctor outputs, for the id sweep
 	jChecks    int
 	jProblems  []string
@@ -64,6 +66,7 @@ type world struct {
 	wdMu   sync.Mutex
 	wd     *watchdogProc
 	srvMu  map[string]*sync.Mutex
+	jfMu   sync.Mutex // one journal failure at a time
 }
 
 type binaries struct{ watchdog, demoserver string }
@@ -82,7 +85,8 @@ func newWorld(t *testing.T, specs []ServerSpec) *world {
 	}
 	w := &world{t: t, dir: dir, root: root, specs: specs, servers: map[string]*serverProc{},
 		state: filepath.Join(dir, "state"), skewFile: filepath.Join(dir, "clock-skew"), home: filepath.Join(dir, "home"),
-		token: fmt.Sprintf("soakhost-%d", os.Getpid()), stderr: &tailbuf.Buffer{Max: 1 << 30},
+		jFault: filepath.Join(dir, "journal-fault"),
+		token:  fmt.Sprintf("soakhost-%d", os.Getpid()), stderr: &tailbuf.Buffer{Max: 1 << 30},
 		serverDown: map[string][]Span{}, faults: map[FaultKind]int{}, srvMu: map[string]*sync.Mutex{}}
 	w.journal = &journalTail{path: filepath.Join(w.state, "events.jsonl")}
 	w.bins = buildBinaries(t, root, dir)
@@ -143,6 +147,7 @@ func (w *world) setup() {
 	w.env = append(os.Environ(), "HOME="+w.home, "DBUS_SESSION_BUS_ADDRESS="+bus,
 		"XDG_CONFIG_HOME="+filepath.Join(w.dir, "xdg-config"), "XDG_STATE_HOME="+filepath.Join(w.dir, "xdg-state"),
 		"WATCHDOG_CONFIG=", "WATCHDOG_STATE_DIR=", "WATCHDOG_DEBUG_CLOCK_SKEW_FILE="+w.skewFile,
+		"WATCHDOG_DEBUG_JOURNAL_FAULT_FILE="+w.jFault,
 		"GORACE=atexit_sleep_ms=0")
 }
 
@@ -246,10 +251,12 @@ func (w *world) clientServers() []ClientServer {
 }
 
 // startHost starts a host process: one session per server, honouring the
-// watchdog's recovery triggers.
+// watchdog's recovery triggers and writing a beacon like the patched
+// client, under the home the daemon runs with.
 func (w *world) startHost(seed uint64) {
+	profile := host.DSH().Client
 	c, err := startClient(w.token, ClientConfig{Name: hostClient, Servers: w.clients, Seed: seed,
-		TriggerDir: filepath.Join(w.home, host.DSH().Client.TriggerDir)})
+		TriggerDir: filepath.Join(w.home, profile.TriggerDir), BeaconDir: filepath.Join(w.home, profile.BeaconDir)})
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -260,7 +267,8 @@ func (w *world) startHost(seed uint64) {
 }
 
 // startOther starts another agent with sessions on two servers: the
-// watchdog must track them without taking them for the host's.
+// watchdog must track them without taking them for the host's. It writes
+// no beacon: what the watchdog knows of it is inferred.
 func (w *world) startOther(seed uint64) {
 	servers := w.clients[:2]
 	c, err := startClient(strings.Replace(w.token, "soakhost", "soakother", 1), ClientConfig{Name: "other-agent", Servers: servers, Seed: seed})

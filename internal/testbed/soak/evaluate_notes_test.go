@@ -1,0 +1,141 @@
+package soak
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+)
+
+// note is a notification at ms.
+func note(ms int, title, body string) Note { return Note{At: at(ms), Title: title, Body: body} }
+
+// detail is a record of kind with only a detail.
+func detail(ms int, kind health.EventKind, server, id, text string) Seen {
+	return seen(ms, kind, server, id, journal.Record{Detail: text})
+}
+
+// Long: a table of cases, one per bound on what a person is told.
+func TestEvaluateNotificationsPerIncident(t *testing.T) {
+	tests := []struct {
+		name  string
+		edit  func(*Input)
+		want  string // a substring of the problems; "" for none
+		check func(t *testing.T, n NoteFigures)
+	}{
+		{"loss and outcome", func(in *Input) {}, "", func(t *testing.T, n NoteFigures) {
+			if n.MaxPerIncident != 2 || len(n.OverTwo) != 0 {
+				t.Fatalf("most per incident %d, over %v", n.MaxPerIncident, n.OverTwo)
+			}
+		}},
+		{"the outcome told twice", func(in *Input) {
+			in.Notes = append(in.Notes, note(9850, "warm recovered in 600ms", "back R"))
+		}, "told more than their loss and outcome", nil},
+		{"the loss re-sent after a kill -9: within the bound", func(in *Input) {
+			in.Journal = append(in.Journal[:2], seen(9300, health.EvStarted, "", "", journal.Record{}),
+				seen(9400, health.EvNotified, "warm", "", journal.Record{About: "lost"}), in.Journal[2])
+			in.Notes = []Note{in.Notes[0], note(9401, "warm: session lost — x", "lost L"), in.Notes[1]}
+		}, "", func(t *testing.T, n NoteFigures) {
+			if n.MaxPerIncident != 3 || len(n.OverTwo) != 0 {
+				t.Fatalf("most per incident %d, over %v", n.MaxPerIncident, n.OverTwo)
+			}
+		}},
+		{"healing failed once", func(in *Input) {
+			in.Journal = append(in.Journal[:2], detail(9400, health.EvHealFailed, "warm", "", "H1"), in.Journal[2])
+			in.Notes = append(in.Notes, note(9401, "warm: healing failed", "H1"))
+		}, "", func(t *testing.T, n NoteFigures) {
+			if n.HealFailed != 1 || len(n.HealFailedRepeated)+len(n.HealFailedOutside) != 0 {
+				t.Fatalf("%+v", n)
+			}
+		}},
+		{"healing failed twice in one incident", func(in *Input) {
+			in.Journal = append(in.Journal[:2], detail(9300, health.EvHealFailed, "warm", "", "H1"),
+				detail(9400, health.EvHealFailed, "warm", "", "H2"), in.Journal[2])
+			in.Notes = append(in.Notes, note(9301, "warm: healing failed", "H1"), note(9401, "warm: healing failed", "H2"))
+		}, "more than once that healing failed", nil},
+		{"healing failed with no incident open", func(in *Input) {
+			in.Journal = append(in.Journal, detail(12000, health.EvHealFailed, "warm", "", "H1"))
+			in.Notes = append(in.Notes, note(12001, "warm: healing failed", "H1"))
+		}, "no incident open", nil},
+		{"a late notification goes with the record it shows, not the nearest", func(in *Input) {
+			in.Journal = append(in.Journal[:2], detail(9300, health.EvHealFailed, "warm", "", "H1"), in.Journal[2],
+				detail(12000, health.EvHealFailed, "warm", "", "H2"))
+			in.Notes = append(in.Notes, note(11900, "warm: healing failed", "H1"), note(12001, "warm: healing failed", "H2"))
+		}, "1 healing-failed notifications with no incident open", nil},
+		{"at risk once for each of two sessions", func(in *Input) {
+			in.Events = append(in.Events, ServerEvent{At: at(100), Server: "cold", Start: true, ID: idD, Client: "host"})
+			in.Journal = append([]Seen{detail(2000, health.EvSessionAtRisk, "warm", idA, "idle 2s"),
+				detail(2100, health.EvSessionAtRisk, "cold", idD, "idle 2s")}, in.Journal...)
+			in.Notes = append(in.Notes, note(2001, "warm: session at risk", "idle 2s"), note(2101, "cold: session at risk", "idle 2s"))
+		}, "", func(t *testing.T, n NoteFigures) {
+			if n.AtRisk != 2 || n.AtRiskSessions != 2 || n.AtRiskAfterEnd != 0 {
+				t.Fatalf("%+v", n)
+			}
+		}},
+		{"a session warned at risk twice", func(in *Input) {
+			in.Journal = append([]Seen{detail(2000, health.EvSessionAtRisk, "warm", idA, "idle 2s"),
+				detail(6000, health.EvSessionAtRisk, "warm", idA, "idle 2s")}, in.Journal...)
+			in.Notes = append(in.Notes, note(2001, "warm: session at risk", "idle 2s"), note(6001, "warm: session at risk", "idle 2s"))
+		}, "warned at risk more than once", nil},
+		{"at risk shown once the loss was journaled: counted", func(in *Input) {
+			in.Journal = append(in.Journal[:1], detail(9190, health.EvSessionAtRisk, "warm", idA, "idle 2s"), in.Journal[1], in.Journal[2])
+			in.Notes = append(in.Notes, note(9250, "warm: session at risk", "idle 2s"))
+		}, "", func(t *testing.T, n NoteFigures) {
+			if n.AtRiskAfterEnd != 1 {
+				t.Fatalf("at risk after the end %d, want 1", n.AtRiskAfterEnd)
+			}
+		}},
+		{"at risk about nothing journaled", func(in *Input) {
+			in.Notes = append(in.Notes, note(3000, "warm: session at risk", "idle 2s"))
+		}, "about nothing journaled", nil},
+		{"a reminder in an incident shorter than the interval", func(in *Input) {
+			in.Reminder = time.Second
+			in.Notes = append(in.Notes, note(9500, "warm: session still lost", "Lost for 300ms"))
+		}, "reminders beyond one per reminder interval", nil},
+		{"reminders as often as the interval allows", func(in *Input) {
+			in.Reminder = 250 * time.Millisecond
+			in.Notes = append(in.Notes, note(9450, "warm: session still lost", "x"), note(9700, "warm: session still lost", "x"))
+		}, "", func(t *testing.T, n NoteFigures) {
+			if n.Reminders != 2 {
+				t.Fatalf("reminders %d", n.Reminders)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := lostAndBack()
+			tt.edit(&in)
+			r := Evaluate(in)
+			checkProblems(t, r, tt.want)
+			if tt.check != nil {
+				tt.check(t, r.Notify)
+			}
+		})
+	}
+}
+
+// stormInput: lostAndBack plus the host's session D on cold, lost in the
+// same kill -9 of both servers, journaled with its own incident.
+func stormInput() Input {
+	in := lostAndBack()
+	in.ServerDown["cold"] = []Span{{From: at(8000), To: at(9000)}}
+	in.Events = append(in.Events, ServerEvent{At: at(100), Server: "cold", Start: true, ID: idD, Client: "host"})
+	in.Journal = append(in.Journal, seen(9210, health.EvSessionLost, "cold", idD, journal.Record{Incident: true, Detail: "lost D"}))
+	return in
+}
+
+func TestEvaluateStormSummary(t *testing.T) {
+	in := stormInput()
+	r := Evaluate(in)
+	checkProblems(t, r, "cold: 1 incidents but 0 loss notifications")
+	in.Notes = append(in.Notes, note(9300, "MCP watchdog: 1 more server lost its session", "cold"))
+	r = Evaluate(in)
+	checkProblems(t, r, "")
+	if r.Notify.Summaries != 1 || r.Notify.SummaryCovers != 1 {
+		t.Fatalf("summaries %d covering %d", r.Notify.Summaries, r.Notify.SummaryCovers)
+	}
+	if got := summaryCovers("MCP watchdog: 3 more servers lost their sessions"); got != 3 {
+		t.Fatalf("summaryCovers = %d, want 3", got)
+	}
+}

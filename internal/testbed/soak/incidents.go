@@ -1,0 +1,92 @@
+package soak
+
+import (
+	"github.com/mcpwatchdog/watchdog/internal/health"
+)
+
+// jIncident is one incident as the journal tells it: a session_lost with
+// incident set opens it on its server, the next recovered there closes it.
+type jIncident struct {
+	server string
+	lost   int // journal index of its session_lost
+	closed int // journal index of the recovered that closed it; -1: none
+}
+
+// journalIndex is what several judgements read of the journal, in its own
+// order (which no timing of the soak's reads can blur).
+type journalIndex struct {
+	incidents []jIncident
+	// openAt is, per record, the incident open on its server at it (the
+	// session_lost opening one and the recovered closing one included);
+	// -1: none.
+	openAt []int
+	// byKind: records by server and kind (session_lost: incidents only),
+	// in journal order, for finding what a notification was about.
+	byKind map[string][]int
+	// resent: notifications a restarted daemon showed again for an event of
+	// its predecessor, by server and about, and by incident.
+	resent         map[string]int
+	resentIncident map[int]int
+}
+
+func kindKey(server string, kind health.EventKind) string { return server + "\x00" + string(kind) }
+
+// indexJournal reads the incidents, the record each notification may be
+// about, and what was re-sent after a kill -9.
+func indexJournal(j []Seen) journalIndex {
+	x := journalIndex{openAt: make([]int, len(j)), byKind: map[string][]int{}}
+	open := map[string]int{}
+	for i, s := range j {
+		rec := s.Rec
+		x.openAt[i] = -1
+		if k, ok := open[rec.Server]; ok {
+			x.openAt[i] = k
+		}
+		switch rec.Kind {
+		case health.EvSessionLost:
+			if !rec.Incident {
+				continue
+			}
+			open[rec.Server] = len(x.incidents)
+			x.openAt[i] = len(x.incidents)
+			x.incidents = append(x.incidents, jIncident{server: rec.Server, lost: i, closed: -1})
+		case health.EvRecovered:
+			if k, ok := open[rec.Server]; ok {
+				x.incidents[k].closed = i
+				delete(open, rec.Server)
+			}
+		}
+		key := kindKey(rec.Server, rec.Kind)
+		x.byKind[key] = append(x.byKind[key], i)
+	}
+	x.resent, x.resentIncident = resent(j, x.openAt)
+	return x
+}
+
+// resent counts "notified" records of a run for an event a previous run
+// journaled: what a restart showed because its predecessor had not
+// recorded showing it. By server and about, and by incident.
+func resent(j []Seen, openAt []int) (map[string]int, map[int]int) {
+	out, byIncident := map[string]int{}, map[int]int{}
+	lastStart := -1
+	lastEvent := map[string]int{} // server+about → index of its latest event
+	for i, s := range j {
+		switch s.Rec.Kind {
+		case health.EvStarted:
+			lastStart = i
+		case health.EvSessionLost:
+			if s.Rec.Incident {
+				lastEvent[s.Rec.Server+" lost"] = i
+			}
+		case health.EvRecovered:
+			lastEvent[s.Rec.Server+" recovered"] = i
+		case health.EvNotified:
+			key := s.Rec.Server + " " + s.Rec.About
+			if ev, ok := lastEvent[key]; ok && ev < lastStart {
+				out[key]++
+				byIncident[openAt[ev]]++
+			}
+		}
+	}
+	return out, byIncident
+}
