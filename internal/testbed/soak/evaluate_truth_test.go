@@ -14,11 +14,17 @@ const (
 	idD = "dddd4444-0000-0000-0000-00000000dddd"
 )
 
-// withExtra is a record with the given extra fields (new_session, source).
+// withExtra is a record with the given typed fields, by their journal
+// names (new_session, source).
 func withExtra(kv ...string) journal.Record {
-	rec := journal.Record{Extra: map[string]any{}}
+	var rec journal.Record
 	for i := 0; i+1 < len(kv); i += 2 {
-		rec.Extra[kv[i]] = kv[i+1]
+		switch kv[i] {
+		case "new_session":
+			rec.NewSession = kv[i+1]
+		case "source":
+			rec.Source = health.IdentitySource(kv[i+1])
+		}
 	}
 	return rec
 }
