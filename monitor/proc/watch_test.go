@@ -42,7 +42,7 @@ func next(t *testing.T, ch <-chan Update, what string) Update {
 
 func TestWatchUpDownRestarted(t *testing.T) {
 	tok := token(t, "wdproc-watch-")
-	first := startStandIn(t, testExe(t), "standin", tok)
+	first := startStandIn(t, testExe(t), tok, "web")
 	ch := watchFor(t, Target{Name: tok, Port: first.port})
 
 	u := next(t, ch, "initial state")
@@ -56,7 +56,7 @@ func TestWatchUpDownRestarted(t *testing.T) {
 		t.Fatalf("after kill = %+v, want down naming pid %d", u, first.pid())
 	}
 
-	second := startStandIn(t, testExe(t), "standin", tok)
+	second := startStandIn(t, testExe(t), tok, "web")
 	u = next(t, ch, "up again")
 	if !u.Running || u.Host.PID != second.pid() || !u.Restarted {
 		t.Fatalf("after restart = %+v, want running pid %d, restarted", u, second.pid())
@@ -77,7 +77,7 @@ func TestWatchHostStartsLater(t *testing.T) {
 	if u := next(t, ch, "initial state"); u.Running || u.Host != (Host{}) {
 		t.Fatalf("initial = %+v, want not running and no host", u)
 	}
-	s := startStandIn(t, testExe(t), "standin", tok)
+	s := startStandIn(t, testExe(t), tok, "web")
 	u := next(t, ch, "up")
 	if !u.Running || u.Host.PID != s.pid() || u.Restarted {
 		t.Fatalf("up = %+v, want running pid %d, not restarted (first sight)", u, s.pid())
@@ -205,7 +205,7 @@ func TestWatchLooksWhenAsked(t *testing.T) {
 	if u := next(t, out, "initial state"); u.Running {
 		t.Fatalf("initial = %+v, want not running", u)
 	}
-	s := startStandIn(t, testExe(t), "standin", tok)
+	s := startStandIn(t, testExe(t), tok, "web")
 	look <- struct{}{}
 	if u := next(t, out, "up after the look"); !u.Running || u.Host.PID != s.pid() {
 		t.Fatalf("after the look = %+v, want running pid %d", u, s.pid())
