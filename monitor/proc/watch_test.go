@@ -211,3 +211,67 @@ func TestWatchLooksWhenAsked(t *testing.T) {
 		t.Fatalf("after the look = %+v, want running pid %d", u, s.pid())
 	}
 }
+
+// Known makes Watch adopt a host the caller knows (the beacon's pid) at
+// once, although its name matches nothing, and only while it is alive.
+func TestWatchAdoptsKnownHost(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, known := make(chan Update), make(chan Host)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = Watch(ctx, Options{Target: Target{Name: token(t, "wdproc-unnamed-")}, Interval: 50 * time.Millisecond,
+			MaxScanInterval: time.Hour, Known: known}, out)
+	}()
+	defer func() { cancel(); <-done }()
+	if u := next(t, out, "initial state"); u.Running {
+		t.Fatalf("initial = %+v, want not running", u)
+	}
+	first := startStandIn(t, testExe(t), "standin", token(t, "wdproc-known-"))
+	second := startStandIn(t, testExe(t), "standin", token(t, "wdproc-known-"))
+	h1, h2 := mustHost(t, first.pid()), mustHost(t, second.pid())
+
+	tests := []struct {
+		name string
+		send Host
+		want *Update // nil: no update
+	}{
+		{"a known host that is not running is ignored", Host{PID: h1.PID, Started: h1.Started.Add(time.Hour)}, nil},
+		{"a known host is adopted although its name does not match", h1, &Update{Running: true, Host: h1}},
+		{"the same host again changes nothing", Host{PID: h1.PID, Started: h1.Started}, nil},
+		{"another known host is a restart", h2, &Update{Running: true, Host: h2, Restarted: true}},
+	}
+	for _, tc := range tests {
+		select {
+		case known <- tc.send:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: Watch did not take the known host", tc.name)
+		}
+		if tc.want == nil {
+			select {
+			case u := <-out:
+				t.Fatalf("%s: update %+v, want none", tc.name, u)
+			case <-time.After(300 * time.Millisecond):
+			}
+			continue
+		}
+		if u := next(t, out, tc.name); u != *tc.want {
+			t.Fatalf("%s: %+v, want %+v", tc.name, u, *tc.want)
+		}
+	}
+	// The adopted host is watched like any other: its exit is reported.
+	second.kill()
+	if u := next(t, out, "down"); u.Running || u.Host != h2 {
+		t.Fatalf("after the known host exited: %+v, want down naming %+v", u, h2)
+	}
+}
+
+func mustHost(t *testing.T, pid int32) Host {
+	t.Helper()
+	h, ok := hostOf(context.Background(), pid)
+	if !ok {
+		t.Fatalf("cannot read pid %d", pid)
+	}
+	return h
+}
