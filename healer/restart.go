@@ -35,6 +35,9 @@ var (
 	ErrRestartInProgress = errors.New("healer: a host restart is already in progress")
 	// ErrHostDidNotStop: the host outlived SIGKILL; no new host was started.
 	ErrHostDidNotStop = errors.New("healer: host did not stop")
+	// ErrStartUnknown: the host's start time is unknown, so its pid could
+	// be another process's by now; nothing was signalled.
+	ErrStartUnknown = errors.New("healer: the host's start time is unknown")
 	// ErrClosed: the Restarter was closed.
 	ErrClosed = errors.New("healer: restarter closed")
 )
@@ -63,6 +66,9 @@ type Result struct {
 	StoppedPID int32
 	// Killed: the old host ignored SIGTERM for StopGrace and was SIGKILLed.
 	Killed bool
+	// HostGone: the host named had already exited, or its pid belonged to
+	// another process: nothing was signalled.
+	HostGone bool
 	// NewPID is the started host's pid.
 	NewPID int
 	// Took is from the call to the new host's start.
@@ -118,13 +124,18 @@ func (r *Restarter) Close() error {
 	return nil
 }
 
-// Restart stops the host running as pid (0: none is running) and starts a
-// new one. Everything that can fail before the start (the command's
-// lookup, the log file) is checked before the old host is touched: a host
-// that cannot be started again is never stopped. ctx bounds the wait for
-// the old host to exit; once it has exited, the new one is started even if
-// ctx ends.
-func (r *Restarter) Restart(ctx context.Context, pid int32) (Result, error) {
+// Restart stops the host (PID 0: none is running) and starts a new one.
+// Everything that can fail before the start (the command's lookup, the
+// log file) is checked before the old host is touched: a host that cannot
+// be started again is never stopped. Only the same run of the host is
+// ever signalled: before each signal its pid must still have host.Started
+// (on Linux the signal goes through a pidfd opened and then checked). When
+// it does not, the host is gone: nothing is signalled, Result.HostGone is
+// set and the new host is started. A zero Started is refused with
+// ErrStartUnknown. ctx bounds the wait for the old host to exit; once it
+// has exited, the new one is started even if ctx ends.
+func (r *Restarter) Restart(ctx context.Context, host Process) (Result, error) {
+	pid := host.PID
 	if !r.busy.TryLock() {
 		return Result{}, ErrRestartInProgress
 	}
@@ -134,6 +145,11 @@ func (r *Restarter) Restart(ctx context.Context, pid int32) (Result, error) {
 	}
 	if pid < 0 || pid == 1 || int(pid) == os.Getpid() {
 		return Result{}, fmt.Errorf("healer: refusing to stop pid %d as the host", pid)
+	}
+	if pid > 0 && host.Started.IsZero() {
+		return Result{}, fmt.Errorf("%w: pid %d could be another process by now, so it was left alone; "+
+			"wait until the watchdog sees the host (set host.process or host.port), or restart it yourself",
+			ErrStartUnknown, pid)
 	}
 	began := time.Now()
 	cmd, err := r.command(pid)
@@ -147,7 +163,7 @@ func (r *Restarter) Restart(ctx context.Context, pid int32) (Result, error) {
 	defer out.Close() // the child holds its own copy once started
 	var res Result
 	if pid > 0 {
-		if res.StoppedPID, res.Killed, err = r.stop(ctx, pid); err != nil {
+		if err := r.stop(ctx, host, &res); err != nil {
 			return res, err
 		}
 	}
@@ -215,48 +231,60 @@ func (r *Restarter) start(cmd *exec.Cmd, out *os.File) (int, error) {
 	return pid, nil
 }
 
-// stop sends SIGTERM, waits up to StopGrace, then SIGKILL. The host is
-// not our child in general, so its exit is seen by polling.
-func (r *Restarter) stop(ctx context.Context, pid int32) (stopped int32, killed bool, err error) {
-	if err := terminate(pid); err != nil {
-		if errors.Is(err, os.ErrProcessDone) {
-			r.log.Info("host already gone", "pid", pid)
-			return 0, false, nil
-		}
-		return 0, false, fmt.Errorf("healer: stopping host pid %d (host left running): %w", pid, err)
+// stop sends SIGTERM, waits up to StopGrace, then SIGKILL, each only to
+// the same run of the host (see openHandle). The host is not our child in
+// general, so its exit is seen by polling.
+func (r *Restarter) stop(ctx context.Context, host Process, res *Result) error {
+	pid := host.PID
+	h, err := openHandle(ctx, host)
+	if err == nil {
+		defer h.close()
+		err = h.terminate(ctx)
 	}
+	if isGone(err) {
+		r.log.Info("host already gone; nothing to stop", "pid", pid, "why", err.Error())
+		res.HostGone = true
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("healer: stopping host pid %d (host left running): %w", pid, err)
+	}
+	res.StoppedPID = pid
 	r.log.Info("host asked to stop", "pid", pid, "grace", r.o.StopGrace)
-	gone, err := waitGone(ctx, pid, r.o.StopGrace)
+	gone, err := waitGone(ctx, pid, r.o.StopGrace, h.gone)
 	if err != nil || gone {
-		return pid, false, err
+		return err
 	}
 	r.log.Warn("host ignored SIGTERM; killing it", "pid", pid, "grace", r.o.StopGrace)
-	if err := kill(pid); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return pid, false, fmt.Errorf("healer: killing host pid %d: %w", pid, err)
+	if err := h.kill(ctx); isGone(err) {
+		return nil // it exited between the last look and the kill
+	} else if err != nil {
+		return fmt.Errorf("healer: killing host pid %d: %w", pid, err)
 	}
-	gone, err = waitGone(ctx, pid, killWait)
+	res.Killed = true
+	gone, err = waitGone(ctx, pid, killWait, h.gone)
 	if err != nil {
-		return pid, true, err
+		return err
 	}
 	if !gone {
-		return pid, true, fmt.Errorf("%w: pid %d still there %s after SIGKILL", ErrHostDidNotStop, pid, killWait)
+		return fmt.Errorf("%w: pid %d still there %s after SIGKILL", ErrHostDidNotStop, pid, killWait)
 	}
-	return pid, true, nil
+	return nil
 }
 
-// waitGone polls until pid no longer runs (true), within ends (false), or
-// ctx ends (its error).
-func waitGone(ctx context.Context, pid int32, within time.Duration) (bool, error) {
+// waitGone polls gone until it says the host has exited (true), within
+// ends (false), or ctx ends (its error).
+func waitGone(ctx context.Context, pid int32, within time.Duration, gone func(context.Context) (bool, error)) (bool, error) {
 	deadline := time.NewTimer(within)
 	defer deadline.Stop()
 	tick := time.NewTicker(stopPoll)
 	defer tick.Stop()
 	for {
-		running, err := alive(pid)
+		done, err := gone(ctx)
 		if err != nil {
 			return false, fmt.Errorf("healer: checking host pid %d: %w", pid, err)
 		}
-		if !running {
+		if done {
 			return true, nil
 		}
 		select {

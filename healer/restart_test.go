@@ -5,6 +5,7 @@ package healer_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -38,23 +39,23 @@ func newRestartRig(t *testing.T, o healer.RestartOptions) *restartRig {
 
 // restart runs Restart and, when it started a host, has it killed at the
 // end of the test (before the Restarter closes, so its reaper collects it).
-func (rig *restartRig) restart(t *testing.T, ctx context.Context, pid int32) (healer.Result, error) {
+func (rig *restartRig) restart(t *testing.T, ctx context.Context, host healer.Process) (healer.Result, error) {
 	t.Helper()
-	res, err := rig.r.Restart(ctx, pid)
+	res, err := rig.r.Restart(ctx, host)
 	if res.NewPID > 0 {
 		t.Cleanup(func() { killDetached(t, res.NewPID) })
 	}
 	return res, err
 }
 
-func (rig *restartRig) mustRestart(t *testing.T, pid int32) healer.Result {
+func (rig *restartRig) mustRestart(t *testing.T, host healer.Process) healer.Result {
 	t.Helper()
-	res, err := rig.restart(t, context.Background(), pid)
+	res, err := rig.restart(t, context.Background(), host)
 	if err != nil {
-		t.Fatalf("Restart(%d): %v\nlog:\n%s", pid, err, rig.log)
+		t.Fatalf("Restart(%+v): %v\nlog:\n%s", host, err, rig.log)
 	}
-	if res.NewPID <= 0 || res.NewPID == int(pid) {
-		t.Fatalf("Restart(%d) = %+v: want a new pid", pid, res)
+	if res.NewPID <= 0 || res.NewPID == int(host.PID) {
+		t.Fatalf("Restart(%+v) = %+v: want a new pid", host, res)
 	}
 	return res
 }
@@ -74,6 +75,8 @@ func TestRestarter(t *testing.T) {
 		{"arguments reach the host literally, never through a shell", restartArgsLiteral},
 		{"no restart command", restartNoCommand},
 		{"refuses pids that are not a host", restartRefusesNonHosts},
+		{"a pid that is no longer the host is never signalled", restartReusedPID},
+		{"a host of unknown start time is never signalled", restartUnknownStart},
 		{"restarts a host it started, appending to the log and reaping it", restartOwnHost},
 		{"while one restart waits, another is refused; cancelling leaves the host", restartOneAtATime},
 		{"close leaves the host running and refuses further restarts", restartAfterClose},
@@ -89,7 +92,7 @@ func TestRestarter(t *testing.T) {
 func restartStopsThenStartsDetached(t *testing.T, exe string) {
 	old := startOldHost(t, exe, false)
 	rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe, "web"}, Env: standInEnv(false)})
-	res := rig.mustRestart(t, old.pid)
+	res := rig.mustRestart(t, old.identity(t))
 
 	if res.StoppedPID != old.pid || res.Killed {
 		t.Errorf("Result = %+v, want StoppedPID %d, not killed", res, old.pid)
@@ -125,7 +128,7 @@ func restartKillsAfterGrace(t *testing.T, exe string) {
 	rig := newRestartRig(t, healer.RestartOptions{
 		Argv: []string{exe}, Env: standInEnv(false), StopGrace: 500 * time.Millisecond,
 	})
-	res := rig.mustRestart(t, old.pid)
+	res := rig.mustRestart(t, old.identity(t))
 
 	if res.StoppedPID != old.pid || !res.Killed {
 		t.Errorf("Result = %+v, want StoppedPID %d, killed", res, old.pid)
@@ -149,7 +152,7 @@ func restartMissingCommand(t *testing.T, exe string) {
 	} {
 		old := startOldHost(t, exe, false)
 		rig := newRestartRig(t, healer.RestartOptions{Argv: []string{name, "web"}})
-		res, err := rig.restart(t, context.Background(), old.pid)
+		res, err := rig.restart(t, context.Background(), old.identity(t))
 		if !errors.Is(err, healer.ErrCommandNotFound) {
 			t.Fatalf("Restart with %q: err = %v, want ErrCommandNotFound", name, err)
 		}
@@ -179,7 +182,7 @@ func restartUnopenableLog(t *testing.T, exe string) {
 		t.Fatal(err)
 	}
 	rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe}, LogPath: filepath.Join(notDir, "host.log")})
-	if _, err := rig.restart(t, context.Background(), old.pid); err == nil {
+	if _, err := rig.restart(t, context.Background(), old.identity(t)); err == nil {
 		t.Fatal("Restart succeeded with an unopenable log")
 	}
 	if !old.running() {
@@ -202,7 +205,7 @@ func restartArgsLiteral(t *testing.T, exe string) {
 		"",
 	}
 	rig := newRestartRig(t, healer.RestartOptions{Argv: append([]string{exe}, args...), Env: standInEnv(false)})
-	res := rig.mustRestart(t, 0)
+	res := rig.mustRestart(t, healer.Process{})
 	if res.StoppedPID != 0 || res.Killed {
 		t.Errorf("Result = %+v: nothing was running to stop", res)
 	}
@@ -219,7 +222,7 @@ func restartArgsLiteral(t *testing.T, exe string) {
 func restartNoCommand(t *testing.T, _ string) {
 	for _, argv := range [][]string{nil, {}, {""}} {
 		rig := newRestartRig(t, healer.RestartOptions{Argv: argv})
-		_, err := rig.restart(t, context.Background(), 0)
+		_, err := rig.restart(t, context.Background(), healer.Process{})
 		if !errors.Is(err, healer.ErrNoRestartCommand) {
 			t.Errorf("Argv %q: err = %v, want ErrNoRestartCommand", argv, err)
 		}
@@ -230,7 +233,7 @@ func restartNoCommand(t *testing.T, _ string) {
 func restartRefusesNonHosts(t *testing.T, exe string) {
 	for _, pid := range []int32{-1, -int32(os.Getpid()), 1, int32(os.Getpid())} {
 		rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe}})
-		res, err := rig.restart(t, context.Background(), pid)
+		res, err := rig.restart(t, context.Background(), healer.Process{PID: pid, Started: time.Now()})
 		if err == nil || res.NewPID != 0 {
 			t.Errorf("Restart(%d) = %+v, %v: want refused", pid, res, err)
 		}
@@ -240,14 +243,64 @@ func restartRefusesNonHosts(t *testing.T, exe string) {
 	}
 }
 
+// restartReusedPID is measurement 7 of issue 14: the host's pid now runs
+// another process (same pid, another start time). It must get no signal;
+// the host it was is gone, so a new one is started.
+func restartReusedPID(t *testing.T, exe string) {
+	for _, offset := range []time.Duration{time.Second, -time.Millisecond, time.Hour} {
+		other := startOldHost(t, exe, false)
+		rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe}, Env: standInEnv(false)})
+		was := other.identity(t)
+		was.Started = was.Started.Add(offset)
+		res := rig.mustRestart(t, was)
+		if res.StoppedPID != 0 || res.Killed || !res.HostGone {
+			t.Errorf("offset %v: Result = %+v, want nothing stopped and HostGone", offset, res)
+		}
+		if !other.running() {
+			t.Fatalf("offset %v: pid %d, now another process, was stopped", offset, other.pid)
+		}
+		wantAnswers(t, other.port, int(other.pid))
+		if b, _ := os.ReadFile(other.out); strings.Contains(string(b), "got SIGTERM") {
+			t.Errorf("offset %v: the other process got SIGTERM", offset)
+		}
+		if !strings.Contains(rig.log.String(), "another process") {
+			t.Errorf("offset %v: log does not say the pid belongs to another process:\n%s", offset, rig.log)
+		}
+		wantAnswers(t, waitStandInLine(t, rig.hostLog, res.NewPID).port, res.NewPID)
+	}
+}
+
+// restartUnknownStart: a pid without a start time may be anyone's by now;
+// Restart refuses and says what to do.
+func restartUnknownStart(t *testing.T, exe string) {
+	old := startOldHost(t, exe, false)
+	rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe}, Env: standInEnv(false)})
+	res, err := rig.restart(t, context.Background(), healer.Process{PID: old.pid})
+	if !errors.Is(err, healer.ErrStartUnknown) || res != (healer.Result{}) {
+		t.Fatalf("Restart without a start time = %+v, %v: want ErrStartUnknown", res, err)
+	}
+	for _, want := range []string{fmt.Sprint(old.pid), "left alone", "host.process"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	if !old.running() {
+		t.Fatal("the host was stopped although its start time was unknown")
+	}
+	wantAnswers(t, old.port, int(old.pid))
+	if _, err := os.Stat(rig.hostLog); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("host.log exists (err %v): the restart went on", err)
+	}
+}
+
 // restartOwnHost: a host the Restarter started is restarted, its log appended to and it reaped.
 func restartOwnHost(t *testing.T, exe string) {
 	rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe, "first"}, Env: standInEnv(false)})
-	first := rig.mustRestart(t, 0)
+	first := rig.mustRestart(t, healer.Process{})
 	firstLine := waitStandInLine(t, rig.hostLog, first.NewPID)
 	wantAnswers(t, firstLine.port, first.NewPID)
 
-	second := rig.mustRestart(t, int32(first.NewPID))
+	second := rig.mustRestart(t, identityOf(t, first.NewPID))
 	if second.StoppedPID != int32(first.NewPID) || second.Killed {
 		t.Errorf("Result = %+v, want StoppedPID %d, not killed", second, first.NewPID)
 	}
@@ -278,12 +331,12 @@ func restartOneAtATime(t *testing.T, exe string) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := rig.r.Restart(ctx, old.pid)
+		res, err := rig.r.Restart(ctx, old.identity(t))
 		done <- outcome{res, err}
 	}()
 	waitFileContains(t, old.out, "got SIGTERM, ignoring it")
 
-	if _, err := rig.restart(t, context.Background(), old.pid); !errors.Is(err, healer.ErrRestartInProgress) {
+	if _, err := rig.restart(t, context.Background(), old.identity(t)); !errors.Is(err, healer.ErrRestartInProgress) {
 		t.Errorf("second Restart: err = %v, want ErrRestartInProgress", err)
 	}
 	cancel()
@@ -308,7 +361,7 @@ func restartOneAtATime(t *testing.T, exe string) {
 // restartAfterClose: close leaves the host running and refuses further restarts.
 func restartAfterClose(t *testing.T, exe string) {
 	rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe}, Env: standInEnv(false)})
-	res, err := rig.r.Restart(context.Background(), 0)
+	res, err := rig.r.Restart(context.Background(), healer.Process{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +380,7 @@ func restartAfterClose(t *testing.T, exe string) {
 		t.Errorf("second Close: %v", err)
 	}
 	wantAnswers(t, line.port, res.NewPID)
-	if _, err := rig.r.Restart(context.Background(), int32(res.NewPID)); !errors.Is(err, healer.ErrClosed) {
+	if _, err := rig.r.Restart(context.Background(), identityOf(t, res.NewPID)); !errors.Is(err, healer.ErrClosed) {
 		t.Errorf("Restart after Close: err = %v, want ErrClosed", err)
 	}
 	wantAnswers(t, line.port, res.NewPID)

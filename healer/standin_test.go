@@ -19,6 +19,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shirou/gopsutil/v4/process"
+
+	"github.com/mcpwatchdog/watchdog/healer"
 )
 
 // The stand-in host is testdata/standin, built once per test run. It
@@ -82,6 +86,23 @@ func startOldHost(t *testing.T, exe string, stubborn bool) *oldHost {
 	})
 	h.port = waitStandInLine(t, h.out, int(h.pid)).port
 	return h
+}
+
+// identity is the old host's pid and start time, as the process watcher
+// would report them.
+func (h *oldHost) identity(t *testing.T) healer.Process {
+	t.Helper()
+	return identityOf(t, int(h.pid))
+}
+
+// identityOf reads pid's start time the way monitor/proc does.
+func identityOf(t *testing.T, pid int) healer.Process {
+	t.Helper()
+	ms, err := (&process.Process{Pid: int32(pid)}).CreateTime()
+	if err != nil {
+		t.Fatalf("start time of pid %d: %v", pid, err)
+	}
+	return healer.Process{PID: int32(pid), Started: time.UnixMilli(ms)}
 }
 
 func (h *oldHost) running() bool {

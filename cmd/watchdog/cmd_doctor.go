@@ -13,7 +13,6 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
-	"github.com/mcpwatchdog/watchdog/monitor/proc"
 	"github.com/mcpwatchdog/watchdog/monitor/store"
 )
 
@@ -61,7 +60,7 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 		rep.Config = "(built-in defaults)"
 	}
 	doctorDaemon(ctx, rep, stateDir)
-	doctorHost(ctx, rep, cfg)
+	doctorHost(ctx, rep, cfg, stateDir)
 	doctorPatch(rep, cfg)
 	for _, s := range cfg.Servers {
 		doctorServer(ctx, rep, s)
@@ -87,20 +86,6 @@ func doctorDaemon(ctx context.Context, rep *doctorReport, stateDir string) {
 		return
 	}
 	rep.add(finding{Check: "daemon", OK: true, Detail: "running; `watchdog status` shows its view"})
-}
-
-func doctorHost(ctx context.Context, rep *doctorReport, cfg config.Config) {
-	h := cfg.Host
-	if h.Process == "" && h.Port == 0 {
-		rep.add(finding{Check: "host", Detail: "not watched", Fix: "set host.process or host.port so sessions of a stopped host are not kept alive"})
-	} else if host, ok, err := proc.Find(ctx, proc.Target{Name: h.Process, Port: h.Port}); err != nil {
-		rep.add(finding{Check: "host", Detail: err.Error(), Fix: "check host.process and host.port"})
-	} else if ok {
-		rep.add(finding{Check: "host", OK: true, Detail: fmt.Sprintf("%s running, pid %d, since %s", h.Name, host.PID, host.Started.Format(time.RFC3339))})
-	} else {
-		rep.add(finding{Check: "host", Detail: fmt.Sprintf("%s is not running (process %q, port %d)", h.Name, h.Process, h.Port)})
-	}
-	rep.add(globFinding("host logs", h.Logs, h.DisplayName()+" may write no log file: when the watchdog restarts it, its output goes to STATE_DIR/host.log; or set host.logs"))
 }
 
 func doctorServer(ctx context.Context, rep *doctorReport, s config.Server) {

@@ -117,13 +117,17 @@ func (d *daemon) tryRestart(ctx context.Context, server string) error {
 	d.heal.limiter.Record(now)
 	d.apply(ctx, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: healer.StrategyHostRestart,
 		Within: restartConfirmWithin, Detail: fmt.Sprintf("restarting %s", d.cfg.Host.Name)})
-	pid := d.model.Status(now).Host.PID
+	// The pid with its start time: a pid alone may be another process's by now.
+	var host healer.Process
+	if pid, started, running := d.model.HostProcess(); running {
+		host = healer.Process{PID: pid, Started: started}
+	}
 	d.heal.wg.Add(1)
 	go func() {
 		defer d.heal.wg.Done()
-		res, err := d.heal.restarter.Restart(ctx, pid)
+		res, err := d.heal.restarter.Restart(ctx, host)
 		if err == nil {
-			d.log.Info("host restarted", "old_pid", res.StoppedPID, "new_pid", res.NewPID, "killed", res.Killed)
+			d.log.Info("host restarted", "old_pid", res.StoppedPID, "new_pid", res.NewPID, "killed", res.Killed, "host_gone", res.HostGone)
 			return
 		}
 		detail := fmt.Sprintf("restarting %s failed: %v", d.cfg.Host.Name, err)

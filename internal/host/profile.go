@@ -17,7 +17,8 @@ type Profile struct {
 	// Logs are globs of the host's own log files, unexpanded (a leading ~
 	// is the home directory; config.Load expands it); host.logs.
 	Logs []string
-	// Process is the host's process name or command-line match; host.process.
+	// Process is the host's executable or script name (see
+	// monitor/proc.Target.Name); host.process.
 	Process string
 	// Port is the host's listening port, 0 for none; host.port.
 	Port int

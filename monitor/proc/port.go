@@ -33,14 +33,14 @@ func portOwner(ctx context.Context, port int, self int32) (Host, bool, error) {
 	if err != nil {
 		return Host{}, false, fmt.Errorf("proc: list TCP sockets: %w", err)
 	}
-	var owners []candidate
+	var owners []Host
 	for _, c := range conns {
 		// Pid 0: the owner belongs to a user whose descriptors we cannot read.
 		if c.Status != listenState || int(c.Laddr.Port) != port || c.Pid <= 0 || c.Pid == self {
 			continue
 		}
 		if h, ok := hostOf(ctx, c.Pid); ok {
-			owners = append(owners, candidate{host: h, exact: true})
+			owners = append(owners, h)
 		}
 	}
 	// Forked workers can share one listening socket: the oldest is the parent.

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -25,8 +24,15 @@ var ErrNoTarget = errors.New("proc: target has neither a process name nor a port
 
 // Target says how to recognise the host process.
 type Target struct {
-	// Name matches a process whose name equals it, or whose command line
-	// contains it (case-sensitive). Empty: match by port only.
+	// Name is the host's executable or script name (case-sensitive): a
+	// process matches when the base of its argv[0] is Name; or argv[0] is
+	// an interpreter (node, nodejs, bun, deno, python*, pypy*, sh, bash,
+	// dash, zsh, ksh) whose script argument's base is Name, bare or with a
+	// script extension (.js .mjs .cjs .ts .mts .cts .py .sh), or whose
+	// module (python -m) is Name; or the kernel's name for it (comm, which
+	// the kernel cuts to 15 bytes) is Name. Any other argument never
+	// counts: `npm install @scope/dsh` or `less ~/.dsh/x` is not dsh.
+	// Empty: match by port only.
 	Name string
 	// Port is a TCP port the host listens on. 0: match by name only.
 	Port int
@@ -57,17 +63,10 @@ func (h Host) same(o Host) bool {
 	return h.PID == o.PID && h.Started.Equal(o.Started)
 }
 
-// candidate is a matching process, ranked by how it matched.
-type candidate struct {
-	host  Host
-	exact bool // its name equals Target.Name, not just a command-line substring
-}
-
 // Find looks once for the host process and reports whether it found one.
 //
-// By name alone: processes whose name equals t.Name (or the base of their
-// first argument does) win over those whose command line merely contains
-// it; among equals the oldest wins, being the likely parent. By port alone:
+// By name alone (see Target.Name): the oldest match, being the likely
+// parent of the others. By port alone:
 // the process listening on it. With both: the port's owner when it also
 // matches the name; otherwise the best name match, since the port may be
 // held by an unrelated process; otherwise the port's owner. The calling
@@ -78,7 +77,7 @@ func Find(ctx context.Context, t Target) (Host, bool, error) {
 		return Host{}, false, err
 	}
 	self := int32(os.Getpid())
-	var named []candidate
+	var named []Host
 	if t.Name != "" {
 		var err error
 		if named, err = matchName(ctx, t.Name, self); err != nil {
@@ -88,9 +87,9 @@ func Find(ctx context.Context, t Target) (Host, bool, error) {
 	if t.Port == 0 || !mayListen(t.Port) {
 		return best(named)
 	}
-	for _, c := range named {
-		if listensOn(ctx, c.host.PID, t.Port) {
-			return c.host, true, nil
+	for _, h := range named {
+		if listensOn(ctx, h.PID, t.Port) {
+			return h, true, nil
 		}
 	}
 	if len(named) > 0 {
@@ -99,70 +98,59 @@ func Find(ctx context.Context, t Target) (Host, bool, error) {
 	return portOwner(ctx, t.Port, self)
 }
 
-// best picks the exact match over a substring match, then the oldest, then
-// the lowest pid.
-func best(cs []candidate) (Host, bool, error) {
-	if len(cs) == 0 {
+// best picks the oldest, then the lowest pid. Every match is by what the
+// process runs, so no match outranks another by how it matched.
+func best(hs []Host) (Host, bool, error) {
+	if len(hs) == 0 {
 		return Host{}, false, nil
 	}
-	b := slices.MinFunc(cs, func(a, b candidate) int {
-		if a.exact != b.exact {
-			if a.exact {
-				return -1
-			}
-			return 1
-		}
-		if c := a.host.Started.Compare(b.host.Started); c != 0 {
+	b := slices.MinFunc(hs, func(a, b Host) int {
+		if c := a.Started.Compare(b.Started); c != 0 {
 			return c
 		}
-		return int(a.host.PID - b.host.PID)
+		return int(a.PID - b.PID)
 	})
-	return b.host, true, nil
+	return b, true, nil
 }
 
 // matchName scans the process table for name. Processes that vanish or
 // cannot be read mid-scan are skipped.
-func matchName(ctx context.Context, name string, self int32) ([]candidate, error) {
+func matchName(ctx context.Context, name string, self int32) ([]Host, error) {
 	pids, err := process.PidsWithContext(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("proc: list processes: %w", err)
 	}
-	var out []candidate
+	var out []Host
 	for _, pid := range pids {
 		if pid == self {
 			continue
 		}
-		if c, ok := matchOne(ctx, pid, name); ok {
-			out = append(out, c)
+		if h, ok := matchOne(ctx, pid, name); ok {
+			out = append(out, h)
 		}
 	}
 	return out, ctx.Err()
 }
 
-// matchOne reads one process's command line, and its name only when the
-// command line does not already match, to keep a scan to few reads.
-func matchOne(ctx context.Context, pid int32, name string) (candidate, bool) {
+// matchOne reads one process's command line, and its kernel name only
+// when the command line does not already match, to keep a scan to few
+// reads.
+func matchOne(ctx context.Context, pid int32, name string) (Host, bool) {
 	// Built directly: process.NewProcess would stat and read each pid first.
 	p := &process.Process{Pid: pid}
 	args, err := p.CmdlineSliceWithContext(ctx)
 	if err != nil || len(args) == 0 {
 		// Gone, unreadable, a kernel thread or a zombie: none can be the host.
-		return candidate{}, false
+		return Host{}, false
 	}
-	cmdline := strings.Join(args, " ")
-	exact := filepath.Base(args[0]) == name
-	if !exact && !strings.Contains(cmdline, name) {
-		comm, err := p.NameWithContext(ctx)
-		if err != nil || comm != name {
-			return candidate{}, false
-		}
-		exact = true
+	if !runsAs(args, name) && !commIs(comm(ctx, p), name) {
+		return Host{}, false
 	}
 	ms, err := p.CreateTimeWithContext(ctx)
 	if err != nil {
-		return candidate{}, false
+		return Host{}, false
 	}
-	return candidate{host: Host{PID: pid, Started: time.UnixMilli(ms), Cmdline: cmdline}, exact: exact}, true
+	return Host{PID: pid, Started: time.UnixMilli(ms), Cmdline: strings.Join(args, " ")}, true
 }
 
 // hostOf describes pid, or reports false when it is gone or unreadable.

@@ -14,9 +14,12 @@ func TestFind(t *testing.T) {
 	// a: runs as a process named commA; its command line does not contain it.
 	commA := token(t, "wdh-")
 	a := startStandIn(t, namedExe(t, commA), token(t, "wdproc-a-"))
-	// b: runs as the test binary; its command line carries tokenB.
+	// b: runs as the test binary; only an argument carries tokenB.
 	tokenB := token(t, "wdproc-b-")
 	b := startStandIn(t, testExe(t), "standin", tokenB)
+	// c: runs as an executable whose name the kernel cuts to 15 bytes.
+	commC := token(t, "wdh-long-")
+	c := startStandIn(t, namedExe(t, commC), token(t, "wdproc-c-"))
 	nobody := token(t, "wdproc-nobody-")
 	unused := freePort(t)
 
@@ -26,11 +29,13 @@ func TestFind(t *testing.T) {
 		want   *standIn // nil: not found
 	}{
 		{"process name", Target{Name: commA}, a},
-		{"command-line substring", Target{Name: tokenB}, b},
+		{"process name longer than the kernel keeps", Target{Name: commC}, c},
+		{"an argument is not the host", Target{Name: tokenB}, nil},
 		{"port only", Target{Port: a.port}, a},
 		{"port only, other host", Target{Port: b.port}, b},
-		{"port and matching name", Target{Name: tokenB, Port: b.port}, b},
-		{"name wins over a port owner that does not match", Target{Name: tokenB, Port: a.port}, b},
+		{"port and matching name", Target{Name: commA, Port: a.port}, a},
+		{"name wins over a port owner that does not match", Target{Name: commA, Port: b.port}, a},
+		{"an argument does not make the port owner match", Target{Name: tokenB, Port: a.port}, a},
 		{"port owner when the name matches nothing", Target{Name: nobody, Port: a.port}, a},
 		{"name not found", Target{Name: nobody}, nil},
 		{"port not listened on", Target{Port: unused}, nil},
@@ -81,11 +86,12 @@ func TestFindRejectsBadTarget(t *testing.T) {
 	}
 }
 
-// TestFindSkipsItself runs Find in a process whose own command line is the
-// only one holding the name: it must not report itself as the host.
+// TestFindSkipsItself runs Find in a process that is the only one running
+// as the name: it must not report itself as the host.
 func TestFindSkipsItself(t *testing.T) {
 	tok := token(t, "wdproc-self-")
-	cmd := exec.Command(testExe(t), "findself", tok)
+	cmd := exec.Command(testExe(t))
+	cmd.Args = []string{tok, tok} // runs as tok, and looks for its last argument
 	cmd.Env = append(os.Environ(), standInEnv+"=findself")
 	out, err := cmd.Output()
 	if err != nil {
@@ -101,12 +107,12 @@ func TestBest(t *testing.T) {
 	h := func(pid int32, age time.Duration) Host { return Host{PID: pid, Started: t0.Add(-age)} }
 	tests := []struct {
 		name string
-		in   []candidate
+		in   []Host
 		want int32
 	}{
-		{"exact beats older substring", []candidate{{h(10, time.Hour), false}, {h(20, time.Minute), true}}, 20},
-		{"oldest among exact", []candidate{{h(10, time.Minute), true}, {h(20, time.Hour), true}}, 20},
-		{"lowest pid on a tie", []candidate{{h(30, 0), true}, {h(20, 0), true}}, 20},
+		{"oldest wins", []Host{h(10, time.Minute), h(20, time.Hour)}, 20},
+		{"oldest wins, whatever the order", []Host{h(20, time.Hour), h(10, time.Minute)}, 20},
+		{"lowest pid on a tie", []Host{h(30, 0), h(20, 0)}, 20},
 	}
 	for _, tc := range tests {
 		got, ok, _ := best(tc.in)
@@ -116,5 +122,49 @@ func TestBest(t *testing.T) {
 	}
 	if _, ok, _ := best(nil); ok {
 		t.Error("best(nil) found something")
+	}
+}
+
+// TestFindByWhatItRuns is measurement 3 of issue 14: a process is the host
+// by the executable or script it runs, never because an argument mentions
+// the name (`timeout 500 npm install @deepseek-ai/dsh@…` was taken for DSH).
+func TestFindByWhatItRuns(t *testing.T) {
+	node := namedExe(t, "node") // a process whose executable is called node
+	tests := []struct {
+		name  string
+		exe   string
+		argv  func(name string) []string
+		found bool
+	}{
+		{"argv[0] is the name", testExe(t), func(n string) []string { return []string{n, "web"} }, true},
+		{"argv[0] is a path to the name", testExe(t), func(n string) []string { return []string{"/opt/bin/" + n, "web"} }, true},
+		{"node runs the script", node, func(n string) []string {
+			return []string{"node", "/usr/lib/node_modules/" + n + "/bin/" + n + ".js", "web"}
+		}, true},
+		{"node runs the script after options", node, func(n string) []string {
+			return []string{"node", "--max-old-space-size=4096", "--", "/app/" + n + ".mjs"}
+		}, true},
+		{"npm installing the package", testExe(t), func(n string) []string {
+			return []string{"timeout", "500", "npm", "install", "@deepseek-ai/" + n + "@0.1.0-rc.8"}
+		}, false},
+		{"node running npm for the package", node, func(n string) []string { return []string{"node", "/usr/bin/npm", "install", "@deepseek-ai/" + n} }, false},
+		{"a pager on a file in its folder", testExe(t), func(n string) []string { return []string{"less", "/home/u/." + n + "/x"} }, false},
+		{"tail on its log", testExe(t), func(n string) []string { return []string{"tail", "-f", "/var/log/" + n + ".log"} }, false},
+		{"node requiring a module of that name", node, func(n string) []string { return []string{"node", "--require", "/x/" + n + ".js", "/app/main.js"} }, false},
+		{"node evaluating code that names it", node, func(n string) []string { return []string{"node", "-e", "require('" + n + "')"} }, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			name := token(t, "wdh-")
+			s := startStandIn(t, tc.exe, tc.argv(name)...)
+			h, found, err := Find(context.Background(), Target{Name: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := found && h.PID == s.pid(); got != tc.found || (found && !got) {
+				t.Errorf("argv %q: Find = pid %d found=%v, want the stand-in (pid %d) found=%v",
+					s.cmd.Args, h.PID, found, s.pid(), tc.found)
+			}
+		})
 	}
 }

@@ -47,8 +47,8 @@ func runListener() int {
 	return 0
 }
 
-// runFindSelf looks for its own last argument, which only its own command
-// line contains, and prints whether Find returned anything.
+// runFindSelf looks for its own last argument, which only it runs as, and
+// prints whether Find returned anything.
 func runFindSelf() int {
 	_, found, err := Find(context.Background(), Target{Name: os.Args[len(os.Args)-1]})
 	if err != nil {

@@ -47,16 +47,26 @@ type Options struct {
 	// of its client), and the backed-off scan would see it seconds late.
 	// Nil: looks follow the timer alone.
 	Look <-chan struct{}
+	// Known delivers host processes the caller knows from elsewhere (the
+	// patched client's beacon names its own pid, whose start time the
+	// caller has checked), with PID and Started set. Watch adopts one that
+	// is Alive as the host at once, whatever its name: reported up, or
+	// Restarted when it differs from the current host. One that is not
+	// alive is ignored. An adopted host is then checked like any other:
+	// only its pid while it runs, so no scan by name; when it exits, it is
+	// reported down and Target is looked for again. Nil: none.
+	Known <-chan Host
 }
 
 // Watch sends the host's initial state to out, then one Update per change:
 // up, down, or restarted. It returns nil when ctx is done, and an error
 // only for an invalid Target. Failed looks are logged and change nothing,
-// except that a known host found gone is reported down.
+// except that the running host found gone is reported down.
 //
 // While a host runs, each Interval re-checks only its pid. While none
 // runs, the process table is scanned, first every Interval and then less
-// often (see MaxScanInterval); losing a host restarts that at Interval.
+// often (see MaxScanInterval); losing a host restarts that at Interval. A
+// host delivered on Options.Known is adopted at once (see there).
 func Watch(ctx context.Context, opts Options, out chan<- Update) error {
 	if err := opts.Target.validate(); err != nil {
 		return err
@@ -73,16 +83,32 @@ func Watch(ctx context.Context, opts Options, out chan<- Update) error {
 	}
 	timer := time.NewTimer(w.nextDelay())
 	defer timer.Stop()
+	look, known := opts.Look, opts.Known
 	for {
+		var u Update
+		var changed bool
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-timer.C:
-		case <-opts.Look:
+			u, changed = w.step(ctx)
+		case _, ok := <-look:
+			if !ok {
+				look = nil // closed: it will never ask again
+				continue
+			}
 			w.scanWait = w.interval
 			timer.Stop() // since Go 1.23 no stale tick can follow
+			u, changed = w.step(ctx)
+		case h, ok := <-known:
+			if !ok {
+				known = nil
+				continue
+			}
+			timer.Stop()
+			u, changed = w.adopt(ctx, h)
 		}
-		if u, changed := w.step(ctx); changed && !send(ctx, out, u) {
+		if changed && !send(ctx, out, u) {
 			return nil
 		}
 		timer.Reset(w.nextDelay())
@@ -164,6 +190,30 @@ func (w *watcher) step(ctx context.Context) (Update, bool) {
 	}
 	// A failed scan right after the host vanished still reports it down.
 	return w.state.observe(h, found && err == nil)
+}
+
+// adopt takes h, a host the caller knows, as the running host when it is
+// alive. Its command line is read for Host.Cmdline; its start time is
+// kept at the millisecond, as a scan would find it, so that later looks
+// compare equal.
+func (w *watcher) adopt(ctx context.Context, h Host) (Update, bool) {
+	ok, err := Alive(ctx, h)
+	if ctx.Err() != nil {
+		return Update{}, false
+	}
+	if err != nil {
+		w.report("check known host", err)
+		return Update{}, false
+	}
+	if !ok {
+		w.log.Debug("known host process is not running; ignored", "pid", h.PID)
+		return Update{}, false
+	}
+	h.Started = time.UnixMilli(h.Started.UnixMilli())
+	if full, found := hostOf(ctx, h.PID); found && full.same(h) {
+		h = full
+	}
+	return w.state.observe(h, true)
 }
 
 // report logs err once per distinct failure; nil marks recovery.

@@ -42,7 +42,7 @@ func next(t *testing.T, ch <-chan Update, what string) Update {
 
 func TestWatchUpDownRestarted(t *testing.T) {
 	tok := token(t, "wdproc-watch-")
-	first := startStandIn(t, testExe(t), "standin", tok)
+	first := startStandIn(t, testExe(t), tok, "web")
 	ch := watchFor(t, Target{Name: tok, Port: first.port})
 
 	u := next(t, ch, "initial state")
@@ -56,7 +56,7 @@ func TestWatchUpDownRestarted(t *testing.T) {
 		t.Fatalf("after kill = %+v, want down naming pid %d", u, first.pid())
 	}
 
-	second := startStandIn(t, testExe(t), "standin", tok)
+	second := startStandIn(t, testExe(t), tok, "web")
 	u = next(t, ch, "up again")
 	if !u.Running || u.Host.PID != second.pid() || !u.Restarted {
 		t.Fatalf("after restart = %+v, want running pid %d, restarted", u, second.pid())
@@ -77,7 +77,7 @@ func TestWatchHostStartsLater(t *testing.T) {
 	if u := next(t, ch, "initial state"); u.Running || u.Host != (Host{}) {
 		t.Fatalf("initial = %+v, want not running and no host", u)
 	}
-	s := startStandIn(t, testExe(t), "standin", tok)
+	s := startStandIn(t, testExe(t), tok, "web")
 	u := next(t, ch, "up")
 	if !u.Running || u.Host.PID != s.pid() || u.Restarted {
 		t.Fatalf("up = %+v, want running pid %d, not restarted (first sight)", u, s.pid())
@@ -205,9 +205,73 @@ func TestWatchLooksWhenAsked(t *testing.T) {
 	if u := next(t, out, "initial state"); u.Running {
 		t.Fatalf("initial = %+v, want not running", u)
 	}
-	s := startStandIn(t, testExe(t), "standin", tok)
+	s := startStandIn(t, testExe(t), tok, "web")
 	look <- struct{}{}
 	if u := next(t, out, "up after the look"); !u.Running || u.Host.PID != s.pid() {
 		t.Fatalf("after the look = %+v, want running pid %d", u, s.pid())
 	}
+}
+
+// Known makes Watch adopt a host the caller knows (the beacon's pid) at
+// once, although its name matches nothing, and only while it is alive.
+func TestWatchAdoptsKnownHost(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out, known := make(chan Update), make(chan Host)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = Watch(ctx, Options{Target: Target{Name: token(t, "wdproc-unnamed-")}, Interval: 50 * time.Millisecond,
+			MaxScanInterval: time.Hour, Known: known}, out)
+	}()
+	defer func() { cancel(); <-done }()
+	if u := next(t, out, "initial state"); u.Running {
+		t.Fatalf("initial = %+v, want not running", u)
+	}
+	first := startStandIn(t, testExe(t), "standin", token(t, "wdproc-known-"))
+	second := startStandIn(t, testExe(t), "standin", token(t, "wdproc-known-"))
+	h1, h2 := mustHost(t, first.pid()), mustHost(t, second.pid())
+
+	tests := []struct {
+		name string
+		send Host
+		want *Update // nil: no update
+	}{
+		{"a known host that is not running is ignored", Host{PID: h1.PID, Started: h1.Started.Add(time.Hour)}, nil},
+		{"a known host is adopted although its name does not match", h1, &Update{Running: true, Host: h1}},
+		{"the same host again changes nothing", Host{PID: h1.PID, Started: h1.Started}, nil},
+		{"another known host is a restart", h2, &Update{Running: true, Host: h2, Restarted: true}},
+	}
+	for _, tc := range tests {
+		select {
+		case known <- tc.send:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: Watch did not take the known host", tc.name)
+		}
+		if tc.want == nil {
+			select {
+			case u := <-out:
+				t.Fatalf("%s: update %+v, want none", tc.name, u)
+			case <-time.After(300 * time.Millisecond):
+			}
+			continue
+		}
+		if u := next(t, out, tc.name); u != *tc.want {
+			t.Fatalf("%s: %+v, want %+v", tc.name, u, *tc.want)
+		}
+	}
+	// The adopted host is watched like any other: its exit is reported.
+	second.kill()
+	if u := next(t, out, "down"); u.Running || u.Host != h2 {
+		t.Fatalf("after the known host exited: %+v, want down naming %+v", u, h2)
+	}
+}
+
+func mustHost(t *testing.T, pid int32) Host {
+	t.Helper()
+	h, ok := hostOf(context.Background(), pid)
+	if !ok {
+		t.Fatalf("cannot read pid %d", pid)
+	}
+	return h
 }

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/monitor/proc"
+)
+
+// hostLogFresh: a host log written this recently says the host runs, so
+// a process watcher that finds none is looking for the wrong name.
+const hostLogFresh = 10 * time.Minute
+
+func doctorHost(ctx context.Context, rep *doctorReport, cfg config.Config, stateDir string) {
+	h := cfg.Host
+	if h.Process == "" && h.Port == 0 {
+		rep.add(finding{Check: "host", Detail: "not watched", Fix: "set host.process or host.port so sessions of a stopped host are not kept alive"})
+	} else if host, ok, err := proc.Find(ctx, proc.Target{Name: h.Process, Port: h.Port}); err != nil {
+		rep.add(finding{Check: "host", Detail: err.Error(), Fix: "check host.process and host.port"})
+	} else if ok {
+		rep.add(finding{Check: "host", OK: true, Detail: fmt.Sprintf("%s running, pid %d, since %s", h.Name, host.PID, host.Started.Format(time.RFC3339))})
+	} else {
+		rep.add(hostNotFound(h, stateDir, time.Now()))
+	}
+	rep.add(globFinding("host logs", h.Logs, h.DisplayName()+" may write no log file: when the watchdog restarts it, its output goes to STATE_DIR/host.log; or set host.logs"))
+}
+
+// hostNotFound is the finding when no process matches the host: a note,
+// or a problem when the host's log was written within hostLogFresh,
+// since then the host runs and the watchdog cannot see it.
+func hostNotFound(h config.Host, stateDir string, now time.Time) finding {
+	notRunning := finding{Check: "host", Detail: fmt.Sprintf("%s is not running (no process matches %s)", h.Name, lookedFor(h))}
+	path, written, ok := newestLog(h.Logs, filepath.Join(stateDir, healer.HostLogFile))
+	if !ok || now.Sub(written) > hostLogFresh {
+		return notRunning
+	}
+	return finding{Check: "host",
+		Detail: fmt.Sprintf("no process matches %s, yet %s's log %s was written %s: it probably runs under another name",
+			lookedFor(h), h.Name, path, ago(now.Sub(written))),
+		Fix: fmt.Sprintf("set host.process to %s's executable or script name as `ps -o args` shows it "+
+			"(the first word's base name, or after node, python, bun or deno the script's, without .js/.py), "+
+			"or host.port to the port it listens on", h.Name),
+	}
+}
+
+// lookedFor says what the process watcher looks for.
+func lookedFor(h config.Host) string {
+	switch {
+	case h.Port == 0:
+		return fmt.Sprintf("process %q", h.Process)
+	case h.Process == "":
+		return fmt.Sprintf("port %d", h.Port)
+	}
+	return fmt.Sprintf("process %q or port %d", h.Process, h.Port)
+}
+
+// newestLog is the most recently written of the files globs match and the
+// file extra (which may not exist), with its time.
+func newestLog(globs []string, extra string) (path string, written time.Time, ok bool) {
+	files := []string{extra}
+	for _, g := range globs {
+		m, _ := filepath.Glob(g)
+		files = append(files, m...)
+	}
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if !ok || fi.ModTime().After(written) {
+			path, written, ok = f, fi.ModTime(), true
+		}
+	}
+	return path, written, ok
+}
+
+// ago says how long ago d was, to the second.
+func ago(d time.Duration) string {
+	if d < time.Second {
+		return "less than a second ago"
+	}
+	return d.Round(time.Second).String() + " ago"
+}

@@ -1,0 +1,10 @@
+//go:build unix && !linux
+
+package healer
+
+import "context"
+
+// handleOpeners are the ways this platform signals a host: the checked pid.
+func handleOpeners() map[string]func(context.Context, Process) (handle, error) {
+	return map[string]func(context.Context, Process) (handle, error){"checked": openChecked}
+}
