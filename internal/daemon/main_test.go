@@ -93,10 +93,11 @@ func standInHost() {
 	<-sig
 }
 
-// startStandInHost starts a stand-in host whose command line carries token.
+// startStandInHost starts a stand-in host that runs as token (its argv[0]).
 func startStandInHost(t *testing.T, token string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], token)
+	cmd := exec.Command(os.Args[0])
+	cmd.Args = []string{token, token} // runs as token: the watcher matches argv[0]
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -21,9 +21,15 @@ func ladderSetup(t *testing.T, restart []string) (cfg, state, store, hostLog, to
 	store = filepath.Join(dir, "mcp-sessions.json")
 	hostLog = filepath.Join(dir, "dsh.log")
 	writeSessions(t, store, "host-session-00000001")
+	// EXE: this test binary under the token's name, so the restarted host
+	// runs as token as the first one does.
+	exe := filepath.Join(dir, token)
+	if err := os.Symlink(os.Args[0], exe); err != nil {
+		t.Fatal(err)
+	}
 	argv := make([]string, len(restart))
 	for i, a := range restart {
-		argv[i] = fmt.Sprintf("%q", strings.ReplaceAll(a, "TOKEN", token))
+		argv[i] = fmt.Sprintf("%q", strings.ReplaceAll(strings.ReplaceAll(a, "TOKEN", token), "EXE", exe))
 	}
 	cfg = daemontest.WriteConfig(t, dir, fmt.Sprintf(`
 [host]
@@ -64,7 +70,7 @@ const postLost = "ERROR [mcp mem] Streamable HTTP error: Error POSTing to endpoi
 // restart argv, and the new session of its client is the recovery.
 func TestAutoRestartHealsALostSession(t *testing.T) {
 	t.Parallel()
-	cfg, state, store, hostLog, token := ladderSetup(t, []string{os.Args[0], "TOKEN"})
+	cfg, state, store, hostLog, token := ladderSetup(t, []string{"EXE", "TOKEN"})
 	host := startStandInHost(t, token)
 	startDaemon(t, cfg, state)
 	daemontest.WaitEvent(t, state, "host_up", 1, 20*time.Second)

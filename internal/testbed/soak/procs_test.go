@@ -156,7 +156,8 @@ func startClient(token string, cfg ClientConfig) (*clientProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(os.Args[0], token)
+	cmd := exec.Command(os.Args[0])
+	cmd.Args = []string{token} // runs as token: the watcher matches argv[0]
 	cmd.Env = append(os.Environ(), roleEnv+"=client", clientConfigEnv+"="+string(b))
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start soak client: %w", err)
