@@ -12,9 +12,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 )
 
-// setupAttempts bounds re-checks when directories appear while a watch is
-// being moved.
-const setupAttempts = 4
+// setupAttempts bounds re-checks when directories appear or vanish while a
+// watch is being moved (each vanished one moves it a level up).
+const setupAttempts = 16
 
 // setupWatch watches Dir, or while it does not exist its nearest existing
 // ancestor, so that its creation is seen; a Dir removed moves the watch back
@@ -36,6 +36,9 @@ func (l *loop) setupWatch() {
 			return
 		}
 		if err := l.fw.Add(want); err != nil {
+			if isMissing(err) {
+				continue // removed since NearestDir saw it: one level up
+			}
 			if !l.addFailed {
 				l.log.Warn("beacons: cannot watch directory; reading it every interval", "dir", want, "err", err)
 			}
