@@ -58,6 +58,9 @@ type Options struct {
 	// ClockSkewFile names a file whose duration is added to the wall clock
 	// (see ClockSkewEnv). Zero: no skew.
 	ClockSkewFile string
+	// JournalFaultFile names a file whose existence makes every journal
+	// write fail (see JournalFaultEnv). Zero: no fault.
+	JournalFaultFile string
 }
 
 func (o *Options) fill() {
@@ -95,7 +98,7 @@ func ServeWithTray(ctx context.Context, cfg config.Config, stateDir string, opts
 // Serve runs the daemon until ctx ends or its control socket fails.
 func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options) error {
 	opts.fill()
-	j, err := journal.Open(stateDir, journal.Options{})
+	j, err := journal.Open(stateDir, journal.Options{FaultFile: opts.JournalFaultFile})
 	if err != nil {
 		return err
 	}

@@ -25,13 +25,24 @@ const (
 	DefaultKeep     = 5
 )
 
-// ErrClosed is returned by Write after Close.
-var ErrClosed = errors.New("journal: closed")
+// Sentinel errors.
+var (
+	// ErrClosed is returned by Write after Close.
+	ErrClosed = errors.New("journal: closed")
+	// ErrInjectedFault is wrapped by every Write while Options.FaultFile
+	// exists: a failure drill, not a broken disk.
+	ErrInjectedFault = errors.New("journal: injected write fault")
+)
 
 // Options tune rotation. Zero values take the defaults.
 type Options struct {
 	MaxBytes int64 // rotate when the file would grow past this
 	Keep     int   // rotated files kept: events.jsonl.1 … .Keep
+	// FaultFile: while a file exists at this path, Write and the reopen
+	// after a rotation fail with ErrInjectedFault before touching the
+	// journal. It exists for tests and the chaos soak: they run as root,
+	// whom permissions do not stop. Zero: never.
+	FaultFile string
 }
 
 // Journal is safe for concurrent use.
@@ -94,6 +105,9 @@ func (j *Journal) Write(ev health.Event) error {
 	if j.f == nil {
 		return ErrClosed
 	}
+	if err := j.injected(); err != nil {
+		return err
+	}
 	if j.size > 0 && j.size+int64(len(line)) > j.opts.MaxBytes {
 		if err := j.rotate(); err != nil {
 			return err
@@ -119,7 +133,21 @@ func (j *Journal) rotate() error {
 	if err := os.Rename(base, base+".1"); err != nil {
 		return fmt.Errorf("journal: rotate: %w", err)
 	}
+	if err := j.injected(); err != nil {
+		return fmt.Errorf("journal: reopen after rotation: %w", err)
+	}
 	return j.openFile()
+}
+
+// injected is the drill's failure while Options.FaultFile exists.
+func (j *Journal) injected() error {
+	if j.opts.FaultFile == "" {
+		return nil
+	}
+	if _, err := os.Stat(j.opts.FaultFile); err != nil {
+		return nil
+	}
+	return fmt.Errorf("%w (%s exists)", ErrInjectedFault, j.opts.FaultFile)
 }
 
 // Close is safe to call twice.
