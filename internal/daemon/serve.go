@@ -178,9 +178,11 @@ func (d *daemon) serveControl(ctx context.Context, wg *sync.WaitGroup) error {
 }
 
 // stop handles what the sources sent before they stopped, saves what a
-// restart needs and journals the stop.
+// restart needs and journals the stop. Events the journal still cannot
+// take are not acknowledged: the next start replays them.
 func (d *daemon) stop(ctx context.Context, wg *sync.WaitGroup) {
 	d.drain(ctx)
+	d.retryJournal(true)
 	d.saveTracked(true)
 	d.heal.close()
 	wg.Wait()
@@ -188,6 +190,7 @@ func (d *daemon) stop(ctx context.Context, wg *sync.WaitGroup) {
 		d.log.Warn("cannot save the log checkpoint; the journal still records every position", "err", err)
 	}
 	d.emit([]health.Event{{Time: d.now(), Kind: health.EvStopped, Detail: "watchdog stopped"}})
+	d.reportUnwritten()
 }
 
 func (d *daemon) startedEvent() health.Event {
