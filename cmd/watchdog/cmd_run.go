@@ -38,7 +38,8 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	defer lock.Release()
-	opts := daemon.Options{Version: version, Logger: newLogger(c.stderr, c.getenv)}
+	opts := daemon.Options{Version: version, Logger: newLogger(c.stderr, c.getenv),
+		JournalFaultFile: c.getenv(daemon.JournalFaultEnv)}
 	if useTray {
 		err = daemon.ServeWithTray(ctx, cfg, stateDir, opts)
 	} else {

@@ -52,6 +52,7 @@ type daemon struct {
 	log         *slog.Logger
 	model       *health.Model
 	journal     *journal.Journal
+	jr          *journaler // writes to journal; holds events and acks while it fails
 	follower    *follow.Follower
 	items       chan item
 	queries     chan query
@@ -92,6 +93,7 @@ func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Jour
 	d.clock = &wallClock{skewFile: opts.ClockSkewFile}
 	d.clock.refresh()
 	d.now = d.clock.now
+	d.jr = newJournaler(j, d.log, d.now)
 	d.autostartOn = opts.Tray != nil && autostartEnabled()
 	d.heal = newHealing(d)
 	d.tracked.path = filepath.Join(stateDir, trackedName)
@@ -133,8 +135,10 @@ func (d *daemon) loop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case it := <-d.items:
+		case it := <-d.intake():
 			d.handle(ctx, it)
+		case <-d.journalRetry():
+			d.retryJournal(false)
 		case <-ticker.C:
 			d.clock.refresh()
 			now := d.now()
@@ -174,7 +178,7 @@ func (d *daemon) handle(ctx context.Context, it item) {
 		d.applyBeacons(ctx, *it.beacons)
 	}
 	if it.ack != nil && d.follower != nil {
-		d.follower.Ack(*it.ack)
+		d.acknowledge(*it.ack)
 	}
 }
 
@@ -204,9 +208,7 @@ func (d *daemon) apply(ctx context.Context, sig health.Signal) {
 
 func (d *daemon) emit(evs []health.Event) {
 	for _, ev := range evs {
-		if err := d.journal.Write(ev); err != nil {
-			d.log.Error("journal write failed", "kind", ev.Kind, "err", err)
-		}
+		d.jr.write(ev)
 		d.log.Info(ev.Detail, "kind", ev.Kind, "server", ev.Server)
 		d.metrics.Observe(ev)
 		if d.notifier != nil {
@@ -221,7 +223,12 @@ func (d *daemon) emit(evs []health.Event) {
 
 // saveTracked keeps the tracked sessions for the next start; a failure is
 // logged, not fatal: only sessions ending during a restart go unreported.
+// Not while the journal holds events: the next start must judge again the
+// store changes whose events were never journaled.
 func (d *daemon) saveTracked(force bool) {
+	if d.jr.failing() {
+		return
+	}
 	if err := d.tracked.save(d.privateState(), d.now(), force); err != nil {
 		d.log.Warn("cannot save the tracked sessions", "err", err)
 	}

@@ -26,7 +26,5 @@ func (d *daemon) startNotifier(ctx context.Context, wg *sync.WaitGroup, recs []j
 func (d *daemon) notified(m notify.Message) {
 	ev := health.Event{Time: d.now(), Kind: health.EvNotified, Server: m.Server,
 		About: m.About, Extra: map[string]any{"title": m.Title}, Detail: "notified: " + m.Title}
-	if err := d.journal.Write(ev); err != nil {
-		d.log.Error("journal write failed", "kind", ev.Kind, "err", err)
-	}
+	d.jr.write(ev)
 }

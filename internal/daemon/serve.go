@@ -58,6 +58,9 @@ type Options struct {
 	// ClockSkewFile names a file whose duration is added to the wall clock
 	// (see ClockSkewEnv). Zero: no skew.
 	ClockSkewFile string
+	// JournalFaultFile names a file whose existence makes every journal
+	// write fail (see JournalFaultEnv). Zero: no fault.
+	JournalFaultFile string
 }
 
 func (o *Options) fill() {
@@ -95,7 +98,7 @@ func ServeWithTray(ctx context.Context, cfg config.Config, stateDir string, opts
 // Serve runs the daemon until ctx ends or its control socket fails.
 func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options) error {
 	opts.fill()
-	j, err := journal.Open(stateDir, journal.Options{})
+	j, err := journal.Open(stateDir, journal.Options{FaultFile: opts.JournalFaultFile})
 	if err != nil {
 		return err
 	}
@@ -174,9 +177,11 @@ func (d *daemon) serveControl(ctx context.Context, wg *sync.WaitGroup) error {
 }
 
 // stop handles what the sources sent before they stopped, saves what a
-// restart needs and journals the stop.
+// restart needs and journals the stop. Events the journal still cannot
+// take are not acknowledged: the next start replays them.
 func (d *daemon) stop(ctx context.Context, wg *sync.WaitGroup) {
 	d.drain(ctx)
+	d.retryJournal(true)
 	d.saveTracked(true)
 	d.heal.close()
 	wg.Wait()
@@ -184,6 +189,7 @@ func (d *daemon) stop(ctx context.Context, wg *sync.WaitGroup) {
 		d.log.Warn("cannot save the log checkpoint; the journal still records every position", "err", err)
 	}
 	d.emit([]health.Event{{Time: d.now(), Kind: health.EvStopped, Detail: "watchdog stopped"}})
+	d.reportUnwritten()
 }
 
 func (d *daemon) startedEvent() health.Event {

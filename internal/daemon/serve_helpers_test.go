@@ -28,6 +28,13 @@ type served struct {
 // it is ready.
 func startDaemon(t *testing.T, configPath, stateDir string) *served {
 	t.Helper()
+	return startDaemonOpts(t, configPath, stateDir, daemon.Options{})
+}
+
+// startDaemonOpts is startDaemon with options; their Logger is replaced
+// by the one served keeps.
+func startDaemonOpts(t *testing.T, configPath, stateDir string, opts daemon.Options) *served {
+	t.Helper()
 	cfg, err := config.Load(configPath)
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +47,7 @@ func startDaemon(t *testing.T, configPath, stateDir string) *served {
 	ctx, cancel := context.WithCancel(context.Background())
 	// Large enough to keep all of the daemon's log.
 	s := &served{cancel: cancel, done: make(chan struct{}), log: &tailbuf.Buffer{Max: 64 << 20}}
-	opts := daemon.Options{Logger: slog.New(slog.NewTextHandler(s.log, nil))}
+	opts.Logger = slog.New(slog.NewTextHandler(s.log, nil))
 	go func() {
 		defer close(s.done)
 		s.err = daemon.Serve(ctx, cfg, stateDir, opts)

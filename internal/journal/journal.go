@@ -25,22 +25,37 @@ const (
 	DefaultKeep     = 5
 )
 
-// ErrClosed is returned by Write after Close.
-var ErrClosed = errors.New("journal: closed")
+// Sentinel errors.
+var (
+	// ErrClosed is returned by Write after Close.
+	ErrClosed = errors.New("journal: closed")
+	// ErrInjectedFault is wrapped by every Write while Options.FaultFile
+	// exists: a failure drill, not a broken disk.
+	ErrInjectedFault = errors.New("journal: injected write fault")
+	// ErrUnencodable: the event itself cannot become a line (Encode), so
+	// writing it again would fail again.
+	ErrUnencodable = errors.New("journal: event cannot be encoded")
+)
 
 // Options tune rotation. Zero values take the defaults.
 type Options struct {
 	MaxBytes int64 // rotate when the file would grow past this
 	Keep     int   // rotated files kept: events.jsonl.1 … .Keep
+	// FaultFile: while a file exists at this path, Write and the reopen
+	// after a rotation fail with ErrInjectedFault before touching the
+	// journal. It exists for tests and the chaos soak: they run as root,
+	// whom permissions do not stop. Zero: never.
+	FaultFile string
 }
 
 // Journal is safe for concurrent use.
 type Journal struct {
-	mu   sync.Mutex
-	dir  string
-	opts Options
-	f    *os.File
-	size int64
+	mu     sync.Mutex
+	dir    string
+	opts   Options
+	f      *os.File // nil after a rotation that failed half-way, or Close
+	size   int64
+	closed bool
 }
 
 // Open opens (creating) the journal in dir, which is made 0700 if missing.
@@ -83,7 +98,8 @@ func (j *Journal) openFile() error {
 }
 
 // Write appends one event as one line in a single write, so a kill at any
-// moment leaves whole lines behind.
+// moment leaves whole lines behind. After a rotation that failed half-way
+// it opens the file again: only Close ends the journal.
 func (j *Journal) Write(ev health.Event) error {
 	line, err := Encode(ev)
 	if err != nil {
@@ -91,8 +107,16 @@ func (j *Journal) Write(ev health.Event) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.f == nil {
+	if j.closed {
 		return ErrClosed
+	}
+	if err := j.injected(); err != nil {
+		return err
+	}
+	if j.f == nil {
+		if err := j.openFile(); err != nil {
+			return err
+		}
 	}
 	if j.size > 0 && j.size+int64(len(line)) > j.opts.MaxBytes {
 		if err := j.rotate(); err != nil {
@@ -107,11 +131,14 @@ func (j *Journal) Write(ev health.Event) error {
 	return nil
 }
 
+// rotate leaves j.f nil when it fails after closing the file; the next
+// Write opens it again (renamed or not) and, when still too big, rotates.
 func (j *Journal) rotate() error {
-	if err := j.f.Close(); err != nil {
+	err := j.f.Close()
+	j.f = nil
+	if err != nil {
 		return fmt.Errorf("journal: close for rotation: %w", err)
 	}
-	j.f = nil
 	base := j.Path()
 	for i := j.opts.Keep - 1; i >= 1; i-- {
 		_ = os.Rename(fmt.Sprintf("%s.%d", base, i), fmt.Sprintf("%s.%d", base, i+1))
@@ -119,13 +146,28 @@ func (j *Journal) rotate() error {
 	if err := os.Rename(base, base+".1"); err != nil {
 		return fmt.Errorf("journal: rotate: %w", err)
 	}
+	if err := j.injected(); err != nil {
+		return fmt.Errorf("journal: reopen after rotation: %w", err)
+	}
 	return j.openFile()
+}
+
+// injected is the drill's failure while Options.FaultFile exists.
+func (j *Journal) injected() error {
+	if j.opts.FaultFile == "" {
+		return nil
+	}
+	if _, err := os.Stat(j.opts.FaultFile); err != nil {
+		return nil
+	}
+	return fmt.Errorf("%w (%s exists)", ErrInjectedFault, j.opts.FaultFile)
 }
 
 // Close is safe to call twice.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.closed = true
 	if j.f == nil {
 		return nil
 	}
@@ -158,7 +200,7 @@ func Encode(ev health.Event) ([]byte, error) {
 	rec["detail"] = ev.Detail
 	b, err := json.Marshal(rec)
 	if err != nil {
-		return nil, fmt.Errorf("journal: encode %s: %w", ev.Kind, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrUnencodable, ev.Kind, err)
 	}
 	return append(b, '\n'), nil
 }

@@ -1,0 +1,255 @@
+package daemon_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+)
+
+// faultRig is a daemon config whose host log the test writes, and the
+// file whose existence makes the daemon's journal writes fail.
+type faultRig struct {
+	cfg, state, hostLog, store, fault string
+}
+
+const (
+	faultLossLine      = "ERROR [mcp mem] Streamable HTTP error: Error POSTing to endpoint: Session not found"
+	faultReconnectLine = "INFO [mcp mem] Reconnected to MCP server"
+	// ackSettle outlasts the follower's checkpoint period (1 s): an ack
+	// given would be on disk by then.
+	ackSettle = 1500 * time.Millisecond
+)
+
+func newFaultRig(t *testing.T) faultRig {
+	t.Helper()
+	dir := t.TempDir()
+	r := faultRig{state: filepath.Join(dir, "state"), hostLog: filepath.Join(dir, "host.log"),
+		fault: filepath.Join(dir, "journal-fault")}
+	store := filepath.Join(dir, "mcp-sessions.json")
+	r.store = store
+	body := fmt.Sprintf(`{"sessions":[{"id":"0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b","client_name":%q,"last_activity":%q}]}`,
+		daemontest.HostClient(), time.Now().UTC().Format(time.RFC3339Nano))
+	if err := os.WriteFile(store, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	daemontest.AppendLine(t, r.hostLog, "INFO host web listening on :3080")
+	// A server that answers, so that its state is the model's judgement of
+	// the session rather than "down".
+	srv, err := demoserver.Start(context.Background(), demoserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	r.cfg = daemontest.WriteConfig(t, dir, fmt.Sprintf(`
+[host]
+logs = [%q]
+process = ""
+port = 0
+[[server]]
+name = "mem"
+url = %q
+store = %q
+`, r.hostLog, srv.URL(), store))
+	return r
+}
+
+// faultOn waits until the daemon has acknowledged the whole host log (so
+// a restart resumes after it, and what follows is live), then makes every
+// journal write fail.
+func (r faultRig) faultOn(t *testing.T) {
+	t.Helper()
+	size := daemontest.Size(t, r.hostLog)
+	daemontest.WaitFor(t, 10*time.Second, "the host log acknowledged", func() bool {
+		return daemontest.Acked(t, r.state, r.hostLog) == size
+	})
+	if err := os.WriteFile(r.fault, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r faultRig) faultOff(t *testing.T) {
+	t.Helper()
+	if err := os.Remove(r.fault); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// appendLoss writes the loss line and returns where it ends.
+func (r faultRig) appendLoss(t *testing.T) int64 {
+	t.Helper()
+	daemontest.AppendLine(t, r.hostLog, faultLossLine)
+	return daemontest.Size(t, r.hostLog)
+}
+
+// unjournaledLoss: the daemon has seen the loss (its status says lost),
+// yet the journal does not have it and its log position stays
+// unacknowledged.
+func (r faultRig) unjournaledLoss(t *testing.T, lossEnd int64) {
+	t.Helper()
+	daemontest.WaitFor(t, 10*time.Second, "the status to say lost", func() bool {
+		state, _ := daemontest.ServerState(status(t, r.state), "mem")
+		return state == "lost"
+	})
+	time.Sleep(ackSettle)
+	if evs := daemontest.Journal(t, r.state, "session_lost"); len(evs) != 0 {
+		t.Fatalf("session_lost journaled while every write fails: %v", evs)
+	}
+	if acked := daemontest.Acked(t, r.state, r.hostLog); acked >= lossEnd {
+		t.Fatalf("the loss line (ending at %d) was acknowledged (%d) but never journaled", lossEnd, acked)
+	}
+}
+
+func kinds(evs []daemontest.Event) []string {
+	out := make([]string, 0, len(evs))
+	for _, ev := range evs {
+		out = append(out, ev.Str("kind"))
+	}
+	return out
+}
+
+// TestJournalWriteFailureHoldsEverything: while the journal cannot be
+// written the daemon still sees (status), but neither journals nor
+// acknowledges nor reads further; once it can write again, the held loss
+// is journaled, then a warning about the outage, then what came after,
+// each once and in order, and only then are the positions acknowledged.
+func TestJournalWriteFailureHoldsEverything(t *testing.T) {
+	t.Parallel()
+	r := newFaultRig(t)
+	d := startDaemonOpts(t, r.cfg, r.state, daemon.Options{JournalFaultFile: r.fault})
+	r.faultOn(t)
+	before := len(daemontest.Journal(t, r.state))
+	lossEnd := r.appendLoss(t)
+	r.unjournaledLoss(t, lossEnd)
+	// The reconnect line waits behind the loss: taken in, it would heal.
+	daemontest.AppendLine(t, r.hostLog, faultReconnectLine)
+	end := daemontest.Size(t, r.hostLog)
+	time.Sleep(ackSettle)
+	if state, _ := daemontest.ServerState(status(t, r.state), "mem"); state != "lost" {
+		t.Fatalf("status %q: a line after the unjournaled loss was taken in", state)
+	}
+	r.faultOff(t)
+	rec := daemontest.WaitEvent(t, r.state, "recovered", 1, 15*time.Second)
+	evs := daemontest.Journal(t, r.state)[before:]
+	lost, warn, recovered := -1, -1, -1
+	for i, ev := range evs {
+		switch {
+		case ev.Str("kind") == "session_lost" && lost < 0:
+			lost = i
+		case ev.Str("kind") == "warning" && strings.Contains(ev.Str("detail"), "could not be written") && warn < 0:
+			warn = i
+		case ev.Str("kind") == "recovered" && recovered < 0:
+			recovered = i
+		case ev.Str("kind") == "session_lost", ev.Str("kind") == "recovered":
+			t.Fatalf("%s journaled twice: %v", ev.Str("kind"), kinds(evs))
+		}
+	}
+	if lost < 0 || warn < 0 || !(lost < warn && warn < recovered) {
+		t.Fatalf("journal after the fault: %v, want session_lost, then the outage warning, then recovered", kinds(evs))
+	}
+	w := evs[warn]
+	if held, _ := w["held_events"].(float64); held < 1 || !strings.Contains(w.Str("detail"), "injected") {
+		t.Fatalf("the outage warning does not say why and how much it held: %v", w)
+	}
+	if got := daemontest.Journal(t, r.state, "session_lost")[0]["log_offset"]; got != float64(lossEnd) {
+		t.Fatalf("session_lost at log_offset %v, want %d", got, lossEnd)
+	}
+	if rec.Time(t).Before(w.Time(t)) {
+		t.Fatalf("recovered at %s, before the warning at %s", rec.Str("time"), w.Str("time"))
+	}
+	daemontest.WaitFor(t, 10*time.Second, "every line acknowledged", func() bool {
+		return daemontest.Acked(t, r.state, r.hostLog) == end
+	})
+	d.stop(t)
+}
+
+// TestUnjournaledLossIsReplayedAfterARestart: a daemon that ends while its
+// journal cannot be written (killed, or stopped and unable to flush) has
+// not acknowledged the loss line; the next daemon reads it again and
+// journals it exactly once.
+func TestUnjournaledLossIsReplayedAfterARestart(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		end  func(t *testing.T, p *daemontest.Proc)
+	}{
+		{"kill -9", func(_ *testing.T, p *daemontest.Proc) { p.Kill() }},
+		{"SIGTERM", func(t *testing.T, p *daemontest.Proc) {
+			p.Stop(t)
+			if !strings.Contains(p.Stderr(), "replay") {
+				t.Errorf("the stop does not say the unjournaled lines will be replayed:\n%s", p.Stderr())
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := newFaultRig(t)
+			cmd := daemonCmd("--config", r.cfg, "--state-dir", r.state)
+			cmd.Env = append(cmd.Env, daemon.JournalFaultEnv+"="+r.fault)
+			p := daemontest.Start(t, cmd, r.state)
+			r.faultOn(t)
+			lossEnd := r.appendLoss(t)
+			r.unjournaledLoss(t, lossEnd)
+			c.end(t, p)
+			r.faultOff(t)
+
+			p = startDaemonProc(t, r.cfg, r.state)
+			daemontest.WaitEvent(t, r.state, "session_lost", 1, 10*time.Second)
+			time.Sleep(ackSettle)
+			lost := daemontest.Journal(t, r.state, "session_lost")
+			if len(lost) != 1 || lost[0]["log_offset"] != float64(lossEnd) {
+				t.Fatalf("after the restart: %v, want the loss line (ending at %d) once", lost, lossEnd)
+			}
+			p.Stop(t)
+		})
+	}
+}
+
+// TestUnjournaledStoreChangeIsJudgedAgain: a session that leaves the store
+// while the journal cannot be written, then a kill -9, is not forgotten:
+// the tracked sessions were not saved past the journal, so the next start
+// judges the change again and journals the session's end once.
+func TestUnjournaledStoreChangeIsJudgedAgain(t *testing.T) {
+	t.Parallel()
+	r := newFaultRig(t)
+	cmd := daemonCmd("--config", r.cfg, "--state-dir", r.state)
+	cmd.Env = append(cmd.Env, daemon.JournalFaultEnv+"="+r.fault)
+	p := daemontest.Start(t, cmd, r.state)
+	daemontest.WaitFor(t, 10*time.Second, "the tracked sessions saved", func() bool {
+		b, err := os.ReadFile(filepath.Join(r.state, "sessions.json"))
+		return err == nil && strings.Contains(string(b), "0f8e4a1c")
+	})
+	r.faultOn(t)
+	if err := os.WriteFile(r.store, []byte(`{"sessions":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	daemontest.WaitFor(t, 10*time.Second, "the status to drop the session", func() bool {
+		_, sessions := daemontest.ServerState(status(t, r.state), "mem")
+		return len(sessions) == 0
+	})
+	time.Sleep(ackSettle)
+	ends := []string{"session_ended", "session_expired", "session_lost"}
+	if evs := daemontest.Journal(t, r.state, ends...); len(evs) != 0 {
+		t.Fatalf("journaled while every write fails: %v", evs)
+	}
+	p.Kill()
+	r.faultOff(t)
+
+	p = startDaemonProc(t, r.cfg, r.state)
+	daemontest.WaitFor(t, 10*time.Second, "the session's end", func() bool {
+		return len(daemontest.Journal(t, r.state, ends...)) > 0
+	})
+	time.Sleep(ackSettle)
+	if evs := daemontest.Journal(t, r.state, ends...); len(evs) != 1 {
+		t.Fatalf("after the restart: %v, want the session's end once", evs)
+	}
+	p.Stop(t)
+}

@@ -1,0 +1,219 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/monitor/follow"
+)
+
+// JournalFaultEnv names a file whose existence makes every journal write
+// fail (journal.Options.FaultFile). It exists for the chaos soak: the real
+// binary runs as root, whom permissions do not stop, and a full disk would
+// disturb every other process. Unset in normal use.
+const JournalFaultEnv = "WATCHDOG_DEBUG_JOURNAL_FAULT_FILE"
+
+// Retries of a journal that cannot be written: capped exponential backoff.
+// No jitter: one process retrying its own file has nobody to collide with.
+const (
+	journalRetryFirst = 100 * time.Millisecond
+	journalRetryMax   = 10 * time.Second
+)
+
+// journaler writes events to the journal in order. Once a write fails it
+// holds that event and every later one, and the log positions acknowledged
+// meanwhile, until the journal can be written again: nothing is
+// acknowledged before it is journaled, so a restart replays what was held.
+// The loop and the notifier both write; the retries are the loop's.
+type journaler struct {
+	j   *journal.Journal
+	log *slog.Logger
+	now func() time.Time // event times
+
+	mu sync.Mutex
+	// pending is not yet written, in order. It is unbounded: while it is
+	// not empty the loop takes no items, so only ticks, pings and
+	// notifications add to it, a few a minute.
+	pending []health.Event
+	held    []follow.Position // acks waiting for pending, in order
+	out     outage
+}
+
+// outage is one spell of failed writes.
+type outage struct {
+	began   time.Time // monotonic: its length
+	err     error     // the latest failure
+	delay   time.Duration
+	next    time.Time // next retry
+	written int       // held events written so far
+	warned  bool      // the warning that ends it is made
+}
+
+func newJournaler(j *journal.Journal, log *slog.Logger, now func() time.Time) *journaler {
+	return &journaler{j: j, log: log, now: now}
+}
+
+// write journals ev, or holds it behind events already held.
+func (jr *journaler) write(ev health.Event) {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	if len(jr.pending) > 0 {
+		jr.pending = append(jr.pending, ev)
+		return
+	}
+	err := jr.j.Write(ev)
+	switch {
+	case err == nil:
+	case errors.Is(err, journal.ErrUnencodable):
+		// A retry would fail alike and hold up everything behind it.
+		jr.log.Error("event cannot be journaled; dropped", "kind", ev.Kind, "err", err)
+	default:
+		jr.pending = []health.Event{ev}
+		began := time.Now()
+		jr.out = outage{began: began, err: err, delay: journalRetryFirst, next: began.Add(journalRetryFirst)}
+		jr.log.Error("journal write failed; holding events and log acknowledgements until it can be written",
+			"kind", ev.Kind, "err", err)
+	}
+}
+
+// failing reports whether events are held.
+func (jr *journaler) failing() bool {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	return len(jr.pending) > 0
+}
+
+// hold keeps p for later when events are held (true), so that it is
+// acknowledged only after them.
+func (jr *journaler) hold(p follow.Position) bool {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	if len(jr.pending) == 0 {
+		return false
+	}
+	jr.held = append(jr.held, p)
+	return true
+}
+
+// retryAt is when held events are due another try; false: none held.
+func (jr *journaler) retryAt() (time.Time, bool) {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	return jr.out.next, len(jr.pending) > 0
+}
+
+// retry writes the held events in order when due (or now, with force),
+// then the warning that ends the outage. It returns the positions that may
+// be acknowledged now: all held ones once everything is written, else none.
+func (jr *journaler) retry(force bool) []follow.Position {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	if len(jr.pending) == 0 || !force && time.Now().Before(jr.out.next) {
+		return nil
+	}
+	if !jr.flush() {
+		return nil
+	}
+	if !jr.out.warned {
+		jr.out.warned = true
+		jr.pending = append(jr.pending, jr.recovered())
+		if !jr.flush() {
+			return nil
+		}
+	}
+	jr.log.Info("journal written again; releasing held log acknowledgements",
+		"held_events", jr.out.written, "acks", len(jr.held))
+	acks := jr.held
+	jr.held, jr.out = nil, outage{}
+	return acks
+}
+
+// flush writes pending in order until one fails, which sets the next try.
+func (jr *journaler) flush() bool {
+	for len(jr.pending) > 0 {
+		err := jr.j.Write(jr.pending[0])
+		if err != nil && !errors.Is(err, journal.ErrUnencodable) {
+			jr.out.err = err
+			jr.out.delay = min(2*jr.out.delay, journalRetryMax)
+			jr.out.next = time.Now().Add(jr.out.delay)
+			jr.log.Debug("journal still cannot be written", "held", len(jr.pending), "retry_in", jr.out.delay, "err", err)
+			return false
+		}
+		if err != nil {
+			jr.log.Error("event cannot be journaled; dropped", "kind", jr.pending[0].Kind, "err", err)
+		}
+		jr.pending = jr.pending[1:]
+		jr.out.written++
+	}
+	return true
+}
+
+// recovered is the warning that says the journal had a gap in time (not
+// in content): how long, why, and how many held events it now holds.
+func (jr *journaler) recovered() health.Event {
+	took := time.Since(jr.out.began).Round(time.Millisecond)
+	return health.Event{Time: jr.now(), Kind: health.EvWarning,
+		Extra: map[string]any{"unwritable_ms": took.Milliseconds(), "held_events": jr.out.written, "error": jr.out.err.Error()},
+		Detail: fmt.Sprintf("the journal could not be written for %s (%v); the %d event(s) held meanwhile are now written, in order",
+			took, jr.out.err, jr.out.written)}
+}
+
+// unwritten is what is still held: events and acks.
+func (jr *journaler) unwritten() (events []health.EventKind, acks int) {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	for _, ev := range jr.pending {
+		events = append(events, ev.Kind)
+	}
+	return events, len(jr.held)
+}
+
+// intake is the loop's source of items: none while events are held, so
+// the sources wait and nothing is read past what is journaled.
+func (d *daemon) intake() <-chan item {
+	if d.jr.failing() {
+		return nil
+	}
+	return d.items
+}
+
+// journalRetry fires when held events are due another try.
+func (d *daemon) journalRetry() <-chan time.Time {
+	at, ok := d.jr.retryAt()
+	if !ok {
+		return nil
+	}
+	return time.After(time.Until(at))
+}
+
+// retryJournal writes what is held when due (or now, with force) and
+// acknowledges the positions that waited for it.
+func (d *daemon) retryJournal(force bool) {
+	for _, p := range d.jr.retry(force) {
+		d.follower.Ack(p)
+	}
+}
+
+// acknowledge acks p now, or after the events held before it.
+func (d *daemon) acknowledge(p follow.Position) {
+	if !d.jr.hold(p) {
+		d.follower.Ack(p)
+	}
+}
+
+// reportUnwritten says, at the stop, what could not be journaled: its log
+// lines stay unacknowledged and are read again at the next start.
+func (d *daemon) reportUnwritten() {
+	events, acks := d.jr.unwritten()
+	if len(events) == 0 {
+		return
+	}
+	d.log.Error("stopping with events the journal could not take; their log lines were not acknowledged, "+
+		"so the next start will replay them (store changes are judged again too: the tracked sessions were not saved)",
+		"events", events, "held_acks", acks)
+}
