@@ -21,6 +21,11 @@ func (m *Model) beacon(sig Signal, now time.Time) []Event {
 		}
 		evs = append(evs, m.heldChanged(s, old, now)...)
 	}
+	if !m.beaconLive {
+		// Back to the guess: a replacement the guess can show closes the
+		// incident as it would have without a beacon.
+		evs = append(evs, m.recoverOnHostUp(now)...)
+	}
 	return evs
 }
 

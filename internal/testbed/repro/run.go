@@ -136,11 +136,9 @@ func runIn(ctx context.Context, o Options, p paths, node, tmp, home string) (Res
 		return r, err
 	}
 	if w != nil {
-		st, err := w.status(ctx)
-		if err != nil {
+		if err := r.watchdogView(ctx, w, h, home); err != nil {
 			return r, err
 		}
-		r.WatchdogStatus = &st
 	}
 	return r, r.end(o, h, home)
 }
@@ -287,4 +285,43 @@ func waitBeacon(ctx context.Context, home string, pid int, server, lost string, 
 		case <-t.C:
 		}
 	}
+}
+
+// watchdogView reads the watchdog's status once it names the session the
+// client's beacon shows (the beacon is sampled every half second, so the
+// watchdog may lag the client by that much), or after a few seconds; the
+// beacon read at that moment goes into Result.Beacon.
+func (r *Result) watchdogView(ctx context.Context, w *watchdogDaemon, h *host, home string) error {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st, err := w.status(ctx)
+		if err != nil {
+			return err
+		}
+		bc, berr := ReadBeacon(home, h.proc.pid)
+		r.WatchdogStatus = &st
+		if berr == nil {
+			r.Beacon = &bc
+		}
+		if berr == nil && showsHeld(st, bc, r.ServerName) || time.Now().After(deadline) {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// showsHeld: the status marks as current the session the beacon holds.
+func showsHeld(st health.Status, bc Beacon, server string) bool {
+	held, ok := bc.Server(server)
+	if !ok || held.SessionID == "" {
+		return false
+	}
+	for _, s := range st.Servers {
+		for _, sess := range s.Sessions {
+			if sess.Current && sess.ID == mask.ID(held.SessionID) {
+				return true
+			}
+		}
+	}
+	return false
 }
