@@ -63,9 +63,10 @@ func (m *Model) hostDown(now time.Time) []Event {
 }
 
 // hostRunning is true unless a process watcher said the host is not running:
-// with no watcher configured we assume the host is there. A live beacon is
-// the host's own word that it runs.
-func (m *Model) hostRunning() bool { return m.beaconLive || !m.host.known || m.host.running }
+// with no watcher configured we assume the host is there. A beacon does not
+// outvote the watcher: a killed client's beacon lingers until it is swept,
+// and its session must not be pinged meanwhile.
+func (m *Model) hostRunning() bool { return !m.host.known || m.host.running }
 
 func (m *Model) isHostClient(sess *session) bool {
 	return m.cfg.ClientName != "" && sess.client == m.cfg.ClientName
