@@ -100,3 +100,5 @@ func TestAtRiskMarksBounded(t *testing.T) {
 }
 
 func lostTitle(server string) string { return server + ": session lost — the watchdog is healing it" }
+
+func healedTitle(server string) string { return server + ": session lost — since recovered" }

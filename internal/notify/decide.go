@@ -17,6 +17,10 @@ type incident struct {
 	doing      string    // what the watchdog is doing about it
 	failedSaid bool      // its heal failure was shown (or paused): once per incident
 	advice     string    // the latest heal failure's detail, for the reminders
+	// healedIn: it recovered (in this long) while its loss was held for a
+	// storm's summary; the summary still tells it, as recovered.
+	healedIn time.Duration
+	healed   bool
 }
 
 // healFailedQuiet spaces heal failures outside an incident (a manual heal
@@ -116,7 +120,10 @@ func (s *state) recovered(ev health.Event) *Message {
 	inc := s.incidents[ev.Server]
 	delete(s.incidents, ev.Server)
 	if inc != nil && !inc.told {
-		return nil // the loss was never shown (paused): its end is no news
+		// Never shown: paused (its end is no news), or held for a storm's
+		// summary, which will say it recovered.
+		inc.healed, inc.healedIn = true, ev.Took
+		return nil
 	}
 	title := ev.Server + " recovered"
 	if ev.Took > 0 {

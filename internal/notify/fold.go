@@ -20,8 +20,10 @@ const (
 	summaryLines = 3
 )
 
-// Summary titles read "MCP watchdog: N more servers <what>: a, b, c", with
-// <what> one of these; SummaryTitle writes and ParseSummary reads them.
+// Summary titles read "MCP watchdog: N more <what>: a, b (2), c", with
+// <what> one of these and N the bubbles folded (a server that had two
+// incidents in the storm counts twice); SummaryTitle writes and
+// ParseSummary reads them.
 const summaryPrefix = "MCP watchdog: "
 
 // What a summary Message is about, as journaled when it was shown. Its
@@ -40,9 +42,9 @@ type foldKind struct{ about, what, summary string }
 // summaries go out.
 func foldKinds() []foldKind {
 	return []foldKind{
-		{AboutLost, "lost their sessions", AboutLostSummary},
-		{AboutHealFailed, "failed to heal", AboutHealFailedSummary},
-		{AboutRecovered, "recovered", AboutRecoveredSummary},
+		{AboutLost, "sessions lost", AboutLostSummary},
+		{AboutHealFailed, "heals failed", AboutHealFailedSummary},
+		{AboutRecovered, "sessions recovered", AboutRecoveredSummary},
 	}
 }
 
@@ -62,17 +64,9 @@ type fold struct {
 	held  []held
 }
 
-// hold keeps h, replacing what was held for the same server: one bubble
-// per server.
-func (f *fold) hold(h held) {
-	for i := range f.held {
-		if f.held[i].msg.Server == h.msg.Server {
-			f.held[i] = h
-			return
-		}
-	}
-	f.held = append(f.held, h)
-}
+// hold keeps h for the summary. Each bubble is one incident's (decide
+// says each thing once per incident), so a server may be held twice.
+func (f *fold) hold(h held) { f.held = append(f.held, h) }
 
 // due reports when f's summary is due, if it holds anything.
 func (f *fold) due(window time.Duration) (time.Time, bool) {
@@ -83,33 +77,54 @@ func (f *fold) due(window time.Duration) (time.Time, bool) {
 }
 
 // SummaryTitle is the title of a summary of a kind of bubble (About: lost,
-// recovered or heal_failed) for the servers named, in order. Names are
-// joined by ", ": a server name holding ", " would not read back.
+// recovered or heal_failed), one per entry of servers, in order: a server
+// named k > 1 times reads "name (k)". Names are joined by ", ": a server
+// name holding ", " would not read back.
 func SummaryTitle(about string, servers []string) string {
 	for _, k := range foldKinds() {
 		if k.about == about {
-			return fmt.Sprintf("%s%d more servers %s: %s", summaryPrefix, len(servers), k.what, strings.Join(servers, ", "))
+			return fmt.Sprintf("%s%d more %s: %s", summaryPrefix, len(servers), k.what, strings.Join(tally(servers), ", "))
 		}
 	}
 	return ""
 }
 
+// tally names each server once, in order of first mention, with its count
+// when above one.
+func tally(servers []string) []string {
+	var names []string
+	count := map[string]int{}
+	for _, s := range servers {
+		if count[s] == 0 {
+			names = append(names, s)
+		}
+		count[s]++
+	}
+	for i, name := range names {
+		if count[name] > 1 {
+			names[i] = fmt.Sprintf("%s (%d)", name, count[name])
+		}
+	}
+	return names
+}
+
 // ParseSummary reads a summary title back: what kind of bubble it folds
-// (lost, recovered or heal_failed) and the servers it names. ok is false
-// for any other title.
+// (lost, recovered or heal_failed) and the servers it names, one entry per
+// bubble folded ("a (2)" is a twice), as SummaryTitle was given them. ok
+// is false for any other title, or one whose counts do not add up.
 func ParseSummary(title string) (about string, servers []string, ok bool) {
 	rest, ok := strings.CutPrefix(title, summaryPrefix)
 	if !ok {
 		return "", nil, false
 	}
-	count, rest, ok := strings.Cut(rest, " more servers ")
+	count, rest, ok := strings.Cut(rest, " more ")
 	n, err := strconv.Atoi(count)
 	if !ok || err != nil {
 		return "", nil, false
 	}
 	for _, k := range foldKinds() {
 		if names, found := strings.CutPrefix(rest, k.what+": "); found {
-			servers = strings.Split(names, ", ")
+			servers := untally(strings.Split(names, ", "))
 			if len(servers) != n {
 				return "", nil, false
 			}
@@ -119,6 +134,23 @@ func ParseSummary(title string) (about string, servers []string, ok bool) {
 	return "", nil, false
 }
 
+// untally undoes tally: each name as many times as its count.
+func untally(parts []string) []string {
+	var servers []string
+	for _, p := range parts {
+		name, k := p, 1
+		if base, num, found := strings.Cut(p, " ("); found && strings.HasSuffix(num, ")") {
+			if v, err := strconv.Atoi(strings.TrimSuffix(num, ")")); err == nil && v > 1 {
+				name, k = base, v
+			}
+		}
+		for range k {
+			servers = append(servers, name)
+		}
+	}
+	return servers
+}
+
 // summarize tells msgs (all of one kind) in one bubble; a single one goes
 // out as itself. The body keeps their distinct details, the first few.
 func summarize(k foldKind, msgs []Message) []Message {
@@ -126,15 +158,20 @@ func summarize(k foldKind, msgs []Message) []Message {
 		return msgs
 	}
 	servers := make([]string, len(msgs))
-	var details []string
+	var details, healed []string
 	for i, m := range msgs {
 		servers[i] = m.Server
-		if m.Body != "" && !slices.Contains(details, m.Body) {
+		if m.Healed {
+			healed = append(healed, m.Server)
+		} else if m.Body != "" && !slices.Contains(details, m.Body) {
 			details = append(details, m.Body)
 		}
 	}
 	if len(details) > summaryLines {
 		details = append(details[:summaryLines], fmt.Sprintf("…and %d more.", len(details)-summaryLines))
+	}
+	if len(healed) > 0 {
+		details = append(details, "Since recovered: "+strings.Join(healed, ", ")+".")
 	}
 	return []Message{{Title: SummaryTitle(k.about, servers), Body: strings.Join(details, "\n"), About: k.summary}}
 }
@@ -167,12 +204,7 @@ func (s *state) flush(now time.Time, quiet, all bool) []Message {
 		if !f.open || (!all && now.Sub(f.start) < s.window) {
 			continue
 		}
-		var msgs []Message
-		for _, h := range f.held {
-			if s.incidents[h.msg.Server] == h.inc { // still the server's news
-				msgs = append(msgs, h.msg)
-			}
-		}
+		msgs := s.stillNews(f.held)
 		*f = fold{}
 		if quiet {
 			continue
@@ -185,6 +217,35 @@ func (s *state) flush(now time.Time, quiet, all bool) []Message {
 		out = append(out, summarize(k, msgs)...)
 	}
 	return out
+}
+
+// stillNews is what of held is still worth telling: bubbles about the
+// server's open incident, and losses whose incident recovered while held
+// (told as recovered: every incident of a storm is named once).
+func (s *state) stillNews(held []held) []Message {
+	var out []Message
+	for _, h := range held {
+		switch {
+		case s.incidents[h.msg.Server] == h.inc:
+			out = append(out, h.msg)
+		case h.inc != nil && h.inc.healed:
+			out = append(out, healedLoss(h.msg, h.inc.healedIn))
+		}
+	}
+	return out
+}
+
+// HealedLossSuffix ends the title of a loss bubble that also tells its
+// recovery (the loss was held for a storm's summary and healed meanwhile).
+const HealedLossSuffix = ": session lost — since recovered"
+
+// healedLoss rewrites a held loss bubble for a loss that has since
+// recovered.
+func healedLoss(m Message, in time.Duration) Message {
+	m.Title = m.Server + HealedLossSuffix
+	m.Body = strings.TrimSpace(m.Body + " Recovered in " + took(in) + ".")
+	m.Healed = true
+	return m
 }
 
 // nextFlush reports when the earliest held summary is due.

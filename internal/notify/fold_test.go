@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSummaryTitlesReadBack(t *testing.T) {
@@ -16,13 +17,16 @@ func TestSummaryTitlesReadBack(t *testing.T) {
 		{SummaryTitle(AboutLost, []string{"a", "b", "c"}), AboutLost, []string{"a", "b", "c"}},
 		{SummaryTitle(AboutRecovered, []string{"a", "b"}), AboutRecovered, []string{"a", "b"}},
 		{SummaryTitle(AboutHealFailed, []string{"x-1", "y.2"}), AboutHealFailed, []string{"x-1", "y.2"}},
-		{"MCP watchdog: 3 more servers lost their sessions: a, b, c", AboutLost, []string{"a", "b", "c"}},
-		{"MCP watchdog: 2 more servers recovered: a", "", nil},       // the count disagrees
-		{"MCP watchdog: many more servers recovered: a, b", "", nil}, // no count
-		{"MCP watchdog: 2 more servers vanished: a, b", "", nil},     // no such kind
-		{"mem: session lost — the watchdog is healing it", "", nil},  // a server's own bubble
-		{"mem recovered in 1.2s", "", nil},                           // likewise
-		{"mem: healing failed", "", nil},                             // likewise
+		{SummaryTitle(AboutLost, []string{"a", "b", "a"}), AboutLost, []string{"a", "a", "b"}},
+		{"MCP watchdog: 3 more sessions lost: a (2), b", AboutLost, []string{"a", "a", "b"}},
+		{"MCP watchdog: 3 more sessions lost: a (3), b", "", nil}, // the counts disagree
+		{"MCP watchdog: 3 more sessions lost: a, b, c", AboutLost, []string{"a", "b", "c"}},
+		{"MCP watchdog: 2 more sessions recovered: a", "", nil},       // the count disagrees
+		{"MCP watchdog: many more sessions recovered: a, b", "", nil}, // no count
+		{"MCP watchdog: 2 more servers vanished: a, b", "", nil},      // no such kind
+		{"mem: session lost — the watchdog is healing it", "", nil},   // a server's own bubble
+		{"mem recovered in 1.2s", "", nil},                            // likewise
+		{"mem: healing failed", "", nil},                              // likewise
 	}
 	for _, tc := range tests {
 		about, servers, ok := ParseSummary(tc.title)
@@ -60,5 +64,20 @@ func TestSummaryBodyKeepsDistinctDetails(t *testing.T) {
 		if len(got) == 1 && !strings.HasPrefix(got[0].Title, "MCP watchdog: ") {
 			t.Errorf("%s: title %q", tc.name, got[0].Title)
 		}
+	}
+}
+
+func TestSummaryNamesTheLossesThatHaveSinceRecovered(t *testing.T) {
+	t.Parallel()
+	lostMsg := Message{Title: lostTitle("a"), Body: "ping answered 404", Server: "a", About: AboutLost}
+	healed := healedLoss(Message{Title: lostTitle("b"), Body: "ping answered 404", Server: "b", About: AboutLost}, 1500*time.Millisecond)
+	if want := "ping answered 404 Recovered in 1.5s."; healed.Body != want {
+		t.Errorf("healed body = %q, want %q", healed.Body, want)
+	}
+	got := summarize(foldKinds()[0], []Message{lostMsg, healed})
+	want := Message{Title: "MCP watchdog: 2 more sessions lost: a, b",
+		Body: "ping answered 404\nSince recovered: b.", About: AboutLostSummary}
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("summary = %+v, want %+v", got, want)
 	}
 }

@@ -51,6 +51,9 @@ type Message struct {
 	Title, Body string
 	Server      string
 	About       string
+	// Healed: a loss bubble for a loss that had already recovered when it
+	// was told (it was held for a storm's summary).
+	Healed bool
 }
 
 // Notifier decides and sends notifications. Observe and Restore may be

@@ -86,7 +86,7 @@ func TestRestartShowsNothingTwice(t *testing.T) {
 				rec(20*time.Second, recovered("s3", 1000)), rec(20*time.Second, recovered("s4", 1000)),
 				rec(20*time.Second, recovered("s5", 1000))}),
 			steps(tick(restarted), tick(restarted+time.Minute)),
-			[]string{"s1 recovered in 1s", "s2 recovered in 1s", "MCP watchdog: 3 more servers recovered: s3, s4, s5"}},
+			[]string{"s1 recovered in 1s", "s2 recovered in 1s", "MCP watchdog: 3 more sessions recovered: s3, s4, s5"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,26 +35,30 @@ func TestNoStormWhenManySessionsEndAtOnce(t *testing.T) {
 		{"6 losses in 2 s: 2 bubbles and a summary; recoveries likewise", steps(
 			storm(6, 0, 400*time.Millisecond, lost), tick(11*time.Second),
 			storm(6, time.Minute, 300*time.Millisecond, rec), tick(71*time.Second)),
-			[]string{lostTitle("s1"), lostTitle("s2"), "MCP watchdog: 4 more servers lost their sessions: s3, s4, s5, s6",
-				"s1 recovered in 1s", "s2 recovered in 1s", "MCP watchdog: 4 more servers recovered: s3, s4, s5, s6"}},
+			[]string{lostTitle("s1"), lostTitle("s2"), "MCP watchdog: 4 more sessions lost: s3, s4, s5, s6",
+				"s1 recovered in 1s", "s2 recovered in 1s", "MCP watchdog: 4 more sessions recovered: s3, s4, s5, s6"}},
 		{"nothing more before the window ends", steps(storm(6, 0, 400*time.Millisecond, lost), tick(9*time.Second)),
 			[]string{lostTitle("s1"), lostTitle("s2")}},
 		{"the next event after the window brings the summary first", steps(storm(4, 0, time.Second, lost),
 			[]step{{at: 20 * time.Second, ev: healFailed("s1", "start the host yourself")}}),
-			[]string{lostTitle("s1"), lostTitle("s2"), "MCP watchdog: 2 more servers lost their sessions: s3, s4",
+			[]string{lostTitle("s1"), lostTitle("s2"), "MCP watchdog: 2 more sessions lost: s3, s4",
 				"s1: healing failed"}},
 		{"losses spread out are no storm", steps(storm(4, 0, 11*time.Second, lost), tick(time.Minute)),
 			[]string{lostTitle("s1"), lostTitle("s2"), lostTitle("s3"), lostTitle("s4")}},
 		{"one left over gets its own bubble", steps(storm(3, 0, time.Second, lost), tick(11*time.Second)),
 			[]string{lostTitle("s1"), lostTitle("s2"), lostTitle("s3")}},
-		{"a held loss that recovered is no news, nor its recovery", steps(storm(4, 0, time.Second, lost),
+		{"a held loss that recovered is still told, as recovered, and its recovery not again", steps(storm(4, 0, time.Second, lost),
 			[]step{{at: 5 * time.Second, ev: rec("s3")}}, tick(11*time.Second), []step{{at: time.Minute, ev: rec("s4")}}),
-			[]string{lostTitle("s1"), lostTitle("s2"), lostTitle("s4"), "s4 recovered in 1s"}},
-		{"one loss bubble per server per incident", steps(storm(3, 0, time.Second, lost),
+			[]string{lostTitle("s1"), lostTitle("s2"), "MCP watchdog: 2 more sessions lost: s3, s4",
+				"s4 recovered in 1s"}},
+		{"a lone held loss that recovered says so in its own bubble", steps(storm(3, 0, time.Second, lost),
+			[]step{{at: 5 * time.Second, ev: rec("s3")}}, tick(11*time.Second)),
+			[]string{lostTitle("s1"), lostTitle("s2"), healedTitle("s3")}},
+		{"every incident is told: a server lost twice counts twice", steps(storm(3, 0, time.Second, lost),
 			[]step{{at: 4 * time.Second, ev: rec("s3")}, {at: 5 * time.Second, ev: lost("s3")}}, tick(11*time.Second)),
-			[]string{lostTitle("s1"), lostTitle("s2"), lostTitle("s3")}},
+			[]string{lostTitle("s1"), lostTitle("s2"), "MCP watchdog: 2 more sessions lost: s3 (2)"}},
 		{"heal failures fold too", steps(storm(5, 0, 100*time.Millisecond, fail), tick(11*time.Second)),
-			[]string{"s1: healing failed", "s2: healing failed", "MCP watchdog: 3 more servers failed to heal: s3, s4, s5"}},
+			[]string{"s1: healing failed", "s2: healing failed", "MCP watchdog: 3 more heals failed: s3, s4, s5"}},
 		{"paused when the window ends: the reminder tells", steps(storm(3, 0, time.Second, lost),
 			[]step{{at: 5 * time.Second, pause: time.Minute}}, tick(11*time.Second), tick(61*time.Minute)),
 			[]string{lostTitle("s1"), lostTitle("s2"), "s1: session still lost", "s2: session still lost",
@@ -84,7 +88,7 @@ func TestRunSendsTheSummaryWhenItsWindowEnds(t *testing.T) {
 	for _, s := range []string{"s1", "s2", "s3", "s4"} {
 		n.Observe(*lost(s))
 	}
-	want := []string{lostTitle("s1"), lostTitle("s2"), "MCP watchdog: 2 more servers lost their sessions: s3, s4"}
+	want := []string{lostTitle("s1"), lostTitle("s2"), "MCP watchdog: 2 more sessions lost: s3, s4"}
 	var got []string
 	deadline := time.After(20 * time.Second)
 	for len(got) < len(want) {

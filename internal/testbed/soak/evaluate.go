@@ -63,6 +63,7 @@ type Report struct {
 	// each may repeat one already shown: at least once, not exactly once.
 	Resent          map[string]int
 	LossNotes       map[string]int
+	FoldedLoss      map[string]int // losses told in storm summaries, per server
 	RecoveredNotes  map[string]int
 	OtherNotes      int // notifications of no shape the soak knows
 	Notify          NoteFigures

@@ -1,7 +1,6 @@
 package soak
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,7 +21,7 @@ const (
 func (r *Report) notifications(in Input, idx journalIndex) {
 	r.Resent = idx.resent
 	r.Incidents, r.Recovered = map[string]int{}, map[string]int{}
-	r.LossNotes, r.RecoveredNotes = map[string]int{}, map[string]int{}
+	r.LossNotes, r.RecoveredNotes, r.FoldedLoss = map[string]int{}, map[string]int{}, map[string]int{}
 	for _, inc := range idx.incidents {
 		r.Incidents[inc.server]++
 	}
@@ -36,11 +35,13 @@ func (r *Report) notifications(in Input, idx journalIndex) {
 		switch about {
 		case notify.AboutLost:
 			r.LossNotes[server]++
+			if strings.HasSuffix(n.Title, notify.HealedLossSuffix) {
+				r.RecoveredNotes[server]++ // it tells the loss and its end
+			}
 		case notify.AboutRecovered:
 			r.RecoveredNotes[server]++
 		case noteSummary:
-			r.Notify.Summaries++
-			r.Notify.SummaryCovers += summaryCovers(n.Title)
+			r.summary(n.Title)
 		case noteOther:
 			r.OtherNotes++
 		}
@@ -71,15 +72,24 @@ func noteKind(title string, servers map[string]ServerInfo) (server, about string
 	return "", noteOther
 }
 
-// summaryCovers is how many incidents a summary stands for: the number in
-// its title ("3 more servers ..."), else one.
-func summaryCovers(title string) int {
-	for _, f := range strings.Fields(strings.TrimPrefix(title, summaryPrefix)) {
-		if n, err := strconv.Atoi(f); err == nil && n > 0 {
-			return n
+// summary counts a storm's summary: a lost summary tells the loss of each
+// server it names, as often as it names it; a recovered one, its recovery.
+func (r *Report) summary(title string) {
+	r.Notify.Summaries++
+	about, servers, ok := notify.ParseSummary(title)
+	if !ok {
+		r.OtherNotes++
+		return
+	}
+	for _, server := range servers {
+		switch about {
+		case notify.AboutLost:
+			r.Notify.SummaryCovers++
+			r.FoldedLoss[server]++
+		case notify.AboutRecovered:
+			r.RecoveredNotes[server]++
 		}
 	}
-	return 1
 }
 
 // aboutKind is the event kind a notification about about reports.
@@ -131,24 +141,20 @@ func incidentAt(j []Seen, idx journalIndex, server string, t time.Time) int {
 	return found
 }
 
-// outcomeProblems: per server, loss notifications match incidents and
-// recovered notifications match recoveries, up to what a restart re-sent;
-// an incident with no loss notification of its own must be in a summary,
-// and then its recovery is not told either.
+// outcomeProblems: per server, loss notifications (its own, and its
+// entries in storm summaries) match incidents and recovered notifications
+// match recoveries, up to what a restart re-sent; an incident told only in
+// a summary may have no recovered notification (the summary said it had
+// recovered, or its recovery folded with it).
 func (r *Report) outcomeProblems() {
-	short, missing := map[string]int{}, 0
+	short := map[string]int{}
 	for server, n := range r.Incidents {
-		got, extra := r.LossNotes[server], r.Resent[server+" lost"]
-		r.add(got > n+extra, "%s: %d incidents but %d loss notifications (%d re-sent after a kill -9)", server, n, got, extra)
-		if got < n {
-			short[server], missing = n-got, missing+n-got
-		}
-	}
-	if missing > r.Notify.SummaryCovers {
-		for server, k := range short {
-			r.add(true, "%s: %d incidents but %d loss notifications (%d untold; summaries stand for %d in all)",
-				server, r.Incidents[server], r.LossNotes[server], k, r.Notify.SummaryCovers)
-		}
+		got, folded, extra := r.LossNotes[server], r.FoldedLoss[server], r.Resent[server+" lost"]
+		r.add(got+folded > n+extra, "%s: %d incidents but %d loss notifications and %d in summaries (%d re-sent after a kill -9)",
+			server, n, got, folded, extra)
+		r.add(got+folded < n, "%s: %d incidents but %d loss notifications and %d in summaries: %d untold",
+			server, n, got, folded, n-got-folded)
+		short[server] = max(0, n-got)
 	}
 	for server, n := range r.LossNotes {
 		r.add(r.Incidents[server] == 0 && n > 0, "%s: %d loss notifications without an incident", server, n)
