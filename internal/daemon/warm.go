@@ -46,7 +46,8 @@ func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.D
 		}
 	}
 	due := d.warm.Due(targets, now, force)
-	if len(due) > 0 && d.hostGone(ctx) {
+	checks := d.verifyDue(now)
+	if len(due)+len(checks) > 0 && d.hostGone(ctx) {
 		d.apply(ctx, health.Signal{Kind: health.SigHostDown})
 		return tickInterval
 	}
@@ -57,7 +58,11 @@ func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.D
 			d.warm.Unsent(t.Server)
 		}
 	}
-	d.verify(ctx, now)
+	for _, t := range checks {
+		if d.pinger.KeepWarm(ctx, t) {
+			d.verified[t.Server+"\x00"+t.SessionID] = now
+		}
+	}
 	next := d.warm.Next(targets, now)
 	if next < 0 || next > tickInterval {
 		next = tickInterval
@@ -87,18 +92,17 @@ func (d *daemon) hostGone(ctx context.Context) bool {
 // answers, before it counts as the recovery of an open incident.
 const verifyEvery = 2 * time.Second
 
-// verify pings the new sessions the model needs an answer from.
-func (d *daemon) verify(ctx context.Context, now time.Time) {
-	for _, t := range d.model.Verify(now) {
-		key := t.Server + "\x00" + t.SessionID
-		if last, ok := d.verified[key]; ok && now.Sub(last) < verifyEvery {
-			continue
-		}
-		if d.pinger.KeepWarm(ctx, t) {
-			d.verified[key] = now
-		}
-	}
+// verifyDue is the new sessions the model needs an answer from whose
+// check is due.
+func (d *daemon) verifyDue(now time.Time) []health.WarmTarget {
 	if len(d.verified) > 64 {
 		clear(d.verified) // old candidates: at worst one extra ping each
 	}
+	var due []health.WarmTarget
+	for _, t := range d.model.Verify(now) {
+		if last, ok := d.verified[t.Server+"\x00"+t.SessionID]; !ok || now.Sub(last) >= verifyEvery {
+			due = append(due, t)
+		}
+	}
+	return due
 }

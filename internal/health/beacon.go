@@ -44,8 +44,19 @@ func (m *Model) heldChanged(s *server, old *Held, now time.Time) []Event {
 	if old == nil || !old.Connected || old.Session == "" || cur == nil || cur.Connected {
 		return nil // a switch between connected sessions is the client's own business
 	}
+	if !s.healAt.IsZero() && now.Sub(s.healAt) < healActGrace {
+		// Our heal's trigger, acted on after the client had already got a
+		// new session by itself: it retired a healthy one. Nothing was
+		// lost; the client's next session is seen as it comes.
+		return nil
+	}
 	return s.open(now, old.Session, fmt.Sprintf("the host's client reports its session on %s is gone (no longer connected)", s.cfg.Name))
 }
+
+// healActGrace is how long after a heal started the client may still act
+// on it: its trigger watcher polls, and it retires the generation after
+// its own backoff.
+const healActGrace = 5 * time.Second
 
 // newHeld handles a new session the client holds while an incident is
 // open: it recovers the incident when the server is known to have the
@@ -63,6 +74,9 @@ func (m *Model) newHeld(s *server, id string, now time.Time) []Event {
 // incident: a new session the client holds that the server's store does not
 // (yet) show. The daemon pings them like keep-warm targets.
 func (m *Model) Verify(now time.Time) []WarmTarget {
+	if !m.hostRunning() {
+		return nil // a ping would keep a dead host's session alive
+	}
 	var out []WarmTarget
 	for _, name := range m.order {
 		s := m.servers[name]

@@ -45,6 +45,78 @@ func TestBeaconSessionWithoutStoreIsKeptWarm(t *testing.T) {
 	}
 }
 
+// A killed host's beacon stays on disk until it is swept: once the process
+// watcher says the host is down, nothing of it is pinged, neither the
+// session its beacon names nor a new one it would verify.
+func TestDeadHostBeaconIsNotPinged(t *testing.T) {
+	t.Parallel()
+	const lost, candidate = "held-session-0001", "held-session-0002"
+	tests := []struct {
+		name  string
+		setup func(m *Model)
+	}{
+		{"held, no store", func(m *Model) {}},
+		{"held, in the store", func(m *Model) { m.Apply(snap(sess(lost, hostClient, t0, t0)), t0) }},
+		{"a candidate to verify", func(m *Model) {
+			m.Apply(snap(sess(lost, hostClient, t0, t0)), t0)
+			m.Apply(snap(), t0.Add(time.Second))
+			m.Apply(beaconSig(map[string]Held{srv: {Session: candidate, Connected: true, Since: t0.Add(time.Second)}}), t0.Add(time.Second))
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m := newTestModel(10 * time.Minute)
+			m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Hour)}, t0)
+			m.Apply(beaconSig(map[string]Held{srv: {Session: lost, Connected: true, Since: t0}}), t0)
+			tc.setup(m)
+			m.Apply(Signal{Kind: SigHostDown}, t0.Add(2*time.Second))
+			now := t0.Add(9 * time.Minute)
+			if got := m.WarmTargets(now); len(got) != 0 {
+				t.Errorf("dead host's sessions to keep warm: %+v", got)
+			}
+			if got := m.Verify(now); len(got) != 0 {
+				t.Errorf("dead host's sessions to verify: %+v", got)
+			}
+		})
+	}
+}
+
+// A heal asks the client for a new session; when the client got one on
+// its own first, the heal's late trigger retires that healthy new session.
+// The beacon then shows it reconnecting: that is the heal at work, not a
+// new loss. Long after a heal, the same change is a loss again.
+func TestBeaconDropAfterOurHealIsNoLoss(t *testing.T) {
+	t.Parallel()
+	const lost, fresh = "held-session-0001", "held-session-0002"
+	for _, tc := range []struct {
+		name     string
+		dropAt   time.Duration
+		wantLoss bool
+	}{
+		{"the late trigger, a second after the heal", 2 * time.Second, false},
+		{"a minute after the heal", time.Minute, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			m := newTestModel(time.Hour)
+			m.Apply(snap(sess(lost, hostClient, t0, t0)), t0)
+			m.Apply(beaconSig(map[string]Held{srv: {Session: lost, Connected: true, Since: t0}}), t0)
+			m.Apply(beaconSig(map[string]Held{srv: {Session: lost}}), t0.Add(time.Second))
+			m.Apply(Signal{Kind: SigHealStarted, Server: srv, Strategy: "client_recovery"}, t0.Add(time.Second))
+			m.Apply(snap(sess(lost, hostClient, t0, t0), sess(fresh, hostClient, t0.Add(time.Second), t0.Add(time.Second))), t0.Add(time.Second))
+			evs := m.Apply(beaconSig(map[string]Held{srv: {Session: fresh, Connected: true, Since: t0.Add(time.Second)}}), t0.Add(time.Second))
+			if got := kinds(evs); !slices.Equal(got, []EventKind{EvRecovered}) {
+				t.Fatalf("recovery events %v", got)
+			}
+			evs = m.Apply(beaconSig(map[string]Held{srv: {Session: fresh}}), t0.Add(tc.dropAt))
+			if got := slices.Contains(kinds(evs), EvSessionLost); got != tc.wantLoss {
+				t.Fatalf("drop of the fresh session at +%s: events %+v, want a loss: %v", tc.dropAt, evs, tc.wantLoss)
+			}
+		})
+	}
+}
+
 // The beacon's own state is a loss; a different connected session that the
 // server knows recovers it, naming the new session; one it does not know
 // must answer a ping first.

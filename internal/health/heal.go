@@ -33,8 +33,8 @@ type WarmTarget struct {
 // clients, of a host that is not running, and of servers in an open
 // incident are never kept alive: abandoned sessions must be allowed to expire.
 func (m *Model) WarmTargets(now time.Time) []WarmTarget {
-	if m.cfg.HostWatched && !m.host.known {
-		return nil
+	if m.cfg.HostWatched && !m.host.known || !m.hostRunning() {
+		return nil // a dead host's sessions are left to expire
 	}
 	var out []WarmTarget
 	for _, name := range m.order {
@@ -114,6 +114,7 @@ func (s *server) becomeStateless(now time.Time, detail string) []Event {
 
 // healStarted marks the open incident as being healed by strategy.
 func (s *server) healStarted(sig Signal, now time.Time) []Event {
+	s.healAt = now
 	if s.incident != nil {
 		s.incident.healing, s.incident.due = sig.Strategy, time.Time{}
 		if sig.Within > 0 {

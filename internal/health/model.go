@@ -56,6 +56,7 @@ type server struct {
 	down       bool                 // the last request of ours got no answer
 	stateless  bool                 // a 2026-07-28 server: no sessions
 	held       *Held                // the beacon's entry for this server; nil: none
+	healAt     time.Time            // the last heal we started: the client may act on it late
 	// serverStarted is when the process serving the port started, as of the
 	// last snapshot; restartAt is when it was last seen to restart.
 	serverStarted, restartAt time.Time
