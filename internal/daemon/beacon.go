@@ -59,7 +59,7 @@ func (d *daemon) applyBeacons(ctx context.Context, u beacon.Update) {
 		d.apply(ctx, health.Signal{Kind: health.SigBeacon})
 		return
 	}
-	d.apply(ctx, health.Signal{Kind: health.SigBeacon, Held: d.heldOf(c)})
+	d.apply(ctx, health.Signal{Kind: health.SigBeacon, PID: c.PID, Held: d.heldOf(c)})
 	select {
 	case d.knownHost <- proc.Host{PID: c.PID, Started: c.Started}:
 	default: // the watcher has one to look at already; the next update repeats it

@@ -10,11 +10,17 @@ import (
 // session it names is the host's current session, and a server it does not
 // name is one the host holds nothing on.
 func (m *Model) beacon(sig Signal, now time.Time) []Event {
-	m.beaconLive = sig.Held != nil
+	// A different writer is a new client (the host restarted): what the
+	// old one held says nothing about what the new one dropped.
+	sameWriter := sig.PID == m.beaconPID
+	m.beaconLive, m.beaconPID = sig.Held != nil, sig.PID
 	var evs []Event
 	for _, name := range m.order {
 		s := m.servers[name]
 		old := s.held
+		if !sameWriter {
+			old = nil
+		}
 		s.held = nil
 		if h, ok := sig.Held[name]; ok {
 			s.held = &h

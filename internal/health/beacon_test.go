@@ -82,6 +82,27 @@ func TestDeadHostBeaconIsNotPinged(t *testing.T) {
 	}
 }
 
+// A host restarted: the new process's beacon starts with nothing
+// connected. That is a new client, not the old one dropping its sessions.
+func TestNewClientBeaconIsNoDrop(t *testing.T) {
+	t.Parallel()
+	const a = "held-session-0001"
+	m := newTestModel(time.Hour)
+	m.Apply(snap(sess(a, hostClient, t0, t0)), t0)
+	m.Apply(Signal{Kind: SigBeacon, PID: 100, Held: map[string]Held{srv: {Session: a, Connected: true, Since: t0}}}, t0)
+	if evs := m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {}}}, t0.Add(time.Minute)); len(evs) != 0 {
+		t.Fatalf("a new client's first beacon: %+v", evs)
+	}
+	evs := m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {Session: a}}}, t0.Add(2*time.Minute))
+	if evs = m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {Session: a, Connected: true}}}, t0.Add(3*time.Minute)); len(evs) != 0 {
+		t.Fatalf("connecting: %+v", evs)
+	}
+	evs = m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {Session: a}}}, t0.Add(4*time.Minute))
+	if got := kinds(evs); !slices.Equal(got, []EventKind{EvSessionLost}) {
+		t.Fatalf("the same client dropping its session: %v", got)
+	}
+}
+
 // A heal asks the client for a new session; when the client got one on
 // its own first, the heal's late trigger retires that healthy new session.
 // The beacon then shows it reconnecting: that is the heal at work, not a

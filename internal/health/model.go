@@ -29,6 +29,7 @@ type Model struct {
 	host hostState
 	// beaconLive: a live patched client's beacon names what the host holds.
 	beaconLive bool
+	beaconPID  int32 // the live beacon's writer: another one is a new client
 	servers    map[string]*server
 	order      []string // servers in config order, for stable output
 }

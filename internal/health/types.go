@@ -71,7 +71,7 @@ type Signal struct {
 
 	IdleTimeout time.Duration  // SigIdleTimeout
 	Sessions    []StoreSession // SigStoreSnapshot
-	PID         int32          // SigHostUp
+	PID         int32          // SigHostUp; SigBeacon: the beacon's writer
 	Started     time.Time      // SigHostUp: the process's start as its identity
 	Began       time.Time      // SigHostUp: its start to a clock tick, when known (orders sessions)
 	Restarted   bool           // SigHostUp: a different process than before
