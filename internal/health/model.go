@@ -217,13 +217,16 @@ func withSource(ev Event, sig Signal) Event {
 // clampActivity pulls activity times that lie ahead of now back to now: after
 // the wall clock was set back, a session last used "in the future" would
 // otherwise look idle for nothing until the clock caught up, and would not
-// be kept warm meanwhile.
+// be kept warm meanwhile. An incident's start likewise.
 func (m *Model) clampActivity(now time.Time) {
 	for _, s := range m.servers {
 		for _, sess := range s.sessions {
 			if sess.lastActivity.After(now) {
 				sess.lastActivity = now
 			}
+		}
+		if s.incident != nil && s.incident.since.After(now) {
+			s.incident.since = now // else its recovery would take a negative time
 		}
 	}
 }

@@ -84,6 +84,20 @@ func TestWokeBackwardsClampsActivity(t *testing.T) {
 	}
 }
 
+// An incident opened before the wall clock was set back recovers after a
+// time that is not negative.
+func TestWokeBackwardsRecoveryTakesNoNegativeTime(t *testing.T) {
+	m := newTestModel(time.Hour)
+	later := t0.Add(time.Minute)
+	m.RestoreIncident(srv, "host-1", later)
+	back := t0.Add(2 * time.Second)
+	m.Apply(Signal{Kind: SigWoke, Gap: time.Minute}, back)
+	evs := m.Apply(Signal{Kind: SigReconnected, Server: srv}, back.Add(300*time.Millisecond))
+	if len(evs) != 1 || evs[0].Kind != EvRecovered || evs[0].Took != 300*time.Millisecond {
+		t.Fatalf("events %+v, want recovered after 300ms (since the jump)", evs)
+	}
+}
+
 // A host restarted within seconds does not adopt the session its dead
 // predecessor opened: that one must be let go, not kept warm. And a session
 // the new host opened is its own even when it was seen before the old one's
