@@ -223,13 +223,14 @@ func (d *daemon) emit(evs []health.Event) {
 
 // saveTracked keeps the tracked sessions for the next start; a failure is
 // logged, not fatal: only sessions ending during a restart go unreported.
-// Not while the journal holds events: the next start must judge again the
-// store changes whose events were never journaled.
+// While the journal holds events, the save keeps what the journal does not
+// have yet to be judged again (saveHeld).
 func (d *daemon) saveTracked(force bool) {
+	save := func() error { return d.tracked.save(d.privateState(), d.now(), force) }
 	if d.jr.failing() {
-		return
+		save = func() error { return d.tracked.saveHeld(d.privateState()) }
 	}
-	if err := d.tracked.save(d.privateState(), d.now(), force); err != nil {
+	if err := save(); err != nil {
 		d.log.Warn("cannot save the tracked sessions", "err", err)
 	}
 }

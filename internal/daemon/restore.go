@@ -94,5 +94,6 @@ func (d *daemon) restoreTracked(recs []journal.Record) trackedFile {
 	for server, list := range saved.Servers {
 		d.model.RestoreTracked(server, list, now)
 	}
+	d.tracked.resume(saved)
 	return saved
 }

@@ -52,6 +52,10 @@ type trackedSaver struct {
 	lastIDs string
 	lastDoc []byte
 	lastAt  time.Time
+	// last is what the last save wrote: the state the journal agrees with.
+	last privateState
+	// heldIDs: what saveHeld last wrote, to skip rewriting the same.
+	heldIDs string
 }
 
 // save writes the private state if its ids changed, or its activity
@@ -76,7 +80,46 @@ func (s *trackedSaver) save(st privateState, now time.Time, force bool) error {
 	if err := fsutil.WriteAtomic(s.path, out, 0o600); err != nil {
 		return fmt.Errorf("save tracked sessions: %w", err)
 	}
-	s.lastIDs, s.lastDoc, s.lastAt = ids, doc, now
+	s.lastIDs, s.lastDoc, s.lastAt, s.last, s.heldIDs = ids, doc, now, st, ""
+	return nil
+}
+
+// resume takes what the last run saved as the state the journal agrees
+// with, for saveHeld before this run's first save.
+func (s *trackedSaver) resume(f trackedFile) {
+	s.last = privateState{servers: f.Servers, incidents: f.Incidents}
+	s.lastAt = f.Saved
+}
+
+// saveHeld saves while the journal holds events back: the sessions of the
+// last save (an end held back must be judged again after a kill -9) plus
+// the current ones (a session born in the outage must be known), with the
+// last save's time and incidents, so the next start re-judges every store
+// change the journal does not have.
+func (s *trackedSaver) saveHeld(cur privateState) error {
+	merged := privateState{servers: map[string][]health.StoreSession{}, incidents: s.last.incidents}
+	for server, list := range s.last.servers {
+		merged.servers[server] = slices.Clone(list)
+	}
+	for server, list := range cur.servers {
+		for _, st := range list {
+			if !slices.ContainsFunc(merged.servers[server], func(o health.StoreSession) bool { return o.ID == st.ID }) {
+				merged.servers[server] = append(merged.servers[server], st)
+			}
+		}
+	}
+	ids := trackedIDs(merged)
+	if ids == s.heldIDs || ids == s.lastIDs {
+		return nil
+	}
+	out, err := json.Marshal(trackedFile{Saved: s.lastAt, Servers: merged.servers, Incidents: merged.incidents})
+	if err != nil {
+		return fmt.Errorf("encode tracked sessions: %w", err)
+	}
+	if err := fsutil.WriteAtomic(s.path, out, 0o600); err != nil {
+		return fmt.Errorf("save tracked sessions: %w", err)
+	}
+	s.heldIDs = ids
 	return nil
 }
 

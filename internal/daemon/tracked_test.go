@@ -158,3 +158,57 @@ func TestReopenedIncidentHasTheFullID(t *testing.T) {
 		})
 	}
 }
+
+// While the journal cannot be written, the saved state keeps every session
+// of the last save (their ends are not journaled yet) and adds the new ones
+// (their birth is not either): a kill -9 in the outage then re-judges both
+// at the next start, instead of losing a session that came and went.
+func TestTrackedSavedDuringJournalOutage(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	a := health.StoreSession{ID: "aaaa-1111-2222-aaaa", Client: "dsh-mcp-client", Created: t0}
+	b := health.StoreSession{ID: "bbbb-1111-2222-bbbb", Client: "other", Created: t0.Add(time.Second)}
+	dir := t.TempDir()
+	s := trackedSaver{path: filepath.Join(dir, trackedName)}
+	inc := map[string]savedIncident{"mem": {Session: a.ID, Since: t0}}
+	if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": {a}}, incidents: inc}, t0, false); err != nil {
+		t.Fatal(err)
+	}
+	// The outage: a ended (its expiry held), b came.
+	if err := s.saveHeld(privateState{servers: map[string][]health.StoreSession{"mem": {b}}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := loadTracked(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, st := range got.Servers["mem"] {
+		ids[st.ID] = true
+	}
+	if len(ids) != 2 || !ids[a.ID] || !ids[b.ID] {
+		t.Fatalf("restored %v, want both the ended and the new session", got.Servers["mem"])
+	}
+	if !got.Saved.Equal(t0) || got.Incidents["mem"].Session != a.ID {
+		t.Fatalf("saved %v, incidents %+v: want the last journaled state's", got.Saved, got.Incidents)
+	}
+	// Once the journal is written again, a normal save is the truth.
+	if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": {b}}}, t0.Add(time.Minute), false); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = loadTracked(dir, nil); len(got.Servers["mem"]) != 1 {
+		t.Fatalf("after the outage: %v", got.Servers["mem"])
+	}
+
+	// A restart in the outage: the file just read is that state.
+	var next trackedSaver
+	next.path = s.path
+	saved, _ := loadTracked(dir, nil)
+	next.resume(saved)
+	if err := next.saveHeld(privateState{servers: map[string][]health.StoreSession{"mem": nil}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = loadTracked(dir, nil); len(got.Servers["mem"]) != 1 {
+		t.Fatalf("after a restart in the outage: %v, want the session saved before it", got.Servers["mem"])
+	}
+}
