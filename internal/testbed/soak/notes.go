@@ -110,13 +110,17 @@ func aboutKind(about string) health.EventKind {
 // noteRecord finds the journal record a notification was about: of its
 // kind and server, nearest in time, one whose detail begins the
 // notification's body first (internal/notify shows the event's detail, a
-// loss told late adds how it recovered). -1: none.
+// loss told late adds how it recovered), and not journaled after it. -1:
+// none.
 func noteRecord(j []Seen, idx journalIndex, n Note, server string, kind health.EventKind) int {
 	best, bestCost := -1, time.Duration(0)
 	for _, i := range idx.byKind[kindKey(server, kind)] {
 		cost := n.At.Sub(j[i].At).Abs()
 		if !strings.HasPrefix(n.Body, j[i].Rec.Detail) {
 			cost += time.Minute
+		}
+		if j[i].At.After(n.At.Add(claimSlack)) {
+			cost += time.Minute // a bubble follows its event's journaling
 		}
 		if best < 0 || cost < bestCost {
 			best, bestCost = i, cost
