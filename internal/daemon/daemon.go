@@ -54,7 +54,8 @@ type daemon struct {
 	journal     *journal.Journal
 	jr          *journaler // writes to journal; holds events and acks while it fails
 	follower    *follow.Follower
-	items       chan item
+	items       chan item // everything but log lines
+	lines       chan item // log lines: each carries a position to acknowledge
 	queries     chan query
 	now         func() time.Time
 	warm        *healer.KeepWarm
@@ -87,7 +88,7 @@ func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Jour
 		warmOn[s.Name] = s.KeepWarm
 	}
 	d := &daemon{cfg: cfg, stateDir: stateDir, log: opts.Logger, opts: opts, model: health.New(mc), journal: j,
-		items: make(chan item, 1024), queries: make(chan query), hostLook: make(chan struct{}, 1),
+		items: make(chan item, 1024), lines: make(chan item, 1024), queries: make(chan query), hostLook: make(chan struct{}, 1),
 		knownHost: make(chan proc.Host, 1),
 		warm:      healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg), verified: map[string]time.Time{}}
 	d.clock = &wallClock{skewFile: opts.ClockSkewFile}
@@ -101,9 +102,15 @@ func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Jour
 }
 
 // send hands an item to the loop, or gives up when the daemon stops.
-func (d *daemon) send(ctx context.Context, it item) bool {
+func (d *daemon) send(ctx context.Context, it item) bool { return sendTo(ctx, d.items, it) }
+
+// sendLine hands a log line's item to the loop, or gives up when the
+// daemon stops.
+func (d *daemon) sendLine(ctx context.Context, it item) bool { return sendTo(ctx, d.lines, it) }
+
+func sendTo(ctx context.Context, ch chan<- item, it item) bool {
 	select {
-	case d.items <- it:
+	case ch <- it:
 		return true
 	case <-ctx.Done():
 		return false
@@ -136,6 +143,8 @@ func (d *daemon) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case it := <-d.intake():
+			d.handle(ctx, it)
+		case it := <-d.lineIntake():
 			d.handle(ctx, it)
 		case <-d.journalRetry():
 			d.retryJournal(false)

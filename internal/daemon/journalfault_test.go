@@ -253,3 +253,51 @@ func TestUnjournaledStoreChangeIsJudgedAgain(t *testing.T) {
 	}
 	p.Stop(t)
 }
+
+// TestSessionBornAndGoneInAnOutageIsJudged: a session that comes and goes
+// while the journal cannot be written, then a kill -9: the store changes
+// were still taken in and saved for a restart (the log lines were not), so
+// the next start journals that session's end once.
+func TestSessionBornAndGoneInAnOutageIsJudged(t *testing.T) {
+	t.Parallel()
+	r := newFaultRig(t)
+	cmd := daemonCmd("--config", r.cfg, "--state-dir", r.state)
+	cmd.Env = append(cmd.Env, daemon.JournalFaultEnv+"="+r.fault)
+	p := daemontest.Start(t, cmd, r.state)
+	r.faultOn(t)
+	r.appendLoss(t) // the outage holds this; the store still comes in
+	const born = "7c1de2f3-aaaa-4bbb-8ccc-9ddd0eee1fff"
+	writeStore := func(ids ...string) {
+		var list []string
+		for _, id := range ids {
+			list = append(list, fmt.Sprintf(`{"id":%q,"client_name":"other","last_activity":%q}`, id, time.Now().UTC().Format(time.RFC3339Nano)))
+		}
+		if err := os.WriteFile(r.store, []byte(`{"sessions":[`+strings.Join(list, ",")+`]}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeStore("0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b", born)
+	daemontest.WaitFor(t, 10*time.Second, "the new session saved for a restart", func() bool {
+		b, err := os.ReadFile(filepath.Join(r.state, "sessions.json"))
+		return err == nil && strings.Contains(string(b), born)
+	})
+	writeStore("0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b")
+	daemontest.WaitFor(t, 10*time.Second, "the status to drop the new session", func() bool {
+		_, sessions := daemontest.ServerState(status(t, r.state), "mem")
+		return len(sessions) == 1
+	})
+	p.Kill()
+	r.faultOff(t)
+
+	p = startDaemonProc(t, r.cfg, r.state)
+	ends := []string{"session_ended", "session_expired", "session_lost"}
+	daemontest.WaitFor(t, 10*time.Second, "the new session's end", func() bool {
+		for _, ev := range daemontest.Journal(t, r.state, ends...) {
+			if ev.Str("session") == "7c1d…1fff" {
+				return true
+			}
+		}
+		return false
+	})
+	p.Stop(t)
+}

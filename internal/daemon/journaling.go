@@ -36,9 +36,10 @@ type journaler struct {
 	now func() time.Time // event times
 
 	mu sync.Mutex
-	// pending is not yet written, in order. It is unbounded: while it is
-	// not empty the loop takes no items, so only ticks, pings and
-	// notifications add to it, a few a minute.
+	// pending is not yet written, in order. While it is not empty the loop
+	// reads no log lines; store changes, pings and ticks still come in (a
+	// session born and gone in the outage must be known, see saveHeld),
+	// up to maxHeldEvents.
 	pending []health.Event
 	held    []follow.Position // acks waiting for pending, in order
 	out     outage
@@ -57,6 +58,10 @@ type outage struct {
 func newJournaler(j *journal.Journal, log *slog.Logger, now func() time.Time) *journaler {
 	return &journaler{j: j, log: log, now: now}
 }
+
+// maxHeldEvents bounds what an outage holds: past it the loop takes
+// nothing more in, and the sources wait.
+const maxHeldEvents = 4096
 
 // write journals ev, or holds it behind events already held.
 func (jr *journaler) write(ev health.Event) {
@@ -86,6 +91,13 @@ func (jr *journaler) failing() bool {
 	jr.mu.Lock()
 	defer jr.mu.Unlock()
 	return len(jr.pending) > 0
+}
+
+// full reports whether the outage holds all it may.
+func (jr *journaler) full() bool {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	return len(jr.pending) >= maxHeldEvents
 }
 
 // hold keeps p for later when events are held (true), so that it is
@@ -173,13 +185,23 @@ func (jr *journaler) unwritten() (events []health.EventKind, acks int) {
 	return events, len(jr.held)
 }
 
-// intake is the loop's source of items: none while events are held, so
-// the sources wait and nothing is read past what is journaled.
+// intake is the loop's source of items other than log lines: they keep
+// coming while events are held (their changes are saved for a restart to
+// judge again), until the outage holds all it may.
 func (d *daemon) intake() <-chan item {
-	if d.jr.failing() {
+	if d.jr.full() {
 		return nil
 	}
 	return d.items
+}
+
+// lineIntake is the loop's source of log lines: none while events are
+// held, so nothing is read past what is journaled and acknowledged.
+func (d *daemon) lineIntake() <-chan item {
+	if d.jr.failing() {
+		return nil
+	}
+	return d.lines
 }
 
 // journalRetry fires when held events are due another try.

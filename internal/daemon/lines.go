@@ -27,7 +27,7 @@ func (r *lineReader) run(ctx context.Context, lines <-chan follow.Line) {
 		if sig, ok := r.signal(ln); ok {
 			it.sig = &sig
 		}
-		if !r.d.send(ctx, it) {
+		if !r.d.sendLine(ctx, it) {
 			return
 		}
 	}

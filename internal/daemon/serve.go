@@ -209,6 +209,8 @@ func (d *daemon) drain(ctx context.Context) {
 		select {
 		case it := <-d.items:
 			d.handle(ctx, it)
+		case it := <-d.lines:
+			d.handle(ctx, it)
 		default:
 			return
 		}
