@@ -217,16 +217,26 @@ func (d *daemon) apply(ctx context.Context, sig health.Signal) {
 
 func (d *daemon) emit(evs []health.Event) {
 	for _, ev := range evs {
-		d.jr.write(ev)
+		written := d.jr.write(ev)
 		d.log.Info(ev.Detail, "kind", ev.Kind, "server", ev.Server)
 		d.metrics.Observe(ev)
-		if d.notifier != nil {
-			d.notifier.Observe(ev)
+		if written {
+			d.tell(ev)
 		}
 	}
 	if len(evs) > 0 {
 		d.gauges(d.now())
 		d.refreshFace()
+	}
+}
+
+// tell hands a journaled event to the notifier. Only journaled ones: a
+// bubble for an event a kill -9 then lost would tell what the journal,
+// and a restart's redelivery, know nothing of. In an outage the tray still
+// shows the state; the bubbles follow once the journal takes the events.
+func (d *daemon) tell(ev health.Event) {
+	if d.notifier != nil {
+		d.notifier.Observe(ev)
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -300,4 +302,30 @@ func TestSessionBornAndGoneInAnOutageIsJudged(t *testing.T) {
 		return false
 	})
 	p.Stop(t)
+}
+
+// TestNoBubbleBeforeItsEventIsJournaled: a loss decided while the journal
+// cannot be written is not told until it is journaled; a kill -9 in the
+// outage would otherwise leave a bubble the journal, and the restart's
+// redelivery, know nothing of.
+func TestNoBubbleBeforeItsEventIsJournaled(t *testing.T) {
+	t.Parallel()
+	r := newFaultRig(t)
+	var mu sync.Mutex
+	var titles []string
+	shown := func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(titles) }
+	send := func(title, _ string) error { mu.Lock(); defer mu.Unlock(); titles = append(titles, title); return nil }
+	d := startDaemonOpts(t, r.cfg, r.state, daemon.Options{JournalFaultFile: r.fault, Send: send})
+	r.faultOn(t)
+	lossEnd := r.appendLoss(t)
+	r.unjournaledLoss(t, lossEnd)
+	if got := shown(); len(got) != 0 {
+		t.Fatalf("shown while the loss is not journaled: %q", got)
+	}
+	r.faultOff(t)
+	daemontest.WaitEvent(t, r.state, "session_lost", 1, 15*time.Second)
+	daemontest.WaitFor(t, 10*time.Second, "the loss told once journaled", func() bool {
+		return slices.ContainsFunc(shown(), func(s string) bool { return strings.Contains(s, "session lost") })
+	})
+	d.stop(t)
 }

@@ -63,17 +63,19 @@ func newJournaler(j *journal.Journal, log *slog.Logger, now func() time.Time) *j
 // nothing more in, and the sources wait.
 const maxHeldEvents = 4096
 
-// write journals ev, or holds it behind events already held.
-func (jr *journaler) write(ev health.Event) {
+// write journals ev, or holds it behind events already held. It reports
+// whether ev is in the journal now.
+func (jr *journaler) write(ev health.Event) bool {
 	jr.mu.Lock()
 	defer jr.mu.Unlock()
 	if len(jr.pending) > 0 {
 		jr.pending = append(jr.pending, ev)
-		return
+		return false
 	}
 	err := jr.j.Write(ev)
 	switch {
 	case err == nil:
+		return true
 	case errors.Is(err, journal.ErrUnencodable):
 		// A retry would fail alike and hold up everything behind it.
 		jr.log.Error("event cannot be journaled; dropped", "kind", ev.Kind, "err", err)
@@ -84,6 +86,7 @@ func (jr *journaler) write(ev health.Event) {
 		jr.log.Error("journal write failed; holding events and log acknowledgements until it can be written",
 			"kind", ev.Kind, "err", err)
 	}
+	return false
 }
 
 // failing reports whether events are held.
@@ -120,49 +123,55 @@ func (jr *journaler) retryAt() (time.Time, bool) {
 }
 
 // retry writes the held events in order when due (or now, with force),
-// then the warning that ends the outage. It returns the positions that may
-// be acknowledged now: all held ones once everything is written, else none.
-func (jr *journaler) retry(force bool) []follow.Position {
+// then the warning that ends the outage. It returns the events it wrote,
+// and the positions that may be acknowledged now: all held ones once
+// everything is written, else none.
+func (jr *journaler) retry(force bool) (acks []follow.Position, written []health.Event) {
 	jr.mu.Lock()
 	defer jr.mu.Unlock()
 	if len(jr.pending) == 0 || !force && time.Now().Before(jr.out.next) {
-		return nil
+		return nil, nil
 	}
-	if !jr.flush() {
-		return nil
+	written, ok := jr.flush(nil)
+	if !ok {
+		return nil, written
 	}
 	if !jr.out.warned {
 		jr.out.warned = true
 		jr.pending = append(jr.pending, jr.recovered())
-		if !jr.flush() {
-			return nil
+		if written, ok = jr.flush(written); !ok {
+			return nil, written
 		}
 	}
 	jr.log.Info("journal written again; releasing held log acknowledgements",
 		"held_events", jr.out.written, "acks", len(jr.held))
-	acks := jr.held
+	acks = jr.held
 	jr.held, jr.out = nil, outage{}
-	return acks
+	return acks, written
 }
 
-// flush writes pending in order until one fails, which sets the next try.
-func (jr *journaler) flush() bool {
+// flush writes pending in order until one fails, which sets the next try;
+// it adds what it wrote to written.
+func (jr *journaler) flush(written []health.Event) ([]health.Event, bool) {
 	for len(jr.pending) > 0 {
-		err := jr.j.Write(jr.pending[0])
+		ev := jr.pending[0]
+		err := jr.j.Write(ev)
 		if err != nil && !errors.Is(err, journal.ErrUnencodable) {
 			jr.out.err = err
 			jr.out.delay = min(2*jr.out.delay, journalRetryMax)
 			jr.out.next = time.Now().Add(jr.out.delay)
 			jr.log.Debug("journal still cannot be written", "held", len(jr.pending), "retry_in", jr.out.delay, "err", err)
-			return false
+			return written, false
 		}
 		if err != nil {
-			jr.log.Error("event cannot be journaled; dropped", "kind", jr.pending[0].Kind, "err", err)
+			jr.log.Error("event cannot be journaled; dropped", "kind", ev.Kind, "err", err)
+		} else {
+			written = append(written, ev)
 		}
 		jr.pending = jr.pending[1:]
 		jr.out.written++
 	}
-	return true
+	return written, true
 }
 
 // recovered is the warning that says the journal had a gap in time (not
@@ -213,10 +222,14 @@ func (d *daemon) journalRetry() <-chan time.Time {
 	return time.After(time.Until(at))
 }
 
-// retryJournal writes what is held when due (or now, with force) and
-// acknowledges the positions that waited for it.
+// retryJournal writes what is held when due (or now, with force), tells
+// what it wrote, and acknowledges the positions that waited for it.
 func (d *daemon) retryJournal(force bool) {
-	for _, p := range d.jr.retry(force) {
+	acks, written := d.jr.retry(force)
+	for _, ev := range written {
+		d.tell(ev)
+	}
+	for _, p := range acks {
 		d.follower.Ack(p)
 	}
 }
