@@ -148,16 +148,17 @@ func TestEvaluateHeldLossToldAsRecovered(t *testing.T) {
 	in.Journal = append(in.Journal, seen(9800, health.EvRecovered, "cold", idD, journal.Record{Detail: "back"}))
 	in.Notes = append(in.Notes, note(19300, "cold: session lost — since recovered", "lost D Recovered in 590ms."))
 	checkProblems(t, Evaluate(in), "")
-	// Told late, nearer in time to a later loss of the same server: its
-	// body still names the loss it tells.
+	// Told late, nearer in time to a later loss of the same server in the
+	// same words: it is about the loss that had recovered by then.
 	const idF = "ffff6666-0000-0000-0000-00000000ffff"
 	const idG = "9999aaaa-0000-0000-0000-00000000aaaa"
 	in.Events = append(in.Events, ServerEvent{At: at(19000), Server: "cold", Start: true, ID: idF, Client: "host"},
 		ServerEvent{At: at(19390), Server: "cold", ID: idF, Reason: "deleted"},
 		ServerEvent{At: at(19500), Server: "cold", Start: true, ID: idG, Client: "host"})
-	in.Journal = append(in.Journal, seen(19400, health.EvSessionLost, "cold", idF, journal.Record{Incident: true, Detail: "lost F"}),
-		seen(19600, health.EvRecovered, "cold", idF, journal.Record{Detail: "back F"}))
-	in.Notes = append(in.Notes, note(19401, "cold: session lost — the watchdog is healing it", "lost F"),
-		note(19601, "cold recovered in 200ms", "back F"))
+	in.Journal = append(in.Journal, seen(19400, health.EvSessionLost, "cold", idF, journal.Record{Incident: true, Detail: "lost D"}),
+		seen(19800, health.EvRecovered, "cold", idF, journal.Record{Detail: "back F"}))
+	in.Notes[len(in.Notes)-1].At = at(19350)
+	in.Notes = append(in.Notes, note(19401, "cold: session lost — the watchdog is healing it", "lost D"),
+		note(19801, "cold recovered in 400ms", "back F"))
 	checkProblems(t, Evaluate(in), "")
 }

@@ -110,8 +110,8 @@ func aboutKind(about string) health.EventKind {
 // noteRecord finds the journal record a notification was about: of its
 // kind and server, nearest in time, one whose detail begins the
 // notification's body first (internal/notify shows the event's detail, a
-// loss told late adds how it recovered), and not journaled after it. -1:
-// none.
+// loss told late adds how it recovered, and is about a loss recovered by
+// then), and not journaled after it. -1: none.
 func noteRecord(j []Seen, idx journalIndex, n Note, server string, kind health.EventKind) int {
 	best, bestCost := -1, time.Duration(0)
 	for _, i := range idx.byKind[kindKey(server, kind)] {
@@ -122,11 +122,24 @@ func noteRecord(j []Seen, idx journalIndex, n Note, server string, kind health.E
 		if j[i].At.After(n.At.Add(claimSlack)) {
 			cost += time.Minute // a bubble follows its event's journaling
 		}
+		if strings.HasSuffix(n.Title, notify.HealedLossSuffix) && !recoveredBy(j, idx, i, n.At.Add(claimSlack)) {
+			cost += time.Minute // it says the loss has since recovered
+		}
 		if best < 0 || cost < bestCost {
 			best, bestCost = i, cost
 		}
 	}
 	return best
+}
+
+// recoveredBy: the incident record i belongs to was closed by t.
+func recoveredBy(j []Seen, idx journalIndex, i int, t time.Time) bool {
+	k := idx.openAt[i]
+	if k < 0 {
+		return false
+	}
+	c := idx.incidents[k].closed
+	return c >= 0 && !j[c].At.After(t)
 }
 
 // incidentAt is the incident open on server when a notification came at
