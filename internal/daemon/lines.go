@@ -61,6 +61,8 @@ func (r *lineReader) signal(ln follow.Line) (health.Signal, bool) {
 		sig.Kind = health.SigLegacyHeaderRejected
 	case classify.Reconnected:
 		sig.Kind = health.SigReconnected
+	case classify.SessionClosed:
+		sig.Kind, sig.EndReason = health.SigSessionClosed, health.EndReason(m.EndReason)
 	default:
 		// A GET-stream 404 is only a hint (REFERENCES: the GET-404 hazard);
 		// the healer confirms with a ping before anything is called lost.

@@ -144,6 +144,8 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 	switch sig.Kind {
 	case SigStoreSnapshot:
 		return m.storeSnapshot(s, sig, now)
+	case SigSessionClosed:
+		return m.sessionClosed(s, sig, now)
 	case SigStoreGone:
 		return s.storeGone(now, sig.Detail)
 	case SigStoreError:

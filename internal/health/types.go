@@ -51,6 +51,17 @@ const (
 	SigHealStarted                                // the healer began a strategy
 	SigHealFailed                                 // a strategy failed; Detail says what to do
 	SigBeacon                                     // the patched client's beacon: what the host holds (Held)
+	SigSessionClosed                              // the server's log says it ended a session, and why (EndReason)
+)
+
+// EndReason is why a server says it ended a session.
+type EndReason string
+
+// The end reasons a server's log can give (monitor/classify reads them).
+const (
+	EndIdle     EndReason = "idle"     // its idle timeout ran out
+	EndDeleted  EndReason = "deleted"  // the client ended it (DELETE)
+	EndShutdown EndReason = "shutdown" // the server stopped or restarted
 )
 
 // StoreSession is one session as read from a server's session store.
@@ -81,6 +92,7 @@ type Signal struct {
 	Took        time.Duration  // SigKeepWarm
 	Strategy    Strategy       // SigHealStarted, SigHealFailed
 	Within      time.Duration  // SigHealStarted: recovery due within this long (0: no deadline)
+	EndReason   EndReason      // SigSessionClosed
 	// HostLog: the line came from the host's own log (SigSessionLost): the
 	// host runs, whatever the process watcher has found.
 	HostLog bool

@@ -21,6 +21,9 @@ type Match struct {
 	// IdleTimeoutAnnounced line; zero when absent.
 	IdleTimeout time.Duration
 	StorePath   string
+	// EndReason is why the server ended the session on a SessionClosed
+	// line: EndIdle, EndDeleted or EndShutdown.
+	EndReason EndReason
 	// Time is the line's own timestamp; zero when it has none.
 	Time time.Time
 }
@@ -59,8 +62,11 @@ func classifyLine(line []byte, loc *time.Location, maxLine int) (Match, bool) {
 			loc = time.Local
 		}
 		m.Time, _ = ParseTime(plain, loc)
-		if r.kind == IdleTimeoutAnnounced {
+		switch r.kind {
+		case IdleTimeoutAnnounced:
 			m.IdleTimeout, m.StorePath = idleFields(plain)
+		case SessionClosed:
+			m.EndReason = endReason(plain)
 		}
 		return m, true
 	}

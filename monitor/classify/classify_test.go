@@ -82,6 +82,10 @@ func TestClassify(t *testing.T) {
 		// Nothing.
 		{"ordinary", "2025-11-29T08:00:02.001Z info [dsh-web] GET /api/threads 200 14ms", false, 0, "", ""},
 		{"empty", "", false, 0, "", ""},
+		// A server's own account of an end, with a reason it is sure of.
+		{"session closed by idle", "INFO MCP session closed session_id=" + uuid + " reason=idle_timeout", true, SessionClosed, "session_closed", uuid},
+		{"session closed, no reason", "INFO MCP session closed session_id=" + uuid, false, 0, "", ""},
+
 		{"binary junk", string(junk), false, 0, "", ""},
 		{"split literal", "Session not\x00found", false, 0, "", ""},
 		{"wrong case not listed", "SESSION NOT FOUND", false, 0, "", ""},
@@ -137,6 +141,38 @@ func TestClassifyFields(t *testing.T) {
 	}
 }
 
+// A server's own account of an end names why, when it is sure; an end
+// with no reason it can name is not classified (the store and the idle
+// time judge it instead).
+func TestClassifyEndReason(t *testing.T) {
+	t.Parallel()
+	const id = "6f1c2b3a-9d4e-4f5a-8b6c-7d8e9f0a1b2c"
+	tests := []struct {
+		line string
+		want EndReason
+	}{
+		{"time=2026-12-01T06:00:00Z level=INFO msg=\"MCP session closed\" session_id=" + id + " reason=idle_timeout", EndIdle},
+		{"INFO MCP session closed session_id=" + id + " reason=deleted", EndDeleted},
+		{"INFO MCP session closed session_id=" + id + " reason=shutdown", EndShutdown},
+		{`{"msg":"Session closed","session_id":"` + id + `","reason":"Client DELETE"}`, EndDeleted},
+		{"INFO MCP session closed session_id=" + id + " reason=closed", ""},
+		{"INFO MCP session closed session_id=" + id, ""},
+		{"INFO SSE session closed by the browser", ""},
+	}
+	for _, tc := range tests {
+		m, ok := Classify([]byte(tc.line))
+		if tc.want == "" {
+			if ok && m.Kind == SessionClosed {
+				t.Errorf("%q classified as an end with reason %q", tc.line, m.EndReason)
+			}
+			continue
+		}
+		if !ok || m.Kind != SessionClosed || m.EndReason != tc.want || m.Session != id {
+			t.Errorf("%q: got %+v %v, want an end with reason %q naming the session", tc.line, m, ok, tc.want)
+		}
+	}
+}
+
 func TestClassifyStripsColour(t *testing.T) {
 	t.Parallel()
 	line := "\x1b[2m2025-11-29T20:16:02.690001Z\x1b[0m \x1b[33m WARN\x1b[0m session not found \x1b[3msession_id\x1b[0m\x1b[2m=\x1b[0m0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d"
@@ -154,7 +190,7 @@ func TestClassifyStripsColour(t *testing.T) {
 
 func TestKindNames(t *testing.T) {
 	t.Parallel()
-	want := []string{"session_lost", "idle_timeout", "legacy_header_rejected", "reconnected", "sse_stream_404"}
+	want := []string{"session_lost", "idle_timeout", "legacy_header_rejected", "reconnected", "sse_stream_404", "session_closed"}
 	var got []string
 	for _, k := range Kinds() {
 		if !k.Valid() {
@@ -173,7 +209,7 @@ func TestKindNames(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("names %v, want %v", got, want)
 	}
-	for _, k := range []Kind{0, 6, -1} {
+	for _, k := range []Kind{0, 7, -1} {
 		if k.Valid() {
 			t.Errorf("%d valid", k)
 		}

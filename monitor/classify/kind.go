@@ -23,15 +23,22 @@ const (
 	// servers answer GET with 404 while the session is alive, so this must be
 	// confirmed (by a POST such as ping) before a session is called lost.
 	SSEStream404
+	// SessionClosed: the server says it ended a session, and why; see
+	// Match.EndReason. Lines that give no reason it is sure of are not
+	// classified.
+	SessionClosed
 )
+
+// lastKind is the highest Kind.
+const lastKind = SessionClosed
 
 // Kinds lists every valid Kind in a stable order.
 func Kinds() []Kind {
-	return []Kind{SessionLost, IdleTimeoutAnnounced, LegacyHeaderRejected, Reconnected, SSEStream404}
+	return []Kind{SessionLost, IdleTimeoutAnnounced, LegacyHeaderRejected, Reconnected, SSEStream404, SessionClosed}
 }
 
 // Valid reports whether k is one of the declared kinds (not zero).
-func (k Kind) Valid() bool { return k >= SessionLost && k <= SSEStream404 }
+func (k Kind) Valid() bool { return k >= SessionLost && k <= lastKind }
 
 func (k Kind) String() string {
 	switch k {
@@ -47,6 +54,8 @@ func (k Kind) String() string {
 		return "reconnected"
 	case SSEStream404:
 		return "sse_stream_404"
+	case SessionClosed:
+		return "session_closed"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }

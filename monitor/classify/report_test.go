@@ -34,7 +34,7 @@ func TestReportJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{"session_lost": 8, "idle_timeout": 4, "legacy_header_rejected": 2, "reconnected": 4, "sse_stream_404": 1}
+	want := map[string]int{"session_lost": 8, "idle_timeout": 4, "legacy_header_rejected": 2, "reconnected": 4, "sse_stream_404": 1, "session_closed": 0}
 	for k, n := range want {
 		if doc.Counts[k] != n {
 			t.Errorf("counts[%s] = %d, want %d", k, doc.Counts[k], n)
@@ -92,7 +92,7 @@ func TestEmptyReportJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const want = `{"files":[],"findings":[],"counts":{"idle_timeout":0,"legacy_header_rejected":0,"reconnected":0,"session_lost":0,"sse_stream_404":0}}`
+	const want = `{"files":[],"findings":[],"counts":{"idle_timeout":0,"legacy_header_rejected":0,"reconnected":0,"session_closed":0,"session_lost":0,"sse_stream_404":0}}`
 	if string(b) != want {
 		t.Errorf("got %s\nwant %s", b, want)
 	}
@@ -124,7 +124,7 @@ func TestWriteText(t *testing.T) {
 	}
 	if !strings.Contains(out, "testdata/dsh-host.log: 16 lines, 8 candidates, 6 findings") ||
 		!strings.Contains(out, "testdata/missing.log: 0 lines, 0 candidates, 0 findings, error: ") ||
-		!strings.HasSuffix(out, "total: session_lost=2 idle_timeout=0 legacy_header_rejected=0 reconnected=3 sse_stream_404=1\n") {
+		!strings.HasSuffix(out, "total: session_lost=2 idle_timeout=0 legacy_header_rejected=0 reconnected=3 sse_stream_404=1 session_closed=0\n") {
 		t.Errorf("summary:\n%s", out)
 	}
 }

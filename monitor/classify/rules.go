@@ -68,6 +68,11 @@ func rules() []rule {
 		{name: "legacy_protocol_version", kind: LegacyHeaderRejected,
 			lits: []string{"Unsupported protocol version", "unsupported protocol version", "not supported by this server"},
 			when: legacyVersionRejected},
+		// A server's own account of a session's end, with its reason:
+		// "MCP session closed session_id=<id> reason=idle_timeout".
+		{name: "session_closed", kind: SessionClosed,
+			lits: []string{"session closed", "Session closed"},
+			when: func(l []byte) bool { return endReason(l) != "" }},
 		{name: "reconnected", kind: Reconnected,
 			lits: []string{"reconnected", "Reconnected"}, when: reconnectedNotNegated},
 		{name: "mcp_server_connected", kind: Reconnected,

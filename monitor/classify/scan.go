@@ -220,7 +220,7 @@ type fileScan struct {
 	found  []Finding
 	hits   []hit
 	base   int64 // newlines consumed before the region being processed
-	counts [SSEStream404 + 1]int
+	counts [lastKind + 1]int
 }
 
 // scan reads r to the end. Complete lines are searched a chunk at a time;
