@@ -63,6 +63,26 @@ store = %q
 	return r
 }
 
+// startProc starts the daemon binary with its journal fault file set.
+func (r faultRig) startProc(t *testing.T) *daemontest.Proc {
+	t.Helper()
+	cmd := daemonCmd("--config", r.cfg, "--state-dir", r.state)
+	cmd.Env = append(cmd.Env, daemon.JournalFaultEnv+"="+r.fault)
+	return daemontest.Start(t, cmd, r.state)
+}
+
+// writeStore rewrites the server's store with sessions of another client.
+func (r faultRig) writeStore(t *testing.T, ids ...string) {
+	t.Helper()
+	list := []string{}
+	for _, id := range ids {
+		list = append(list, fmt.Sprintf(`{"id":%q,"client_name":"other","last_activity":%q}`, id, time.Now().UTC().Format(time.RFC3339Nano)))
+	}
+	if err := os.WriteFile(r.store, []byte(`{"sessions":[`+strings.Join(list, ",")+`]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // faultOn waits until the daemon has acknowledged the whole host log (so
 // a restart resumes after it, and what follows is live), then makes every
 // journal write fail.
@@ -194,9 +214,7 @@ func TestUnjournaledLossIsReplayedAfterARestart(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r := newFaultRig(t)
-			cmd := daemonCmd("--config", r.cfg, "--state-dir", r.state)
-			cmd.Env = append(cmd.Env, daemon.JournalFaultEnv+"="+r.fault)
-			p := daemontest.Start(t, cmd, r.state)
+			p := r.startProc(t)
 			r.faultOn(t)
 			lossEnd := r.appendLoss(t)
 			r.unjournaledLoss(t, lossEnd)
@@ -222,17 +240,13 @@ func TestUnjournaledLossIsReplayedAfterARestart(t *testing.T) {
 func TestUnjournaledStoreChangeIsJudgedAgain(t *testing.T) {
 	t.Parallel()
 	r := newFaultRig(t)
-	cmd := daemonCmd("--config", r.cfg, "--state-dir", r.state)
-	cmd.Env = append(cmd.Env, daemon.JournalFaultEnv+"="+r.fault)
-	p := daemontest.Start(t, cmd, r.state)
+	p := r.startProc(t)
 	daemontest.WaitFor(t, 10*time.Second, "the tracked sessions saved", func() bool {
 		b, err := os.ReadFile(filepath.Join(r.state, "sessions.json"))
 		return err == nil && strings.Contains(string(b), "0f8e4a1c")
 	})
 	r.faultOn(t)
-	if err := os.WriteFile(r.store, []byte(`{"sessions":[]}`), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	r.writeStore(t)
 	daemontest.WaitFor(t, 10*time.Second, "the status to drop the session", func() bool {
 		_, sessions := daemontest.ServerState(status(t, r.state), "mem")
 		return len(sessions) == 0
@@ -263,27 +277,16 @@ func TestUnjournaledStoreChangeIsJudgedAgain(t *testing.T) {
 func TestSessionBornAndGoneInAnOutageIsJudged(t *testing.T) {
 	t.Parallel()
 	r := newFaultRig(t)
-	cmd := daemonCmd("--config", r.cfg, "--state-dir", r.state)
-	cmd.Env = append(cmd.Env, daemon.JournalFaultEnv+"="+r.fault)
-	p := daemontest.Start(t, cmd, r.state)
+	p := r.startProc(t)
 	r.faultOn(t)
 	r.appendLoss(t) // the outage holds this; the store still comes in
-	const born = "7c1de2f3-aaaa-4bbb-8ccc-9ddd0eee1fff"
-	writeStore := func(ids ...string) {
-		var list []string
-		for _, id := range ids {
-			list = append(list, fmt.Sprintf(`{"id":%q,"client_name":"other","last_activity":%q}`, id, time.Now().UTC().Format(time.RFC3339Nano)))
-		}
-		if err := os.WriteFile(r.store, []byte(`{"sessions":[`+strings.Join(list, ",")+`]}`), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeStore("0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b", born)
+	const first, born = "0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b", "7c1de2f3-aaaa-4bbb-8ccc-9ddd0eee1fff"
+	r.writeStore(t, first, born)
 	daemontest.WaitFor(t, 10*time.Second, "the new session saved for a restart", func() bool {
 		b, err := os.ReadFile(filepath.Join(r.state, "sessions.json"))
 		return err == nil && strings.Contains(string(b), born)
 	})
-	writeStore("0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b")
+	r.writeStore(t, first)
 	daemontest.WaitFor(t, 10*time.Second, "the status to drop the new session", func() bool {
 		_, sessions := daemontest.ServerState(status(t, r.state), "mem")
 		return len(sessions) == 1
