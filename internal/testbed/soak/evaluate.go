@@ -102,20 +102,25 @@ func (r *Report) add(cond bool, format string, args ...any) {
 	}
 }
 
+// list adds a problem naming each of found, if any: "<n> <what>: [...]".
+func (r *Report) list(found []string, what string) {
+	r.add(len(found) > 0, "%d %s: %v", len(found), what, found)
+}
+
 func (r *Report) problems() {
-	r.add(len(r.Missed) > 0, "%d expiries/losses never journaled: %v", len(r.Missed), r.Missed)
+	r.list(r.Missed, "expiries/losses never journaled")
 	r.add(len(r.Late) > 0, "%d detected later than %s: %v", len(r.Late), DetectWithin, r.Late)
-	r.add(len(r.FalseAlarms) > 0, "%d false session_lost/session_expired: %v", len(r.FalseAlarms), r.FalseAlarms)
-	r.add(len(r.KilledAsExpired) > 0, "%d sessions ended by a server kill journaled as idle expiry: %v", len(r.KilledAsExpired), r.KilledAsExpired)
+	r.list(r.FalseAlarms, "false session_lost/session_expired")
+	r.list(r.KilledAsExpired, "sessions ended by a server kill journaled as idle expiry")
 	r.add(len(r.NotGenuine) > 0, "%d recovered of %d not genuine: %v", len(r.NotGenuine), r.Genuine+len(r.NotGenuine), r.NotGenuine)
 	r.outcomeProblems()
 	r.notifyProblems()
 	f := r.JournalFail
-	r.add(len(f.Lost) > 0, "%d events lost across an injected journal write failure: %v", len(f.Lost), f.Lost)
-	r.add(len(f.Unwarned) > 0, "%d journal write failures with no warning after them: %v", len(f.Unwarned), f.Unwarned)
-	r.add(len(r.KeptWarmExpired) > 0, "%d kept-warm sessions expired: %v", len(r.KeptWarmExpired), r.KeptWarmExpired)
-	r.add(len(r.Replayed) > 0, "%d log lines journaled twice: %v", len(r.Replayed), r.Replayed)
-	r.add(len(r.DeadHostAlive) > 0, "%d sessions of dead hosts kept alive: %v", len(r.DeadHostAlive), r.DeadHostAlive)
+	r.list(f.Lost, "events lost across an injected journal write failure")
+	r.list(f.Unwarned, "journal write failures with no warning after them")
+	r.list(r.KeptWarmExpired, "kept-warm sessions expired")
+	r.list(r.Replayed, "log lines journaled twice")
+	r.list(r.DeadHostAlive, "sessions of dead hosts kept alive")
 }
 
 func describe(s *session) string {

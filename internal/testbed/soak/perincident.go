@@ -151,10 +151,10 @@ func reminderBound(in Input, idx journalIndex, k int) int {
 
 func (r *Report) notifyProblems() {
 	nf := r.Notify
-	r.add(len(nf.OverTwo) > 0, "%d incidents told more than their loss and outcome: %v", len(nf.OverTwo), nf.OverTwo)
-	r.add(len(nf.AtRiskRepeated) > 0, "%d sessions warned at risk more than once: %v", len(nf.AtRiskRepeated), nf.AtRiskRepeated)
-	r.add(len(nf.HealFailedRepeated) > 0, "%d incidents told more than once that healing failed: %v", len(nf.HealFailedRepeated), nf.HealFailedRepeated)
-	r.add(len(nf.HealFailedOutside) > 0, "%d healing-failed notifications with no incident open: %v", len(nf.HealFailedOutside), nf.HealFailedOutside)
-	r.add(len(nf.RemindersOver) > 0, "%d reminders beyond one per reminder interval of an open incident: %v", len(nf.RemindersOver), nf.RemindersOver)
-	r.add(len(nf.Unmatched) > 0, "%d at-risk or healing-failed notifications about nothing journaled: %v", len(nf.Unmatched), nf.Unmatched)
+	r.list(nf.OverTwo, "incidents told more than their loss and outcome")
+	r.list(nf.AtRiskRepeated, "sessions warned at risk more than once")
+	r.list(nf.HealFailedRepeated, "incidents told more than once that healing failed")
+	r.list(nf.HealFailedOutside, "healing-failed notifications with no incident open")
+	r.list(nf.RemindersOver, "reminders beyond one per reminder interval of an open incident")
+	r.list(nf.Unmatched, "at-risk or healing-failed notifications about nothing journaled")
 }
