@@ -36,15 +36,17 @@ const (
 
 // foldKind is a kind of bubble that folds: its About, what its summary
 // says the servers did, and the summary's About.
-type foldKind struct{ about, what, summary string }
+// legacy is how titles said <what> before summaries counted incidents
+// (journals written then are still read back).
+type foldKind struct{ about, what, summary, legacy string }
 
 // foldKinds lists the kinds of bubble that fold, in the order their
 // summaries go out.
 func foldKinds() []foldKind {
 	return []foldKind{
-		{AboutLost, "sessions lost", AboutLostSummary},
-		{AboutHealFailed, "heals failed", AboutHealFailedSummary},
-		{AboutRecovered, "sessions recovered", AboutRecoveredSummary},
+		{AboutLost, "sessions lost", AboutLostSummary, "servers lost their sessions"},
+		{AboutHealFailed, "heals failed", AboutHealFailedSummary, "servers failed to heal"},
+		{AboutRecovered, "sessions recovered", AboutRecoveredSummary, "servers recovered"},
 	}
 }
 
@@ -122,9 +124,16 @@ func ParseSummary(title string) (about string, servers []string, ok bool) {
 	if !ok || err != nil {
 		return "", nil, false
 	}
+	if n < 2 || n > maxSummarized {
+		return "", nil, false
+	}
 	for _, k := range foldKinds() {
-		if names, found := strings.CutPrefix(rest, k.what+": "); found {
-			servers := untally(strings.Split(names, ", "))
+		names, found := strings.CutPrefix(rest, k.what+": ")
+		if !found {
+			names, found = strings.CutPrefix(rest, k.legacy+": ")
+		}
+		if found {
+			servers := untally(strings.Split(names, ", "), n)
 			if len(servers) != n {
 				return "", nil, false
 			}
@@ -134,13 +143,21 @@ func ParseSummary(title string) (about string, servers []string, ok bool) {
 	return "", nil, false
 }
 
-// untally undoes tally: each name as many times as its count.
-func untally(parts []string) []string {
+// maxSummarized bounds the count a title read back may claim: the
+// journal it comes from is a file, and a count is an allocation.
+const maxSummarized = 10000
+
+// untally undoes tally: each name as many times as its count, stopping
+// past limit.
+func untally(parts []string, limit int) []string {
 	var servers []string
 	for _, p := range parts {
+		if len(servers) > limit {
+			break
+		}
 		name, k := p, 1
 		if base, num, found := strings.Cut(p, " ("); found && strings.HasSuffix(num, ")") {
-			if v, err := strconv.Atoi(strings.TrimSuffix(num, ")")); err == nil && v > 1 {
+			if v, err := strconv.Atoi(strings.TrimSuffix(num, ")")); err == nil && v > 1 && v <= limit {
 				name, k = base, v
 			}
 		}

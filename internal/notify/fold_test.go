@@ -20,6 +20,9 @@ func TestSummaryTitlesReadBack(t *testing.T) {
 		{SummaryTitle(AboutLost, []string{"a", "b", "a"}), AboutLost, []string{"a", "a", "b"}},
 		{"MCP watchdog: 3 more sessions lost: a (2), b", AboutLost, []string{"a", "a", "b"}},
 		{"MCP watchdog: 3 more sessions lost: a (3), b", "", nil}, // the counts disagree
+		{"MCP watchdog: 2 more sessions lost: a (999999999999)", "", nil},
+		{"MCP watchdog: 2 more servers lost their sessions: a, b", AboutLost, []string{"a", "b"}}, // written before counts
+		{"MCP watchdog: 999999999 more sessions lost: a (999999999)", "", nil},                    // no such storm
 		{"MCP watchdog: 3 more sessions lost: a, b, c", AboutLost, []string{"a", "b", "c"}},
 		{"MCP watchdog: 2 more sessions recovered: a", "", nil},       // the count disagrees
 		{"MCP watchdog: many more sessions recovered: a, b", "", nil}, // no count
