@@ -20,9 +20,12 @@ const JournalFaultEnv = "WATCHDOG_DEBUG_JOURNAL_FAULT_FILE"
 
 // Retries of a journal that cannot be written: capped exponential backoff.
 // No jitter: one process retrying its own file has nobody to collide with.
+// The cap is short: a failed write costs one syscall, and every second of
+// it is a second the held events (and their bubbles) come late once the
+// disk is back.
 const (
 	journalRetryFirst = 100 * time.Millisecond
-	journalRetryMax   = 10 * time.Second
+	journalRetryMax   = time.Second
 )
 
 // journaler writes events to the journal in order. Once a write fails it

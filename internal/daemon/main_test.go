@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -30,6 +31,10 @@ func TestMain(m *testing.M) {
 	}
 	if os.Getenv(asDaemon) == "1" {
 		os.Exit(serveMain(os.Args[1:]))
+	}
+	if os.Getenv(asListener) == "1" {
+		listenMain()
+		return
 	}
 	os.Exit(m.Run())
 }
@@ -87,6 +92,25 @@ func startDaemonProc(t *testing.T, configPath, stateDir string) *daemontest.Proc
 // MCP host process that runs until SIGTERM; the process watcher finds it
 // by the rest of that argument.
 const standInPrefix = "standin-"
+
+// asListener makes the test binary a process that serves a loopback port
+// (printed on stdout) until it is killed: a server to follow by its port.
+const asListener = "WATCHDOG_DAEMON_TEST_LISTEN"
+
+func listenMain() {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		os.Exit(1)
+	}
+	fmt.Println(l.Addr().(*net.TCPAddr).Port)
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			os.Exit(1)
+		}
+		_ = c.Close()
+	}
+}
 
 func standInHost() {
 	sig := make(chan os.Signal, 1)

@@ -17,6 +17,9 @@ import (
 type serverProcess struct {
 	port int // 0: not on this machine, or no port: never looked up
 	last proc.Host
+	// goneAt: when the process last found serving the port was seen gone,
+	// with none serving it since. That is a restart as of then.
+	goneAt time.Time
 }
 
 func newServerProcess(rawURL string) *serverProcess {
@@ -25,21 +28,28 @@ func newServerProcess(rawURL string) *serverProcess {
 
 // started is when the process now serving the port started; zero when
 // unknown. While the last one found still runs it costs one pid check.
+// When it is gone and none serves the port yet (killed, not yet back),
+// it is the moment that was seen: the sessions the store drops meanwhile
+// went with the server, whatever their idle time.
 func (p *serverProcess) started(ctx context.Context) time.Time {
 	if p.port == 0 {
 		return time.Time{}
 	}
 	if p.last.PID != 0 {
-		if ok, err := proc.Alive(ctx, p.last); err == nil && ok {
+		ok, err := proc.Alive(ctx, p.last)
+		if err == nil && ok {
 			return p.last.Started
+		}
+		if err == nil {
+			p.goneAt = time.Now()
 		}
 	}
 	h, found, err := proc.Find(ctx, proc.Target{Port: p.port})
 	if err != nil || !found {
 		p.last = proc.Host{}
-		return time.Time{}
+		return p.goneAt
 	}
-	p.last = h
+	p.last, p.goneAt = h, time.Time{}
 	return h.Started
 }
 
