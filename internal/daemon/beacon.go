@@ -66,6 +66,9 @@ func (d *daemon) applyBeacons(ctx context.Context, u beacon.Update) {
 	}
 }
 
+// hostBeacon is the beacon of the running host process; while the process
+// watcher has found none, the freshest. Once it has, another process's
+// beacon (a killed host's, not yet swept) never speaks for the host.
 func (d *daemon) hostBeacon(clients []beacon.Client) (beacon.Client, bool) {
 	pid, _, running := d.model.HostProcess()
 	var best beacon.Client
@@ -78,7 +81,7 @@ func (d *daemon) hostBeacon(clients []beacon.Client) (beacon.Client, bool) {
 			best, found = c, true
 		}
 	}
-	return best, found
+	return best, found && !(running && pid != 0)
 }
 
 // heldOf maps the client's servers onto the configured ones: by URL, the
