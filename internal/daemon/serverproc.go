@@ -29,16 +29,16 @@ func newServerProcess(rawURL string) *serverProcess {
 // started is when the process now serving the port started; zero when
 // unknown. While the last one found still runs it costs one pid check.
 // When it is gone and none serves the port yet (killed, not yet back),
-// it is the moment that was seen: the sessions the store drops meanwhile
-// went with the server, whatever their idle time.
-func (p *serverProcess) started(ctx context.Context) time.Time {
+// it is the moment that was seen, and gone is true: the sessions the store
+// drops meanwhile went with the server, whatever their idle time.
+func (p *serverProcess) started(ctx context.Context) (started time.Time, gone bool) {
 	if p.port == 0 {
-		return time.Time{}
+		return time.Time{}, false
 	}
 	if p.last.PID != 0 {
 		ok, err := proc.Alive(ctx, p.last)
 		if err == nil && ok {
-			return p.last.Started
+			return p.last.Started, false
 		}
 		if err == nil {
 			p.goneAt = time.Now()
@@ -47,10 +47,10 @@ func (p *serverProcess) started(ctx context.Context) time.Time {
 	h, found, err := proc.Find(ctx, proc.Target{Port: p.port})
 	if err != nil || !found {
 		p.last = proc.Host{}
-		return p.goneAt
+		return p.goneAt, !p.goneAt.IsZero()
 	}
 	p.last, p.goneAt = h, time.Time{}
-	return h.Started
+	return h.Started, false
 }
 
 // loopbackPort is the TCP port of a URL on this machine, or 0.

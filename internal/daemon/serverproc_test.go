@@ -41,21 +41,21 @@ func TestServerProcessGoneIsARestart(t *testing.T) {
 	ctx := context.Background()
 	cmd, port := startListener(t)
 	p := newServerProcess("http://127.0.0.1:" + strconv.Itoa(port) + "/mcp")
-	first := p.started(ctx)
-	if first.IsZero() {
+	first, gone := p.started(ctx)
+	if first.IsZero() || gone {
 		t.Fatal("the serving process was not found")
 	}
-	if again := p.started(ctx); !again.Equal(first) {
+	if again, _ := p.started(ctx); !again.Equal(first) {
 		t.Fatalf("the same process read as started %v, then %v", first, again)
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	gone := p.started(ctx)
-	if !gone.After(first) {
-		t.Fatalf("after the kill: %v, want a restart mark after %v", gone, first)
+	mark, gone := p.started(ctx)
+	if !mark.After(first) || !gone {
+		t.Fatalf("after the kill: %v (gone %v), want a restart mark after %v", mark, gone, first)
 	}
 	time.Sleep(10 * time.Millisecond)
-	if again := p.started(ctx); !again.Equal(gone) {
-		t.Fatalf("nobody serving yet: %v, then %v; want the one mark", gone, again)
+	if again, gone := p.started(ctx); !again.Equal(mark) || !gone {
+		t.Fatalf("nobody serving yet: %v, then %v (gone %v); want the one mark", mark, again, gone)
 	}
 }

@@ -129,7 +129,7 @@ func (d *daemon) runStore(ctx context.Context, server string, w *store.Watcher, 
 	for u := range updates {
 		sig := storeSignal(server, u)
 		if sig.Kind == health.SigStoreSnapshot {
-			sig.ServerStarted = sp.started(ctx)
+			sig.ServerStarted, sig.ServerGone = sp.started(ctx)
 		}
 		d.signal(ctx, sig)
 		closeIfOpen(first)

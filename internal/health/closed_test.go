@@ -55,3 +55,24 @@ func TestServerEndReasonNamesTheEnd(t *testing.T) {
 		})
 	}
 }
+
+// A store read while the killed server's port has no owner yet still shows
+// its sessions (the dead server cannot rewrite it): they have not survived
+// the restart, and when the new server's fresh store drops them they were
+// lost to it, however long they sat idle.
+func TestSnapshotWhileServerGoneIsNoSurvival(t *testing.T) {
+	t.Parallel()
+	const T = 3 * time.Second
+	m := newTestModel(T)
+	p1, goneAt, p2 := t0.Add(-time.Hour), t0.Add(4*time.Second), t0.Add(3500*time.Millisecond) // the new one started before the old was seen gone
+	host := sess("host-session-0001", hostClient, t0, t0)
+	snapAt := func(d time.Duration, started time.Time, gone bool, ss ...StoreSession) []Event {
+		return m.Apply(Signal{Kind: SigStoreSnapshot, Server: srv, Sessions: ss, ServerStarted: started, ServerGone: gone}, t0.Add(d))
+	}
+	snapAt(0, p1, false, host)
+	snapAt(4*time.Second, goneAt, true, host) // a rewrite of the dead server's file
+	evs := snapAt(6*time.Second, p2, false)   // the new server's fresh store
+	if got := kinds(evs); !slices.Equal(got, []EventKind{EvSessionLost}) || !contains(evs[0].Detail, "server restarted") {
+		t.Fatalf("events %+v, want the host's session lost to the restart", evs)
+	}
+}

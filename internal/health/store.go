@@ -32,8 +32,10 @@ func (m *Model) storeSnapshot(s *server, sig Signal, now time.Time) []Event {
 			evs = append(evs, m.vanished(s, sess, now)...)
 		}
 	}
-	for _, sess := range s.sessions {
-		sess.restartSeen = s.restartAt // it outlived every restart so far
+	if !sig.ServerGone {
+		for _, sess := range s.sessions {
+			sess.restartSeen = s.restartAt // it outlived every restart so far
+		}
 	}
 	s.unlearn(now)
 	return evs

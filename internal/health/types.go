@@ -102,6 +102,10 @@ type Signal struct {
 	// server's port started, as read when the snapshot was taken. Zero:
 	// unknown. A change between snapshots is a server restart.
 	ServerStarted time.Time
+	// ServerGone (SigStoreSnapshot): the process last seen serving the port
+	// is gone and none serves it yet: the sessions in the snapshot have
+	// not survived that restart, they are only not yet dropped.
+	ServerGone bool
 	// Held (SigBeacon): per server, the session the live patched client
 	// holds. Nil: no live beacon (the client is gone or unpatched).
 	Held map[string]Held
