@@ -124,7 +124,7 @@ func ParseSummary(title string) (about string, servers []string, ok bool) {
 	if !ok || err != nil {
 		return "", nil, false
 	}
-	if n < 2 || n > maxSummarized {
+	if n < 1 || n > maxSummarized {
 		return "", nil, false
 	}
 	for _, k := range foldKinds() {

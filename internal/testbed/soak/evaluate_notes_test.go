@@ -162,3 +162,17 @@ func TestEvaluateHeldLossToldAsRecovered(t *testing.T) {
 		note(19801, "cold recovered in 400ms", "back F"))
 	checkProblems(t, Evaluate(in), "")
 }
+
+// Two losses held by a journal outage come out together in the same words,
+// and so do their bubbles: each bubble is one incident's.
+func TestEvaluateHeldBubblesOneEach(t *testing.T) {
+	in := lostAndBack()
+	const idE = "eeee5555-0000-0000-0000-00000000eeee"
+	in.Events = append(in.Events, ServerEvent{At: at(9600), Server: "warm", Start: true, ID: idE, Client: "host"},
+		ServerEvent{At: at(9700), Server: "warm", ID: idC, Reason: "idle"})
+	in.Journal = append(in.Journal, seen(9810, health.EvSessionLost, "warm", idC, journal.Record{Incident: true, Detail: "lost L"}),
+		seen(9811, health.EvRecovered, "warm", idC, journal.Record{Detail: "back R"}))
+	in.Notes = []Note{note(9820, "warm: session lost — x", "lost L"), note(9821, "warm recovered in 600ms", "back R"),
+		note(9822, "warm: session lost — x", "lost L"), note(9823, "warm recovered in 1ms", "back R")}
+	checkProblems(t, Evaluate(in), "")
+}

@@ -113,6 +113,13 @@ func aboutKind(about string) health.EventKind {
 // loss told late adds how it recovered, and is about a loss recovered by
 // then), and not journaled after it. -1: none.
 func noteRecord(j []Seen, idx journalIndex, n Note, server string, kind health.EventKind) int {
+	return noteRecordFree(j, idx, n, server, kind, nil)
+}
+
+// noteRecordFree is noteRecord preferring records no earlier notification
+// claimed: events held by a journal outage come out together in the same
+// words, and so do their bubbles, one each.
+func noteRecordFree(j []Seen, idx journalIndex, n Note, server string, kind health.EventKind, claimed map[int]bool) int {
 	best, bestCost := -1, time.Duration(0)
 	for _, i := range idx.byKind[kindKey(server, kind)] {
 		cost := n.At.Sub(j[i].At).Abs()
@@ -124,6 +131,9 @@ func noteRecord(j []Seen, idx journalIndex, n Note, server string, kind health.E
 		}
 		if strings.HasSuffix(n.Title, notify.HealedLossSuffix) && !recoveredBy(j, idx, i, n.At.Add(claimSlack)) {
 			cost += time.Minute // it says the loss has since recovered
+		}
+		if claimed[i] {
+			cost += 30 * time.Second
 		}
 		if best < 0 || cost < bestCost {
 			best, bestCost = i, cost

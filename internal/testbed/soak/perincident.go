@@ -33,7 +33,8 @@ type NoteFigures struct {
 
 // noteTally counts notifications per incident and per session.
 type noteTally struct {
-	outcome, healFailed, reminders []int // per incident
+	outcome, healFailed, reminders []int        // per incident
+	claimed                        map[int]bool // loss and recovered records a notification was matched to
 	atRisk                         map[string]int
 	atRiskOrder                    []string
 }
@@ -43,13 +44,14 @@ type noteTally struct {
 // not the timing of the soak's reads), and judges the bounds.
 func (r *Report) perIncident(in Input, idx journalIndex) {
 	n := len(idx.incidents)
-	t := noteTally{outcome: make([]int, n), healFailed: make([]int, n), reminders: make([]int, n), atRisk: map[string]int{}}
+	t := noteTally{outcome: make([]int, n), healFailed: make([]int, n), reminders: make([]int, n), atRisk: map[string]int{}, claimed: map[int]bool{}}
 	ends := endsSeen(in.Journal)
 	for _, note := range in.Notes {
 		server, about := noteKind(note.Title, in.Servers)
 		switch about {
 		case notify.AboutLost, notify.AboutRecovered:
-			if i := noteRecord(in.Journal, idx, note, server, aboutKind(about)); i >= 0 && idx.openAt[i] >= 0 {
+			if i := noteRecordFree(in.Journal, idx, note, server, aboutKind(about), t.claimed); i >= 0 && idx.openAt[i] >= 0 {
+				t.claimed[i] = true
 				t.outcome[idx.openAt[i]]++
 			}
 		case notify.AboutHealFailed:
