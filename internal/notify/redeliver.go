@@ -18,7 +18,8 @@ type pendingNote struct {
 
 // undelivered finds what the previous run decided to say but, killed
 // between journaling the event and showing it, never showed: the loss of an
-// incident still open, or a recovery whose loss was shown. Runs before the
+// incident still open, or of one that recovered before its storm's summary
+// went out (told as recovered), or a recovery whose loss was shown. Runs before the
 // previous one count as delivered (they may predate "notified" records).
 func undelivered(recs []journal.Record) []Message {
 	prev := -1
@@ -46,10 +47,17 @@ func undelivered(recs []journal.Record) []Message {
 			case AboutLost:
 				lost[m.Server] = note
 			case AboutRecovered:
-				if l := lost[m.Server]; l != nil && l.shown {
-					recovered[m.Server] = note
+				l := lost[m.Server]
+				if l == nil || l.shown {
+					if l != nil {
+						recovered[m.Server] = note
+					}
+					delete(lost, m.Server)
+					continue
 				}
-				delete(lost, m.Server)
+				// Held for a summary a kill cut off, then recovered: still
+				// untold, now as a loss that has since recovered.
+				l.msg = healedLoss(l.msg, r.Took)
 			}
 		}
 	}

@@ -35,7 +35,8 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 		{"recovery never shown", []journal.Record{started(0), lostRec(1), shown(1, AboutLost), recRec(3)},
 			[]string{"mem recovered in 2s"}},
 		{"recovery shown", []journal.Record{started(0), lostRec(1), shown(1, AboutLost), recRec(3), shown(3, AboutRecovered)}, nil},
-		{"a loss never shown that recovered is no news", []journal.Record{started(0), lostRec(1), recRec(3)}, nil},
+		{"a loss never shown that recovered: told once, as recovered", []journal.Record{started(0), lostRec(1), recRec(3)},
+			[]string{"mem: session lost — since recovered"}},
 		{"runs before the last are taken as delivered", []journal.Record{started(0), lostRec(1), started(5), recRec(6), shown(6, AboutRecovered)}, nil},
 		{"a journal from before runs were told apart", []journal.Record{lostRec(1)}, nil},
 	}
