@@ -66,7 +66,7 @@ store = %q
 // startProc starts the daemon binary with its journal fault file set.
 func (r faultRig) startProc(t *testing.T) *daemontest.Proc {
 	t.Helper()
-	cmd := daemonCmd("--config", r.cfg, "--state-dir", r.state)
+	cmd := daemonCmdHome(t, "--config", r.cfg, "--state-dir", r.state)
 	cmd.Env = append(cmd.Env, daemon.JournalFaultEnv+"="+r.fault)
 	return daemontest.Start(t, cmd, r.state)
 }

@@ -73,7 +73,7 @@ func TestWithoutKeepWarmTheLossIsJournaledWithinASecond(t *testing.T) {
 
 func TestSessionOfAnExitedHostIsNotKeptWarm(t *testing.T) {
 	t.Parallel()
-	token := fmt.Sprintf("standin-dsh-%d", time.Now().UnixNano())
+	token := standInToken(t)
 	host := startStandInHost(t, token)
 	srv, cfg, state := daemontest.KeepWarmSetup(t, true, token)
 	startDaemon(t, cfg, state)

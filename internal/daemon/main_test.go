@@ -2,6 +2,8 @@ package daemon_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -81,17 +83,39 @@ func daemonCmd(args ...string) *exec.Cmd {
 	return cmd
 }
 
+// daemonCmdHome is daemonCmd with its own HOME, so that the daemon reads no
+// client beacons but those of its own test.
+func daemonCmdHome(t *testing.T, args ...string) *exec.Cmd {
+	cmd := daemonCmd(args...)
+	cmd.Env = append(cmd.Env, "HOME="+t.TempDir())
+	return cmd
+}
+
 // startDaemonProc runs the daemon as a process of its own and waits until
 // it is ready; the test's cleanup stops it.
 func startDaemonProc(t *testing.T, configPath, stateDir string) *daemontest.Proc {
 	t.Helper()
-	return daemontest.Start(t, daemonCmd("--config", configPath, "--state-dir", stateDir), stateDir)
+	return daemontest.Start(t, daemonCmdHome(t, "--config", configPath, "--state-dir", stateDir), stateDir)
 }
 
 // standInPrefix as the first argument makes the test binary a stand-in
 // MCP host process that runs until SIGTERM; the process watcher finds it
 // by the rest of that argument.
 const standInPrefix = "standin-"
+
+// standInToken is a fresh name for a stand-in host, 15 bytes long: the
+// kernel keeps a process's name (comm) to 15 bytes and the watcher lets a
+// 15-byte comm match a longer name it begins, so a longer token would let
+// one test's restarted host (run through a symlink of that name) pass for
+// another test's host.
+func standInToken(t *testing.T) string {
+	t.Helper()
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	return standInPrefix + hex.EncodeToString(b[:])[:7]
+}
 
 // asListener makes the test binary a process that serves a loopback port
 // (printed on stdout) until it is killed: a server to follow by its port.

@@ -17,7 +17,7 @@ import (
 func ladderSetup(t *testing.T, restart []string) (cfg, state, store, hostLog, token string) {
 	t.Helper()
 	dir := t.TempDir()
-	token = fmt.Sprintf("standin-dsh-%d", time.Now().UnixNano())
+	token = standInToken(t)
 	store = filepath.Join(dir, "mcp-sessions.json")
 	hostLog = filepath.Join(dir, "dsh.log")
 	writeSessions(t, store, "host-session-00000001")

@@ -45,8 +45,8 @@ type Options struct {
 	// better than an inspection of host.client_module can (a client that
 	// is not a JS module, such as the demo's). Zero: inspect every minute.
 	Patch *healer.PatchState
-	// Home is where the client's recovery triggers are written. Zero: the
-	// user's home directory.
+	// Home is where the client's beacons are read and its recovery
+	// triggers written. Zero: the user's home directory.
 	Home string
 	// Send shows one notification. Zero: the desktop's notification service.
 	Send func(title, body string) error

@@ -44,6 +44,9 @@ func startDaemonOpts(t *testing.T, configPath, stateDir string, opts daemon.Opti
 		t.Fatal(err)
 	}
 	before := len(daemontest.Journal(t, stateDir, "started"))
+	if opts.Home == "" {
+		opts.Home = t.TempDir() // no beacons but this test's own
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	// Large enough to keep all of the daemon's log.
 	s := &served{cancel: cancel, done: make(chan struct{}), log: &tailbuf.Buffer{Max: 64 << 20}}
