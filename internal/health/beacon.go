@@ -35,6 +35,14 @@ func (m *Model) beacon(sig Signal, now time.Time) []Event {
 	return evs
 }
 
+// beaconSpeaks reports whether the live beacon is the host's word: its
+// writer is the host process the watcher found, or either is unknown. A
+// killed host's beacon, read before it was swept, says nothing of the next
+// host (soak run 10: its session was pinged for the new host).
+func (m *Model) beaconSpeaks() bool {
+	return m.beaconLive && (m.beaconPID == 0 || !m.host.running || m.host.pid == 0 || m.beaconPID == m.host.pid)
+}
+
 // heldChanged judges one server's beacon entry against the previous one. A
 // connected session that the client now reports reconnecting or down is
 // lost (the client itself says so); a different connected session while an
@@ -115,7 +123,7 @@ func (s *server) heldTarget(now time.Time) (WarmTarget, bool) {
 
 // source says where the judgement of s's host session comes from.
 func (m *Model) source(s *server) IdentitySource {
-	if m.beaconLive {
+	if m.beaconSpeaks() {
 		return SourceBeacon
 	}
 	return SourceInferred

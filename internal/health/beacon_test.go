@@ -216,3 +216,32 @@ func TestServerRestartEndsAreLosses(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// Soak run 10: a host killed a moment after it started left its beacon on
+// disk (and, not yet reaped, looked alive); read while no host ran, it was
+// taken for the host's word, and when the next host came up before its own
+// beacon, the old host's session was pinged. A beacon speaks for the host
+// only when its writer is the host process.
+func TestAnotherProcessBeaconDoesNotSpeakForTheHost(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(10 * time.Minute)
+	old := sess("held-session-0001", hostClient, t0, t0)
+	m.Apply(snap(old), t0)
+	m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Second)}, t0)
+	m.Apply(Signal{Kind: SigHostDown}, t0.Add(time.Second))
+	m.Apply(Signal{Kind: SigBeacon, PID: 42, Held: map[string]Held{srv: {Session: old.ID, Connected: true, Since: t0}}},
+		t0.Add(1100*time.Millisecond))
+	m.Apply(Signal{Kind: SigHostUp, PID: 43, Started: t0.Add(1500 * time.Millisecond)}, t0.Add(2*time.Second))
+	if got := m.WarmTargets(t0.Add(3 * time.Second)); len(got) != 0 {
+		t.Fatalf("the old host's session kept warm for the new host: %+v", got)
+	}
+	if src := m.Status(t0.Add(3 * time.Second)).Servers[0].Source; src == SourceBeacon {
+		t.Fatalf("source %q: another process's beacon spoke for the host", src)
+	}
+	// The new host's own beacon speaks again.
+	m.Apply(Signal{Kind: SigBeacon, PID: 43, Held: map[string]Held{srv: {Session: "held-session-0002", Connected: true,
+		Since: t0.Add(2 * time.Second), LastRequest: t0.Add(2 * time.Second)}}}, t0.Add(3*time.Second))
+	if got := m.WarmTargets(t0.Add(4 * time.Second)); len(got) != 1 || got[0].SessionID != "held-session-0002" {
+		t.Fatalf("the new host's beacon: targets %+v", got)
+	}
+}

@@ -76,3 +76,21 @@ func TestSnapshotWhileServerGoneIsNoSurvival(t *testing.T) {
 		t.Fatalf("events %+v, want the host's session lost to the restart", evs)
 	}
 }
+
+// Soak run 10: the server's log ended a session and the store, written a
+// moment later, still listed it: the session was journaled new again, and
+// then expired a second time. A session ended by the server's own word
+// stays ended while the store catches up.
+func TestStoreLaggingTheServersWordIsNoNewSession(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(time.Hour)
+	host := sess("host-session-0001", hostClient, t0, t0)
+	m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Hour)}, t0)
+	m.Apply(snap(host), t0)
+	runSteps(t, m, []step{
+		{time.Second, Signal{Kind: SigSessionClosed, Server: srv, Session: host.ID, EndReason: EndIdle},
+			[]EventKind{EvSessionExpired, EvSessionLost}},
+		{time.Second + 20*time.Millisecond, snap(host), nil},
+		{time.Second + 60*time.Millisecond, snap(), nil},
+	})
+}

@@ -45,7 +45,7 @@ func (m *Model) WarmTargets(now time.Time) []WarmTarget {
 		if cur := m.currentSession(s); cur != nil {
 			out = append(out, WarmTarget{Server: name, SessionID: cur.id, Idle: s.idle(cur, now), Timeout: s.timeout(),
 				ActivityKnown: cur.knownActive})
-		} else if t, ok := s.heldTarget(now); ok && m.beaconLive {
+		} else if t, ok := s.heldTarget(now); ok && m.beaconSpeaks() {
 			out = append(out, t)
 		}
 	}

@@ -80,7 +80,7 @@ func (m *Model) currentSession(s *server) *session {
 	if !m.hostRunning() {
 		return nil
 	}
-	if m.beaconLive {
+	if m.beaconSpeaks() {
 		if s.held == nil || s.held.Session == "" {
 			return nil
 		}
@@ -124,7 +124,7 @@ func (m *Model) HostProcess() (pid int32, started time.Time, running bool) {
 // even before the store shows it, else the guessed current session's; ""
 // when none is known.
 func (m *Model) currentID(s *server) string {
-	if m.beaconLive && m.hostRunning() {
+	if m.beaconSpeaks() && m.hostRunning() {
 		if s.held == nil {
 			return ""
 		}

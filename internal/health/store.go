@@ -21,6 +21,9 @@ func (m *Model) storeSnapshot(s *server, sig Signal, now time.Time) []Event {
 			sess.update(st)
 			continue
 		}
+		if ended, ok := s.gone[st.ID]; ok && now.Sub(ended) < storeLag {
+			continue // ended a moment ago: the store has not caught up yet
+		}
 		sess := newSession(st, now)
 		s.sessions[st.ID] = sess
 		if !baseline {
@@ -162,6 +165,10 @@ func clientLabel(c string) string {
 	}
 	return c
 }
+
+// storeLag is how long a store may still list a session after its end was
+// judged (the server logs the end, then rewrites its store): not a new one.
+const storeLag = 10 * time.Second
 
 // goneMemory bounds how many ended ids a server remembers.
 const goneMemory = 64
