@@ -97,7 +97,14 @@ func run(t *testing.T, steps []step, restore []journal.Record) []string {
 	}
 	n := New(Options{Now: func() time.Time { return now }, Send: func(string, string) error { return nil }})
 	n.Restore(restore)
+	var titles []string
+	sendNow := func() { // a sender that keeps up
+		for _, m := range n.takePending() {
+			titles = append(titles, m.Title)
+		}
+	}
 	for _, s := range steps {
+		sendNow()
 		now = t0.Add(s.at)
 		switch {
 		case s.pause > 0:
@@ -110,10 +117,7 @@ func run(t *testing.T, steps []step, restore []journal.Record) []string {
 			n.Observe(e)
 		}
 	}
-	var titles []string
-	for _, m := range n.takePending() {
-		titles = append(titles, m.Title)
-	}
+	sendNow()
 	return titles
 }
 
@@ -191,11 +195,16 @@ func TestWithTimeout(t *testing.T) {
 	t.Parallel()
 	block := make(chan struct{})
 	defer close(block)
-	err := withTimeout(func() error { <-block; return nil }, 10*time.Millisecond)
+	err := withTimeout(t.Context(), func() error { <-block; return nil }, 10*time.Millisecond)
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
 	}
-	if err := withTimeout(func() error { return nil }, time.Minute); err != nil {
+	stopped, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := withTimeout(stopped, func() error { <-block; return nil }, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v at the stop, want context.Canceled", err)
+	}
+	if err := withTimeout(t.Context(), func() error { return nil }, time.Minute); err != nil {
 		t.Fatalf("err = %v", err)
 	}
 }

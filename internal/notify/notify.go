@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -69,7 +70,7 @@ type Notifier struct {
 	mu      sync.Mutex
 	st      state
 	pause   time.Time // quiet until then
-	pending []Message // queued, never dropped: each is one incident's news
+	pending queue     // decided, not yet shown
 }
 
 // New makes a Notifier. Nothing is sent until Run.
@@ -94,10 +95,12 @@ func New(opts Options) *Notifier {
 // beeep has no context and can hang on a broken daemon. The stuck call's
 // goroutine ends when beeep does.
 func BeeepSend(title, body string) error {
-	return withTimeout(func() error { return beeep.Notify(title, body, "dialog-information") }, sendTimeout)
+	return withTimeout(context.Background(), func() error { return beeep.Notify(title, body, "dialog-information") }, sendTimeout)
 }
 
-func withTimeout(f func() error, d time.Duration) error {
+// withTimeout runs f, giving up after d or when ctx ends; f's goroutine
+// ends when f does.
+func withTimeout(ctx context.Context, f func() error, d time.Duration) error {
 	done := make(chan error, 1)
 	go func() { done <- f() }()
 	t := time.NewTimer(d)
@@ -107,6 +110,8 @@ func withTimeout(f func() error, d time.Duration) error {
 		return err
 	case <-t.C:
 		return ErrTimeout
+	case <-ctx.Done():
+		return fmt.Errorf("notify: send abandoned at the stop: %w", ctx.Err())
 	}
 }
 
@@ -156,6 +161,7 @@ func (n *Notifier) Restore(recs []journal.Record) {
 			msgs = append(msgs, m)
 		}
 	}
+	msgs = n.st.spent(now, msgs)
 	n.mu.Unlock()
 	n.enqueue(msgs)
 }
@@ -176,8 +182,10 @@ func (n *Notifier) Tick() {
 // timer for a summary now held.
 func (n *Notifier) enqueue(msgs []Message) {
 	n.mu.Lock()
-	n.pending = append(n.pending, msgs...)
-	_, holds := n.st.nextFlush()
+	for _, m := range msgs {
+		n.pending.push(m)
+	}
+	_, holds := n.st.nextFlush(n.now())
 	n.mu.Unlock()
 	if len(msgs) > 0 || holds {
 		n.poke()
@@ -194,9 +202,7 @@ func (n *Notifier) poke() {
 func (n *Notifier) takePending() []Message {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	out := n.pending
-	n.pending = nil
-	return out
+	return n.pending.take()
 }
 
 // Run sends queued notifications, storm summaries when due, and
@@ -210,16 +216,47 @@ func (n *Notifier) Run(ctx context.Context) error {
 		n.armSummary(summary)
 		select {
 		case <-ctx.Done():
+			n.final()
 			return nil
 		case <-tick.C:
 			n.Tick()
 		case <-summary.C:
 			n.Tick()
 		case <-n.wake:
-			for _, m := range n.takePending() {
-				n.show(m)
-			}
+			n.showPending(ctx)
 		}
+	}
+}
+
+// showPending shows what is queued, until ctx ends: what it then leaves
+// unshown was journaled and is sent again by the next start (Restore).
+func (n *Notifier) showPending(ctx context.Context) {
+	for _, m := range n.takePending() {
+		if ctx.Err() != nil {
+			return
+		}
+		n.show(ctx, m)
+	}
+}
+
+// finalSend bounds the summaries shown at the stop: a stop is done within
+// two seconds, whatever is queued.
+const finalSend = time.Second
+
+// final shows, at the stop, the summaries of the storms still held, so
+// the end of a storm is not left untold until the next start.
+func (n *Notifier) final() {
+	n.mu.Lock()
+	now := n.now()
+	msgs := n.st.spent(now, n.st.flush(now, now.Before(n.pause), true))
+	n.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), finalSend)
+	defer cancel()
+	for _, m := range msgs {
+		if ctx.Err() != nil {
+			return
+		}
+		n.show(ctx, m)
 	}
 }
 
@@ -228,8 +265,8 @@ func (n *Notifier) Run(ctx context.Context) error {
 // ticker.
 func (n *Notifier) armSummary(t *time.Timer) {
 	n.mu.Lock()
-	when, ok := n.st.nextFlush()
 	now := n.now()
+	when, ok := n.st.nextFlush(now)
 	n.mu.Unlock()
 	if !ok {
 		t.Stop()
@@ -238,8 +275,8 @@ func (n *Notifier) armSummary(t *time.Timer) {
 	t.Reset(max(when.Sub(now), 0))
 }
 
-func (n *Notifier) show(m Message) {
-	if err := withTimeout(func() error { return n.send(m.Title, m.Body) }, sendTimeout); err != nil {
+func (n *Notifier) show(ctx context.Context, m Message) {
+	if err := withTimeout(ctx, func() error { return n.send(m.Title, m.Body) }, sendTimeout); err != nil {
 		n.log.Warn("notification not shown", "title", m.Title, "err", err)
 		return
 	}

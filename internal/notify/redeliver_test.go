@@ -37,6 +37,11 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 		{"recovery shown", []journal.Record{started(0), lostRec(1), shown(1, AboutLost), recRec(3), shown(3, AboutRecovered)}, nil},
 		{"a loss never shown that recovered: told once, as recovered", []journal.Record{started(0), lostRec(1), recRec(3)},
 			[]string{"mem: session lost — since recovered"}},
+		{"a held loss that recovered, then the next loss, both cut off: both told (soak run 10)",
+			[]journal.Record{started(0), lostRec(1), recRec(2), lostRec(4)},
+			[]string{"MCP watchdog: 2 more sessions lost: mem (2)"}},
+		{"two losses, the first shown: only the second", []journal.Record{started(0), lostRec(1), shown(1, AboutLost), recRec(2),
+			shown(2, AboutRecovered), lostRec(4)}, []string{"mem: session lost — the watchdog is healing it"}},
 		{"runs before the last are taken as delivered", []journal.Record{started(0), lostRec(1), started(5), recRec(6), shown(6, AboutRecovered)}, nil},
 		{"a journal from before runs were told apart", []journal.Record{lostRec(1)}, nil},
 	}
