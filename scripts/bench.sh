@@ -28,6 +28,9 @@ bench -mode idle -files 20 -servers 2 -duration "$IDLE"
 echo "bench: idle, 200 files and 50 servers, $IDLE" >&2
 bench -mode idle -files 200 -servers 50 -duration "$IDLE"
 
+echo "bench: a flood of 1M log lines, half loss lines, notifications on" >&2
+bench -mode flood -lines 1000000
+
 echo "bench: keep-warm over 200 idle timeouts of a 3 s server, with and without" >&2
 bench -mode keepwarm -samples 200 -servers 20
 

@@ -52,7 +52,8 @@ type daemon struct {
 	log         *slog.Logger
 	model       *health.Model
 	journal     *journal.Journal
-	jr          *journaler // writes to journal; holds events and acks while it fails
+	jr          *journaler    // writes to journal; holds events and acks while it fails
+	limit       *journalLimit // bounds the session events a flood may journal
 	follower    *follow.Follower
 	items       chan item // everything but log lines
 	lines       chan item // log lines: each carries a position to acknowledge
@@ -89,6 +90,7 @@ func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Jour
 	}
 	d := &daemon{cfg: cfg, stateDir: stateDir, log: opts.Logger, opts: opts, model: health.New(mc), journal: j,
 		items: make(chan item, 1024), lines: make(chan item, 1024), queries: make(chan query), hostLook: make(chan struct{}, 1),
+		limit:     newJournalLimit(),
 		knownHost: make(chan proc.Host, 1),
 		warm:      healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg), verified: map[string]time.Time{}}
 	d.clock = &wallClock{skewFile: opts.ClockSkewFile}
@@ -109,6 +111,9 @@ func (d *daemon) send(ctx context.Context, it item) bool { return sendTo(ctx, d.
 func (d *daemon) sendLine(ctx context.Context, it item) bool { return sendTo(ctx, d.lines, it) }
 
 func sendTo(ctx context.Context, ch chan<- item, it item) bool {
+	if ctx.Err() != nil {
+		return false // else a source with lines to spare wins half the races against the stop
+	}
 	select {
 	case ch <- it:
 		return true
@@ -157,6 +162,7 @@ func (d *daemon) loop(ctx context.Context) {
 				break
 			}
 			d.emit(d.model.Tick(now))
+			d.emit(d.limit.lifted(now))
 			d.saveTracked(false)
 			d.gauges(now)
 			d.noteHealth(now)
@@ -217,16 +223,29 @@ func (d *daemon) apply(ctx context.Context, sig health.Signal) {
 
 func (d *daemon) emit(evs []health.Event) {
 	for _, ev := range evs {
-		written := d.jr.write(ev)
-		d.log.Info(ev.Detail, "kind", ev.Kind, "server", ev.Server)
-		d.metrics.Observe(ev)
-		if written {
-			d.tell(ev)
+		ok, warnings := d.limit.admit(ev, ev.Time)
+		for _, w := range warnings {
+			d.record(w)
+		}
+		if ok {
+			d.record(ev)
+		} else {
+			d.metrics.Observe(ev) // counted all the same
 		}
 	}
 	if len(evs) > 0 {
 		d.gauges(d.now())
 		d.refreshFace()
+	}
+}
+
+// record journals ev and tells it.
+func (d *daemon) record(ev health.Event) {
+	written := d.jr.write(ev)
+	d.log.Info(ev.Detail, "kind", ev.Kind, "server", ev.Server)
+	d.metrics.Observe(ev)
+	if written {
+		d.tell(ev)
 	}
 }
 

@@ -202,10 +202,17 @@ func (d *daemon) startedEvent() health.Event {
 		Detail: fmt.Sprintf("watchdog %s started, watching %s and %d server(s)", d.opts.Version, d.cfg.Host.Name, len(names))}
 }
 
-// drain handles what the sources sent before they saw the cancellation, so
-// that nothing acknowledged is dropped, while they wind down.
+// drainFor bounds the drain: a stop is done within two seconds whatever
+// a flood left queued.
+const drainFor = time.Second
+
+// drain handles what the sources sent before they saw the cancellation,
+// while they wind down, for at most drainFor: log lines left are not
+// acknowledged, so the next start reads them again, and stores and
+// processes are looked at afresh then.
 func (d *daemon) drain(ctx context.Context) {
-	for {
+	deadline := time.Now().Add(drainFor)
+	for time.Now().Before(deadline) {
 		select {
 		case it := <-d.items:
 			d.handle(ctx, it)

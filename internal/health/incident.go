@@ -5,32 +5,64 @@ import (
 	"time"
 )
 
-// open starts an incident unless one is open: one loss, one event.
+// open starts an incident unless one is open: one loss, one event. A loss
+// told again while it is open is counted into it (lostAgain).
 func (s *server) open(now time.Time, sessionID, detail string) []Event {
 	if s.incident != nil {
+		s.lostAgain(now)
 		return nil
+	}
+	if s.flap.opened(now) {
+		return s.openFlapping(now, sessionID, detail)
 	}
 	s.incident = &incident{since: now, session: sessionID}
 	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sessionID, Detail: detail,
 		Incident: true}}
 }
 
-// recover closes the open incident, if any, with how long it lasted.
+// recover closes the open incident, if any, with how long it lasted; a
+// flapping one only counts the recovery (see flap).
 // newSession is the session the host uses now ("" when not known); callers
 // have made sure it differs from the lost one and that the server has it.
 func (s *server) recover(now time.Time, how, newSession string) []Event {
 	if s.incident == nil {
 		return nil
 	}
-	took := now.Sub(s.incident.since)
-	id, strategy := s.incident.session, s.incident.healing
+	if s.flap.on {
+		s.flapHealed(now)
+		return nil
+	}
+	return s.closeIncident(now, now, how, newSession, nil)
+}
+
+// closeIncident journals the end of the open incident at now, the session
+// having come back at healed; extra adds to the event's fields.
+func (s *server) closeIncident(now, healed time.Time, how, newSession string, extra map[string]any) []Event {
+	in := s.incident
+	took := healed.Sub(in.since)
+	strategy := in.healing
 	if strategy == "" {
 		strategy = StrategyReconnect
 	}
 	s.incident = nil
-	return []Event{{Time: now, Kind: EvRecovered, Server: s.cfg.Name, Session: id, NewSession: newSession,
-		Took: took.Truncate(time.Millisecond), Strategy: strategy,
+	if in.repeats > 0 {
+		extra = withExtra(extra, map[string]any{"loss_reports": in.repeats + 1,
+			"last_loss_report": in.lastRepeat.UTC().Format(time.RFC3339Nano)})
+	}
+	return []Event{{Time: now, Kind: EvRecovered, Server: s.cfg.Name, Session: in.session, NewSession: newSession,
+		Took: took.Truncate(time.Millisecond), Strategy: strategy, Extra: extra,
 		Detail: fmt.Sprintf("%s recovered after %s: %s", s.cfg.Name, took.Round(time.Millisecond), how)}}
+}
+
+// withExtra adds add's fields to extra, making it when nil.
+func withExtra(extra, add map[string]any) map[string]any {
+	if extra == nil {
+		extra = make(map[string]any, len(add))
+	}
+	for k, v := range add {
+		extra[k] = v
+	}
+	return extra
 }
 
 // reconnected: a log line says the client reconnected, so the host
@@ -95,8 +127,30 @@ func (m *Model) unattributedLost(sig Signal, now time.Time) []Event {
 	if s := m.onlyStateful(); s != nil {
 		return m.logLost(s, sig, now)
 	}
-	return []Event{{Time: now, Kind: EvSessionLost, Session: sig.Session,
-		Detail: fmt.Sprintf("%s reports a lost MCP session but names no server: %s", m.cfg.HostName, sig.Detail)}}
+	u := &m.unplaced
+	if u.detail == sig.Detail && now.Sub(u.at) < unplacedQuiet {
+		u.repeats++ // a flood of one line is one event a minute
+		return nil
+	}
+	ev := Event{Time: now, Kind: EvSessionLost, Session: sig.Session,
+		Detail: fmt.Sprintf("%s reports a lost MCP session but names no server: %s", m.cfg.HostName, sig.Detail)}
+	if u.repeats > 0 {
+		ev.Extra = map[string]any{"repeats_before": u.repeats}
+		ev.Detail += fmt.Sprintf(" (the line before it came %d more times after it was journaled)", u.repeats)
+	}
+	*u = unplacedLoss{detail: sig.Detail, at: now}
+	return []Event{ev}
+}
+
+// unplacedQuiet: the same host-log loss naming no server is journaled at
+// most once within it; the repeats are counted into the next one.
+const unplacedQuiet = time.Minute
+
+// unplacedLoss is the last loss journaled against no server.
+type unplacedLoss struct {
+	detail  string
+	at      time.Time
+	repeats int // the same line since, not journaled
 }
 
 func (m *Model) failingServer() *server {

@@ -31,7 +31,8 @@ type Model struct {
 	beaconLive bool
 	beaconPID  int32 // the live beacon's writer: another one is a new client
 	servers    map[string]*server
-	order      []string // servers in config order, for stable output
+	order      []string     // servers in config order, for stable output
+	unplaced   unplacedLoss // the last host-log loss that named no server
 }
 
 type hostState struct {
@@ -61,6 +62,7 @@ type server struct {
 	// serverStarted is when the process serving the port started, as of the
 	// last snapshot; restartAt is when it was last seen to restart.
 	serverStarted, restartAt time.Time
+	flap                     flap // how often its incidents open
 }
 
 type session struct {
@@ -82,6 +84,10 @@ type incident struct {
 	// candidate is a new session the client holds that must answer a ping
 	// before it counts as the recovery.
 	candidate string
+	// repeats counts the losses told again while it was open; lastRepeat
+	// is the latest.
+	repeats    int
+	lastRepeat time.Time
 }
 
 // differs reports whether session id, created at created (zero: unknown),
@@ -194,7 +200,7 @@ func (m *Model) Tick(now time.Time) []Event {
 
 func (m *Model) tickServer(s *server, now time.Time) []Event {
 	cur := m.currentSession(s)
-	evs := s.healOverdue(now)
+	evs := append(s.healOverdue(now), s.flapOver(now)...)
 	for _, sess := range s.sessions {
 		risky := s.atRisk(sess, now)
 		if risky == sess.atRisk {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 
 type bench struct {
 	bin, dir string
+	stderr   io.Writer // the daemons' stderr; nil: this process's
 }
 
 type daemon struct {
@@ -36,6 +38,9 @@ func (b *bench) start(ctx context.Context, config string) (*daemon, error) {
 	cmd := exec.CommandContext(ctx, b.bin, "run", "--headless", "--config", cfg, "--state-dir", state)
 	cmd.Env = append(os.Environ(), "WATCHDOG_LOG=warn")
 	cmd.Stderr = os.Stderr
+	if b.stderr != nil {
+		cmd.Stderr = b.stderr
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

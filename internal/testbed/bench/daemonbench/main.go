@@ -22,11 +22,12 @@ func main() {
 
 func run(ctx context.Context) int {
 	bin := flag.String("watchdog", "bin/watchdog", "the watchdog binary")
-	mode := flag.String("mode", "latency", "latency | store | idle | keepwarm")
+	mode := flag.String("mode", "latency", "latency | store | idle | keepwarm | flood")
 	samples := flag.Int("samples", 1000, "samples for latency modes")
 	files := flag.Int("files", 20, "followed log files (idle)")
 	servers := flag.Int("servers", 2, "servers (idle)")
 	dur := flag.Duration("duration", 60*time.Second, "measurement window (idle)")
+	lines := flag.Int("lines", 1000000, "log lines (flood)")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "daemonbench")
 	if err != nil {
@@ -44,6 +45,8 @@ func run(ctx context.Context) int {
 		err = b.idle(ctx, *files, *servers, *dur)
 	case "keepwarm":
 		err = b.keepWarm(ctx, *samples, *servers)
+	case "flood":
+		err = b.flood(ctx, *lines)
 	default:
 		err = fmt.Errorf("unknown mode %q", *mode)
 	}

@@ -1,0 +1,66 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+)
+
+// Issue 15: a store or log that names a new session every time could
+// rotate the journal's history away. Past the burst, session events are
+// counted, with a warning when the limit engages and one when it lifts;
+// incidents are never held back.
+func TestJournalLimitCountsAFloodOfSessionEvents(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	l := newJournalLimit()
+	journaled, warnings := 0, 0
+	for i := range 10000 {
+		at := t0.Add(time.Duration(i) * time.Millisecond) // 10 s of 1,000 a second
+		ev := health.Event{Time: at, Kind: health.EvSessionNew, Server: "mem", Session: fmt.Sprintf("s-%06d", i)}
+		ok, warn := l.admit(ev, at)
+		warnings += len(warn)
+		if ok {
+			journaled++
+		}
+		incident := health.Event{Time: at, Kind: health.EvSessionLost, Server: "mem", Incident: true}
+		if ok, _ := l.admit(incident, at); !ok {
+			t.Fatal("an incident was held back by the limit")
+		}
+	}
+	if journaled > limitBurst+11 || journaled < limitBurst {
+		t.Fatalf("journaled %d of 10000 in 10 s, want the burst (%d) and 1 a second", journaled, limitBurst)
+	}
+	if warnings != 1 {
+		t.Fatalf("%d warnings as the limit engaged, want 1", warnings)
+	}
+	if lifted := l.lifted(t0.Add(time.Minute)); len(lifted) != 0 {
+		t.Fatalf("lifted before the bucket refilled: %+v", lifted)
+	}
+	lifted := l.lifted(t0.Add(time.Hour))
+	if len(lifted) != 1 || !strings.Contains(lifted[0].Detail, fmt.Sprintf("session_new %d", 10000-journaled)) {
+		t.Fatalf("lifted %+v, want one warning counting %d session_new", lifted, 10000-journaled)
+	}
+	if again := l.lifted(t0.Add(2 * time.Hour)); len(again) != 0 {
+		t.Fatalf("lifted twice: %+v", again)
+	}
+}
+
+// Issue 15, measured: SIGTERM closed the socket, but the daemon went on
+// draining a flood, because a source with lines to spare won half its
+// races against the stop. Once stopped, nothing more is taken in.
+func TestNothingIsSentAfterTheStop(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	ch := make(chan item, 1000)
+	for range 1000 {
+		if sendTo(ctx, ch, item{}) {
+			t.Fatal("an item was handed to the loop after the stop")
+		}
+	}
+}
