@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -74,10 +73,8 @@ func (r floodRig) flood(t *testing.T, n int) {
 func TestLogFloodIsOneFlappingIncident(t *testing.T) {
 	t.Parallel()
 	r := newFloodRig(t)
-	var mu sync.Mutex
-	var titles []string
-	send := func(title, _ string) error { mu.Lock(); defer mu.Unlock(); titles = append(titles, title); return nil }
-	d := startDaemonOpts(t, r.cfg, r.state, daemon.Options{Send: send})
+	var shown shownTitles
+	d := startDaemonOpts(t, r.cfg, r.state, daemon.Options{Send: shown.send})
 	const pairs = 5000
 	r.flood(t, pairs)
 	daemontest.AppendLine(t, r.log, floodEnd)
@@ -95,8 +92,7 @@ func TestLogFloodIsOneFlappingIncident(t *testing.T) {
 	if started := daemontest.Journal(t, r.state, "started"); len(started) != 1 {
 		t.Fatalf("started records: %d", len(started))
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	titles := shown.all()
 	if len(titles) > 20 {
 		t.Fatalf("%d bubbles for one flood: %q", len(titles), titles)
 	}

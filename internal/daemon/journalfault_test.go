@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -314,21 +313,18 @@ func TestSessionBornAndGoneInAnOutageIsJudged(t *testing.T) {
 func TestNoBubbleBeforeItsEventIsJournaled(t *testing.T) {
 	t.Parallel()
 	r := newFaultRig(t)
-	var mu sync.Mutex
-	var titles []string
-	shown := func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(titles) }
-	send := func(title, _ string) error { mu.Lock(); defer mu.Unlock(); titles = append(titles, title); return nil }
-	d := startDaemonOpts(t, r.cfg, r.state, daemon.Options{JournalFaultFile: r.fault, Send: send})
+	var shown shownTitles
+	d := startDaemonOpts(t, r.cfg, r.state, daemon.Options{JournalFaultFile: r.fault, Send: shown.send})
 	r.faultOn(t)
 	lossEnd := r.appendLoss(t)
 	r.unjournaledLoss(t, lossEnd)
-	if got := shown(); len(got) != 0 {
+	if got := shown.all(); len(got) != 0 {
 		t.Fatalf("shown while the loss is not journaled: %q", got)
 	}
 	r.faultOff(t)
 	daemontest.WaitEvent(t, r.state, "session_lost", 1, 15*time.Second)
 	daemontest.WaitFor(t, 10*time.Second, "the loss told once journaled", func() bool {
-		return slices.ContainsFunc(shown(), func(s string) bool { return strings.Contains(s, "session lost") })
+		return slices.ContainsFunc(shown.all(), func(s string) bool { return strings.Contains(s, "session lost") })
 	})
 	d.stop(t)
 }

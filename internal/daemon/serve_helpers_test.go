@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,4 +92,24 @@ func status(t *testing.T, stateDir string) map[string]any {
 		t.Fatalf("status: %v: %s", err, raw)
 	}
 	return st
+}
+
+// shownTitles records the titles of the notifications a daemon shows
+// (daemon.Options.Send).
+type shownTitles struct {
+	mu     sync.Mutex
+	titles []string
+}
+
+func (s *shownTitles) send(title, _ string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.titles = append(s.titles, title)
+	return nil
+}
+
+func (s *shownTitles) all() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.titles)
 }

@@ -8,9 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 )
 
 // Goals of the flood row (issue 15).
@@ -33,8 +34,8 @@ func (b *bench) flood(ctx context.Context, lines int) error {
 	}
 	cfg := strings.Replace(hostTable, "notify = false", "notify = true", 1) +
 		serverTable("mem", "http://127.0.0.1:9/mcp", []string{log}, "")
-	var stderr lockedBuffer
-	b.stderr = &stderr
+	stderr := &tailbuf.Buffer{Max: 256 << 20}
+	b.stderr = stderr
 	defer func() { b.stderr = nil }()
 	var stops []time.Duration
 	peak := int64(0)
@@ -138,23 +139,4 @@ func (b *bench) floodRow(lines int, peakKB int64, stops []time.Duration, stderr 
 		lines, len(stops), float64(peakKB)/1024, len(recs), firstKept, len(rotated), bubbles, ms(slowest),
 		floodRSSGoalMB, floodBubblesGoal, floodStopGoal, verdict(ok))
 	return nil
-}
-
-// lockedBuffer collects the daemons' stderr (written by exec's copying
-// goroutines).
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
