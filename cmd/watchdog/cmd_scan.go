@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 	"github.com/mcpwatchdog/watchdog/monitor/classify"
 )
 
@@ -35,7 +36,7 @@ func cmdScan(ctx context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	if scanErr != nil {
-		fmt.Fprintf(c.stderr, "watchdog scan: %v\n", scanErr)
+		fmt.Fprintf(c.stderr, "watchdog scan: %s\n", textsafe.Escape(scanErr.Error())) // file names as given
 		return exitFailed
 	}
 	return exitOK
