@@ -8,11 +8,14 @@ import (
 	"os"
 
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 	"github.com/mcpwatchdog/watchdog/monitor/probe"
 )
 
 // cmdProbe classifies one MCP endpoint. Headers and allow_insecure come
-// from the config's server with the same URL, if there is one.
+// from the config's server with the same URL, if there is one. It exits 1
+// when the endpoint could not be classified, including when nothing it
+// sent was a JSON-RPC answer (probe.ErrNoAnswer).
 func cmdProbe(ctx context.Context, c cli, args []string) int {
 	var co common
 	fs := newFlagSet("probe", c, &co)
@@ -42,8 +45,8 @@ func cmdProbe(ctx context.Context, c cli, args []string) int {
 	client, err := mcphttp.New(opts)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog probe: %v\n", err)
-		if errors.Is(err, mcphttp.ErrInsecure) {
-			return exitUsage
+		if errors.Is(err, mcphttp.ErrInsecure) || errors.Is(err, mcphttp.ErrInvalidURL) {
+			return exitUsage // the URL given is wrong: bad usage
 		}
 		return exitFailed
 	}
@@ -56,7 +59,8 @@ func cmdProbe(ctx context.Context, c cli, args []string) int {
 		_ = rep.WriteText(c.stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "watchdog probe: %v\n", err)
+		// The error may quote what the server sent (probe.ErrNoAnswer).
+		fmt.Fprintf(c.stderr, "watchdog probe: %s\n", textsafe.Escape(err.Error()))
 		return exitFailed
 	}
 	return exitOK
