@@ -40,7 +40,8 @@ type FileSummary struct {
 type Finding struct {
 	File string
 	Line int64 // 1-based
-	// Match.Session is masked.
+	// Match.Session is masked. When Classify named no session, it is the
+	// first id display masking hides ("Session not found: X"), if any.
 	Match Match
 	// Text is the line, session ids masked, cut to about MaxText bytes,
 	// with control and bidi characters escaped (textsafe.Escape).
