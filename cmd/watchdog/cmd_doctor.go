@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -68,9 +67,7 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 		doctorServer(ctx, rep, s)
 	}
 	if co.json {
-		enc := json.NewEncoder(c.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(rep)
+		_ = writeJSON(c.stdout, rep)
 	} else {
 		writeDoctor(c.stdout, rep)
 	}

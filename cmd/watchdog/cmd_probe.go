@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -52,9 +51,7 @@ func cmdProbe(ctx context.Context, c cli, args []string) int {
 	}
 	rep, err := probe.Run(ctx, client)
 	if co.json {
-		enc := json.NewEncoder(c.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(rep)
+		_ = writeJSON(c.stdout, rep)
 	} else {
 		_ = rep.WriteText(c.stdout)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
@@ -25,9 +24,7 @@ func cmdScan(ctx context.Context, c cli, args []string) int {
 	}
 	rep, scanErr := classify.Scan(ctx, files, nil)
 	if co.json {
-		enc := json.NewEncoder(c.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(c.stdout, rep); err != nil {
 			fmt.Fprintf(c.stderr, "watchdog scan: %v\n", err)
 			return exitFailed
 		}

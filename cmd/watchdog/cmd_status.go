@@ -39,7 +39,7 @@ func cmdStatus(ctx context.Context, c cli, args []string) int {
 		return controlFailure(c, err)
 	}
 	if co.json {
-		fmt.Fprintln(c.stdout, string(raw))
+		writeRawJSON(c.stdout, raw)
 		return exitOK
 	}
 	var st health.Status
@@ -79,7 +79,7 @@ func cmdHeal(ctx context.Context, c cli, args []string) int {
 	if err != nil {
 		return controlFailure(c, err)
 	}
-	fmt.Fprintln(c.stdout, string(raw))
+	writeRawJSON(c.stdout, raw)
 	return exitOK
 }
 

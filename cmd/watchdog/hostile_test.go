@@ -113,6 +113,8 @@ func TestSecurityStatusEscapesOutsideText(t *testing.T) {
 		}
 	}
 
+	_, rawJSON, _ := runWatchdog(t, "status", "--json", "--config", cfg, "--state-dir", state)
+	rawTerminal(t, "status --json", rawJSON) // the true name, with \u escapes where JSON leaves bidi raw
 	_, sessions := daemontest.ServerState(st, "mem")
 	masks := map[string]bool{}
 	trueName := false

@@ -144,6 +144,7 @@ func TestProbeEscapesServerName(t *testing.T) {
 	var rep struct {
 		ServerName string `json:"server_name"`
 	}
+	rawTerminal(t, "probe --json", out)
 	if err := json.Unmarshal([]byte(out), &rep); code != exitOK || err != nil || rep.ServerName != name {
 		t.Errorf("probe --json: exit %d, %v, server_name %q; want the true name; stderr %s", code, err, rep.ServerName, stderr)
 	}

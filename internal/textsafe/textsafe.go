@@ -106,3 +106,50 @@ func writeByte(b *strings.Builder, c byte) {
 	b.WriteByte(hex[c>>4])
 	b.WriteByte(hex[c&0xf])
 }
+
+// JSON returns the JSON document b with every character Escape would show
+// escaped that encoding/json leaves raw (DEL, C1 controls, bidi controls)
+// written as a \uNNNN escape instead: the same JSON value, which a
+// terminal shows without reordering or acting on it. Such characters can
+// only stand inside JSON strings, where \uNNNN means the same character;
+// structural whitespace (tab, newline) is left alone. b is returned as is
+// when it holds none.
+func JSON(b []byte) []byte {
+	i := firstUnsafeJSON(b)
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	out = append(out, b[:i]...)
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
+		if r >= 0x7f && Unsafe(r) { // invalid UTF-8 decodes to U+FFFD: kept as it is
+			h := strconv.FormatInt(int64(r), 16)
+			out = append(out, `\u`...)
+			out = append(out, strings.Repeat("0", 4-len(h))...)
+			out = append(out, h...)
+		} else {
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
+}
+
+func firstUnsafeJSON(b []byte) int {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			if b[i] == 0x7f {
+				return i
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r >= 0x7f && Unsafe(r) {
+			return i
+		}
+		i += n
+	}
+	return -1
+}

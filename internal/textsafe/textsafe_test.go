@@ -1,6 +1,7 @@
 package textsafe
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -61,4 +62,32 @@ func FuzzEscape(f *testing.F) {
 			t.Fatalf("Escape(%q) = %q lost text", s, got)
 		}
 	})
+}
+
+// TestJSON: a JSON document keeps its value, and no bidi or C1 control
+// stands raw in it; structural whitespace is left alone.
+func TestJSON(t *testing.T) {
+	t.Parallel()
+	name := "evil\u202eexe\u0085\x7f\x1b[2J\u2066é日"
+	doc, err := json.MarshalIndent(map[string]any{"client": name, "n": 1}, "", "\t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := JSON(doc)
+	var back map[string]any
+	if err := json.Unmarshal(got, &back); err != nil || back["client"] != name {
+		t.Fatalf("JSON(%s) = %s: decodes to %q, %v", doc, got, back["client"], err)
+	}
+	for _, r := range string(got) {
+		if r != '\n' && r != '\t' && Unsafe(r) {
+			t.Errorf("JSON(%s) = %s keeps %U", doc, got, r)
+		}
+	}
+	if !strings.Contains(string(got), `\u202e`) || !strings.Contains(string(got), "é日") || !strings.Contains(string(got), "\n\t") {
+		t.Errorf("JSON = %s", got)
+	}
+	plain := []byte(`{"a": "b"}`)
+	if out := JSON(plain); &out[0] != &plain[0] {
+		t.Error("a clean document is copied")
+	}
 }
