@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 	"github.com/mcpwatchdog/watchdog/monitor/store"
 )
 
@@ -66,9 +67,7 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 		doctorServer(ctx, rep, s)
 	}
 	if co.json {
-		enc := json.NewEncoder(c.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(rep)
+		_ = writeJSON(c.stdout, rep)
 	} else {
 		writeDoctor(c.stdout, rep)
 	}
@@ -138,15 +137,19 @@ func livenessFinding(ctx context.Context, name string, s config.Server) finding 
 	cl := mcphttp.Classify(resp, err)
 	switch cl.Verdict {
 	case mcphttp.Down:
-		return finding{Check: name, Detail: fmt.Sprintf("%s does not answer: %s", s.URL, cl.Reason), Fix: "start the server, or fix its url"}
+		return finding{Check: name, Detail: fmt.Sprintf("%s does not answer: %s", mask.URL(s.URL), cl.Reason), Fix: "start the server, or fix its url"}
 	case mcphttp.Auth:
 		return finding{Check: name, Detail: cl.Reason, Fix: "set the server's headers in the config"}
 	}
-	return finding{Check: name, OK: true, Detail: fmt.Sprintf("%s answers (%s); `watchdog probe %s` tells more", s.URL, cl.Verdict, s.URL)}
+	shown := mask.URL(s.URL) // a query token is not shown
+	return finding{Check: name, OK: true, Detail: fmt.Sprintf("%s answers (%s); `watchdog probe %s` tells more", shown, cl.Verdict, shown)}
 }
 
+// writeDoctor prints the report for people; findings quote paths, file
+// contents and what servers said, so each is escaped (textsafe.Escape).
 func writeDoctor(w io.Writer, rep *doctorReport) {
-	fmt.Fprintf(w, "config: %s\nstate dir: %s\n", rep.Config, rep.StateDir)
+	esc := textsafe.Escape
+	fmt.Fprintf(w, "config: %s\nstate dir: %s\n", esc(rep.Config), esc(rep.StateDir))
 	for _, f := range rep.Findings {
 		mark := "ok  "
 		if !f.OK {
@@ -155,9 +158,9 @@ func writeDoctor(w io.Writer, rep *doctorReport) {
 				mark = "FIX "
 			}
 		}
-		fmt.Fprintf(w, "%s%s: %s\n", mark, f.Check, f.Detail)
+		fmt.Fprintf(w, "%s%s: %s\n", mark, esc(f.Check), esc(f.Detail))
 		if f.Problem {
-			fmt.Fprintf(w, "      fix: %s\n", f.Fix)
+			fmt.Fprintf(w, "      fix: %s\n", esc(f.Fix))
 		}
 	}
 	fmt.Fprintf(w, "%d problem(s)\n", rep.Problems)

@@ -2,17 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 	"github.com/mcpwatchdog/watchdog/monitor/probe"
 )
 
 // cmdProbe classifies one MCP endpoint. Headers and allow_insecure come
-// from the config's server with the same URL, if there is one.
+// from the config's server with the same URL, if there is one. It exits 1
+// when the endpoint could not be classified, including when nothing it
+// sent was a JSON-RPC answer (probe.ErrNoAnswer).
 func cmdProbe(ctx context.Context, c cli, args []string) int {
 	var co common
 	fs := newFlagSet("probe", c, &co)
@@ -42,21 +44,20 @@ func cmdProbe(ctx context.Context, c cli, args []string) int {
 	client, err := mcphttp.New(opts)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog probe: %v\n", err)
-		if errors.Is(err, mcphttp.ErrInsecure) {
-			return exitUsage
+		if errors.Is(err, mcphttp.ErrInsecure) || errors.Is(err, mcphttp.ErrInvalidURL) {
+			return exitUsage // the URL given is wrong: bad usage
 		}
 		return exitFailed
 	}
 	rep, err := probe.Run(ctx, client)
 	if co.json {
-		enc := json.NewEncoder(c.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(rep)
+		_ = writeJSON(c.stdout, rep)
 	} else {
 		_ = rep.WriteText(c.stdout)
 	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "watchdog probe: %v\n", err)
+		// The error may quote what the server sent (probe.ErrNoAnswer).
+		fmt.Fprintf(c.stderr, "watchdog probe: %s\n", textsafe.Escape(err.Error()))
 		return exitFailed
 	}
 	return exitOK

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 	"github.com/mcpwatchdog/watchdog/monitor/classify"
 )
 
@@ -24,9 +24,7 @@ func cmdScan(ctx context.Context, c cli, args []string) int {
 	}
 	rep, scanErr := classify.Scan(ctx, files, nil)
 	if co.json {
-		enc := json.NewEncoder(c.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := writeJSON(c.stdout, rep); err != nil {
 			fmt.Fprintf(c.stderr, "watchdog scan: %v\n", err)
 			return exitFailed
 		}
@@ -35,7 +33,7 @@ func cmdScan(ctx context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	if scanErr != nil {
-		fmt.Fprintf(c.stderr, "watchdog scan: %v\n", scanErr)
+		fmt.Fprintf(c.stderr, "watchdog scan: %s\n", textsafe.Escape(scanErr.Error())) // file names as given
 		return exitFailed
 	}
 	return exitOK

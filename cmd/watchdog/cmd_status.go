@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
 const controlTimeout = 5 * time.Second
@@ -28,12 +31,15 @@ func cmdStatus(ctx context.Context, c cli, args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
 	defer cancel()
+	if code := checkStateDir(c, stateDir); code != exitOK {
+		return code
+	}
 	raw, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
 	if err != nil {
 		return controlFailure(c, err)
 	}
 	if co.json {
-		fmt.Fprintln(c.stdout, string(raw))
+		writeRawJSON(c.stdout, raw)
 		return exitOK
 	}
 	var st health.Status
@@ -64,18 +70,55 @@ func cmdHeal(ctx context.Context, c cli, args []string) int {
 	if len(pos) == 1 {
 		server = pos[0]
 	}
+	if code := checkStateDir(c, stateDir); code != exitOK {
+		return code
+	}
 	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
 	defer cancel()
 	raw, err := control.Dial(daemon.SocketPath(stateDir)).Heal(ctx, server)
 	if err != nil {
 		return controlFailure(c, err)
 	}
-	fmt.Fprintln(c.stdout, string(raw))
+	writeRawJSON(c.stdout, raw)
 	return exitOK
 }
 
+// checkStateDir: a state dir that is missing or not a directory holds no
+// daemon's socket. That is "no daemon running" (exit 3), said plainly,
+// not a dial error (a file given as the state dir made it exit 1).
+func checkStateDir(c cli, stateDir string) int {
+	fi, err := os.Stat(stateDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(c.stderr, "watchdog: %v: the state directory %s does not exist, so no daemon runs there\n", control.ErrNoDaemon, textsafe.Escape(stateDir))
+	case err != nil:
+		fmt.Fprintf(c.stderr, "watchdog: %v: the state directory cannot be read: %s\n", control.ErrNoDaemon, textsafe.Escape(err.Error()))
+	case !fi.IsDir():
+		fmt.Fprintf(c.stderr, "watchdog: %v: the state directory %s is not a directory (it is a %s)\n", control.ErrNoDaemon, textsafe.Escape(stateDir), fileKind(fi.Mode()))
+	default:
+		return exitOK
+	}
+	fmt.Fprintln(c.stderr, "watchdog: start it with `watchdog run`, or pass the --state-dir the daemon uses")
+	return exitNoDaemon
+}
+
+// fileKind names what a path is, for a message.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "regular file"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return "file"
+}
+
 func controlFailure(c cli, err error) int {
-	fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
+	fmt.Fprintf(c.stderr, "watchdog: %s\n", textsafe.Escape(err.Error()))
 	switch {
 	case errors.Is(err, control.ErrNoDaemon):
 		fmt.Fprintln(c.stderr, "watchdog: start it with `watchdog run` (or check --state-dir)")
@@ -86,31 +129,39 @@ func controlFailure(c cli, err error) int {
 	return exitFailed
 }
 
+// writeStatus prints the status for people. Every string in it may come
+// from outside (a client picks its own name; ids come from stores), so
+// each is escaped (textsafe.Escape): no escape sequence, newline or bidi
+// control reaches the terminal. --json prints the document as the daemon
+// sent it: JSON escapes control characters itself.
 func writeStatus(w io.Writer, st health.Status) {
+	esc := textsafe.Escape
 	running := "not running"
 	if st.Host.Running {
 		running = fmt.Sprintf("running (pid %d)", st.Host.PID)
 	}
-	fmt.Fprintf(w, "host %s: %s\n", st.Host.Name, running)
+	fmt.Fprintf(w, "host %s: %s\n", esc(st.Host.Name), running)
 	for _, s := range st.Servers {
-		fmt.Fprintf(w, "server %s (%s): %s, %s, idle timeout %s, host session %s\n", s.Name, s.URL, s.State, s.Mode,
-			time.Duration(s.IdleTimeoutSeconds)*time.Second, sourceLabel(s.Source))
+		fmt.Fprintf(w, "server %s (%s): %s, %s, idle timeout %s, host session %s\n", esc(s.Name), esc(s.URL), esc(string(s.State)),
+			esc(string(s.Mode)), time.Duration(s.IdleTimeoutSeconds)*time.Second, sourceLabel(s.Source))
 		for _, sess := range s.Sessions {
 			mark := " "
 			if sess.Current {
 				mark = "*"
 			}
-			fmt.Fprintf(w, "  %s %-12s %-20s %-8s idle %s, expires in %s\n", mark, sess.ID, trunc(sess.Client, 20), sess.State,
-				time.Duration(sess.IdleSeconds)*time.Second, time.Duration(sess.ExpiresInSeconds)*time.Second)
+			fmt.Fprintf(w, "  %s %-12s %-20s %-8s idle %s, expires in %s\n", mark, esc(sess.ID), trunc(esc(sess.Client), 20),
+				esc(string(sess.State)), time.Duration(sess.IdleSeconds)*time.Second, time.Duration(sess.ExpiresInSeconds)*time.Second)
 		}
 	}
 }
 
+// trunc keeps the first n characters of s, marking a cut with "…".
 func trunc(s string, n int) string {
-	if len(s) <= n {
+	r := []rune(s)
+	if len(r) <= n {
 		return s
 	}
-	return strings.TrimSpace(s[:n-1]) + "…"
+	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
 // sourceLabel says where the judgement of the host's session comes from.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
 // common holds the flags every command shares.
@@ -84,4 +87,24 @@ func newLogger(w io.Writer, getenv func(string) string) *slog.Logger {
 		level = slog.LevelWarn
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// writeJSON prints v as indented JSON. Values keep their true text, but
+// characters encoding/json leaves raw that a terminal would act on (bidi
+// and C1 controls) are written as \uNNNN escapes (textsafe.JSON).
+func writeJSON(w io.Writer, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(textsafe.JSON(b.Bytes()))
+	return err
+}
+
+// writeRawJSON prints a JSON document as received (the daemon's), with
+// the same escapes as writeJSON.
+func writeRawJSON(w io.Writer, raw []byte) {
+	fmt.Fprintln(w, string(textsafe.JSON(raw)))
 }

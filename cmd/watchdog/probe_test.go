@@ -3,8 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
@@ -86,5 +93,87 @@ func TestProbeRealServers(t *testing.T) {
 				t.Fatalf("the probe left %d session(s) on the server", len(ids))
 			}
 		})
+	}
+}
+
+// TestProbeNoJSONRPCAnswerExitsOne: measurement F of issue 15. A probe of
+// an endpoint answering 200 with invalid JSON exited 0. Now a probe that
+// got no JSON-RPC answer exits 1 and says what came back.
+func TestProbeNoJSONRPCAnswerExitsOne(t *testing.T) {
+	t.Parallel()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc": oops`)
+	}))
+	t.Cleanup(hs.Close)
+	cfg := daemontest.WriteConfig(t, t.TempDir(), "notify = false")
+	for _, args := range [][]string{{"probe", hs.URL}, {"probe", hs.URL, "--json"}} {
+		code, _, stderr := runWatchdog(t, append(args, "--config", cfg)...)
+		if code != exitFailed {
+			t.Errorf("%v: exit %d, want 1; stderr %q", args, code, stderr)
+		}
+		for _, want := range []string{"no JSON-RPC answer", "status 200", "content type application/json", `starting "{"jsonrpc": oops"`} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%v: stderr %q does not say %q", args, stderr, want)
+			}
+		}
+	}
+}
+
+// TestProbeEscapesServerName: measurement A of issue 15. `watchdog probe`
+// printed a server's serverInfo.name raw: a server chooses it, escape
+// sequences included. The text shows it escaped; --json keeps its true
+// value.
+func TestProbeEscapesServerName(t *testing.T) {
+	t.Parallel()
+	const name = "\x1b]0;pwned\x07evil\x1b[2J\u202eserver\nforged: yes"
+	srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1\x1b[5m"}, nil)
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: slog.New(slog.DiscardHandler)}))
+	t.Cleanup(hs.Close)
+	cfg := daemontest.WriteConfig(t, t.TempDir(), "notify = false")
+	code, out, stderr := runWatchdog(t, "probe", hs.URL, "--config", cfg)
+	if code != exitOK {
+		t.Fatalf("probe: exit %d: %s", code, stderr)
+	}
+	rawTerminal(t, "probe", out+stderr)
+	if !strings.Contains(out, `\x1b]0;pwned\x07evil\x1b[2J\u202eserver\nforged: yes 1\x1b[5m`) {
+		t.Errorf("probe does not show the server's name escaped:\n%s", out)
+	}
+	code, out, stderr = runWatchdog(t, "probe", hs.URL, "--json", "--config", cfg)
+	var rep struct {
+		ServerName string `json:"server_name"`
+	}
+	rawTerminal(t, "probe --json", out)
+	if err := json.Unmarshal([]byte(out), &rep); code != exitOK || err != nil || rep.ServerName != name {
+		t.Errorf("probe --json: exit %d, %v, server_name %q; want the true name; stderr %s", code, err, rep.ServerName, stderr)
+	}
+}
+
+// TestProbeHidesURLCredentials: measurement D of issue 15. A URL that did
+// not parse was echoed whole, credentials included, and a query token
+// came back in every transport error.
+func TestProbeHidesURLCredentials(t *testing.T) {
+	t.Parallel()
+	cfg := daemontest.WriteConfig(t, t.TempDir(), "notify = false")
+	tests := []struct {
+		name, url string
+		code      int
+		want      string
+	}{
+		{"a token in the query of a closed port", "http://" + daemontest.FreePort(t) + "/mcp?token=hunter2-token", exitFailed, "token=REDACTED"},
+		{"a password that does not parse", "http://admin:hunter2%zz@127.0.0.1:1/mcp", exitUsage, `http://127.0.0.1:1/…: invalid URL escape "%zz"`},
+		{"no scheme or host to be found", "hunter2%zz", exitUsage, "<unparseable URL>"},
+	}
+	for _, tt := range tests {
+		for _, args := range [][]string{{"probe", tt.url}, {"probe", tt.url, "--json"}} {
+			code, out, stderr := runWatchdog(t, append(args, "--config", cfg)...)
+			if code != tt.code || !strings.Contains(out+stderr, tt.want) {
+				t.Errorf("%s: exit %d, output %q; want exit %d saying %q", tt.name, code, out+stderr, tt.code, tt.want)
+			}
+			if strings.Contains(out+stderr, "hunter2") {
+				t.Errorf("%s: the output shows the credential:\n%s", tt.name, out+stderr)
+			}
+		}
 	}
 }

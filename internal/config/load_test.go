@@ -147,6 +147,14 @@ func TestParseFixtures(t *testing.T) {
 			`testdata/bad_url.toml:7: server[1].url: "ftp://x" is not an http(s) URL; use http://host:port/path`}},
 		{file: "url_credentials.toml", errs: []string{
 			"testdata/url_credentials.toml:3: server[0].url: credentials in the URL"}, absent: []string{"hunter2"}},
+		// Measurement D of issue 15: a URL that does not parse was echoed
+		// whole, credentials included.
+		{file: "url_unparseable_credentials.toml", errs: []string{
+			"testdata/url_unparseable_credentials.toml:3: server[0].url: does not parse: http://127.0.0.1:1/…: invalid URL escape \"%zz\""},
+			absent: []string{"hunter2", "hunter3", "admin"}},
+		{file: "url_query_token.toml", errs: []string{
+			`testdata/url_query_token.toml:3: server[0].url: "ftp://127.0.0.1:1/mcp?token=REDACTED" is not an http(s) URL`},
+			absent: []string{"hunter3"}},
 		{file: "url_plain_http.toml", errs: []string{
 			"testdata/url_plain_http.toml:3: server[0].url: plain http to 192.168.1.20", "allow_insecure = true"}},
 		{file: "dup_names.toml", errs: []string{

@@ -3,12 +3,13 @@ package config
 import (
 	"net"
 	"net/netip"
-	"net/url"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
 // Validate checks every rule and reports all problems at once, each naming
@@ -74,19 +75,24 @@ func checkURL(p *problems, key string, s *Server) {
 		p.add(key, "missing; "+fix)
 		return
 	}
-	u, err := url.Parse(s.URL)
-	if err == nil && u.User != nil {
-		// Never echo it: the URL holds a credential.
+	// Never echo the URL whole: it may hold a credential (user info, a
+	// query token); mask.URL shows it redacted.
+	u, err := mask.ParseURL(s.URL)
+	if err != nil {
+		p.add(key, "does not parse: %v; %s", err, fix)
+		return
+	}
+	if u.User != nil {
 		p.add(key, `credentials in the URL would end up in logs; remove them and use headers = { Authorization = "Bearer ${TOKEN}" }`)
 		return
 	}
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		p.add(key, "%q is not an http(s) URL; %s", s.URL, fix)
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		p.add(key, `"%s" is not an http(s) URL; %s`, mask.URL(s.URL), fix)
 		return
 	}
 	if port := u.Port(); port != "" {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			p.add(key, "%q has no valid port; %s", s.URL, fix)
+			p.add(key, `"%s" has no valid port; %s`, mask.URL(s.URL), fix)
 			return
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
 func TestTrackedSaveAndLoad(t *testing.T) {
@@ -106,9 +107,10 @@ func TestLoadTrackedBadFile(t *testing.T) {
 	}
 }
 
-// Measurement 6 of issue 14: ids under 12 characters all mask to "…", and
-// tracking keyed by the masked id let one ending take every short-id
-// session of the server out of tracking.
+// Measurement 6 of issue 14: ids under 12 characters all masked to "…",
+// and tracking keyed by the masked id let one ending take every short-id
+// session of the server out of tracking. (Since issue 15 short ids mask to
+// a short hash; the client still picks among ids that share a mask.)
 func TestShortIDEndTakesOutOneSession(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
@@ -118,7 +120,7 @@ func TestShortIDEndTakesOutOneSession(t *testing.T) {
 	if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": short}}, t0, false); err != nil {
 		t.Fatal(err)
 	}
-	ended := []journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionEnded, Server: "mem", Session: "…", Client: "b"}}
+	ended := []journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionEnded, Server: "mem", Session: mask.ID("s2"), Client: "b"}}
 	got, err := loadTracked(dir, ended)
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +148,7 @@ func TestReopenedIncidentHasTheFullID(t *testing.T) {
 	}{
 		{"from the saved incident", trackedFile{Incidents: map[string]savedIncident{"mem": {Session: full}}}, full},
 		{"from the one tracked session with that mask", trackedFile{Servers: map[string][]health.StoreSession{"mem": {{ID: full}}}}, full},
-		{"a shared mask says nothing", trackedFile{Servers: map[string][]health.StoreSession{"mem": {{ID: full}, {ID: "0f8e-other-4a5b"}}}}, ""},
+		{"a shared mask says nothing", trackedFile{Servers: map[string][]health.StoreSession{"mem": {{ID: full}, {ID: "0f8e-other-id-4a5b"}}}}, ""},
 		{"nothing saved", trackedFile{}, ""},
 	}
 	for _, tt := range tests {

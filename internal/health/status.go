@@ -17,7 +17,8 @@ type Status struct {
 
 // ServerStatus is one server in Status.
 type ServerStatus struct {
-	Name               string `json:"name"`
+	Name string `json:"name"`
+	// URL as mask.URL shows it: user info and query values redacted.
 	URL                string `json:"url"`
 	Mode               Mode   `json:"mode"`
 	State              State  `json:"state"`
@@ -55,7 +56,8 @@ func (m *Model) Status(now time.Time) Status {
 }
 
 func (m *Model) serverStatus(s *server, now time.Time) ServerStatus {
-	ss := ServerStatus{Name: s.cfg.Name, URL: s.cfg.URL, Mode: s.mode(), State: m.serverState(s, now),
+	// The URL may carry a credential (a query token): status leaves the process.
+	ss := ServerStatus{Name: s.cfg.Name, URL: mask.URL(s.cfg.URL), Mode: s.mode(), State: m.serverState(s, now),
 		IdleTimeoutSeconds: int64(s.timeout().Seconds()), Source: m.source(s), Sessions: []SessionStatus{}}
 	cur := m.currentSession(s)
 	for _, sess := range s.sessions {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
 // Defaults for the zero values in [Options].
@@ -109,13 +111,15 @@ func (c *Client) URL() string { return c.url }
 // ClientVersion is the version this client reports in clientInfo.
 func (c *Client) ClientVersion() string { return c.version }
 
+// checkURL never quotes raw whole: it may carry a query token or a
+// password (mask.URL).
 func checkURL(raw string, allowInsecure bool) (*url.URL, error) {
-	u, err := url.Parse(raw)
+	u, err := mask.ParseURL(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q: %w", ErrInvalidURL, raw, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Hostname() == "" {
-		return nil, fmt.Errorf("%w: %q is not an absolute http(s) URL", ErrInvalidURL, raw)
+		return nil, fmt.Errorf("%w: %s is not an absolute http(s) URL", ErrInvalidURL, mask.URL(raw))
 	}
 	if u.User != nil {
 		return nil, fmt.Errorf("%w: credentials in the URL would end up in logs; use headers", ErrInvalidURL)

@@ -2,6 +2,7 @@ package mcphttp
 
 import (
 	"errors"
+	"net"
 	"strings"
 	"testing"
 )
@@ -63,5 +64,40 @@ func TestNewDefaults(t *testing.T) {
 	}
 	if c.hc.CheckRedirect == nil {
 		t.Fatal("own client must refuse redirects")
+	}
+}
+
+// TestURLCredentialsNeverEchoed: measurement D of issue 15. A URL that
+// did not parse was echoed whole in the error, credentials included, and
+// a query token came back in every transport error, so in the reason the
+// journal keeps with each server_down.
+func TestURLCredentialsNeverEchoed(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{"http://admin:hunter2%zz@127.0.0.1:1/mcp", "hunter2%zz", "ftp://127.0.0.1/mcp?token=hunter2"} {
+		_, err := New(Options{URL: raw})
+		if !errors.Is(err, ErrInvalidURL) || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("New(%q) error = %v: want ErrInvalidURL without the credential", raw, err)
+		}
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now: the request is refused
+	c, err := New(Options{URL: "http://" + addr + "/mcp?token=hunter2-token&x=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Ping(t.Context(), "", "")
+	cl := Classify(resp, err)
+	if err == nil || cl.Verdict != Down {
+		t.Fatalf("ping of a closed port: %v, %v", err, cl)
+	}
+	for what, s := range map[string]string{"error": err.Error(), "reason": cl.Reason} {
+		if strings.Contains(s, "hunter2") || !strings.Contains(s, "token=REDACTED&x=REDACTED") {
+			t.Errorf("%s %q: want the query values redacted", what, s)
+		}
 	}
 }

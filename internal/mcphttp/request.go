@@ -3,12 +3,16 @@ package mcphttp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
 // Header names and _meta keys of the MCP Streamable HTTP transport, as the Go
@@ -157,7 +161,7 @@ func (c *Client) roundTrip(ctx context.Context, method string, h http.Header, bo
 	start := time.Now()
 	hresp, err := c.hc.Do(hreq)
 	if err != nil {
-		return Response{Took: time.Since(start)}, fmt.Errorf("mcphttp: %s: %w", method, err)
+		return Response{Took: time.Since(start)}, fmt.Errorf("mcphttp: %s: %w", method, redactURLError(err))
 	}
 	defer hresp.Body.Close()
 	resp := Response{
@@ -173,4 +177,16 @@ func (c *Client) roundTrip(ctx context.Context, method string, h http.Header, bo
 		return resp, fmt.Errorf("mcphttp: %s: reading the %d answer: %w", method, hresp.StatusCode, err)
 	}
 	return resp, nil
+}
+
+// redactURLError hides what the endpoint URL may carry (a query token)
+// in a transport error: net/http's *url.Error quotes the whole URL, and
+// the error becomes a reason in the journal (server_down), status and
+// probe output.
+func redactURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = mask.URL(ue.URL)
+	}
+	return err
 }

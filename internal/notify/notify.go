@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
 // ErrTimeout is returned by a send that did not finish in time.
@@ -276,11 +278,24 @@ func (n *Notifier) armSummary(t *time.Timer) {
 }
 
 func (n *Notifier) show(ctx context.Context, m Message) {
-	if err := withTimeout(ctx, func() error { return n.send(m.Title, m.Body) }, sendTimeout); err != nil {
+	title, body := shown(m)
+	if err := withTimeout(ctx, func() error { return n.send(title, body) }, sendTimeout); err != nil {
 		n.log.Warn("notification not shown", "title", m.Title, "err", err)
 		return
 	}
 	if n.onSent != nil {
 		n.onSent(m)
 	}
+}
+
+// shown is what a notification shows of m: titles and bodies quote server
+// names, log excerpts and what servers said, so control and bidi
+// characters are escaped (textsafe.Escape). A body keeps its own line
+// breaks (a summary lists one detail a line).
+func shown(m Message) (title, body string) {
+	lines := strings.Split(m.Body, "\n")
+	for i, l := range lines {
+		lines[i] = textsafe.Escape(l)
+	}
+	return textsafe.Escape(m.Title), strings.Join(lines, "\n")
 }

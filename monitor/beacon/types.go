@@ -34,15 +34,16 @@ type Server struct {
 	Updated        time.Time // when this entry last changed
 }
 
-// String masks the session id, so that printing a Server (or a Client,
-// whose servers print through this) does not leak it.
+// String masks the session id and redacts the URL (a query token), so
+// that printing a Server (or a Client, whose servers print through this)
+// does not leak them.
 func (s Server) String() string {
-	return fmt.Sprintf("{%s %s session %s %s}", s.Name, s.URL, mask.ID(s.SessionID), s.State)
+	return fmt.Sprintf("{%s %s session %s %s}", s.Name, mask.URL(s.URL), mask.ID(s.SessionID), s.State)
 }
 
-// LogValue masks the session id in structured logs.
+// LogValue masks the session id and redacts the URL in structured logs.
 func (s Server) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("name", s.Name), slog.String("url", s.URL),
+	return slog.GroupValue(slog.String("name", s.Name), slog.String("url", mask.URL(s.URL)),
 		slog.String("session", mask.ID(s.SessionID)), slog.String("state", s.State))
 }
 

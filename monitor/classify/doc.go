@@ -44,4 +44,7 @@
 // A line is judged by its first MaxLine bytes. Timestamps (ParseTime),
 // session ids (SessionID, masked with MaskSession in every report) and the
 // idle-timeout fields are read from the line with ANSI colour codes removed.
+// A report's text also masks ids in shapes SessionID does not act on
+// ("Session not found: X", "No valid session ID provided: X", "sid=X"),
+// and escapes control and bidi characters (internal/textsafe).
 package classify

@@ -72,8 +72,12 @@ func FuzzClassify(f *testing.F) {
 		if m.IdleTimeout < 0 {
 			t.Fatalf("negative idle timeout %v", m.IdleTimeout)
 		}
-		if txt := displayText(line, m.Session); m.Session != "" && strings.Contains(txt, m.Session) {
+		txt := displayText(line, m.Session)
+		if m.Session != "" && strings.Contains(txt, m.Session) {
 			t.Fatalf("display text %q shows session %q", txt, m.Session)
+		}
+		if ds := displaySession(stripANSI(line)); ds != "" && strings.Contains(txt, ds) {
+			t.Fatalf("display text %q shows the id %q it names", txt, ds)
 		}
 	})
 }
@@ -86,6 +90,7 @@ func FuzzScanMatchesClassify(f *testing.F) {
 		f.Add(s, uint8(3), uint8(20))
 	}
 	f.Add([]byte(strings.Repeat("x", 300)+"reconnected\nSession not found"), uint8(1), uint8(0))
+	f.Add([]byte("Session not found: 6f1c2b3a-9d4e-4f5a-8b6c-7d8e9f0a1b2c\nsid=0a9b8c7d6e5f Session terminated\n"), uint8(2), uint8(30))
 	dir := f.TempDir() // one directory, not one per input: the fuzzer runs many
 	f.Fuzz(func(t *testing.T, data []byte, chunk, maxLine uint8) {
 		path := writeTemp(t, dir, data)

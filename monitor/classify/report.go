@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
 // Report is the result of scanning files: `watchdog scan FILE... [--json]`.
@@ -38,9 +40,11 @@ type FileSummary struct {
 type Finding struct {
 	File string
 	Line int64 // 1-based
-	// Match.Session is masked.
+	// Match.Session is masked. When Classify named no session, it is the
+	// first id display masking hides ("Session not found: X"), if any.
 	Match Match
-	// Text is the line, session ids masked, cut to about MaxText bytes.
+	// Text is the line, session ids masked, cut to about MaxText bytes,
+	// with control and bidi characters escaped (textsafe.Escape).
 	Text string
 }
 
@@ -109,6 +113,8 @@ func (r *Report) add(sum FileSummary, found []Finding) {
 
 // WriteText writes the report for people: one row per finding (time,
 // file:line, kind, session, text), then a line per file and the totals.
+// File names and texts are escaped (textsafe.Escape) so no file name or
+// log line can drive the terminal.
 func (r Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if len(r.Findings) > 0 {
@@ -122,7 +128,7 @@ func (r Report) WriteText(w io.Writer) error {
 		if s == "" {
 			s = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s:%d\t%s\t%s\t%s\n", t, f.File, f.Line, f.Match.Kind, s, f.Text)
+		fmt.Fprintf(tw, "%s\t%s:%d\t%s\t%s\t%s\n", t, textsafe.Escape(f.File), f.Line, f.Match.Kind, s, textsafe.Escape(f.Text))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -132,12 +138,12 @@ func (r Report) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	for _, s := range r.Files {
-		fmt.Fprintf(&b, "%s: %d lines, %d candidates, %d findings", s.File, s.Lines, s.Candidates, s.Findings)
+		fmt.Fprintf(&b, "%s: %d lines, %d candidates, %d findings", textsafe.Escape(s.File), s.Lines, s.Candidates, s.Findings)
 		if s.Dropped > 0 {
 			fmt.Fprintf(&b, " (%d not listed)", s.Dropped)
 		}
 		if s.Error != "" {
-			fmt.Fprintf(&b, ", error: %s", s.Error)
+			fmt.Fprintf(&b, ", error: %s", textsafe.Escape(s.Error))
 		}
 		b.WriteString("\n")
 	}

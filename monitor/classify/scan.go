@@ -334,7 +334,11 @@ func (fs *fileScan) line(l []byte, no int64) {
 		fs.sum.Dropped++
 		return
 	}
-	text := displayText(clip(l, fs.maxLine), m.Session)
+	l = clip(l, fs.maxLine)
+	if m.Session == "" {
+		m.Session = displaySession(stripANSI(l))
+	}
+	text := displayText(l, m.Session)
 	m.Session = MaskSession(m.Session)
 	fs.found = append(fs.found, Finding{File: fs.sum.File, Line: no, Match: m, Text: text})
 }

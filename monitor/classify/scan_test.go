@@ -131,6 +131,9 @@ func reference(data []byte, maxLine int) map[int64]Match {
 	}
 	for i, l := range lines {
 		if m, ok := classifyLine(l, time.UTC, maxLine); ok {
+			if m.Session == "" { // a report names what display masking hides
+				m.Session = displaySession(stripANSI(clip(l, maxLine)))
+			}
 			m.Session = MaskSession(m.Session)
 			out[int64(i+1)] = m
 		}

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpwatchdog/watchdog/internal/mask"
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
 // Session ids are found after the word "session" (any case) in these shapes:
@@ -68,6 +69,13 @@ func sessionAfterWord(l []byte, p int) (start, end int, ok bool) {
 	default:
 		return 0, 0, false
 	}
+	return idAt(l, q, keyed)
+}
+
+// idAt reads the id starting at q (after an optional quote): a run of id
+// bytes of minSessionLen..maxSessionLen that holds a digit or, when keyed,
+// is at least longSession long.
+func idAt(l []byte, q int, keyed bool) (start, end int, ok bool) {
 	if q < len(l) && (l[q] == '"' || l[q] == '\'') {
 		q++
 	}
@@ -82,6 +90,93 @@ func sessionAfterWord(l []byte, p int) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	return q, e, true
+}
+
+// Display masking (scan reports) also hides ids in shapes SessionID does
+// not take as the line's session, since they may name another session or
+// none the watchdog should act on:
+//
+//	Session not found: X         No valid session ID provided: X
+//	sid=X   sid: X   "sid":"X"
+//
+// that is, after "session" up to maxPhraseWords words of letters and a
+// colon, or after the word "sid" and ':' or '='. X follows SessionID's
+// keyed rules.
+const maxPhraseWords = 3
+
+// nextMaskable finds the first span at or after from that display masking
+// hides: a SessionID shape, a session phrase or a sid.
+func nextMaskable(l []byte, from int) (start, end int, ok bool) {
+	best := -1
+	for _, find := range [...]func([]byte, int) (int, int, bool){nextSession, nextPhrase, nextSID} {
+		if s, e, found := find(l, from); found && (best < 0 || s < start) {
+			start, end, best = s, e, s
+		}
+	}
+	return start, end, best >= 0
+}
+
+// nextPhrase finds "session <words>: X".
+func nextPhrase(l []byte, from int) (start, end int, ok bool) {
+	for i := from; ; {
+		j := indexFold(l[i:], "session")
+		if j < 0 {
+			return 0, 0, false
+		}
+		i += j + len("session")
+		if s, e, ok := phraseAfterWord(l, i); ok {
+			return s, e, true
+		}
+	}
+}
+
+// phraseAfterWord reads blank-separated words of letters from p, then a
+// colon and the id.
+func phraseAfterWord(l []byte, p int) (start, end int, ok bool) {
+	for w := 0; w < maxPhraseWords; w++ {
+		q := skipBlank(l, p)
+		if q == p {
+			return 0, 0, false // a word must follow a blank: not "sessions:"
+		}
+		e := q
+		for e < len(l) && l[e]|0x20 >= 'a' && l[e]|0x20 <= 'z' {
+			e++
+		}
+		if e == q {
+			return 0, 0, false
+		}
+		if e < len(l) && l[e] == ':' {
+			return idAt(l, skipBlank(l, e+1), true)
+		}
+		p = e
+	}
+	return 0, 0, false
+}
+
+// nextSID finds the word "sid" (any case, not inside a word) keyed with
+// ':' or '=', quoted or not.
+func nextSID(l []byte, from int) (start, end int, ok bool) {
+	for i := from; ; {
+		j := indexFold(l[i:], "sid")
+		if j < 0 {
+			return 0, 0, false
+		}
+		at := i + j
+		i = at + len("sid")
+		if at > 0 && isIDByte(l[at-1]) || i < len(l) && isIDByte(l[i]) {
+			continue
+		}
+		p := i
+		if p < len(l) && (l[p] == '"' || l[p] == '\'') {
+			p++
+		}
+		q := skipBlank(l, p)
+		if q < len(l) && (l[q] == ':' || l[q] == '=') {
+			if s, e, ok := idAt(l, skipBlank(l, q+1), true); ok {
+				return s, e, true
+			}
+		}
+	}
 }
 
 func hasFoldAt(l []byte, p int, s string) bool {
@@ -100,7 +195,8 @@ func isIDByte(c byte) bool {
 }
 
 // MaskSession hides a session id for display; the one rule lives in
-// internal/mask (first and last four characters around "…").
+// internal/mask (first and last four characters around "…" for ids of 16
+// and more, fewer or a short hash for shorter ones).
 func MaskSession(id string) string { return mask.ID(id) }
 
 // MaxText is about how many bytes of a line a Finding keeps.
@@ -125,7 +221,7 @@ func displayText(l []byte, known ...string) string {
 	ids := known
 	last := 0
 	for p := 0; ; {
-		s, e, ok := nextSession(l, p)
+		s, e, ok := nextMaskable(l, p)
 		if !ok {
 			break
 		}
@@ -145,8 +241,9 @@ func displayText(l []byte, known ...string) string {
 }
 
 // printable truncates s to at most max bytes on a rune boundary (marking a
-// cut, this one or an earlier one, with "…") and replaces control bytes and
-// invalid UTF-8.
+// cut, this one or an earlier one, with "…"), turns tabs into blanks and
+// escapes what a terminal would act on (textsafe.Escape: control and bidi
+// characters, escape sequences, invalid UTF-8).
 func printable(s string, max int, cut bool) string {
 	if len(s) > max {
 		n := max
@@ -155,18 +252,21 @@ func printable(s string, max int, cut bool) string {
 		}
 		s, cut = s[:n], true
 	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t':
-			return ' '
-		case r < 0x20 || r == 0x7f:
-			return '\uFFFD'
-		}
-		return r
-	}, s)
+	s = textsafe.Escape(strings.ReplaceAll(s, "\t", " "))
 	if cut {
 		s += "…"
 	}
 	return s
+}
+
+// displaySession is the id a report names for a line: SessionID's, else
+// the first one display masking hides ("Session not found: X").
+func displaySession(l []byte) string {
+	if id := SessionID(l); id != "" {
+		return id
+	}
+	if s, e, ok := nextMaskable(l, 0); ok {
+		return string(l[s:e])
+	}
+	return ""
 }

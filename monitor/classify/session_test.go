@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
 func TestSessionID(t *testing.T) {
@@ -51,11 +53,10 @@ func TestMaskSession(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ id, want string }{
 		{"6f1c2b3a-9d4e-4f5a-8b6c-7d8e9f0a1b2c", "6f1c…1b2c"},
-		{"0a9b8c7d6e5f", "0a9b…6e5f"},
-		{"ab12cd34", "…"},
-		{"abc", "…"},
+		{"0a9b8c7d6e5f", "0a…5f"},
+		{"ab12cd34", mask.ID("ab12cd34")},
 		{"", ""},
-		{"ääää1234ßßßß", "ääää…ßßßß"},
+		{"ääää1234ßßßßxyzw", "ääää…xyzw"},
 	}
 	for _, tc := range tests {
 		if got := MaskSession(tc.id); got != tc.want {
@@ -74,7 +75,9 @@ func TestDisplayText(t *testing.T) {
 		{"two ids and a bare repeat",
 			"session_id=" + a + " sessionId=" + b + " retry " + a,
 			"session_id=6f1c…1b2c sessionId=0a9b…6c5d retry 6f1c…1b2c"},
-		{"controls and bad utf-8", "a\tb\x00c\xffd", "a b\uFFFDc\uFFFDd"},
+		{"controls and bad utf-8", "a\tb\x00c\xffd", `a b\x00c\xffd`},
+		// stripANSI drops the ESC that starts the OSC; the rest is escaped.
+		{"an OSC title and a bidi override", "x \x1b]0;pwned\x07 \u202eevil", `x ]0;pwned\x07 \u202eevil`},
 		{"no ids", "plain line", "plain line"},
 	}
 	for _, tc := range tests {
@@ -114,6 +117,48 @@ func TestDisplayText(t *testing.T) {
 	for _, id := range ids {
 		if strings.Contains(got, id[:12]) {
 			t.Fatalf("many ids: %s shown", id)
+		}
+	}
+}
+
+// TestDisplayTextMasksEveryShape: measurement B of issue 15. `watchdog
+// scan` printed full ids in "Session not found: <id>", "sid=<id>" and "No
+// valid session ID provided: <uuid>". Every id-shaped token next to a
+// session keyword is masked in the text, and the finding names it.
+func TestDisplayTextMasksEveryShape(t *testing.T) {
+	t.Parallel()
+	const uuid = "6f1c2b3a-9d4e-4f5a-8b6c-7d8e9f0a1b2c"
+	const hex = "0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d"
+	const short = "a1b2c3d4e5"
+	tests := []struct{ name, line, id string }{
+		{"session not found, colon", "Error: Session not found: " + uuid, uuid},
+		{"session not found, hex", `{"level":50,"msg":"Session not found: ` + hex + `"}`, hex},
+		{"no valid session id provided", "Bad Request: No valid session ID provided: " + uuid, uuid},
+		{"sid=", "WARN handler sid=" + hex + " Session not found", hex},
+		{"sid: quoted", `Session terminated {"sid": "` + uuid + `"}`, uuid},
+		{"SID=", "session terminated SID=" + short, short},
+		{"mcp-session-id", "Mcp-Session-Id: " + uuid + " not supported", uuid},
+		{"session_id=", "MCP session closed session_id=" + hex + " reason=idle_timeout", hex},
+	}
+	for _, tt := range tests {
+		got := displayText([]byte(tt.line))
+		if strings.Contains(got, tt.id) || !strings.Contains(got, MaskSession(tt.id)) {
+			t.Errorf("%s: displayText(%q) = %q, want %s masked as %s", tt.name, tt.line, got, tt.id, MaskSession(tt.id))
+		}
+		if ds := displaySession([]byte(tt.line)); ds != tt.id {
+			t.Errorf("%s: displaySession = %q, want %q", tt.name, ds, tt.id)
+		}
+	}
+	// Not ids: left as they are.
+	for _, line := range []string{
+		"Session not found: undefined",
+		"consider=12345678ab", // "sid" inside a word
+		"sessions: 12345678",  // another word, and no phrase
+		"MCP session idle timeout seconds=43200",
+		"Session not found",
+	} {
+		if got := displayText([]byte(line)); got != line {
+			t.Errorf("displayText(%q) = %q, want it unchanged", line, got)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
 // Era values.
@@ -19,6 +21,8 @@ const (
 
 // Report is what the probe found.
 type Report struct {
+	// URL is the endpoint as mask.URL shows it: user info and query
+	// values redacted.
 	URL string `json:"url"`
 	// Era is EraModern, EraLegacy, EraBoth or EraUnknown.
 	Era string `json:"era"`
@@ -66,10 +70,12 @@ func (r Report) MarshalJSON() ([]byte, error) {
 	}{plain(r), ms})
 }
 
-// WriteText writes the report for a person.
+// WriteText writes the report for a person. What the server said (its
+// name and version, bodies quoted in notes) is escaped (textsafe.Escape):
+// a server picks its own serverInfo, escape sequences included.
 func (r Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	line := func(k, v string) { fmt.Fprintf(&b, "%-16s %s\n", k, v) }
+	line := func(k, v string) { fmt.Fprintf(&b, "%-16s %s\n", k, textsafe.Escape(v)) }
 	line("endpoint", r.URL)
 	line("era", r.eraText())
 	line("sessions", r.sessionsText())
@@ -84,7 +90,7 @@ func (r Report) WriteText(w io.Writer) error {
 	if len(r.Notes) > 0 {
 		b.WriteString("notes:\n")
 		for _, n := range r.Notes {
-			fmt.Fprintf(&b, "  - %s\n", n)
+			fmt.Fprintf(&b, "  - %s\n", textsafe.Escape(n))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

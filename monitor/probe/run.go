@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
 // ClientName is the clientInfo name of the probe's requests, so a server's
@@ -47,25 +50,34 @@ var (
 	ErrUnreachable = errors.New("the endpoint could not be reached")
 	ErrRedirect    = errors.New("the endpoint redirects")
 	ErrAuth        = errors.New("the endpoint wants credentials")
+	// ErrNoAnswer: nothing the endpoint sent was a JSON-RPC message (an
+	// HTML page, invalid JSON, an empty body): it is not an MCP endpoint,
+	// or not one the probe can talk to.
+	ErrNoAnswer = errors.New("the endpoint gave no JSON-RPC answer")
 )
 
 type prober struct {
-	c      *mcphttp.Client
-	r      Report
-	strays []string // session ids issued outside initialize, ended at the end
+	c        *mcphttp.Client
+	r        Report
+	strays   []string // session ids issued outside initialize, ended at the end
+	answered bool     // some answer held a JSON-RPC message
+	last     string   // what the last request got, for ErrNoAnswer
 }
 
 // Run probes the endpoint behind c. The error is non-nil when the endpoint
 // could not be classified (ErrUnreachable, ErrRedirect, ErrAuth, or the
 // context's error); the Report is filled as far as the probe got.
 func Run(ctx context.Context, c *mcphttp.Client) (Report, error) {
-	p := &prober{c: c, r: Report{URL: c.URL(), Era: EraUnknown, Timings: map[string]time.Duration{}}}
+	p := &prober{c: c, r: Report{URL: mask.URL(c.URL()), Era: EraUnknown, Timings: map[string]time.Duration{}}}
 	modern, err := p.discover(ctx)
 	if err != nil {
 		return p.finish(ctx, err)
 	}
 	sid, legacy, err := p.initialize(ctx)
 	p.r.Era = era(modern, legacy)
+	if err == nil && !p.answered {
+		err = fmt.Errorf("%w: %s", ErrNoAnswer, p.last)
+	}
 	if err != nil {
 		return p.finish(ctx, err)
 	}
@@ -114,7 +126,46 @@ func (p *prober) note(format string, args ...any) {
 func (p *prober) send(ctx context.Context, step string, req mcphttp.Request) (mcphttp.Response, mcphttp.Classification, error) {
 	resp, err := p.c.Do(ctx, req)
 	p.r.Timings[step] = resp.Took
+	if err == nil {
+		p.answered = p.answered || resp.RPC != nil
+		p.last = step + ": " + describe(resp)
+	}
 	return resp, mcphttp.Classify(resp, err), err
+}
+
+// describe says what came back, for a person: status, content type and
+// the first bytes of the body, with the exchange's secrets hidden
+// (Response.Redact) and control characters escaped.
+func describe(resp mcphttp.Response) string {
+	ct := resp.Header.Get("Content-Type")
+	if ct == "" {
+		ct = "none"
+	}
+	body := "an empty body"
+	if n := len(resp.Body); n > 0 {
+		head := resp.Body[:min(n, describeBytes)]
+		more := ""
+		if len(head) < n {
+			head, more = cutRune(head), "…"
+		}
+		body = fmt.Sprintf(`%d bytes starting "%s"%s`, n, textsafe.Escape(resp.Redact(string(head))), more)
+	}
+	return fmt.Sprintf("status %d, content type %s, %s", resp.Status, textsafe.Escape(ct), body)
+}
+
+// describeBytes is how much of a body describe quotes.
+const describeBytes = 64
+
+// cutRune drops a character cut short at the end of b.
+func cutRune(b []byte) []byte {
+	j := len(b) - 1
+	for j > 0 && j > len(b)-utf8.UTFMax && !utf8.RuneStart(b[j]) {
+		j--
+	}
+	if j >= 0 && !utf8.FullRune(b[j:]) {
+		return b[:j]
+	}
+	return b
 }
 
 // blocking turns answers that make probing pointless into Run's error.

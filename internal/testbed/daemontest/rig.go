@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
@@ -52,8 +53,9 @@ keep_warm = %v
 	return srv, cfg, filepath.Join(dir, "state")
 }
 
-// MaskedID is a session id as every output shows it.
-func MaskedID(id string) string { return id[:4] + "…" + id[len(id)-4:] }
+// MaskedID is a session id as every output shows it: the one rule,
+// internal/mask's.
+func MaskedID(id string) string { return mask.ID(id) }
 
 // ServerState is the state and the sessions of server name in a status
 // (`watchdog status --json`, the control socket's answer).
