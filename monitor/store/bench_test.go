@@ -1,8 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -56,4 +61,67 @@ func benchStore(b *testing.B, n int, shape string) []byte {
 		b.Fatal(err)
 	}
 	return data
+}
+
+// BenchmarkReadLargeStore: issue 15's measurement A. A 50 MB store (416k
+// sessions) once cost the daemon 800 MB; now Load refuses it by its size
+// (ErrTooLarge) without reading it, and a store just under MaxStoreSize is
+// streamed, keeping MaxSessions sessions. B/op is what one read allocates
+// in all; retained-MB is the heap the read's result still holds after a GC.
+func BenchmarkReadLargeStore(b *testing.B) {
+	dir := b.TempDir()
+	for _, tc := range []struct {
+		name string
+		size int
+	}{{"50MB", 50 << 20}, {"at_cap", MaxStoreSize - 1024}} {
+		data := sizedStore(tc.size)
+		path := filepath.Join(dir, tc.name+".json")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var res Result
+			var err error
+			for b.Loop() {
+				res, err = Load(path)
+				if tc.size > MaxStoreSize && !errors.Is(err, ErrTooLarge) {
+					b.Fatalf("Load = %v, want ErrTooLarge", err)
+				}
+				if tc.size <= MaxStoreSize && (err != nil || len(res.Sessions) != MaxSessions) {
+					b.Fatalf("Load = %d sessions, %v", len(res.Sessions), err)
+				}
+			}
+			b.ReportMetric(float64(retained(func() { res = Result{} }))/(1<<20), "retained-MB")
+			b.ReportMetric(float64(res.Truncated), "truncated")
+		})
+	}
+}
+
+// sizedStore is a list of sessions as a server writes them, about size bytes.
+func sizedStore(size int) []byte {
+	var buf bytes.Buffer
+	buf.WriteString("[")
+	for i := 0; buf.Len() < size-200; i++ {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, `{"session_id":"%08x-7b2d-4e6f-9a3b-5c1d2e3f4a5b","client_info":{"name":"dsh-mcp-client"},"last_activity":%d}`, i, 1764408600123+i)
+	}
+	buf.WriteString("]")
+	return buf.Bytes()
+}
+
+// retained is how much less heap is in use after drop lets go of a result.
+func retained(drop func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	drop()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if after.HeapAlloc > before.HeapAlloc {
+		return 0
+	}
+	return before.HeapAlloc - after.HeapAlloc
 }
