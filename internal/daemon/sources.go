@@ -168,7 +168,7 @@ func storeSignal(server string, u store.Update) health.Signal {
 	for _, s := range u.Snapshot.Sessions {
 		sessions = append(sessions, health.StoreSession{ID: s.ID, Client: s.Client, LastActivity: s.LastActivity, Created: s.Created})
 	}
-	return health.Signal{Kind: health.SigStoreSnapshot, Server: server, Sessions: sessions}
+	return health.Signal{Kind: health.SigStoreSnapshot, Server: server, Sessions: sessions, Truncated: u.Snapshot.Truncated}
 }
 
 // runProc forwards the host watcher's reports; first is closed once the
