@@ -30,8 +30,11 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 		Resume:         resume,
 		Logger:         d.log,
 		Warn: func(tag, path string, err error) {
-			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: serverOfTag(tag),
-				Detail: "log " + path + ": " + err.Error()})
+			detail := err.Error()
+			if path != "" {
+				detail = "log " + path + ": " + detail
+			}
+			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: serverOfTag(tag), Detail: detail})
 		},
 	})
 	if err != nil {

@@ -19,6 +19,18 @@ func (r *runner) readFile(ctx context.Context, f *file, budget int64) {
 	if budget < 0 {
 		budget = 1<<63 - 1
 	}
+	if f.polled {
+		if f.fd == nil && f.unchanged() {
+			return
+		}
+		if err := f.acquire(); err != nil {
+			if !errors.Is(err, errReplaced) && !notExist(err) {
+				r.warnOnce(f.tag, f.path, err)
+			}
+			return // replaced or gone: checkPath retires it
+		}
+		defer f.release()
+	}
 	for range 3 { // a restart reads again; bounded against a file rewritten without pause
 		changed, err := f.refresh()
 		if err != nil {
@@ -74,6 +86,12 @@ func (r *runner) checkPath(ctx context.Context, f *file) {
 	}
 	r.log.Debug("follow: file rotated or removed", "path", f.path)
 	delete(r.files, f.path)
+	if f.polled {
+		// No descriptor to read the rest through: what it grew by since
+		// the last pass is lost (package doc, Limits).
+		r.unregister(f)
+		return
+	}
 	r.readFile(ctx, f, -1)
 	r.retired = append(r.retired, f)
 }
@@ -86,6 +104,7 @@ func (r *runner) closeIdle() {
 		if f.size == f.tickSize && f.off >= f.size {
 			r.unregister(f)
 			f.close()
+			r.dropped(f)
 			continue
 		}
 		f.tickSize = f.size
@@ -112,13 +131,17 @@ func (r *runner) discover(ctx context.Context, path, tag string, initial bool) {
 	}
 	f, err := openFile(path, tag, r.opts.MaxLine)
 	if err != nil {
-		r.warnOnce(tag, path, err)
+		if !r.outOfDescriptors(err) {
+			r.warnOnce(tag, path, err)
+		}
 		return
 	}
 	r.clearWarns(path)
+	r.hold(f)
 	r.place(f, initial)
 	r.files[path] = f
 	r.readFile(ctx, f, readBudget)
+	f.release()
 }
 
 // adopt recognises a followed file under a new name (renamed within the
