@@ -8,7 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func BenchmarkParse(b *testing.B) {
@@ -92,8 +96,9 @@ func BenchmarkReadLargeStore(b *testing.B) {
 					b.Fatalf("Load = %d sessions, %v", len(res.Sessions), err)
 				}
 			}
-			b.ReportMetric(float64(retained(func() { res = Result{} }))/(1<<20), "retained-MB")
 			b.ReportMetric(float64(res.Truncated), "truncated")
+			b.ReportMetric(float64(retained(func() { res = Result{} }))/(1<<20), "retained-MB")
+			b.ReportMetric(float64(peakHeap(func() { _, _ = Load(path) }))/(1<<20), "peak-heap-MB")
 		})
 	}
 }
@@ -124,4 +129,37 @@ func retained(drop func()) uint64 {
 		return 0
 	}
 	return before.HeapAlloc - after.HeapAlloc
+}
+
+// peakHeap samples the live heap while fn runs and returns its highest
+// value above the heap before fn: roughly the most fn held at once.
+func peakHeap(fn func()) uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	runtime.GC()
+	base := read()
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(100 * time.Microsecond)
+		defer t.Stop()
+		for {
+			if v := read(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	})
+	fn()
+	close(done)
+	wg.Wait()
+	if p := peak.Load(); p > base {
+		return p - base
+	}
+	return 0
 }
