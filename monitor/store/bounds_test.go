@@ -131,3 +131,37 @@ func TestLoadOversize(t *testing.T) {
 		t.Fatalf("Load = %d sessions, %v; want 4", len(res.Sessions), err)
 	}
 }
+
+// TestParseStreamOrder: streaming reads keys in file order, yet the most
+// trusted wrapper decides wherever it stands, and entries beside a wrapper
+// never count.
+func TestParseStreamOrder(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		data string
+		want []string
+	}{
+		{"sessions after data", `{"data": [{"id": "from-data-0001"}], "sessions": [{"id": "from-sessions-1"}]}`, []string{"from-sessions-1"}},
+		{"sessions before data", `{"sessions": [{"id": "from-sessions-1"}], "data": [{"id": "from-data-0001"}]}`, []string{"from-sessions-1"}},
+		{"entry before a wrapper", `{"keyed-entry-0001": {"client": "x"}, "items": [{"id": "from-items-0001"}]}`, []string{"from-items-0001"}},
+		{"entry after a wrapper", `{"items": [{"id": "from-items-0001"}], "keyed-entry-0001": {"client": "x"}}`, []string{"from-items-0001"}},
+		{"map keyed by id", `{"keyed-entry-0001": {"client": "x"}, "version": 2, "meta": {"a": {}}}`, []string{"keyed-entry-0001"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, _, err := Parse([]byte(tt.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, s := range got {
+				ids = append(ids, s.ID)
+			}
+			if fmt.Sprint(ids) != fmt.Sprint(tt.want) {
+				t.Errorf("ids %v, want %v", ids, tt.want)
+			}
+		})
+	}
+}
