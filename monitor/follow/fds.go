@@ -88,7 +88,7 @@ func (r *runner) notePolled() {
 	case !r.pollWarned:
 		r.pollWarned = true
 		r.f.warn("", "", fmt.Errorf("%w: %d of %d log files are polled (reopened when they grow) instead of held open: "+
-			"the open-file limit (RLIMIT_NOFILE %d) leaves %d for logs; raise it (ulimit -n) or narrow the log globs",
-			ErrPolled, n, len(r.files), r.softLimit, r.budget))
+			"at most %d are held under the open-file limit (RLIMIT_NOFILE %d); raise it (ulimit -n) or narrow the log globs",
+			ErrPolled, n, len(r.files), r.budget, r.softLimit))
 	}
 }

@@ -78,6 +78,9 @@ func newRunner(f *Follower) (*runner, error) {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	budget, soft := heldBudget()
+	if n := f.opts.MaxOpenFiles; n != 0 {
+		budget = max(min(budget, n), 0)
+	}
 	return &runner{
 		budget: budget, softLimit: soft,
 		f: f, opts: f.opts, log: f.log, w: w,

@@ -86,22 +86,20 @@ func (r *runner) checkPath(ctx context.Context, f *file) {
 	}
 	r.log.Debug("follow: file rotated or removed", "path", f.path)
 	delete(r.files, f.path)
-	if f.polled {
-		// No descriptor to read the rest through: what it grew by since
-		// the last pass is lost (package doc, Limits).
-		r.unregister(f)
-		return
-	}
+	// A polled file has no descriptor to read the rest through: what it
+	// grew by since the last pass is lost (package doc, Limits), unless
+	// the glob finds it under a new name before closeIdle drops it.
 	r.readFile(ctx, f, -1)
 	r.retired = append(r.retired, f)
 }
 
 // closeIdle closes retired files that did not grow for a whole backstop
-// period: their writer has moved on.
+// period: their writer has moved on. A polled one cannot be read, so it
+// goes after one period whatever it holds.
 func (r *runner) closeIdle() {
 	kept := r.retired[:0]
 	for _, f := range r.retired {
-		if f.size == f.tickSize && f.off >= f.size {
+		if f.size == f.tickSize && (f.off >= f.size || f.polled) {
 			r.unregister(f)
 			f.close()
 			r.dropped(f)
@@ -175,6 +173,9 @@ func (r *runner) move(f *file, path string) {
 	from := f.key()
 	f.path = path
 	r.files[path] = f
+	// A polled file was not read to its end when it left its old name:
+	// read it under the new one on the next pass.
+	r.pend.read[path] = true
 	if f.live {
 		r.f.acks.rename(from, f.key())
 	}
