@@ -22,6 +22,8 @@ func (l *loop) evaluate(ctx context.Context, fromRetry bool) {
 	switch {
 	case err == nil:
 		l.gotData(ctx, data, fromRetry)
+	case errors.Is(err, ErrTooLarge):
+		l.oversize(ctx, fmt.Errorf("session store %s: %w", l.path, err))
 	case absent(err):
 		l.stopRetry()
 		if l.state != stateGone {
@@ -59,6 +61,19 @@ func (l *loop) gotData(ctx context.Context, data []byte, fromRetry bool) {
 	l.emit(ctx, Update{Path: l.path, Snapshot: &Snapshot{
 		Path: l.path, Sessions: res.Sessions, Skipped: res.Skipped, Truncated: res.Truncated, ReadAt: l.w.opts.Now(),
 	}})
+}
+
+// oversize reports a store over the cap at once (no save in progress makes
+// a file larger than it ends up), once per streak, and does not retry:
+// reading it again waits for a change or the backstop.
+func (l *loop) oversize(ctx context.Context, err error) {
+	l.stopRetry()
+	if l.state == stateErr {
+		return
+	}
+	l.state = stateErr
+	l.log.Warn("session store too large; not read, keeping the last good snapshot", "err", err)
+	l.emit(ctx, Update{Path: l.path, Err: err})
 }
 
 // fail keeps retrying; it reports the error once per streak, and only from a
