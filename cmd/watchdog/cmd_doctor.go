@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -113,15 +114,18 @@ func globFinding(check string, globs []string, fix string) finding {
 }
 
 func storeFinding(check, path string) finding {
-	data, err := os.ReadFile(path)
-	if err != nil {
+	res, err := store.Load(path)
+	switch {
+	case errors.Is(err, store.ErrTooLarge):
+		return finding{Check: check, Detail: err.Error(), Fix: "point the server's store at its mcp-sessions.json; the watchdog keeps its last good read meanwhile"}
+	case errors.Is(err, store.ErrNotJSON), errors.Is(err, store.ErrUnknownShape):
+		return finding{Check: check, Detail: fmt.Sprintf("cannot be parsed: %v", err), Fix: "if the server writes another format, report it with a copy of the file (ids masked)"}
+	case err != nil:
 		return finding{Check: check, Detail: err.Error(), Fix: "check the server's store path (mcp-sessions.json)"}
+	case res.Truncated > 0:
+		return finding{Check: check, OK: true, Detail: fmt.Sprintf("%s: %d session(s) kept, %d more left out (over %d, the least recently active), %d entries skipped", path, len(res.Sessions), res.Truncated, store.MaxSessions, res.Skipped)}
 	}
-	sessions, skipped, err := store.Parse(data)
-	if err != nil {
-		return finding{Check: check, Detail: fmt.Sprintf("%s cannot be read: %v", path, err), Fix: "if the server writes another format, report it with a copy of the file (ids masked)"}
-	}
-	return finding{Check: check, OK: true, Detail: fmt.Sprintf("%s: %d session(s), %d entries skipped", path, len(sessions), skipped)}
+	return finding{Check: check, OK: true, Detail: fmt.Sprintf("%s: %d session(s), %d entries skipped", path, len(res.Sessions), res.Skipped)}
 }
 
 func livenessFinding(ctx context.Context, name string, s config.Server) finding {

@@ -152,6 +152,10 @@ func writeStatus(w io.Writer, st health.Status) {
 			fmt.Fprintf(w, "  %s %-12s %-20s %-8s idle %s, expires in %s\n", mark, esc(sess.ID), trunc(esc(sess.Client), 20),
 				esc(string(sess.State)), time.Duration(sess.IdleSeconds)*time.Second, time.Duration(sess.ExpiresInSeconds)*time.Second)
 		}
+		if s.SessionsOmitted > 0 {
+			fmt.Fprintf(w, "    … and %d more session(s) not listed (at most %d are; the current and troubled ones first)\n",
+				s.SessionsOmitted, health.MaxStatusSessions)
+		}
 	}
 }
 

@@ -10,17 +10,23 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 )
 
 // ErrNoDaemon means no daemon serves the control socket: the socket file is
 // absent or nothing accepts on it. The CLI maps it to exit code 3.
 var ErrNoDaemon = errors.New("no watchdog daemon running")
 
+// ErrAnswerTooLarge: the daemon's answer is larger than the client reads
+// (maxResponseBytes); it was not used.
+var ErrAnswerTooLarge = errors.New("answer too large")
+
 // Client talks to a daemon's control socket. It holds no connection between
 // calls, so it needs no Close.
 type Client struct {
-	path string
-	hc   *http.Client
+	path      string
+	hc        *http.Client
+	maxAnswer int64 // bytes read of an answer at most
 }
 
 // Dial returns a client for the socket at socketPath. It does not connect;
@@ -35,7 +41,7 @@ func Dial(socketPath string) *Client {
 		// leave them open behind the caller.
 		DisableKeepAlives: true,
 	}
-	return &Client{path: socketPath, hc: &http.Client{Transport: tr}}
+	return &Client{path: socketPath, hc: &http.Client{Transport: tr}, maxAnswer: maxResponseBytes}
 }
 
 // Status returns the daemon's status document as raw JSON.
@@ -67,19 +73,44 @@ func (c *Client) do(ctx context.Context, method, path string) (json.RawMessage, 
 		return nil, fmt.Errorf("control: %s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
-	body := io.LimitReader(resp.Body, maxResponseBytes)
 	if resp.StatusCode != http.StatusOK {
-		return nil, responseError(resp.StatusCode, body)
+		return nil, responseError(resp.StatusCode, io.LimitReader(resp.Body, maxResponseBytes))
 	}
-	b, err := io.ReadAll(body)
+	if resp.ContentLength > c.maxAnswer {
+		return nil, c.tooLarge(path)
+	}
+	// One byte past the limit tells a cut answer from one that fits.
+	b, err := io.ReadAll(io.LimitReader(resp.Body, c.maxAnswer+1))
 	if err != nil {
 		return nil, fmt.Errorf("control: read answer: %w", err)
+	}
+	if int64(len(b)) > c.maxAnswer {
+		return nil, c.tooLarge(path)
 	}
 	if !json.Valid(b) {
 		return nil, fmt.Errorf("control: daemon answered %s with invalid JSON", path)
 	}
 	return json.RawMessage(bytes.TrimSpace(b)), nil
 }
+
+// tooLarge: the answer did not fit the read limit; what was read of it is
+// cut, and saying "invalid JSON" would blame the daemon's encoding.
+func (c *Client) tooLarge(path string) error {
+	what, _, _ := strings.Cut(strings.TrimPrefix(path, "/"), "?")
+	return &cutError{what: what, limit: c.maxAnswer}
+}
+
+// cutError is an answer over the read limit; it is ErrAnswerTooLarge.
+type cutError struct {
+	what  string
+	limit int64
+}
+
+func (e *cutError) Error() string {
+	return fmt.Sprintf("control: %s answer larger than %d bytes; cut", e.what, e.limit)
+}
+
+func (e *cutError) Is(target error) bool { return target == ErrAnswerTooLarge }
 
 // responseError turns a non-200 answer into an error; a 404 carrying the
 // JSON error shape is an unknown server (a plain 404 is a missing route).

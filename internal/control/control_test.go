@@ -57,9 +57,15 @@ func socketPath(t *testing.T) string {
 // startServe runs Serve until the test ends and waits until it answers.
 func startServe(t *testing.T, path string, h Handler) {
 	t.Helper()
+	startServeIdle(t, path, h, IdleTimeout)
+}
+
+// startServeIdle is startServe with another idle timeout.
+func startServeIdle(t *testing.T, path string, h Handler, idle time.Duration) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, path, h, nil) }()
+	go func() { done <- serve(ctx, path, h, nil, idle) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -84,7 +90,7 @@ func waitServing(t *testing.T, path string, done <-chan error) {
 			t.Fatalf("Serve stopped early: %v", err)
 		default:
 		}
-		if _, err := c.Status(context.Background()); err == nil {
+		if _, err := c.Status(context.Background()); err == nil || errors.Is(err, ErrAnswerTooLarge) {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)

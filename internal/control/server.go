@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -34,9 +35,19 @@ type Handler interface {
 const (
 	readHeaderTimeout = 5 * time.Second
 	shutdownTimeout   = 5 * time.Second
+	// IdleTimeout closes a connection that sends nothing for this long:
+	// before its first request, between keep-alive requests, or while
+	// sending one. Each connection holds a goroutine and a descriptor, and
+	// the CLI sends one request per connection anyway. It also bounds how
+	// long writing an answer to a client that does not read may take.
+	IdleTimeout = 30 * time.Second
 	// maxResponseBytes caps what a client reads back; status documents are
-	// a few KB.
+	// a few hundred KB at most (health.MaxStatusSessions per server).
 	maxResponseBytes = 8 << 20
+	// maxHeaderBytes and maxRequestBody cap a request: the control requests
+	// are a line and a few headers, with no body.
+	maxHeaderBytes = 16 << 10
+	maxRequestBody = 4 << 10
 )
 
 // Serve serves h on a unix socket at socketPath until ctx is done, then
@@ -47,7 +58,15 @@ const (
 // left by a dead daemon is replaced; one a live daemon still answers on is
 // not, and Serve fails with an error wrapping ErrSocketInUse. A nil logger
 // discards.
+//
+// A connection idle for IdleTimeout is closed; a request larger than a few
+// KB is refused.
 func Serve(ctx context.Context, socketPath string, h Handler, logger *slog.Logger) error {
+	return serve(ctx, socketPath, h, logger, IdleTimeout)
+}
+
+// serve is Serve with the idle timeout given (tests shorten it).
+func serve(ctx context.Context, socketPath string, h Handler, logger *slog.Logger, idle time.Duration) error {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -55,9 +74,15 @@ func Serve(ctx context.Context, socketPath string, h Handler, logger *slog.Logge
 	if err != nil {
 		return err
 	}
+	// Without IdleTimeout and ReadTimeout, net/http waits for a keep-alive
+	// connection's next request forever.
 	srv := &http.Server{
-		Handler:           newMux(h, logger),
-		ReadHeaderTimeout: readHeaderTimeout,
+		Handler:           limitRequest(newMux(h, logger)),
+		ReadHeaderTimeout: min(readHeaderTimeout, idle),
+		ReadTimeout:       idle,
+		WriteTimeout:      idle,
+		IdleTimeout:       idle,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
@@ -98,6 +123,21 @@ func newMux(h Handler, logger *slog.Logger) *http.ServeMux {
 	return mux
 }
 
+// limitRequest refuses a request with a body over maxRequestBody (413) and
+// caps what a handler could read of any body.
+func limitRequest(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > maxRequestBody {
+			w.Header().Set("Connection", "close")
+			writeJSON(w, http.StatusRequestEntityTooLarge,
+				errorBody{Error: fmt.Sprintf("request body of %d bytes; control requests have none (at most %d)", r.ContentLength, maxRequestBody)})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
+		next.ServeHTTP(w, r)
+	})
+}
+
 // errorBody is the JSON shape of every error answer.
 type errorBody struct {
 	Error string `json:"error"`
@@ -115,15 +155,25 @@ func reply(w http.ResponseWriter, logger *slog.Logger, op string, v any, err err
 		logger.Warn("control request failed", "op", op, "status", status, "err", err)
 		v = errorBody{Error: err.Error()}
 	}
-	body, merr := json.Marshal(v)
-	if merr != nil {
+	if merr := writeJSON(w, status, v); merr != nil {
 		logger.Error("control reply not encodable", "op", op, "err", merr)
-		status = http.StatusInternalServerError
-		body, _ = json.Marshal(errorBody{Error: "encode reply: " + merr.Error()})
+		_ = writeJSON(w, http.StatusInternalServerError, errorBody{Error: "encode reply: " + merr.Error()})
 	}
+}
+
+// writeJSON writes v with its length, so a client can refuse an answer too
+// large for it before reading it. Nothing is written when v does not encode.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	body = append(body, '\n')
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	_, _ = w.Write(body)
+	return nil
 }
 
 // decodeError extracts the message of an error answer; it reports false

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
+	"github.com/mcpwatchdog/watchdog/monitor/store"
 )
 
 // badInputs is a config whose host logs sit in a directory that is a file
@@ -105,5 +106,50 @@ func TestBadInputsKeepTheDaemonRunning(t *testing.T) {
 	// Nothing listens on the server's port: down, but its session is not lost.
 	if state, sessions := daemontest.ServerState(status(t, b.state), "mem"); state != "down" || len(sessions) != 1 {
 		t.Fatalf("status after bad input: %s %v", state, sessions)
+	}
+}
+
+// TestOversizeStoreWarnsOnce: issue 15's measurement A. A store over
+// store.MaxStoreSize is not read: one warning in the journal for the whole
+// episode, however often it changes, and the last good snapshot stays (no
+// false expiry, loss or new session when the good store comes back).
+func TestOversizeStoreWarnsOnce(t *testing.T) {
+	b := newBadInputs(t)
+	startDaemon(t, b.cfg, b.state)
+	daemontest.WaitFor(t, 10*time.Second, "the store's session in the status", func() bool {
+		_, sessions := daemontest.ServerState(status(t, b.state), "mem")
+		return len(sessions) == 1
+	})
+	for i, pad := range []int{store.MaxStoreSize, store.MaxStoreSize + 4096} {
+		big := b.good + strings.Repeat(" ", pad) // valid JSON, but over the cap
+		if err := os.WriteFile(b.store, []byte(big), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			waitWarning(t, b.state, "the oversize store's warning", "over the")
+		}
+	}
+	time.Sleep(2 * time.Second) // the second write is read and refused too
+	if err := os.WriteFile(b.store, []byte(b.good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	n := 0
+	for _, ev := range daemontest.Journal(t, b.state, "warning") {
+		if strings.Contains(ev.Str("detail"), "over the") {
+			n++
+			if !strings.Contains(ev.Str("detail"), fmt.Sprint(store.MaxStoreSize)) {
+				t.Errorf("warning does not name the cap: %s", ev.Str("detail"))
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d oversize warnings, want 1 for the episode", n)
+	}
+	if evs := daemontest.Journal(t, b.state, "session_expired", "session_lost", "session_new", "session_ended"); len(evs) != 0 {
+		t.Fatalf("the oversize store caused false alarms: %v", evs)
+	}
+	if _, sessions := daemontest.ServerState(status(t, b.state), "mem"); len(sessions) != 1 {
+		t.Fatalf("sessions after the episode: %v, want the one from before", sessions)
 	}
 }

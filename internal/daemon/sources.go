@@ -30,8 +30,11 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 		Resume:         resume,
 		Logger:         d.log,
 		Warn: func(tag, path string, err error) {
-			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: serverOfTag(tag),
-				Detail: "log " + path + ": " + err.Error()})
+			detail := err.Error()
+			if path != "" {
+				detail = "log " + path + ": " + detail
+			}
+			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: serverOfTag(tag), Detail: detail})
 		},
 	})
 	if err != nil {
@@ -168,7 +171,7 @@ func storeSignal(server string, u store.Update) health.Signal {
 	for _, s := range u.Snapshot.Sessions {
 		sessions = append(sessions, health.StoreSession{ID: s.ID, Client: s.Client, LastActivity: s.LastActivity, Created: s.Created})
 	}
-	return health.Signal{Kind: health.SigStoreSnapshot, Server: server, Sessions: sessions}
+	return health.Signal{Kind: health.SigStoreSnapshot, Server: server, Sessions: sessions, Truncated: u.Snapshot.Truncated}
 }
 
 // runProc forwards the host watcher's reports; first is closed once the

@@ -51,6 +51,7 @@ type server struct {
 	hasStore   bool // a good snapshot has arrived and the store still exists
 	everStore  bool // a snapshot has ever arrived: later ones are diffed, not a baseline
 	storeErr   bool // the last read failed; reported once per streak
+	storeTrunc bool // the last snapshot was truncated; reported once per streak
 	sessions   map[string]*session
 	incident   *incident
 	lastLegacy time.Time

@@ -68,6 +68,14 @@ func TestStoreRules(t *testing.T) {
 	const T = 10 * time.Minute
 	host := sess("host-session-0001", hostClient, t0, t0)
 	other := sess("other-session-001", "claude", t0, t0)
+	// recent is more recent than host: a truncated snapshot keeping host
+	// would have kept it, so its absence is real; other's is not known.
+	recent := sess("recent-session-01", "claude", t0, t0.Add(time.Second))
+	truncSnap := func(n int, ss ...StoreSession) Signal {
+		sig := snap(ss...)
+		sig.Truncated = n
+		return sig
+	}
 	hostUp := Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Hour)}
 	tests := []struct {
 		name  string
@@ -108,6 +116,13 @@ func TestStoreRules(t *testing.T) {
 			{time.Second, Signal{Kind: SigStoreError, Server: srv, Detail: "unexpected end of JSON"}, []EventKind{EvWarning}},
 			{2 * time.Second, Signal{Kind: SigStoreError, Server: srv, Detail: "unexpected end of JSON"}, nil},
 			{3 * time.Second, snap(host), nil},
+		}},
+		{"a truncated snapshot warns once and judges only what it could hold", []step{
+			{0, snap(host, other, recent), nil},
+			{T + 5*time.Second, truncSnap(3, host), []EventKind{EvWarning, EvSessionExpired}},
+			{T + 6*time.Second, truncSnap(3, host), nil},
+			{T + 7*time.Second, snap(host), nil},
+			{T + 8*time.Second, truncSnap(1, host), []EventKind{EvWarning}},
 		}},
 		{"deleted store is unknown, not expired", []step{
 			{0, snap(host), nil},

@@ -1,6 +1,7 @@
 package health
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -26,7 +27,16 @@ type ServerStatus struct {
 	// Source is where the judgement of the host's session comes from.
 	Source   IdentitySource  `json:"source"`
 	Sessions []SessionStatus `json:"sessions"`
+	// SessionsOmitted counts the sessions left out of Sessions when there
+	// were more than MaxStatusSessions; absent when none were.
+	SessionsOmitted int `json:"sessions_omitted,omitempty"`
 }
+
+// MaxStatusSessions bounds the sessions listed per server, so the status
+// document stays a few hundred KB whatever a store holds. The host's
+// current session and the ones not healthy are listed first, then the
+// least idle.
+const MaxStatusSessions = 1_000
 
 // SessionStatus is one tracked session in Status.
 type SessionStatus struct {
@@ -73,10 +83,35 @@ func (m *Model) serverStatus(s *server, now time.Time) ServerStatus {
 			IdleSeconds: int64(idle.Seconds()), ExpiresInSeconds: int64(max(s.timeout()-idle, 0).Seconds()),
 			State: state, Current: sess == cur})
 	}
+	if n := len(ss.Sessions); n > MaxStatusSessions {
+		slices.SortStableFunc(ss.Sessions, byImportance)
+		clear(ss.Sessions[MaxStatusSessions:])
+		ss.Sessions, ss.SessionsOmitted = ss.Sessions[:MaxStatusSessions], n-MaxStatusSessions
+	}
 	slices.SortFunc(ss.Sessions, func(a, b SessionStatus) int {
 		return strings.Compare(a.Client+a.ID, b.Client+b.ID)
 	})
 	return ss
+}
+
+// byImportance orders what a status keeps when it cannot list all: the
+// host's current session, then sessions not healthy, then the least idle.
+func byImportance(a, b SessionStatus) int {
+	switch {
+	case a.Current != b.Current:
+		if a.Current {
+			return -1
+		}
+		return 1
+	case (a.State == Healthy) != (b.State == Healthy):
+		if a.State != Healthy {
+			return -1
+		}
+		return 1
+	case a.IdleSeconds != b.IdleSeconds:
+		return cmp.Compare(a.IdleSeconds, b.IdleSeconds)
+	}
+	return strings.Compare(a.Client+a.ID, b.Client+b.ID)
 }
 
 func (s *server) mode() Mode {

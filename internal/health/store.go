@@ -30,8 +30,14 @@ func (m *Model) storeSnapshot(s *server, sig Signal, now time.Time) []Event {
 			evs = append(evs, m.sessionNew(s, sess, now)...)
 		}
 	}
+	evs = append(evs, s.storeTruncated(sig, now)...)
+	cut := cutLine(sig)
 	for id, sess := range s.sessions {
-		if !seen[id] {
+		switch {
+		case seen[id]:
+		case sig.Truncated > 0 && !(sess.knownActive && sess.lastActivity.After(cut)):
+			delete(s.sessions, id) // maybe among those left out: its fate is unknown
+		default:
 			evs = append(evs, m.vanished(s, sess, now)...)
 		}
 	}
@@ -157,6 +163,30 @@ func (s *server) storeError(now time.Time, detail string) []Event {
 	s.storeErr = true
 	return []Event{{Time: now, Kind: EvWarning, Server: s.cfg.Name,
 		Detail: fmt.Sprintf("cannot read the session store of %s (%s); keeping the last good snapshot and retrying", s.cfg.Name, detail)}}
+}
+
+// storeTruncated warns once per streak of snapshots cut at the reader's cap.
+func (s *server) storeTruncated(sig Signal, now time.Time) []Event {
+	was := s.storeTrunc
+	s.storeTrunc = sig.Truncated > 0
+	if !s.storeTrunc || was {
+		return nil
+	}
+	return []Event{{Time: now, Kind: EvWarning, Server: s.cfg.Name,
+		Detail: fmt.Sprintf("the session store of %s holds more sessions than the watchdog reads: %d kept, %d less recently active ones left out and not judged", s.cfg.Name, len(sig.Sessions), sig.Truncated)}}
+}
+
+// cutLine is the oldest activity a truncated snapshot kept: the reader
+// keeps the most recently active sessions, so one more recent than this
+// that is missing has really left the store.
+func cutLine(sig Signal) time.Time {
+	var cut time.Time
+	for i, st := range sig.Sessions {
+		if i == 0 || st.LastActivity.Before(cut) {
+			cut = st.LastActivity
+		}
+	}
+	return cut
 }
 
 func clientLabel(c string) string {

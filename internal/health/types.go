@@ -82,17 +82,21 @@ type Signal struct {
 
 	IdleTimeout time.Duration  // SigIdleTimeout
 	Sessions    []StoreSession // SigStoreSnapshot
-	PID         int32          // SigHostUp; SigBeacon: the beacon's writer
-	Started     time.Time      // SigHostUp: the process's start as its identity
-	Began       time.Time      // SigHostUp: its start to a clock tick, when known (orders sessions)
-	Restarted   bool           // SigHostUp: a different process than before
-	Gap         time.Duration  // SigWoke: how far the wall clock jumped
-	Source      LogPosition    // the log line observed; every event it causes carries it
-	Outcome     Outcome        // SigKeepWarm, SigLiveness
-	Took        time.Duration  // SigKeepWarm
-	Strategy    Strategy       // SigHealStarted, SigHealFailed
-	Within      time.Duration  // SigHealStarted: recovery due within this long (0: no deadline)
-	EndReason   EndReason      // SigSessionClosed
+	// Truncated (SigStoreSnapshot): the store held this many more sessions
+	// than were read, the least recently active ones; a session missing from
+	// the snapshot may be among them.
+	Truncated int
+	PID       int32         // SigHostUp; SigBeacon: the beacon's writer
+	Started   time.Time     // SigHostUp: the process's start as its identity
+	Began     time.Time     // SigHostUp: its start to a clock tick, when known (orders sessions)
+	Restarted bool          // SigHostUp: a different process than before
+	Gap       time.Duration // SigWoke: how far the wall clock jumped
+	Source    LogPosition   // the log line observed; every event it causes carries it
+	Outcome   Outcome       // SigKeepWarm, SigLiveness
+	Took      time.Duration // SigKeepWarm
+	Strategy  Strategy      // SigHealStarted, SigHealFailed
+	Within    time.Duration // SigHealStarted: recovery due within this long (0: no deadline)
+	EndReason EndReason     // SigSessionClosed
 	// HostLog: the line came from the host's own log (SigSessionLost): the
 	// host runs, whatever the process watcher has found.
 	HostLog bool

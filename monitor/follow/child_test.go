@@ -36,6 +36,8 @@ func TestMain(m *testing.M) {
 		os.Exit(consumerChild())
 	case "printer":
 		os.Exit(printerChild())
+	case "printer-lowfd":
+		os.Exit(lowFDChild())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown child", os.Getenv(childEnv))
 		os.Exit(2)

@@ -80,7 +80,24 @@
 // come again on restart) or handles and acks them; either way it then calls
 // Flush, which saves acks that came after Run's own last write.
 //
+// # Descriptors
+//
+// Each followed file holds a descriptor, up to a budget derived from the
+// soft RLIMIT_NOFILE when Run starts (the limit less a reserve of a quarter
+// of it, 32 to 256, and at most 4,096; Options.MaxOpenFiles may lower it).
+// Files found past the budget are
+// polled: each event and backstop pass looks at them by stat, and one that
+// grew is opened for the pass that reads it, then closed. One warning
+// (ErrPolled) says how many are polled and why. An open that fails for want
+// of descriptors anyway stops further holding; that file is tried again on
+// the next scan.
+//
 // # Limits
+//
+// A polled file rotated away under a name no glob matches, or deleted,
+// loses what was written to it after the last pass: there is no descriptor
+// to read the rest through. Renamed within the globs, it is read on under
+// its new name.
 //
 // Two files that start with the same first line (a fixed banner without a
 // timestamp) share a fingerprint; the path keeps them apart, but a file

@@ -7,19 +7,27 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
 )
 
 // errNotRegular: a glob matched something that is not a regular file.
 var errNotRegular = errors.New("not a regular file")
 
+// errReplaced: a polled file's path names another file now; checkPath
+// retires it.
+var errReplaced = errors.New("replaced under its name")
+
 // file is one followed file: an open descriptor and how far it was read.
 // The descriptor stays open across renames and deletion, so a rotated file
-// can be read to its end.
+// can be read to its end. A polled file (over the descriptor budget) holds
+// its descriptor only during a pass; between passes fd is nil.
 type file struct {
 	tag, path string
 	fd        *os.File
+	polled    bool
 	fi        os.FileInfo // from the open descriptor: identity for os.SameFile
 	size      int64       // size at the last refresh
+	mtime     time.Time   // modification time at the last refresh
 	prefix    []byte      // first ≤ FingerprintSize bytes, as last seen
 	fp        string      // "" until fingerprint() can name the file
 	off       int64       // next byte to read
@@ -32,19 +40,9 @@ type file struct {
 }
 
 func openFile(path, tag string, maxLine int) (*file, error) {
-	// O_NONBLOCK: should a FIFO take the file's place, opening it must
-	// not block the follower waiting for a writer.
-	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fd, fi, err := openRegular(path)
 	if err != nil {
-		return nil, fmt.Errorf("open: %w", err)
-	}
-	fi, err := fd.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = errNotRegular
-	}
-	if err != nil {
-		_ = fd.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, err
 	}
 	f := &file{tag: tag, path: path, fd: fd, fi: fi, tickSize: -1}
 	f.split.max = maxLine
@@ -53,6 +51,59 @@ func openFile(path, tag string, maxLine int) (*file, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// openRegular opens path for reading if it is a regular file.
+func openRegular(path string) (*os.File, os.FileInfo, error) {
+	// O_NONBLOCK: should a FIFO take the file's place, opening it must
+	// not block the follower waiting for a writer.
+	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open: %w", err)
+	}
+	fi, err := fd.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errNotRegular
+	}
+	if err != nil {
+		_ = fd.Close()
+		return nil, nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return fd, fi, nil
+}
+
+// acquire opens a polled file for a pass; it fails with errReplaced when
+// the path now names another file.
+func (f *file) acquire() error {
+	if f.fd != nil {
+		return nil
+	}
+	fd, fi, err := openRegular(f.path)
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(fi, f.fi) {
+		_ = fd.Close()
+		return errReplaced
+	}
+	f.fd = fd
+	return nil
+}
+
+// release closes a polled file's descriptor after its pass.
+func (f *file) release() {
+	if f.polled && f.fd != nil {
+		_ = f.fd.Close()
+		f.fd = nil
+	}
+}
+
+// unchanged: a polled file's path shows the file as it was when last read
+// to its end, so there is nothing to open it for.
+func (f *file) unchanged() bool {
+	fi, err := os.Stat(f.path)
+	return err == nil && os.SameFile(fi, f.fi) && fi.Size() == f.size && f.off >= f.size &&
+		fi.ModTime().Equal(f.mtime)
 }
 
 func (f *file) key() ackKey { return ackKey{f.path, f.fp} }
@@ -74,7 +125,7 @@ func (f *file) refresh() (changed bool, err error) {
 	if fi.Size() < max(f.size, f.off) || !bytes.Equal(b[:common], f.prefix[:common]) {
 		return true, nil
 	}
-	f.size = fi.Size()
+	f.size, f.mtime = fi.Size(), fi.ModTime()
 	if n > len(f.prefix) {
 		f.prefix = append(f.prefix[:0], b[:n]...)
 	}
@@ -124,4 +175,9 @@ func (f *file) read(buf []byte, budget int64, line func([]byte, int64) bool, lon
 	return true, false, nil
 }
 
-func (f *file) close() { _ = f.fd.Close() }
+func (f *file) close() {
+	if f.fd != nil {
+		_ = f.fd.Close()
+		f.fd = nil
+	}
+}

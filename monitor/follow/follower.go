@@ -86,6 +86,10 @@ type Options struct {
 	// HistoryBytes is how much of a file's existing tail is delivered as
 	// History on first sight (default 64 MiB; negative: none).
 	HistoryBytes int64
+	// MaxOpenFiles caps the files held open; the rest are polled (package
+	// doc, Descriptors). 0: the budget derived from RLIMIT_NOFILE;
+	// negative: every file is polled. It never raises that budget.
+	MaxOpenFiles int
 	// Logger gets debug and info messages; nil discards them.
 	Logger *slog.Logger
 	// Warn gets non-fatal problems (unreadable directory or file, skipped

@@ -33,6 +33,7 @@ func (r *runner) rescan(ctx context.Context, initial bool) {
 		}
 	}
 	r.pruneKnown()
+	r.notePolled()
 }
 
 // expandAll returns the directories to watch (with the tag to report their

@@ -40,6 +40,11 @@ type runner struct {
 	warned  map[warnKey]bool
 	buf     []byte
 
+	budget     int    // files held open at most (fds.go); the rest are polled
+	softLimit  uint64 // RLIMIT_NOFILE the budget came from
+	held       int    // files holding a descriptor, retired ones included
+	pollWarned bool   // the polled-files warning was given for this episode
+
 	pend      pending
 	timer     *time.Timer
 	armed     bool
@@ -72,7 +77,12 @@ func newRunner(f *Follower) (*runner, error) {
 	}
 	t := time.NewTimer(time.Hour)
 	t.Stop()
+	budget, soft := heldBudget()
+	if n := f.opts.MaxOpenFiles; n != 0 {
+		budget = max(min(budget, n), 0)
+	}
 	return &runner{
+		budget: budget, softLimit: soft,
 		f: f, opts: f.opts, log: f.log, w: w,
 		files:  make(map[string]*file),
 		dirs:   make(map[string]os.FileInfo),

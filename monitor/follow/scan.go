@@ -19,6 +19,18 @@ func (r *runner) readFile(ctx context.Context, f *file, budget int64) {
 	if budget < 0 {
 		budget = 1<<63 - 1
 	}
+	if f.polled {
+		if f.fd == nil && f.unchanged() {
+			return
+		}
+		if err := f.acquire(); err != nil {
+			if !errors.Is(err, errReplaced) && !notExist(err) {
+				r.warnOnce(f.tag, f.path, err)
+			}
+			return // replaced or gone: checkPath retires it
+		}
+		defer f.release()
+	}
 	for range 3 { // a restart reads again; bounded against a file rewritten without pause
 		changed, err := f.refresh()
 		if err != nil {
@@ -74,18 +86,23 @@ func (r *runner) checkPath(ctx context.Context, f *file) {
 	}
 	r.log.Debug("follow: file rotated or removed", "path", f.path)
 	delete(r.files, f.path)
+	// A polled file has no descriptor to read the rest through: what it
+	// grew by since the last pass is lost (package doc, Limits), unless
+	// the glob finds it under a new name before closeIdle drops it.
 	r.readFile(ctx, f, -1)
 	r.retired = append(r.retired, f)
 }
 
 // closeIdle closes retired files that did not grow for a whole backstop
-// period: their writer has moved on.
+// period: their writer has moved on. A polled one cannot be read, so it
+// goes after one period whatever it holds.
 func (r *runner) closeIdle() {
 	kept := r.retired[:0]
 	for _, f := range r.retired {
-		if f.size == f.tickSize && f.off >= f.size {
+		if f.size == f.tickSize && (f.off >= f.size || f.polled) {
 			r.unregister(f)
 			f.close()
+			r.dropped(f)
 			continue
 		}
 		f.tickSize = f.size
@@ -112,13 +129,17 @@ func (r *runner) discover(ctx context.Context, path, tag string, initial bool) {
 	}
 	f, err := openFile(path, tag, r.opts.MaxLine)
 	if err != nil {
-		r.warnOnce(tag, path, err)
+		if !r.outOfDescriptors(err) {
+			r.warnOnce(tag, path, err)
+		}
 		return
 	}
 	r.clearWarns(path)
+	r.hold(f)
 	r.place(f, initial)
 	r.files[path] = f
 	r.readFile(ctx, f, readBudget)
+	f.release()
 }
 
 // adopt recognises a followed file under a new name (renamed within the
@@ -152,6 +173,9 @@ func (r *runner) move(f *file, path string) {
 	from := f.key()
 	f.path = path
 	r.files[path] = f
+	// A polled file was not read to its end when it left its old name:
+	// read it under the new one on the next pass.
+	r.pend.read[path] = true
 	if f.live {
 		r.f.acks.rename(from, f.key())
 	}

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -19,25 +21,63 @@ var (
 	createdKeys = []string{"created_at", "createdAt", "created", "started_at", "startedAt"}
 )
 
-// build turns entries into sessions sorted by ID. Entries without an id, and
-// repeats of an id (the latest activity wins), are counted as skipped.
-func build(entries []entry) ([]Session, int) {
-	out := make([]Session, 0, len(entries))
-	skipped := 0
-	for _, e := range entries {
-		s, ok := session(e)
-		if !ok {
-			skipped++
-			continue
-		}
-		out = append(out, s)
-	}
-	sortSessions(out)
-	return dedup(out, skipped)
+// acc gathers the sessions of one store (or of one candidate wrapper in
+// it). It holds at most twice its limit at a time: when full, it keeps the
+// limit's most recently active sessions and counts the rest as truncated.
+type acc struct {
+	limit     int
+	sessions  []Session
+	objects   int   // entries that were objects, sessions or not
+	skipped   int   // entries without an id
+	truncated int   // sessions cut at the limit
+	shape     error // set instead of sessions: the value cannot be a store
 }
 
-// dedup keeps one session per id in a sorted list; Go's decoder already
-// merged repeated map keys, so repeats come from lists or id fields.
+func newAcc(limit int) *acc { return &acc{limit: limit} }
+
+func (a *acc) add(e entry) {
+	a.objects++
+	s, ok := session(e)
+	if !ok {
+		a.skipped++
+		return
+	}
+	a.sessions = append(a.sessions, s)
+	if len(a.sessions) >= 2*a.limit {
+		a.cut()
+	}
+}
+
+// cut keeps the limit's most recently active sessions (ties by id, so the
+// same file always keeps the same ones).
+func (a *acc) cut() {
+	if len(a.sessions) <= a.limit {
+		return
+	}
+	slices.SortStableFunc(a.sessions, func(x, y Session) int {
+		if c := y.LastActivity.Compare(x.LastActivity); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.ID, y.ID)
+	})
+	a.truncated += len(a.sessions) - a.limit
+	clear(a.sessions[a.limit:])
+	a.sessions = a.sessions[:a.limit]
+}
+
+// result sorts by ID and drops repeated ids (the latest activity wins).
+func (a *acc) result() (Result, error) {
+	if a.shape != nil {
+		return Result{}, a.shape
+	}
+	a.cut()
+	sortSessions(a.sessions)
+	sessions, skipped := dedup(a.sessions, a.skipped)
+	return Result{Sessions: sessions, Skipped: skipped, Truncated: a.truncated}, nil
+}
+
+// dedup keeps one session per id in a sorted list; repeats come from
+// lists, id fields or a map key written twice.
 func dedup(sorted []Session, skipped int) ([]Session, int) {
 	w := 0
 	for _, s := range sorted {

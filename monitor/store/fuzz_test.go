@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,16 @@ func FuzzParse(f *testing.F) {
 		}
 		if skipped < 0 {
 			t.Fatalf("skipped = %d", skipped)
+		}
+		// A cap keeps a subset, never more than the cap.
+		capped, cerr := ParseLimit(data, 2)
+		if cerr != nil || len(capped.Sessions) > 2 || capped.Truncated < 0 {
+			t.Fatalf("ParseLimit(2): %d sessions, %d truncated, %v; Parse found %d", len(capped.Sessions), capped.Truncated, cerr, len(got))
+		}
+		for _, s := range capped.Sessions {
+			if _, ok := slices.BinarySearchFunc(got, s.ID, func(a Session, id string) int { return strings.Compare(a.ID, id) }); !ok {
+				t.Fatalf("ParseLimit kept %s, which Parse did not find", s)
+			}
 		}
 		for i, s := range got {
 			if strings.TrimSpace(s.ID) == "" {

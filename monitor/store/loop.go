@@ -38,8 +38,9 @@ type loop struct {
 	watched   string // directory under watch: the store's parent or an ancestor
 	addFailed bool   // the last attempt to watch failed (and was logged)
 
-	state state
-	hash  [32]byte // of the bytes behind the last Snapshot sent
+	state     state
+	hash      [32]byte // of the bytes behind the last Snapshot sent
+	truncated bool     // the last snapshot was cut at MaxSessions (warned once)
 
 	debounce      *time.Timer
 	debounceArmed bool
@@ -100,7 +101,7 @@ func (l *loop) run(ctx context.Context) error {
 // one is sent whatever it holds.
 func (l *loop) switchPath(ctx context.Context, p string) {
 	l.stopTimers()
-	l.path, l.state, l.hash = p, stateNone, [32]byte{}
+	l.path, l.state, l.hash, l.truncated = p, stateNone, [32]byte{}, false
 	l.setupWatch()
 	l.evaluate(ctx, false)
 }

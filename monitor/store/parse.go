@@ -18,6 +18,12 @@ var (
 	ErrUnknownShape = errors.New("unknown store shape")
 )
 
+// MaxSessions bounds the sessions one read keeps. A store holding more keeps
+// its MaxSessions most recently active ones and counts the rest as
+// Truncated, so what a read holds does not grow with the file. The real
+// Nowledge Mem store holds a handful.
+const MaxSessions = 10_000
+
 // maxWrapDepth bounds how deep "sessions"/"items"/"data" wrappers are followed.
 const maxWrapDepth = 3
 
@@ -36,121 +42,223 @@ type entry struct {
 	obj map[string]any
 }
 
-// Parse reads a store. It returns the sessions sorted by ID, how many entries
-// were skipped (no id, or an id seen already), and an error wrapping
-// ErrNotJSON or ErrUnknownShape. An empty object or list, and null, are zero
-// sessions; empty or truncated data is ErrNotJSON, never zero sessions.
-func Parse(data []byte) ([]Session, int, error) {
-	root, err := decode(data)
-	if err != nil {
-		return nil, 0, err
-	}
-	entries, skipped, err := locate(root, 0, "top level")
-	if err != nil {
-		return nil, 0, err
-	}
-	sessions, dup := build(entries)
-	return sessions, skipped + dup, nil
+// Result is one parse of a store.
+type Result struct {
+	Sessions  []Session // sorted by ID; at most the limit
+	Skipped   int       // entries without an id, or repeating one, left out
+	Truncated int       // sessions over the limit left out: the least recently active
 }
 
-// decode parses exactly one JSON value, keeping numbers exact.
-func decode(data []byte) (any, error) {
+// Parse reads a store, keeping at most MaxSessions sessions. It returns the
+// sessions sorted by ID, how many entries were skipped (no id, or an id seen
+// already), and an error wrapping ErrNotJSON or ErrUnknownShape. An empty
+// object or list, and null, are zero sessions; empty or truncated data is
+// ErrNotJSON, never zero sessions.
+func Parse(data []byte) ([]Session, int, error) {
+	r, err := ParseLimit(data, MaxSessions)
+	return r.Sessions, r.Skipped, err
+}
+
+// ParseLimit is Parse keeping at most limit sessions (at least one), the
+// most recently active; the rest are counted in Result.Truncated. It
+// streams through the store: one entry at a time is decoded whole, so the
+// memory a parse takes is bounded by limit, not by how many entries the
+// file holds.
+func ParseLimit(data []byte, limit int) (Result, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%w: file is empty (%d bytes)", ErrNotJSON, len(data))
+		return Result{}, fmt.Errorf("%w: file is empty (%d bytes)", ErrNotJSON, len(data))
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, notJSON(err, len(data))
+	p := &parser{dec: json.NewDecoder(bytes.NewReader(data)), size: len(data), limit: max(limit, 1)}
+	p.dec.UseNumber()
+	a, err := p.value(0, "top level")
+	if err != nil {
+		return Result{}, err
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: data after the JSON value at byte %d of %d",
-			ErrNotJSON, dec.InputOffset(), len(data))
+	if _, err := p.dec.Token(); !errors.Is(err, io.EOF) {
+		return Result{}, fmt.Errorf("%w: data after the JSON value at byte %d of %d",
+			ErrNotJSON, p.dec.InputOffset(), len(data))
 	}
-	return v, nil
+	return a.result()
 }
 
-func notJSON(err error, size int) error {
+// parser walks one store with a token decoder.
+type parser struct {
+	dec   *json.Decoder
+	size  int
+	limit int
+}
+
+// value reads the next value as a store: a list, a map keyed by id, or
+// either one under a wrapper key. A shape the store cannot have is kept in
+// the returned acc (the value is consumed whole); an error is JSON that is
+// broken, after which nothing more can be read.
+func (p *parser) value(depth int, where string) (*acc, error) {
+	tok, err := p.dec.Token()
+	if err != nil {
+		return nil, p.notJSON(err)
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		if t == '[' {
+			return p.list()
+		}
+		return p.object(depth, where)
+	case nil:
+		return newAcc(p.limit), nil // what Go writes for a nil map or slice
+	default:
+		return &acc{shape: fmt.Errorf("%w: %s is a %s, want an object or a list", ErrUnknownShape, where, kind(tok))}, nil
+	}
+}
+
+func (p *parser) list() (*acc, error) {
+	a := newAcc(p.limit)
+	for p.dec.More() {
+		var e element
+		if err := p.dec.Decode(&e); err != nil {
+			return nil, p.notJSON(err)
+		}
+		if e.obj == nil {
+			a.skipped++
+			continue
+		}
+		a.add(entry{obj: e.obj})
+	}
+	return a, p.end()
+}
+
+// object reads a wrapper (its most trusted wrapper key decides; nothing else
+// beside it counts), one session (an error), or a map of sessions.
+//
+// Long: the three readings are told apart key by key as they stream by.
+func (p *parser) object(depth int, where string) (*acc, error) {
+	own := newAcc(p.limit)
+	var wrapped *acc
+	rank, keys, single := len(wrapperKeys), 0, ""
+	for p.dec.More() {
+		tok, err := p.dec.Token()
+		if err != nil {
+			return nil, p.notJSON(err)
+		}
+		key, _ := tok.(string)
+		keys++
+		if r := wrapperRank(key); depth < maxWrapDepth && r >= 0 {
+			if r >= rank {
+				err = p.skip()
+			} else if wrapped, err = p.value(depth+1, fmt.Sprintf("%q", key)); err == nil {
+				rank, own = r, nil // the wrapper decides; entries beside it do not count
+			}
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if own == nil {
+			if err := p.skip(); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var e element
+		if err := p.dec.Decode(&e); err != nil {
+			return nil, p.notJSON(err)
+		}
+		switch {
+		case e.scalar && idRank(key) >= 0 && (single == "" || idRank(key) < idRank(single)):
+			single = key
+		case e.obj != nil && !metadataKeys[key]:
+			own.add(entry{key: key, obj: e.obj})
+		}
+	}
+	if err := p.end(); err != nil {
+		return nil, err
+	}
+	switch {
+	case wrapped != nil:
+		return wrapped, nil
+	case single != "":
+		return &acc{shape: fmt.Errorf("%w: %s looks like one session (it has %q), not a store of sessions",
+			ErrUnknownShape, where, single)}, nil
+	case own.objects == 0 && keys > 0:
+		// Keys are not listed: a map of id to scalar would show the ids.
+		return &acc{shape: fmt.Errorf("%w: %s has %d keys but none holds a session object",
+			ErrUnknownShape, where, keys)}, nil
+	}
+	return own, nil
+}
+
+// end reads the closing bracket of a list or object.
+func (p *parser) end() error {
+	if _, err := p.dec.Token(); err != nil {
+		return p.notJSON(err)
+	}
+	return nil
+}
+
+// skip reads past one value without keeping it.
+func (p *parser) skip() error {
+	if err := p.dec.Decode(&skipValue{}); err != nil {
+		return p.notJSON(err)
+	}
+	return nil
+}
+
+func (p *parser) notJSON(err error) error {
 	var syn *json.SyntaxError
 	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%w: ends early after %d bytes (half-written?)", ErrNotJSON, size)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return fmt.Errorf("%w: ends early after %d bytes (half-written?)", ErrNotJSON, p.size)
 	case errors.As(err, &syn):
-		return fmt.Errorf("%w: %v at byte %d of %d", ErrNotJSON, syn, syn.Offset, size)
+		return fmt.Errorf("%w: %v at byte %d of %d", ErrNotJSON, syn, syn.Offset, p.size)
 	default:
 		return fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
 }
 
-// locate finds the session entries in v: a list, a map keyed by id, or
-// either one under a wrapper key.
-func locate(v any, depth int, where string) ([]entry, int, error) {
-	switch t := v.(type) {
-	case nil:
-		return nil, 0, nil // what Go writes for a nil map or slice
-	case []any:
-		return listEntries(t)
-	case map[string]any:
-		return objectEntries(t, depth, where)
-	default:
-		return nil, 0, fmt.Errorf("%w: %s is a %s, want an object or a list", ErrUnknownShape, where, kind(v))
-	}
+// element is one value inside the store's list or map, decoded only as far
+// as needed: an object into a map; of anything else, only whether it is a
+// scalar that could be an id.
+type element struct {
+	obj    map[string]any
+	scalar bool
 }
 
-func listEntries(list []any) ([]entry, int, error) {
-	entries := make([]entry, 0, len(list))
-	skipped := 0
-	for _, item := range list {
-		obj, ok := item.(map[string]any)
-		if !ok {
-			skipped++
-			continue
-		}
-		entries = append(entries, entry{obj: obj})
+func (e *element) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 {
+		return nil
 	}
-	return entries, skipped, nil
+	switch c := b[0]; {
+	case c == '{':
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		return dec.Decode(&e.obj)
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		e.scalar = true
+	}
+	return nil
 }
 
-func objectEntries(obj map[string]any, depth int, where string) ([]entry, int, error) {
-	if depth < maxWrapDepth {
-		for _, k := range wrapperKeys {
-			if inner, ok := obj[k]; ok {
-				return locate(inner, depth+1, fmt.Sprintf("%q", k))
-			}
+// skipValue is decoded into to read past a value without allocating it.
+type skipValue struct{}
+
+func (*skipValue) UnmarshalJSON([]byte) error { return nil }
+
+func wrapperRank(key string) int {
+	for i, k := range wrapperKeys {
+		if k == key {
+			return i
 		}
 	}
-	if k, ok := singleSession(obj); ok {
-		return nil, 0, fmt.Errorf("%w: %s looks like one session (it has %q), not a store of sessions",
-			ErrUnknownShape, where, k)
-	}
-	entries := make([]entry, 0, len(obj))
-	for k, v := range obj {
-		inner, ok := v.(map[string]any)
-		if !ok || metadataKeys[k] {
-			continue // scalars and known metadata beside the sessions
-		}
-		entries = append(entries, entry{key: k, obj: inner})
-	}
-	if len(entries) == 0 && len(obj) > 0 {
-		// Keys are not listed: a map of id to scalar would show the ids.
-		return nil, 0, fmt.Errorf("%w: %s has %d keys but none holds a session object",
-			ErrUnknownShape, where, len(obj))
-	}
-	return entries, 0, nil
+	return -1
 }
 
-// singleSession reports whether obj is itself a session rather than a map of
-// them: it has an id field holding a scalar.
-func singleSession(obj map[string]any) (string, bool) {
-	for _, k := range idKeys {
-		switch obj[k].(type) {
-		case string, json.Number:
-			return k, true
+func idRank(key string) int {
+	for i, k := range idKeys {
+		if k == key {
+			return i
 		}
 	}
-	return "", false
+	return -1
 }
 
 func kind(v any) string {
@@ -161,10 +269,6 @@ func kind(v any) string {
 		return "number"
 	case bool:
 		return "boolean"
-	case []any:
-		return "list"
-	case map[string]any:
-		return "object"
 	}
 	return "null"
 }

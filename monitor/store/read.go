@@ -22,6 +22,8 @@ func (l *loop) evaluate(ctx context.Context, fromRetry bool) {
 	switch {
 	case err == nil:
 		l.gotData(ctx, data, fromRetry)
+	case errors.Is(err, ErrTooLarge):
+		l.oversize(ctx, fmt.Errorf("session store %s: %w", l.path, err))
 	case absent(err):
 		l.stopRetry()
 		if l.state != stateGone {
@@ -40,17 +42,38 @@ func (l *loop) gotData(ctx context.Context, data []byte, fromRetry bool) {
 		l.stopRetry() // back to what was sent: a passing half-write
 		return
 	}
-	sessions, skipped, err := Parse(data)
+	res, err := ParseLimit(data, MaxSessions)
 	if err != nil {
 		l.fail(ctx, fmt.Errorf("session store %s: %w", l.path, err), fromRetry)
 		return
 	}
 	l.stopRetry()
 	l.state, l.hash = stateSnapshot, h
-	l.log.Debug("session store read", "path", l.path, "sessions", len(sessions), "skipped", skipped)
+	l.log.Debug("session store read", "path", l.path, "sessions", len(res.Sessions), "skipped", res.Skipped)
+	switch {
+	case res.Truncated > 0 && !l.truncated:
+		l.log.Warn("session store holds more sessions than are kept; the least recently active are left out",
+			"path", l.path, "kept", len(res.Sessions), "truncated", res.Truncated)
+	case res.Truncated == 0 && l.truncated:
+		l.log.Info("session store back under the session cap", "path", l.path, "sessions", len(res.Sessions))
+	}
+	l.truncated = res.Truncated > 0
 	l.emit(ctx, Update{Path: l.path, Snapshot: &Snapshot{
-		Path: l.path, Sessions: sessions, Skipped: skipped, ReadAt: l.w.opts.Now(),
+		Path: l.path, Sessions: res.Sessions, Skipped: res.Skipped, Truncated: res.Truncated, ReadAt: l.w.opts.Now(),
 	}})
+}
+
+// oversize reports a store over the cap at once (no save in progress makes
+// a file larger than it ends up), once per streak, and does not retry:
+// reading it again waits for a change or the backstop.
+func (l *loop) oversize(ctx context.Context, err error) {
+	l.stopRetry()
+	if l.state == stateErr {
+		return
+	}
+	l.state = stateErr
+	l.log.Warn("session store too large; not read, keeping the last good snapshot", "err", err)
+	l.emit(ctx, Update{Path: l.path, Err: err})
 }
 
 // fail keeps retrying; it reports the error once per streak, and only from a
@@ -65,21 +88,47 @@ func (l *loop) fail(ctx context.Context, err error, fromRetry bool) {
 	l.emit(ctx, Update{Path: l.path, Err: err})
 }
 
-// readStore reads the whole file, refusing one larger than MaxStoreSize.
+// ErrTooLarge: the store is over MaxStoreSize and was not read.
+var ErrTooLarge = errors.New("too large")
+
+// Load reads and parses the store at path once, as the watcher does: a file
+// over MaxStoreSize is an error wrapping ErrTooLarge, and is not read.
+func Load(path string) (Result, error) {
+	data, err := readStore(path)
+	if err != nil {
+		return Result{}, fmt.Errorf("session store %s: %w", path, err)
+	}
+	res, err := ParseLimit(data, MaxSessions)
+	if err != nil {
+		return Result{}, fmt.Errorf("session store %s: %w", path, err)
+	}
+	return res, nil
+}
+
+// readStore reads the whole file, refusing one larger than MaxStoreSize by
+// its size before reading, and while reading if it grew meanwhile.
 func readStore(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > MaxStoreSize {
+		return nil, tooLarge(st.Size())
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxStoreSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("read: %w", err)
 	}
 	if len(data) > MaxStoreSize {
-		return nil, fmt.Errorf("larger than %d bytes; not read", MaxStoreSize)
+		return nil, tooLarge(int64(len(data)))
 	}
 	return data, nil
+}
+
+func tooLarge(size int64) error {
+	return fmt.Errorf("%w: %d bytes, over the %d-byte cap, not read; a session store is a few KB: check that the path names the server's mcp-sessions.json",
+		ErrTooLarge, size, MaxStoreSize)
 }
 
 // absent: the file, or a directory on its path, does not exist.

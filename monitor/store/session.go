@@ -36,7 +36,11 @@ type Snapshot struct {
 	Path     string
 	Sessions []Session
 	Skipped  int // entries without an id, or repeating one, left out
-	ReadAt   time.Time
+	// Truncated: sessions over MaxSessions left out (the least recently
+	// active). Sessions missing from a truncated snapshot may still be in
+	// the store: their absence says nothing.
+	Truncated int
+	ReadAt    time.Time
 }
 
 // Diff is what changed between two snapshots' sessions. Each list is sorted

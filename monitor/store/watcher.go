@@ -18,8 +18,11 @@ const (
 	DefaultDebounce = 20 * time.Millisecond
 	DefaultRetry    = 250 * time.Millisecond
 	DefaultBackstop = 10 * time.Second
-	// MaxStoreSize caps a read; a larger file is reported as an error.
-	MaxStoreSize = 64 << 20
+	// MaxStoreSize caps a read: a larger file is not read at all but
+	// reported as an error wrapping ErrTooLarge, and the last good snapshot
+	// stays. The real store is a few KB; a 50 MB one once cost the daemon
+	// 800 MB, so 8 MiB leaves room without letting a file size the daemon.
+	MaxStoreSize = 8 << 20
 )
 
 // ErrRunning is returned by Run when the Watcher is already running.
@@ -34,7 +37,8 @@ type Update struct {
 	// unknown; it does NOT mean they all expired.
 	Gone bool
 	// Err: the file exists but could not be read or parsed (it wraps
-	// ErrNotJSON or ErrUnknownShape when it is a parse error). The last good
+	// ErrNotJSON or ErrUnknownShape when it is a parse error, ErrTooLarge
+	// when it is over MaxStoreSize). The last good
 	// snapshot stays valid; the watcher retries until the file parses.
 	Err error
 }
