@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
-)
 
-// errNotRegular: a glob matched something that is not a regular file.
-var errNotRegular = errors.New("not a regular file")
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+)
 
 // file is one followed file: an open descriptor and how far it was read.
 // The descriptor stays open across renames and deletion, so a rotated file
@@ -32,16 +30,14 @@ type file struct {
 }
 
 func openFile(path, tag string, maxLine int) (*file, error) {
-	// O_NONBLOCK: should a FIFO take the file's place, opening it must
-	// not block the follower waiting for a writer.
-	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Non-blocking: should a FIFO take the file's place between the
+	// glob's Stat and this open, opening it must not block the follower
+	// waiting for a writer; it is refused on the open descriptor.
+	fd, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("open: %w", err)
 	}
 	fi, err := fd.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = errNotRegular
-	}
 	if err != nil {
 		_ = fd.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
