@@ -5,10 +5,10 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"syscall"
+
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 )
 
 // evaluate reads the store and sends an Update if content or state changed.
@@ -18,7 +18,7 @@ func (l *loop) evaluate(ctx context.Context, fromRetry bool) {
 	if l.path == "" {
 		return
 	}
-	data, err := readStore(l.path)
+	data, err := Read(l.path)
 	switch {
 	case err == nil:
 		l.gotData(ctx, data, fromRetry)
@@ -65,21 +65,15 @@ func (l *loop) fail(ctx context.Context, err error, fromRetry bool) {
 	l.emit(ctx, Update{Path: l.path, Err: err})
 }
 
-// readStore reads the whole file, refusing one larger than MaxStoreSize.
-func readStore(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxStoreSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read: %w", err)
-	}
-	if len(data) > MaxStoreSize {
+// Read reads a store file whole, refusing one larger than MaxStoreSize
+// and anything but a regular file: a FIFO at the store's path must not
+// block the watcher (or doctor) in open(2). Links are followed.
+func Read(path string) ([]byte, error) {
+	data, err := fsutil.ReadRegular(path, MaxStoreSize)
+	if errors.Is(err, fsutil.ErrTooLarge) {
 		return nil, fmt.Errorf("larger than %d bytes; not read", MaxStoreSize)
 	}
-	return data, nil
+	return data, err
 }
 
 // absent: the file, or a directory on its path, does not exist.
