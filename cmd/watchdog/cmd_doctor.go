@@ -110,10 +110,14 @@ func runDoctorSteps(ctx context.Context, rep *doctorReport, steps []doctorStep, 
 		}()
 		select {
 		case <-done:
+		case <-sctx.Done():
+		}
+		select {
+		case <-done: // also a step that finished as its time ran out
 			for _, f := range part.Findings {
 				rep.add(f)
 			}
-		case <-sctx.Done():
+		default:
 			rep.add(finding{Check: st.name, Detail: fmt.Sprintf("timed out after %s: something it looks at does not answer", timeout),
 				Fix: "look for a FIFO or device at a path the config names, a hung file system, or a server that accepts but never answers"})
 		}
