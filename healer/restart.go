@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 )
 
 // HostLogFile is the name, inside the state directory, of the file a
@@ -211,7 +213,8 @@ func (r *Restarter) openLog() (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(r.o.LogPath), 0o700); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(r.o.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	// A state file: never through a planted link, never a FIFO.
+	return fsutil.OpenPrivate(r.o.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
 }
 
 // start runs cmd with its output into out and hands the child to a reaper.

@@ -72,6 +72,7 @@ func TestRestarter(t *testing.T) {
 		{"a host that ignores SIGTERM is killed after the grace", restartKillsAfterGrace},
 		{"a missing command leaves the host running", restartMissingCommand},
 		{"a host log that cannot be opened leaves the host running", restartUnopenableLog},
+		{"a host log that is a symlink is refused, its target untouched", restartLinkedLog},
 		{"arguments reach the host literally, never through a shell", restartArgsLiteral},
 		{"no restart command", restartNoCommand},
 		{"refuses pids that are not a host", restartRefusesNonHosts},

@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
@@ -55,18 +57,19 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
 	rep := &doctorReport{Config: cfg.Path, StateDir: stateDir}
 	if rep.Config == "" {
 		rep.Config = "(built-in defaults)"
 	}
-	doctorDaemon(ctx, rep, stateDir)
-	doctorHost(ctx, rep, cfg, stateDir)
-	doctorPatch(rep, cfg)
-	for _, s := range cfg.Servers {
-		doctorServer(ctx, rep, s)
+	steps := []doctorStep{
+		{"daemon", func(ctx context.Context, r *doctorReport) { doctorDaemon(ctx, r, stateDir) }},
+		{"host", func(ctx context.Context, r *doctorReport) { doctorHost(ctx, r, cfg, stateDir) }},
+		{"client module", func(_ context.Context, r *doctorReport) { doctorPatch(r, cfg) }},
 	}
+	for _, s := range cfg.Servers {
+		steps = append(steps, doctorStep{"server " + s.Name, func(ctx context.Context, r *doctorReport) { doctorServer(ctx, r, s) }})
+	}
+	runDoctorSteps(ctx, rep, steps, doctorStepTimeout)
 	if co.json {
 		_ = writeJSON(c.stdout, rep)
 	} else {
@@ -76,6 +79,49 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// doctorStepTimeout bounds each step of doctor, so that nothing one step
+// looks at (a file, a process, a server) can hang the whole report.
+const doctorStepTimeout = 5 * time.Second
+
+// doctorStep is one part of the report, named for the finding that says
+// it timed out.
+type doctorStep struct {
+	name string
+	run  func(ctx context.Context, rep *doctorReport)
+}
+
+// runDoctorSteps runs the steps in order, each under its own timeout into
+// a report of its own that is merged when it finishes in time. A step past
+// its timeout becomes one problem finding, and the next step starts. The
+// late step's goroutine is abandoned: its context is cancelled, and what
+// no context reaches (an open(2) stuck on a FIFO) ends with the process,
+// which exits right after the report.
+func runDoctorSteps(ctx context.Context, rep *doctorReport, steps []doctorStep, timeout time.Duration) {
+	for _, st := range steps {
+		sctx, cancel := context.WithTimeout(ctx, timeout)
+		part := &doctorReport{}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			st.run(sctx, part)
+		}()
+		select {
+		case <-done:
+		case <-sctx.Done():
+		}
+		select {
+		case <-done: // also a step that finished as its time ran out
+			for _, f := range part.Findings {
+				rep.add(f)
+			}
+		default:
+			rep.add(finding{Check: st.name, Detail: fmt.Sprintf("timed out after %s: something it looks at does not answer", timeout),
+				Fix: "look for a FIFO or device at a path the config names, a hung file system, or a server that accepts but never answers"})
+		}
+		cancel()
+	}
 }
 
 func doctorDaemon(ctx context.Context, rep *doctorReport, stateDir string) {
@@ -103,9 +149,22 @@ func doctorServer(ctx context.Context, rep *doctorReport, s config.Server) {
 
 func globFinding(check string, globs []string, fix string) finding {
 	n := 0
+	var special []string
 	for _, g := range globs {
 		m, _ := filepath.Glob(g)
-		n += len(m)
+		for _, p := range m {
+			// The daemon never opens a FIFO, device or socket as a log;
+			// say so here too, where the user looks.
+			if fi, err := os.Stat(p); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+				special = append(special, p+" is a "+fsutil.TypeName(fi.Mode()))
+				continue
+			}
+			n++
+		}
+	}
+	if len(special) > 0 {
+		return finding{Check: check, Detail: fmt.Sprintf("%d file(s) match %v, and %s: not followed", n, globs, strings.Join(special, ", ")),
+			Fix: "point the logs at regular files; a FIFO, device or socket is never read"}
 	}
 	if n == 0 {
 		return finding{Check: check, Detail: fmt.Sprintf("no file matches %v", globs), Fix: fix}
@@ -116,6 +175,8 @@ func globFinding(check string, globs []string, fix string) finding {
 func storeFinding(check, path string) finding {
 	res, err := store.Load(path)
 	switch {
+	case errors.Is(err, fsutil.ErrNotRegular):
+		return finding{Check: check, Detail: err.Error(), Fix: "point store at the regular file the server writes (mcp-sessions.json); the daemon warns and skips anything else"}
 	case errors.Is(err, store.ErrTooLarge):
 		return finding{Check: check, Detail: err.Error(), Fix: "point the server's store at its mcp-sessions.json; the watchdog keeps its last good read meanwhile"}
 	case errors.Is(err, store.ErrNotJSON), errors.Is(err, store.ErrUnknownShape):

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/instance"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
@@ -31,6 +32,12 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		fmt.Fprintln(c.stderr, "watchdog: running with a tray (desktop session bus found)")
 	default:
 		fmt.Fprintln(c.stderr, "watchdog: running headless (no desktop session bus)")
+	}
+	// Before the lock: nothing is opened in a directory where others
+	// could have planted links.
+	if err := fsutil.PrivateDir(stateDir); err != nil {
+		fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
+		return exitFailed
 	}
 	lock, err := instance.Acquire(stateDir)
 	if err != nil {

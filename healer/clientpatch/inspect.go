@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
@@ -51,11 +51,17 @@ type InspectOptions struct {
 	Home string
 }
 
+// maxModuleSize bounds what Inspect reads; a client module is a few
+// hundred KiB.
+const maxModuleSize = 64 << 20
+
 // Inspect reads the module at path and says its state. It reads the file
 // once and hashes it: cheap enough to call every minute.
 func Inspect(path string, o InspectOptions) (Status, error) {
 	t := targetOf(o.Host)
-	content, err := os.ReadFile(path)
+	// Non-blocking and regular only: a FIFO swapped in after Find must
+	// not hang the daemon's look every minute (nor its shutdown).
+	content, err := fsutil.ReadRegular(path, maxModuleSize)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Status{Module: path, State: StateNotFound, Advice: t.advice().notFound},

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
@@ -59,18 +59,17 @@ func load(path string, env environ) (Config, error) {
 	return parse(path, data, env)
 }
 
+// readFile reads the config without blocking: a FIFO (or device) at the
+// path would hold open(2) until a writer came, deaf to SIGTERM.
 func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fileError(path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, fileError(path, err)
-	}
-	if len(data) > maxFileSize {
+	data, err := fsutil.ReadRegular(path, maxFileSize)
+	switch {
+	case errors.Is(err, fsutil.ErrTooLarge):
 		return nil, &Error{File: path, Msg: "larger than 64 KiB; is this the config file?"}
+	case errors.Is(err, fsutil.ErrNotRegular):
+		return nil, &Error{File: path, Msg: "cannot be read: " + err.Error() + "; point --config (or WATCHDOG_CONFIG) at a regular file", Err: err}
+	case err != nil:
+		return nil, fileError(path, err)
 	}
 	return data, nil
 }

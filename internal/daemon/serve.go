@@ -17,6 +17,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
@@ -95,9 +96,14 @@ func ServeWithTray(ctx context.Context, cfg config.Config, stateDir string, opts
 	return <-done
 }
 
-// Serve runs the daemon until ctx ends or its control socket fails.
+// Serve runs the daemon until ctx ends or its control socket fails. The
+// state directory is checked first (fsutil.PrivateDir): nothing is opened
+// in a directory where others could have planted links.
 func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options) error {
 	opts.fill()
+	if err := fsutil.PrivateDir(stateDir); err != nil {
+		return err
+	}
 	j, err := journal.Open(stateDir, journal.Options{FaultFile: opts.JournalFaultFile})
 	if err != nil {
 		return err

@@ -2,6 +2,10 @@ package daemon
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -24,19 +28,7 @@ const hostLogName = "host.log"
 // stopped by ctx, feeding the loop.
 func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []follow.Position) error {
 	stores := d.newStoreWatchers()
-	f, err := follow.New(follow.Options{
-		Sources:        d.logSources(),
-		CheckpointFile: filepath.Join(d.stateDir, "follow-checkpoint.json"),
-		Resume:         resume,
-		Logger:         d.log,
-		Warn: func(tag, path string, err error) {
-			detail := err.Error()
-			if path != "" {
-				detail = "log " + path + ": " + detail
-			}
-			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: serverOfTag(tag), Detail: detail})
-		},
-	})
+	f, err := d.newFollower(ctx, resume)
 	if err != nil {
 		return err
 	}
@@ -60,6 +52,44 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 		goRun(wg, func() { d.watchPatch(ctx) })
 	}
 	return nil
+}
+
+// checkpointName is the log follower's checkpoint in the state directory.
+const checkpointName = "follow-checkpoint.json"
+
+// newFollower makes the log follower. A checkpoint it cannot use (cut
+// short, not JSON, of another shape, a link or a FIFO) is a cache gone
+// bad, not a reason to stay down: it is discarded with a warning and the
+// logs are followed as on a first start, from the positions the journal
+// itself records (resume) and else as the follower does with no
+// checkpoint. The next save writes a good one.
+func (d *daemon) newFollower(ctx context.Context, resume []follow.Position) (*follow.Follower, error) {
+	opts := follow.Options{
+		Sources:        d.logSources(),
+		CheckpointFile: filepath.Join(d.stateDir, checkpointName),
+		Resume:         resume,
+		Logger:         d.log,
+		Warn: func(tag, path string, err error) {
+			detail := err.Error()
+			if path != "" {
+				detail = "log " + path + ": " + detail
+			}
+			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: serverOfTag(tag), Detail: detail})
+		},
+	}
+	f, err := follow.New(opts)
+	if !errors.Is(err, follow.ErrBadCheckpoint) {
+		return f, err
+	}
+	d.log.Warn("the log checkpoint cannot be used; discarding it and following the logs as on a first start",
+		"path", opts.CheckpointFile, "err", err)
+	d.signal(ctx, health.Signal{Kind: health.SigWarning, Detail: fmt.Sprintf(
+		"the log checkpoint %s was discarded (%v); logs are followed as on a first start", opts.CheckpointFile, err)})
+	// Removing a link removes the link, never its target.
+	if rerr := os.Remove(opts.CheckpointFile); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w; and it cannot be removed: %w (remove it by hand)", err, rerr)
+	}
+	return follow.New(opts)
 }
 
 // hostFirstLookWait bounds how long the stores wait for the first look at

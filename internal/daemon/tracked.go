@@ -15,6 +15,10 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
+// maxTrackedSize bounds what loadTracked reads: ids and times of the
+// sessions a few servers hold.
+const maxTrackedSize = 64 << 20
+
 // trackedName is the file that carries the sessions the daemon tracks
 // across a restart. It holds full session ids, like the server's own
 // store, so it is written 0600 in the 0700 state directory.
@@ -145,7 +149,7 @@ func trackedIDs(st privateState) string {
 // end record takes out one session only, preferring the one of its client.
 // A missing file is no error: the first snapshot is then a baseline.
 func loadTracked(stateDir string, recs []journal.Record) (trackedFile, error) {
-	data, err := os.ReadFile(filepath.Join(stateDir, trackedName))
+	data, err := fsutil.ReadPrivate(filepath.Join(stateDir, trackedName), maxTrackedSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return trackedFile{}, nil
 	}

@@ -1,5 +1,8 @@
-// Package fsutil holds the two file-system moves several packages need:
-// replacing a file atomically, and finding the nearest existing directory.
+// Package fsutil holds the file-system moves several packages need:
+// replacing a file atomically, finding the nearest existing directory, and
+// opening files safely: the state directory checked private before use,
+// its files never through a link (OpenPrivate), and inputs never blocking
+// on a FIFO (OpenRegular).
 package fsutil
 
 import (

@@ -62,15 +62,20 @@ const (
 	pidWaitStep  = 20 * time.Millisecond
 )
 
-// Acquire takes the instance lock in stateDir (created 0700 if missing) and
-// records the caller's pid. It fails with a *RunningError wrapping ErrRunning
-// when another process (or another Lock in this process) holds it.
+// Acquire takes the instance lock in stateDir (created 0700 if missing,
+// and refused unless private: fsutil.PrivateDir) and records the caller's
+// pid. It fails with a *RunningError wrapping ErrRunning when another
+// process (or another Lock in this process) holds it.
 func Acquire(stateDir string) (*Lock, error) {
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return nil, fmt.Errorf("instance: create state dir: %w", err)
+	if err := fsutil.PrivateDir(stateDir); err != nil {
+		return nil, fmt.Errorf("instance: %w", err)
 	}
 	lockPath := filepath.Join(stateDir, LockFile)
-	fl := flock.New(lockPath, flock.SetPermissions(0o600))
+	made, err := prepareLockFile(lockPath)
+	if err != nil {
+		return nil, err
+	}
+	fl := flock.New(lockPath, flock.SetFlag(os.O_CREATE|os.O_RDONLY|fsutil.PrivateFlags), flock.SetPermissions(0o600))
 	ok, err := fl.TryLock()
 	if err != nil {
 		return nil, fmt.Errorf("instance: lock %s: %w", lockPath, err)
@@ -80,16 +85,32 @@ func Acquire(stateDir string) (*Lock, error) {
 		return nil, &RunningError{PID: waitHolderPID(pidPath)}
 	}
 	l := &Lock{fl: fl, pidPath: pidPath}
-	// A lock file left by an older version may carry wider bits; tighten it.
-	if err := os.Chmod(lockPath, 0o600); err != nil {
+	// flock opened the path again: it must still be the file checked.
+	if fi, err := fl.Stat(); err != nil || !os.SameFile(fi, made) {
 		_ = fl.Unlock()
-		return nil, fmt.Errorf("instance: chmod %s: %w", lockPath, err)
+		return nil, fmt.Errorf("instance: lock %s was replaced while it was opened; try again", lockPath)
 	}
 	if err := writePIDFile(pidPath, os.Getpid()); err != nil {
 		_ = fl.Unlock()
 		return nil, err
 	}
 	return l, nil
+}
+
+// prepareLockFile creates the lock file as a state file (no link followed,
+// a regular file, made 0600 through its descriptor: an older version's may
+// carry wider bits) and says which file it is.
+func prepareLockFile(path string) (os.FileInfo, error) {
+	f, err := fsutil.OpenPrivate(path, os.O_RDONLY|os.O_CREATE)
+	if err != nil {
+		return nil, fmt.Errorf("instance: lock: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("instance: lock %s: %w", path, err)
+	}
+	return fi, nil
 }
 
 // Release removes the pid file and drops the lock. It is safe to call more
@@ -127,7 +148,7 @@ func waitHolderPID(path string) int {
 // readPIDFile parses a pid file: one positive decimal number, surrounding
 // whitespace allowed.
 func readPIDFile(path string) (int, error) {
-	b, err := os.ReadFile(path)
+	b, err := fsutil.ReadPrivate(path, 64)
 	if err != nil {
 		return 0, err
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
@@ -58,7 +59,8 @@ type Journal struct {
 	closed bool
 }
 
-// Open opens (creating) the journal in dir, which is made 0700 if missing.
+// Open opens (creating) the journal in dir, which is made 0700 if missing
+// and must be private (fsutil.PrivateDir) before anything is opened in it.
 func Open(dir string, opts Options) (*Journal, error) {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
@@ -66,8 +68,8 @@ func Open(dir string, opts Options) (*Journal, error) {
 	if opts.Keep <= 0 {
 		opts.Keep = DefaultKeep
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("journal: create state dir: %w", err)
+	if err := fsutil.PrivateDir(dir); err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
 	}
 	j := &Journal{dir: dir, opts: opts}
 	if err := j.openFile(); err != nil {
@@ -79,21 +81,48 @@ func Open(dir string, opts Options) (*Journal, error) {
 // Path is the live journal file.
 func (j *Journal) Path() string { return filepath.Join(j.dir, FileName) }
 
+// openFile opens the live file as a state file (no link followed, a
+// regular file, 0600 through the descriptor) and mends a torn last line.
+// Read and write: the last byte is read back through the same descriptor.
 func (j *Journal) openFile() error {
-	f, err := os.OpenFile(j.Path(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := fsutil.OpenPrivate(j.Path(), os.O_RDWR|os.O_APPEND|os.O_CREATE)
 	if err != nil {
-		return fmt.Errorf("journal: open: %w", err)
+		return fmt.Errorf("journal: %w", err)
 	}
 	st, err := f.Stat()
+	if err == nil {
+		j.size = st.Size()
+		err = j.endLine(f)
+	}
 	if err != nil {
 		f.Close()
-		return fmt.Errorf("journal: stat: %w", err)
+		return fmt.Errorf("journal: %s: %w", j.Path(), err)
 	}
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("journal: chmod: %w", err)
+	j.f = f
+	return nil
+}
+
+// endLine terminates a last line a crash cut short, so that the next
+// record is a line of its own instead of being glued to the fragment. The
+// fragment is kept as one unreadable line (readers pass over those) rather
+// than truncated: the journal is append-only, and a reader following it by
+// offset must never see it shrink.
+func (j *Journal) endLine(f *os.File) error {
+	if j.size == 0 {
+		return nil
 	}
-	j.f, j.size = f, st.Size()
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], j.size-1); err != nil {
+		return fmt.Errorf("read its last byte: %w", err)
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	n, err := f.Write([]byte{'\n'})
+	j.size += int64(n)
+	if err != nil {
+		return fmt.Errorf("end its torn last line: %w", err)
+	}
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
@@ -39,7 +40,7 @@ func ReadTail(dir string, maxBytes int64) ([]Record, error) {
 }
 
 func readTail(path string, maxBytes int64) ([]Record, int64, error) {
-	f, err := os.Open(path)
+	f, err := fsutil.OpenPrivate(path, os.O_RDONLY)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0, nil
 	}

@@ -33,11 +33,15 @@ func loadCheckpoint(path string) ([]Position, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	// A state file: no link followed, no FIFO blocked on. Either is a
+	// checkpoint the caller may discard; the next save replaces it.
+	data, err := fsutil.ReadPrivate(path, maxCheckpointSize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	}
-	if err != nil {
+	case errors.Is(err, fsutil.ErrSymlink), errors.Is(err, fsutil.ErrNotRegular), errors.Is(err, fsutil.ErrTooLarge):
+		return nil, fmt.Errorf("%w: %w", ErrBadCheckpoint, err)
+	case err != nil:
 		return nil, fmt.Errorf("read checkpoint: %w", err)
 	}
 	ps, err := parseCheckpoint(data)

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 	"time"
-)
 
-// errNotRegular: a glob matched something that is not a regular file.
-var errNotRegular = errors.New("not a regular file")
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+)
 
 // errReplaced: a polled file's path names another file now; checkPath
 // retires it.
@@ -54,17 +52,15 @@ func openFile(path, tag string, maxLine int) (*file, error) {
 }
 
 // openRegular opens path for reading if it is a regular file.
+// Non-blocking: should a FIFO take the file's place between the glob's
+// Stat and this open, opening it must not block the follower waiting for
+// a writer; it is refused on the open descriptor (fsutil.ErrNotRegular).
 func openRegular(path string) (*os.File, os.FileInfo, error) {
-	// O_NONBLOCK: should a FIFO take the file's place, opening it must
-	// not block the follower waiting for a writer.
-	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fd, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open: %w", err)
 	}
 	fi, err := fd.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = errNotRegular
-	}
 	if err != nil {
 		_ = fd.Close()
 		return nil, nil, fmt.Errorf("open %s: %w", path, err)

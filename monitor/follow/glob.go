@@ -56,7 +56,7 @@ func (r *runner) expandAll() (map[string]string, []match) {
 	return dirs, found
 }
 
-// expand returns the regular files pattern matches and adds to dirs every
+// expand returns the files (not directories) pattern matches and adds to dirs every
 // directory the pattern passes through, so that new directories and files
 // on its way send events; while its fixed part does not exist, the nearest
 // existing ancestor stands in.
@@ -104,7 +104,7 @@ func addDir(dirs map[string]string, dir, tag string) {
 }
 
 // children lists dir's entries that match the pattern element elem:
-// directories when wantDir, else regular files (symbolic links followed).
+// directories when wantDir, else everything else (symbolic links followed).
 func (r *runner) children(tag, dir, elem string, wantDir bool) []string {
 	var names []string
 	if hasMeta(elem) {
@@ -132,7 +132,9 @@ func (r *runner) children(tag, dir, elem string, wantDir bool) []string {
 			}
 			continue
 		}
-		if wantDir && fi.IsDir() || !wantDir && fi.Mode().IsRegular() {
+		// Files: anything but a directory, so that discover can warn
+		// about a FIFO, device or socket it will not open.
+		if wantDir == fi.IsDir() {
 			out = append(out, p)
 		}
 	}

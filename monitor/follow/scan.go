@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 )
 
 // readFile reads f from its offset, up to budget bytes (negative: to its
@@ -118,10 +120,18 @@ func (r *runner) discover(ctx context.Context, path, tag string, initial bool) {
 		return
 	}
 	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() {
-		if err != nil && !notExist(err) {
+	switch {
+	case err != nil:
+		if !notExist(err) {
 			r.warnOnce(tag, path, err)
 		}
+		return
+	case fi.IsDir():
+		return // a glob may match directories too: not a log
+	case !fi.Mode().IsRegular():
+		// A FIFO, device or socket where a log was expected: said, since
+		// the user thinks it is followed, and never opened.
+		r.warnOnce(tag, path, fmt.Errorf("%w (it is a %s); it is not followed", fsutil.ErrNotRegular, fsutil.TypeName(fi.Mode())))
 		return
 	}
 	if r.adopt(path, fi) {

@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"syscall"
+
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 )
 
 // evaluate reads the store and sends an Update if content or state changed.
@@ -18,7 +19,7 @@ func (l *loop) evaluate(ctx context.Context, fromRetry bool) {
 	if l.path == "" {
 		return
 	}
-	data, err := readStore(l.path)
+	data, err := Read(l.path)
 	switch {
 	case err == nil:
 		l.gotData(ctx, data, fromRetry)
@@ -94,7 +95,7 @@ var ErrTooLarge = errors.New("too large")
 // Load reads and parses the store at path once, as the watcher does: a file
 // over MaxStoreSize is an error wrapping ErrTooLarge, and is not read.
 func Load(path string) (Result, error) {
-	data, err := readStore(path)
+	data, err := Read(path)
 	if err != nil {
 		return Result{}, fmt.Errorf("session store %s: %w", path, err)
 	}
@@ -105,10 +106,12 @@ func Load(path string) (Result, error) {
 	return res, nil
 }
 
-// readStore reads the whole file, refusing one larger than MaxStoreSize by
-// its size before reading, and while reading if it grew meanwhile.
-func readStore(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// Read reads a store file whole. Only a regular file, opened non-blocking:
+// a FIFO at the store's path must not block the watcher (or doctor) in
+// open(2). One larger than MaxStoreSize is refused by its size before it
+// is read, and while reading if it grew meanwhile. Links are followed.
+func Read(path string) ([]byte, error) {
+	f, err := fsutil.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
