@@ -218,7 +218,7 @@ func (s *state) flush(now time.Time, quiet, all bool) []Message {
 	var out []Message
 	for _, k := range foldKinds() {
 		f := s.folds[k.about]
-		if !f.open || (!all && now.Sub(f.start) < s.windowAt(now)) {
+		if !f.open || (!all && now.Sub(f.start) < s.window) {
 			continue
 		}
 		msgs := s.stillNews(f.held)
@@ -265,11 +265,11 @@ func healedLoss(m Message, in time.Duration) Message {
 	return m
 }
 
-// nextFlush reports when the earliest held summary is due, as of now.
-func (s *state) nextFlush(now time.Time) (time.Time, bool) {
+// nextFlush reports when the earliest held summary is due.
+func (s *state) nextFlush() (time.Time, bool) {
 	var next time.Time
 	for _, f := range s.folds {
-		if due, ok := f.due(s.windowAt(now)); ok && (next.IsZero() || due.Before(next)) {
+		if due, ok := f.due(s.window); ok && (next.IsZero() || due.Before(next)) {
 			next = due
 		}
 	}

@@ -187,7 +187,7 @@ func (n *Notifier) enqueue(msgs []Message) {
 	for _, m := range msgs {
 		n.pending.push(m)
 	}
-	_, holds := n.st.nextFlush(n.now())
+	_, holds := n.st.nextFlush()
 	n.mu.Unlock()
 	if len(msgs) > 0 || holds {
 		n.poke()
@@ -268,7 +268,7 @@ func (n *Notifier) final() {
 func (n *Notifier) armSummary(t *time.Timer) {
 	n.mu.Lock()
 	now := n.now()
-	when, ok := n.st.nextFlush(now)
+	when, ok := n.st.nextFlush()
 	n.mu.Unlock()
 	if !ok {
 		t.Stop()
