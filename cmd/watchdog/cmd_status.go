@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
@@ -94,27 +95,12 @@ func checkStateDir(c cli, stateDir string) int {
 	case err != nil:
 		fmt.Fprintf(c.stderr, "watchdog: %v: the state directory cannot be read: %s\n", control.ErrNoDaemon, textsafe.Escape(err.Error()))
 	case !fi.IsDir():
-		fmt.Fprintf(c.stderr, "watchdog: %v: the state directory %s is not a directory (it is a %s)\n", control.ErrNoDaemon, textsafe.Escape(stateDir), fileKind(fi.Mode()))
+		fmt.Fprintf(c.stderr, "watchdog: %v: the state directory %s is not a directory (it is a %s)\n", control.ErrNoDaemon, textsafe.Escape(stateDir), fsutil.TypeName(fi.Mode()))
 	default:
 		return exitOK
 	}
 	fmt.Fprintln(c.stderr, "watchdog: start it with `watchdog run`, or pass the --state-dir the daemon uses")
 	return exitNoDaemon
-}
-
-// fileKind names what a path is, for a message.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular():
-		return "regular file"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return "file"
 }
 
 func controlFailure(c cli, err error) int {
