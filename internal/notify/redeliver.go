@@ -36,7 +36,6 @@ func undelivered(recs []journal.Record) []Message {
 	scratch := newState()
 	scratch.masked = true
 	scratch.solo = math.MaxInt // each server's own news, whether a summary told it or not
-	scratch.budget = budget{}  // and whatever the budget said then
 	b := noteBook{lost: map[string][]*pendingNote{}, recovered: map[string][]*pendingNote{}}
 	for i, r := range recs {
 		if r.Kind == health.EvNotified {
@@ -44,7 +43,6 @@ func undelivered(recs []journal.Record) []Message {
 			continue
 		}
 		for _, m := range scratch.observe(eventOf(r), r.Time, false) {
-			scratch.budget = budget{}
 			b.note(&pendingNote{msg: m, shown: i < prev}, r.Took)
 		}
 	}
