@@ -58,8 +58,11 @@ type trackedSaver struct {
 	lastAt  time.Time
 	// last is what the last save wrote: the state the journal agrees with.
 	last privateState
-	// heldIDs: what saveHeld last wrote, to skip rewriting the same.
+	// heldIDs: what saveHeld last wrote, to skip rewriting the same;
+	// held is that state: an outage's saves only add to it, so a session
+	// born and gone within the outage stays saved until the journal has it.
 	heldIDs string
+	held    *privateState
 }
 
 // save writes the private state if its ids changed, or its activity
@@ -84,7 +87,7 @@ func (s *trackedSaver) save(st privateState, now time.Time, force bool) error {
 	if err := fsutil.WriteAtomic(s.path, out, 0o600); err != nil {
 		return fmt.Errorf("save tracked sessions: %w", err)
 	}
-	s.lastIDs, s.lastDoc, s.lastAt, s.last, s.heldIDs = ids, doc, now, st, ""
+	s.lastIDs, s.lastDoc, s.lastAt, s.last, s.heldIDs, s.held = ids, doc, now, st, "", nil
 	return nil
 }
 
@@ -101,8 +104,12 @@ func (s *trackedSaver) resume(f trackedFile) {
 // last save's time and incidents, so the next start re-judges every store
 // change the journal does not have.
 func (s *trackedSaver) saveHeld(cur privateState) error {
-	merged := privateState{servers: map[string][]health.StoreSession{}, incidents: s.last.incidents}
-	for server, list := range s.last.servers {
+	base := s.last
+	if s.held != nil {
+		base = *s.held
+	}
+	merged := privateState{servers: map[string][]health.StoreSession{}, incidents: base.incidents}
+	for server, list := range base.servers {
 		merged.servers[server] = slices.Clone(list)
 	}
 	for server, list := range cur.servers {
@@ -123,7 +130,7 @@ func (s *trackedSaver) saveHeld(cur privateState) error {
 	if err := fsutil.WriteAtomic(s.path, out, 0o600); err != nil {
 		return fmt.Errorf("save tracked sessions: %w", err)
 	}
-	s.heldIDs = ids
+	s.heldIDs, s.held = ids, &merged
 	return nil
 }
 

@@ -191,6 +191,15 @@ func TestTrackedSavedDuringJournalOutage(t *testing.T) {
 	if len(ids) != 2 || !ids[a.ID] || !ids[b.ID] {
 		t.Fatalf("restored %v, want both the ended and the new session", got.Servers["mem"])
 	}
+	// b ends in the same outage, its end held too: it stays saved (CI's
+	// soak-short lost such a session across a kill -9).
+	c := health.StoreSession{ID: "cccc-1111-2222-cccc", Client: "other", Created: t0.Add(2 * time.Second)}
+	if err := s.saveHeld(privateState{servers: map[string][]health.StoreSession{"mem": {c}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := loadTracked(dir, nil); len(got.Servers["mem"]) != 3 {
+		t.Fatalf("after b ended and c came in the outage: restored %v, want a, b and c", got.Servers["mem"])
+	}
 	if !got.Saved.Equal(t0) || got.Incidents["mem"].Session != a.ID {
 		t.Fatalf("saved %v, incidents %+v: want the last journaled state's", got.Saved, got.Incidents)
 	}
