@@ -2,6 +2,7 @@ package health
 
 import (
 	"fmt"
+	"maps"
 	"time"
 )
 
@@ -59,9 +60,7 @@ func withExtra(extra, add map[string]any) map[string]any {
 	if extra == nil {
 		extra = make(map[string]any, len(add))
 	}
-	for k, v := range add {
-		extra[k] = v
-	}
+	maps.Copy(extra, add)
 	return extra
 }
 
