@@ -57,6 +57,21 @@ func Watch(ctx context.Context, opts Options, out chan<- Update) error {
 	return l.run(ctx)
 }
 
+// Read is one look at Dir: the live clients, as Watch's first Update
+// would report them (and, like Watch, it removes the beacons of dead
+// ones). It is for a caller that must act before a Watch can be started
+// and heard from; an error only for invalid Options or an ended ctx.
+func Read(ctx context.Context, opts Options) ([]Client, error) {
+	if opts.Dir == "" || !filepath.IsAbs(opts.Dir) {
+		return nil, ErrNoDir
+	}
+	out := make(chan Update, 1) // the first publish always sends, once
+	if !newLoop(opts, os.Geteuid(), out).scan(ctx) {
+		return nil, ctx.Err()
+	}
+	return (<-out).Clients, nil
+}
+
 // loop is Watch's state; only Watch's goroutine touches it.
 type loop struct {
 	dir      string

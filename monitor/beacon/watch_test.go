@@ -228,3 +228,29 @@ func TestWatchSortsClients(t *testing.T) {
 		t.Fatalf("after one left: pids %v, want %v", pids(u), want)
 	}
 }
+
+// TestRead: one look reports the live clients whole, as Watch's first
+// Update does, and removes a dead client's beacon.
+func TestRead(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	live, dead := startChild(t), startChild(t)
+	want := client(live.pid, testID("live"))
+	want.Path, want.Started = writeBeacon(t, dir, want), live.host.Started
+	deadPath := writeBeacon(t, dir, client(dead.pid, testID("dead")))
+	dead.kill()
+
+	got, err := Read(t.Context(), Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !got[0].equal(want) || got[0].Servers[0].SessionID != testID("live") {
+		t.Fatalf("Read: %+v, want just %+v", got, want)
+	}
+	if exists(deadPath) {
+		t.Fatal("the dead client's beacon was left")
+	}
+	if _, err := Read(t.Context(), Options{Dir: "relative"}); !errors.Is(err, ErrNoDir) {
+		t.Fatalf("relative dir: %v, want ErrNoDir", err)
+	}
+}
