@@ -109,28 +109,30 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 		return err
 	}
 	defer j.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	d := newDaemon(cfg, stateDir, opts, j)
+	pinger, warnings := d.newPinger(ctx)
+	d.pinger = pinger
+	defer pinger.Wait()
+	d.pingHeldAtStart(ctx)
 	recs, err := journal.ReadTail(stateDir, restoreWindow)
 	if err != nil {
 		opts.Logger.Warn("cannot read the journal back; open incidents are forgotten", "err", err)
 	}
-	d := newDaemon(cfg, stateDir, opts, j)
 	back := restore(recs)
 	d.reopen(back, d.restoreTracked(recs))
-	return d.serve(ctx, recs, back.resume)
+	return d.serve(ctx, cancel, recs, back.resume, warnings)
 }
 
 // serve starts the loop and the sources, serves the control socket once
-// they are ready, and winds everything down in order when ctx ends.
-func (d *daemon) serve(ctx context.Context, recs []journal.Record, resume []follow.Position) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+// they are ready, and winds everything down in order when ctx ends (or
+// serve cancels it, its socket having failed).
+func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, recs []journal.Record, resume []follow.Position, warnings []health.Event) error {
 	var wg sync.WaitGroup
 	d.startNotifier(ctx, &wg, recs)
 	d.emit([]health.Event{d.startedEvent()})
-	pinger, warnings := d.newPinger(ctx)
-	d.pinger = pinger
 	d.emit(warnings)
-	defer pinger.Wait()
 	loopDone := make(chan struct{})
 	go func() { defer close(loopDone); d.loop(ctx) }()
 	if err := d.startSources(ctx, &wg, resume); err != nil {

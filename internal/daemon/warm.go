@@ -8,6 +8,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+	"github.com/mcpwatchdog/watchdog/monitor/beacon"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
@@ -34,6 +35,36 @@ func (d *daemon) newPinger(ctx context.Context) (*healer.Pinger, []health.Event)
 		}
 	}
 	return healer.NewPinger(clients, func(sig health.Signal) { d.signal(ctx, sig) }), warnings
+}
+
+// pingHeldAtStart pings each session a live patched client's beacon names
+// on a keep-warm server, before the start does anything slow: reading the
+// journal back takes seconds on a long one under load, and a session whose
+// ping fell due while the daemon restarted would expire meanwhile (soak
+// run 12). The beacon's writer is checked alive, so no dead host's session
+// is kept alive. The answer reaches the model, as every ping's does, once
+// the loop runs; the loop's own schedule counts this ping.
+func (d *daemon) pingHeldAtStart(ctx context.Context) {
+	dir := d.beaconDir()
+	if dir == "" {
+		return
+	}
+	clients, err := beacon.Read(ctx, beacon.Options{Dir: dir, Logger: d.log})
+	c, ok := d.hostBeacon(clients)
+	if err != nil || !ok {
+		return
+	}
+	held, now := d.heldOf(c), d.now()
+	for _, s := range d.cfg.Servers {
+		h := held[s.Name]
+		if !d.warmOn[s.Name] || !h.Connected || h.Session == "" || s.IdleTimeout.Duration <= 0 {
+			continue
+		}
+		t := health.WarmTarget{Server: s.Name, SessionID: h.Session, Timeout: s.IdleTimeout.Duration}
+		if len(d.warm.Due([]health.WarmTarget{t}, now, true)) > 0 && !d.pinger.KeepWarm(ctx, t) {
+			d.warm.Unsent(s.Name)
+		}
+	}
 }
 
 // keepWarm pings the host's sessions that are due and says when to look
