@@ -188,6 +188,7 @@ func (d *daemon) handle(ctx context.Context, it item) {
 	}
 	if it.client != nil {
 		d.noteClient(*it.client)
+		d.healWaiting(ctx)
 	}
 	if it.beacons != nil {
 		d.applyBeacons(ctx, *it.beacons)

@@ -24,10 +24,13 @@ type healing struct {
 	limiter   *healer.RestartLimiter
 	restarter *healer.Restarter
 	wg        sync.WaitGroup
+	// waiting: servers whose incident opened before the first look at the
+	// client module; they are healed on that look (see react).
+	waiting map[string]bool
 }
 
 func newHealing(d *daemon) *healing {
-	return &healing{
+	return &healing{waiting: map[string]bool{},
 		limiter: healer.NewRestartLimiter(healer.DefaultRestartPolicy()),
 		restarter: healer.NewRestarter(healer.RestartOptions{Argv: d.cfg.Host.Restart,
 			LogPath: filepath.Join(d.stateDir, hostLogName), Logger: d.log}),
@@ -47,13 +50,32 @@ func (d *daemon) patchState() healer.PatchState {
 	return healer.PatchStateOf(d.client.Status)
 }
 
-// react starts healing for every incident that evs opened.
+// react starts healing for every incident that evs opened. Until the
+// client module has been looked at, its patch state is unknown and the
+// ladder would give a patched client up as unpatched: such an incident
+// (a restart's first ping answered 404) waits for that look.
 func (d *daemon) react(ctx context.Context, evs []health.Event) {
 	for _, ev := range evs {
-		if ev.Kind == health.EvSessionLost && ev.Incident {
-			d.healServer(ctx, ev.Server, false)
+		if ev.Kind != health.EvSessionLost || !ev.Incident {
+			continue
+		}
+		if d.opts.Patch == nil && !d.clientSeen {
+			d.heal.waiting[ev.Server] = true
+			continue
+		}
+		d.healServer(ctx, ev.Server, false)
+	}
+}
+
+// healWaiting heals the incidents that opened before the first look at
+// the client module and are still open.
+func (d *daemon) healWaiting(ctx context.Context) {
+	for server := range d.heal.waiting {
+		if _, _, open := d.model.Incident(server); open {
+			d.healServer(ctx, server, false)
 		}
 	}
+	clear(d.heal.waiting)
 }
 
 // healServer climbs the heal ladder for one server's open incident and
