@@ -69,3 +69,18 @@ func TestEvaluateHeldPingOfADeadHost(t *testing.T) {
 	in.Journal = append(in.Journal[:1], in.Journal[2:]...)
 	checkProblems(t, Evaluate(in), "sessions of dead hosts kept alive")
 }
+
+// A keep-warm ping journaled as a restarted daemon became ready may have
+// been sent at its start, before the host died: not a dead host's ping.
+// One journaled well after readiness was sent after the death.
+func TestEvaluateRestartPingOfADeadHost(t *testing.T) {
+	in := base()
+	in.Hosts = []Span{{From: at(-1000), To: at(3000)}}
+	in.Events = append(in.Events, ServerEvent{At: at(6100), Server: "warm", ID: idA, Reason: "idle"})
+	in.WatchdogDown = []Span{{From: at(2600), To: at(3400)}}
+	in.Journal = []Seen{seen(3450, health.EvKeepWarm, "warm", idA, journal.Record{}),
+		seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(6200, health.EvSessionExpired, "warm", idA, journal.Record{})}
+	checkProblems(t, Evaluate(in), "")
+	in.Journal[0] = seen(3800, health.EvKeepWarm, "warm", idA, journal.Record{})
+	checkProblems(t, Evaluate(in), "sessions of dead hosts kept alive")
+}

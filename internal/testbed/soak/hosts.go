@@ -71,7 +71,10 @@ func (r *Report) deadHosts(in Input, all []*session) {
 // journaled when its answer arrives, so its sending is the moment it was
 // read less its took_ms and pingJournalSlack (the daemon's loop and the
 // soak's journal polling); a ping journaled once a journal write failure
-// ended may have been sent as early as the failure's start.
+// ended may have been sent as early as the failure's start, and one
+// journaled as a restarted daemon became ready as early as the restart
+// (it pings the beacon's sessions first, and journals the answers once it
+// has read its journal back).
 func pingedAfter(in Input, s *session, after time.Time) bool {
 	const pingJournalSlack = 250 * time.Millisecond
 	m := mask.ID(s.id)
@@ -83,11 +86,25 @@ func pingedAfter(in Input, s *session, after time.Time) bool {
 		if f, held := heldBy(in, seen.At); held {
 			sent = minTime(sent, f.From.Add(-seen.Rec.Took))
 		}
+		if down, ok := restartedBy(in, seen.At, pingJournalSlack); ok {
+			sent = minTime(sent, down.From)
+		}
 		if sent.After(after) {
 			return true
 		}
 	}
 	return false
+}
+
+// restartedBy is the daemon restart whose span (kill to readiness, plus
+// slack) holds at.
+func restartedBy(in Input, at time.Time, slack time.Duration) (Span, bool) {
+	for _, down := range in.WatchdogDown {
+		if !at.Before(down.From) && !down.To.IsZero() && !at.After(down.To.Add(slack)) {
+			return down, true
+		}
+	}
+	return Span{}, false
 }
 
 // replays: every log-derived event names the log position it came from; a
