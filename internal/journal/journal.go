@@ -57,6 +57,7 @@ type Journal struct {
 	f      *os.File // nil after a rotation that failed half-way, or Close
 	size   int64
 	closed bool
+	torn   bool // a write was cut short: its fragment must be ended first
 }
 
 // Open opens (creating) the journal in dir, which is made 0700 if missing
@@ -127,7 +128,8 @@ func (j *Journal) endLine(f *os.File) error {
 }
 
 // Write appends one event as one line in a single write, so a kill at any
-// moment leaves whole lines behind. After a rotation that failed half-way
+// moment leaves whole lines behind; a write a full disk cut short leaves a
+// fragment, which the next Write ends as a line of its own. After a rotation that failed half-way
 // it opens the file again: only Close ends the journal.
 func (j *Journal) Write(ev health.Event) error {
 	line, err := Encode(ev)
@@ -152,9 +154,18 @@ func (j *Journal) Write(ev health.Event) error {
 			return err
 		}
 	}
+	if j.torn {
+		if err := j.endLine(j.f); err != nil {
+			return fmt.Errorf("journal: %s: %w", j.Path(), err)
+		}
+		j.torn = false
+	}
 	n, err := j.f.Write(line)
 	j.size += int64(n)
 	if err != nil {
+		// A full disk may take part of the line: the retry must not be
+		// glued onto that fragment, or neither could be read back.
+		j.torn = n > 0
 		return fmt.Errorf("journal: write: %w", err)
 	}
 	return nil
