@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
@@ -194,7 +195,8 @@ func withModule(path string, o ApplyOptions, fn func(module) (Status, error)) (S
 	if m.info, err = os.Stat(resolved); err != nil {
 		return Status{Module: resolved}, fmt.Errorf("clientpatch: %w", err)
 	}
-	if m.content, err = os.ReadFile(resolved); err != nil {
+	// Non-blocking, a regular file only: a FIFO must not hang the apply.
+	if m.content, err = fsutil.ReadRegular(resolved, maxModuleSize); err != nil {
 		return Status{Module: resolved}, fmt.Errorf("clientpatch: %w", err)
 	}
 	return fn(m)

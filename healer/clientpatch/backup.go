@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 )
 
 const (
@@ -59,7 +61,7 @@ func (b backups) newest() (string, bool) {
 // find returns the newest backup whose digest passes ok, and its bytes.
 func (b backups) find(ok func(digest string) bool) (string, []byte, bool) {
 	for _, p := range b.list() {
-		data, err := os.ReadFile(p)
+		data, err := fsutil.ReadRegular(p, maxModuleSize)
 		if err == nil && ok(digest(data)) {
 			return p, data, true
 		}
@@ -79,7 +81,7 @@ func (b backups) hasDigest(d string) bool {
 func (b backups) save(original []byte, module string, now time.Time) (string, error) {
 	d := digest(original)
 	if p, ok := b.newest(); ok {
-		if data, err := os.ReadFile(p); err == nil && digest(data) == d {
+		if data, err := fsutil.ReadRegular(p, maxModuleSize); err == nil && digest(data) == d {
 			return p, nil
 		}
 	}

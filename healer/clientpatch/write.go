@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 )
 
 // Temp files are ".mcp-watchdog-<random>.js": in the module's directory so
@@ -56,7 +58,7 @@ func (m module) replace(data, backup []byte, verb string) (err error) {
 	}
 	m.pause()
 	// An install or update may have replaced the file since it was read.
-	if now, err := os.ReadFile(m.path); err != nil || !bytes.Equal(now, m.content) {
+	if now, err := fsutil.ReadRegular(m.path, maxModuleSize); err != nil || !bytes.Equal(now, m.content) {
 		return fmt.Errorf("clientpatch: %s changed during the %s (reinstalled?); nothing changed: run it again", m.path, verb)
 	}
 	if err := os.Rename(tmp.Name(), m.path); err != nil {
