@@ -60,6 +60,33 @@ func (r *runner) dropped(f *file) {
 	}
 }
 
+// promotePolled holds polled files open again while the budget has room:
+// held files closed since (deleted, rotated away), or descriptors that an
+// EMFILE had shown taken are free again. A polled file is read only on
+// passes, and a rotation by rename out of the globs loses its last lines.
+func (r *runner) promotePolled() {
+	r.budget = r.fullBudget // an open that fails again lowers it again
+	if r.held >= r.budget {
+		return
+	}
+	for _, f := range r.sorted() {
+		if r.held >= r.budget {
+			return
+		}
+		if !f.polled {
+			continue
+		}
+		if err := f.acquire(); err != nil {
+			if r.outOfDescriptors(err) {
+				return
+			}
+			continue // replaced or gone: checkPath retires it
+		}
+		f.polled = false
+		r.held++
+	}
+}
+
 // outOfDescriptors handles an open that failed for want of descriptors
 // though the budget allowed it (something else took them): no more files
 // are held than now, and the file is tried again on the next scan.

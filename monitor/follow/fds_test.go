@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // childNofileEnv is the RLIMIT_NOFILE the printer-lowfd child runs under.
@@ -86,4 +87,29 @@ func TestBudgetFor(t *testing.T) {
 
 func equalsFn(want string) func(string) bool {
 	return func(s string) bool { return s == want }
+}
+
+// TestPolledFileIsHeldOnceThereIsRoom (issue 15): a file polled for want
+// of descriptors stayed polled after a held one was gone, so its rotation
+// out of the globs still lost the lines written after it. With one
+// descriptor, a.log is held and b.log polled; once a.log is deleted and
+// closed, b.log is held, and a line written after its rename to a name no
+// glob matches still arrives through the held descriptor.
+func TestPolledFileIsHeldOnceThereIsRoom(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
+	writeFile(t, a, "a-1\n")
+	wb := createFile(t, b)
+	defer wb.Close()
+	writeLines(t, wb, "b-1")
+	h := startFollower(t, Options{Sources: []Source{{Tag: "app", Globs: []string{filepath.Join(dir, "*.log")}}},
+		Backstop: 50 * time.Millisecond, MaxOpenFiles: 1})
+	mustDo(t, os.Remove(a))
+	writeLines(t, wb, "b-2")
+	h.waitText("b-2")
+	time.Sleep(time.Second) // many backstops: a.log closed as idle, b.log held
+	mustDo(t, os.Rename(b, filepath.Join(dir, "b.old")))
+	writeLines(t, wb, "b-3 after the rotation")
+	h.waitText("b-3 after the rotation")
 }

@@ -33,6 +33,7 @@ func (r *runner) rescan(ctx context.Context, initial bool) {
 		}
 	}
 	r.pruneKnown()
+	r.promotePolled()
 	r.notePolled()
 }
 

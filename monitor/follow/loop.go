@@ -41,6 +41,7 @@ type runner struct {
 	buf     []byte
 
 	budget     int    // files held open at most (fds.go); the rest are polled
+	fullBudget int    // budget as derived at the start, before any EMFILE lowered it
 	softLimit  uint64 // RLIMIT_NOFILE the budget came from
 	held       int    // files holding a descriptor, retired ones included
 	pollWarned bool   // the polled-files warning was given for this episode
@@ -82,7 +83,7 @@ func newRunner(f *Follower) (*runner, error) {
 		budget = max(min(budget, n), 0)
 	}
 	return &runner{
-		budget: budget, softLimit: soft,
+		budget: budget, fullBudget: budget, softLimit: soft,
 		f: f, opts: f.opts, log: f.log, w: w,
 		files:  make(map[string]*file),
 		dirs:   make(map[string]os.FileInfo),
