@@ -243,6 +243,8 @@ func (s *state) stillNews(held []held) []Message {
 	var out []Message
 	for _, h := range held {
 		switch {
+		case h.msg.Healed: // re-sent after a kill, already told as recovered
+			out = append(out, h.msg)
 		case s.incidents[h.msg.Server] == h.inc:
 			out = append(out, h.msg)
 		case h.inc != nil && h.inc.healed:
@@ -250,6 +252,16 @@ func (s *state) stillNews(held []held) []Message {
 		}
 	}
 	return out
+}
+
+// heldUntold notes that a loss re-sent at a start waits for its storm's
+// summary: the journal's replay took its incident for told, and a
+// recovery before the summary would then be told alone while the loss is
+// dropped from it. Untold, the recovery makes it a loss "since recovered".
+func (s *state) heldUntold(m Message) {
+	if inc := s.incidents[m.Server]; inc != nil && m.About == AboutLost && !m.Healed {
+		inc.told = false
+	}
 }
 
 // HealedLossSuffix ends the title of a loss bubble that also tells its

@@ -161,6 +161,8 @@ func (n *Notifier) Restore(recs []journal.Record) {
 	for _, m := range undelivered(recs) {
 		if n.st.admit(m, now) {
 			msgs = append(msgs, m)
+		} else {
+			n.st.heldUntold(m)
 		}
 	}
 	n.mu.Unlock()

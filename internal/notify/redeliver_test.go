@@ -60,3 +60,40 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 		})
 	}
 }
+
+// Soak run 14: losses a kill cut off are re-sent at the start, and those
+// past a storm's first two wait for its summary. The replay had marked
+// their incidents told, so one that recovered before the summary got a
+// lone "recovered" bubble and its loss was dropped from the summary: a
+// recovery told for a loss never told. Now it waits with its loss and the
+// summary tells it, once, as recovered.
+func TestResentLossHeldForTheSummaryIsTold(t *testing.T) {
+	t.Parallel()
+	now := t0.Add(time.Minute)
+	n := New(Options{Send: func(string, string) error { return nil }, Now: func() time.Time { return now }})
+	recs := []journal.Record{{Time: t0, Kind: health.EvStarted}}
+	for i, server := range []string{"a", "b", "c"} {
+		recs = append(recs, journal.Record{Time: t0.Add(time.Duration(i+1) * time.Second), Kind: health.EvSessionLost,
+			Server: server, Detail: "gone", Incident: true})
+	}
+	n.Restore(recs)
+	got := titles(n.takePending())
+	n.Observe(health.Event{Time: now, Kind: health.EvRecovered, Server: "c", Took: 2 * time.Second})
+	got = append(got, titles(n.takePending())...)
+	now = now.Add(time.Minute)
+	n.Tick()
+	got = append(got, titles(n.takePending())...)
+	want := []string{"a: session lost — the watchdog is healing it", "b: session lost — the watchdog is healing it",
+		"c: session lost — since recovered"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("shown %q, want %q", got, want)
+	}
+}
+
+func titles(ms []Message) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, m.Title)
+	}
+	return out
+}
