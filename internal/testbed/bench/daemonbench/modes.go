@@ -26,11 +26,22 @@ func serverTable(name, url string, logs []string, store string) string {
 
 const hostTable = "notify = false\n[host]\nprocess = \"\"\nport = 0\n"
 
-// lineLatency: a loss line and a reconnect line alternate; each gives one
-// event (session_lost, recovered).
+// latencyServers spreads lineLatency's rounds so that no server sees more
+// than the model's flap limit (40 incidents a minute): past it, the rounds
+// are counted into one flapping incident and no recovered is journaled.
+const latencyServers = 25
+
+// lineLatency: a loss line and a reconnect line alternate, each round in
+// the next server's log; each line gives one event (session_lost,
+// recovered).
 func (b *bench) lineLatency(ctx context.Context, samples int) error {
-	log := filepath.Join(b.dir, "server.log")
-	d, err := b.start(ctx, hostTable+serverTable("mem", "http://127.0.0.1:9/mcp", []string{log}, ""))
+	cfg := hostTable
+	logs := make([]string, latencyServers)
+	for i := range logs {
+		logs[i] = filepath.Join(b.dir, fmt.Sprintf("server%02d.log", i))
+		cfg += serverTable(fmt.Sprintf("mem%02d", i), fmt.Sprintf("http://127.0.0.1:9/mcp%02d", i), logs[i:i+1], "")
+	}
+	d, err := b.start(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -41,7 +52,7 @@ func (b *bench) lineLatency(ctx context.Context, samples int) error {
 		if i%2 == 1 {
 			line, kind = "INFO Reconnected to MCP server", "recovered"
 		}
-		wrote, err := appendLine(log, fmt.Sprintf("%s %s", time.Now().UTC().Format(time.RFC3339Nano), line))
+		wrote, err := appendLine(logs[i/2%latencyServers], fmt.Sprintf("%s %s", time.Now().UTC().Format(time.RFC3339Nano), line))
 		if err != nil {
 			return err
 		}
