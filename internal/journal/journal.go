@@ -129,8 +129,9 @@ func (j *Journal) endLine(f *os.File) error {
 
 // Write appends one event as one line in a single write, so a kill at any
 // moment leaves whole lines behind; a write a full disk cut short leaves a
-// fragment, which the next Write ends as a line of its own. After a rotation that failed half-way
-// it opens the file again: only Close ends the journal.
+// fragment, which the next Write ends as a line of its own. After a
+// rotation that failed half-way it opens the file again: only Close ends
+// the journal.
 func (j *Journal) Write(ev health.Event) error {
 	line, err := Encode(ev)
 	if err != nil {

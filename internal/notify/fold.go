@@ -243,8 +243,6 @@ func (s *state) stillNews(held []held) []Message {
 	var out []Message
 	for _, h := range held {
 		switch {
-		case h.msg.Healed: // re-sent after a kill, already told as recovered
-			out = append(out, h.msg)
 		case s.incidents[h.msg.Server] == h.inc:
 			out = append(out, h.msg)
 		case h.inc != nil && h.inc.healed:

@@ -50,8 +50,8 @@ type Update struct {
 // when ctx is done, and an error only for invalid Options. Beacons of dead
 // processes are removed within an Interval of the death.
 func Watch(ctx context.Context, opts Options, out chan<- Update) error {
-	if opts.Dir == "" || !filepath.IsAbs(opts.Dir) {
-		return ErrNoDir
+	if err := opts.check(); err != nil {
+		return err
 	}
 	l := newLoop(opts, os.Geteuid(), out)
 	return l.run(ctx)
@@ -62,14 +62,22 @@ func Watch(ctx context.Context, opts Options, out chan<- Update) error {
 // ones). It is for a caller that must act before a Watch can be started
 // and heard from; an error only for invalid Options or an ended ctx.
 func Read(ctx context.Context, opts Options) ([]Client, error) {
-	if opts.Dir == "" || !filepath.IsAbs(opts.Dir) {
-		return nil, ErrNoDir
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	out := make(chan Update, 1) // the first publish always sends, once
 	if !newLoop(opts, os.Geteuid(), out).scan(ctx) {
 		return nil, ctx.Err()
 	}
 	return (<-out).Clients, nil
+}
+
+// check reports invalid Options (ErrNoDir).
+func (o Options) check() error {
+	if o.Dir == "" || !filepath.IsAbs(o.Dir) {
+		return ErrNoDir
+	}
+	return nil
 }
 
 // loop is Watch's state; only Watch's goroutine touches it.
