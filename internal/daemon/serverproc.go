@@ -15,15 +15,21 @@ import (
 // the last one (what vanished then was ended by the restart, not by idle).
 // It is owned by its store's goroutine.
 type serverProcess struct {
-	port int // 0: not on this machine, or no port: never looked up
+	port int              // 0: not on this machine, or no port: never looked up
+	now  func() time.Time // the daemon's clock
 	last proc.Host
+	// lastStarted is last's start in the daemon's clock, read once: the
+	// system gives process starts in its own clock, which a debug skew
+	// leaves behind, and a re-read across a skew change would look like
+	// another process.
+	lastStarted time.Time
 	// goneAt: when the process last found serving the port was seen gone,
 	// with none serving it since. That is a restart as of then.
 	goneAt time.Time
 }
 
-func newServerProcess(rawURL string) *serverProcess {
-	return &serverProcess{port: loopbackPort(rawURL)}
+func newServerProcess(rawURL string, now func() time.Time) *serverProcess {
+	return &serverProcess{port: loopbackPort(rawURL), now: now}
 }
 
 // started is when the process now serving the port started; zero when
@@ -38,10 +44,10 @@ func (p *serverProcess) started(ctx context.Context) (started time.Time, gone bo
 	if p.last.PID != 0 {
 		ok, err := proc.Alive(ctx, p.last)
 		if err == nil && ok {
-			return p.last.Started, false
+			return p.lastStarted, false
 		}
 		if err == nil {
-			p.goneAt = time.Now()
+			p.goneAt = p.now()
 		}
 	}
 	h, found, err := proc.Find(ctx, proc.Target{Port: p.port})
@@ -50,7 +56,8 @@ func (p *serverProcess) started(ctx context.Context) (started time.Time, gone bo
 		return p.goneAt, !p.goneAt.IsZero()
 	}
 	p.last, p.goneAt = h, time.Time{}
-	return h.Started, false
+	p.lastStarted = h.Started.Add(p.now().Sub(time.Now()))
+	return p.lastStarted, false
 }
 
 // loopbackPort is the TCP port of a URL on this machine, or 0.

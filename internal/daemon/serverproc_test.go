@@ -40,7 +40,7 @@ func TestServerProcessGoneIsARestart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cmd, port := startListener(t)
-	p := newServerProcess("http://127.0.0.1:" + strconv.Itoa(port) + "/mcp")
+	p := newServerProcess("http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", time.Now)
 	first, gone := p.started(ctx)
 	if first.IsZero() || gone {
 		t.Fatal("the serving process was not found")
@@ -57,5 +57,26 @@ func TestServerProcessGoneIsARestart(t *testing.T) {
 	time.Sleep(10 * time.Millisecond)
 	if again, gone := p.started(ctx); !again.Equal(mark) || !gone {
 		t.Fatalf("nobody serving yet: %v, then %v (gone %v); want the one mark", mark, again, gone)
+	}
+}
+
+// The daemon's clock may run apart from the system's (the soak's clock
+// jump skews only the daemon): the server's start is told in the daemon's
+// clock, else a restart after a jump ahead reads as long before the pings
+// its sessions got, and what the restart took is judged by idle time.
+func TestServerStartIsInTheDaemonsClock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, port := startListener(t)
+	clock := &wallClock{}
+	clock.skew.Store(int64(16 * time.Second))
+	p := newServerProcess("http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", clock.now)
+	started, _ := p.started(ctx)
+	if now := clock.now(); started.Before(now.Add(-10*time.Second)) || started.After(now) {
+		t.Fatalf("a server started just now read as started %v; the daemon's clock says %v", started, now)
+	}
+	clock.skew.Store(0)
+	if again, _ := p.started(ctx); !again.Equal(started) {
+		t.Fatalf("the same process read as started %v, then %v once the clock moved back", started, again)
 	}
 }

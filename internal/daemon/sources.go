@@ -44,7 +44,7 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 		if w.Path() != "" {
 			firsts = append(firsts, first)
 		}
-		sp := newServerProcess(s.URL)
+		sp := newServerProcess(s.URL, d.now)
 		goRun(wg, func() { d.runStore(ctx, s.Name, w, sp, first) })
 	}
 	d.storesRead = allClosed(firsts)
