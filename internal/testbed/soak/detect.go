@@ -57,12 +57,7 @@ func (r *Report) detection(in Input, all []*session) {
 // daemon's return when it was down, or the end of a journal write failure
 // that the detection fell into (held: the daemon held it meanwhile).
 func detectRef(in Input, end time.Time) (ref time.Time, allow time.Duration, held bool) {
-	ref, allow = end, DetectWithin
-	for _, down := range in.WatchdogDown {
-		if down.contains(end) && !down.To.IsZero() {
-			ref = down.To
-		}
-	}
+	ref, allow = runningRef(in.WatchdogDown, end), DetectWithin
 	for _, f := range faultGroups(in.JournalFault) {
 		if f.To.IsZero() || end.Before(f.From.Add(-DetectWithin)) || end.After(f.To) {
 			continue
@@ -70,6 +65,24 @@ func detectRef(in Input, end time.Time) (ref time.Time, allow time.Duration, hel
 		ref, allow, held = maxTime(ref, f.To), DetectWithin+JournalFlushWithin, true
 	}
 	return ref, allow, held
+}
+
+// runningRef shifts end by the daemon's downtime within the second it has
+// to see an end: the bound is on time the daemon ran. An end it was down
+// for counts from its return; one a kill -9 came a moment after counts the
+// moments before the kill and the time after the return.
+func runningRef(down []Span, end time.Time) time.Time {
+	ref := end
+	for _, d := range down { // in the order they happened
+		switch {
+		case d.To.IsZero() || !d.To.After(ref) || d.From.After(ref.Add(DetectWithin)):
+		case !d.From.After(ref):
+			ref = d.To
+		default:
+			ref = ref.Add(d.To.Sub(d.From))
+		}
+	}
+	return ref
 }
 
 // faultGroups joins journal write failures that follow one another closer

@@ -40,7 +40,7 @@ func base() Input {
 	}
 }
 
-// Long: a table of 14 cases.
+// Long: a table of 16 cases.
 func TestEvaluate(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -73,6 +73,14 @@ func TestEvaluate(t *testing.T) {
 			in.WatchdogDown = []Span{{From: at(4800), To: at(6000)}}
 			in.Journal = []Seen{seen(6500, health.EvSessionExpired, "cold", idB, journal.Record{})}
 		}, "", nil},
+		{"ended just before the watchdog went down: its downtime does not count", func(in *Input) {
+			in.WatchdogDown = []Span{{From: at(5050), To: at(6300)}}
+			in.Journal = []Seen{seen(6600, health.EvSessionExpired, "cold", idB, journal.Record{})}
+		}, "", nil},
+		{"ended well before the watchdog went down: late all the same", func(in *Input) {
+			in.WatchdogDown = []Span{{From: at(5800), To: at(7000)}}
+			in.Journal = []Seen{seen(7500, health.EvSessionExpired, "cold", idB, journal.Record{})}
+		}, "detected later than", nil},
 		{"false alarm on a live session", func(in *Input) {
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(7000, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})}
 			in.Notes = []Note{{At: at(7001), Title: "warm: session lost — the watchdog is healing it"}}
