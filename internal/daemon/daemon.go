@@ -276,7 +276,7 @@ func (d *daemon) saveTracked(force bool) {
 
 // privateState is what the next start needs with full ids.
 func (d *daemon) privateState() privateState {
-	st := privateState{servers: d.model.Tracked(), incidents: map[string]savedIncident{}}
+	st := privateState{servers: d.model.Tracked(), incidents: map[string]savedIncident{}, outage: d.jr.current()}
 	for _, s := range d.cfg.Servers {
 		if id, since, open := d.model.Incident(s.Name); open && id != "" {
 			st.incidents[s.Name] = savedIncident{Session: id, Since: since}

@@ -227,9 +227,49 @@ func TestUnjournaledLossIsReplayedAfterARestart(t *testing.T) {
 			if len(lost) != 1 || lost[0]["log_offset"] != float64(lossEnd) {
 				t.Fatalf("after the restart: %v, want the loss line (ending at %d) once", lost, lossEnd)
 			}
+			if w := outageWarnings(t, r.state); len(w) != 1 || !strings.Contains(w[0], "until the watchdog stopped") {
+				t.Fatalf("the outage the last run ended in was warned of %d times: %q; want once, by this start", len(w), w)
+			}
 			p.Stop(t)
 		})
 	}
+}
+
+// outageWarnings: the details of the journal's warnings about a journal
+// that could not be written.
+func outageWarnings(t *testing.T, state string) []string {
+	t.Helper()
+	var out []string
+	for _, ev := range daemontest.Journal(t, state, "warning") {
+		if d, _ := ev["detail"].(string); strings.Contains(d, "journal could not be written") {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// TestOutageWarnedOfOnceAcrossAKill: an outage the daemon itself ended
+// with its warning is not warned of again by the next start, even when a
+// kill -9 came right after (the private state still said "outage" only
+// until the warning was written).
+func TestOutageWarnedOfOnceAcrossAKill(t *testing.T) {
+	t.Parallel()
+	r := newFaultRig(t)
+	p := r.startProc(t)
+	r.faultOn(t)
+	lossEnd := r.appendLoss(t)
+	r.unjournaledLoss(t, lossEnd)
+	r.faultOff(t)
+	daemontest.WaitEvent(t, r.state, "session_lost", 1, 10*time.Second)
+	p.Kill()
+
+	p = startDaemonProc(t, r.cfg, r.state)
+	daemontest.WaitEvent(t, r.state, "started", 2, 10*time.Second)
+	time.Sleep(ackSettle)
+	if w := outageWarnings(t, r.state); len(w) != 1 || strings.Contains(w[0], "until the watchdog stopped") {
+		t.Fatalf("one outage, ended and warned of, then a kill -9: warnings %q; want the one the outage's end wrote", w)
+	}
+	p.Stop(t)
 }
 
 // TestUnjournaledStoreChangeIsJudgedAgain: a session that leaves the store

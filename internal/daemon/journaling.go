@@ -51,6 +51,7 @@ type journaler struct {
 // outage is one spell of failed writes.
 type outage struct {
 	began   time.Time // monotonic: its length
+	since   time.Time // the daemon's clock: what a restart reports
 	err     error     // the latest failure
 	delay   time.Duration
 	next    time.Time // next retry
@@ -85,7 +86,7 @@ func (jr *journaler) write(ev health.Event) bool {
 	default:
 		jr.pending = []health.Event{ev}
 		began := time.Now()
-		jr.out = outage{began: began, err: err, delay: journalRetryFirst, next: began.Add(journalRetryFirst)}
+		jr.out = outage{began: began, since: jr.now(), err: err, delay: journalRetryFirst, next: began.Add(journalRetryFirst)}
 		jr.log.Error("journal write failed; holding events and log acknowledgements until it can be written",
 			"kind", ev.Kind, "err", err)
 	}
@@ -187,6 +188,18 @@ func (jr *journaler) recovered() health.Event {
 			took, jr.out.err, jr.out.written)}
 }
 
+// current is the outage under way, as the private state keeps it (nil:
+// none), so that a start after a kill -9 can report one whose warning
+// never came.
+func (jr *journaler) current() *savedOutage {
+	jr.mu.Lock()
+	defer jr.mu.Unlock()
+	if len(jr.pending) == 0 {
+		return nil
+	}
+	return &savedOutage{Since: jr.out.since, Error: jr.out.err.Error()}
+}
+
 // unwritten is what is still held: events and acks.
 func (jr *journaler) unwritten() (events []health.EventKind, acks int) {
 	jr.mu.Lock()
@@ -234,6 +247,9 @@ func (d *daemon) retryJournal(force bool) {
 	}
 	for _, p := range acks {
 		d.follower.Ack(p)
+	}
+	if len(written) > 0 && !d.jr.failing() {
+		d.saveTracked(false) // at once: the saved outage is over
 	}
 }
 

@@ -1,6 +1,9 @@
 package daemon
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
@@ -96,4 +99,30 @@ func (d *daemon) restoreTracked(recs []journal.Record) trackedFile {
 	}
 	d.tracked.resume(saved)
 	return saved
+}
+
+// unreportedOutage is the warning a start owes for a journal outage the
+// last run saved as under way and never ended with its own warning (a
+// kill -9 before the retry, or a stop while the journal still failed).
+// Its held events are not lost: their log lines were not acknowledged and
+// the store changes are judged again, so the warning says only that.
+func unreportedOutage(saved trackedFile, recs []journal.Record, now time.Time) []health.Event {
+	out := saved.JournalOutage
+	if out == nil {
+		return nil
+	}
+	since := out.Since.UTC().Format(time.RFC3339Nano)
+	for _, rec := range recs {
+		if rec.Kind != health.EvWarning {
+			continue
+		}
+		_, ended := rec.Extra["unwritable_ms"]
+		if ended && !rec.Time.Before(out.Since) || rec.Extra["unwritable_since"] == since {
+			return nil // it was warned of; only the save after that was cut off
+		}
+	}
+	return []health.Event{{Time: now, Kind: health.EvWarning,
+		Extra: map[string]any{"unwritable_since": since, "error": out.Error},
+		Detail: fmt.Sprintf("the journal could not be written from %s until the watchdog stopped (%s); "+
+			"what it held then was not acknowledged and is judged again at this start", out.Since.Format("15:04:05"), out.Error)}}
 }

@@ -121,7 +121,9 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 		opts.Logger.Warn("cannot read the journal back; open incidents are forgotten", "err", err)
 	}
 	back := restore(recs)
-	d.reopen(back, d.restoreTracked(recs))
+	saved := d.restoreTracked(recs)
+	d.reopen(back, saved)
+	warnings = append(warnings, unreportedOutage(saved, recs, d.now())...)
 	return d.serve(ctx, cancel, recs, back.resume, warnings)
 }
 

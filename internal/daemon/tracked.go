@@ -35,6 +35,15 @@ type trackedFile struct {
 	// journal keeps only masked ids, and a masked id must never stand in
 	// for the real one after a restart.
 	Incidents map[string]savedIncident `json:"incidents,omitempty"`
+	// JournalOutage: the journal could not be written when this was saved,
+	// and the warning that ends an outage was not yet written.
+	JournalOutage *savedOutage `json:"journal_outage,omitempty"`
+}
+
+// savedOutage is a journal outage under way.
+type savedOutage struct {
+	Since time.Time `json:"since"`
+	Error string    `json:"error"`
 }
 
 // savedIncident is one open loss, as the private state keeps it.
@@ -48,6 +57,7 @@ type savedIncident struct {
 type privateState struct {
 	servers   map[string][]health.StoreSession
 	incidents map[string]savedIncident
+	outage    *savedOutage
 }
 
 // trackedSaver writes the model's tracked sessions when they change.
@@ -74,7 +84,7 @@ func (s *trackedSaver) save(st privateState, now time.Time, force bool) error {
 		return fmt.Errorf("encode tracked sessions: %w", err)
 	}
 	switch {
-	case ids != s.lastIDs:
+	case ids != s.lastIDs, s.held != nil: // s.held: the file says "outage"
 	case string(doc) == string(s.lastDoc):
 		return nil
 	case !force && now.Sub(s.lastAt) < trackedActivityEvery:
@@ -108,7 +118,7 @@ func (s *trackedSaver) saveHeld(cur privateState) error {
 	if s.held != nil {
 		base = *s.held
 	}
-	merged := privateState{servers: map[string][]health.StoreSession{}, incidents: base.incidents}
+	merged := privateState{servers: map[string][]health.StoreSession{}, incidents: base.incidents, outage: cur.outage}
 	for server, list := range base.servers {
 		merged.servers[server] = slices.Clone(list)
 	}
@@ -120,10 +130,11 @@ func (s *trackedSaver) saveHeld(cur privateState) error {
 		}
 	}
 	ids := trackedIDs(merged)
-	if ids == s.heldIDs || ids == s.lastIDs {
-		return nil
+	if s.held != nil && ids == s.heldIDs {
+		return nil // the first save of an outage is made whatever changed: it records the outage
 	}
-	out, err := json.Marshal(trackedFile{Saved: s.lastAt, Servers: merged.servers, Incidents: merged.incidents})
+	out, err := json.Marshal(trackedFile{Saved: s.lastAt, Servers: merged.servers, Incidents: merged.incidents,
+		JournalOutage: merged.outage})
 	if err != nil {
 		return fmt.Errorf("encode tracked sessions: %w", err)
 	}
