@@ -57,25 +57,24 @@ func (r *Report) detection(in Input, all []*session) {
 // daemon's return when it was down, or the end of a journal write failure
 // that the detection fell into (held: the daemon held it meanwhile).
 func detectRef(in Input, end time.Time) (ref time.Time, allow time.Duration, held bool) {
-	ref, allow = runningRef(in.WatchdogDown, end), DetectWithin
+	ref, allow = end, DetectWithin
 	for _, f := range faultGroups(in.JournalFault) {
 		if f.To.IsZero() || end.Before(f.From.Add(-DetectWithin)) || end.After(f.To) {
 			continue
 		}
 		ref, allow, held = maxTime(ref, f.To), DetectWithin+JournalFlushWithin, true
 	}
-	return ref, allow, held
+	return runningRef(in.WatchdogDown, ref, allow), allow, held
 }
 
-// runningRef shifts end by the daemon's downtime within the second it has
-// to see an end: the bound is on time the daemon ran. An end it was down
-// for counts from its return; one a kill -9 came a moment after counts the
+// runningRef shifts ref by the daemon's downtime within the allowance it
+// has from ref: the bound is on time the daemon ran. Time it was down at
+// ref counts from its return; a kill -9 a moment after ref counts the
 // moments before the kill and the time after the return.
-func runningRef(down []Span, end time.Time) time.Time {
-	ref := end
+func runningRef(down []Span, ref time.Time, allow time.Duration) time.Time {
 	for _, d := range down { // in the order they happened
 		switch {
-		case d.To.IsZero() || !d.To.After(ref) || d.From.After(ref.Add(DetectWithin)):
+		case d.To.IsZero() || !d.To.After(ref) || d.From.After(ref.Add(allow)):
 		case !d.From.After(ref):
 			ref = d.To
 		default:

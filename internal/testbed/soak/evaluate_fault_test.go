@@ -84,3 +84,25 @@ func TestEvaluateRestartPingOfADeadHost(t *testing.T) {
 	in.Journal[0] = seen(3800, health.EvKeepWarm, "warm", idA, journal.Record{})
 	checkProblems(t, Evaluate(in), "sessions of dead hosts kept alive")
 }
+
+// A kill -9 a moment after a journal failure ended, before the daemon's
+// retry: what was held and the warning come from the restarted daemon,
+// and the time it was down does not count against either bound.
+func TestEvaluateOutageEndedByARestart(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		journal []Seen
+		want    string
+	}{
+		{"in time once back", []Seen{seen(10400, health.EvSessionExpired, "cold", idB, journal.Record{}), warning(10500)}, ""},
+		{"too long after the return", []Seen{seen(13500, health.EvSessionExpired, "cold", idB, journal.Record{}), warning(13600)}, "no warning after them"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := base()
+			in.JournalFault = []Span{{From: at(4800), To: at(7000)}}
+			in.WatchdogDown = []Span{{From: at(7300), To: at(10000)}}
+			in.Journal = tt.journal
+			checkProblems(t, Evaluate(in), tt.want)
+		})
+	}
+}

@@ -33,7 +33,8 @@ func (r *Report) journalWarnings(in Input) {
 				until = g.To
 			}
 		}
-		until = until.Add(JournalFlushWithin + DetectWithin)
+		within := JournalFlushWithin + DetectWithin
+		until = runningRef(in.WatchdogDown, until, within).Add(within)
 		if journalWarned(in.Journal, span, until) {
 			f.Warned++
 			continue
