@@ -20,6 +20,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/internal/notify"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
@@ -208,7 +209,8 @@ func (d *daemon) startedEvent() health.Event {
 		names = append(names, s.Name)
 	}
 	return health.Event{Time: d.now(), Kind: health.EvStarted,
-		Extra:  map[string]any{"version": d.opts.Version, "config": d.cfg.Path, "servers": names},
+		Extra: map[string]any{"version": d.opts.Version, "config": d.cfg.Path, "servers": names,
+			notify.StartedNotifyKey: d.notifier != nil},
 		Detail: fmt.Sprintf("watchdog %s started, watching %s and %d server(s)", d.opts.Version, d.cfg.Host.Name, len(names))}
 }
 

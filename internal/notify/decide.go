@@ -36,6 +36,7 @@ type state struct {
 	folds     map[string]*fold     // by the About of the bubbles they fold
 	window    time.Duration        // stormWindow; shorter in tests
 	solo      int                  // stormSolo
+	budget    budget               // bubbles decided in the last hour
 	// masked: events carry masked session ids (a journal replay), not
 	// the full ids of live events.
 	masked bool
@@ -57,12 +58,12 @@ func (s *state) observe(ev health.Event, now time.Time, quiet bool) []Message {
 	out := s.flush(now, quiet, false)
 	m := s.decide(ev, now)
 	if m == nil || quiet || !s.admit(*m, now) {
-		return out
+		return s.spent(now, out)
 	}
 	if inc := s.incidents[ev.Server]; inc != nil {
 		inc.told, inc.lastSent = true, now
 	}
-	return append(out, *m)
+	return s.spent(now, append(out, *m))
 }
 
 // decide moves the state on with ev and returns the bubble it is worth,
@@ -168,7 +169,7 @@ func (s *state) sessionAtRisk(ev health.Event, now time.Time) *Message {
 // due returns what is due by now without an event: the summaries of
 // storms that ended, and the reminders.
 func (s *state) due(now time.Time, every time.Duration, quiet bool) []Message {
-	return append(s.flush(now, quiet, false), s.reminders(now, every, quiet)...)
+	return s.spent(now, append(s.flush(now, quiet, false), s.reminders(now, every, quiet)...))
 }
 
 // reminders says "still lost" for each incident quiet for a whole interval.

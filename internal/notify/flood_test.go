@@ -6,7 +6,61 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
 )
+
+// Issue 15, measured: a burst of loss lines queued about 1.5M
+// notifications, and one was shown every ~45 ms for hours. However many
+// incidents come, an hour shows at most its budget, then summaries only:
+// one per kind per storm window.
+func TestFloodOfIncidentsStaysWithinTheBudget(t *testing.T) {
+	t.Parallel()
+	s := newState()
+	var got []Message
+	// A loss and a recovery on one of 50 servers every 100 ms for an hour:
+	// 36,000 incidents.
+	for i := range 36000 {
+		at := t0.Add(time.Duration(i) * 100 * time.Millisecond)
+		server := fmt.Sprintf("s%d", i%50)
+		got = append(got, s.observe(*lost(server), at, false)...)
+		got = append(got, s.observe(*recovered(server, 50), at.Add(50*time.Millisecond), false)...)
+		got = append(got, s.due(at.Add(60*time.Millisecond), time.Hour, false)...)
+	}
+	bound := hourBudget + 3*int(time.Hour/stormWindow) + 1 // the budget, a summary per kind a window, the one in flight
+	if len(got) > bound {
+		t.Fatalf("%d bubbles in an hour of flood, want at most %d", len(got), bound)
+	}
+	told := 0
+	for _, m := range got {
+		if _, servers, ok := ParseSummary(m.Title); ok {
+			told += len(servers)
+		} else if m.About == AboutLost {
+			told++
+		}
+	}
+	if told < 35800 { // every incident is still counted, but those of the last window
+		t.Fatalf("the bubbles tell %d of 36000 losses", told)
+	}
+}
+
+// Once the budget is spent, at-risk warnings are left to the journal.
+func TestAtRiskIsDroppedOverBudget(t *testing.T) {
+	t.Parallel()
+	s := newState()
+	for i := range hourBudget {
+		s.budget.spend(t0.Add(time.Duration(i) * time.Second))
+	}
+	at := health.Event{Kind: health.EvSessionAtRisk, Server: "mem", Session: "abcdefgh12345678",
+		ExpiresIn: time.Minute, Detail: "idle"}
+	if got := s.observe(at, t0.Add(30*time.Minute), false); len(got) != 0 {
+		t.Fatalf("over budget: %+v, want no at-risk bubble", got)
+	}
+	at.Session = "ijklmnop12345678"
+	if got := s.observe(at, t0.Add(61*time.Minute), false); len(got) != 1 {
+		t.Fatalf("an hour later: %+v, want the warning", got)
+	}
+}
 
 // A sender that falls behind: the queue stays bounded, a reminder or an
 // at-risk warning is replaced by its newer self, and incidents are merged

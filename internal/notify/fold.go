@@ -203,7 +203,7 @@ func (s *state) admit(m Message, now time.Time) bool {
 	if !f.open {
 		f.open, f.start, f.shown = true, now, 0
 	}
-	if f.shown < s.solo {
+	if f.shown < s.solo && !s.budget.over(now) {
 		f.shown++
 		return true
 	}

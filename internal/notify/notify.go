@@ -165,6 +165,7 @@ func (n *Notifier) Restore(recs []journal.Record) {
 			n.st.heldUntold(m)
 		}
 	}
+	msgs = n.st.spent(now, msgs)
 	n.mu.Unlock()
 	n.enqueue(msgs)
 }
@@ -251,7 +252,7 @@ const finalSend = time.Second
 func (n *Notifier) final() {
 	n.mu.Lock()
 	now := n.now()
-	msgs := n.st.flush(now, now.Before(n.pause), true)
+	msgs := n.st.spent(now, n.st.flush(now, now.Before(n.pause), true))
 	n.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), finalSend)
 	defer cancel()

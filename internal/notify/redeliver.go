@@ -17,25 +17,24 @@ type pendingNote struct {
 	shown bool
 }
 
-// undelivered finds what the previous run decided to say but, killed
-// between journaling the event and showing it, never showed: the loss of an
+// undelivered finds what earlier runs decided to say but, killed between
+// journaling the event and showing it, never showed: the loss of an
 // incident still open, or of one that recovered before its storm's summary
 // went out (told as recovered), or a recovery whose loss was shown. Every
-// incident counts, even several of one server. Runs before the previous
-// one count as delivered (they may predate "notified" records).
+// incident counts, even several of one server. The runs judged are the
+// previous one and, before it, those whose start says notifications were
+// on (so their "notified" records tell what was shown), back to
+// redeliverWithin: a storm held for its summary and cut off by two kills
+// in a row is still told. Earlier runs count as delivered.
 func undelivered(recs []journal.Record) []Message {
-	prev := -1
-	for i, r := range recs {
-		if r.Kind == health.EvStarted {
-			prev = i
-		}
-	}
+	prev := judgedFrom(recs)
 	if prev < 0 {
 		return nil // no run to tell apart: take it all as delivered
 	}
 	scratch := newState()
 	scratch.masked = true
 	scratch.solo = math.MaxInt // each server's own news, whether a summary told it or not
+	scratch.budget = budget{}  // and whatever the budget said then
 	b := noteBook{lost: map[string][]*pendingNote{}, recovered: map[string][]*pendingNote{}}
 	for i, r := range recs {
 		if r.Kind == health.EvNotified {
@@ -43,11 +42,48 @@ func undelivered(recs []journal.Record) []Message {
 			continue
 		}
 		for _, m := range scratch.observe(eventOf(r), r.Time, false) {
+			scratch.budget = budget{}
 			b.note(&pendingNote{msg: m, shown: i < prev}, r.Took)
 		}
 	}
 	return b.unshown()
 }
+
+// redeliverWithin bounds how far back unshown news is told again: older
+// news is stale, and a notification service broken for days must not
+// make every start repeat all it missed.
+const redeliverWithin = time.Hour
+
+// judgedFrom is the index of the first started record of the runs
+// undelivered judges, or -1 when there is none.
+func judgedFrom(recs []journal.Record) int {
+	var starts []int
+	for i, r := range recs {
+		if r.Kind == health.EvStarted {
+			starts = append(starts, i)
+		}
+	}
+	if len(starts) == 0 {
+		return -1
+	}
+	from := starts[len(starts)-1]
+	if on, said := recs[from].Extra[StartedNotifyKey]; said && on != true {
+		return -1 // that run showed nothing, so it owes nothing
+	}
+	horizon := recs[len(recs)-1].Time.Add(-redeliverWithin)
+	for k := len(starts) - 2; k >= 0; k-- {
+		r := recs[starts[k]]
+		if r.Extra[StartedNotifyKey] != true || r.Time.Before(horizon) {
+			break
+		}
+		from = starts[k]
+	}
+	return from
+}
+
+// StartedNotifyKey is the started event's field that says whether that
+// run showed notifications (and journaled each one it showed).
+const StartedNotifyKey = "notify"
 
 // noteBook keeps, per server and in order, the loss and recovery notes of
 // the incidents a journal tells.

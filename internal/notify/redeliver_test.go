@@ -15,6 +15,11 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 	t.Parallel()
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	started := func(s int) journal.Record { return journal.Record{Time: at(s), Kind: health.EvStarted} }
+	startedOn := func(s int, on bool) journal.Record {
+		r := started(s)
+		r.Extra = map[string]any{StartedNotifyKey: on}
+		return r
+	}
 	lostRec := func(s int) journal.Record {
 		return journal.Record{Time: at(s), Kind: health.EvSessionLost, Server: "mem", Detail: "gone", Incident: true}
 	}
@@ -44,6 +49,16 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 			shown(2, AboutRecovered), lostRec(4)}, []string{"mem: session lost — the watchdog is healing it"}},
 		{"runs before the last are taken as delivered", []journal.Record{started(0), lostRec(1), started(5), recRec(6), shown(6, AboutRecovered)}, nil},
 		{"a journal from before runs were told apart", []journal.Record{lostRec(1)}, nil},
+		{"a loss held and cut off by two kills in a row: the third run tells it (soak runs 11, 12)",
+			[]journal.Record{startedOn(0, true), lostRec(1), startedOn(5, true), startedOn(9, true)},
+			[]string{"mem: session lost — the watchdog is healing it"}},
+		{"told by the run after the kill: not again", []journal.Record{startedOn(0, true), lostRec(1), startedOn(5, true),
+			shown(6, AboutLost), startedOn(9, true)}, nil},
+		{"a run that does not say notifications were on counts as delivered",
+			[]journal.Record{started(0), lostRec(1), startedOn(5, true), startedOn(9, true)}, nil},
+		{"a run with notifications off owes nothing", []journal.Record{startedOn(0, false), lostRec(1)}, nil},
+		{"news older than an hour is not told again",
+			[]journal.Record{startedOn(0, true), lostRec(1), startedOn(3600, true), startedOn(3605, true)}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
