@@ -11,6 +11,7 @@ import (
 
 // A kill -9 between journaling an incident's event and showing its
 // notification: the restart shows what was decided and never shown, once.
+// Long: a table of the runs a restart looks back over, one case each.
 func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 	t.Parallel()
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
