@@ -10,7 +10,7 @@ FUZZTIME  ?= 5m
 FUZZPARALLEL ?=
 BIN       := bin/watchdog
 
-.PHONY: all build deps test vet fuzz bench repro clean soak soak-short
+.PHONY: all build deps test vet fuzz bench repro clean soak soak-short pictures
 
 all: build
 
@@ -63,6 +63,11 @@ bench: build
 	bash scripts/bench.sh
 
 # The client bug and its fix on real servers: STUCK unpatched, RECOVERED patched.
+# The README's pictures, from the tests' own runs: the timeline page as
+# headless Chromium draws it.
+pictures: deps
+	$(GO) test -count=1 -run TestTimelineInChromium ./internal/timeline -timeline.png=$(CURDIR)/docs/timeline.png
+
 repro: deps
 	bash scripts/repro.sh
 

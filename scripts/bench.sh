@@ -26,6 +26,12 @@ peak=$(metric at_cap peak-heap-MB)
 verdict=$(awk -v p="$peak" 'BEGIN { print (p != "" && p + 0 <= 64) ? "met" : "**missed**" }')
 echo "| session store read: 50 MB (refused by size) / at the 8 MiB cap (streamed, 10,000 sessions kept) | 50 MB: $(metric 50MB B/op) B, $(metric 50MB allocs/op) allocs; at cap: peak heap ${peak} MB, $(metric at_cap B/op) B allocated, $(metric at_cap ns/op) ns | peak heap ≤ 64 MB (a 50 MB store once cost 800 MB RSS) | $verdict |" >>"$rows"
 
+echo "bench: the timeline page of a 7-day journal of 10,000 events" >&2
+tl=$(go test -run '^$' -bench BenchmarkTimelineWeek -benchtime=5x ./internal/timeline)
+tlns=$(awk '$1 ~ /^BenchmarkTimelineWeek/ { print $3; exit }' <<<"$tl")
+verdict=$(awk -v n="$tlns" 'BEGIN { print (n != "" && n + 0 < 2e9) ? "met" : "**missed**" }')
+echo "| \`watchdog timeline\`: build and render 7 days, 10,000 events (in process) | $(awk -v n="$tlns" 'BEGIN { printf "%.0f ms", n / 1e6 }') per page | < 2 s | $verdict |" >>"$rows"
+
 echo "bench: line → journal latency" >&2
 bench -mode latency -samples 1000
 echo "bench: store → session_expired latency" >&2

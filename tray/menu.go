@@ -37,7 +37,7 @@ func menuItems(v View) []item {
 	out = append(out, item{Separator: true},
 		item{Title: "Pause notifications for 1 hour", Checkbox: true, Checked: v.Paused,
 			Cmd: &Command{Kind: CmdPauseNotifications, On: !v.Paused}},
-		item{Title: "Open journal", Cmd: &Command{Kind: CmdOpenJournal}},
+		item{Title: "Open timeline", Cmd: &Command{Kind: CmdOpenTimeline}},
 		item{Title: "Start at login", Checkbox: true, Checked: v.AutostartOn,
 			Cmd: &Command{Kind: CmdAutostart, On: !v.AutostartOn}},
 		item{Separator: true},

@@ -40,7 +40,7 @@ func TestMenuItems(t *testing.T) {
 		{"Apply client patch…", &Command{Kind: CmdPatchApply}, true, false},
 		{"Revert patch", &Command{Kind: CmdPatchRevert}, false, false},
 		{"Pause notifications for 1 hour", &Command{Kind: CmdPauseNotifications, On: true}, false, false},
-		{"Open journal", &Command{Kind: CmdOpenJournal}, false, false},
+		{"Open timeline", &Command{Kind: CmdOpenTimeline}, false, false},
 		{"Start at login", &Command{Kind: CmdAutostart, On: false}, false, true},
 		{"Quit", &Command{Kind: CmdQuit}, false, false},
 	}

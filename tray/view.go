@@ -14,7 +14,7 @@ const (
 	CmdPatchApply         = "patch_apply"
 	CmdPatchRevert        = "patch_revert"
 	CmdPauseNotifications = "pause_notifications"
-	CmdOpenJournal        = "open_journal"
+	CmdOpenTimeline       = "open_timeline"
 	CmdAutostart          = "autostart"
 	CmdQuit               = "quit"
 )

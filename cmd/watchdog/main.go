@@ -56,6 +56,7 @@ func commands() []command {
 		{"demo", "[--fast]", "the whole loop on an embedded real MCP server and client; no install needed", cmdDemo},
 		{"doctor", "[--json]", "what was discovered and what is wrong, each with the fix (no daemon needed)", cmdDoctor},
 		{"autostart", "enable|disable|status [--systemd]", "start at login", cmdAutostart},
+		{"timeline", "[--since 24h] [--out FILE] [--open]", "one HTML page of the journal: sessions, pings, incidents, heals", cmdTimeline},
 		{"version", "", "version, commit, Go version", cmdVersion},
 	}
 }

@@ -3,12 +3,12 @@ package daemon
 import (
 	"context"
 	"os"
-	"os/exec"
-	"runtime"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/autostart"
+	"github.com/mcpwatchdog/watchdog/internal/opener"
+	"github.com/mcpwatchdog/watchdog/internal/timeline"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
 
@@ -60,8 +60,8 @@ func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 		if d.notifier != nil {
 			d.notifier.Pause(d.now().Add(time.Hour))
 		}
-	case tray.CmdOpenJournal:
-		openFile(d.journal.Path())
+	case tray.CmdOpenTimeline:
+		d.openTimeline()
 	case tray.CmdAutostart:
 		d.setAutostart(cmd.On)
 	case tray.CmdQuit:
@@ -116,15 +116,21 @@ func autostartEnabled() bool {
 	return err == nil && st.Enabled
 }
 
-// openFile shows a file in the desktop's default application, never
-// through a shell; the viewer is reaped when it exits.
-func openFile(path string) {
-	opener := "xdg-open"
-	if runtime.GOOS == "darwin" {
-		opener = "open"
-	}
-	cmd := exec.Command(opener, path)
-	if cmd.Start() == nil {
-		go func() { _ = cmd.Wait() }()
-	}
+// timelineSpan is how far back the tray's timeline goes: "did my sessions
+// die this week, and were they saved" is the question it answers.
+const timelineSpan = 7 * 24 * time.Hour
+
+// openTimeline writes the timeline page of the last week and opens it,
+// off the loop: reading a week of journal takes a moment.
+func (d *daemon) openTimeline() {
+	o := timeline.WriteOptions{StateDir: d.stateDir, Since: timelineSpan, Now: d.now(), Location: time.Local}
+	goRun(&d.heal.wg, func() {
+		path, err := timeline.WriteFile(o)
+		if err == nil {
+			err = opener.Open(path)
+		}
+		if err != nil {
+			d.log.Warn("cannot show the timeline", "err", err)
+		}
+	})
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -160,5 +162,56 @@ func TestReadTail(t *testing.T) {
 	none, err := ReadTail(t.TempDir(), 1000)
 	if err != nil || len(none) != 0 {
 		t.Fatalf("empty dir: %v %v", none, err)
+	}
+}
+
+// ReadSince reads the rotated files too, oldest first, from since on, and
+// passes over a rotated file last written before since.
+func TestReadSince(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	j, err := Open(dir, Options{MaxBytes: 1000, Keep: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 60 {
+		if err := j.Write(health.Event{Time: t0.Add(time.Duration(i) * time.Second), Kind: "test", Detail: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	oldest := filepath.Join(dir, FileName+".3")
+	if _, err := os.Stat(oldest); err != nil {
+		t.Fatalf("the test wants three rotations: %v", err)
+	}
+	all, err := ReadSince(dir, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := strconv.Atoi(all[0].Detail)
+	if last := all[len(all)-1].Detail; last != "59" || len(all) != 60-first {
+		t.Fatalf("read %d records, %s to %s: want every one kept, in order", len(all), all[0].Detail, last)
+	}
+	recent, err := ReadSince(dir, t0.Add(55*time.Second))
+	if err != nil || len(recent) != 5 || recent[0].Detail != "55" {
+		t.Fatalf("since 25 s: %d records (%v)", len(recent), err)
+	}
+	// A rotated file older than since is not opened: make it unreadable
+	// as a journal (a FIFO would block a read) and read again.
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(oldest, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(oldest); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(oldest, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(oldest, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSince(dir, time.Now().Add(-time.Hour)); err != nil {
+		t.Fatalf("an old rotated file was read: %v", err)
 	}
 }

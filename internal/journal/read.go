@@ -105,3 +105,54 @@ func Decode(line []byte) (Record, error) {
 	}
 	return r, nil
 }
+
+// maxRotated bounds how many rotated files ReadSince looks for.
+const maxRotated = 100
+
+// ReadSince returns the records at or after since of the live journal and
+// its rotated files, oldest first. A rotated file last written before
+// since is not read at all.
+func ReadSince(dir string, since time.Time) ([]Record, error) {
+	live := filepath.Join(dir, FileName)
+	paths := []string{live}
+	for i := 1; i <= maxRotated; i++ {
+		p := fmt.Sprintf("%s.%d", live, i)
+		st, err := os.Lstat(p)
+		if err != nil || st.ModTime().Before(since) {
+			break // the next ones are older still
+		}
+		paths = append(paths, p)
+	}
+	var recs []Record
+	for i := len(paths) - 1; i >= 0; i-- {
+		got, err := readSince(paths[i], since)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, got...)
+	}
+	return recs, nil
+}
+
+func readSince(path string, since time.Time) ([]Record, error) {
+	f, err := fsutil.OpenPrivate(path, os.O_RDONLY)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("journal: %w", err)
+	}
+	defer f.Close()
+	var recs []Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		if rec, err := Decode(sc.Bytes()); err == nil && !rec.Time.Before(since) {
+			recs = append(recs, rec)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("journal: read %s: %w", path, err)
+	}
+	return recs, nil
+}

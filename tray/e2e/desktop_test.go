@@ -46,7 +46,7 @@ func TestDesktop(t *testing.T) {
 	lost := it.pixmap()
 	// The menu is rebuilt item by item on the bus: wait for the whole of it.
 	waitMenu(t, it, "nowledge-mem: lost", "Heal now", "Keep warm", "Restart DSH", "Apply client patch…",
-		"Revert patch", "Client patch: unpatched", "Pause notifications for 1 hour", "Open journal",
+		"Revert patch", "Client patch: unpatched", "Pause notifications for 1 hour", "Open timeline",
 		"Start at login", "Quit")
 	clickHeal(t, it, app)
 	screenshot(t, d)

@@ -1,0 +1,145 @@
+package timeline
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+)
+
+var t0 = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+
+func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+
+func rec(sec int, kind health.EventKind, server, session string) journal.Record {
+	return journal.Record{Time: at(sec), Kind: kind, Server: server, Session: session, Client: "dsh-mcp-client"}
+}
+
+// one incident on mem: its session is kept warm, lost at 100 s, healed,
+// and the client's new session recovers it at 100.4 s.
+func incidentJournal() []journal.Record {
+	mode := rec(0, health.EvServerMode, "mem", "")
+	mode.Extra = map[string]any{"idle_timeout_seconds": 30.0}
+	lost := rec(100, health.EvSessionLost, "mem", "aaaa…aaaa")
+	lost.Incident, lost.Detail = true, "the host's session on mem is gone: the server restarted"
+	heal := rec(100, health.EvHealStarted, "mem", "")
+	heal.Strategy = "client_recovery"
+	recovered := rec(100, health.EvRecovered, "mem", "aaaa…aaaa")
+	recovered.Time, recovered.Took, recovered.Strategy = at(100).Add(400*time.Millisecond), 400*time.Millisecond, "client_recovery"
+	recovered.Extra = map[string]any{"new_session": "bbbb…bbbb"}
+	return []journal.Record{
+		rec(0, health.EvStarted, "", ""), mode,
+		rec(1, health.EvSessionNew, "mem", "aaaa…aaaa"),
+		rec(16, health.EvKeepWarm, "mem", "aaaa…aaaa"),
+		rec(31, health.EvKeepWarm, "mem", "aaaa…aaaa"),
+		lost, heal, recovered,
+		rec(101, health.EvSessionNew, "mem", "bbbb…bbbb"),
+	}
+}
+
+// Long: a table of cases, one per thing the page draws from the journal.
+func TestBuild(t *testing.T) {
+	tests := []struct {
+		name  string
+		recs  func() []journal.Record
+		from  time.Time
+		check func(t *testing.T, p Page)
+	}{
+		{"a kept-warm session lost and recovered", incidentJournal, at(0), func(t *testing.T, p Page) {
+			if len(p.Servers) != 1 || len(p.Servers[0].Sessions) != 2 {
+				t.Fatalf("servers %+v, want mem with two sessions", p.Servers)
+			}
+			old, next := p.Servers[0].Sessions[0], p.Servers[0].Sessions[1]
+			if old.End != health.EvSessionLost || !old.To.Equal(at(100)) || len(old.Pings) != 2 || old.Open {
+				t.Fatalf("the lost session's bar: %+v", old)
+			}
+			if !next.Open || !next.To.Equal(at(200)) {
+				t.Fatalf("the new session runs to the page's end: %+v", next)
+			}
+			if len(p.Incidents) != 1 {
+				t.Fatalf("incidents %+v", p.Incidents)
+			}
+			inc := p.Incidents[0]
+			if inc.Took != 400*time.Millisecond || inc.NewSession != "bbbb…bbbb" || inc.Strategy != "client_recovery" || len(inc.Heals) != 1 {
+				t.Fatalf("incident %+v", inc)
+			}
+			want := Summary{Sessions: 2, Incidents: 1, Recovered: 1, MedianRecovery: 400 * time.Millisecond, KeptWarm: 1, PastTimeout: 1}
+			if p.Summary != want {
+				t.Fatalf("summary %+v, want %+v", p.Summary, want)
+			}
+		}},
+		{"records before the window are left out", incidentJournal, at(50), func(t *testing.T, p Page) {
+			// The lost session is first seen at its loss; the recovery
+			// belongs to the incident opened in the window.
+			if got := len(p.Servers[0].Sessions); got != 2 {
+				t.Fatalf("sessions %d", got)
+			}
+			if first := p.Servers[0].Sessions[0]; !first.From.Equal(at(100)) || len(first.Pings) != 0 {
+				t.Fatalf("first bar %+v", first)
+			}
+		}},
+		{"a recovery whose loss is before the window opens no incident", func() []journal.Record {
+			return incidentJournal()[6:]
+		}, at(0), func(t *testing.T, p Page) {
+			if len(p.Incidents) != 0 || p.Summary.Recovered != 0 {
+				t.Fatalf("incidents %+v", p.Incidents)
+			}
+		}},
+		{"an expiry and the incident's loss of one session make one bar", func() []journal.Record {
+			exp := rec(40, health.EvSessionExpired, "mem", "aaaa…aaaa")
+			exp.Idle = 30 * time.Second
+			lost := rec(40, health.EvSessionLost, "mem", "aaaa…aaaa")
+			lost.Incident = true
+			return []journal.Record{rec(1, health.EvSessionNew, "mem", "aaaa…aaaa"), exp, lost}
+		}, at(0), func(t *testing.T, p Page) {
+			s := p.Servers[0]
+			if len(s.Sessions) != 1 || s.Sessions[0].End != health.EvSessionExpired || s.Sessions[0].Idle != 30*time.Second {
+				t.Fatalf("bars %+v", s.Sessions)
+			}
+			if p.Summary.Expired != 1 || p.Summary.Incidents != 1 || p.Summary.Recovered != 0 || p.Summary.MedianRecovery != 0 {
+				t.Fatalf("summary %+v", p.Summary)
+			}
+		}},
+		{"overlapping sessions get rows of their own, a later one reuses a free row", func() []journal.Record {
+			return []journal.Record{
+				rec(1, health.EvSessionNew, "mem", "a"), rec(2, health.EvSessionNew, "mem", "b"),
+				rec(5, health.EvSessionEnded, "mem", "a"), rec(9, health.EvSessionNew, "mem", "c"),
+			}
+		}, at(0), func(t *testing.T, p Page) {
+			s := p.Servers[0]
+			rows := []int{s.Sessions[0].Row, s.Sessions[1].Row, s.Sessions[2].Row}
+			if rows[0] != 0 || rows[1] != 1 || rows[2] != 0 || s.Rows != 2 {
+				t.Fatalf("rows %v of %d", rows, s.Rows)
+			}
+		}},
+		{"host restarts and the watchdog's own starts are on the host lane", func() []journal.Record {
+			return []journal.Record{rec(1, health.EvStarted, "", ""), rec(2, health.EvHostUp, "", ""),
+				rec(3, health.EvHostRestarted, "", ""), rec(4, health.EvStopped, "", "")}
+		}, at(0), func(t *testing.T, p Page) {
+			if len(p.Host) != 4 || p.Host[2].Kind != health.EvHostRestarted {
+				t.Fatalf("host marks %+v", p.Host)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.check(t, Build(tt.recs(), tt.from, at(200)))
+		})
+	}
+}
+
+// A lane never grows past maxRows, however many sessions overlap.
+func TestPackBoundsTheRows(t *testing.T) {
+	var recs []journal.Record
+	for i := range 3 * maxRows {
+		recs = append(recs, rec(i, health.EvSessionNew, "mem", string(rune('A'+i))))
+	}
+	p := Build(recs, at(0), at(200))
+	if got := p.Servers[0].Rows; got != maxRows {
+		t.Fatalf("rows %d, want %d", got, maxRows)
+	}
+	if len(p.Servers[0].Sessions) != 3*maxRows {
+		t.Fatalf("every session keeps its bar: %d", len(p.Servers[0].Sessions))
+	}
+}

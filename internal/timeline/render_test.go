@@ -1,0 +1,115 @@
+package timeline
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+)
+
+// readFixture reads a journal from testdata as the daemon wrote it.
+func readFixture(t testing.TB, name string) []journal.Record {
+	t.Helper()
+	data, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []journal.Record
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		r, err := journal.Decode(line)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+func render(t *testing.T, p Page) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Render(&buf, p, Options{Generated: p.To}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// The page stands alone: nothing in it fetches anything, and a script
+// cannot run even if one got in.
+func TestPageIsSelfContained(t *testing.T) {
+	t.Parallel()
+	html := render(t, Build(incidentJournal(), at(0), at(200)))
+	for _, bad := range []string{"<script", "src=", "<link", "@import", "url("} {
+		if strings.Contains(html, bad) {
+			t.Errorf("the page contains %q", bad)
+		}
+	}
+	if !strings.Contains(html, `content="default-src 'none'; style-src 'unsafe-inline'"`) {
+		t.Error("the page does not forbid fetching and scripts")
+	}
+}
+
+// What the journal says is text on the page, never markup: a server name
+// or detail from a hostile config or log is escaped.
+func TestJournalTextIsEscaped(t *testing.T) {
+	t.Parallel()
+	evil := `<img src=x onerror=alert(1)>`
+	lost := rec(10, health.EvSessionLost, evil, "aaaa…aaaa")
+	lost.Incident, lost.Detail = true, evil
+	html := render(t, Build([]journal.Record{rec(1, health.EvSessionNew, evil, "aaaa…aaaa"), lost}, at(0), at(200)))
+	if strings.Contains(html, evil) {
+		t.Fatal("a journal field went onto the page as markup")
+	}
+	if !strings.Contains(html, "&lt;img src=x onerror=alert(1)&gt;") {
+		t.Fatal("the hostile name is not shown as text")
+	}
+}
+
+// One bar per session, the incident count on top, and only masked ids.
+func TestPageOfARealJournal(t *testing.T) {
+	t.Parallel()
+	recs := readFixture(t, "soak-3min.jsonl")
+	from, to := recs[0].Time, recs[len(recs)-1].Time
+	html := render(t, Build(recs, from, to))
+	if got, want := strings.Count(html, `data-session="`), fixtureSessions(recs); got != want {
+		t.Errorf("%d session bars, want one for each of the journal's %d sessions", got, want)
+	}
+	if m := regexp.MustCompile(`id="incidents">(\d+)<`).FindStringSubmatch(html); m == nil || m[1] != "36" {
+		t.Errorf("incident count %v, want 36 (the fixture's session_lost records with incident)", m)
+	}
+	if full := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-`).FindString(html); full != "" {
+		t.Errorf("a full session id is on the page: %s", full)
+	}
+}
+
+// fixtureSessions counts the distinct sessions the journal names, the way
+// a reader of the journal would: by server and masked id.
+func fixtureSessions(recs []journal.Record) int {
+	seen := map[string]bool{}
+	for _, r := range recs {
+		switch r.Kind {
+		case health.EvSessionNew, health.EvKeepWarm, health.EvKeepWarmFailed, health.EvSessionAtRisk,
+			health.EvSessionExpired, health.EvSessionEnded, health.EvSessionLost:
+			if r.Session != "" {
+				seen[r.Server+" "+r.Session] = true
+			}
+		}
+	}
+	return len(seen)
+}
+
+func TestShort(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]string{
+		23 * time.Millisecond: "23ms", 4200 * time.Millisecond: "4.2s", 190 * time.Second: "3m10s", 12 * time.Hour: "12h0m",
+	} {
+		if got := short(d); got != want {
+			t.Errorf("short(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
