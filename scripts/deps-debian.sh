@@ -3,7 +3,8 @@
 # and npm for the TypeScript SDK servers and the client patch; the desktop
 # test (a real X server, session bus, StatusNotifierWatcher and tray host);
 # desktop-file-validate and systemd-analyze for the autostart files;
-# chromium to load the timeline page in a real browser.
+# chromium to load the timeline page in a real browser; dunst (a real
+# notification service) and xdotool (clicks on the tray) for the desktop test.
 #
 # As root it runs apt-get itself, otherwise sudo -n (sudo that needs no
 # password); when neither can, it stops with the missing packages and the
@@ -23,7 +24,7 @@ packages=(
   haskell-status-notifier-item-utils:status-notifier-watcher
   haskell-gtk-sni-tray-utils:gtk-sni-tray-standalone libglib2.0-bin:gdbus
   x11-apps:xwd desktop-file-utils:desktop-file-validate systemd:systemd-analyze
-  chromium:chromium
+  chromium:chromium dunst:dunst xdotool:xdotool
 )
 
 say() { echo "deps-debian: $*" >&2; }

@@ -63,7 +63,7 @@ func troublePhrase(s health.ServerStatus) string {
 		return s.Name + " down"
 	case health.AtRisk:
 		if ss, ok := watched(s); ok {
-			return fmt.Sprintf("%s at risk — expires in %s", s.Name, Duration(secs(ss.ExpiresInSeconds)))
+			return fmt.Sprintf("%s at risk — expires in %s", s.Name, Elapsed(secs(ss.ExpiresInSeconds)))
 		}
 		return s.Name + " at risk"
 	}
@@ -86,7 +86,7 @@ func healthyPhrase(servers []health.ServerStatus) []string {
 		}
 	}
 	if next >= 0 {
-		out = append(out, "next expiry in "+Duration(secs(next)))
+		out = append(out, "next expiry in "+Elapsed(secs(next)))
 	}
 	return out
 }
@@ -107,9 +107,9 @@ func ServerLine(s health.ServerStatus, now time.Time) string {
 		return line
 	}
 	if s.State == health.AtRisk || s.IdleTimeoutSeconds <= 0 {
-		return line + " · expires in " + Duration(secs(ss.ExpiresInSeconds))
+		return line + " · expires in " + Elapsed(secs(ss.ExpiresInSeconds))
 	}
-	return fmt.Sprintf("%s · idle %s of %s", line, Duration(secs(ss.IdleSeconds)), Duration(secs(s.IdleTimeoutSeconds)))
+	return fmt.Sprintf("%s · idle %s of %s", line, Elapsed(secs(ss.IdleSeconds)), Duration(secs(s.IdleTimeoutSeconds)))
 }
 
 // StateLabel is a state as people read it.
@@ -137,6 +137,23 @@ func watched(s health.ServerStatus) (health.SessionStatus, bool) {
 }
 
 func secs(n int64) time.Duration { return time.Duration(n) * time.Second }
+
+// elapsedStep: under a minute a moving duration is shown in these steps,
+// the menu's refresh period, so the text is never a stale second count.
+const elapsedStep = 10 * time.Second
+
+// Elapsed is a duration that moves on between refreshes (idle so far,
+// time left): under a minute in whole 10 s steps, rounded down ("<10s",
+// "40s"), else as Duration.
+func Elapsed(d time.Duration) string {
+	switch {
+	case d < elapsedStep:
+		return "<10s"
+	case d < time.Minute:
+		return Duration(d.Truncate(elapsedStep))
+	}
+	return Duration(d)
+}
 
 // Duration is short and human: "3h12m", "12h", "28m", "45s".
 func Duration(d time.Duration) string {

@@ -114,3 +114,30 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// A moving duration is shown in steps the 10 s menu refresh keeps true:
+// it never reads a second count that is already stale.
+func TestElapsed(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[time.Duration]string{
+		0: "<10s", 9 * time.Second: "<10s", 10 * time.Second: "10s", 49 * time.Second: "40s",
+		59 * time.Second: "50s", 60 * time.Second: "1m", 3*time.Hour + 12*time.Minute: "3h12m",
+	} {
+		if got := Elapsed(in); got != want {
+			t.Errorf("Elapsed(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestServerLineRoundsWhatMoves(t *testing.T) {
+	t.Parallel()
+	s := health.ServerStatus{Name: "mem", State: health.Healthy, IdleTimeoutSeconds: 30,
+		Sessions: []health.SessionStatus{{Current: true, IdleSeconds: 9, ExpiresInSeconds: 21}}}
+	if got := ServerLine(s, time.Time{}); got != "mem: healthy · idle <10s of 30s" {
+		t.Errorf("line %q", got)
+	}
+	s.State = health.AtRisk
+	if got := ServerLine(s, time.Time{}); got != "mem: at risk · expires in 20s" {
+		t.Errorf("line %q", got)
+	}
+}

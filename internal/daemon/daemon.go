@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/monitor/beacon"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
+	"github.com/mcpwatchdog/watchdog/tray"
 )
 
 // tickInterval paces time-based re-evaluation (at risk) and wake detection.
@@ -77,6 +78,7 @@ type daemon struct {
 	hostLook     chan struct{}        // asks the process watcher to look now
 	verified     map[string]time.Time // server+session → last verifying ping
 	knownHost    chan proc.Host       // a live beacon's writer, for the process watcher
+	buttons      chan tray.Command    // buttons pressed on the notifications
 }
 
 func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Journal) *daemon {
@@ -92,6 +94,7 @@ func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Jour
 		items: make(chan item, 1024), lines: make(chan item, 1024), queries: make(chan query), hostLook: make(chan struct{}, 1),
 		limit:     newJournalLimit(),
 		knownHost: make(chan proc.Host, 1),
+		buttons:   make(chan tray.Command, 8),
 		warm:      healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg), verified: map[string]time.Time{}}
 	d.clock = &wallClock{skewFile: opts.ClockSkewFile}
 	d.clock.refresh()
@@ -173,6 +176,8 @@ func (d *daemon) loop(ctx context.Context) {
 		case <-faceTick:
 			d.refreshFace()
 		case cmd := <-d.trayCommands():
+			d.command(ctx, cmd)
+		case cmd := <-d.buttons:
 			d.command(ctx, cmd)
 		case q := <-d.queries:
 			q.reply <- d.answer(ctx, q)

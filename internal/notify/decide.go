@@ -21,6 +21,7 @@ type incident struct {
 	// storm's summary; the summary still tells it, as recovered.
 	healedIn time.Duration
 	healed   bool
+	thread   string // its bubbles' Message.Thread
 }
 
 // healFailedQuiet spaces heal failures outside an incident (a manual heal
@@ -99,8 +100,11 @@ func (s *state) lost(ev health.Event, now time.Time) *Message {
 	if s.incidents[ev.Server] != nil {
 		return nil // one incident, one notification
 	}
-	s.incidents[ev.Server] = &incident{since: now, lastSent: now, doing: "waiting for the host to reconnect"}
-	return &Message{Title: ev.Server + ": session lost — the watchdog is healing it", Body: ev.Detail, Server: ev.Server, About: AboutLost}
+	inc := &incident{since: now, lastSent: now, doing: "waiting for the host to reconnect",
+		thread: fmt.Sprintf("%s@%d", ev.Server, ev.Time.UnixNano())} // the same in a replay of the journal
+	s.incidents[ev.Server] = inc
+	return &Message{Title: ev.Server + ": session lost — the watchdog is healing it", Body: ev.Detail, Server: ev.Server,
+		About: AboutLost, Thread: inc.thread}
 }
 
 // unplacedQuiet: a host that keeps logging losses it names no server for
@@ -130,26 +134,32 @@ func (s *state) recovered(ev health.Event) *Message {
 	if ev.Took > 0 {
 		title += " in " + took(ev.Took)
 	}
-	return &Message{Title: title, Body: ev.Detail, Server: ev.Server, About: AboutRecovered}
+	m := &Message{Title: title, Body: ev.Detail, Server: ev.Server, About: AboutRecovered}
+	if inc != nil {
+		m.Thread = inc.thread
+	}
+	return m
 }
 
 // healFailed shows an incident's first heal failure only: later ones
 // (whatever their words) are the same news, and the reminders carry the
 // latest advice. A failure outside an incident is shown once an hour.
 func (s *state) healFailed(ev health.Event, now time.Time) *Message {
+	thread := ""
 	if inc := s.incidents[ev.Server]; inc != nil {
 		inc.doing, inc.advice = "doing nothing more on its own", ev.Detail
 		if inc.failedSaid {
 			return nil
 		}
-		inc.failedSaid = true
+		inc.failedSaid, thread = true, inc.thread
 	} else {
 		if last, ok := s.failedAt[ev.Server]; ok && now.Sub(last) < healFailedQuiet {
 			return nil
 		}
 		s.failedAt[ev.Server] = now
 	}
-	return &Message{Title: ev.Server + ": healing failed", Body: ev.Detail, Server: ev.Server, About: AboutHealFailed}
+	return &Message{Title: ev.Server + ": healing failed", Body: ev.Detail, Server: ev.Server, About: AboutHealFailed,
+		Thread: thread}
 }
 
 // sessionAtRisk warns once per session, however often it idles again:
@@ -188,7 +198,8 @@ func (s *state) reminders(now time.Time, every time.Duration, quiet bool) []Mess
 		if inc.advice != "" {
 			body += " Healing failed: " + inc.advice
 		}
-		out = append(out, Message{Title: server + ": session still lost", Server: server, About: AboutReminder, Body: body})
+		out = append(out, Message{Title: server + ": session still lost", Server: server, About: AboutReminder, Body: body,
+			Thread: inc.thread})
 	}
 	return out
 }

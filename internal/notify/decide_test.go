@@ -91,18 +91,24 @@ func TestDecisions(t *testing.T) {
 // run drives a Notifier with a fake clock and returns the queued titles.
 func run(t *testing.T, steps []step, restore []journal.Record) []string {
 	t.Helper()
+	var titles []string
+	for _, m := range runMessages(t, steps, restore) {
+		titles = append(titles, m.Title)
+	}
+	return titles
+}
+
+// runMessages is run with the whole messages.
+func runMessages(t *testing.T, steps []step, restore []journal.Record) []Message {
+	t.Helper()
 	now := t0 // the restart, at the first step
 	if len(steps) > 0 {
 		now = t0.Add(steps[0].at)
 	}
 	n := New(Options{Now: func() time.Time { return now }, Send: func(string, string) error { return nil }})
 	n.Restore(restore)
-	var titles []string
-	sendNow := func() { // a sender that keeps up
-		for _, m := range n.takePending() {
-			titles = append(titles, m.Title)
-		}
-	}
+	var got []Message
+	sendNow := func() { got = append(got, n.takePending()...) } // a sender that keeps up
 	for _, s := range steps {
 		sendNow()
 		now = t0.Add(s.at)
@@ -118,7 +124,7 @@ func run(t *testing.T, steps []step, restore []journal.Record) []string {
 		}
 	}
 	sendNow()
-	return titles
+	return got
 }
 
 func TestRestoreAfterRestart(t *testing.T) {

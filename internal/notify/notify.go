@@ -27,10 +27,15 @@ const (
 
 // Options configure a Notifier. Zero values take the defaults.
 type Options struct {
-	Send     func(title, body string) error // default: beeep.Notify, bounded by 5 s
-	Reminder time.Duration                  // while still lost; default 1h
-	Now      func() time.Time               // default time.Now
-	Logger   *slog.Logger                   // nil: discard
+	Send func(title, body string) error // default: beeep.Notify, bounded by 5 s
+	// Show shows one notification knowing what it belongs to (its Thread,
+	// Server and About), for a desktop that replaces an incident's bubble
+	// in place and offers buttons. It gets the text as shown (escaped).
+	// Zero: Send.
+	Show     func(Message) error
+	Reminder time.Duration    // while still lost; default 1h
+	Now      func() time.Time // default time.Now
+	Logger   *slog.Logger     // nil: discard
 	// OnSent is told of each notification once it was shown, so the daemon
 	// can journal it and a restart re-sends what a kill -9 cut off. Called
 	// from Run's goroutine. Nil: nobody is told.
@@ -57,12 +62,16 @@ type Message struct {
 	// Healed: a loss bubble for a loss that had already recovered when it
 	// was told (it was held for a storm's summary).
 	Healed bool
+	// Thread is the incident the bubble belongs to: its loss, heal
+	// failure, reminders and recovery share it, so a desktop that can
+	// shows them as one bubble updated in place. "": a bubble of its own.
+	Thread string
 }
 
 // Notifier decides and sends notifications. Observe and Restore may be
 // called from any goroutine; Run sends.
 type Notifier struct {
-	send     func(title, body string) error
+	showFn   func(Message) error
 	reminder time.Duration
 	now      func() time.Time
 	log      *slog.Logger
@@ -80,6 +89,10 @@ func New(opts Options) *Notifier {
 	if opts.Send == nil {
 		opts.Send = BeeepSend
 	}
+	if opts.Show == nil {
+		send := opts.Send
+		opts.Show = func(m Message) error { return send(m.Title, m.Body) }
+	}
 	if opts.Reminder <= 0 {
 		opts.Reminder = defaultReminder
 	}
@@ -89,7 +102,7 @@ func New(opts Options) *Notifier {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Notifier{send: opts.Send, reminder: opts.Reminder, now: opts.Now, log: opts.Logger,
+	return &Notifier{showFn: opts.Show, reminder: opts.Reminder, now: opts.Now, log: opts.Logger,
 		onSent: opts.OnSent, wake: make(chan struct{}, 1), st: newState()}
 }
 
@@ -280,8 +293,9 @@ func (n *Notifier) armSummary(t *time.Timer) {
 }
 
 func (n *Notifier) show(ctx context.Context, m Message) {
-	title, body := shown(m)
-	if err := withTimeout(ctx, func() error { return n.send(title, body) }, sendTimeout); err != nil {
+	out := m
+	out.Title, out.Body = shown(m)
+	if err := withTimeout(ctx, func() error { return n.showFn(out) }, sendTimeout); err != nil {
 		n.log.Warn("notification not shown", "title", m.Title, "err", err)
 		return
 	}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package e2e
 
 import (
@@ -9,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,7 +38,7 @@ func TestDesktopDaemon(t *testing.T) {
 	}
 	defer srv.Close()
 	state := filepath.Join(dir, "state")
-	cfg := writeDaemonConfig(t, dir, srv.URL(), store)
+	cfg := writeDaemonConfig(t, dir, srv.URL(), store, "2s")
 	stopDaemon := startWatchdog(t, d, dir, cfg, state)
 	it := registeredItem(t, d)
 
@@ -84,8 +87,8 @@ func TestDesktopDaemon(t *testing.T) {
 
 // writeDaemonConfig writes the daemon's config.toml into dir: notifications
 // on, no host process to watch, one server at url whose sessions idle out
-// after 2 s, its store at store and its log in dir/mem.
-func writeDaemonConfig(t *testing.T, dir, url, store string) string {
+// after idle, its store at store and its log in dir/mem.
+func writeDaemonConfig(t *testing.T, dir, url, store, idle string) string {
 	t.Helper()
 	cfg := filepath.Join(dir, "config.toml")
 	body := fmt.Sprintf(`notify = true
@@ -99,9 +102,9 @@ name = "nowledge-mem"
 url = %q
 store = %q
 logs = [%q]
-idle_timeout = "2s"
+idle_timeout = %q
 keep_warm = false
-`, url, store, filepath.Join(dir, "mem", "server.log"))
+`, url, store, filepath.Join(dir, "mem", "server.log"), idle)
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -199,4 +202,42 @@ func journal(t *testing.T, state, kind string) []map[string]any {
 		}
 	}
 	return out
+}
+
+// TestMenuLineKeepsTime: the menu's server line moves on between events
+// (it once read "idle 0s of 30s" 9 s into an idle session, while status
+// said 9 s): it starts at "<10s" and, refreshed every 10 s in 10 s steps,
+// 21 s in it reads 10 s or more, never a stale second count.
+func TestMenuLineKeepsTime(t *testing.T) {
+	d := startDesktop(t)
+	listenNotifications(t, d.conn)
+	dir := t.TempDir()
+	store := filepath.Join(dir, "mem", "mcp-sessions.json")
+	os.MkdirAll(filepath.Dir(store), 0o700)
+	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: 30 * time.Second,
+		StorePath: store, LogPath: filepath.Join(dir, "mem", "server.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg := writeDaemonConfig(t, dir, srv.URL(), store, "30s")
+	stopDaemon := startWatchdog(t, d, dir, cfg, filepath.Join(dir, "state"))
+	it := registeredItem(t, d)
+	cs, err := demoserver.Connect(context.Background(), srv.URL(), "dsh-mcp-client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	waitMenu(t, it, "nowledge-mem: healthy · idle <10s of 30s")
+	time.Sleep(21 * time.Second)
+	m, err := it.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := slices.IndexFunc(m.labels(), func(l string) bool {
+		return l == "nowledge-mem: healthy · idle 10s of 30s" || l == "nowledge-mem: healthy · idle 20s of 30s"
+	}); l < 0 {
+		t.Fatalf("21 s into the idle session the menu reads %q", m.labels())
+	}
+	stopDaemon()
 }

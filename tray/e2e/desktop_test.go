@@ -1,3 +1,5 @@
+//go:build linux
+
 package e2e
 
 import (
@@ -22,7 +24,7 @@ import (
 // TestDesktop runs the real tray and notifier on a headless desktop and
 // checks what a user would see: the item, its icon and tooltip through a
 // loss and a recovery, the menu, a click, the notifications, a screenshot.
-// Set WATCHDOG_SCREENSHOT=path to keep the screenshot (docs/screenshot-linux.png).
+// (TestDunstOneBubblePerIncident takes the README's picture.)
 func TestDesktop(t *testing.T) {
 	d := startDesktop(t)
 	notes := listenNotifications(t, d.conn)
@@ -127,19 +129,33 @@ func screenshot(t *testing.T, d *desktop) {
 	t.Helper()
 	var img image.Image
 	waitFor(t, "the lost icon drawn on screen", func() (bool, string) {
-		cmd := exec.CommandContext(t.Context(), "xwd", "-root", "-silent", "-display", d.display)
-		out, err := cmd.Output()
-		if err != nil {
-			return false, err.Error()
-		}
-		img, err = decodeXWD(strings.NewReader(string(out)))
-		if err != nil {
-			return false, err.Error()
-		}
-		return hasColor(img, 0xd1, 0x24, 0x2f), "no red pixel"
+		img = grab(t, d)
+		_, _, ok := findColor(img, 0xd1, 0x24, 0x2f)
+		return ok, "no red pixel"
 	})
-	path := filepath.Join(t.TempDir(), "screenshot-linux.png")
-	if dst := os.Getenv("WATCHDOG_SCREENSHOT"); dst != "" {
+	savePNG(t, img, "tray-lost.png")
+}
+
+// grab is the whole screen, as xwd reads it.
+func grab(t *testing.T, d *desktop) image.Image {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), "xwd", "-root", "-silent", "-display", d.display).Output()
+	if err != nil {
+		t.Fatalf("xwd: %v", err)
+	}
+	img, err := decodeXWD(strings.NewReader(string(out)))
+	if err != nil {
+		t.Fatalf("xwd: %v", err)
+	}
+	return img
+}
+
+// savePNG keeps img in the test's temp dir as name, or where
+// WATCHDOG_SCREENSHOT says for the README's picture (screenshot-linux.png).
+func savePNG(t *testing.T, img image.Image, name string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if dst := os.Getenv("WATCHDOG_SCREENSHOT"); dst != "" && name == "screenshot-linux.png" {
 		path = dst
 	}
 	f, err := os.Create(path)
@@ -153,18 +169,19 @@ func screenshot(t *testing.T, d *desktop) {
 	t.Logf("screenshot: %s", path)
 }
 
-func hasColor(img image.Image, r, g, b uint8) bool {
+// findColor is the first pixel near r, g, b.
+func findColor(img image.Image, r, g, b uint8) (x, y int, ok bool) {
 	near := func(a, b uint8) bool { return a > b-24 && a < b+24 }
 	bo := img.Bounds()
 	for y := bo.Min.Y; y < bo.Max.Y; y++ {
 		for x := bo.Min.X; x < bo.Max.X; x++ {
 			cr, cg, cb, _ := img.At(x, y).RGBA()
 			if near(uint8(cr>>8), r) && near(uint8(cg>>8), g) && near(uint8(cb>>8), b) {
-				return true
+				return x, y, true
 			}
 		}
 	}
-	return false
+	return 0, 0, false
 }
 
 // trayApp is the scripted tray program: views in, commands out.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package e2e
 
 import (
@@ -15,9 +17,10 @@ import (
 )
 
 // InstallHint is what CI and developers need for this test.
-const InstallHint = "apt-get install -y xvfb dbus haskell-status-notifier-item-utils haskell-gtk-sni-tray-utils libglib2.0-bin x11-apps"
+const InstallHint = "apt-get install -y xvfb dbus haskell-status-notifier-item-utils haskell-gtk-sni-tray-utils libglib2.0-bin x11-apps dunst xdotool"
 
-var tools = []string{"Xvfb", "dbus-daemon", "dbus-run-session", "status-notifier-watcher", "gtk-sni-tray-standalone", "xwd"}
+var tools = []string{"Xvfb", "dbus-daemon", "dbus-run-session", "status-notifier-watcher", "gtk-sni-tray-standalone", "xwd",
+	"dunst", "dunstctl", "xdotool"}
 
 // requireTools fails (never skips) when a desktop tool is missing.
 func requireTools(t *testing.T) {
@@ -56,9 +59,15 @@ func (d *desktop) env() []string {
 
 func startDesktop(t *testing.T) *desktop {
 	t.Helper()
+	return startDesktopSized(t, "640x240")
+}
+
+// startDesktopSized is startDesktop on a screen of size ("WxH").
+func startDesktopSized(t *testing.T, size string) *desktop {
+	t.Helper()
 	requireTools(t)
 	d := &desktop{logDir: t.TempDir()}
-	d.display = ":" + firstLine(t, d, "Xvfb", []string{"-displayfd", "1", "-screen", "0", "640x240x24", "-nolisten", "tcp"})
+	d.display = ":" + firstLine(t, d, "Xvfb", []string{"-displayfd", "1", "-screen", "0", size + "x24", "-nolisten", "tcp"})
 	d.busAddr = firstLine(t, d, "dbus-daemon", []string{"--session", "--nofork", "--print-address=1"})
 	conn, err := dbus.Connect(d.busAddr)
 	if err != nil {
