@@ -28,18 +28,8 @@ import (
 func TestDesktopDaemon(t *testing.T) {
 	d := startDesktop(t)
 	notes := listenNotifications(t, d.conn)
-	dir := t.TempDir()
-	store := filepath.Join(dir, "mem", "mcp-sessions.json")
-	os.MkdirAll(filepath.Dir(store), 0o700)
-	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: 2 * time.Second,
-		StorePath: store, LogPath: filepath.Join(dir, "mem", "server.log")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, state, stopDaemon := startRig(t, d, t.TempDir(), 2*time.Second)
 	defer srv.Close()
-	state := filepath.Join(dir, "state")
-	cfg := writeDaemonConfig(t, dir, srv.URL(), store, "2s")
-	stopDaemon := startWatchdog(t, d, dir, cfg, state)
 	it := registeredItem(t, d)
 
 	ctx := context.Background()
@@ -83,6 +73,22 @@ func TestDesktopDaemon(t *testing.T) {
 		t.Fatalf("notifications %q: want exactly one for the loss and one for the recovery", got)
 	}
 	stopDaemon()
+}
+
+// startRig runs a Go SDK server whose sessions expire after idle and the
+// watchdog (with its tray) watching it; it returns the server, the state
+// directory and the daemon's stop.
+func startRig(t *testing.T, d *desktop, dir string, idle time.Duration) (*demoserver.Server, string, func()) {
+	t.Helper()
+	store := filepath.Join(dir, "mem", "mcp-sessions.json")
+	os.MkdirAll(filepath.Dir(store), 0o700)
+	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: idle,
+		StorePath: store, LogPath: filepath.Join(dir, "mem", "server.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(dir, "state")
+	return srv, state, startWatchdog(t, d, dir, writeDaemonConfig(t, dir, srv.URL(), store, idle.String()), state)
 }
 
 // writeDaemonConfig writes the daemon's config.toml into dir: notifications
@@ -211,17 +217,8 @@ func journal(t *testing.T, state, kind string) []map[string]any {
 func TestMenuLineKeepsTime(t *testing.T) {
 	d := startDesktop(t)
 	listenNotifications(t, d.conn)
-	dir := t.TempDir()
-	store := filepath.Join(dir, "mem", "mcp-sessions.json")
-	os.MkdirAll(filepath.Dir(store), 0o700)
-	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: 30 * time.Second,
-		StorePath: store, LogPath: filepath.Join(dir, "mem", "server.log")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, _, stopDaemon := startRig(t, d, t.TempDir(), 30*time.Second)
 	defer srv.Close()
-	cfg := writeDaemonConfig(t, dir, srv.URL(), store, "30s")
-	stopDaemon := startWatchdog(t, d, dir, cfg, filepath.Join(dir, "state"))
 	it := registeredItem(t, d)
 	cs, err := demoserver.Connect(context.Background(), srv.URL(), "dsh-mcp-client")
 	if err != nil {

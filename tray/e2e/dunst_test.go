@@ -149,8 +149,7 @@ func TestDunstOneBubblePerIncident(t *testing.T) {
 	d := startDesktopSized(t, "900x420")
 	calls := monitorNotify(t, d)
 	startDunst(t, d, "Heal now")
-	dir := t.TempDir()
-	srv, state, stopDaemon := startExpiringRig(t, d, dir)
+	srv, state, stopDaemon := startRig(t, d, t.TempDir(), 2*time.Second)
 	defer srv.Close()
 
 	ctx := context.Background()
@@ -180,22 +179,6 @@ func TestDunstOneBubblePerIncident(t *testing.T) {
 		t.Errorf("dunst shows %s bubbles; want the one of the incident", n)
 	}
 	stopDaemon()
-}
-
-// startExpiringRig runs a Go SDK server whose sessions expire after 2 s
-// and the watchdog (with its tray) watching it; it returns the server, the
-// state directory and the daemon's stop.
-func startExpiringRig(t *testing.T, d *desktop, dir string) (*demoserver.Server, string, func()) {
-	t.Helper()
-	store := filepath.Join(dir, "mem", "mcp-sessions.json")
-	os.MkdirAll(filepath.Dir(store), 0o700)
-	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: 2 * time.Second,
-		StorePath: store, LogPath: filepath.Join(dir, "mem", "server.log")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	state := filepath.Join(dir, "state")
-	return srv, state, startWatchdog(t, d, dir, writeDaemonConfig(t, dir, srv.URL(), store, "2s"), state)
 }
 
 // pressHealNow forges a press first (it must do nothing), then presses
