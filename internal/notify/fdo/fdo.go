@@ -209,7 +209,10 @@ func (d *Desktop) listen() {
 }
 
 func (d *Desktop) handle(sig *dbus.Signal) {
-	if !d.fromService(sig.Sender) || len(sig.Body) < 2 {
+	if sig.Path != busPath || (sig.Name != sigClosed && sig.Name != sigAction) || len(sig.Body) < 2 {
+		return // the bus's own signals (NameAcquired) come here too
+	}
+	if !d.fromService(sig.Sender) {
 		return
 	}
 	id, ok := sig.Body[0].(uint32)
