@@ -51,7 +51,11 @@ type Report struct {
 	// session the truth says a server kill ended: a wrong word.
 	KilledAsExpired []string
 	Incidents       map[string]int
-	Recovered       map[string]int
+	// HeldAtTheEnd: incidents whose loss was journaled within a storm's
+	// window of the daemon's final crash: their storm's summary was not
+	// due yet, and only a next start would show it. Not counted untold.
+	HeldAtTheEnd map[string]int
+	Recovered    map[string]int
 	// Genuine counts the recovered records whose new session is real: the
 	// host's, opened after the loss, alive on its server at the claim, and
 	// not the lost one (nor other than the new_session the record names).

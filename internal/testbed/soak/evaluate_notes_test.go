@@ -176,3 +176,14 @@ func TestEvaluateHeldBubblesOneEach(t *testing.T) {
 		note(9822, "warm: session lost — x", "lost L"), note(9823, "warm recovered in 1ms", "back R")}
 	checkProblems(t, Evaluate(in), "")
 }
+
+// A loss within a storm's window of the daemon's final crash may wait for
+// the storm's summary, which only a next start would show: not untold. One
+// longer before the crash is.
+func TestEvaluateLossHeldAtTheFinalCrash(t *testing.T) {
+	in := stormInput() // cold's loss at 9.21 s is untold
+	in.Stopped = at(9210 + 5000)
+	checkProblems(t, Evaluate(in), "")
+	in.Stopped = at(9210 + 12000)
+	checkProblems(t, Evaluate(in), "cold: 1 incidents but 0 loss notifications and 0 in summaries: 1 untold")
+}

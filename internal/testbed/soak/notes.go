@@ -22,8 +22,12 @@ func (r *Report) notifications(in Input, idx journalIndex) {
 	r.Resent = idx.resent
 	r.Incidents, r.Recovered = map[string]int{}, map[string]int{}
 	r.LossNotes, r.RecoveredNotes, r.FoldedLoss = map[string]int{}, map[string]int{}, map[string]int{}
+	r.HeldAtTheEnd = map[string]int{}
 	for _, inc := range idx.incidents {
 		r.Incidents[inc.server]++
+		if !in.Stopped.IsZero() && in.Journal[inc.lost].At.After(in.Stopped.Add(-notify.StormWindow-DetectWithin)) {
+			r.HeldAtTheEnd[inc.server]++
+		}
 	}
 	for _, seen := range in.Journal {
 		if seen.Rec.Kind == health.EvRecovered {
@@ -180,7 +184,7 @@ func (r *Report) outcomeProblems() {
 		got, folded, extra := r.LossNotes[server], r.FoldedLoss[server], r.Resent[server+" lost"]
 		r.add(got+folded > n+extra, "%s: %d incidents but %d loss notifications and %d in summaries (%d re-sent after a kill -9)",
 			server, n, got, folded, extra)
-		r.add(got+folded < n, "%s: %d incidents but %d loss notifications and %d in summaries: %d untold",
+		r.add(got+folded < n-r.HeldAtTheEnd[server], "%s: %d incidents but %d loss notifications and %d in summaries: %d untold",
 			server, n, got, folded, n-got-folded)
 		short[server] = max(0, n-got)
 	}
