@@ -14,6 +14,9 @@ const (
 	PatchUnpatched PatchState = "unpatched" // the known buggy client: a lost session never heals
 	PatchApplied   PatchState = "applied"   // heals on the next call, no recovery trigger
 	PatchTrigger   PatchState = "trigger"   // heals on the next call and on the watchdog's trigger
+	// PatchUnsupported: a known client build that never reconnects; no
+	// patch can help it.
+	PatchUnsupported PatchState = "unsupported"
 )
 
 // Step is the heal ladder's next move for a lost session.
@@ -38,6 +41,10 @@ type LadderInput struct {
 func Next(in LadderInput) Step {
 	if s, ok := first(in, func(Strategy) bool { return true }); ok {
 		return Step{Strategy: s.Name}
+	}
+	if in.Patch == PatchUnsupported {
+		return Step{Advice: "this client build never reconnects and no patch can change that: restart " + in.HostName +
+			" to get a new session (`watchdog heal` does, once host.restart is configured)"}
 	}
 	advice := "the client is not patched, so it keeps the dead session: run `watchdog patch apply` and restart " + in.HostName + ", or restart " + in.HostName + " now (`watchdog heal`)"
 	if !in.CanRestart {
@@ -64,6 +71,8 @@ func PatchStateOf(st clientpatch.Status) PatchState {
 		return PatchApplied
 	case st.State == clientpatch.StateUnpatched:
 		return PatchUnpatched
+	case st.State == clientpatch.StateUnsupported:
+		return PatchUnsupported
 	}
 	return PatchUnknown
 }

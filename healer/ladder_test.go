@@ -21,6 +21,8 @@ func TestLadder(t *testing.T) {
 		{"unpatched, user asks", LadderInput{Patch: PatchUnknown, UserAsked: true, CanRestart: true}, StrategyHostRestart, ""},
 		{"unpatched, no restart allowed", LadderInput{Patch: PatchUnpatched, CanRestart: true, HostName: "DSH"}, "", "watchdog patch apply"},
 		{"no restart command", LadderInput{Patch: PatchUnpatched, UserAsked: true, HostName: "DSH"}, "", "no host.restart"},
+		{"unsupported build, user asks", LadderInput{Patch: PatchUnsupported, UserAsked: true, CanRestart: true}, StrategyHostRestart, ""},
+		{"unsupported build, no restart allowed", LadderInput{Patch: PatchUnsupported, HostName: "DSH"}, "", "no patch can change that: restart DSH"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

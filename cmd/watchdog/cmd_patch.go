@@ -25,7 +25,7 @@ func cmdPatch(_ context.Context, c cli, args []string) int {
 	fs := newFlagSet("patch", c, &co)
 	client := host.Default().Client // the flags are read before the config
 	module := fs.String("module", "", client.ShortName()+"'s "+client.Entry+" (or its package folder); default: host.client_module, then discovery")
-	force := fs.Bool("force", false, "apply to an unknown version (only when every anchor is found); revert a patched file that was changed since")
+	force := fs.Bool("force", false, "apply to an unknown version (every part whose anchors are found, when the core fix is among them); revert a patched file that was changed since")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageErr(err)
@@ -76,7 +76,7 @@ func cmdPatch(_ context.Context, c cli, args []string) int {
 
 // patchExit: a refused input is exit 2, anything else that failed is 1.
 func patchExit(err error) int {
-	for _, refused := range []error{clientpatch.ErrUnknownVersion, clientpatch.ErrAnchorsMissing, clientpatch.ErrModified} {
+	for _, refused := range []error{clientpatch.ErrUnknownVersion, clientpatch.ErrUnsupported, clientpatch.ErrAnchorsMissing, clientpatch.ErrModified} {
 		if errors.Is(err, refused) {
 			return exitUsage
 		}
@@ -102,6 +102,26 @@ func printPatch(c cli, asJSON bool, st clientpatch.Status) {
 	writePatchText(c.stdout, st)
 }
 
+// writeFeatures lists the patch's parts: in the file, or what an apply
+// would put in, then the ones left out with the anchor each missed and
+// what goes without it.
+func writeFeatures(w io.Writer, st clientpatch.Status) {
+	in, label := st.Present, "in"
+	if st.State != clientpatch.StateApplied {
+		in, label = st.WouldApply, "would go in"
+	}
+	if len(in)+len(st.Missing) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "parts:")
+	for _, f := range in {
+		fmt.Fprintf(w, "  %-8s %s: %s\n", f.Name, label, f.Gives)
+	}
+	for _, f := range st.Missing {
+		fmt.Fprintf(w, "  %-8s missing (%s): %s\n", f.Name, f.Missed, f.Without)
+	}
+}
+
 func writePatchText(w io.Writer, st clientpatch.Status) {
 	if st.Module != "" {
 		fmt.Fprintf(w, "module: %s\n", st.Module)
@@ -113,6 +133,7 @@ func writePatchText(w io.Writer, st clientpatch.Status) {
 	if st.Backup != "" {
 		fmt.Fprintf(w, "backup: %s\n", st.Backup)
 	}
+	writeFeatures(w, st)
 	if st.Advice != "" {
 		fmt.Fprintln(w, st.Advice)
 	}

@@ -17,7 +17,7 @@ func doctorPatch(rep *doctorReport, cfg config.Config) {
 			Fix: "set host.client_module to " + prof.Client.ShortName() + "'s " + prof.Client.Entry + ", or pass --module to `watchdog patch`"})
 		return
 	}
-	current := st.Status.State == clientpatch.StateApplied && st.Status.Retry
+	current := st.Status.State == clientpatch.StateApplied && st.Status.Version == clientpatch.Version
 	f := finding{Check: "client module", OK: current, Detail: st.Module + ": " + st.Detail}
 	if !f.OK {
 		f.Fix = st.Status.Advice

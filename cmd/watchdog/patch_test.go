@@ -25,7 +25,14 @@ const backupDir = ".dsh/backups/dsh-mcp-client-pre-onerror-fix"
 // package.json, so "type": "module" applies) into a temp folder.
 func realClientModule(t *testing.T) (string, []byte) {
 	t.Helper()
-	src := filepath.Join("..", "..", "testdata", "dshclient", "real")
+	return releaseModule(t, "real")
+}
+
+// releaseModule copies a fetched release (testdata/dshclient/<folder>:
+// "real" is rc.8, others "real-<version>") into a fresh package folder.
+func releaseModule(t *testing.T, folder string) (string, []byte) {
+	t.Helper()
+	src := filepath.Join("..", "..", "testdata", "dshclient", folder)
 	orig, err := os.ReadFile(filepath.Join(src, "lib", "index.js"))
 	if err != nil {
 		t.Fatalf("the real dsh-mcp-client is missing (%v): run `make deps` (scripts/deps-dshclient.sh fetches it)", err)
@@ -113,7 +120,7 @@ func TestPatchRefusals(t *testing.T) {
 	t.Parallel()
 	p, orig := realClientModule(t)
 	unknown := append([]byte("// a newer build\n"), orig...)
-	noAnchor := bytes.Replace(orig, []byte("let settling = connectGeneration(true);"), []byte("let settling = connectGeneration(!0);"), 1)
+	noAnchor := bytes.Replace(orig, []byte("generation.onclose = () => {"), []byte("generation.onclose = function() {"), 1)
 	tests := []struct {
 		name    string
 		content []byte
@@ -125,7 +132,7 @@ func TestPatchRefusals(t *testing.T) {
 		{"unknown action", orig, []string{"fix"}, exitUsage, "usage"},
 		{"two actions", orig, []string{"apply", "revert"}, exitUsage, "usage"},
 		{"unknown version", unknown, []string{"apply", "--module", p}, exitUsage, "--force"},
-		{"anchors missing with force", noAnchor, []string{"apply", "--force", "--module", p}, exitUsage, "connectGeneration(true)"},
+		{"core anchor missing with force", noAnchor, []string{"apply", "--force", "--module", p}, exitUsage, "the core fix cannot go in: \"generation.onclose = () => {\" found 0 times"},
 		{"missing module", orig, []string{"status", "--module", filepath.Join(t.TempDir(), "index.js")}, exitFailed, "not found"},
 	}
 	for _, tc := range tests {
@@ -260,23 +267,32 @@ func leftovers(t *testing.T, dir, home string) bool {
 	return false
 }
 
-// TestPatchUpgradeFromV1: a module patched by v1 (no retry part) reads as
-// "applied (patch v1, … no retry …)"; `patch apply` upgrades it to v2 and
+// TestPatchUpgrade: a module patched by an older version reads as such
+// (v1: "no retry"); `patch apply` upgrades it to the current version and
 // revert still gives the original back.
-func TestPatchUpgradeFromV1(t *testing.T) {
+func TestPatchUpgrade(t *testing.T) {
 	t.Parallel()
+	for _, tc := range []struct{ from, says string }{{"v1", "no retry"}, {"v2", "upgrades it to v3"}} {
+		t.Run(tc.from, func(t *testing.T) {
+			t.Parallel()
+			checkUpgrade(t, tc.from, tc.says)
+		})
+	}
+}
+
+func checkUpgrade(t *testing.T, from, says string) {
 	p, orig := realClientModule(t)
 	home := t.TempDir()
-	if _, err := clientpatch.Apply(p, clientpatch.ApplyOptions{Home: home, Version: "v1"}); err != nil {
+	if _, err := clientpatch.Apply(p, clientpatch.ApplyOptions{Home: home, Version: from}); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := runPatch(t, home, "status", "--module", p)
-	if code != exitOK || !strings.Contains(out, "applied (patch v1") || !strings.Contains(out, "no retry") || !strings.Contains(out, "upgrade it to v2") {
-		t.Fatalf("status of a v1 module: exit %d\n%s%s", code, out, errOut)
+	if code != exitOK || !strings.Contains(out, "applied (patch "+from) || !strings.Contains(out, says) || !strings.Contains(out, "to v3") {
+		t.Fatalf("status of a %s module: exit %d\n%s%s", from, code, out, errOut)
 	}
 	code, out, errOut = runPatch(t, home, "apply", "--module", p)
-	if code != exitOK || !strings.Contains(out, "upgraded from patch v1 to v2") {
-		t.Fatalf("apply over v1: exit %d\n%s%s", code, out, errOut)
+	if code != exitOK || !strings.Contains(out, "upgraded from patch "+from+" to v3") {
+		t.Fatalf("apply over %s: exit %d\n%s%s", from, code, out, errOut)
 	}
 	mustNodeCheck(t, p)
 	code, out, errOut = runPatch(t, home, "status", "--json", "--module", p)
@@ -284,11 +300,67 @@ func TestPatchUpgradeFromV1(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &st); code != exitOK || err != nil {
 		t.Fatalf("status --json: exit %d, %v\n%s%s", code, err, out, errOut)
 	}
-	if st.State != clientpatch.StateApplied || st.Version != clientpatch.Version || !st.Retry || !slices.Contains(st.Parts, "retry v2") {
+	if st.State != clientpatch.StateApplied || st.Version != clientpatch.Version || !st.Retry || !slices.Contains(st.Parts, "track v3") {
 		t.Fatalf("after the upgrade: %+v", st)
 	}
 	code, out, errOut = runPatch(t, home, "revert", "--module", p)
 	if code != exitOK || !bytes.Equal(mustRead(t, p), orig) {
 		t.Fatalf("revert after the upgrade: exit %d, byte-identical %v\n%s%s", code, bytes.Equal(mustRead(t, p), orig), out, errOut)
+	}
+}
+
+// TestPatchSaysWhichRelease: rc.7 and rc.8 share one lib/index.js, told
+// apart by the package.json beside it; 0.0.1-rc.1 never reconnects, and
+// status and apply say plainly that the patch cannot help it and what
+// still does.
+func TestPatchSaysWhichRelease(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	p, _ := releaseModule(t, "real-0.1.0-rc.7")
+	code, out, errOut := runPatch(t, home, "status", "--module", p)
+	if code != exitOK || !strings.Contains(out, "unpatched: dsh-mcp-client 0.1.0-rc.7 has the session-loss bug") {
+		t.Fatalf("status of rc.7: exit %d\n%s%s", code, out, errOut)
+	}
+	p, orig := releaseModule(t, "real-0.0.1-rc.1")
+	code, out, errOut = runPatch(t, home, "status", "--module", p)
+	if code != exitOK || !strings.Contains(out, "unsupported: dsh-mcp-client 0.0.1-rc.1 never reconnects") ||
+		!strings.Contains(out, "cannot help") || !strings.Contains(out, "keep-warm") || !strings.Contains(out, "restarting DSH") {
+		t.Fatalf("status of rc.1: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, args := range [][]string{{"apply", "--module", p}, {"apply", "--force", "--module", p}} {
+		code, out, errOut = runPatch(t, home, args...)
+		if code != exitUsage || !strings.Contains(errOut, "cannot be fixed by the patch") || !bytes.Equal(mustRead(t, p), orig) {
+			t.Fatalf("%v on rc.1: exit %d, unchanged %v\n%s%s", args, code, bytes.Equal(mustRead(t, p), orig), out, errOut)
+		}
+	}
+}
+
+// TestPatchPartsOnADerivedBuild: on a build without the retry's anchor,
+// status (text and --json) lists what would go in and what not, with the
+// anchor missed and the cost; apply --force puts in the rest.
+func TestPatchPartsOnADerivedBuild(t *testing.T) {
+	t.Parallel()
+	p, orig := realClientModule(t)
+	derived := bytes.ReplaceAll(orig, []byte("callToolUncached"), []byte("requestToolCall"))
+	if err := os.WriteFile(p, derived, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	code, out, errOut := runPatch(t, home, "status", "--module", p)
+	if code != exitOK || !strings.Contains(out, "core     would go in: a lost session") ||
+		!strings.Contains(out, `retry    missing ("function callToolUncached(client, rawName, args, exec, opts) {" found 0 times, want once): the first call after a loss fails`) {
+		t.Fatalf("status: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runPatch(t, home, "apply", "--force", "--json", "--module", p)
+	var st clientpatch.Status
+	if err := json.Unmarshal([]byte(out), &st); code != exitOK || err != nil {
+		t.Fatalf("apply --force --json: exit %d, %v\n%s%s", code, err, out, errOut)
+	}
+	if len(st.Present) != 3 || st.Present[0].Name != "core" || len(st.Missing) != 1 || st.Missing[0].Name != "retry" || st.Missing[0].Without == "" {
+		t.Fatalf("present %+v, missing %+v", st.Present, st.Missing)
+	}
+	code, out, errOut = runPatch(t, home, "status", "--module", p)
+	if code != exitOK || !strings.Contains(out, "applied in part (patch v3: core, trigger, dispose; not in: retry)") {
+		t.Fatalf("status after apply: exit %d\n%s%s", code, out, errOut)
 	}
 }

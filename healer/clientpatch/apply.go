@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -22,9 +23,10 @@ type ApplyOptions struct {
 	// (the backup folder, and the names in advice and errors); zero:
 	// host.DSH(), whose client the patch is written for.
 	Host host.Profile
-	// Force applies to a file that is not a known version (still only when
-	// every anchor is found exactly once), and lets Revert drop changes
-	// made to a patched file.
+	// Force applies to a file that is not a known version: every part
+	// whose anchors are found exactly once goes in, provided the core fix
+	// is among them. It also lets Revert drop changes made to a patched
+	// file.
 	Force bool
 	// Home holds the backups (the profile's Client.BackupDir under it);
 	// "": os.UserHomeDir.
@@ -34,8 +36,8 @@ type ApplyOptions struct {
 	// Now stamps backup folders; nil: time.Now.
 	Now func() time.Time
 	// Version is the patch version Apply writes: "" is Version; "v1" the
-	// first one, without the retry part (for reproductions of the
-	// behaviour it had, and for upgrade tests).
+	// first one, without the retry part, or "v2" (for reproductions of the
+	// behaviour they had, and for upgrade tests).
 	Version string
 	// StepPause sleeps between the steps of a write. Test-only: it widens
 	// the windows a kill -9 test aims at. Zero in real use.
@@ -69,11 +71,12 @@ func (o ApplyOptions) withDefaults() (ApplyOptions, error) {
 // (no write, no new backup); one patched by an older version is upgraded
 // (its blocks swapped for the current ones; the backup stays the
 // original). Refusals leave the file untouched:
-// ErrUnknownVersion (not a known build, no Force), ErrAnchorsMissing,
+// ErrUnknownVersion (not a known build, no Force), ErrUnsupported (a build
+// the patch cannot fix), ErrAnchorsMissing (the core fix does not fit),
 // ErrModified (patched, then changed), ErrReadOnly, ErrNodeCheck.
 func Apply(path string, o ApplyOptions) (Status, error) {
 	return withModule(path, o, func(m module) (Status, error) {
-		a := m.t.analyze(m.content, m.bk.hasDigest)
+		a := m.t.analyze(m.content, m.t.packageVersion(m.path), m.bk.hasDigest)
 		switch a.State {
 		case StateApplied:
 			if a.Version == m.o.Version {
@@ -82,12 +85,14 @@ func Apply(path string, o ApplyOptions) (Status, error) {
 			return m.upgrade(a)
 		case StateModified:
 			return m.status(a, ""), fmt.Errorf("%w: %s; revert it first (`watchdog patch revert --force --module %s`)", ErrModified, m.path, m.path)
+		case StateUnsupported:
+			return m.status(a, ""), fmt.Errorf("%w: %s is %s", ErrUnsupported, m.path, a.Base)
 		case StateUnknownVersion:
 			if !m.o.Force {
-				return m.status(a, ""), fmt.Errorf("%w: %s has sha256 %s; `--force` applies it anyway when every anchor is found", m.t.unknownVersion(), m.path, a.Digest)
+				return m.status(a, ""), fmt.Errorf("%w: %s has sha256 %s; `--force` puts in every part whose anchors are found, when the core fix is among them", m.t.unknownVersion(), m.path, a.Digest)
 			}
 		}
-		patched, err := buildVersion(m.content, m.o.Version)
+		patched, p, err := buildPlan(m.content, m.o.Version)
 		if err != nil {
 			return m.status(a, ""), err
 		}
@@ -97,7 +102,11 @@ func Apply(path string, o ApplyOptions) (Status, error) {
 		if err := m.replace(patched, m.content, "apply"); err != nil {
 			return m.status(a, ""), err
 		}
-		return m.reread("applied; " + m.t.advice().restart)
+		done := "applied; "
+		if len(p.missed) > 0 {
+			done = "applied in part (this build lacks the anchors of: " + missedNames(p) + "; see parts); "
+		}
+		return m.reread(done + m.t.advice().restart)
 	})
 }
 
@@ -108,10 +117,10 @@ func Apply(path string, o ApplyOptions) (Status, error) {
 // alone.
 func Revert(path string, o ApplyOptions) (Status, error) {
 	return withModule(path, o, func(m module) (Status, error) {
-		a := m.t.analyze(m.content, m.bk.hasDigest)
+		a := m.t.analyze(m.content, m.t.packageVersion(m.path), m.bk.hasDigest)
 		var orig []byte
 		switch a.State {
-		case StateUnpatched, StateUnknownVersion:
+		case StateUnpatched, StateUnknownVersion, StateUnsupported:
 			return m.status(a, "not patched; nothing to revert"), nil
 		case StateApplied:
 			var ok bool
@@ -152,6 +161,14 @@ func (m module) upgrade(a analysis) (Status, error) {
 		return m.status(a, ""), err
 	}
 	return m.reread("upgraded from patch " + a.Version + " to " + m.o.Version + "; " + m.t.advice().restart)
+}
+
+func missedNames(p plan) string {
+	names := make([]string, len(p.missed))
+	for i, m := range p.missed {
+		names[i] = m.name
+	}
+	return strings.Join(names, ", ")
 }
 
 func isKnown(d string) bool { _, ok := knownBase(d); return ok }

@@ -19,12 +19,16 @@ func TestApplyRevertRealClient(t *testing.T) {
 	o := opts(t)
 	st, err := Apply(p, o)
 	mustDo(t, err)
-	if st.State != StateApplied || !st.Trigger || !st.Retry || st.Version != Version || st.BaseDigest != digestRC8 {
+	if st.State != StateApplied || !st.Trigger || !st.Retry || st.Version != Version || st.BaseDigest != digestRC8 ||
+		st.Base != "dsh-mcp-client 0.1.0-rc.8" || st.Package != "0.1.0-rc.8" {
 		t.Fatalf("after apply: %+v", st)
 	}
-	wantParts := []string{"retry v2", "module v2", "onerror v2", "register v2", "dispose v2"}
+	wantParts := []string{"retry v3", "module v3", "onerror v3", "track v3", "register v3", "dispose v3"}
 	if !slices.Equal(st.Parts, wantParts) {
 		t.Fatalf("parts %v, want %v", st.Parts, wantParts)
+	}
+	if got := featureNames(st.Present); got != "core, trigger, retry, dispose" || len(st.Missing) != 0 {
+		t.Fatalf("features present %q, missing %+v", got, st.Missing)
 	}
 	if !strings.Contains(st.Advice, "restart DSH") || !strings.Contains(st.Advice, "reinstalling") {
 		t.Fatalf("apply advice does not remind of the restart and of reinstalls: %q", st.Advice)
@@ -54,7 +58,7 @@ func TestApplyRevertRealClient(t *testing.T) {
 	}
 }
 
-// TestPatchOnlyInserts: the patched file is the original plus five marked
+// TestPatchOnlyInserts: the patched file is the original plus six marked
 // blocks at their anchors, indented like them, and nothing else.
 func TestPatchOnlyInserts(t *testing.T) {
 	t.Parallel()
@@ -62,13 +66,14 @@ func TestPatchOnlyInserts(t *testing.T) {
 	patched, err := build(orig)
 	mustDo(t, err)
 	rest, found, ok := strip(patched)
-	if !ok || !bytes.Equal(rest, orig) || len(found) != 5 {
+	if !ok || !bytes.Equal(rest, orig) || len(found) != 6 {
 		t.Fatalf("strip(build(x)) != x (ok %v, %d parts)", ok, len(found))
 	}
 	lines := strings.Split(string(patched), "\n")
 	want := map[string]struct{ next, prev, indent string }{
 		"module":   {next: "function startConnection(ctx, config, policy) {"},
-		"onerror":  {next: "generation.onclose = () => {", indent: "\t\t"},
+		"onerror":  {next: beginMarker("track", Version), indent: "\t\t"},
+		"track":    {next: "generation.onclose = () => {", indent: "\t\t"},
 		"register": {prev: "let settling = connectGeneration(true);", indent: "\t"},
 		"dispose":  {prev: "disposed = true;", indent: "\t\t\t"},
 		"retry":    {prev: "function callToolUncached(client, rawName, args, exec, opts) {", next: "return client.request({", indent: "\t"},
@@ -158,20 +163,24 @@ func TestUnknownVersion(t *testing.T) {
 	}
 }
 
-// TestForceWithoutAnchors: with Force, any anchor missing or doubled
-// refuses the edit and leaves the file untouched.
+// TestForceWithoutAnchors: with Force, a build whose anchors differ gets
+// every feature whose anchors are found exactly once, and the status names
+// each one left out; without the core fix's anchors the edit is refused and
+// the file left untouched.
 func TestForceWithoutAnchors(t *testing.T) {
 	t.Parallel()
 	_, orig := realClient(t)
-	tests := []struct{ name, line, repl string }{
-		{"no startConnection", "function startConnection(ctx, config, policy) {", "function startConnection2 (ctx, config, policy) {"},
-		{"no onclose", "generation.onclose = () => {", "generation.addEventListener(\"close\", () => {"},
-		{"no settling", "let settling = connectGeneration(true);", "let settling = connectGeneration(!0);"},
-		{"no dispose", "async dispose() {", "async close() {"},
-		{"dispose flag moved", "disposed = true;", "void 0; disposed = true;"},
-		{"two oncloses", "closeObserved = true;", "generation.onclose = () => {"},
-		{"two settlings", "const hasClosed = () => closeObserved;", "let settling = connectGeneration(true);"},
-		{"callToolUncached renamed its parameters", "function callToolUncached(client, rawName, args, exec, opts) {", "function callToolUncached(client, rawName, args, exec, options) {"},
+	const refused = "refused"
+	tests := []struct{ name, line, repl, missing string }{
+		{"no startConnection", "function startConnection(ctx, config, policy) {", "function startConnection2 (ctx, config, policy) {", ""},
+		{"no onclose", "generation.onclose = () => {", "generation.addEventListener(\"close\", () => {", refused},
+		{"two oncloses", "closeObserved = true;", "generation.onclose = () => {", refused},
+		{"its own onerror", "closeObserved = true;", "generation.onerror = () => {};", refused},
+		{"no settling", "let settling = connectGeneration(true);", "let settling = connectGeneration(!0);", "trigger, dispose"},
+		{"two settlings", "const hasClosed = () => closeObserved;", "let settling = connectGeneration(true);", "trigger, dispose"},
+		{"no dispose", "async dispose() {", "async close() {", "dispose"},
+		{"dispose flag moved", "disposed = true;", "void 0; disposed = true;", "dispose"},
+		{"callToolUncached renamed its parameters", "function callToolUncached(client, rawName, args, exec, opts) {", "function callToolUncached(client, rawName, args, exec, options) {", "retry"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -181,13 +190,33 @@ func TestForceWithoutAnchors(t *testing.T) {
 			mustDo(t, os.WriteFile(p, bad, 0o644))
 			o := opts(t)
 			o.Force = true
-			_, err := Apply(p, o)
-			if !errors.Is(err, ErrAnchorsMissing) {
-				t.Fatalf("err %v, want ErrAnchorsMissing", err)
+			st, err := Apply(p, o)
+			if tc.missing == refused {
+				if !errors.Is(err, ErrAnchorsMissing) || !strings.Contains(err.Error(), "the core fix cannot go in") {
+					t.Fatalf("err %v, want ErrAnchorsMissing for the core fix", err)
+				}
+				unchanged(t, p, bad, o.Home)
+				return
 			}
-			unchanged(t, p, bad, o.Home)
+			mustDo(t, err)
+			if st.State != StateApplied || featureNames(st.Missing) != tc.missing || !slices.Contains(namesOf(st.Present), FeatureCore) {
+				t.Fatalf("state %s, present %q, missing %q; want missing %q", st.State, featureNames(st.Present), featureNames(st.Missing), tc.missing)
+			}
+			for _, m := range st.Missing {
+				if m.Missed == "" || m.Without == "" {
+					t.Fatalf("missing %s says no anchor or cost: %+v", m.Name, m)
+				}
+			}
+			nodeCheckOK(t, p)
+			if _, err := Revert(p, o); err != nil || !bytes.Equal(readFile(t, p), bad) {
+				t.Fatalf("revert: %v; byte-identical %v", err, bytes.Equal(readFile(t, p), bad))
+			}
 		})
 	}
+}
+
+func namesOf(fs []FeatureStatus) []string {
+	return strings.Split(featureNames(fs), ", ")
 }
 
 // TestNodeCheckGuards: a failing or missing node stops the write.

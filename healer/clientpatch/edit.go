@@ -2,67 +2,38 @@ package clientpatch
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
+// errPayload: an embedded payload is missing or unusable (a build bug,
+// not the file's fault).
+var errPayload = errors.New("clientpatch: payload")
+
 // Version is the patch version written into every marker. v2 added the
 // "retry" part (a tool call that meets a lost session is sent once more on
-// the new session); a v1 file is recognised, reported and upgraded.
-const Version = "v2"
+// the new session); v3 made each feature stand alone (apply --force puts in
+// what fits on a build the patch does not know) and reads SDK 2's errors.
+// Files of older versions are recognised, reported and upgraded.
+const Version = "v3"
 
-// versionV1 is the first patch version: no retry part.
-const versionV1 = "v1"
+// Older patch versions: v1 had no retry; v2 needed every anchor.
+const (
+	versionV1 = "v1"
+	versionV2 = "v2"
+)
 
-// The current payloads, and v1's kept byte for byte so that a v1 file can
-// be told from an edited one.
+// The current payloads, and the older versions' kept byte for byte so that
+// their files can be told from edited ones.
 //
-//go:embed payload/*.js payload/v1/*.js
+//go:embed payload/*.js payload/v1/*.js payload/v2/*.js
 var payloadFS embed.FS
 
-// part is one inserted block: where it goes and what it holds.
-type part struct {
-	name string
-	// find returns the index of the line the block goes before and of
-	// the anchor line (whose indentation the block takes), or an error
-	// naming the anchor that is missing or not unique.
-	find func(lines []string) (at, anchor int, err error)
-}
-
-// parts lists the blocks of a patch version; the names are the marker
-// names and the payload file names.
-func parts(version string) []part {
-	p := []part{
-		{"module", beforeLine("function startConnection(", strings.HasPrefix)},
-		{"onerror", beforeLine("generation.onclose = () => {", equal)},
-		{"register", afterLine("let settling = connectGeneration(true);")},
-		{"dispose", afterDisposeFlag},
-	}
-	if version == versionV1 {
-		return p
-	}
-	return append(p, part{"retry", intoBody("function callToolUncached(client, rawName, args, exec, opts) {")})
-}
-
-// intoBody: the block becomes the first statement of the function whose
-// header is want (the block uses its parameter names), indented like the
-// body's first line.
-func intoBody(want string) func([]string) (int, int, error) {
-	return func(lines []string) (int, int, error) {
-		i, err := onlyLine(lines, want, equal)
-		if err != nil {
-			return -1, -1, err
-		}
-		if i+1 >= len(lines) {
-			return -1, -1, fmt.Errorf("%w: %q has no body", ErrAnchorsMissing, want)
-		}
-		return i + 1, i + 1, nil
-	}
-}
-
 // knownVersion: a patch version this engine can build (and so recognise).
-func knownVersion(v string) bool { return v == Version || v == versionV1 }
+func knownVersion(v string) bool { return v == Version || v == versionV1 || v == versionV2 }
 
 // payloadDir is where a version's payload files are embedded.
 func payloadDir(version string) string {
@@ -70,48 +41,6 @@ func payloadDir(version string) string {
 		return "payload/"
 	}
 	return "payload/" + version + "/"
-}
-
-func equal(a, b string) bool { return a == b }
-
-// onlyLine returns the index of the one trimmed line that matches.
-func onlyLine(lines []string, want string, match func(s, want string) bool) (int, error) {
-	at, n := -1, 0
-	for i, l := range lines {
-		if match(strings.TrimSpace(l), want) {
-			at, n = i, n+1
-		}
-	}
-	if n != 1 {
-		return -1, fmt.Errorf("%w: %q found %d times, want once", ErrAnchorsMissing, want, n)
-	}
-	return at, nil
-}
-
-func beforeLine(want string, match func(s, want string) bool) func([]string) (int, int, error) {
-	return func(lines []string) (int, int, error) {
-		i, err := onlyLine(lines, want, match)
-		return i, i, err
-	}
-}
-
-func afterLine(want string) func([]string) (int, int, error) {
-	return func(lines []string) (int, int, error) {
-		i, err := onlyLine(lines, want, equal)
-		return i + 1, i, err
-	}
-}
-
-// afterDisposeFlag: `disposed = true;` as the first statement of dispose().
-func afterDisposeFlag(lines []string) (int, int, error) {
-	i, err := onlyLine(lines, "async dispose() {", equal)
-	if err != nil {
-		return -1, -1, err
-	}
-	if i+1 >= len(lines) || strings.TrimSpace(lines[i+1]) != "disposed = true;" {
-		return -1, -1, fmt.Errorf("%w: \"async dispose() {\" does not begin with \"disposed = true;\"", ErrAnchorsMissing)
-	}
-	return i + 2, i + 1, nil
 }
 
 func beginMarker(name, version string) string {
@@ -125,11 +54,11 @@ func endMarker(name, version string) string {
 func payloadLines(name, version string) ([]string, error) {
 	b, err := payloadFS.ReadFile(payloadDir(version) + name + ".js")
 	if err != nil {
-		return nil, fmt.Errorf("clientpatch: payload %s: %w", name, err)
+		return nil, fmt.Errorf("%w %s: %w", errPayload, name, err)
 	}
 	s := strings.TrimSuffix(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
 	if strings.Contains(s, markerTag) {
-		return nil, fmt.Errorf("clientpatch: payload %s contains %q, which would break revert", name, markerTag)
+		return nil, fmt.Errorf("%w %s contains %q, which would break revert", errPayload, name, markerTag)
 	}
 	return strings.Split(s, "\n"), nil
 }
@@ -163,41 +92,115 @@ func build(orig []byte) ([]byte, error) { return buildVersion(orig, Version) }
 
 // buildVersion is build for one patch version.
 func buildVersion(orig []byte, version string) ([]byte, error) {
+	out, _, err := buildPlan(orig, version)
+	return out, err
+}
+
+// buildPlan builds orig's patched form and says which features went in.
+// It fails (ErrAnchorsMissing) when the core fix cannot go in, or, for a
+// strict older version, when any block cannot.
+func buildPlan(orig []byte, version string) ([]byte, plan, error) {
 	lines := strings.Split(string(orig), "\n")
 	if hasMarkers(lines) {
-		return nil, fmt.Errorf("clientpatch: the file already carries %s markers", markerTag)
+		return nil, plan{}, fmt.Errorf("clientpatch: the file already carries %s markers", markerTag)
 	}
-	at := make(map[int][]string, 5)
-	var missing []error
-	for _, p := range parts(version) {
-		i, anchor, err := p.find(lines)
-		if err != nil {
-			missing = append(missing, err)
-			continue
-		}
-		if at[i] != nil {
-			return nil, fmt.Errorf("%w: two blocks at line %d", ErrAnchorsMissing, i+1)
-		}
-		if at[i], err = block(p.name, version, lines[anchor]); err != nil {
-			return nil, err
-		}
-	}
-	if len(missing) > 0 {
-		return nil, joinAnchorErrs(missing)
+	p, err := planFor(lines, version)
+	if err != nil {
+		return nil, p, err
 	}
 	out := make([]string, 0, len(lines)+64)
 	for i, l := range lines {
-		out = append(out, at[i]...)
+		out = append(out, p.at[i]...)
 		out = append(out, l)
 	}
-	out = append(out, at[len(lines)]...)
-	return []byte(strings.Join(out, "\n")), nil
+	out = append(out, p.at[len(lines)]...)
+	return []byte(strings.Join(out, "\n")), p, nil
 }
 
-func joinAnchorErrs(errs []error) error {
-	msgs := make([]string, len(errs))
-	for i, e := range errs {
-		msgs[i] = strings.TrimPrefix(e.Error(), ErrAnchorsMissing.Error()+": ")
+// plan is where a version's blocks go in one file.
+type plan struct {
+	in     []string         // features that go in, in layout order
+	missed []missedFeature  // features that cannot, in layout order
+	at     map[int][]string // rendered blocks, by the line they go before
+}
+
+// missedFeature is a feature that cannot go in, and why.
+type missedFeature struct {
+	name string
+	err  error // wraps ErrAnchorsMissing; names the anchor or name missed
+}
+
+func (p plan) has(name string) bool { return slices.Contains(p.in, name) }
+
+// planFor places every feature of version that fits in lines.
+func planFor(lines []string, version string) (plan, error) {
+	fs, strict := layout(version)
+	p := plan{at: map[int][]string{}}
+	words := wordsOf(lines)
+	crlf := len(lines) > 0 && strings.HasSuffix(lines[0], "\r")
+	for _, f := range fs {
+		blocks, err := placeFeature(f, lines, words, crlf, version, p)
+		if err != nil {
+			if errors.Is(err, errPayload) {
+				return p, err
+			}
+			p.missed = append(p.missed, missedFeature{f.name, err})
+			continue
+		}
+		for at, b := range blocks {
+			p.at[at] = append(p.at[at], b...)
+		}
+		p.in = append(p.in, f.name)
+	}
+	if len(p.missed) > 0 && (strict || p.missed[0].name == FeatureCore) {
+		return p, p.refusal(strict)
+	}
+	return p, nil
+}
+
+// placeFeature renders f's blocks by the line each goes before, or says
+// why f cannot go in.
+func placeFeature(f feature, lines []string, words map[string]bool, crlf bool, version string, p plan) (map[int][]string, error) {
+	if f.after != "" && !p.has(f.after) {
+		return nil, fmt.Errorf("%w: it needs the %s part, which could not go in", ErrAnchorsMissing, f.after)
+	}
+	if err := checkNeeds(f, lines, words); err != nil {
+		return nil, err
+	}
+	out := map[int][]string{}
+	for _, b := range f.blocks {
+		at, anchor, err := b.find(lines)
+		if err != nil {
+			return nil, err
+		}
+		anchorLine := ""
+		if anchor >= 0 {
+			anchorLine = lines[anchor]
+		} else if crlf {
+			anchorLine = "\r"
+		}
+		rendered, err := block(b.name, version, anchorLine)
+		if err != nil {
+			return nil, err
+		}
+		out[at] = append(out[at], rendered...)
+	}
+	return out, nil
+}
+
+// refusal is the error of a plan that cannot be applied: every miss for a
+// strict version, the core fix's otherwise.
+func (p plan) refusal(strict bool) error {
+	missed := p.missed
+	if !strict {
+		missed = missed[:1]
+	}
+	msgs := make([]string, len(missed))
+	for i, m := range missed {
+		msgs[i] = strings.TrimPrefix(m.err.Error(), ErrAnchorsMissing.Error()+": ")
+	}
+	if !strict {
+		return fmt.Errorf("%w: the core fix cannot go in: %s", ErrAnchorsMissing, msgs[0])
 	}
 	return fmt.Errorf("%w: %s", ErrAnchorsMissing, strings.Join(msgs, "; "))
 }

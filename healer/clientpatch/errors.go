@@ -7,6 +7,9 @@ var (
 	// ErrUnknownVersion: the file is not a known build of the client and
 	// Force was not given. Errors wrapping it name the client.
 	ErrUnknownVersion = errors.New("unknown client module version")
+	// ErrUnsupported: a known build the patch cannot fix (it never
+	// reconnects); Force does not change that.
+	ErrUnsupported = errors.New("client build cannot be fixed by the patch")
 	// ErrAnchorsMissing: some anchor of the edit is missing or not unique;
 	// the file was left untouched.
 	ErrAnchorsMissing = errors.New("patch anchors not found exactly once")

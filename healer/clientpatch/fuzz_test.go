@@ -24,7 +24,7 @@ func FuzzAnalyze(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, content []byte) {
-		a := dsh().analyze(content, func(string) bool { return true })
+		a := dsh().analyze(content, "", func(string) bool { return true })
 		marked := bytes.Contains(content, []byte(markerTag))
 		if marked && (a.State == StateUnpatched || a.State == StateUnknownVersion) {
 			t.Fatalf("marked file read as %s", a.State)
@@ -41,7 +41,7 @@ func FuzzAnalyze(f *testing.F) {
 			t.Fatalf("strip(build(x)) != x")
 		}
 		// Its original is "backed up" (the callback says yes to any digest).
-		if st := dsh().analyze(p, func(string) bool { return true }); st.State != StateApplied {
+		if st := dsh().analyze(p, "", func(string) bool { return true }); st.State != StateApplied {
 			t.Fatalf("a built file reads as %s", st.State)
 		}
 	})

@@ -38,21 +38,24 @@ func LookFor(o FindOptions) Look {
 func (st Status) Summary() string {
 	switch st.State {
 	case StateApplied:
-		trigger := "without"
-		if st.Trigger {
-			trigger = "with"
+		if len(st.Missing) > 0 && st.Version == Version {
+			return fmt.Sprintf("applied in part (patch %s: %s; not in: %s) on %s", st.Version, featureNames(st.Present), featureNames(st.Missing), st.Base)
 		}
-		retry := "with the retry of a call that meets a lost session"
 		if !st.Retry {
-			retry = "no retry: `watchdog patch apply` upgrades it"
+			return fmt.Sprintf("applied (patch %s: %s; no retry: `watchdog patch apply` upgrades it) on %s", st.Version, featureNames(st.Present), st.Base)
 		}
-		return fmt.Sprintf("applied (patch %s, %s the recovery trigger, %s) on %s", st.Version, trigger, retry, st.Base)
+		return fmt.Sprintf("applied (patch %s: %s) on %s", st.Version, featureNames(st.Present), st.Base)
 	case StateUnpatched:
 		return "unpatched: " + st.Base + " has the session-loss bug"
 	case StateModified:
 		return "modified since patched (parts found: " + strings.Join(st.Parts, ", ") + ")"
 	case StateUnknownVersion:
-		return "unknown version (not a build the patch knows)"
+		if len(st.WouldApply) == 0 {
+			return "unknown version (not a build the patch knows; the core fix does not fit it)"
+		}
+		return "unknown version (not a build the patch knows; apply --force would put in: " + featureNames(st.WouldApply) + ")"
+	case StateUnsupported:
+		return "unsupported: " + st.Base + " never reconnects, so the patch cannot help"
 	case StateNotFound:
 		return "not found"
 	}

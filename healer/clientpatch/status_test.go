@@ -17,13 +17,18 @@ func TestInspectStates(t *testing.T) {
 	patched, err := build(orig)
 	mustDo(t, err)
 	insideBlock := bytes.Replace(patched, []byte("generation.onerror = (error) => {"), []byte("generation.onerror = (err) => {"), 1)
+	if bytes.Equal(insideBlock, patched) {
+		t.Fatal("the onerror payload changed: edit another line of it here")
+	}
 	outside := bytes.Replace(patched, []byte("const GENERATION_CLOSE_TIMEOUT_MS"), []byte("const  GENERATION_CLOSE_TIMEOUT_MS"), 1)
-	noEnd := bytes.Replace(patched, []byte("/* mcp-watchdog:end dispose v2 */"), nil, 1)
+	noEnd := bytes.Replace(patched, []byte("/* mcp-watchdog:end dispose v3 */"), nil, 1)
 	v1, err := buildVersion(orig, versionV1)
 	mustDo(t, err)
-	mixed := bytes.Replace(patched, []byte("mcp-watchdog:begin dispose v2 */"), []byte("mcp-watchdog:begin dispose v1 */"), 1)
-	mixed = bytes.Replace(mixed, []byte("mcp-watchdog:end dispose v2 */"), []byte("mcp-watchdog:end dispose v1 */"), 1)
-	v3 := bytes.ReplaceAll(patched, []byte(" v2 */"), []byte(" v3 */"))
+	v2, err := buildVersion(orig, versionV2)
+	mustDo(t, err)
+	mixed := bytes.Replace(patched, []byte("mcp-watchdog:begin dispose v3 */"), []byte("mcp-watchdog:begin dispose v1 */"), 1)
+	mixed = bytes.Replace(mixed, []byte("mcp-watchdog:end dispose v3 */"), []byte("mcp-watchdog:end dispose v1 */"), 1)
+	v4 := bytes.ReplaceAll(patched, []byte(" v3 */"), []byte(" v4 */"))
 	tests := []struct {
 		name    string
 		content []byte
@@ -32,9 +37,10 @@ func TestInspectStates(t *testing.T) {
 	}{
 		{"original", orig, StateUnpatched, "watchdog patch apply"},
 		{"patched", patched, StateApplied, "restart DSH"},
-		{"patched by v1", v1, StateApplied, "upgrade it to v2"},
-		{"v1 without its retry block but v2 blocks", mixed, StateModified, "revert --force"},
-		{"a version this engine does not know", v3, StateModified, "revert --force"},
+		{"patched by v1", v1, StateApplied, "upgrade it to v3"},
+		{"patched by v2", v2, StateApplied, "upgrades it to v3"},
+		{"v3 blocks but a v1 dispose", mixed, StateModified, "revert --force"},
+		{"a version this engine does not know", v4, StateModified, "revert --force"},
 		{"v1 with a block gone", stripPart(t, v1, "register"), StateModified, "revert --force"},
 		{"unknown", append([]byte("// new build\n"), orig...), StateUnknownVersion, "--force"},
 		{"edited inside a block", insideBlock, StateModified, "revert --force"},
@@ -42,6 +48,7 @@ func TestInspectStates(t *testing.T) {
 		{"end marker gone", noEnd, StateModified, "revert --force"},
 		{"a block gone", stripPart(t, patched, "register"), StateModified, "revert --force"},
 		{"the retry block gone", stripPart(t, patched, "retry"), StateModified, "revert --force"},
+		{"the track block gone", stripPart(t, patched, "track"), StateModified, "revert --force"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

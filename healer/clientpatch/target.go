@@ -37,24 +37,70 @@ func (t target) backups(home string) backups {
 
 // advice is one sentence for each state, in one host's words.
 type advice struct {
-	unpatched, applied, unknown, outdated, modified, notFound, restart string
+	unpatched, applied, unknown, modified, notFound, restart string
+	outdated                                                 func(version string) string // an older patch is in
+	partial                                                  func(missing string) string // applied without some features
+	unsupported                                              func(build string) string   // a build the patch cannot fix
+	noCore                                                   func(why string) string     // an unknown build the core fix does not fit
 }
 
 func (t target) advice() advice {
 	h, c, entry := t.hostName, t.name(), t.client.Entry
+	stillHelps := "what still helps: keep-warm (the watchdog pings " + h + "'s session before the server's idle timeout ends it)" +
+		" and restarting " + h + " after a loss (`watchdog heal`, host.restart)"
 	return advice{
 		unpatched: "this client has the session-loss bug: run `watchdog patch apply`, then restart " + h,
 		applied: "the fix is in: restart " + h + " if it was running when the patch was applied; reinstalling or updating " +
 			h + " removes the patch (run `watchdog patch apply` again then)",
 		unknown: "this " + c + " build is not one the patch knows: check that it still lacks an onerror handler (`grep -c onerror " +
-			entry + "` is 0), then `watchdog patch apply --force` edits it only if every anchor is found",
-		outdated: "an older patch (v1) is in: a lost session heals, but the call that meets it still fails; run `watchdog patch apply`" +
-			" to upgrade it to v2 (that call is then retried once on the new session), then restart " + h,
+			entry + "` is 0), then `watchdog patch apply --force` puts in every part whose anchors are found (the parts above)",
+		outdated: func(v string) string {
+			if v == versionV1 {
+				return "an older patch (v1) is in: a lost session heals, but the call that meets it still fails; run `watchdog patch apply`" +
+					" to upgrade it to " + Version + " (that call is then retried once on the new session), then restart " + h
+			}
+			return "an older patch (" + v + ") is in and works; `watchdog patch apply` upgrades it to " + Version +
+				" (it also reads SDK 2's session-expired error), then restart " + h
+		},
+		partial: func(missing string) string {
+			return "the core fix is in, on a build the patch does not know; not in, for want of their anchors: " + missing +
+				" (see missing). Restart " + h + " if it was running when the patch was applied"
+		},
+		unsupported: func(build string) string {
+			return build + " has no reconnect supervisor: it connects once and never reconnects, so the patch has nothing to feed" +
+				" a lost session into and cannot help; " + stillHelps + ". Updating " + c + " to a later release lets the patch fix it"
+		},
+		noCore: func(why string) string {
+			return "this " + c + " build is not one the patch knows, and the core fix cannot go in (" + why + "), so `watchdog patch apply --force`" +
+				" refuses and the patch cannot help this build; " + stillHelps
+		},
 		modified: "the patched file was changed after patching: `watchdog patch revert --force` restores the original from the backup," +
 			" then run `watchdog patch apply` again",
 		notFound: c + " was not found: pass --module PATH/" + entry + " or set host.client_module in the config",
 		restart:  "restart " + h + " so it loads the change; reinstalling or updating " + h + " removes the patch (run `watchdog patch apply` again then)",
 	}
+}
+
+// feature says what a feature of the patch buys, and what goes without it.
+func (t target) feature(name string) FeatureStatus {
+	h := t.hostName
+	f := FeatureStatus{Name: name}
+	switch name {
+	case FeatureCore:
+		f.Gives = "a lost session (a POST answered 404, or the 400 quirk) takes the connection down, so the client's own reconnect opens a new session"
+		f.Without = "a lost session is never healed: every tool of that server fails until " + h + " restarts"
+	case FeatureTrigger:
+		f.Gives = "the watchdog can ask for a new session before the next call fails, and reads which session " + h + " holds (the beacon)"
+		f.Without = "the watchdog cannot heal before the next call (keep-warm and restarting " + h + " are left), and guesses " +
+			h + "'s session from the server's store"
+	case FeatureRetry:
+		f.Gives = "a tool call that meets a lost session is sent once more on the new session, so it does not fail"
+		f.Without = "the first call after a loss fails; the next one works on the new session"
+	case FeatureDispose:
+		f.Gives = "a plugin reload or quit takes the server out of the beacon and stops its trigger watch"
+		f.Without = "after a plugin reload the old instance stays in the beacon (as down) until " + h + " exits"
+	}
+	return f
 }
 
 // named is a sentinel error said in the client's own name ("dsh-mcp-client

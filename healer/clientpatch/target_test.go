@@ -16,26 +16,34 @@ import (
 // the DSH profile.
 func TestZeroTargetSaysWhatItSaid(t *testing.T) {
 	t.Parallel()
-	want := advice{
-		unpatched: "this client has the session-loss bug: run `watchdog patch apply`, then restart DSH",
-		applied:   "the fix is in: restart DSH if it was running when the patch was applied; reinstalling or updating DSH removes the patch (run `watchdog patch apply` again then)",
-		unknown:   "this dsh-mcp-client build is not one the patch knows: check that it still lacks an onerror handler (`grep -c onerror lib/index.js` is 0), then `watchdog patch apply --force` edits it only if every anchor is found",
-		outdated:  "an older patch (v1) is in: a lost session heals, but the call that meets it still fails; run `watchdog patch apply` to upgrade it to v2 (that call is then retried once on the new session), then restart DSH",
-		modified:  "the patched file was changed after patching: `watchdog patch revert --force` restores the original from the backup, then run `watchdog patch apply` again",
-		notFound:  "dsh-mcp-client was not found: pass --module PATH/lib/index.js or set host.client_module in the config",
-		restart:   "restart DSH so it loads the change; reinstalling or updating DSH removes the patch (run `watchdog patch apply` again then)",
+	say := dsh().advice()
+	got := map[string]string{
+		"unpatched": say.unpatched, "applied": say.applied, "unknown": say.unknown, "modified": say.modified,
+		"notFound": say.notFound, "restart": say.restart, "outdated v1": say.outdated("v1"),
 	}
-	if got := dsh().advice(); got != want {
-		t.Errorf("advice =\n%+v\nwant\n%+v", got, want)
+	want := map[string]string{
+		"unpatched":   "this client has the session-loss bug: run `watchdog patch apply`, then restart DSH",
+		"applied":     "the fix is in: restart DSH if it was running when the patch was applied; reinstalling or updating DSH removes the patch (run `watchdog patch apply` again then)",
+		"unknown":     "this dsh-mcp-client build is not one the patch knows: check that it still lacks an onerror handler (`grep -c onerror lib/index.js` is 0), then `watchdog patch apply --force` puts in every part whose anchors are found (the parts above)",
+		"outdated v1": "an older patch (v1) is in: a lost session heals, but the call that meets it still fails; run `watchdog patch apply` to upgrade it to v3 (that call is then retried once on the new session), then restart DSH",
+		"modified":    "the patched file was changed after patching: `watchdog patch revert --force` restores the original from the backup, then run `watchdog patch apply` again",
+		"notFound":    "dsh-mcp-client was not found: pass --module PATH/lib/index.js or set host.client_module in the config",
+		"restart":     "restart DSH so it loads the change; reinstalling or updating DSH removes the patch (run `watchdog patch apply` again then)",
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("advice %s =\n%s\nwant\n%s", k, got[k], w)
+		}
 	}
 	if got := targetOf(host.DSH()); got != dsh() {
 		t.Errorf("the zero profile is not DSH's: %+v", got)
 	}
-	names := map[string]string{digestRC8: "dsh-mcp-client 0.1.0-rc.8", digestStandIn: "the watchdog's stand-in (testdata/dshclient)",
-		prodPrefix + strings.Repeat("0", 52) + prodSuffix: "dsh-mcp-client 0.2.0-rc.2 / 0.2.1-alpha.4"}
+	names := map[string]string{digestRC8: "dsh-mcp-client 0.1.0-rc.7 or 0.1.0-rc.8 (one lib/index.js)",
+		digestStandIn: "the watchdog's stand-in (testdata/dshclient)", digestRC1: "dsh-mcp-client 0.0.1-rc.1",
+		prodPrefix + strings.Repeat("0", 52) + prodSuffix: "dsh-mcp-client 0.2.0-rc.2 or 0.2.1-alpha.4 (one lib/index.js)"}
 	for d, want := range names {
-		if o, ok := knownBase(d); !ok || o.name(dsh().name()) != want {
-			t.Errorf("knownBase(%s…) names %q, want %q", d[:8], o.name(dsh().name()), want)
+		if o, ok := knownBase(d); !ok || o.name(dsh().name(), "") != want {
+			t.Errorf("knownBase(%s…) names %q, want %q", d[:8], o.name(dsh().name(), ""), want)
 		}
 	}
 	empty := t.TempDir()
@@ -76,7 +84,7 @@ func TestTargetFromProfile(t *testing.T) {
 	p, orig := realClient(t)
 	st, err := Inspect(p, InspectOptions{Host: other})
 	mustDo(t, err)
-	if st.Base != "acme-mcp 0.1.0-rc.8" || !strings.HasSuffix(st.Advice, "then restart Acme") {
+	if st.Base != "acme-mcp 0.1.0-rc.7 or 0.1.0-rc.8 (one lib/index.js)" || !strings.HasSuffix(st.Advice, "then restart Acme") {
 		t.Fatalf("Inspect = %+v", st)
 	}
 	ao := opts(t)

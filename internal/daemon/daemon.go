@@ -212,7 +212,7 @@ func (d *daemon) status() health.Status {
 
 func patchLabel(s clientpatch.State) string {
 	switch s {
-	case clientpatch.StateApplied, clientpatch.StateUnpatched, clientpatch.StateModified:
+	case clientpatch.StateApplied, clientpatch.StateUnpatched, clientpatch.StateModified, clientpatch.StateUnsupported:
 		return string(s)
 	}
 	return "unknown"

@@ -52,3 +52,30 @@ func TestPatchWarningsNameTheHost(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsupportedClientWarnedOfOnce: a client build no patch can help is
+// journaled once, with the advice that says what still helps.
+func TestUnsupportedClientWarnedOfOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	j, err := journal.Open(dir, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o Options
+	o.fill()
+	d := newDaemon(config.Default(), dir, o, j)
+	look := clientpatch.Look{Module: "/opt/client/lib/index.js", Status: clientpatch.Status{State: clientpatch.StateUnsupported, Advice: "no patch can help; keep-warm still does"}}
+	d.noteClient(look)
+	d.noteClient(look)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := journal.ReadTail(dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Detail != "the client /opt/client/lib/index.js: no patch can help; keep-warm still does" || recs[0].Extra["patch"] != "unsupported" {
+		t.Fatalf("journaled %+v", recs)
+	}
+}

@@ -56,6 +56,8 @@ func (d *daemon) noteClient(st clientpatch.Look) {
 	case !isApplied && !seen && st.Status.State == clientpatch.StateUnpatched:
 		ev = &health.Event{Kind: health.EvWarning, Detail: "the client " + st.Module +
 			" is unpatched: a lost session does not heal by itself; run `watchdog patch apply`, then restart " + name}
+	case !seen && st.Status.State == clientpatch.StateUnsupported:
+		ev = &health.Event{Kind: health.EvWarning, Detail: "the client " + st.Module + ": " + st.Status.Advice}
 	}
 	if ev != nil {
 		ev.Time = d.now()

@@ -1,4 +1,4 @@
-// MCP session watchdog, client patch v2 (https://github.com/mcpwatchdog/watchdog).
+// MCP session watchdog, client patch v3 (https://github.com/mcpwatchdog/watchdog).
 // A lost session never closes the transport: the SDK reports it through onerror only,
 // so these helpers feed it into the path onclose already uses (generationDown), let the
 // watchdog ask for the same recovery through a trigger file, and publish each server's
@@ -20,19 +20,36 @@ const __mcpWatchdogDirect = Symbol("mcp-watchdog.direct");
 /** Each supervisor (keyed by its generationDown) and each generation's link to its supervisor. */
 const __mcpWatchdogSupervisors = /* @__PURE__ */ new WeakMap();
 const __mcpWatchdogGenerations = /* @__PURE__ */ new WeakMap();
+/** SDK 2's code for a POST that carried a session id and got 404 (typescript-sdk PR #2660). */
+const __mcpWatchdogSessionExpiredCode = "CLIENT_HTTP_SESSION_EXPIRED";
 /**
 * Whether a transport error says the server no longer knows our session, deliberately
-* narrow: a POST answered 404 (SDK 1.x StreamableHTTPError.code, SDK 2 SdkHttpError.status),
-* or a POST answered 400 whose message names a missing, invalid, unknown or expired session.
-* A 404 on the standalone GET stream is not a loss: some servers answer every GET with 404.
+* narrow. SDK 1.x throws StreamableHTTPError (.code: the HTTP status; message "Streamable
+* HTTP error: Error POSTing to endpoint: <body>"); SDK 2 throws SdkHttpError (.code: a
+* string, .status and .data.status: the HTTP status; no "Streamable HTTP error:" prefix).
+* A loss is a POST answered 404, a POST answered 400 whose message names a missing,
+* invalid, unknown or expired session, or SDK 2's session-expired code. A 404 on the
+* standalone GET stream is not a loss: some servers answer every GET with 404.
 */
 function __mcpWatchdogIsSessionLost(error) {
 	if (typeof error !== "object" || error === null) return false;
-	const status = typeof error.status === "number" ? error.status : error.code;
+	if (error.code === __mcpWatchdogSessionExpiredCode) return true;
+	const status = [error.status, error.code, error.data?.status].find((s) => typeof s === "number");
 	const message = typeof error.message === "string" ? error.message : "";
 	if (!message.includes("Error POSTing to endpoint")) return false;
 	if (status === 404) return true;
 	return status === 400 && __mcpWatchdogLostSession400.test(message);
+}
+/**
+* The core fix, for onerror: a lost session on the current generation is logged and the
+* generation taken down, so the client's own reconnect opens a new session. scope holds
+* what the client's code has under these names where it has them (the patch reads them
+* with typeof, so a build without one still gets the fix): isCurrent, logger, label.
+*/
+function __mcpWatchdogOnLost(generation, generationDown, error, scope) {
+	if (scope.isCurrent !== void 0 && !scope.isCurrent(generation)) return;
+	scope.logger?.warn?.(`${scope.label}: session lost (${String(error.message)}); reconnecting`);
+	__mcpWatchdogRetire(generation, generationDown, false);
 }
 /**
 * Take a generation down through the supervisor's own path (idempotent: generationDown

@@ -1,20 +1,8 @@
 generation.onerror = (error) => {
-	if (!attemptSettled || !isCurrent(generation) || !__mcpWatchdogIsSessionLost(error)) return;
-	ctx.logger.warn(`${label}: session lost (${String(error.message)}); reconnecting`);
-	__mcpWatchdogRetire(generation, generationDown, false);
+	if (!attemptSettled || !__mcpWatchdogIsSessionLost(error)) return;
+	__mcpWatchdogOnLost(generation, generationDown, error, {
+		isCurrent: typeof isCurrent === "function" ? isCurrent : void 0,
+		logger: typeof ctx === "object" && ctx !== null ? ctx.logger : void 0,
+		label: typeof label === "string" ? label : "mcp-client"
+	});
 };
-__mcpWatchdogTrack(generation, generationDown, {
-	label,
-	logger: ctx.logger,
-	current: () => disposed || connectedAt === void 0 ? void 0 : client,
-	settling: () => settling,
-	hurry: () => {
-		if (disposed || reconnectTimer === void 0 || failedAttempts !== 1) return;
-		clearTimeout(reconnectTimer);
-		reconnectTimer = void 0;
-		settling = connectGeneration(false);
-	},
-	retire: () => {
-		if (attemptSettled && isCurrent(generation)) __mcpWatchdogRetire(generation, generationDown, false);
-	}
-});

@@ -28,14 +28,21 @@ func prepareModule(o Options, p paths, node, dir, home string) (string, error) {
 		return "", err
 	}
 	module := filepath.Join(dir, "lib", "index.js")
+	if o.Derive != nil {
+		if err := derive(module, o.Derive); err != nil {
+			return "", err
+		}
+	}
 	if o.Reverted {
 		return module, applyAndRevert(module, home, node)
 	}
 	if !o.Patched {
 		return module, nil
 	}
-	// No Force: both clients are known bases, which this also proves.
-	if _, err := clientpatch.Apply(module, clientpatch.ApplyOptions{Home: home, Node: node, Version: o.patchVersion()}); err != nil {
+	// No Force for the two clients themselves: both are known bases, which
+	// this also proves. A derived build is not.
+	ao := clientpatch.ApplyOptions{Home: home, Node: node, Version: o.patchVersion(), Force: o.Derive != nil}
+	if _, err := clientpatch.Apply(module, ao); err != nil {
 		return "", fmt.Errorf("repro: patch %s: %w", o.Client, err)
 	}
 	return module, nil
@@ -68,6 +75,18 @@ func linkModules(o Options, p paths, dir string) error {
 		if err := symlink(filepath.Join(stubs, e.Name()), filepath.Join(own, filepath.FromSlash(scope), e.Name())); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// derive rewrites module into a derived build.
+func derive(module string, f func([]byte) []byte) error {
+	b, err := os.ReadFile(module)
+	if err != nil {
+		return fmt.Errorf("repro: %w", err)
+	}
+	if err := os.WriteFile(module, f(b), 0o644); err != nil {
+		return fmt.Errorf("repro: %w", err)
 	}
 	return nil
 }

@@ -96,6 +96,10 @@ type Options struct {
 	// ToolCallTimeout is the client's toolCallTimeoutMs; zero keeps the
 	// host's default (the client's 60 s).
 	ToolCallTimeout time.Duration
+	// Derive, with Client Real, turns the real lib/index.js into a build
+	// the patch was not fitted to (internal/testbed/variants) before the
+	// host loads it; Patched then applies with Force.
+	Derive func(orig []byte) []byte
 	// Reverted applies the patch and then reverts it (Patched must be
 	// false): the client must be byte-identical to the original and STUCK.
 	Reverted bool
@@ -181,6 +185,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("%w: loss %q (want %s or %s)", ErrBadOptions, o.Loss, LossIdle, LossForget)
 	case o.Trigger && !o.Patched:
 		return fmt.Errorf("%w: the trigger needs the patched client", ErrBadOptions)
+	case o.Derive != nil && o.Client != Real:
+		return fmt.Errorf("%w: a derived build is derived from the real client", ErrBadOptions)
 	case o.NoRetry && !o.Patched:
 		return fmt.Errorf("%w: no-retry is a patch version: it needs the patched client", ErrBadOptions)
 	case o.IdleTimeout < 0 || o.ReconnectInitial < 0 || o.RecoverWithin < 0 || o.ConfirmWithin < 0 || o.ToolCallTimeout < 0:
