@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs the npm packages of the node projects under testdata: the TypeScript MCP test
-# servers (testdata/tsservers) and the dsh-mcp-client stand-in and host (testdata/dshclient),
-# each exactly as its package-lock.json pins them. Safe to run again: it skips a project
-# whose node_modules already matches its lockfile (FORCE=1 reinstalls anyway).
+# servers (testdata/tsservers), the dsh-mcp-client stand-in and host (testdata/dshclient)
+# and both TypeScript SDK client lines whose real errors TestSDKErrorShapes captures
+# (testdata/sdkerrors), each exactly as its package-lock.json pins them. Safe to run
+# again: it skips a project whose node_modules already matches its lockfile (FORCE=1
+# reinstalls anyway).
 set -euo pipefail
 cd "$(dirname "$0")/../testdata"
-projects=(tsservers dshclient)
+projects=(tsservers dshclient sdkerrors)
 
 for tool in node npm; do
   if ! command -v "$tool" >/dev/null 2>&1; then

@@ -4,6 +4,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +28,15 @@ func payloadDir(t *testing.T) string {
 func TestSessionLostPredicate(t *testing.T) {
 	t.Parallel()
 	post := "Streamable HTTP error: Error POSTing to endpoint: "
+	// SDK 2 (@modelcontextprotocol/client) builds SdkHttpError(code, message,
+	// {status, statusText, text}): a string code, no "Streamable HTTP error:"
+	// prefix, and the status in data (read by a .status getter on the class).
+	post2 := "Error POSTing to endpoint: "
+	sdk2 := func(code string, status int, message string) map[string]any {
+		return map[string]any{"code": code, "data": map[string]any{"status": status, "statusText": http.StatusText(status)}, "message": message}
+	}
+	onObject := sdk2("CLIENT_HTTP_NOT_IMPLEMENTED", 404, post2+"session not found\n")
+	onObject["status"] = 404
 	cases := []struct {
 		name string
 		err  any
@@ -50,6 +60,15 @@ func TestSessionLostPredicate(t *testing.T) {
 		{"network", map[string]any{"code": "ECONNREFUSED", "message": "fetch failed"}, false},
 		{"string code 404", map[string]any{"code": "404", "message": post + "session not found"}, false},
 		{"timeout", map[string]any{"code": -32001, "message": "MCP error -32001: Request timed out"}, false},
+		{"SDK 2 404", sdk2("CLIENT_HTTP_NOT_IMPLEMENTED", 404, post2+"session not found\n"), true},
+		{"SDK 2 404 status on object", onObject, true},
+		{"SDK 2 GET stream 404", sdk2("CLIENT_HTTP_FAILED_TO_OPEN_STREAM", 404, "Failed to open SSE stream: Not Found"), false},
+		{"SDK 2 session expired (PR 2660)", sdk2("CLIENT_HTTP_SESSION_EXPIRED", 404, `Session expired (HTTP 404): {"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`), true},
+		{"SDK 2 quirk 400", sdk2("CLIENT_HTTP_NOT_IMPLEMENTED", 400, post2+`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}`), true},
+		{"SDK 2 500", sdk2("CLIENT_HTTP_NOT_IMPLEMENTED", 500, post2+"Internal Server Error\n"), false},
+		{"SDK 2 401", sdk2("CLIENT_HTTP_NOT_IMPLEMENTED", 401, post2+"Unauthorized"), false},
+		{"SDK 2 401 after re-auth", sdk2("CLIENT_HTTP_AUTHENTICATION", 401, "Server returned 401 after re-authentication"), false},
+		{"SDK 2 timeout", map[string]any{"code": "REQUEST_TIMEOUT", "data": map[string]any{"timeout": 300}, "message": "Request timed out"}, false},
 		{"no message", map[string]any{"code": 404}, false},
 		{"null", nil, false},
 		{"string", "Error POSTing to endpoint 404", false},
@@ -66,9 +85,78 @@ func TestSessionLostPredicate(t *testing.T) {
 	}
 }
 
+// sdk2Classes are SDK 2's error classes as its source builds them
+// (packages/core-internal/src/errors/sdkErrors.ts): the HTTP status lives in
+// data, and .status is a getter on the prototype, not an own property.
+const sdk2Classes = `
+class SdkError extends Error { constructor(code, message, data, options) { super(message, options); this.code = code; this.data = data; this.name = 'SdkError'; } }
+class SdkHttpError extends SdkError { constructor(code, message, data, options) { super(code, message, data, options); this.name = 'SdkHttpError'; } get status() { return this.data.status; } get statusText() { return this.data.statusText; } }
+`
+
+// TestSessionLostPredicateSDK2Classes runs the predicate on real SdkHttpError
+// instances, getter and all, which the JSON rows above cannot be; it covers the
+// proposed session-expired code, which no released SDK throws yet.
+func TestSessionLostPredicateSDK2Classes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, expr string
+		want       bool
+	}{
+		{"POST 404", `new SdkHttpError("CLIENT_HTTP_NOT_IMPLEMENTED", "Error POSTing to endpoint: session not found\n", {status: 404, statusText: "Not Found", text: "session not found\n"})`, true},
+		{"POST 400 quirk", `new SdkHttpError("CLIENT_HTTP_NOT_IMPLEMENTED", 'Error POSTing to endpoint: {"error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}', {status: 400, statusText: "Bad Request"})`, true},
+		{"session expired", `new SdkHttpError("CLIENT_HTTP_SESSION_EXPIRED", "Session expired (HTTP 404): Not Found", {status: 404, statusText: "Not Found"})`, true},
+		{"GET stream 404", `new SdkHttpError("CLIENT_HTTP_FAILED_TO_OPEN_STREAM", "Failed to open SSE stream: Not Found", {status: 404, statusText: "Not Found"})`, false},
+		{"POST 500", `new SdkHttpError("CLIENT_HTTP_NOT_IMPLEMENTED", "Error POSTing to endpoint: Internal Server Error\n", {status: 500, statusText: "Internal Server Error"})`, false},
+		{"POST 401", `new SdkHttpError("CLIENT_HTTP_NOT_IMPLEMENTED", "Error POSTing to endpoint: Unauthorized", {status: 401, statusText: "Unauthorized"})`, false},
+		{"timeout", `new SdkError("REQUEST_TIMEOUT", "Request timed out", {timeout: 300})`, false},
+	}
+	exprs := make([]string, len(cases))
+	for i, c := range cases {
+		exprs[i] = c.expr
+	}
+	script := `import { __mcpWatchdogIsSessionLost as lost } from ` + jsString("file://"+predicateModule(t)) + `;` + sdk2Classes +
+		`console.log(JSON.stringify([` + strings.Join(exprs, ",\n") + `].map((e) => lost(e))));`
+	got := runNode(t, script, len(cases))
+	for i, c := range cases {
+		if got[i] != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got[i], c.want)
+		}
+	}
+}
+
 // runPredicate loads module.js as an ES module exporting the predicate and
 // applies it to each error.
 func runPredicate(t *testing.T, errs []any) []bool {
+	t.Helper()
+	mod := predicateModule(t)
+	in, err := json.Marshal(errs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := `import { __mcpWatchdogIsSessionLost as lost } from ` + jsString("file://"+mod) + `;
+console.log(JSON.stringify(JSON.parse(process.argv[1]).map((e) => lost(e))));`
+	return runNode(t, script, len(errs), string(in))
+}
+
+// runNode runs an ES module script that prints a JSON array of n verdicts.
+func runNode(t *testing.T, script string, n int, args ...string) []bool {
+	t.Helper()
+	argv := append([]string{"--input-type=module", "-e", script}, args...)
+	out, err := exec.CommandContext(t.Context(), "node", argv...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node: %v\n%s", err, out)
+	}
+	var got []bool
+	if err := json.Unmarshal(out, &got); err != nil || len(got) != n {
+		t.Fatalf("node printed %q (%v)", out, err)
+	}
+	return got
+}
+
+// predicateModule writes module.js, plus an export of the predicate, as an ES
+// module in a temp dir and returns its path: the payload itself has no exports,
+// since the patch splices it into the client's own module.
+func predicateModule(t *testing.T) string {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(payloadDir(t), "module.js"))
 	if err != nil {
@@ -78,21 +166,7 @@ func runPredicate(t *testing.T, errs []any) []bool {
 	if err := os.WriteFile(mod, append(src, "\nexport { __mcpWatchdogIsSessionLost };\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in, err := json.Marshal(errs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	script := `import { __mcpWatchdogIsSessionLost as lost } from ` + jsString("file://"+mod) + `;
-console.log(JSON.stringify(JSON.parse(process.argv[1]).map((e) => lost(e))));`
-	out, err := exec.CommandContext(t.Context(), "node", "--input-type=module", "-e", script, string(in)).CombinedOutput()
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, out)
-	}
-	var got []bool
-	if err := json.Unmarshal(out, &got); err != nil || len(got) != len(errs) {
-		t.Fatalf("node printed %q (%v)", out, err)
-	}
-	return got
+	return mod
 }
 
 // jsString quotes s as a JavaScript string literal.
@@ -106,8 +180,13 @@ func jsString(s string) string {
 func TestPayloadRules(t *testing.T) {
 	t.Parallel()
 	decl := regexp.MustCompile(`^(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)`)
-	for _, part := range []string{"module", "onerror", "register", "dispose", "retry"} {
-		b, err := os.ReadFile(filepath.Join(payloadDir(t), part+".js"))
+	files, err := filepath.Glob(filepath.Join(payloadDir(t), "*.js"))
+	if err != nil || len(files) < 6 {
+		t.Fatalf("payloads %v (%v), want the six blocks", files, err)
+	}
+	for _, file := range files {
+		part := strings.TrimSuffix(filepath.Base(file), ".js")
+		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
