@@ -49,7 +49,7 @@ bench -mode keepwarm -samples 200 -servers 20
 
 echo "bench: loss → recovered with the patched client (10 runs per server)" >&2
 bash scripts/repro.sh -runs 10 -markdown >>"$rows"
-echo "bench: retried call after a session loss, patch v2 (10 runs per server)" >&2
+echo "bench: retried call after a session loss, the current patch (10 runs per server)" >&2
 bash scripts/repro.sh -retry-bench -runs 10 -markdown -clients real >>"$rows"
 
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)

@@ -58,7 +58,7 @@ func summarize(d []time.Duration) (median, lo, hi time.Duration) {
 	return median, s[0], s[n-1]
 }
 
-// RetryBenchResult summarises the retried call of the v2 patch: the first
+// RetryBenchResult summarises the retried call of the current patch: the first
 // call after the loss, sent once more on the new session inside the client.
 type RetryBenchResult struct {
 	Runs int
@@ -71,7 +71,7 @@ type RetryBenchResult struct {
 	Median, Min, Max time.Duration
 }
 
-// RetryBench runs the patched (v2) client runs times with o and measures
+// RetryBench runs the client with the current patch runs times with o and measures
 // the added latency of the call that met the lost session.
 func RetryBench(ctx context.Context, o Options, runs int) (RetryBenchResult, error) {
 	if runs < 1 {

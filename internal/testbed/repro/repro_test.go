@@ -23,18 +23,18 @@ func testOptions(t *testing.T) Options {
 }
 
 // patchState is one column of the reproduction: no patch, the first patch
-// version (v1: the fix without the retry), the current one (v2).
+// version (v1: the fix without the retry), the current one.
 type patchState struct {
 	name             string
 	patched, noRetry bool
 }
 
-var patchStates = []patchState{{"unpatched", false, false}, {"v1", true, true}, {"v2", true, false}}
+var patchStates = []patchState{{"unpatched", false, false}, {"v1", true, true}, {"current", true, false}}
 
 // TestReproduction is the proof: against both real servers, with both the
 // stand-in and the real npm client, the unpatched client stays STUCK after
 // the session is lost; the v1 patch RECOVERS after the first call after
-// the loss failed with 404; the v2 patch retries that call once on the
+// the loss failed with 404; the current patch retries that call once on the
 // new session, so it succeeds: no call fails, with no watchdog running.
 func TestReproduction(t *testing.T) {
 	t.Parallel()

@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/repro"
 )
@@ -55,7 +56,7 @@ func parse(args []string, stderr io.Writer) (config, error) {
 	within := fs.Duration("within", repro.DefaultRecoverWithin, "a call must succeed this soon after the first failed one")
 	runs := fs.Int("runs", 0, "benchmark: runs per server (patched client, reactive and with the trigger)")
 	markdown := fs.Bool("markdown", false, "benchmark: print markdown table rows (for docs/BENCHMARKS.md)")
-	retry := fs.Bool("retry-bench", false, "benchmark (with -runs): added latency of the call the v2 patch retries on the new session")
+	retry := fs.Bool("retry-bench", false, "benchmark (with -runs): added latency of the call the current patch retries on the new session")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
 	}
@@ -106,13 +107,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-var errUnexpected = errors.New("a client did not behave as expected (unpatched: STUCK, patched: RECOVERED, v2: first call succeeded)")
+var errUnexpected = errors.New("a client did not behave as expected (unpatched: STUCK, patched: RECOVERED, current patch: first call succeeded)")
 
-// patchStates are the matrix's columns: unpatched, patch v1 (no retry), v2.
+// patchStates are the matrix's columns: unpatched, patch v1 (no retry), the current one.
 var patchStates = []struct {
 	name             string
 	patched, noRetry bool
-}{{"unpatched", false, false}, {"v1", true, true}, {"v2", true, false}}
+}{{"unpatched", false, false}, {"v1", true, true}, {clientpatch.Version, true, false}}
 
 // matrix runs every server × client × patch state and prints a line each.
 func matrix(ctx context.Context, c config, stdout io.Writer) error {
@@ -225,13 +226,13 @@ func plain(met bool) string {
 // call that met the expired session (issue 8).
 const retryAnchor = 37 * time.Millisecond
 
-// retryBench measures the v2 client per server: the added latency of the
+// retryBench measures the client with the current patch per server: the added latency of the
 // call that met the lost session.
 func retryBench(ctx context.Context, c config, stdout, stderr io.Writer) error {
 	for _, srv := range c.servers {
 		o := c.base
 		o.Server, o.Client = srv, c.clients[0]
-		fmt.Fprintf(stderr, "repro: %d runs, %s, %s, patch v2 (retry)\n", c.runs, srv, o.Client)
+		fmt.Fprintf(stderr, "repro: %d runs, %s, %s, patch %s (retry)\n", c.runs, srv, o.Client, clientpatch.Version)
 		b, err := repro.RetryBench(ctx, o, c.runs)
 		if err != nil {
 			return fmt.Errorf("%s: %w", srv, err)
@@ -247,8 +248,8 @@ func printRetryBench(w io.Writer, c config, srv repro.ServerKind, cl repro.Clien
 		ms(b.Median), ms(b.Min), ms(b.Max), b.FailedFirstCalls, b.Runs)
 	met := b.FailedFirstCalls == 0 && b.Median <= retryAnchor
 	if c.markdown {
-		fmt.Fprintf(w, "| client patch v2: added latency of the call retried on a new session after a session loss, %s server, %s client, %d runs | %s | ≤ %d ms (mcp-remote 0.15.1), no failed call | %s |\n",
-			srv, cl, b.Runs, res, retryAnchor.Milliseconds(), verdict(met))
+		fmt.Fprintf(w, "| client patch %s: added latency of the call retried on a new session after a session loss, %s server, %s client, %d runs | %s | ≤ %d ms (mcp-remote 0.15.1), no failed call | %s |\n",
+			clientpatch.Version, srv, cl, b.Runs, res, retryAnchor.Milliseconds(), verdict(met))
 		return
 	}
 	fmt.Fprintf(w, "%s retry: %s; anchor %d ms, no failed call: %s\n", srv, res, retryAnchor.Milliseconds(), plain(met))
