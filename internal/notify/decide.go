@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/durfmt"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
@@ -132,7 +133,7 @@ func (s *state) recovered(ev health.Event) *Message {
 	}
 	title := ev.Server + " recovered"
 	if ev.Took > 0 {
-		title += " in " + took(ev.Took)
+		title += " in " + durfmt.Short(ev.Took)
 	}
 	m := &Message{Title: title, Body: ev.Detail, Server: ev.Server, About: AboutRecovered}
 	if inc != nil {
@@ -194,7 +195,7 @@ func (s *state) reminders(now time.Time, every time.Duration, quiet bool) []Mess
 			continue
 		}
 		inc.told, inc.lastSent = true, now
-		body := fmt.Sprintf("Lost for %s; the watchdog is %s.", took(now.Sub(inc.since)), inc.doing)
+		body := fmt.Sprintf("Lost for %s; the watchdog is %s.", durfmt.Short(now.Sub(inc.since)), inc.doing)
 		if inc.advice != "" {
 			body += " Healing failed: " + inc.advice
 		}
@@ -202,18 +203,6 @@ func (s *state) reminders(now time.Time, every time.Duration, quiet bool) []Mess
 			Thread: inc.thread})
 	}
 	return out
-}
-
-func took(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return d.Round(time.Millisecond).String()
-	case d < time.Minute:
-		return d.Round(100 * time.Millisecond).String()
-	case d < time.Hour:
-		return d.Round(time.Second).String()
-	}
-	return d.Round(time.Minute).String()
 }
 
 func strategyName(s health.Strategy) string {

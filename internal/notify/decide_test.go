@@ -73,7 +73,7 @@ func TestDecisions(t *testing.T) {
 			{at: time.Minute, ev: recovered("mem", 60000)}}, nil},
 		{"paused loss, reminded after the pause, then recovery", []step{{pause: time.Hour}, {ev: lost("mem")},
 			{at: 30 * time.Minute, tick: true}, {at: 61 * time.Minute, tick: true}, {at: 70 * time.Minute, ev: recovered("mem", 4200000)}},
-			[]string{"mem: session still lost", "mem recovered in 1h10m0s"}},
+			[]string{"mem: session still lost", "mem recovered in 1h10m"}},
 		{"pause ended", []step{{pause: time.Minute}, {at: 2 * time.Minute, ev: lost("mem")}},
 			[]string{"mem: session lost — the watchdog is healing it"}},
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/durfmt"
 )
 
 // When many sessions end at once (the host crashed, the machine woke), a
@@ -275,7 +277,7 @@ const HealedLossSuffix = ": session lost — since recovered"
 // recovered.
 func healedLoss(m Message, in time.Duration) Message {
 	m.Title = m.Server + HealedLossSuffix
-	m.Body = strings.TrimSpace(m.Body + " Recovered in " + took(in) + ".")
+	m.Body = strings.TrimSpace(m.Body + " Recovered in " + durfmt.Short(in) + ".")
 	m.Healed = true
 	return m
 }

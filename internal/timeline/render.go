@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/durfmt"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
@@ -103,7 +104,7 @@ func newView(p Page, o Options) view {
 		MedianRecovery: "—", Width: labelWidth + chartWidth + 10, Label: labelWidth,
 		Axis: axis(sc, o.Location)}
 	if p.Summary.Recovered > 0 {
-		v.MedianRecovery = short(p.Summary.MedianRecovery)
+		v.MedianRecovery = durfmt.Short(p.Summary.MedianRecovery)
 	}
 	v.Lanes = append(v.Lanes, hostLane(p, sc))
 	for _, s := range p.Servers {
@@ -138,7 +139,7 @@ func (s scale) x(t time.Time) float64 {
 func serverLane(s *Server, incidents []*Incident, sc scale) lane {
 	l := lane{Name: s.Name, Timeout: "idle timeout unknown", Height: float64(s.Rows)*rowHeight + 4}
 	if s.Timeout > 0 {
-		l.Timeout = "idle timeout " + short(s.Timeout)
+		l.Timeout = "idle timeout " + durfmt.Short(s.Timeout)
 	}
 	for _, sess := range s.Sessions {
 		l.Bars = append(l.Bars, newBar(sess, s.Timeout, sc))
@@ -194,20 +195,20 @@ func sessionTitle(sess *Session, timeout time.Duration) string {
 	if client == "" {
 		client = "unknown client"
 	}
-	life := short(sess.To.Sub(sess.From))
+	life := durfmt.Short(sess.To.Sub(sess.From))
 	var end string
 	switch {
 	case sess.Open:
 		end = "still tracked"
 	case sess.End == health.EvSessionExpired:
-		end = "expired after " + short(sess.Idle) + " idle"
+		end = "expired after " + durfmt.Short(sess.Idle) + " idle"
 	case sess.End == health.EvSessionLost:
 		end = "lost"
 	default:
-		end = "ended after " + short(sess.Idle) + " idle"
+		end = "ended after " + durfmt.Short(sess.Idle) + " idle"
 	}
 	if timeout > 0 && !sess.Open {
-		end += " (timeout " + short(timeout) + ")"
+		end += " (timeout " + durfmt.Short(timeout) + ")"
 	}
 	return fmt.Sprintf("%s of %s: %s, %s; %d keep-warm ping(s)", sess.ID, client, life, end, len(sess.Pings))
 }
@@ -245,14 +246,14 @@ func incidentTitle(inc *Incident) string {
 	if inc.Recovered.IsZero() {
 		return fmt.Sprintf("%s lost its session %s; not recovered", inc.Server, inc.Session)
 	}
-	return fmt.Sprintf("%s lost its session %s; recovered in %s", inc.Server, inc.Session, short(inc.Took))
+	return fmt.Sprintf("%s lost its session %s; recovered in %s", inc.Server, inc.Session, durfmt.Short(inc.Took))
 }
 
 func newIncidentRow(inc *Incident, loc *time.Location) incidentRow {
 	r := incidentRow{Server: inc.Server, Session: inc.Session, NewSession: inc.NewSession, Lost: stamp(inc.Lost, loc),
 		Strategy: inc.Strategy, Detail: inc.Detail, Open: inc.Recovered.IsZero(), Failed: inc.Failed}
 	if !r.Open {
-		r.Recovered, r.Took = stamp(inc.Recovered, loc), short(inc.Took)
+		r.Recovered, r.Took = stamp(inc.Recovered, loc), durfmt.Short(inc.Took)
 	}
 	for i, h := range inc.Heals {
 		if i > 0 {
@@ -303,18 +304,4 @@ func stamp(t time.Time, loc *time.Location) string {
 		return ""
 	}
 	return t.In(loc).Format("2006-01-02 15:04:05 MST")
-}
-
-// short is a duration as a person reads it: 23ms, 4.2s, 3m10s, 12h0m.
-func short(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return d.Round(time.Millisecond).String()
-	case d < time.Minute:
-		return d.Round(100 * time.Millisecond).String()
-	case d < time.Hour:
-		return d.Round(time.Second).String()
-	}
-	s := d.Round(time.Minute).String()
-	return s[:len(s)-2] // "12h0m0s" → "12h0m"
 }

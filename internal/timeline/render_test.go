@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
@@ -101,15 +100,4 @@ func fixtureSessions(recs []journal.Record) int {
 		}
 	}
 	return len(seen)
-}
-
-func TestShort(t *testing.T) {
-	t.Parallel()
-	for d, want := range map[time.Duration]string{
-		23 * time.Millisecond: "23ms", 4200 * time.Millisecond: "4.2s", 190 * time.Second: "3m10s", 12 * time.Hour: "12h0m",
-	} {
-		if got := short(d); got != want {
-			t.Errorf("short(%v) = %q, want %q", d, got, want)
-		}
-	}
 }
