@@ -10,10 +10,17 @@ import (
 	"testing"
 )
 
-// TestInspectStates: each state from the file alone, and the advice.
-func TestInspectStates(t *testing.T) {
-	t.Parallel()
-	_, orig := realClient(t)
+// inspectCase is a file and the state and advice it must read as.
+type inspectCase struct {
+	name    string
+	content []byte
+	want    State
+	advice  string
+}
+
+// inspectCases are files derived from the real client, each one state.
+func inspectCases(t *testing.T, orig []byte) []inspectCase {
+	t.Helper()
 	patched, err := build(orig)
 	mustDo(t, err)
 	insideBlock := bytes.Replace(patched, []byte("generation.onerror = (error) => {"), []byte("generation.onerror = (err) => {"), 1)
@@ -29,12 +36,7 @@ func TestInspectStates(t *testing.T) {
 	mixed := bytes.Replace(patched, []byte("mcp-watchdog:begin dispose v3 */"), []byte("mcp-watchdog:begin dispose v1 */"), 1)
 	mixed = bytes.Replace(mixed, []byte("mcp-watchdog:end dispose v3 */"), []byte("mcp-watchdog:end dispose v1 */"), 1)
 	v4 := bytes.ReplaceAll(patched, []byte(" v3 */"), []byte(" v4 */"))
-	tests := []struct {
-		name    string
-		content []byte
-		want    State
-		advice  string
-	}{
+	return []inspectCase{
 		{"original", orig, StateUnpatched, "watchdog patch apply"},
 		{"patched", patched, StateApplied, "restart DSH"},
 		{"patched by v1", v1, StateApplied, "upgrade it to v3"},
@@ -50,7 +52,17 @@ func TestInspectStates(t *testing.T) {
 		{"the retry block gone", stripPart(t, patched, "retry"), StateModified, "revert --force"},
 		{"the track block gone", stripPart(t, patched, "track"), StateModified, "revert --force"},
 	}
-	for _, tc := range tests {
+}
+
+// TestInspectStates: each state from the file alone, and the advice.
+func TestInspectStates(t *testing.T) {
+	t.Parallel()
+	_, orig := realClient(t)
+	patched, err := build(orig)
+	mustDo(t, err)
+	v1, err := buildVersion(orig, versionV1)
+	mustDo(t, err)
+	for _, tc := range inspectCases(t, orig) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			if tc.want != StateUnpatched && tc.want != StateApplied && (bytes.Equal(tc.content, orig) || bytes.Equal(tc.content, patched)) {
