@@ -94,3 +94,30 @@ func TestStoreLaggingTheServersWordIsNoNewSession(t *testing.T) {
 		{time.Second + 60*time.Millisecond, snap(), nil},
 	})
 }
+
+// Soak run 20: the daemon's clock went back 12 s between two restarts of a
+// server. The second restart's start, read in the clock as it is now, came
+// out before the first one's, read before the jump; it was not taken for a
+// restart, and the sessions it killed were journaled as idle expiries. A
+// restart is a different process, however the clock reads its start.
+func TestRestartAfterTheClockWentBack(t *testing.T) {
+	t.Parallel()
+	const T = 2500 * time.Millisecond
+	m := newTestModel(T)
+	const jump = 12 * time.Second
+	p1, p2 := t0.Add(-time.Hour), t0.Add(5*time.Second) // p2 read before the jump
+	other := func(last time.Time) StoreSession { return sess("other-session-001", "other-agent", t0, last) }
+	snapAt := func(d time.Duration, started time.Time, ss ...StoreSession) []Event {
+		return m.Apply(Signal{Kind: SigStoreSnapshot, Server: srv, Sessions: ss, ServerStarted: started}, t0.Add(d))
+	}
+	snapAt(0, p1, other(t0))
+	snapAt(6*time.Second, p2, other(t0.Add(6*time.Second))) // survived a restart: a new session of the new server, as it were
+	// The clock goes back 12 s; the server restarts again at what now reads t0+2s.
+	m.Apply(Signal{Kind: SigWoke, Gap: jump}, t0.Add(-4*time.Second))
+	snapAt(-4*time.Second+500*time.Millisecond, p2, other(t0.Add(-4*time.Second)))
+	p3 := t0.Add(-2 * time.Second)
+	evs := snapAt(-2*time.Second+4*time.Second, p3) // 4 s idle: past the timeout, but killed
+	if got := kinds(evs); !slices.Equal(got, []EventKind{EvSessionLost}) || !contains(evs[0].Detail, "server restarted") {
+		t.Fatalf("events %+v, want the session lost to the restart, not expired", evs)
+	}
+}

@@ -61,8 +61,12 @@ type server struct {
 	held       *Held                // the beacon's entry for this server; nil: none
 	healAt     time.Time            // the last heal we started: the client may act on it late
 	// serverStarted is when the process serving the port started, as of the
-	// last snapshot; restartAt is when it was last seen to restart.
+	// last snapshot; restartAt is when it was last seen to restart, and
+	// restarts counts the restarts seen. Which restart a session survived
+	// is kept as that count, not a time: a clock set back between two
+	// restarts reads the second one's start before the first one's.
 	serverStarted, restartAt time.Time
+	restarts                 int
 	flap                     flap // how often its incidents open
 }
 
@@ -72,7 +76,7 @@ type session struct {
 	lastActivity time.Time // from the store, or when first seen / last changed
 	knownActive  bool      // lastActivity came from the store or a ping of ours
 	atRisk       bool
-	restartSeen  time.Time // the server restart this session was seen to survive
+	restartSeen  int       // the server restarts (server.restarts) this session was seen to survive
 }
 
 // incident is an open loss on a server: its host session is gone and not yet

@@ -43,7 +43,7 @@ func (m *Model) storeSnapshot(s *server, sig Signal, now time.Time) []Event {
 	}
 	if !sig.ServerGone {
 		for _, sess := range s.sessions {
-			sess.restartSeen = s.restartAt // it outlived every restart so far
+			sess.restartSeen = s.restarts // it outlived every restart so far
 		}
 	}
 	s.unlearn(now)
@@ -57,8 +57,8 @@ func (s *server) noteServerStart(started time.Time) {
 	if started.IsZero() {
 		return
 	}
-	if !started.Equal(s.serverStarted) && started.After(s.restartAt) {
-		s.restartAt = started
+	if !started.Equal(s.serverStarted) {
+		s.restartAt, s.restarts = started, s.restarts+1
 	}
 	s.serverStarted = started
 }
@@ -70,13 +70,13 @@ func (s *server) startLine(sig Signal, now time.Time) {
 	if sig.History || !s.serverStarted.IsZero() {
 		return
 	}
-	s.restartAt = now
+	s.restartAt, s.restarts = now, s.restarts+1
 }
 
 // endedByRestart: sess vanished because its server restarted: a restart it
 // was not seen to survive, after its last activity.
 func (s *server) endedByRestart(sess *session) bool {
-	return !s.restartAt.IsZero() && s.restartAt.After(sess.restartSeen) && !s.restartAt.Before(sess.lastActivity)
+	return s.restarts > sess.restartSeen && !s.restartAt.Before(sess.lastActivity)
 }
 
 func newSession(st StoreSession, now time.Time) *session {
