@@ -53,9 +53,13 @@ func (s *server) atRisk(sess *session, now time.Time) bool {
 	if t <= 0 {
 		return false
 	}
-	left := t - s.idle(sess, now)
-	window := max(time.Duration(float64(t)*(1-AtRiskFraction)), min(AtRiskWindow, time.Duration(float64(t)*atRiskWindowCap)))
-	return left <= window
+	return t-s.idle(sess, now) <= s.atRiskWindow()
+}
+
+// atRiskWindow is how long before its timeout a session counts as at risk.
+func (s *server) atRiskWindow() time.Duration {
+	t := s.timeout()
+	return max(time.Duration(float64(t)*(1-AtRiskFraction)), min(AtRiskWindow, time.Duration(float64(t)*atRiskWindowCap)))
 }
 
 func (s *server) expiredAt(idle time.Duration) bool {
