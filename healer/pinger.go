@@ -2,6 +2,8 @@ package healer
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
@@ -72,6 +74,9 @@ func (p *Pinger) start(ctx context.Context, server string, do func(*mcphttp.Clie
 	}()
 	return true
 }
+
+// Servers lists the servers it has a client for, in name order.
+func (p *Pinger) Servers() []string { return slices.Sorted(maps.Keys(p.clients)) }
 
 // Wait returns when every request started has reported.
 func (p *Pinger) Wait() { p.wg.Wait() }

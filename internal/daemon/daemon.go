@@ -19,8 +19,25 @@ import (
 	"github.com/mcpwatchdog/watchdog/tray"
 )
 
-// tickInterval paces time-based re-evaluation (at risk) and wake detection.
-const tickInterval = time.Second
+// The loop sleeps until the earliest thing due, within these bounds.
+const (
+	// wakeFloor is the longest it sleeps. Timers run on the monotonic
+	// clock, which stops while the machine is suspended, so a resume is
+	// noticed at the next wake: this bounds how late that is (keep-warm
+	// pings at once after a wake).
+	wakeFloor = 10 * time.Second
+	// wakeSkewFloor is wakeFloor with a debug clock-skew file (the chaos
+	// soak): the file is re-read at each wake, and the jumps it makes must
+	// be seen within a second.
+	wakeSkewFloor = time.Second
+	// minWake coalesces: the loop never wakes sooner than this for time.
+	minWake = 20 * time.Millisecond
+	// tickAfterActivity: after a signal, the model's deadlines are looked
+	// at again within this long (a signal may bring one nearer).
+	tickAfterActivity = time.Second
+	// hostCheckPause: after a look at a host found gone, the next one.
+	hostCheckPause = time.Second
+)
 
 // item is one thing for the daemon loop: a signal, a follower position to
 // acknowledge once the signal's events are journaled, or both.
@@ -30,6 +47,9 @@ type item struct {
 	client *clientpatch.Look // a look at the client module
 	// beacons: the live patched clients' beacons changed.
 	beacons *beacon.Update
+	// alive names the server whose own log wrote a new line: a sign of
+	// life for the liveness schedule.
+	alive string
 }
 
 // query asks the loop for something only the model knows.
@@ -61,7 +81,8 @@ type daemon struct {
 	queries     chan query
 	now         func() time.Time
 	warm        *healer.KeepWarm
-	warmOn      map[string]bool // servers whose host session is kept warm
+	live        *healer.Liveness // when each server's sessionless check is due; nil before Serve
+	warmOn      map[string]bool  // servers whose host session is kept warm
 	pinger      *healer.Pinger
 	metrics     *metrics.Metrics
 	heal        *healing
@@ -130,10 +151,8 @@ func (d *daemon) signal(ctx context.Context, sig health.Signal) bool {
 }
 
 func (d *daemon) loop(ctx context.Context) {
-	ticker := time.NewTicker(tickInterval)
-	defer ticker.Stop()
-	live := time.NewTicker(livenessEvery)
-	defer live.Stop()
+	wake := time.NewTimer(0)
+	defer wake.Stop()
 	var faceTick <-chan time.Time // only with a tray
 	if d.opts.Tray != nil {
 		face := time.NewTicker(faceEvery)
@@ -141,12 +160,11 @@ func (d *daemon) loop(ctx context.Context) {
 		faceTick = face.C
 	}
 	d.refreshFace()
-	warm := time.NewTimer(0)
-	defer warm.Stop()
 	clock := newWakeDetector(d.now())
 	d.checkLiveness(ctx)
+	tickAt := d.now() // when time alone next makes something due
 	for {
-		force := false
+		force, timed := false, false
 		select {
 		case <-ctx.Done():
 			return
@@ -156,22 +174,8 @@ func (d *daemon) loop(ctx context.Context) {
 			d.handle(ctx, it)
 		case <-d.journalRetry():
 			d.retryJournal(false)
-		case <-ticker.C:
-			d.clock.refresh()
-			now := d.now()
-			if gap, woke := clock.observe(now); woke {
-				d.emit(d.model.Apply(health.Signal{Kind: health.SigWoke, Gap: gap}, now))
-				force = true
-				break
-			}
-			d.emit(d.model.Tick(now))
-			d.emit(d.limit.lifted(now))
-			d.saveTracked(false)
-			d.gauges(now)
-			d.noteHealth(now)
-			d.retryRestarts(ctx, now)
-		case <-warm.C:
-		case <-live.C:
+		case <-wake.C:
+			force, timed = d.timeJobs(ctx, clock), true
 			d.checkLiveness(ctx)
 		case <-faceTick:
 			d.refreshFace()
@@ -182,8 +186,71 @@ func (d *daemon) loop(ctx context.Context) {
 		case q := <-d.queries:
 			q.reply <- d.answer(ctx, q)
 		}
-		warm.Reset(d.keepWarm(ctx, d.now(), force))
+		// One timer for everything time makes due: keep-warm pings, the
+		// model's deadlines, liveness checks; nothing wakes without one.
+		// The model's deadlines cost a pass over every session, so they are
+		// worked out on timed wakes only; what came in meanwhile is looked
+		// at within tickAfterActivity, as the old one-second tick did.
+		now := d.now()
+		if timed {
+			tickAt = now.Add(d.nextTick(now))
+		} else {
+			tickAt = minTime(tickAt, now.Add(tickAfterActivity))
+		}
+		// The floor also bounds waits measured on a wall clock set back.
+		next := min(d.keepWarm(ctx, now, force), max(tickAt.Sub(now), 0), d.livenessIn(now), d.wakeFloor())
+		wake.Reset(max(next, minWake))
 	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// timeJobs does what time alone makes due, and reports whether the loop
+// found the machine back from a sleep (keep-warm then pings at once).
+func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) {
+	d.clock.refresh()
+	now := d.now()
+	if gap, woke := clock.observe(now); woke {
+		d.emit(d.model.Apply(health.Signal{Kind: health.SigWoke, Gap: gap}, now))
+		return true
+	}
+	d.emit(d.model.Tick(now))
+	d.emit(d.limit.lifted(now))
+	d.saveTracked(false)
+	d.gauges(now)
+	d.noteHealth(now)
+	d.retryRestarts(ctx, now)
+	return false
+}
+
+// wakeFloor is the longest the loop sleeps.
+func (d *daemon) wakeFloor() time.Duration {
+	if d.clock.skewFile != "" {
+		return wakeSkewFloor
+	}
+	return wakeFloor
+}
+
+// nextTick is how long until time alone makes something due: the model's
+// next deadline, a journal limit lifting, a refused restart allowed again;
+// never longer than wakeFloor (wakeSkewFloor with a debug clock skew).
+func (d *daemon) nextTick(now time.Time) time.Duration {
+	next := now.Add(d.wakeFloor())
+	if at, ok := d.model.NextDeadline(now); ok && at.Before(next) {
+		next = at
+	}
+	if at, ok := d.limit.nextLift(); ok && at.Before(next) {
+		next = at
+	}
+	if wait, ok := d.restartWait(now); ok && now.Add(wait).Before(next) {
+		next = now.Add(wait)
+	}
+	return max(next.Sub(now), 0)
 }
 
 func (d *daemon) handle(ctx context.Context, it item) {
@@ -194,6 +261,9 @@ func (d *daemon) handle(ctx context.Context, it item) {
 	if it.client != nil {
 		d.noteClient(*it.client)
 		d.healWaiting(ctx)
+	}
+	if it.alive != "" && d.live != nil {
+		d.live.Alive(it.alive, d.now())
 	}
 	if it.beacons != nil {
 		d.applyBeacons(ctx, *it.beacons)
@@ -221,6 +291,7 @@ func patchLabel(s clientpatch.State) string {
 // apply feeds a signal to the model, journals its events and reacts to
 // them (a new incident starts the heal ladder).
 func (d *daemon) apply(ctx context.Context, sig health.Signal) {
+	d.noteLife(sig)
 	evs := d.model.Apply(sig, d.now())
 	d.emit(evs)
 	d.react(ctx, evs)

@@ -199,6 +199,26 @@ func (d *daemon) retryRestarts(ctx context.Context, now time.Time) {
 	}
 }
 
+// restartWait is how long until retryRestarts could restart the host for
+// a lost session the limiter's backoff refused; ok is false when it waits
+// for nothing (no auto restart, nothing lost, allowed now, or given up).
+func (d *daemon) restartWait(now time.Time) (time.Duration, bool) {
+	if !d.cfg.Host.AutoRestart || len(d.cfg.Host.Restart) == 0 || !d.anyLost(now) {
+		return 0, false
+	}
+	dec := d.heal.limiter.Decide(now)
+	return dec.Wait, !dec.OK && dec.Wait > 0
+}
+
+func (d *daemon) anyLost(now time.Time) bool {
+	for _, s := range d.model.Status(now).Servers {
+		if s.State == health.Lost {
+			return true
+		}
+	}
+	return false
+}
+
 // noteHealth feeds the restart limiter how long everything has been fine:
 // after an hour of health its backoff starts over.
 func (d *daemon) noteHealth(now time.Time) {

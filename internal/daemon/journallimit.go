@@ -88,6 +88,22 @@ func (l *journalLimit) lifted(now time.Time) []health.Event {
 	return out
 }
 
+// nextLift is when the first engaged limit refills to its burst, so that
+// lifted has news; ok is false while no limit is engaged.
+func (l *journalLimit) nextLift() (at time.Time, ok bool) {
+	for _, b := range l.buckets {
+		if b.dropped == nil {
+			continue
+		}
+		// A millisecond over, so float rounding cannot leave it a hair short.
+		full := b.at.Add(time.Duration((limitBurst-b.tokens)/limitRate*float64(time.Second)) + time.Millisecond)
+		if !ok || full.Before(at) {
+			at, ok = full, true
+		}
+	}
+	return at, ok
+}
+
 // bucketAt is server's bucket, refilled up to now.
 func (l *journalLimit) bucketAt(server string, now time.Time) *bucket {
 	b := l.buckets[server]

@@ -41,12 +41,23 @@ func TestJournalLimitCountsAFloodOfSessionEvents(t *testing.T) {
 	if lifted := l.lifted(t0.Add(time.Minute)); len(lifted) != 0 {
 		t.Fatalf("lifted before the bucket refilled: %+v", lifted)
 	}
-	lifted := l.lifted(t0.Add(time.Hour))
+	// The loop sleeps until the lift: nothing before it, the warning at it.
+	at, ok := l.nextLift()
+	if !ok || at.Before(t0.Add(time.Minute)) || at.After(t0.Add(11*time.Minute)) {
+		t.Fatalf("next lift %v (%v), want within the 10 min a full refill takes", at.Sub(t0), ok)
+	}
+	if lifted := l.lifted(at.Add(-time.Second)); len(lifted) != 0 {
+		t.Fatalf("lifted a second before its deadline: %+v", lifted)
+	}
+	lifted := l.lifted(at)
 	if len(lifted) != 1 || !strings.Contains(lifted[0].Detail, fmt.Sprintf("session_new %d", 10000-journaled)) {
 		t.Fatalf("lifted %+v, want one warning counting %d session_new", lifted, 10000-journaled)
 	}
 	if again := l.lifted(t0.Add(2 * time.Hour)); len(again) != 0 {
 		t.Fatalf("lifted twice: %+v", again)
+	}
+	if at, ok := l.nextLift(); ok {
+		t.Fatalf("a lifted limit still has a deadline: %v", at)
 	}
 }
 

@@ -24,6 +24,9 @@ func (r *lineReader) run(ctx context.Context, lines <-chan follow.Line) {
 	for ln := range lines {
 		pos := ln.Pos
 		it := item{ack: &pos}
+		if ln.Tag != hostTag && !ln.History {
+			it.alive = ln.Tag // the server itself wrote it
+		}
 		if sig, ok := r.signal(ln); ok {
 			it.sig = &sig
 		}

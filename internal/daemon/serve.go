@@ -115,6 +115,7 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 	d := newDaemon(cfg, stateDir, opts, j)
 	pinger, warnings := d.newPinger(ctx)
 	d.pinger = pinger
+	d.live = healer.NewLiveness(pinger.Servers(), d.now())
 	defer pinger.Wait()
 	d.pingHeldAtStart(ctx)
 	recs, err := journal.ReadTail(stateDir, restoreWindow)

@@ -12,9 +12,6 @@ import (
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
-// livenessEvery paces the sessionless check that tells up from down.
-const livenessEvery = 30 * time.Second
-
 // newPinger builds one MCP client per server. A server whose client cannot
 // be built (a header's variable is unset, plain http to a remote host) is
 // reported and left unpinged rather than pinged wrongly.
@@ -77,10 +74,10 @@ func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.D
 		}
 	}
 	due := d.warm.Due(targets, now, force)
-	checks := d.verifyDue(now)
+	checks, verifying := d.verifyDue(now)
 	if len(due)+len(checks) > 0 && d.hostGone(ctx) {
 		d.apply(ctx, health.Signal{Kind: health.SigHostDown})
-		return tickInterval
+		return hostCheckPause
 	}
 	for _, t := range due {
 		if !d.pinger.KeepWarm(ctx, t) {
@@ -95,15 +92,60 @@ func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.D
 		}
 	}
 	next := d.warm.Next(targets, now)
-	if next < 0 || next > tickInterval {
-		next = tickInterval
+	if next < 0 {
+		next = wakeFloor
 	}
-	return max(next, 20*time.Millisecond)
+	if verifying {
+		next = min(next, verifyEvery) // a new session is being checked
+	}
+	return max(next, minWake)
 }
 
+// checkLiveness sends the sessionless checks that are due (healer.Liveness
+// paces them: every 30 s while a server answers, backing off to 10 min
+// while it does not).
 func (d *daemon) checkLiveness(ctx context.Context) {
-	for _, s := range d.cfg.Servers {
-		d.pinger.Liveness(ctx, s.Name)
+	if d.live == nil {
+		return
+	}
+	now := d.now()
+	for _, s := range d.live.Due(now) {
+		if !d.pinger.Liveness(ctx, s) {
+			d.live.Unsent(s, now)
+		}
+	}
+}
+
+// livenessIn is how long the loop may wait before the next check is due.
+func (d *daemon) livenessIn(now time.Time) time.Duration {
+	if d.live == nil {
+		return healer.LivenessMaxGap
+	}
+	if next, ok := d.live.Next(now); ok {
+		return next
+	}
+	return healer.LivenessMaxGap // no server to check: wake only to look again
+}
+
+// noteLife tells the liveness schedule what a signal says of a server:
+// a liveness answer is its outcome; an answer from the server, or a line
+// or store change it wrote, is a sign of life that ends a down server's
+// backoff at once.
+func (d *daemon) noteLife(sig health.Signal) {
+	if d.live == nil || sig.Server == "" {
+		return
+	}
+	now := d.now()
+	switch sig.Kind {
+	case health.SigLiveness:
+		d.live.Answered(sig.Server, sig.Outcome != health.OutcomeDown, now)
+	case health.SigKeepWarm:
+		if sig.Outcome != health.OutcomeDown {
+			d.live.Alive(sig.Server, now)
+		}
+	case health.SigSessionLost, health.SigIdleTimeout, health.SigLegacyHeaderRejected, health.SigReconnected,
+		health.SigStoreSnapshot, health.SigSessionClosed:
+		d.live.Alive(sig.Server, now)
 	}
 }
 
@@ -125,15 +167,15 @@ const verifyEvery = 2 * time.Second
 
 // verifyDue is the new sessions the model needs an answer from whose
 // check is due.
-func (d *daemon) verifyDue(now time.Time) []health.WarmTarget {
+func (d *daemon) verifyDue(now time.Time) (due []health.WarmTarget, pending bool) {
 	if len(d.verified) > 64 {
 		clear(d.verified) // old candidates: at worst one extra ping each
 	}
-	var due []health.WarmTarget
-	for _, t := range d.model.Verify(now) {
+	candidates := d.model.Verify(now)
+	for _, t := range candidates {
 		if last, ok := d.verified[t.Server+"\x00"+t.SessionID]; !ok || now.Sub(last) >= verifyEvery {
 			due = append(due, t)
 		}
 	}
-	return due
+	return due, len(candidates) > 0
 }

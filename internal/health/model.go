@@ -76,7 +76,7 @@ type session struct {
 	lastActivity time.Time // from the store, or when first seen / last changed
 	knownActive  bool      // lastActivity came from the store or a ping of ours
 	atRisk       bool
-	restartSeen  int       // the server restarts (server.restarts) this session was seen to survive
+	restartSeen  int // the server restarts (server.restarts) this session was seen to survive
 }
 
 // incident is an open loss on a server: its host session is gone and not yet
