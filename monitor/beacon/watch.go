@@ -20,7 +20,10 @@ const (
 	// over the beacon) settle into one read; burstCap bounds how long a
 	// stream of events can postpone it, in debounce periods.
 	debounce = 50 * time.Millisecond
-	burstCap = 10
+	// idleBackstop: with no live client and the directory watched, the
+	// directory is re-read only this often, in case an event was missed.
+	idleBackstop = 30 * time.Second
+	burstCap     = 10
 )
 
 // ErrNoDir means Options.Dir is empty or not absolute.
@@ -124,12 +127,12 @@ func (l *loop) run(ctx context.Context) error {
 		defer func() { _ = fw.Close() }()
 	}
 	defer l.debounce.Stop()
-	tick := time.NewTicker(l.interval)
-	defer tick.Stop()
 	l.setupWatch()
 	if !l.scan(ctx) {
 		return nil
 	}
+	tick := time.NewTimer(l.nextLook())
+	defer tick.Stop()
 	for {
 		look := false
 		select {
@@ -153,10 +156,24 @@ func (l *loop) run(ctx context.Context) error {
 			l.setupWatch()
 			look = true
 		}
-		if look && !l.scan(ctx) {
-			return nil
+		if look {
+			if !l.scan(ctx) {
+				return nil
+			}
+			tick.Reset(l.nextLook())
 		}
 	}
+}
+
+// nextLook is when to look again without an event: every Interval while
+// some client lives (a dead one's beacon goes within an Interval), or while
+// change notification does not cover the directory; otherwise only as a
+// backstop, since a new beacon comes with an event.
+func (l *loop) nextLook() time.Duration {
+	if len(l.entries) > 0 || l.fw == nil || l.watched == "" || l.addFailed {
+		return l.interval
+	}
+	return max(l.interval, idleBackstop)
 }
 
 // lostNotify falls back to Interval reads when fsnotify closed under us.

@@ -34,12 +34,24 @@ func BenchmarkClassify(b *testing.B) {
 // benchLog writes a generated log of size bytes with sparse hits.
 func benchLog(b *testing.B, size int64) string {
 	b.Helper()
+	return writeBenchLog(b, size, func(f *os.File) error { _, err := loggen.Write(f, size, 40000, 1); return err })
+}
+
+// benchShortLog is the short-line shape: ~80-byte lines from a dozen
+// templates, one hit in 2,000.
+func benchShortLog(b *testing.B, size int64) string {
+	b.Helper()
+	return writeBenchLog(b, size, func(f *os.File) error { _, err := loggen.WriteShort(f, size, 2000, 1); return err })
+}
+
+func writeBenchLog(b *testing.B, size int64, write func(*os.File) error) string {
+	b.Helper()
 	path := filepath.Join(b.TempDir(), "bench.log")
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := loggen.Write(f, size, 40000, 1); err != nil {
+	if err := write(f); err != nil {
 		b.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -52,7 +64,11 @@ func benchLog(b *testing.B, size int64) string {
 // classify) from the page cache. Compare MB/s with `grep -F -c` using
 // Literals(); scripts/bench-scan.sh does that on 1 GiB.
 func BenchmarkScanFile(b *testing.B) {
-	path := benchLog(b, 64<<20)
+	b.Run("long", func(b *testing.B) { benchScanFile(b, benchLog(b, 64<<20)) })
+	b.Run("short", func(b *testing.B) { benchScanFile(b, benchShortLog(b, 64<<20)) })
+}
+
+func benchScanFile(b *testing.B, path string) {
 	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
@@ -104,9 +120,14 @@ func BenchmarkScanNaive(b *testing.B) {
 	}
 }
 
-// BenchmarkMatcher is the literal search alone on data in memory.
+// BenchmarkMatcher is the literal search alone on data in memory, on both
+// log shapes.
 func BenchmarkMatcher(b *testing.B) {
-	path := benchLog(b, 16<<20)
+	b.Run("long", func(b *testing.B) { benchMatcher(b, benchLog(b, 16<<20)) })
+	b.Run("short", func(b *testing.B) { benchMatcher(b, benchShortLog(b, 16<<20)) })
+}
+
+func benchMatcher(b *testing.B, path string) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)

@@ -13,8 +13,11 @@ import (
 
 // Defaults for the zero values of Options.
 const (
-	DefaultMaxLine      = 1 << 20
-	DefaultBackstop     = 10 * time.Second
+	DefaultMaxLine  = 1 << 20
+	DefaultBackstop = 10 * time.Second
+	// DefaultBackstopMax is what the default backstop's period grows to
+	// while its re-scans find nothing the events missed.
+	DefaultBackstopMax  = 5 * time.Minute
 	DefaultDebounce     = 5 * time.Millisecond
 	DefaultHistoryBytes = 64 << 20
 )
@@ -77,8 +80,13 @@ type Options struct {
 	// 1 MiB); longer lines are skipped and reported to Warn.
 	MaxLine int
 	// Backstop is the period of the full re-scan that catches missed
-	// events and directories that became readable (default 10 s).
+	// events and directories that became readable (default 10 s). While
+	// re-scans find nothing, the period doubles up to BackstopMax; one
+	// that finds something brings Backstop back.
 	Backstop time.Duration
+	// BackstopMax caps that growth. Zero: DefaultBackstopMax when Backstop
+	// is the default, else Backstop (a period set by hand stays as set).
+	BackstopMax time.Duration
 	// Debounce is the least time between two passes over changed files
 	// (default 5 ms): the first event after a quiet spell is handled at
 	// once, the rest of a burst together.
@@ -153,7 +161,11 @@ func withDefaults(o Options) Options {
 	}
 	if o.Backstop <= 0 {
 		o.Backstop = DefaultBackstop
+		if o.BackstopMax <= 0 {
+			o.BackstopMax = DefaultBackstopMax
+		}
 	}
+	o.BackstopMax = max(o.BackstopMax, o.Backstop)
 	if o.Debounce <= 0 {
 		o.Debounce = DefaultDebounce
 	}
@@ -181,7 +193,7 @@ func (f *Follower) Ack(p Position) {
 }
 
 // Flush writes the checkpoint now if acks changed since the last write.
-// Run writes it every second and when it returns; the consumer calls Flush
+// Run writes it within a second of a change and when it returns; the consumer calls Flush
 // once it is done after Run returned, so that its last acks are saved too.
 func (f *Follower) Flush() error {
 	if f.opts.CheckpointFile == "" {
@@ -229,26 +241,32 @@ func (f *Follower) Run(ctx context.Context) error {
 	return err
 }
 
+// checkpointLoop writes the checkpoint at most every checkpointEvery, and
+// only after a position changed: an idle follower never wakes for it. A
+// failed write is tried again a checkpointEvery later.
 func (f *Follower) checkpointLoop(ctx context.Context) {
 	if f.opts.CheckpointFile == "" {
 		return
 	}
-	t := time.NewTicker(checkpointEvery)
-	defer t.Stop()
 	lastErr := ""
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
-			err := f.Flush()
-			if err != nil && err.Error() != lastErr {
-				f.log.Warn("follow: cannot save checkpoint; will retry", "err", err)
-			}
-			lastErr = ""
-			if err != nil {
-				lastErr = err.Error()
-			}
+		case <-f.acks.changed:
+		}
+		select { // gather what else changes within the interval
+		case <-ctx.Done():
+			return
+		case <-time.After(checkpointEvery):
+		}
+		err := f.Flush()
+		if err != nil && err.Error() != lastErr {
+			f.log.Warn("follow: cannot save checkpoint; will retry", "err", err)
+		}
+		lastErr = ""
+		if err != nil {
+			lastErr = err.Error() // Flush marked the acks dirty again: the next turn retries
 		}
 	}
 }

@@ -146,6 +146,7 @@ func (r *runner) children(tag, dir, elem string, wantDir bool) []string {
 // was added, after which the caller globs again. fsnotify's WatchList is the
 // truth: a deleted directory's watch is gone without our doing.
 func (r *runner) syncWatches(dirs map[string]string) (added bool) {
+	r.unwatched = 0
 	have := make(map[string]bool)
 	for _, d := range r.w.WatchList() {
 		have[d] = true
@@ -162,6 +163,7 @@ func (r *runner) syncWatches(dirs map[string]string) (added bool) {
 		// is open, and a rotated file in it still is.
 		if err := r.w.Add(d); err != nil {
 			r.warnOnce(dirs[d], d, fmt.Errorf("watch directory (changes seen every %s): %w", r.opts.Backstop, err))
+			r.unwatched++
 			continue
 		}
 		r.dirs[d] = fi

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/mcpwatchdog/watchdog/internal/backstop"
 )
 
 const (
@@ -29,16 +31,22 @@ var errWatcherClosed = errors.New("follow: file watcher stopped")
 
 // runner is the state of one Run; only Run's goroutine touches it.
 type runner struct {
-	f       *Follower
-	opts    Options
-	log     *slog.Logger
-	w       *fsnotify.Watcher
-	files   map[string]*file       // followed files by their current path
-	dirs    map[string]os.FileInfo // watched directories, as they were when watched
-	retired []*file                // rotated away or deleted: read to their end, then closed
-	known   *known
-	warned  map[warnKey]bool
-	buf     []byte
+	// progress counts lines sent and files opened: a re-scan that moves it
+	// found what the events missed.
+	progress int64
+	// unwatched counts directories the last pass could not watch: their
+	// changes are seen only by the re-scan, which must then keep its pace.
+	unwatched int
+	f         *Follower
+	opts      Options
+	log       *slog.Logger
+	w         *fsnotify.Watcher
+	files     map[string]*file       // followed files by their current path
+	dirs      map[string]os.FileInfo // watched directories, as they were when watched
+	retired   []*file                // rotated away or deleted: read to their end, then closed
+	known     *known
+	warned    map[warnKey]bool
+	buf       []byte
 
 	budget     int    // files held open at most (fds.go); the rest are polled
 	fullBudget int    // budget as derived at the start, before any EMFILE lowered it
@@ -99,7 +107,8 @@ func newRunner(f *Follower) (*runner, error) {
 func (r *runner) loop(ctx context.Context) error {
 	r.rescan(ctx, true)
 	close(r.f.scanned)
-	back := time.NewTicker(r.opts.Backstop)
+	pace := backstop.New(r.opts.Backstop, r.opts.BackstopMax)
+	back := time.NewTimer(pace.Next())
 	defer back.Stop()
 	for ctx.Err() == nil {
 		select {
@@ -120,9 +129,12 @@ func (r *runner) loop(ctx context.Context) error {
 			r.armed = false
 			r.flush(ctx)
 		case <-back.C:
+			before := r.progress
 			r.pend.all = true
 			r.flush(ctx)
 			r.closeIdle()
+			pace.Checked(r.progress != before || r.unwatched > 0 || r.anyPolled())
+			back.Reset(pace.Next())
 		}
 	}
 	return nil
@@ -202,6 +214,16 @@ func (r *runner) flush(ctx context.Context) {
 	r.schedule() // files with more to read than their budget
 }
 
+// anyPolled: some file is polled (not held open), seen by stat on each pass.
+func (r *runner) anyPolled() bool {
+	for _, f := range r.files {
+		if f.polled {
+			return true
+		}
+	}
+	return false
+}
+
 // sorted lists the followed files in path order, for deterministic passes.
 func (r *runner) sorted() []*file {
 	fs := make([]*file, 0, len(r.files))
@@ -256,6 +278,7 @@ func (r *runner) emitter(ctx context.Context, f *file) func([]byte, int64) bool 
 		}
 		select {
 		case r.f.lines <- l:
+			r.progress++
 			return true
 		case <-ctx.Done():
 			return false

@@ -21,6 +21,9 @@ type acks struct {
 	carried map[ackKey]bool   // loaded positions no file has claimed yet: kept until known stale
 	alias   map[ackKey]ackKey // old key → key after a rename, for acks still in flight
 	dirty   bool
+	// changed gets a token whenever dirty becomes true, so the checkpoint
+	// writer sleeps until there is something to write.
+	changed chan struct{}
 }
 
 func newAcks(loaded []Position) *acks {
@@ -29,6 +32,7 @@ func newAcks(loaded []Position) *acks {
 		live:    make(map[ackKey]int),
 		carried: make(map[ackKey]bool),
 		alias:   make(map[ackKey]ackKey),
+		changed: make(chan struct{}, 1),
 	}
 	for _, p := range loaded {
 		k := keyOf(p)
@@ -59,7 +63,7 @@ func (a *acks) ack(p Position) {
 	k := a.resolve(keyOf(p))
 	if p.Offset > a.pos[k] {
 		a.pos[k] = p.Offset
-		a.dirty = true
+		a.touchLocked()
 	}
 }
 
@@ -75,7 +79,7 @@ func (a *acks) open(k ackKey, start int64) {
 	a.live[k]++
 	delete(a.alias, k) // k belongs to a live file again
 	delete(a.carried, k)
-	a.dirty = true
+	a.touchLocked()
 }
 
 func (a *acks) setLocked(k ackKey, off int64) {
@@ -91,7 +95,7 @@ func (a *acks) close(k ackKey) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.unliveLocked(k)
-	a.dirty = true
+	a.touchLocked()
 }
 
 func (a *acks) unliveLocked(k ackKey) {
@@ -122,7 +126,7 @@ func (a *acks) rename(from, to ackKey) {
 	delete(a.carried, to)
 	delete(a.alias, to)
 	a.alias[from] = to
-	a.dirty = true
+	a.touchLocked()
 }
 
 // uncarry drops a loaded position: claimed by a file, or known stale.
@@ -130,7 +134,7 @@ func (a *acks) uncarry(k ackKey) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.carried, k)
-	a.dirty = true
+	a.touchLocked()
 }
 
 // snapshot returns the positions to save, or false when nothing changed.
@@ -158,9 +162,18 @@ func (a *acks) snapshot() ([]Position, bool) {
 	return ps, true
 }
 
+// touchLocked marks the positions changed and wakes the checkpoint writer.
+func (a *acks) touchLocked() {
+	a.dirty = true
+	select {
+	case a.changed <- struct{}{}:
+	default: // a wake is already pending
+	}
+}
+
 func (a *acks) markDirty() {
 	a.mu.Lock()
-	a.dirty = true
+	a.touchLocked()
 	a.mu.Unlock()
 }
 

@@ -148,6 +148,7 @@ func (r *runner) discover(ctx context.Context, path, tag string, initial bool) {
 	r.hold(f)
 	r.place(f, initial)
 	r.files[path] = f
+	r.progress++ // a file the events had not told of, when a re-scan finds it
 	r.readFile(ctx, f, readBudget)
 	f.release()
 }

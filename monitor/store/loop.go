@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/mcpwatchdog/watchdog/internal/backstop"
 )
 
 // burstCap bounds how long a burst of events may postpone a read, in
@@ -47,6 +49,9 @@ type loop struct {
 	burstStart    time.Time
 	retry         *time.Timer
 	retryArmed    bool
+	// emitted counts updates sent: a backstop check that moves it found
+	// what the events missed.
+	emitted int64
 }
 
 func newLoop(w *Watcher, fw *fsnotify.Watcher, out chan<- Update) *loop {
@@ -63,8 +68,9 @@ func (l *loop) stopTimers() {
 }
 
 func (l *loop) run(ctx context.Context) error {
-	backstop := time.NewTicker(l.w.opts.Backstop)
-	defer backstop.Stop()
+	pace := backstop.New(l.w.opts.Backstop, l.w.opts.BackstopMax)
+	back := time.NewTimer(pace.Next())
+	defer back.Stop()
 	l.switchPath(ctx, l.w.Path())
 	for {
 		select {
@@ -90,9 +96,13 @@ func (l *loop) run(ctx context.Context) error {
 		case <-l.retry.C:
 			l.retryArmed = false
 			l.evaluate(ctx, true)
-		case <-backstop.C:
+		case <-back.C:
+			before := l.emitted
 			l.setupWatch()
 			l.evaluate(ctx, false)
+			// Without a watch on the store's own directory only these checks see it.
+			pace.Checked(l.emitted != before || l.addFailed || l.path == "" || l.watched != filepath.Dir(l.path))
+			back.Reset(pace.Next())
 		}
 	}
 }
@@ -159,6 +169,7 @@ func (l *loop) stopRetry() {
 func (l *loop) emit(ctx context.Context, u Update) {
 	select {
 	case l.out <- u:
+		l.emitted++
 	case <-ctx.Done():
 	}
 }

@@ -18,6 +18,9 @@ const (
 	DefaultDebounce = 20 * time.Millisecond
 	DefaultRetry    = 250 * time.Millisecond
 	DefaultBackstop = 10 * time.Second
+	// DefaultBackstopMax is what the default backstop's period grows to
+	// while its checks find nothing the events missed.
+	DefaultBackstopMax = 5 * time.Minute
 	// MaxStoreSize caps a read: a larger file is not read at all but
 	// reported as an error wrapping ErrTooLarge, and the last good snapshot
 	// stays. The real store is a few KB; a 50 MB one once cost the daemon
@@ -49,7 +52,11 @@ type Options struct {
 	Debounce time.Duration // quiet time after a burst of events; default 20 ms
 	Retry    time.Duration // re-read after a failed read; default 250 ms
 	Backstop time.Duration // periodic check in case events were missed; default 10 s
-	Logger   *slog.Logger  // nil: discard
+	// BackstopMax: while checks find nothing, the period doubles up to
+	// this. Zero: DefaultBackstopMax with the default Backstop, else
+	// Backstop (a period set by hand stays as set).
+	BackstopMax time.Duration
+	Logger      *slog.Logger // nil: discard
 	// Now stamps Snapshot.ReadAt; nil: time.Now. Timers use real time.
 	Now func() time.Time
 }
@@ -76,7 +83,11 @@ func NewWatcher(opts Options) *Watcher {
 	}
 	if opts.Backstop <= 0 {
 		opts.Backstop = DefaultBackstop
+		if opts.BackstopMax <= 0 {
+			opts.BackstopMax = DefaultBackstopMax
+		}
 	}
+	opts.BackstopMax = max(opts.BackstopMax, opts.Backstop)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
