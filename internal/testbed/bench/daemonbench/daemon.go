@@ -20,7 +20,8 @@ import (
 
 type bench struct {
 	bin, dir string
-	stderr   io.Writer // the daemons' stderr; nil: this process's
+	stderr   io.Writer     // the daemons' stderr; nil: this process's
+	settle   time.Duration // before an idle window
 }
 
 type daemon struct {

@@ -22,12 +22,13 @@ func main() {
 
 func run(ctx context.Context) int {
 	bin := flag.String("watchdog", "bin/watchdog", "the watchdog binary")
-	mode := flag.String("mode", "latency", "latency | store | idle | keepwarm | flood")
+	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood")
 	samples := flag.Int("samples", 1000, "samples for latency modes")
-	files := flag.Int("files", 20, "followed log files (idle)")
-	servers := flag.Int("servers", 2, "servers (idle)")
+	files := flag.Int("files", 20, "followed log files (idle, latency)")
+	servers := flag.Int("servers", 2, "servers (idle; latency: more than its own 25)")
 	dur := flag.Duration("duration", 60*time.Second, "measurement window (idle)")
 	lines := flag.Int("lines", 1000000, "log lines (flood)")
+	settle := flag.Duration("settle", 3*time.Second, "wait after the start before an idle window (idle, growth)")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "daemonbench")
 	if err != nil {
@@ -35,14 +36,16 @@ func run(ctx context.Context) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	b := &bench{bin: *bin, dir: dir}
+	b := &bench{bin: *bin, dir: dir, settle: *settle}
 	switch *mode {
 	case "latency":
-		err = b.lineLatency(ctx, *samples)
+		err = b.lineLatency(ctx, *samples, *files, *servers)
 	case "store":
 		err = b.storeLatency(ctx, *samples)
 	case "idle":
 		err = b.idle(ctx, *files, *servers, *dur)
+	case "growth":
+		err = b.growth(ctx, *dur)
 	case "keepwarm":
 		err = b.keepWarm(ctx, *samples, *servers)
 	case "flood":

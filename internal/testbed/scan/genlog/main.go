@@ -10,6 +10,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/mcpwatchdog/watchdog/internal/testbed/scan/loggen"
@@ -24,12 +25,14 @@ func run() int {
 	out := flag.String("out", "", "output file (required)")
 	every := flag.Int("hit-every", 40000, "on average one watchdog-relevant line per this many lines")
 	seed := flag.Uint64("seed", 1, "random seed")
+	shape := flag.String("shape", "long", "long: the realistic mix of host and server lines; short: ~80-byte lines from a dozen templates")
 	flag.Parse()
-	if *out == "" || *sizeMB <= 0 || *every <= 0 {
-		fmt.Fprintln(os.Stderr, "usage: genlog -out FILE [-size-mb N] [-hit-every N] [-seed N]")
+	write := map[string]func(io.Writer, int64, int, uint64) (int, error){"long": loggen.Write, "short": loggen.WriteShort}[*shape]
+	if *out == "" || *sizeMB <= 0 || *every <= 0 || write == nil {
+		fmt.Fprintln(os.Stderr, "usage: genlog -out FILE [-size-mb N] [-hit-every N] [-seed N] [-shape long|short]")
 		return 2
 	}
-	hits, err := generate(*out, int64(*sizeMB)<<20, *every, *seed)
+	hits, err := generate(*out, int64(*sizeMB)<<20, *every, *seed, write)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "genlog:", err)
 		return 1
@@ -38,12 +41,12 @@ func run() int {
 	return 0
 }
 
-func generate(path string, size int64, every int, seed uint64) (int, error) {
+func generate(path string, size int64, every int, seed uint64, write func(io.Writer, int64, int, uint64) (int, error)) (int, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return 0, fmt.Errorf("create: %w", err)
 	}
-	hits, err := loggen.Write(f, size, every, seed)
+	hits, err := write(f, size, every, seed)
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close: %w", cerr)
 	}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// idleFigures is one idle measurement: CPU as a share of one core, resident
+// memory at the end, and wakeups: the context switches of all the
+// process's threads, per minute.
+type idleFigures struct {
+	cpuPct        float64
+	rssKB         int64
+	wakeupsPerMin float64
+}
+
+// idleGoal is the goal of an idle row, where the issue set one.
+type idleGoal struct {
+	cpuPct float64
+	rssMB  int64
+}
+
+var idleGoals = map[[2]int]idleGoal{
+	{20, 2}:   {cpuPct: 0.05, rssMB: 16},
+	{200, 50}: {cpuPct: 0.1, rssMB: 24},
+}
+
+// idle: the daemon follows files and watches stores that do not change;
+// its servers do not answer (nothing listens on their ports), as servers
+// that have been down for hours would not.
+func (b *bench) idle(ctx context.Context, files, servers int, window time.Duration) error {
+	f, err := b.measureIdle(ctx, files, servers, window)
+	if err != nil {
+		return err
+	}
+	g, ok := idleGoals[[2]int{files, servers}]
+	goal, met := "none set", "—"
+	if ok {
+		goal = fmt.Sprintf("CPU ≤ %.2f%%, RSS ≤ %d MB", g.cpuPct, g.rssMB)
+		met = verdict(f.cpuPct <= g.cpuPct && f.rssKB <= g.rssMB<<10)
+	}
+	fmt.Printf("| headless idle %s (after %s running), %d files, %d servers | CPU %.3f%%, RSS %.1f MB, %.0f wakeups/min | %s | %s |\n",
+		window, b.settle, files, servers, f.cpuPct, float64(f.rssKB)/1024, f.wakeupsPerMin, goal, met)
+	return nil
+}
+
+// growth measures idle at every pair of server and file counts and prints
+// a table of its own: CPU, RSS and wakeups per pair, and whether the cost
+// of the largest grows no faster than the counts do (linear).
+func (b *bench) growth(ctx context.Context, window time.Duration) error {
+	serverCounts, fileCounts := []int{2, 10, 50, 200}, []int{20, 200, 2000}
+	fmt.Println("| files \\ servers | " + joinInts(serverCounts, " | ") + " |")
+	fmt.Println("|---" + strings.Repeat("|---", len(serverCounts)) + "|")
+	var base, top idleFigures
+	for _, files := range fileCounts {
+		row := fmt.Sprintf("| %d |", files)
+		for _, servers := range serverCounts {
+			f, err := b.measureIdle(ctx, files, servers, window)
+			if err != nil {
+				return err
+			}
+			row += fmt.Sprintf(" %.3f%%, %.1f MB, %.0f/min |", f.cpuPct, float64(f.rssKB)/1024, f.wakeupsPerMin)
+			switch {
+			case files == fileCounts[0] && servers == serverCounts[0]:
+				base = f
+			case files == fileCounts[len(fileCounts)-1] && servers == serverCounts[len(serverCounts)-1]:
+				top = f
+			}
+		}
+		fmt.Println(row)
+	}
+	// Linear: the largest costs no more per unit of size than the smallest.
+	scale := float64(fileCounts[len(fileCounts)-1]+serverCounts[len(serverCounts)-1]) / float64(fileCounts[0]+serverCounts[0])
+	linear := top.cpuPct <= base.cpuPct*scale && float64(top.rssKB) <= float64(base.rssKB)*scale
+	fmt.Printf("\nGrowth from %d files + %d servers to %d + %d (%.0f× the size): CPU %.1f×, RSS %.1f×, wakeups %.1f×; no worse than linear: %s\n",
+		fileCounts[0], serverCounts[0], fileCounts[len(fileCounts)-1], serverCounts[len(serverCounts)-1], scale,
+		top.cpuPct/max(base.cpuPct, 1e-9), float64(top.rssKB)/float64(max(base.rssKB, 1)), top.wakeupsPerMin/max(base.wakeupsPerMin, 1e-9), verdict(linear))
+	return nil
+}
+
+func joinInts(ns []int, sep string) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, sep)
+}
+
+// measureIdle starts the daemon on files logs and servers stores, lets it
+// settle, and measures it over window.
+func (b *bench) measureIdle(ctx context.Context, files, servers int, window time.Duration) (idleFigures, error) {
+	dir, err := os.MkdirTemp(b.dir, "idle")
+	if err != nil {
+		return idleFigures{}, err
+	}
+	defer os.RemoveAll(dir)
+	cfg, err := idleConfig(dir, files, servers)
+	if err != nil {
+		return idleFigures{}, err
+	}
+	d, err := b.start(ctx, cfg)
+	if err != nil {
+		return idleFigures{}, err
+	}
+	defer d.stop()
+	time.Sleep(b.settle) // start-up work is not idle
+	pid := d.cmd.Process.Pid
+	cpu0, err := cpuTime(pid)
+	if err != nil {
+		return idleFigures{}, err
+	}
+	sw0, err := contextSwitches(pid)
+	if err != nil {
+		return idleFigures{}, err
+	}
+	t0 := time.Now()
+	select {
+	case <-time.After(window):
+	case <-ctx.Done():
+		return idleFigures{}, ctx.Err()
+	}
+	cpu1, err := cpuTime(pid)
+	if err != nil {
+		return idleFigures{}, err
+	}
+	_, rss, err := procStats(pid)
+	if err != nil {
+		return idleFigures{}, err
+	}
+	sw1, err := contextSwitches(pid)
+	if err != nil {
+		return idleFigures{}, err
+	}
+	el := time.Since(t0)
+	return idleFigures{cpuPct: 100 * (cpu1 - cpu0).Seconds() / el.Seconds(), rssKB: rss,
+		wakeupsPerMin: float64(sw1-sw0) / el.Minutes()}, nil
+}
+
+// idleConfig writes files logs and servers empty stores under dir, and
+// returns the config: files spread over the servers, each server at a port
+// nothing listens on.
+func idleConfig(dir string, files, servers int) (string, error) {
+	cfg := hostTable
+	if err := os.MkdirAll(filepath.Join(dir, "logs"), 0o700); err != nil {
+		return "", err
+	}
+	for s := range servers {
+		var logs []string
+		for f := s; f < files; f += servers {
+			p := filepath.Join(dir, "logs", fmt.Sprintf("s%d-f%d.log", s, f))
+			if _, err := appendLine(p, "INFO started"); err != nil {
+				return "", err
+			}
+			logs = append(logs, p)
+		}
+		store := filepath.Join(dir, fmt.Sprintf("store%d", s), "mcp-sessions.json")
+		if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
+			return "", err
+		}
+		if err := writeStore(store, ""); err != nil {
+			return "", err
+		}
+		cfg += serverTable(fmt.Sprintf("s%d", s), fmt.Sprintf("http://127.0.0.1:%d/mcp", 20000+s), logs, store)
+	}
+	return cfg, nil
+}
+
+// cpuTime is the CPU time of all pid's threads, from schedstat
+// (nanoseconds; /proc/PID/stat counts in 10 ms ticks, too coarse for an
+// idle process over a minute).
+func cpuTime(pid int) (time.Duration, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, fmt.Errorf("threads of %d: %v", pid, err)
+	}
+	var ns int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue // a thread that ended meanwhile
+		}
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			v, _ := strconv.ParseInt(f[0], 10, 64)
+			ns += v
+		}
+	}
+	return time.Duration(ns), nil
+}
+
+// contextSwitches sums the voluntary and involuntary context switches of
+// every thread of pid: each is a wakeup of that thread.
+func contextSwitches(pid int) (int64, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, fmt.Errorf("threads of %d: %v", pid, err)
+	}
+	var n int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue // a thread that ended meanwhile
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			for _, key := range []string{"voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"} {
+				if v, ok := strings.CutPrefix(l, key); ok {
+					c, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+					n += c
+				}
+			}
+		}
+	}
+	return n, nil
+}
