@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // WriteShort writes about size bytes of short log lines (about 80 bytes
@@ -17,6 +19,7 @@ import (
 func WriteShort(out io.Writer, size int64, every int, seed uint64) (int, error) {
 	w := bufio.NewWriterSize(out, 1<<20)
 	r := rand.New(rand.NewPCG(seed, seed^0x2545f4914f6cdd1d))
+	hitLines := shortHits(host.DSH().Client.ShortName())
 	t := time.Date(2025, 11, 29, 8, 0, 0, 0, time.UTC)
 	var written int64
 	hits := 0
@@ -25,7 +28,7 @@ func WriteShort(out io.Writer, size int64, every int, seed uint64) (int, error) 
 		t = t.Add(time.Duration(r.IntN(20)) * time.Millisecond)
 		line = t.AppendFormat(line[:0], "2006-01-02T15:04:05.000Z")
 		if r.IntN(every) == 0 {
-			line = append(line, shortHits[r.IntN(len(shortHits))]...)
+			line = append(line, hitLines[r.IntN(len(hitLines))]...)
 			hits++
 		} else {
 			line = shortLine(line, r)
@@ -60,12 +63,15 @@ var shortTemplates = []string{
 	" INFO  settings reloaded from disk (%d keys, 0 changed)",
 }
 
-// shortHits are lines the classifier matches, as short as the rest.
-var shortHits = []string{
-	" WARN  rmcp: session not found session_id=9f3e2a7c",
-	" ERROR mcp: Error POSTing to endpoint: Session not found",
-	" INFO  [dsh-mcp-client] Reconnected to MCP server mem",
-	" WARN  mcp: Failed to open SSE stream: Not Found",
+// shortHits are lines the classifier matches, as short as the rest; client
+// is the name the host tags its MCP client's lines with.
+func shortHits(client string) []string {
+	return []string{
+		" WARN  rmcp: session not found session_id=9f3e2a7c",
+		" ERROR mcp: Error POSTing to endpoint: Session not found",
+		" INFO  [" + client + "] Reconnected to MCP server mem",
+		" WARN  mcp: Failed to open SSE stream: Not Found",
+	}
 }
 
 func shortLine(b []byte, r *rand.Rand) []byte {
