@@ -191,11 +191,8 @@ func (d *daemon) retryRestarts(ctx context.Context, now time.Time) {
 	if !d.cfg.Host.AutoRestart || len(d.cfg.Host.Restart) == 0 || !d.heal.limiter.Decide(now).OK {
 		return
 	}
-	for _, s := range d.model.Status(now).Servers {
-		if s.State == health.Lost {
-			d.restartHost(ctx, s.Name)
-			return
-		}
+	if name, ok := d.firstLost(now); ok {
+		d.restartHost(ctx, name)
 	}
 }
 
@@ -203,20 +200,24 @@ func (d *daemon) retryRestarts(ctx context.Context, now time.Time) {
 // a lost session the limiter's backoff refused; ok is false when it waits
 // for nothing (no auto restart, nothing lost, allowed now, or given up).
 func (d *daemon) restartWait(now time.Time) (time.Duration, bool) {
-	if !d.cfg.Host.AutoRestart || len(d.cfg.Host.Restart) == 0 || !d.anyLost(now) {
+	if !d.cfg.Host.AutoRestart || len(d.cfg.Host.Restart) == 0 {
+		return 0, false
+	}
+	if _, lost := d.firstLost(now); !lost {
 		return 0, false
 	}
 	dec := d.heal.limiter.Decide(now)
 	return dec.Wait, !dec.OK && dec.Wait > 0
 }
 
-func (d *daemon) anyLost(now time.Time) bool {
+// firstLost names the first server whose state is lost.
+func (d *daemon) firstLost(now time.Time) (string, bool) {
 	for _, s := range d.model.Status(now).Servers {
 		if s.State == health.Lost {
-			return true
+			return s.Name, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // noteHealth feeds the restart limiter how long everything has been fine:

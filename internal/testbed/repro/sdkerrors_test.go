@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
@@ -215,7 +215,7 @@ type capture struct {
 	sdk    string
 	stdin  io.WriteCloser
 	lines  chan string // stdout, closed when the process ends
-	stderr *lockedBuffer
+	stderr *tailbuf.Buffer
 }
 
 // stepTimeout bounds one step; the slowest (a reconnect after a forget) takes
@@ -226,7 +226,7 @@ func startCapture(t *testing.T, sdk, dir, url, pred string) *capture {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), "node", "capture.mjs", sdk, url, pred)
 	cmd.Dir = dir
-	c := &capture{t: t, sdk: sdk, lines: make(chan string, 64), stderr: &lockedBuffer{}}
+	c := &capture{t: t, sdk: sdk, lines: make(chan string, 64), stderr: &tailbuf.Buffer{Max: 64 << 10}}
 	cmd.Stderr = c.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -287,24 +287,6 @@ func (c *capture) run(cmd stepCmd) []record {
 			c.t.Fatalf("%s: no end within %v\n%s", cmd.Step, stepTimeout, c.stderr)
 		}
 	}
-}
-
-// lockedBuffer lets a failing step print stderr while exec's copier writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // quirkyGoServer is the real Go SDK StreamableHTTPHandler behind a middleware that

@@ -18,19 +18,30 @@ import (
 // classifies. It returns how many such lines it wrote. The output depends
 // only on the arguments.
 func Write(out io.Writer, size int64, every int, seed uint64) (int, error) {
-	w := bufio.NewWriterSize(out, 1<<20)
 	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		t: time.Date(2025, 11, 29, 8, 0, 0, 0, time.UTC), client: host.DSH().Client.ShortName()}
+	return writeLines(out, size, func(b []byte) ([]byte, bool) {
+		g.t = g.t.Add(time.Duration(g.r.IntN(40)) * time.Millisecond)
+		if g.r.IntN(every) == 0 {
+			return g.hit(b), true
+		}
+		return g.ordinary(b), false
+	})
+}
+
+// writeLines writes the lines next makes until about size bytes are out
+// (whole lines, so it may overshoot by one); next appends one line, without
+// its newline, to b and says whether it is a hit. It returns the hits.
+func writeLines(out io.Writer, size int64, next func(b []byte) ([]byte, bool)) (int, error) {
+	w := bufio.NewWriterSize(out, 1<<20)
 	var written int64
 	hits := 0
 	var line []byte
 	for written < size {
-		g.t = g.t.Add(time.Duration(g.r.IntN(40)) * time.Millisecond)
-		if g.r.IntN(every) == 0 {
-			line = g.hit(line[:0])
+		var hit bool
+		line, hit = next(line[:0])
+		if hit {
 			hits++
-		} else {
-			line = g.ordinary(line[:0])
 		}
 		line = append(line, '\n')
 		n, err := w.Write(line)

@@ -1,8 +1,6 @@
 package loggen
 
 import (
-	"bufio"
-	"fmt"
 	"io"
 	"math/rand/v2"
 	"strconv"
@@ -17,33 +15,17 @@ import (
 // smallest. It returns how many such lines it wrote; the output depends
 // only on the arguments.
 func WriteShort(out io.Writer, size int64, every int, seed uint64) (int, error) {
-	w := bufio.NewWriterSize(out, 1<<20)
 	r := rand.New(rand.NewPCG(seed, seed^0x2545f4914f6cdd1d))
 	hitLines := shortHits(host.DSH().Client.ShortName())
 	t := time.Date(2025, 11, 29, 8, 0, 0, 0, time.UTC)
-	var written int64
-	hits := 0
-	var line []byte
-	for written < size {
+	return writeLines(out, size, func(b []byte) ([]byte, bool) {
 		t = t.Add(time.Duration(r.IntN(20)) * time.Millisecond)
-		line = t.AppendFormat(line[:0], "2006-01-02T15:04:05.000Z")
+		b = t.AppendFormat(b, "2006-01-02T15:04:05.000Z")
 		if r.IntN(every) == 0 {
-			line = append(line, hitLines[r.IntN(len(hitLines))]...)
-			hits++
-		} else {
-			line = shortLine(line, r)
+			return append(b, hitLines[r.IntN(len(hitLines))]...), true
 		}
-		line = append(line, '\n')
-		n, err := w.Write(line)
-		if err != nil {
-			return hits, fmt.Errorf("write: %w", err)
-		}
-		written += int64(n)
-	}
-	if err := w.Flush(); err != nil {
-		return hits, fmt.Errorf("flush: %w", err)
-	}
-	return hits, nil
+		return shortLine(b, r), false
+	})
 }
 
 // shortTemplates are everyday lines of a host and its servers; each takes
