@@ -37,7 +37,7 @@ func (d *daemon) startBeacons(ctx context.Context, wg *sync.WaitGroup) {
 	updates := make(chan beacon.Update, 4)
 	goRun(wg, func() {
 		defer close(updates)
-		if err := beacon.Watch(ctx, beacon.Options{Dir: dir, Logger: d.log}, updates); err != nil {
+		if err := beacon.Watch(ctx, beacon.Options{Dir: dir, Logger: d.log, Hub: d.dirs}, updates); err != nil {
 			d.log.Warn("not reading the client's beacons", "dir", dir, "err", err)
 		}
 	})

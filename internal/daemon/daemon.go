@@ -14,6 +14,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/metrics"
 	"github.com/mcpwatchdog/watchdog/internal/notify"
 	"github.com/mcpwatchdog/watchdog/monitor/beacon"
+	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 	"github.com/mcpwatchdog/watchdog/tray"
@@ -76,8 +77,9 @@ type daemon struct {
 	jr          *journaler    // writes to journal; holds events and acks while it fails
 	limit       *journalLimit // bounds the session events a flood may journal
 	follower    *follow.Follower
-	items       chan item // everything but log lines
-	lines       chan item // log lines: each carries a position to acknowledge
+	dirs        *dirwatch.Hub // the directory watch the sources share; nil: each has its own
+	items       chan item     // everything but log lines
+	lines       chan item     // log lines: each carries a position to acknowledge
 	queries     chan query
 	now         func() time.Time
 	warm        *healer.KeepWarm

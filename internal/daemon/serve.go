@@ -143,6 +143,7 @@ func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, recs []jo
 		cancel()
 		<-loopDone
 		wg.Wait()
+		d.closeDirWatch()
 		return err
 	}
 	d.serveMetrics(ctx, &wg)
@@ -197,6 +198,7 @@ func (d *daemon) stop(ctx context.Context, wg *sync.WaitGroup) {
 	d.saveTracked(true)
 	d.heal.close()
 	wg.Wait()
+	d.closeDirWatch()
 	if err := d.follower.Flush(); err != nil {
 		d.log.Warn("cannot save the log checkpoint; the journal still records every position", "err", err)
 	}

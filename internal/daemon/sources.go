@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 	"github.com/mcpwatchdog/watchdog/monitor/store"
@@ -27,6 +28,7 @@ const hostLogName = "host.log"
 // startSources starts every monitor, each in a goroutine owned by wg and
 // stopped by ctx, feeding the loop.
 func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []follow.Position) error {
+	d.startDirWatch(ctx)
 	stores := d.newStoreWatchers()
 	f, err := d.newFollower(ctx, resume)
 	if err != nil {
@@ -54,6 +56,25 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 	return nil
 }
 
+// startDirWatch starts the one directory watch that the follower, the
+// stores and the beacons share. It outlives them: stop closes it after
+// they have ended. Without it each starts its own, as run alone.
+func (d *daemon) startDirWatch(ctx context.Context) {
+	hub, err := dirwatch.Start(context.WithoutCancel(ctx))
+	if err != nil {
+		d.log.Warn("cannot start the shared directory watch; each source starts its own", "err", err)
+		return
+	}
+	d.dirs = hub
+}
+
+// closeDirWatch ends the shared directory watch once its users have ended.
+func (d *daemon) closeDirWatch() {
+	if d.dirs != nil {
+		_ = d.dirs.Close()
+	}
+}
+
 // checkpointName is the log follower's checkpoint in the state directory.
 const checkpointName = "follow-checkpoint.json"
 
@@ -69,6 +90,7 @@ func (d *daemon) newFollower(ctx context.Context, resume []follow.Position) (*fo
 		CheckpointFile: filepath.Join(d.stateDir, checkpointName),
 		Resume:         resume,
 		Logger:         d.log,
+		Hub:            d.dirs,
 		Warn: func(tag, path string, err error) {
 			detail := err.Error()
 			if path != "" {
@@ -145,7 +167,7 @@ func (d *daemon) logSources() []follow.Source {
 func (d *daemon) newStoreWatchers() map[string]*store.Watcher {
 	ws := make(map[string]*store.Watcher, len(d.cfg.Servers))
 	for _, s := range d.cfg.Servers {
-		ws[s.Name] = store.NewWatcher(store.Options{Path: s.Store, Logger: d.log.With("server", s.Name)})
+		ws[s.Name] = store.NewWatcher(store.Options{Path: s.Store, Logger: d.log.With("server", s.Name), Hub: d.dirs})
 	}
 	return ws
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 )
 
 const (
@@ -41,6 +42,8 @@ type Options struct {
 	// Logger receives warnings about files skipped and beacons removed.
 	// Nil discards.
 	Logger *slog.Logger
+	// Hub shares the process's directory watch; nil: Watch starts its own.
+	Hub *dirwatch.Hub
 }
 
 // Update is the set of live clients with a beacon, sorted by pid.
@@ -86,12 +89,13 @@ func (o Options) check() error {
 // loop is Watch's state; only Watch's goroutine touches it.
 type loop struct {
 	dir      string
+	hub      *dirwatch.Hub
 	interval time.Duration
 	log      *slog.Logger
 	uid      int // the owner a beacon must have: the user the daemon runs as
 	out      chan<- Update
 
-	fw        *fsnotify.Watcher // nil when fsnotify is unavailable: Interval reads alone
+	fw        *dirwatch.Watcher // nil when fsnotify is unavailable: Interval reads alone
 	watched   string            // the directory under watch: Dir or its nearest ancestor
 	addFailed bool
 
@@ -106,7 +110,7 @@ type loop struct {
 }
 
 func newLoop(opts Options, uid int, out chan<- Update) *loop {
-	l := &loop{dir: filepath.Clean(opts.Dir), interval: opts.Interval, log: opts.Logger, uid: uid, out: out,
+	l := &loop{dir: filepath.Clean(opts.Dir), hub: opts.Hub, interval: opts.Interval, log: opts.Logger, uid: uid, out: out,
 		debounce: time.NewTimer(time.Hour), entries: map[int32]*entry{}, warned: map[string]string{}}
 	l.debounce.Stop()
 	if l.interval <= 0 {
@@ -119,7 +123,7 @@ func newLoop(opts Options, uid int, out chan<- Update) *loop {
 }
 
 func (l *loop) run(ctx context.Context) error {
-	fw, err := fsnotify.NewWatcher()
+	fw, err := dirwatch.Open(ctx, l.hub)
 	if err != nil {
 		l.log.Warn("beacons: cannot watch for changes; reading the directory every interval", "dir", l.dir, "err", err)
 	} else {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 )
 
 // Defaults for the zero values of Options.
@@ -98,6 +100,8 @@ type Options struct {
 	// doc, Descriptors). 0: the budget derived from RLIMIT_NOFILE;
 	// negative: every file is polled. It never raises that budget.
 	MaxOpenFiles int
+	// Hub shares the process's directory watch; nil: Run starts its own.
+	Hub *dirwatch.Hub
 	// Logger gets debug and info messages; nil discards them.
 	Logger *slog.Logger
 	// Warn gets non-fatal problems (unreadable directory or file, skipped
@@ -224,7 +228,7 @@ func (f *Follower) Run(ctx context.Context) error {
 		return ErrAlreadyRun
 	}
 	defer close(f.lines)
-	r, err := newRunner(f)
+	r, err := newRunner(ctx, f)
 	if err != nil {
 		return err
 	}

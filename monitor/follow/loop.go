@@ -15,6 +15,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/mcpwatchdog/watchdog/internal/backstop"
+	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 )
 
 const (
@@ -40,7 +41,7 @@ type runner struct {
 	f         *Follower
 	opts      Options
 	log       *slog.Logger
-	w         *fsnotify.Watcher
+	w         *dirwatch.Watcher
 	files     map[string]*file       // followed files by their current path
 	dirs      map[string]os.FileInfo // watched directories, as they were when watched
 	retired   []*file                // rotated away or deleted: read to their end, then closed
@@ -79,8 +80,8 @@ func (p *pending) empty() bool {
 
 type warnKey struct{ path, msg string }
 
-func newRunner(f *Follower) (*runner, error) {
-	w, err := fsnotify.NewWatcher()
+func newRunner(ctx context.Context, f *Follower) (*runner, error) {
+	w, err := dirwatch.Open(ctx, f.opts.Hub)
 	if err != nil {
 		return nil, fmt.Errorf("follow: %w", err)
 	}

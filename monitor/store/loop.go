@@ -10,6 +10,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/mcpwatchdog/watchdog/internal/backstop"
+	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 )
 
 // burstCap bounds how long a burst of events may postpone a read, in
@@ -32,7 +33,7 @@ const (
 // loop is Run's state; only Run's goroutine touches it.
 type loop struct {
 	w   *Watcher
-	fw  *fsnotify.Watcher
+	fw  *dirwatch.Watcher
 	out chan<- Update
 	log *slog.Logger
 
@@ -54,7 +55,7 @@ type loop struct {
 	emitted int64
 }
 
-func newLoop(w *Watcher, fw *fsnotify.Watcher, out chan<- Update) *loop {
+func newLoop(w *Watcher, fw *dirwatch.Watcher, out chan<- Update) *loop {
 	l := &loop{w: w, fw: fw, out: out, log: w.log,
 		debounce: time.NewTimer(time.Hour), retry: time.NewTimer(time.Hour)}
 	l.stopTimers()

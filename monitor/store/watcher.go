@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
+	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 )
 
 // Defaults of Options.
@@ -59,6 +59,8 @@ type Options struct {
 	Logger      *slog.Logger // nil: discard
 	// Now stamps Snapshot.ReadAt; nil: time.Now. Timers use real time.
 	Now func() time.Time
+	// Hub shares the process's directory watch; nil: Run starts its own.
+	Hub *dirwatch.Hub
 }
 
 // Watcher follows one session store file. SetPath may be called at any time,
@@ -137,7 +139,7 @@ func (w *Watcher) Run(ctx context.Context, out chan<- Update) error {
 		return ErrRunning
 	}
 	defer w.running.Store(false)
-	fw, err := fsnotify.NewWatcher()
+	fw, err := dirwatch.Open(ctx, w.opts.Hub)
 	if err != nil {
 		return fmt.Errorf("store watcher: start fsnotify: %w", err)
 	}
