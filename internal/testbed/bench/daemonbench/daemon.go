@@ -143,10 +143,30 @@ func procStats(pid int) (cpu time.Duration, rssKB int64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	rssKB = statusKB(status, "VmRSS:")
+	return cpu, rssKB, nil
+}
+
+// statusKB reads one "Name:  N kB" field of /proc/PID/status.
+func statusKB(status []byte, field string) int64 {
 	for _, l := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			rssKB, _ = strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+		if v, ok := strings.CutPrefix(l, field); ok {
+			if f := strings.Fields(v); len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				return n
+			}
 		}
 	}
-	return cpu, rssKB, nil
+	return 0
+}
+
+// rssSplit is resident memory by kind: anon (heap, stacks: what the
+// daemon allocates) and file (pages of the binary and libraries mapped
+// from the page cache, shared and reclaimable).
+func rssSplit(pid int) (anonKB, fileKB int64, err error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	return statusKB(status, "RssAnon:"), statusKB(status, "RssFile:"), nil
 }

@@ -14,9 +14,10 @@ import (
 // memory at the end, and wakeups: the context switches of all the
 // process's threads, per minute.
 type idleFigures struct {
-	cpuPct        float64
-	rssKB         int64
-	wakeupsPerMin float64
+	cpuPct         float64
+	rssKB          int64
+	anonKB, fileKB int64 // rssKB by kind (RssAnon, RssFile)
+	wakeupsPerMin  float64
 }
 
 // idleGoal is the goal of an idle row, where the issue set one.
@@ -44,8 +45,8 @@ func (b *bench) idle(ctx context.Context, files, servers int, window time.Durati
 		goal = fmt.Sprintf("CPU ≤ %.2f%%, RSS ≤ %d MB", g.cpuPct, g.rssMB)
 		met = verdict(f.cpuPct <= g.cpuPct && f.rssKB <= g.rssMB<<10)
 	}
-	fmt.Printf("| headless idle %s (after %s running), %d files, %d servers | CPU %.3f%%, RSS %.1f MB, %.0f wakeups/min | %s | %s |\n",
-		window, b.settle, files, servers, f.cpuPct, float64(f.rssKB)/1024, f.wakeupsPerMin, goal, met)
+	fmt.Printf("| headless idle %s (after %s running), %d files, %d servers | CPU %.3f%%, RSS %.1f MB (anon %.1f, file %.1f), %.0f wakeups/min | %s | %s |\n",
+		window, b.settle, files, servers, f.cpuPct, mb(f.rssKB), mb(f.anonKB), mb(f.fileKB), f.wakeupsPerMin, goal, met)
 	return nil
 }
 
@@ -64,7 +65,7 @@ func (b *bench) growth(ctx context.Context, window time.Duration) error {
 			if err != nil {
 				return err
 			}
-			row += fmt.Sprintf(" %.3f%%, %.1f MB, %.0f/min |", f.cpuPct, float64(f.rssKB)/1024, f.wakeupsPerMin)
+			row += fmt.Sprintf(" %.3f%%, %.1f MB, %.0f/min |", f.cpuPct, mb(f.rssKB), f.wakeupsPerMin)
 			switch {
 			case files == fileCounts[0] && servers == serverCounts[0]:
 				base = f
@@ -82,6 +83,8 @@ func (b *bench) growth(ctx context.Context, window time.Duration) error {
 		top.cpuPct/max(base.cpuPct, 1e-9), float64(top.rssKB)/float64(max(base.rssKB, 1)), top.wakeupsPerMin/max(base.wakeupsPerMin, 1e-9), verdict(linear))
 	return nil
 }
+
+func mb(kb int64) float64 { return float64(kb) / 1024 }
 
 func joinInts(ns []int, sep string) string {
 	s := make([]string, len(ns))
@@ -132,12 +135,16 @@ func (b *bench) measureIdle(ctx context.Context, files, servers int, window time
 	if err != nil {
 		return idleFigures{}, err
 	}
+	anon, file, err := rssSplit(pid)
+	if err != nil {
+		return idleFigures{}, err
+	}
 	sw1, err := contextSwitches(pid)
 	if err != nil {
 		return idleFigures{}, err
 	}
 	el := time.Since(t0)
-	return idleFigures{cpuPct: 100 * (cpu1 - cpu0).Seconds() / el.Seconds(), rssKB: rss,
+	return idleFigures{cpuPct: 100 * (cpu1 - cpu0).Seconds() / el.Seconds(), rssKB: rss, anonKB: anon, fileKB: file,
 		wakeupsPerMin: float64(sw1-sw0) / el.Minutes()}, nil
 }
 
