@@ -81,20 +81,29 @@ func (b *bench) lineLatency(ctx context.Context, samples, files, servers int) er
 // storeLatency: each sample adds a session to the store, then removes it
 // long after its 1 s idle timeout.
 func (b *bench) storeLatency(ctx context.Context, samples int) error {
-	store := filepath.Join(b.dir, "store", "mcp-sessions.json")
-	if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
-		return err
+	// The samples are spread over stores so that no server passes the
+	// journal's limit on session events (600 at once): two a sample.
+	const storeCount = 10
+	cfg := hostTable
+	stores := make([]string, storeCount)
+	for i := range stores {
+		stores[i] = filepath.Join(b.dir, fmt.Sprintf("store%d", i), "mcp-sessions.json")
+		if err := os.MkdirAll(filepath.Dir(stores[i]), 0o700); err != nil {
+			return err
+		}
+		if err := writeStore(stores[i], ""); err != nil {
+			return err
+		}
+		cfg += serverTable(fmt.Sprintf("mem%d", i), fmt.Sprintf("http://127.0.0.1:%d/mcp", 9+i), nil, stores[i])
 	}
-	if err := writeStore(store, ""); err != nil {
-		return err
-	}
-	d, err := b.start(ctx, hostTable+serverTable("mem", "http://127.0.0.1:9/mcp", nil, store))
+	d, err := b.start(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer d.stop()
 	var lat []time.Duration
 	for i := range samples {
+		store := stores[i%storeCount]
 		if err := writeStore(store, fmt.Sprintf("bench-session-%08d", i)); err != nil {
 			return err
 		}
@@ -112,7 +121,7 @@ func (b *bench) storeLatency(ctx context.Context, samples int) error {
 		lat = append(lat, at.Sub(wrote))
 	}
 	p50, p99 := percentiles(lat)
-	fmt.Printf("| store change → session_expired (%d samples) | p50 %s, p99 %s | p99 ≤ 100ms | %s |\n", samples, ms(p50), ms(p99), verdict(p99 <= 100*time.Millisecond))
+	fmt.Printf("| store change → session_expired (%d samples over %d stores) | p50 %s, p99 %s | p99 ≤ 100ms | %s |\n", samples, storeCount, ms(p50), ms(p99), verdict(p99 <= 100*time.Millisecond))
 	return nil
 }
 
