@@ -87,6 +87,18 @@ func Classify(resp Response, err error) Classification {
 	return Classification{Unexpected, fmt.Sprintf("the server answered %d: %s", s, snippet(resp))}
 }
 
+// ClassifyRaw is Classify for an answer someone else read (the proxy
+// relays the host's own requests): its status, headers and the start of
+// its body. The JSON-RPC message is the body's one response, whatever its
+// id, since the request was the host's.
+func ClassifyRaw(status int, header http.Header, body []byte) Classification {
+	resp := Response{Status: status, Header: header, Body: body}
+	if msgs, ok := decodeMessages(body); ok && len(msgs) == 1 && msgs[0].IsResponse() {
+		resp.RPC = &msgs[0]
+	}
+	return Classify(resp, nil)
+}
+
 func classifyErr(err error) Classification {
 	switch {
 	case errors.Is(err, ErrBodyTooLarge):

@@ -1,0 +1,26 @@
+// Package proxy is a session-keeping MCP proxy on loopback: it heals hosts
+// that cannot be patched.
+//
+// A host points at http://<listen>/mcp instead of the server's URL. The
+// proxy forwards every request, answer (JSON or SSE, streamed as it comes),
+// GET stream and DELETE, with the host's headers, to the server. It gives
+// the host a session id of its own and maps it to the server's. When the
+// server answers a POST with a session-lost answer (mcphttp.Classify: 404
+// unless -32601, the 400 quirk), nothing ran: the server refused the
+// request at its session lookup. The proxy then replays the host's
+// initialize and notifications/initialized on a new upstream session,
+// sends the failed request once more and answers the host with that
+// answer, so the host never sees the loss. Nothing else is ever retried:
+// timeouts, 5xx, connection errors and tool errors reach the host as they
+// came.
+//
+// After a new upstream session the host is told, on its GET stream,
+// that the lists it read may have changed (tools, and resources and
+// prompts when the server offers them). The mapping and the host's
+// initialize are kept in a 0600 state file, so a daemon restart keeps
+// them. Keep-warm pings at half the idle timeout, and sessions of a host
+// that is gone are let go upstream with DELETE.
+//
+// A 2026-07-28 server has no session to keep: its traffic passes as it
+// is, and a legacy session header a host sends it is dropped and counted.
+package proxy

@@ -1,0 +1,49 @@
+package proxy
+
+import "time"
+
+// EventKind is what the proxy saw.
+type EventKind int
+
+const (
+	// EvSession: a host opened a session (the server's id in Upstream).
+	EvSession EventKind = iota + 1
+	// EvRecovered: the server had lost the host's session; the proxy
+	// opened a new one and answered the host's call on it. Took is the
+	// host's call across the recovery.
+	EvRecovered
+	// EvRecoverFailed: the server lost the host's session and a new one
+	// could not be opened; the host got the server's answer.
+	EvRecoverFailed
+	// EvReleased: a host silent for longer than the idle timeout; its
+	// upstream session was ended with DELETE (a later call opens another).
+	EvReleased
+	// EvEnded: the host ended its session (DELETE).
+	EvEnded
+	// EvLegacyHeaderDropped: a session header a host sent to a server
+	// without sessions was dropped.
+	EvLegacyHeaderDropped
+)
+
+var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped"}
+
+func (k EventKind) String() string {
+	if k < 0 || int(k) >= len(kindNames) {
+		return "unknown"
+	}
+	return kindNames[k]
+}
+
+// Event is one thing the proxy saw. Ids are full: whoever writes them out
+// masks them.
+type Event struct {
+	Kind        EventKind
+	Server      string
+	Time        time.Time
+	HostSession string // the id the host holds (the proxy's)
+	Upstream    string // the server's session now
+	OldUpstream string // EvRecovered, EvRecoverFailed: the one lost
+	Client      string // clientInfo.name of the host's initialize
+	Took        time.Duration
+	Detail      string // one sentence; no ids, no bodies
+}

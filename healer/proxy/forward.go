@@ -1,0 +1,162 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/mcpwatchdog/watchdog/internal/mask"
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+)
+
+// classifyCap is how much of a 4xx answer is read to tell a lost session
+// from any other refusal.
+const classifyCap = 64 << 10
+
+// hopByHop are headers of one connection (RFC 9110 7.6.1), never forwarded.
+// Accept-Encoding goes too: the transport then asks for gzip itself and
+// hands back plain bytes, which the proxy can read to classify.
+var hopByHop = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-Authenticate", "Proxy-Authorization",
+	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Content-Length", "Accept-Encoding"}
+
+// copyHeaders copies src to dst without the hop-by-hop headers, those the
+// Connection header names, and the session id (the caller sets its own).
+func copyHeaders(dst, src http.Header) {
+	named := map[string]bool{}
+	for _, v := range src.Values("Connection") {
+		for f := range strings.SplitSeq(v, ",") {
+			named[http.CanonicalHeaderKey(strings.TrimSpace(f))] = true
+		}
+	}
+	for k, vs := range src {
+		ck := http.CanonicalHeaderKey(k)
+		if named[ck] || ck == mcphttp.HeaderSessionID || isHopByHop(ck) {
+			continue
+		}
+		dst[ck] = append([]string(nil), vs...)
+	}
+}
+
+func isHopByHop(k string) bool {
+	for _, h := range hopByHop {
+		if h == k {
+			return true
+		}
+	}
+	return false
+}
+
+// send makes the upstream request for the host's request r: its method
+// and headers, body, and the upstream session id (none when "").
+func (p *Proxy) send(ctx context.Context, r *http.Request, body []byte, upstream string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, r.Method, p.opts.Upstream, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if body == nil {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	copyHeaders(req.Header, r.Header)
+	for k, v := range p.opts.Headers {
+		if req.Header.Get(k) == "" {
+			req.Header.Set(k, v)
+		}
+	}
+	if upstream != "" {
+		req.Header.Set(mcphttp.HeaderSessionID, upstream)
+	}
+	resp, err := p.hc.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = mask.URL(ue.URL) // it may carry a token
+		}
+		return nil, fmt.Errorf("the server could not be reached: %w", err)
+	}
+	return resp, nil
+}
+
+// answer is an upstream answer the proxy may have read the start of.
+type answer struct {
+	resp *http.Response
+	head []byte // read already, to classify; the rest is still in resp.Body
+}
+
+// verdict classifies a POST answer. Only a 404 or 400 can say the session
+// is lost, so only theirs is read (at most classifyCap); a 2xx streams on
+// untouched.
+func (p *Proxy) verdict(resp *http.Response) (answer, mcphttp.Verdict) {
+	a := answer{resp: resp}
+	if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusBadRequest {
+		return a, mcphttp.Alive
+	}
+	a.head, _ = io.ReadAll(io.LimitReader(resp.Body, classifyCap))
+	return a, mcphttp.ClassifyRaw(resp.StatusCode, resp.Header, a.head).Verdict
+}
+
+// relay writes an upstream answer to the host as it comes: headers (the
+// session id as the host knows it), status, then the body, flushed after
+// every read so SSE events reach the host at once. At most limit bytes.
+func (p *Proxy) relay(w http.ResponseWriter, a answer, hostID string, limit int64) {
+	defer a.resp.Body.Close()
+	copyHeaders(w.Header(), a.resp.Header)
+	if hostID != "" && a.resp.Header.Get(mcphttp.HeaderSessionID) != "" {
+		w.Header().Set(mcphttp.HeaderSessionID, hostID)
+	}
+	w.WriteHeader(a.resp.StatusCode)
+	rc := http.NewResponseController(w)
+	if len(a.head) > 0 {
+		_, _ = w.Write(a.head)
+	}
+	body := io.LimitReader(a.resp.Body, limit-int64(len(a.head))+1)
+	buf := make([]byte, 32<<10)
+	sent := int64(len(a.head))
+	for {
+		n, err := body.Read(buf)
+		if n > 0 {
+			sent += int64(n)
+			if sent > limit {
+				p.log.Warn("an answer exceeded the proxy's size limit; cut short", "limit", limit)
+				return
+			}
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return // the host went away
+			}
+			_ = rc.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// rpcError answers the host with a JSON-RPC error of the proxy's own.
+func rpcError(w http.ResponseWriter, status, code int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
+		"error": map[string]any{"code": code, "message": msg}})
+}
+
+// badGateway answers a call the server could not take.
+func badGateway(w http.ResponseWriter, err error) {
+	rpcError(w, http.StatusBadGateway, -32603, "watchdog proxy: "+err.Error())
+}
+
+// readBody reads a host's request body, at most max bytes.
+func readBody(r *http.Request, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r.Body, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("the request is larger than the proxy's limit of %d bytes", max)
+	}
+	return b, nil
+}

@@ -1,0 +1,265 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+)
+
+// maxInitAnswer bounds the initialize answer, which the proxy reads whole.
+const maxInitAnswer = 1 << 20
+
+// errNoSession: a host sent an id the proxy never gave out, or forgot.
+var errNoSession = errors.New("Session not found")
+
+// post forwards a host's POST.
+func (p *Proxy) post(w http.ResponseWriter, r *http.Request) {
+	began := time.Now()
+	body, err := readBody(r, p.opts.MaxRequest)
+	if err != nil {
+		rpcError(w, http.StatusRequestEntityTooLarge, -32600, "watchdog proxy: "+err.Error())
+		return
+	}
+	hostID := r.Header.Get(mcphttp.HeaderSessionID)
+	switch {
+	case hostID == "" && methodOf(body) == "initialize":
+		p.initialize(w, r, body)
+	case hostID == "":
+		p.pass(w, r, body)
+	default:
+		s := p.session(w, r)
+		if s != nil {
+			p.call(w, r, body, s, began)
+		} else if p.isStateless() {
+			p.pass(w, r, body)
+		}
+	}
+}
+
+// session finds the host's session. An id the proxy does not know is
+// answered 404 as a server would (the host starts over), unless the server
+// has no sessions at all: then the header is the host's legacy habit,
+// dropped and counted, and nil is returned for the caller to pass on.
+func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
+	id := r.Header.Get(mcphttp.HeaderSessionID)
+	if s := p.sessions.get(id); s != nil {
+		p.sessions.with(func() { s.last, s.header = p.opts.Now(), r.Header.Clone() })
+		return s
+	}
+	if p.isStateless() {
+		r.Header.Del(mcphttp.HeaderSessionID)
+		p.opts.Observe(Event{Kind: EvLegacyHeaderDropped, Server: p.opts.Server, Time: p.opts.Now(),
+			Detail: "the host sent a session header to a server without sessions; the proxy dropped it"})
+		return nil
+	}
+	rpcError(w, http.StatusNotFound, -32001, errNoSession.Error())
+	return nil
+}
+
+// pass forwards a request that belongs to no session of the proxy's.
+func (p *Proxy) pass(w http.ResponseWriter, r *http.Request, body []byte) {
+	resp, err := p.send(r.Context(), r, body, "")
+	if err != nil {
+		badGateway(w, err)
+		return
+	}
+	p.relay(w, answer{resp: resp}, "", p.opts.MaxAnswer)
+}
+
+// initialize forwards a host's initialize. A server that answers with a
+// session id gets a host id in its place; one that answers without has no
+// sessions, and the proxy keeps nothing.
+func (p *Proxy) initialize(w http.ResponseWriter, r *http.Request, body []byte) {
+	resp, err := p.send(r.Context(), r, body, "")
+	if err != nil {
+		badGateway(w, err)
+		return
+	}
+	upstream := resp.Header.Get(mcphttp.HeaderSessionID)
+	if upstream == "" || resp.StatusCode/100 != 2 {
+		if resp.StatusCode/100 == 2 {
+			p.setStateless(true)
+		}
+		p.relay(w, answer{resp: resp}, "", p.opts.MaxAnswer)
+		return
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxInitAnswer+1))
+	if err != nil || len(data) > maxInitAnswer {
+		badGateway(w, fmt.Errorf("the server's initialize answer could not be read whole (at most %d bytes): %v", maxInitAnswer, err))
+		return
+	}
+	p.setStateless(false)
+	protocol, caps := initResult(resp.Header.Get("Content-Type"), data)
+	init := paramsOf(body)
+	s := &session{hostID: newHostID(), init: init, client: clientName(init), upstream: upstream,
+		protocol: protocol, caps: caps, last: p.opts.Now(), header: r.Header.Clone()}
+	p.sessions.add(s)
+	p.opts.Observe(Event{Kind: EvSession, Server: p.opts.Server, Time: s.last, HostSession: s.hostID,
+		Upstream: upstream, Client: s.client, Detail: "a host opened a session through the proxy"})
+	p.relay(w, answer{resp: resp, head: data}, s.hostID, int64(len(data)))
+}
+
+// call forwards a request on the host's session. A session-lost answer is
+// the one the proxy heals: a new upstream session, the request once more,
+// and the host gets that answer.
+func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, s *session, began time.Time) {
+	up, lostBefore := p.current(s)
+	if up == "" { // released while the host was away, or found lost by a ping
+		var err error
+		if up, err = p.replace(r.Context(), s, "", r.Header); err != nil {
+			if lostBefore != "" {
+				p.failed(s, lostBefore, err)
+			}
+			badGateway(w, err)
+			return
+		}
+		if lostBefore != "" {
+			p.recovered(s, lostBefore, up, began, "the server had lost the session while the host was away; the proxy opened a new one before the host's call")
+		}
+	}
+	resp, err := p.send(r.Context(), r, body, up)
+	if err != nil {
+		badGateway(w, err)
+		return
+	}
+	a, v := p.verdict(resp)
+	if v != mcphttp.Lost {
+		p.relay(w, a, s.hostID, p.opts.MaxAnswer)
+		return
+	}
+	next, err := p.replace(r.Context(), s, up, r.Header)
+	if err != nil {
+		p.failed(s, up, err)
+		p.relay(w, a, s.hostID, p.opts.MaxAnswer)
+		return
+	}
+	a.resp.Body.Close()
+	if methodOf(body) == "" {
+		// A response to a request of the lost session: whoever asked is
+		// gone with it. Nothing to send again.
+		w.WriteHeader(http.StatusAccepted)
+		p.recovered(s, up, next, began, "the server had lost the session; the proxy opened a new one (the host's answer was for the old one)")
+		return
+	}
+	resp, err = p.send(r.Context(), r, body, next)
+	if err != nil {
+		badGateway(w, err)
+		return
+	}
+	p.recovered(s, up, next, began, "the server had lost the session; the proxy opened a new one and sent the host's call again")
+	p.relay(w, answer{resp: resp}, s.hostID, p.opts.MaxAnswer)
+}
+
+// current is the session's upstream id, and the one it lost while no call
+// was under way ("" when none).
+func (p *Proxy) current(s *session) (up, lost string) {
+	p.sessions.with(func() { up, lost = s.upstream, s.lost })
+	return up, lost
+}
+
+func (p *Proxy) recovered(s *session, old, now string, began time.Time, detail string) {
+	p.opts.Observe(Event{Kind: EvRecovered, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+		Upstream: now, OldUpstream: old, Client: s.client, Took: time.Since(began), Detail: detail})
+}
+
+func (p *Proxy) failed(s *session, old string, err error) {
+	p.log.Warn("the server lost a host's session and a new one could not be opened", "err", err)
+	p.opts.Observe(Event{Kind: EvRecoverFailed, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+		OldUpstream: old, Client: s.client, Detail: "the server lost the host's session and a new one could not be opened: " + err.Error()})
+}
+
+// methodOf is a JSON-RPC message's method ("" for a response, a batch or
+// what is not JSON-RPC).
+func methodOf(body []byte) string {
+	var m struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return ""
+	}
+	return m.Method
+}
+
+// paramsOf is a request's params.
+func paramsOf(body []byte) json.RawMessage {
+	var m struct {
+		Params json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(body, &m)
+	return m.Params
+}
+
+// initResult reads the protocol version and the lists a server offers from
+// its initialize answer, JSON or SSE.
+func initResult(contentType string, data []byte) (string, lists) {
+	for _, msg := range messages(contentType, data) {
+		var m struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(msg, &m) == nil {
+			if v, l := parseInit(m.Result); v != "" {
+				return v, l
+			}
+		}
+	}
+	return "", lists{}
+}
+
+// parseInit reads an initialize result.
+func parseInit(result json.RawMessage) (string, lists) {
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Capabilities    struct {
+			Tools     json.RawMessage `json:"tools"`
+			Resources json.RawMessage `json:"resources"`
+			Prompts   json.RawMessage `json:"prompts"`
+		} `json:"capabilities"`
+	}
+	if json.Unmarshal(result, &r) != nil {
+		return "", lists{}
+	}
+	c := r.Capabilities
+	return r.ProtocolVersion, lists{Tools: c.Tools != nil, Resources: c.Resources != nil, Prompts: c.Prompts != nil}
+}
+
+// messages are the JSON payloads of an answer: the body, or each SSE
+// event's data.
+func messages(contentType string, data []byte) [][]byte {
+	if mt, _, _ := mime.ParseMediaType(contentType); mt != "text/event-stream" {
+		return [][]byte{data}
+	}
+	var out [][]byte
+	var ev bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, maxInitAnswer)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if line == "" {
+			if ev.Len() > 0 {
+				out = append(out, bytes.Clone(ev.Bytes()))
+				ev.Reset()
+			}
+			continue
+		}
+		if v, ok := strings.CutPrefix(line, "data:"); ok {
+			if ev.Len() > 0 {
+				ev.WriteByte('\n')
+			}
+			ev.WriteString(strings.TrimPrefix(v, " "))
+		}
+	}
+	if ev.Len() > 0 {
+		out = append(out, ev.Bytes())
+	}
+	return out
+}

@@ -1,0 +1,199 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+)
+
+// Defaults for the zero values in [Options].
+const (
+	DefaultMaxRequest = 4 << 20  // a host's request body
+	DefaultMaxAnswer  = 64 << 20 // one POST answer, streamed
+	// DefaultMaxSessions bounds the sessions kept: past it the least
+	// recently used one the host is not using is forgotten.
+	DefaultMaxSessions = 1000
+	// Path is where the proxy serves MCP.
+	Path = "/mcp"
+)
+
+// ErrNotLoopback: the proxy listens on loopback addresses only; elsewhere
+// it would hand anyone on the network the host's sessions.
+var ErrNotLoopback = errors.New("the proxy listens on loopback addresses only (127.0.0.1, ::1, localhost)")
+
+// Options configure a [Proxy]. Each zero value documents its default.
+type Options struct {
+	// Server is the server's name, for events and logs.
+	Server string
+	// Upstream is the server's MCP endpoint. Required.
+	Upstream string
+	// AllowInsecure permits plain http to an upstream that is not loopback.
+	AllowInsecure bool
+	// Headers are extra headers for the server (config), sent where the
+	// host did not send the same header itself.
+	Headers map[string]string
+	// IdleTimeout is the server's idle timeout: keep-warm pings at half of
+	// it, and a host silent for longer is gone. 0: neither.
+	IdleTimeout time.Duration
+	// KeepWarm pings each upstream session at half IdleTimeout.
+	KeepWarm bool
+	// StateFile keeps the sessions across restarts (0600). "": memory only.
+	StateFile string
+	// MaxRequest and MaxAnswer cap a request body and one POST answer.
+	// 0: DefaultMaxRequest, DefaultMaxAnswer.
+	MaxRequest, MaxAnswer int64
+	// MaxSessions caps the sessions kept. 0: DefaultMaxSessions.
+	MaxSessions int
+	// Observe receives what the proxy saw (new sessions, recoveries). It
+	// is called from request goroutines and must not block. nil: none.
+	Observe func(Event)
+	// Logger receives problems; ids in it are masked, bodies never logged.
+	// nil: discard.
+	Logger *slog.Logger
+	// Now is the clock for activity times. nil: time.Now.
+	Now func() time.Time
+	// HTTPClient carries the upstream requests; redirects are never
+	// followed. nil: a client of its own.
+	HTTPClient *http.Client
+}
+
+// Proxy serves one server's proxy. Its methods are safe for concurrent use.
+type Proxy struct {
+	opts     Options
+	log      *slog.Logger
+	hc       *http.Client
+	sessions *table
+	ping     *mcphttp.Client // for checks with the config's headers only
+
+	modeMu    sync.Mutex
+	stateless bool // the server issued no session id: pass everything as is
+	dropped   int64
+}
+
+// New checks opts and loads the state file. It listens nowhere yet.
+func New(opts Options) (*Proxy, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	opts.MaxRequest = positive(opts.MaxRequest, DefaultMaxRequest)
+	opts.MaxAnswer = positive(opts.MaxAnswer, DefaultMaxAnswer)
+	opts.MaxSessions = int(positive(int64(opts.MaxSessions), DefaultMaxSessions))
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Observe == nil {
+		opts.Observe = func(Event) {}
+	}
+	hc := noRedirects(opts.HTTPClient)
+	ping, err := mcphttp.New(mcphttp.Options{URL: opts.Upstream, Headers: opts.Headers, AllowInsecure: opts.AllowInsecure, HTTPClient: hc})
+	if err != nil {
+		return nil, fmt.Errorf("proxy for %s: %w", opts.Server, err)
+	}
+	p := &Proxy{opts: opts, log: opts.Logger.With("server", opts.Server, "part", "proxy"), hc: hc, ping: ping}
+	p.sessions, err = loadTable(opts.StateFile, opts.MaxSessions, p.log)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Listen opens the loopback listener for addr ("127.0.0.1:PORT").
+func Listen(addr string) (net.Listener, error) {
+	if err := CheckListen(addr); err != nil {
+		return nil, err
+	}
+	return net.Listen("tcp", addr)
+}
+
+// CheckListen reports whether addr is a loopback host:port.
+func CheckListen(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
+		return fmt.Errorf("%q is not host:port: %w", addr, ErrNotLoopback)
+	}
+	if !mcphttp.IsLoopback(host) {
+		return fmt.Errorf("%q: %w", addr, ErrNotLoopback)
+	}
+	return nil
+}
+
+// Serve answers on ln until ctx ends, and keeps the sessions warm.
+func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	var wg sync.WaitGroup
+	wg.Go(func() { p.tend(ctx) })
+	wg.Go(func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		_ = srv.Close() // GET streams do not end by themselves
+	})
+	err := srv.Serve(ln)
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// ServeHTTP routes the MCP endpoint's three methods.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != Path {
+		http.NotFound(w, r)
+		return
+	}
+	if reason := foreign(r); reason != "" {
+		p.log.Warn("refused a request that did not come from this machine's host", "why", reason)
+		http.Error(w, "forbidden: "+reason, http.StatusForbidden)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		p.post(w, r)
+	case http.MethodGet:
+		p.get(w, r)
+	case http.MethodDelete:
+		p.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// Mode is what the proxy knows of the server's protocol era.
+func (p *Proxy) isStateless() bool {
+	p.modeMu.Lock()
+	defer p.modeMu.Unlock()
+	return p.stateless
+}
+
+func (p *Proxy) setStateless(v bool) {
+	p.modeMu.Lock()
+	defer p.modeMu.Unlock()
+	p.stateless = v
+}
+
+func positive(v, def int64) int64 {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func noRedirects(hc *http.Client) *http.Client {
+	c := &http.Client{}
+	if hc != nil {
+		*c = *hc
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return c
+}

@@ -1,0 +1,69 @@
+package proxy_test
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer/proxy"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+)
+
+// The measurement of the issue: a session the server forgot (idle expiry,
+// restart) strands a client that keeps the dead id; through the proxy the
+// next call succeeds, the tool runs exactly once per call, and the proxy
+// says what it saw.
+func TestCallAfterLossSucceeds(t *testing.T) {
+	const idle = 300 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		lose func(*demoserver.Server)
+	}{
+		{"idle expiry", func(*demoserver.Server) { time.Sleep(3 * idle) }},
+		{"server restart", func(s *demoserver.Server) { s.ForgetAll() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startServer(t, demoserver.Options{IdleTimeout: idle})
+			px := startProxy(t, proxy.Options{Upstream: srv.URL()})
+			cs := connect(t, px.url)
+			count(t, cs)
+			first := srv.SessionIDs()
+			tc.lose(srv)
+			waitFor(t, "the server to forget the session", func() bool { return len(srv.SessionIDs()) == 0 })
+			count(t, cs)
+			count(t, cs)
+			if got := srv.Count(); got != 3 {
+				t.Errorf("the tool ran %d times for 3 calls", got)
+			}
+			rec := px.of(proxy.EvRecovered)
+			if len(rec) != 1 {
+				t.Fatalf("recoveries seen: %d, want 1 (%+v)", len(rec), px.events)
+			}
+			if rec[0].OldUpstream != first[0] || rec[0].Upstream == first[0] || rec[0].HostSession != cs.ID() {
+				t.Errorf("recovery names old %q new %q host %q; want old %q, a new one, host %q",
+					rec[0].OldUpstream, rec[0].Upstream, rec[0].HostSession, first[0], cs.ID())
+			}
+			if cs.ID() == first[0] {
+				t.Error("the host holds the server's own session id; the proxy must give it one of its own")
+			}
+		})
+	}
+}
+
+// A daemon restart between two calls: the mapping and the host's
+// initialize come back from the state file, and the next call succeeds
+// even though the server lost the session meanwhile.
+func TestStateFileCarriesSessionsAcrossRestart(t *testing.T) {
+	srv := startServer(t, demoserver.Options{})
+	state := filepath.Join(t.TempDir(), "proxy-mem.json")
+	px := startProxy(t, proxy.Options{Upstream: srv.URL(), StateFile: state})
+	cs := connect(t, px.url)
+	count(t, cs)
+	px.stop()
+	srv.ForgetAll()
+	again := startProxyAt(t, px.addr, proxy.Options{Upstream: srv.URL(), StateFile: state})
+	count(t, cs)
+	if n := len(again.of(proxy.EvRecovered)); n != 1 {
+		t.Errorf("recoveries after the restart: %d, want 1", n)
+	}
+}

@@ -1,0 +1,68 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+)
+
+// replace opens a new upstream session for s in place of lost (the one a
+// call met lost, or "" when s has none), replaying the host's initialize
+// and notifications/initialized with the headers of the call at hand, so
+// the server sees the same client with the same credentials. Calls that
+// met the same lost session wait for one replay and share it.
+func (p *Proxy) replace(ctx context.Context, s *session, lost string, h http.Header) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, _ := p.current(s); cur != "" && cur != lost {
+		return cur, nil // another call replaced it meanwhile
+	}
+	c, err := mcphttp.New(mcphttp.Options{URL: p.opts.Upstream, Headers: p.replayHeaders(h), AllowInsecure: p.opts.AllowInsecure,
+		HTTPClient: p.hc, MaxBody: maxInitAnswer})
+	if err != nil {
+		return "", err
+	}
+	resp, err := c.Do(ctx, mcphttp.Request{Method: "initialize", Params: s.init})
+	if err != nil {
+		return "", fmt.Errorf("replaying initialize: %w", err)
+	}
+	if resp.Status/100 != 2 || resp.SessionID == "" || resp.RPC == nil || resp.RPC.Error != nil {
+		return "", fmt.Errorf("the server answered the replayed initialize with %d and no new session: %s",
+			resp.Status, mcphttp.Classify(resp, nil).Reason)
+	}
+	protocol, caps := parseInit(resp.RPC.Result)
+	if protocol == "" {
+		protocol = s.protocol
+	}
+	ack, err := c.Do(ctx, mcphttp.Request{Method: "notifications/initialized", SessionID: resp.SessionID, ProtocolVersion: protocol})
+	if err != nil || ack.Status/100 != 2 {
+		return "", fmt.Errorf("the server refused notifications/initialized on the new session (%d): %v", ack.Status, err)
+	}
+	p.sessions.with(func() { s.upstream, s.lost, s.protocol, s.caps = resp.SessionID, "", protocol, caps })
+	p.sessions.save()
+	p.tellLists(s)
+	return resp.SessionID, nil
+}
+
+// replayHeaders are the host's headers that the proxy's own requests carry
+// (Authorization and the like), and the config's where the host has none.
+// mcphttp sets the protocol's own headers itself.
+func (p *Proxy) replayHeaders(h http.Header) map[string]string {
+	out := map[string]string{}
+	for k, v := range p.opts.Headers {
+		out[http.CanonicalHeaderKey(k)] = v
+	}
+	fwd := http.Header{}
+	copyHeaders(fwd, h)
+	for k, vs := range fwd {
+		switch k {
+		case "Accept", "Content-Type", "Host", mcphttp.HeaderProtocolVersion, mcphttp.HeaderMethod, "Origin", "User-Agent":
+			continue
+		}
+		out[k] = strings.Join(vs, ", ")
+	}
+	return out
+}

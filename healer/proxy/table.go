@@ -1,0 +1,223 @@
+package proxy
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+)
+
+// stateVersion is the state file's format.
+const stateVersion = 1
+
+// maxStateFile bounds what is read of the state file.
+const maxStateFile = 64 << 20
+
+// session is one host session and the upstream session it rides on.
+type session struct {
+	// Fixed once made.
+	hostID string
+	init   json.RawMessage // the host's initialize params, replayed on a loss
+	client string          // clientInfo.name from them
+
+	// mu serialises replacing the upstream session: of the calls that
+	// meet the same lost session, one opens the next.
+	mu sync.Mutex
+
+	// Guarded by table.mu.
+	upstream string // "" while there is none (released, or lost)
+	lost     string // the upstream a keep-warm ping found lost, until replaced
+	protocol string // the negotiated MCP-Protocol-Version
+	caps     lists  // the lists the server offers, to re-read after a loss
+	last     time.Time
+	pinged   time.Time   // the last keep-warm answer
+	header   http.Header // the host's last request headers (memory only)
+	streams  []*stream   // the host's open GET streams
+	pending  []string    // notifications for the next GET stream
+}
+
+// lists are the server's capabilities whose lists a host caches.
+type lists struct {
+	Tools     bool `json:"tools,omitempty"`
+	Resources bool `json:"resources,omitempty"`
+	Prompts   bool `json:"prompts,omitempty"`
+}
+
+// changed lists the notifications that tell a host to read them again.
+func (l lists) changed() []string {
+	out := []string{"notifications/tools/list_changed"} // every host reads tools
+	if l.Resources {
+		out = append(out, "notifications/resources/list_changed")
+	}
+	if l.Prompts {
+		out = append(out, "notifications/prompts/list_changed")
+	}
+	return out
+}
+
+// table holds the sessions and writes them to the state file.
+type table struct {
+	mu   sync.Mutex
+	byID map[string]*session
+	path string
+	max  int
+	log  *slog.Logger
+}
+
+// stateFile is the state file's shape. Full ids: the file is 0600, like
+// every other state file that holds them.
+type stateFile struct {
+	Version  int           `json:"version"`
+	Sessions []stateRecord `json:"sessions"`
+}
+
+type stateRecord struct {
+	Host     string          `json:"host"`
+	Upstream string          `json:"upstream,omitempty"`
+	Init     json.RawMessage `json:"init"`
+	Protocol string          `json:"protocol,omitempty"`
+	Lists    lists           `json:"lists"`
+	Last     time.Time       `json:"last"`
+}
+
+// loadTable reads the state file. One that cannot be used is set aside
+// (renamed .bad) with a warning: its hosts' next calls open new sessions.
+func loadTable(path string, max int, log *slog.Logger) (*table, error) {
+	t := &table{byID: map[string]*session{}, path: path, max: max, log: log}
+	if path == "" {
+		return t, nil
+	}
+	data, err := fsutil.ReadPrivate(path, maxStateFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return t, nil
+	}
+	var st stateFile
+	if err == nil {
+		err = json.Unmarshal(data, &st)
+	}
+	if err == nil && st.Version != stateVersion {
+		err = fmt.Errorf("version %d, want %d", st.Version, stateVersion)
+	}
+	if err != nil {
+		log.Warn("the proxy's state file cannot be used; setting it aside, hosts holding its sessions get new ones at their next call",
+			"path", path, "err", err)
+		if rerr := os.Rename(path, path+".bad"); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return nil, fmt.Errorf("proxy state %s: %w; and it cannot be set aside: %w (remove it by hand)", path, err, rerr)
+		}
+		return t, nil
+	}
+	for _, r := range st.Sessions {
+		if r.Host == "" || len(r.Init) == 0 {
+			continue
+		}
+		t.byID[r.Host] = &session{hostID: r.Host, init: r.Init, client: clientName(r.Init),
+			upstream: r.Upstream, protocol: r.Protocol, caps: r.Lists, last: r.Last}
+	}
+	return t, nil
+}
+
+// newHostID is a session id for the host: 128 random bits.
+func newHostID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (t *table) get(id string) *session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.byID[id]
+}
+
+// add keeps s, forgetting the least recently used idle session when full.
+func (t *table) add(s *session) {
+	t.mu.Lock()
+	if len(t.byID) >= t.max {
+		t.evictLocked()
+	}
+	t.byID[s.hostID] = s
+	t.mu.Unlock()
+	t.save()
+}
+
+func (t *table) evictLocked() {
+	var oldest *session
+	for _, s := range t.byID {
+		if len(s.streams) == 0 && (oldest == nil || s.last.Before(oldest.last)) {
+			oldest = s
+		}
+	}
+	if oldest != nil {
+		delete(t.byID, oldest.hostID)
+	}
+}
+
+func (t *table) remove(id string) {
+	t.mu.Lock()
+	delete(t.byID, id)
+	t.mu.Unlock()
+	t.save()
+}
+
+// all is every session, for the keep-warm pass and status.
+func (t *table) all() []*session {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*session, 0, len(t.byID))
+	for _, s := range t.byID {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b *session) int { return a.last.Compare(b.last) })
+	return out
+}
+
+// with runs f under the table's lock, for the fields it guards.
+func (t *table) with(f func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f()
+}
+
+// save writes the state file atomically; a failure is logged, and the
+// sessions stay served from memory.
+func (t *table) save() {
+	if t.path == "" {
+		return
+	}
+	t.mu.Lock()
+	st := stateFile{Version: stateVersion}
+	for _, s := range t.byID {
+		st.Sessions = append(st.Sessions, stateRecord{Host: s.hostID, Upstream: s.upstream, Init: s.init,
+			Protocol: s.protocol, Lists: s.caps, Last: s.last})
+	}
+	t.mu.Unlock()
+	slices.SortFunc(st.Sessions, func(a, b stateRecord) int { return a.Last.Compare(b.Last) })
+	data, err := json.Marshal(st)
+	if err == nil {
+		err = fsutil.WriteAtomic(t.path, data, 0o600)
+	}
+	if err != nil {
+		t.log.Warn("cannot save the proxy's sessions; a restart would give their hosts new ones", "path", t.path, "err", err)
+	}
+}
+
+// clientName reads clientInfo.name from initialize params.
+func clientName(init json.RawMessage) string {
+	var p struct {
+		ClientInfo struct {
+			Name string `json:"name"`
+		} `json:"clientInfo"`
+	}
+	_ = json.Unmarshal(init, &p)
+	return p.ClientInfo.Name
+}

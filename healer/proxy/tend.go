@@ -1,0 +1,148 @@
+package proxy
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+)
+
+// tendFloor is the least time between two keep-warm passes.
+const tendFloor = time.Second
+
+// delete ends the host's session: upstream with DELETE, then here.
+func (p *Proxy) delete(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get(mcphttp.HeaderSessionID) == "" {
+		p.pass(w, r, nil)
+		return
+	}
+	s := p.session(w, r)
+	if s == nil {
+		if p.isStateless() {
+			p.pass(w, r, nil)
+		}
+		return
+	}
+	p.sessions.remove(s.hostID)
+	p.opts.Observe(Event{Kind: EvEnded, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+		Client: s.client, Detail: "the host ended its session"})
+	up, _ := p.current(s)
+	if up == "" {
+		w.WriteHeader(http.StatusOK) // nothing upstream to end
+		return
+	}
+	resp, err := p.send(r.Context(), r, nil, up)
+	if err != nil {
+		badGateway(w, err)
+		return
+	}
+	if resp.StatusCode == http.StatusNotFound {
+		resp.Body.Close()
+		w.WriteHeader(http.StatusOK) // the server had ended it already
+		return
+	}
+	p.relay(w, answer{resp: resp}, s.hostID, p.opts.MaxAnswer)
+}
+
+// tend keeps upstream sessions warm and lets go of those whose host is
+// gone, until ctx ends. Without an idle timeout there is nothing to do.
+func (p *Proxy) tend(ctx context.Context) {
+	if p.opts.IdleTimeout <= 0 {
+		return
+	}
+	t := time.NewTimer(p.opts.IdleTimeout / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			t.Reset(max(p.tendOnce(ctx), tendFloor))
+		}
+	}
+}
+
+// tendOnce pings what is due and releases what is gone; it returns how
+// long until the next session is due.
+func (p *Proxy) tendOnce(ctx context.Context) time.Duration {
+	half := p.opts.IdleTimeout / 2
+	next := half
+	for _, s := range p.sessions.all() {
+		now := p.opts.Now()
+		var up string
+		var present bool
+		var last, warm time.Time
+		p.sessions.with(func() { up, present, last, warm = s.upstream, len(s.streams) > 0, s.last, later(s.last, s.pinged) })
+		switch {
+		case up == "":
+		case !present && now.Sub(last) > p.opts.IdleTimeout:
+			p.release(ctx, s, up)
+		case p.opts.KeepWarm && now.Sub(warm) >= half:
+			p.keepWarm(ctx, s, up)
+			next = min(next, half)
+		case p.opts.KeepWarm:
+			next = min(next, half-now.Sub(warm))
+		}
+	}
+	return next
+}
+
+// keepWarm pings the upstream session. A session found lost is replaced
+// at the host's next call, before the call is sent.
+func (p *Proxy) keepWarm(ctx context.Context, s *session, up string) {
+	_, protocol := p.headerAndProtocol(s)
+	resp, err := p.pingClient(s).Ping(ctx, up, protocol)
+	switch mcphttp.Classify(resp, err).Verdict {
+	case mcphttp.Alive:
+		p.sessions.with(func() { s.pinged = p.opts.Now() })
+	case mcphttp.Lost:
+		p.sessions.with(func() {
+			if s.upstream == up {
+				s.upstream, s.lost = "", up
+			}
+		})
+		p.sessions.save()
+	}
+}
+
+// release ends the upstream session of a host that is gone. Its session
+// here stays: if the host comes back, its next call opens a new one.
+func (p *Proxy) release(ctx context.Context, s *session, up string) {
+	_, protocol := p.headerAndProtocol(s)
+	_, _ = p.pingClient(s).DeleteVersion(ctx, up, protocol)
+	p.sessions.with(func() {
+		if s.upstream == up {
+			s.upstream = ""
+		}
+	})
+	p.sessions.save()
+	p.opts.Observe(Event{Kind: EvReleased, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+		OldUpstream: up, Client: s.client, Detail: "the host sent nothing for longer than the server's idle timeout; its upstream session was ended"})
+}
+
+func (p *Proxy) headerAndProtocol(s *session) (h http.Header, protocol string) {
+	p.sessions.with(func() { h, protocol = s.header, s.protocol })
+	return h, protocol
+}
+
+// pingClient talks to the server with the host's last headers (its
+// credentials), or the config's before the host's first call.
+func (p *Proxy) pingClient(s *session) *mcphttp.Client {
+	h, _ := p.headerAndProtocol(s)
+	if h == nil {
+		return p.ping
+	}
+	c, err := mcphttp.New(mcphttp.Options{URL: p.opts.Upstream, Headers: p.replayHeaders(h), AllowInsecure: p.opts.AllowInsecure, HTTPClient: p.hc})
+	if err != nil {
+		return p.ping
+	}
+	return c
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,124 @@
+package tsserver
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
+)
+
+// callTimeout bounds one call of the client; the SDK's own request timeout is 60 s.
+const callTimeout = 90 * time.Second
+
+// Client is testdata/tsservers/client.mjs: the plain TypeScript SDK client, unpatched,
+// which keeps a dead session id like most hosts built on the SDK.
+type Client struct {
+	cancel context.CancelFunc
+	stdin  io.WriteCloser
+	lines  chan string // OK, ERR, READY and BYE lines
+	stderr *tailbuf.Buffer
+	done   chan struct{}
+
+	mu    sync.Mutex
+	notes []string // NOTE lines: notifications the client received
+}
+
+// StartClient connects the client to url and waits until it is ready. It fails the
+// test (never skips) when node or the npm packages are missing; the client is stopped
+// when the test ends.
+func StartClient(t testing.TB, url string) *Client {
+	t.Helper()
+	root, err := fsutil.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := checkDeps(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, node, "client.mjs", "--url", url)
+	cmd.Dir, cmd.WaitDelay = serverDir(root), 5*time.Second
+	c := &Client{cancel: cancel, lines: make(chan string, 16), stderr: &tailbuf.Buffer{Max: 64 << 10}, done: make(chan struct{})}
+	cmd.Stderr = c.stderr
+	stdout, err := cmd.StdoutPipe()
+	if err == nil {
+		c.stdin, err = cmd.StdinPipe()
+	}
+	if err == nil {
+		err = cmd.Start()
+	}
+	if err != nil {
+		cancel()
+		t.Fatalf("tsserver client: %v", err)
+	}
+	go c.read(cmd, stdout)
+	t.Cleanup(func() {
+		cancel()
+		<-c.done
+		if t.Failed() {
+			t.Logf("ts client stderr:\n%s", c.stderr.String())
+		}
+	})
+	if line := c.next(t, startTimeout); line != "READY" {
+		t.Fatalf("ts client did not connect to %s: %q\nstderr:\n%s", url, line, c.stderr.String())
+	}
+	return c
+}
+
+func (c *Client) read(cmd *exec.Cmd, stdout io.Reader) {
+	defer close(c.done)
+	defer close(c.lines)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if note, ok := strings.CutPrefix(sc.Text(), "NOTE "); ok {
+			c.mu.Lock()
+			c.notes = append(c.notes, note)
+			c.mu.Unlock()
+			continue
+		}
+		c.lines <- sc.Text()
+	}
+	_, _ = io.Copy(io.Discard, stdout)
+	_ = cmd.Wait()
+}
+
+func (c *Client) next(t testing.TB, within time.Duration) string {
+	t.Helper()
+	select {
+	case line, ok := <-c.lines:
+		if !ok {
+			t.Fatalf("ts client exited; stderr:\n%s", c.stderr.String())
+		}
+		return line
+	case <-time.After(within):
+		t.Fatalf("ts client said nothing within %v; stderr:\n%s", within, c.stderr.String())
+		return ""
+	}
+}
+
+// Call calls tool with no arguments and returns the client's line: "OK <json>" for a
+// result, "ERR <message>" for an error.
+func (c *Client) Call(t testing.TB, tool string) string {
+	t.Helper()
+	if _, err := fmt.Fprintf(c.stdin, "call %s\n", tool); err != nil {
+		t.Fatalf("ts client: %v", err)
+	}
+	return c.next(t, callTimeout)
+}
+
+// Notes lists the notifications the client has received, by method.
+func (c *Client) Notes() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.notes...)
+}
