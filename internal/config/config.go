@@ -74,6 +74,18 @@ type Server struct {
 	// AllowInsecure permits plain http to a host that is not loopback, where
 	// session ids and headers would cross the network unencrypted.
 	AllowInsecure bool `toml:"allow_insecure"`
+	// ProxyListen, when set, serves a session-keeping proxy for this server
+	// at http://<ProxyListen>/mcp (loopback only): the URL to give the host.
+	ProxyListen string `toml:"proxy_listen,omitempty"`
+}
+
+// ProxyURL is the URL a host uses to reach this server through the
+// watchdog's proxy; "" when the server has none.
+func (s Server) ProxyURL() string {
+	if s.ProxyListen == "" {
+		return ""
+	}
+	return "http://" + s.ProxyListen + "/mcp"
 }
 
 // Per-server defaults for keys a [[server]] table leaves out.

@@ -132,6 +132,7 @@ func (s fileServer) withDefaults() Server {
 		KeepWarm:      DefaultKeepWarm,
 		Headers:       s.Headers,
 		AllowInsecure: s.AllowInsecure,
+		ProxyListen:   s.ProxyListen,
 	}
 	if s.IdleTimeout != nil {
 		out.IdleTimeout = *s.IdleTimeout

@@ -24,6 +24,7 @@ type fileServer struct {
 	KeepWarm      *bool             `toml:"keep_warm"`
 	Headers       map[string]string `toml:"headers"`
 	AllowInsecure bool              `toml:"allow_insecure"`
+	ProxyListen   string            `toml:"proxy_listen"`
 }
 
 var durationType = reflect.TypeFor[Duration]()

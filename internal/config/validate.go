@@ -24,6 +24,7 @@ func (c *Config) Validate() error {
 	for i := range c.Servers {
 		checkServer(p, i, &c.Servers[i], seen)
 	}
+	checkListenersApart(p, c)
 	return p.err()
 }
 
@@ -67,6 +68,7 @@ func checkServer(p *problems, i int, s *Server, seen map[string]int) {
 		p.add(key+".idle_timeout", `%s is not a timeout; use a positive duration, e.g. "12h"`, s.IdleTimeout.Duration)
 	}
 	checkHeaders(p, key+".headers", s.Headers)
+	checkListen(p, key+".proxy_listen", s.ProxyListen, "14243", "the proxy hands out the host's sessions")
 }
 
 func checkURL(p *problems, key string, s *Server) {
@@ -102,21 +104,45 @@ func checkURL(p *problems, key string, s *Server) {
 }
 
 func checkMetrics(p *problems, addr string) {
+	checkListen(p, "metrics_listen", addr, "9464", "metrics are not meant for the network")
+}
+
+// checkListen checks a loopback host:port to listen on ("" for none).
+func checkListen(p *problems, key, addr, examplePort, why string) {
 	if addr == "" {
 		return
 	}
-	const fix = `use a loopback address, e.g. "127.0.0.1:9464", or "" for none`
+	fix := `use a loopback address, e.g. "127.0.0.1:` + examplePort + `", or "" for none`
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		p.add("metrics_listen", "%q is not host:port; %s", addr, fix)
+		p.add(key, "%q is not host:port; %s", addr, fix)
 		return
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		p.add("metrics_listen", "%q has no valid port; %s", addr, fix)
+		p.add(key, "%q has no valid port; %s", addr, fix)
 		return
 	}
 	if !isLoopback(host) {
-		p.add("metrics_listen", "%q is not a loopback address (metrics are not meant for the network); %s", addr, fix)
+		p.add(key, "%q is not a loopback address (%s); %s", addr, why, fix)
+	}
+}
+
+// checkListenersApart: two things cannot listen on one address.
+func checkListenersApart(p *problems, c *Config) {
+	taken := map[string]string{}
+	if c.MetricsListen != "" {
+		taken[c.MetricsListen] = "metrics_listen"
+	}
+	for i, s := range c.Servers {
+		if s.ProxyListen == "" {
+			continue
+		}
+		key := "server[" + strconv.Itoa(i) + "].proxy_listen"
+		if other, dup := taken[s.ProxyListen]; dup {
+			p.add(key, "%q is already taken by %s; give each proxy a port of its own", s.ProxyListen, other)
+			continue
+		}
+		taken[s.ProxyListen] = key
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 
 // TestValidate edits Default() one way at a time; a config not read from a
 // file reports "config: KEY: ..." with no line.
-// Long: a table of 53 cases.
+// Long: a table of 61 cases.
 func TestValidate(t *testing.T) {
 	tests := []struct {
 		name string
@@ -28,6 +28,21 @@ func TestValidate(t *testing.T) {
 		{name: "metrics no port", edit: func(c *Config) { c.MetricsListen = "127.0.0.1" }, err: "is not host:port"},
 		{name: "metrics port 0", edit: func(c *Config) { c.MetricsListen = "127.0.0.1:0" }, err: "has no valid port"},
 		{name: "metrics port name", edit: func(c *Config) { c.MetricsListen = "127.0.0.1:http" }, err: "has no valid port"},
+
+		{name: "proxy loopback", edit: func(c *Config) { c.Servers[0].ProxyListen = "127.0.0.1:14243" }},
+		{name: "proxy ::1", edit: func(c *Config) { c.Servers[0].ProxyListen = "[::1]:14243" }},
+		{name: "proxy all interfaces", edit: func(c *Config) { c.Servers[0].ProxyListen = ":14243" },
+			err: `server[0].proxy_listen: ":14243" is not a loopback address (the proxy hands out the host's sessions)`},
+		{name: "proxy LAN", edit: func(c *Config) { c.Servers[0].ProxyListen = "192.168.1.5:14243" }, err: "not a loopback address"},
+		{name: "proxy no port", edit: func(c *Config) { c.Servers[0].ProxyListen = "127.0.0.1" }, err: "server[0].proxy_listen: \"127.0.0.1\" is not host:port"},
+		{name: "proxy port 0", edit: func(c *Config) { c.Servers[0].ProxyListen = "127.0.0.1:0" }, err: "has no valid port"},
+		{name: "proxy on the metrics port", edit: func(c *Config) { c.MetricsListen, c.Servers[0].ProxyListen = "127.0.0.1:9464", "127.0.0.1:9464" },
+			err: `server[0].proxy_listen: "127.0.0.1:9464" is already taken by metrics_listen`},
+		{name: "two proxies on one port", edit: func(c *Config) {
+			c.Servers = append(c.Servers, c.Servers[0])
+			c.Servers[1].Name = "other"
+			c.Servers[0].ProxyListen, c.Servers[1].ProxyListen = "127.0.0.1:14243", "127.0.0.1:14243"
+		}, err: `server[1].proxy_listen: "127.0.0.1:14243" is already taken by server[0].proxy_listen`},
 
 		{name: "https", edit: func(c *Config) { c.Servers[0].URL = "https://mcp.example.com/mcp" }},
 		{name: "http localhost", edit: func(c *Config) { c.Servers[0].URL = "http://localhost/mcp" }},

@@ -107,7 +107,7 @@ type daemon struct {
 func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Journal) *daemon {
 	mc := health.Config{HostName: cfg.Host.Name, ClientName: cfg.Host.ClientName, HostWatched: hostWatched(cfg)}
 	for _, s := range cfg.Servers {
-		mc.Servers = append(mc.Servers, health.ServerConfig{Name: s.Name, URL: s.URL, IdleTimeout: s.IdleTimeout.Duration})
+		mc.Servers = append(mc.Servers, health.ServerConfig{Name: s.Name, URL: s.URL, IdleTimeout: s.IdleTimeout.Duration, ProxyURL: s.ProxyURL()})
 	}
 	warmOn := map[string]bool{}
 	for _, s := range cfg.Servers {

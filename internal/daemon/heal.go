@@ -50,13 +50,17 @@ func (d *daemon) patchState() healer.PatchState {
 	return healer.PatchStateOf(d.client.Status)
 }
 
-// react starts healing for every incident that evs opened. Until the
+// react starts healing for every incident that evs opened and that is
+// still open (the proxy's loss comes with its recovery). Until the
 // client module has been looked at, its patch state is unknown and the
 // ladder would give a patched client up as unpatched: such an incident
 // (a restart's first ping answered 404) waits for that look.
 func (d *daemon) react(ctx context.Context, evs []health.Event) {
 	for _, ev := range evs {
 		if ev.Kind != health.EvSessionLost || !ev.Incident {
+			continue
+		}
+		if _, _, open := d.model.Incident(ev.Server); !open {
 			continue
 		}
 		if d.opts.Patch == nil && !d.clientSeen {

@@ -53,6 +53,7 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 	if d.opts.Patch == nil {
 		goRun(wg, func() { d.watchPatch(ctx) })
 	}
+	d.startProxies(ctx, wg)
 	return nil
 }
 

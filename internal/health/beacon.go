@@ -123,6 +123,9 @@ func (s *server) heldTarget(now time.Time) (WarmTarget, bool) {
 
 // source says where the judgement of s's host session comes from.
 func (m *Model) source(s *server) IdentitySource {
+	if s.cfg.ProxyURL != "" {
+		return SourceProxy
+	}
 	if m.beaconSpeaks() {
 		return SourceBeacon
 	}

@@ -77,7 +77,7 @@ func (m *Model) isHostClient(sess *session) bool {
 // nothing on s); without a beacon, the guess: the newest of its client,
 // opened since the host started. Nil when the host is not running.
 func (m *Model) currentSession(s *server) *session {
-	if !m.hostRunning() {
+	if !m.hostRunning() || s.cfg.ProxyURL != "" {
 		return nil
 	}
 	if m.beaconSpeaks() {
@@ -124,6 +124,9 @@ func (m *Model) HostProcess() (pid int32, started time.Time, running bool) {
 // even before the store shows it, else the guessed current session's; ""
 // when none is known.
 func (m *Model) currentID(s *server) string {
+	if s.cfg.ProxyURL != "" {
+		return ""
+	}
 	if m.beaconSpeaks() && m.hostRunning() {
 		if s.held == nil {
 			return ""

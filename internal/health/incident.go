@@ -81,6 +81,9 @@ func (m *Model) reconnected(s *server, sig Signal, now time.Time) []Event {
 // session of another client concerns only that session; anything else
 // is the host's loss on this server.
 func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
+	if s.cfg.ProxyURL != "" {
+		return nil // the proxy met the same loss on the host's call and says so itself
+	}
 	if _, old := s.gone[sig.Session]; old && sig.Session != "" {
 		return nil // that session's end was already judged
 	}

@@ -10,6 +10,11 @@ type ServerConfig struct {
 	Name        string
 	URL         string
 	IdleTimeout time.Duration // configured; the server's own word or behaviour overrides it
+	// ProxyURL, when set, is where the host reaches the server through the
+	// watchdog's proxy, which sees every call and heals a loss itself
+	// (SigProxy). No session in the store or the logs is the host's own
+	// there.
+	ProxyURL string
 }
 
 // Config is the model's view of the configuration.
@@ -178,6 +183,8 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 		return s.healStarted(sig, now)
 	case SigHealFailed:
 		return s.healFailed(sig, now)
+	case SigProxy:
+		return s.proxied(sig, now)
 	}
 	return nil
 }

@@ -25,7 +25,10 @@ type ServerStatus struct {
 	State              State  `json:"state"`
 	IdleTimeoutSeconds int64  `json:"idle_timeout_seconds"`
 	// Source is where the judgement of the host's session comes from.
-	Source   IdentitySource  `json:"source"`
+	Source IdentitySource `json:"source"`
+	// ProxyURL is the URL to give the host in place of URL, when the
+	// watchdog proxies the server.
+	ProxyURL string          `json:"proxy_url,omitempty"`
 	Sessions []SessionStatus `json:"sessions"`
 	// SessionsOmitted counts the sessions left out of Sessions when there
 	// were more than MaxStatusSessions; absent when none were.
@@ -68,7 +71,7 @@ func (m *Model) Status(now time.Time) Status {
 func (m *Model) serverStatus(s *server, now time.Time) ServerStatus {
 	// The URL may carry a credential (a query token): status leaves the process.
 	ss := ServerStatus{Name: s.cfg.Name, URL: mask.URL(s.cfg.URL), Mode: s.mode(), State: m.serverState(s, now),
-		IdleTimeoutSeconds: int64(s.timeout().Seconds()), Source: m.source(s), Sessions: []SessionStatus{}}
+		IdleTimeoutSeconds: int64(s.timeout().Seconds()), Source: m.source(s), ProxyURL: s.cfg.ProxyURL, Sessions: []SessionStatus{}}
 	cur := m.currentSession(s)
 	for _, sess := range s.sessions {
 		idle := s.idle(sess, now)

@@ -52,6 +52,7 @@ const (
 	SigHealFailed                                 // a strategy failed; Detail says what to do
 	SigBeacon                                     // the patched client's beacon: what the host holds (Held)
 	SigSessionClosed                              // the server's log says it ended a session, and why (EndReason)
+	SigProxy                                      // the watchdog's proxy healed (or could not heal) a loss: ProxyHealed
 )
 
 // EndReason is why a server says it ended a session.
@@ -113,6 +114,11 @@ type Signal struct {
 	// Held (SigBeacon): per server, the session the live patched client
 	// holds. Nil: no live beacon (the client is gone or unpatched).
 	Held map[string]Held
+	// SigProxy: the server lost Session, a session the proxy held for a
+	// host; ProxyHealed says whether the proxy answered the host's call on
+	// NewSession (Took: the host's call across it) or could not open one.
+	ProxyHealed bool
+	NewSession  string
 }
 
 // Held is what a live patched client's beacon says of one server.

@@ -45,6 +45,10 @@ type Strategy string
 // way (a recovery's strategy when none was started).
 const StrategyReconnect Strategy = "reconnect"
 
+// StrategyProxy: the watchdog's proxy opened a new session for the host
+// and answered its call there; the host never saw the loss.
+const StrategyProxy Strategy = "proxy"
+
 // IdentitySource says where the model took the host's session from.
 type IdentitySource string
 
@@ -55,6 +59,9 @@ const (
 	// SourceInferred: the newest session of the host's client name since the
 	// host started, from the server's store: a guess.
 	SourceInferred IdentitySource = "inferred"
+	// SourceProxy: the watchdog's proxy carries the host's calls and saw
+	// the loss itself.
+	SourceProxy IdentitySource = "proxy"
 )
 
 // Field is a set of Event's typed fields, by which the vocabulary says

@@ -52,6 +52,7 @@ type Metrics struct {
 	heals           *prometheus.CounterVec
 	healDuration    *prometheus.HistogramVec
 	legacyRejected  *prometheus.CounterVec
+	legacyDropped   *prometheus.CounterVec
 	hostRestarts    prometheus.Counter
 	sessionIdle     *prometheus.GaugeVec
 	state           *stateCollector
@@ -90,6 +91,7 @@ func (m *Metrics) build() {
 	m.keepWarm = counter("keep_warm_total", "Keep-warm pings of the host's session, by result.", "server", "result")
 	m.heals = counter("heals_total", "Finished heals of a lost session, by strategy and result.", "server", "strategy", "result")
 	m.legacyRejected = counter("legacy_header_rejections_total", "Requests refused because they carried a legacy session header.", "server")
+	m.legacyDropped = counter("proxy_legacy_headers_dropped_total", "Legacy session headers the proxy dropped from a host's requests to a server without sessions.", "server")
 	m.hostRestarts = prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "host_restarts_total",
 		Help: "Times the MCP host was seen restarted."})
 	m.healDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: "heal_duration_seconds",
@@ -97,7 +99,7 @@ func (m *Metrics) build() {
 	m.sessionIdle = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: "session_idle_seconds",
 		Help: "How long the host client's current session has been idle."}, []string{"server", "client"})
 	m.state = newStateCollector()
-	m.reg.MustRegister(m.sessionsLost, m.sessionsExpired, m.keepWarm, m.heals, m.legacyRejected,
+	m.reg.MustRegister(m.sessionsLost, m.sessionsExpired, m.keepWarm, m.heals, m.legacyRejected, m.legacyDropped,
 		m.hostRestarts, m.healDuration, m.sessionIdle, m.state)
 }
 
@@ -110,6 +112,7 @@ func (m *Metrics) preset() {
 		m.keepWarm.WithLabelValues(s, resultOK)
 		m.keepWarm.WithLabelValues(s, resultFailed)
 		m.legacyRejected.WithLabelValues(s)
+		m.legacyDropped.WithLabelValues(s)
 		m.state.set(s, stateUnknown)
 	}
 }

@@ -37,3 +37,9 @@ func (m *Metrics) healed(ev health.Event) {
 		m.healDuration.WithLabelValues(s, strategy).Observe(ev.Took.Seconds())
 	}
 }
+
+// LegacyHeaderDropped counts a legacy session header the proxy dropped
+// on its way to a server without sessions: a refusal avoided.
+func (m *Metrics) LegacyHeaderDropped(server string) {
+	m.legacyDropped.WithLabelValues(m.servers.value(server)).Inc()
+}

@@ -164,19 +164,20 @@ func TestConfiguredServers(t *testing.T) {
 	m.SetSessionIdle("intruder", "someone-else", time.Minute)
 	want := map[string]float64{
 		restart: 0,
-		`mcp_watchdog_sessions_lost_total{server="nowledge-mem"}`:             0,
-		`mcp_watchdog_sessions_lost_total{server="other"}`:                    1,
-		`mcp_watchdog_sessions_expired_total{server="nowledge-mem"}`:          0,
-		`mcp_watchdog_keep_warm_total{result="ok",server="nowledge-mem"}`:     0,
-		`mcp_watchdog_keep_warm_total{result="failed",server="nowledge-mem"}`: 0,
-		`mcp_watchdog_legacy_header_rejections_total{server="nowledge-mem"}`:  0,
-		`mcp_watchdog_session_idle_seconds{client="other",server="other"}`:    60,
-		`mcp_watchdog_server_state{server="nowledge-mem",state="healthy"}`:    0,
-		`mcp_watchdog_server_state{server="nowledge-mem",state="at_risk"}`:    0,
-		`mcp_watchdog_server_state{server="nowledge-mem",state="healing"}`:    0,
-		`mcp_watchdog_server_state{server="nowledge-mem",state="lost"}`:       0,
-		`mcp_watchdog_server_state{server="nowledge-mem",state="down"}`:       0,
-		`mcp_watchdog_server_state{server="nowledge-mem",state="unknown"}`:    1,
+		`mcp_watchdog_sessions_lost_total{server="nowledge-mem"}`:                0,
+		`mcp_watchdog_sessions_lost_total{server="other"}`:                       1,
+		`mcp_watchdog_sessions_expired_total{server="nowledge-mem"}`:             0,
+		`mcp_watchdog_keep_warm_total{result="ok",server="nowledge-mem"}`:        0,
+		`mcp_watchdog_keep_warm_total{result="failed",server="nowledge-mem"}`:    0,
+		`mcp_watchdog_legacy_header_rejections_total{server="nowledge-mem"}`:     0,
+		`mcp_watchdog_proxy_legacy_headers_dropped_total{server="nowledge-mem"}`: 0,
+		`mcp_watchdog_session_idle_seconds{client="other",server="other"}`:       60,
+		`mcp_watchdog_server_state{server="nowledge-mem",state="healthy"}`:       0,
+		`mcp_watchdog_server_state{server="nowledge-mem",state="at_risk"}`:       0,
+		`mcp_watchdog_server_state{server="nowledge-mem",state="healing"}`:       0,
+		`mcp_watchdog_server_state{server="nowledge-mem",state="lost"}`:          0,
+		`mcp_watchdog_server_state{server="nowledge-mem",state="down"}`:          0,
+		`mcp_watchdog_server_state{server="nowledge-mem",state="unknown"}`:       1,
 	}
 	if d := diff(scrape(t, serveForTest(t, m)), want); len(d) > 0 {
 		t.Errorf("scrape differs:\n%s", strings.Join(d, "\n"))

@@ -1,0 +1,71 @@
+package daemon
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/mcpwatchdog/watchdog/healer/proxy"
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+)
+
+// proxyStateName is a proxied server's sessions in the state directory.
+func proxyStateName(server string) string { return "proxy-" + server + ".json" }
+
+// startProxies serves the session-keeping proxy of every server that
+// names a proxy_listen. One that cannot listen (the port is taken) is a
+// warning in the journal: hosts pointed at it find nothing there, which
+// the warning explains.
+func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
+	for _, s := range d.cfg.Servers {
+		if s.ProxyListen == "" {
+			continue
+		}
+		p, ln, err := d.newProxy(s, func(ev proxy.Event) { d.proxySaw(ctx, ev) })
+		if err != nil {
+			d.log.Warn("not serving the proxy", "server", s.Name, "listen", s.ProxyListen, "err", err)
+			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: s.Name,
+				Detail: "the proxy for " + s.Name + " is not served at " + s.ProxyURL() + ": " + err.Error()})
+			continue
+		}
+		goRun(wg, func() {
+			if err := p.Serve(ctx, ln); err != nil {
+				d.log.Warn("the proxy stopped", "server", s.Name, "err", err)
+			}
+		})
+	}
+}
+
+func (d *daemon) newProxy(s config.Server, observe func(proxy.Event)) (*proxy.Proxy, net.Listener, error) {
+	headers, err := s.ExpandedHeaders(os.Getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := proxy.New(proxy.Options{Server: s.Name, Upstream: s.URL, AllowInsecure: s.AllowInsecure, Headers: headers,
+		IdleTimeout: s.IdleTimeout.Duration, KeepWarm: s.KeepWarm, StateFile: filepath.Join(d.stateDir, proxyStateName(s.Name)),
+		Observe: observe, Logger: d.log})
+	if err != nil {
+		return nil, nil, err
+	}
+	ln, err := proxy.Listen(s.ProxyListen)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, ln, nil
+}
+
+// proxySaw turns what a proxy saw into signals: the losses it met and
+// whether it healed them. It runs on the proxy's request goroutines and
+// only queues.
+func (d *daemon) proxySaw(ctx context.Context, ev proxy.Event) {
+	switch ev.Kind {
+	case proxy.EvRecovered, proxy.EvRecoverFailed:
+		d.signal(ctx, health.Signal{Kind: health.SigProxy, Server: ev.Server, Session: ev.OldUpstream, NewSession: ev.Upstream,
+			ProxyHealed: ev.Kind == proxy.EvRecovered, Took: ev.Took, Detail: ev.Detail})
+	case proxy.EvLegacyHeaderDropped:
+		d.metrics.LegacyHeaderDropped(ev.Server)
+	}
+}

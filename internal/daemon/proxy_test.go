@@ -1,0 +1,65 @@
+package daemon_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+)
+
+// The daemon serves a server's proxy: a host pointed at it calls across
+// an idle expiry without a failed call; the journal shows the loss and the
+// recovery from the source "proxy" and nothing of the model's own guess
+// (the store still shows the host's client's session vanish: no incident,
+// no heal); status names the URL to give the host.
+func TestDaemonProxyHealsAnExpiry(t *testing.T) {
+	t.Parallel()
+	_, cfg, state := daemontest.KeepWarmSetup(t, false, "")
+	listen := daemontest.FreePort(t)
+	appendTo(t, cfg, "proxy_listen = \""+listen+"\"\n")
+	startDaemon(t, cfg, state)
+	proxyURL := "http://" + listen + "/mcp"
+	ctx := context.Background()
+	cs, err := demoserver.Connect(ctx, proxyURL, daemontest.HostClient())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.CallTool(ctx, toolCall("echo")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4500 * time.Millisecond) // past the server's 3 s idle timeout
+	if _, err := cs.CallTool(ctx, toolCall("echo")); err != nil {
+		t.Fatalf("the call after the expiry failed through the proxy: %v", err)
+	}
+	rec := daemontest.WaitEvent(t, state, "recovered", 1, 5*time.Second)
+	if rec.Str("source") != "proxy" || rec.Str("strategy") != "proxy" || rec["took_ms"] == nil {
+		t.Errorf("recovered = %v; want source and strategy proxy, with took_ms", rec)
+	}
+	for _, ev := range daemontest.Journal(t, state, "session_lost", "heal_started", "heal_failed") {
+		if ev.Str("kind") != "session_lost" || ev.Str("source") != "proxy" {
+			t.Errorf("an event of the model's own guess on a proxied server: %v", ev)
+		}
+	}
+	st := status(t, state)
+	servers, _ := st["servers"].([]any)
+	mem, _ := servers[0].(map[string]any)
+	if mem["proxy_url"] != proxyURL || mem["source"] != "proxy" {
+		t.Errorf("status of mem: proxy_url %v, source %v; want %s and proxy", mem["proxy_url"], mem["source"], proxyURL)
+	}
+}
+
+func appendTo(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,53 @@
+package health
+
+import (
+	"testing"
+	"time"
+)
+
+// A proxied server: what the proxy saw is journaled as a loss and its
+// recovery, from the source "proxy"; the store and the server's log never
+// make a session of it the host's (the proxy heals those itself, so no
+// incident may open a heal or a host restart).
+func TestProxiedServer(t *testing.T) {
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	m := New(Config{HostName: "DSH", ClientName: "dsh-mcp-client", Servers: []ServerConfig{
+		{Name: "mem", URL: "http://127.0.0.1:1/mcp", IdleTimeout: time.Minute, ProxyURL: "http://127.0.0.1:14243/mcp"}}})
+	snap := func(ids ...string) Signal {
+		sig := Signal{Kind: SigStoreSnapshot, Server: "mem"}
+		for _, id := range ids {
+			sig.Sessions = append(sig.Sessions, StoreSession{ID: id, Client: "dsh-mcp-client", LastActivity: now, Created: now})
+		}
+		return sig
+	}
+	m.Apply(snap("up-1"), now)
+	for _, sig := range []Signal{
+		snap(), // the host's client's session left the store
+		{Kind: SigSessionLost, Server: "mem", Session: "up-1", Detail: "Session not found"},
+	} {
+		for _, ev := range m.Apply(sig, now.Add(time.Second)) {
+			if ev.Kind == EvSessionLost || ev.Incident {
+				t.Errorf("signal %v made an incident on a proxied server: %+v", sig.Kind, ev)
+			}
+		}
+	}
+	if _, _, open := m.Incident("mem"); open {
+		t.Fatal("an incident is open on a proxied server")
+	}
+	evs := m.Apply(Signal{Kind: SigProxy, Server: "mem", Session: "up-1", NewSession: "up-2", ProxyHealed: true,
+		Took: 37 * time.Millisecond, Detail: "the proxy sent the call again"}, now.Add(2*time.Second))
+	if len(evs) != 2 || evs[0].Kind != EvSessionLost || evs[1].Kind != EvRecovered {
+		t.Fatalf("events %+v, want session_lost then recovered", evs)
+	}
+	rec := evs[1]
+	if rec.Source != SourceProxy || rec.Strategy != StrategyProxy || rec.Took != 37*time.Millisecond || rec.NewSession != "up-2" {
+		t.Errorf("recovered = %+v; want source proxy, strategy proxy, took 37ms, new session up-2", rec)
+	}
+	if got := m.Status(now).Servers[0]; got.Source != SourceProxy || got.ProxyURL != "http://127.0.0.1:14243/mcp" {
+		t.Errorf("status source %q, proxy url %q; want proxy and the proxy's URL", got.Source, got.ProxyURL)
+	}
+	failed := m.Apply(Signal{Kind: SigProxy, Server: "mem", Session: "up-2", Detail: "refused"}, now.Add(3*time.Second))
+	if len(failed) != 1 || failed[0].Kind != EvWarning {
+		t.Errorf("a recovery the proxy could not make: %+v, want one warning", failed)
+	}
+}
