@@ -72,6 +72,12 @@ func (p *Proxy) send(ctx context.Context, r *http.Request, body []byte, upstream
 		req.Header.Set(mcphttp.HeaderSessionID, upstream)
 	}
 	resp, err := p.hc.Do(req)
+	if err == nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		resp.Body.Close()
+		// Never followed, and never handed on: the host would follow it
+		// with its credentials to wherever it points.
+		return nil, fmt.Errorf("the server redirected (%d); redirects are not followed: configure the final URL as the server's url", resp.StatusCode)
+	}
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {

@@ -62,6 +62,7 @@ func TestStateFileCarriesSessionsAcrossRestart(t *testing.T) {
 	px.stop()
 	srv.ForgetAll()
 	again := startProxyAt(t, px.addr, proxy.Options{Upstream: srv.URL(), StateFile: state})
+	settleConns()
 	count(t, cs)
 	if n := len(again.of(proxy.EvRecovered)); n != 1 {
 		t.Errorf("recoveries after the restart: %d, want 1", n)

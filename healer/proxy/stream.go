@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 )
@@ -44,6 +45,7 @@ func (st *stream) notify(methods []string) {
 // A 404 there is only a hint (some servers answer GET with 404 on a live
 // session): a ping confirms the loss before a new session is opened.
 func (p *Proxy) get(w http.ResponseWriter, r *http.Request) {
+	began := time.Now()
 	if r.Header.Get(mcphttp.HeaderSessionID) == "" {
 		p.pass(w, r, nil)
 		return
@@ -55,12 +57,15 @@ func (p *Proxy) get(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	up, _ := p.current(s)
+	up, lost := p.current(s)
 	var err error
 	if up == "" {
 		if up, err = p.replace(r.Context(), s, "", r.Header); err != nil {
 			badGateway(w, err)
 			return
+		}
+		if lost != "" {
+			p.recovered(s, lost, up, began, "the server had lost the session while the host was away; the proxy opened a new one when the host's event stream reconnected")
 		}
 	}
 	resp, err := p.send(r.Context(), r, nil, up)
@@ -68,6 +73,7 @@ func (p *Proxy) get(w http.ResponseWriter, r *http.Request) {
 		resp.Body.Close()
 		var next string
 		if next, err = p.replace(r.Context(), s, up, r.Header); err == nil {
+			p.recovered(s, up, next, began, "the server had lost the session; the proxy opened a new one when the host's event stream reconnected")
 			resp, err = p.send(r.Context(), r, nil, next)
 		}
 	}

@@ -8,7 +8,8 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 )
 
-// tendFloor is the least time between two keep-warm passes.
+// tendFloor is the least time between two keep-warm passes (an eighth of
+// the idle timeout when that is shorter).
 const tendFloor = time.Second
 
 // delete ends the host's session: upstream with DELETE, then here.
@@ -58,7 +59,7 @@ func (p *Proxy) tend(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			t.Reset(max(p.tendOnce(ctx), tendFloor))
+			t.Reset(max(p.tendOnce(ctx), min(tendFloor, p.opts.IdleTimeout/8)))
 		}
 	}
 }
