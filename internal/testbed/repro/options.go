@@ -139,6 +139,10 @@ type Options struct {
 	// as a crash would: the client's beacon stays behind for the watchdog
 	// to remove (Result.BeaconGoneAfter).
 	KillHost bool
+	// Proxy puts the watchdog's session-keeping proxy (healer/proxy)
+	// between the host and the server: the host is given the proxy's URL.
+	// With the unpatched client, no call after the loss may fail.
+	Proxy bool
 }
 
 func (o Options) withDefaults() (Options, error) {
@@ -159,6 +163,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.ConfirmWithin == 0 {
 		o.ConfirmWithin = healer.TriggerConfirmWithin
+	}
+	if o.Proxy && (o.Patched || o.Trigger || o.Watchdog != nil) {
+		return o, fmt.Errorf("%w: the proxy is shown with the unpatched client alone", ErrBadOptions)
 	}
 	if o.Watchdog != nil && (o.Server == TSSDK || !o.Patched) {
 		return o, fmt.Errorf("%w: a watchdog run needs the Go SDK server (its session store) and a patched client", ErrBadOptions)

@@ -198,3 +198,30 @@ func names(entries []fs.DirEntry) string {
 	}
 	return strings.Join(s, " ")
 }
+
+// TestUnpatchedThroughProxy: the real client, unpatched, reaches each
+// server through the watchdog's proxy; neither an idle expiry nor a
+// restart that forgets every session fails a call.
+func TestUnpatchedThroughProxy(t *testing.T) {
+	t.Parallel()
+	for _, srv := range []ServerKind{GoSDK, TSSDK} {
+		for _, loss := range []LossMode{LossIdle, LossForget} {
+			t.Run(fmt.Sprintf("%s/%s", srv, loss), func(t *testing.T) {
+				t.Parallel()
+				o := testOptions(t)
+				o.Server, o.Client, o.Loss, o.Proxy = srv, Real, loss, true
+				r, err := Run(t.Context(), o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.FirstCallFailed || r.FailedCalls != 0 {
+					t.Fatalf("through the proxy the first call after the loss failed (HTTP %d: %s), %d failed calls; want none",
+						r.FirstCallStatus, r.FirstCallError, r.FailedCalls)
+				}
+				if r.Verdict != Recovered || r.NewSession == "" || r.NewSession == r.LostSession {
+					t.Fatalf("verdict %s; want RECOVERED on a new upstream session", r.Verdict)
+				}
+			})
+		}
+	}
+}

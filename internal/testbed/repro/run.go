@@ -118,7 +118,16 @@ func runIn(ctx context.Context, o Options, p paths, node, tmp, home string) (Res
 	if err != nil {
 		return Result{}, err
 	}
-	h, err := startHost(node, p, module, o, []hostServer{{o.ServerName, srv.URL()}}, home)
+	hostURL := srv.URL()
+	if o.Proxy {
+		stop, url, err := startProxy(ctx, srv.URL(), o)
+		if err != nil {
+			return Result{}, err
+		}
+		defer stop()
+		hostURL = url
+	}
+	h, err := startHost(node, p, module, o, []hostServer{{o.ServerName, hostURL}}, home)
 	if err != nil {
 		return Result{}, err
 	}
