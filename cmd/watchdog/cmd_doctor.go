@@ -145,6 +145,10 @@ func doctorServer(ctx context.Context, rep *doctorReport, s config.Server) {
 	}
 	rep.add(finding{Check: name + " idle timeout", OK: true, Detail: s.IdleTimeout.String() + " (until the server's log or behaviour says otherwise)"})
 	rep.add(livenessFinding(ctx, name, s))
+	if s.ProxyListen != "" {
+		rep.add(finding{Check: name + " proxy", OK: true, Detail: fmt.Sprintf(
+			"the running daemon serves a session-keeping proxy at %s: give the host that URL in place of %s", s.ProxyURL(), mask.URL(s.URL))})
+	}
 }
 
 func globFinding(check string, globs []string, fix string) finding {

@@ -130,6 +130,9 @@ func writeStatus(w io.Writer, st health.Status) {
 	for _, s := range st.Servers {
 		fmt.Fprintf(w, "server %s (%s): %s, %s, idle timeout %s, host session %s\n", esc(s.Name), esc(s.URL), esc(string(s.State)),
 			esc(string(s.Mode)), time.Duration(s.IdleTimeoutSeconds)*time.Second, sourceLabel(s.Source))
+		if s.ProxyURL != "" {
+			fmt.Fprintf(w, "  proxy: give the host %s in place of the server's url\n", esc(s.ProxyURL))
+		}
 		for _, sess := range s.Sessions {
 			mark := " "
 			if sess.Current {
@@ -156,8 +159,11 @@ func trunc(s string, n int) string {
 
 // sourceLabel says where the judgement of the host's session comes from.
 func sourceLabel(src health.IdentitySource) string {
-	if src == health.SourceBeacon {
+	switch src {
+	case health.SourceBeacon:
 		return "from the client's beacon"
+	case health.SourceProxy:
+		return "seen by the watchdog's proxy"
 	}
 	return "inferred from the store"
 }

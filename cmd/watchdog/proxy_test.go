@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,5 +61,12 @@ func TestProxySurvivesDaemonKill(t *testing.T) {
 	rec := daemontest.WaitEvent(t, state, "recovered", 1, 10*time.Second)
 	if rec.Str("source") != "proxy" {
 		t.Errorf("recovered: %v; want source proxy", rec)
+	}
+	url := "http://" + listen + "/mcp"
+	for _, args := range [][]string{{"status"}, {"doctor"}} {
+		_, out, _ := runWatchdog(t, append(args, "--config", cfg, "--state-dir", state)...)
+		if !strings.Contains(out, url) {
+			t.Errorf("watchdog %s does not give the proxy's URL %s:\n%s", args[0], url, out)
+		}
 	}
 }
