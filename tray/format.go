@@ -92,7 +92,8 @@ func healthyPhrase(servers []health.ServerStatus) []string {
 }
 
 // ServerLine is a server's menu line: its state and, for a stateful
-// server, how idle its session is or how soon it expires.
+// server, how idle its session is or how soon it expires, or that the
+// proxy keeps the host's sessions.
 func ServerLine(s health.ServerStatus, now time.Time) string {
 	_ = now // the status already carries durations as of its own now
 	line := s.Name + ": " + StateLabel(s.State)
@@ -101,6 +102,9 @@ func ServerLine(s health.ServerStatus, now time.Time) string {
 		return line + " · stateless, nothing to expire"
 	case s.State == health.Lost || s.State == health.Healing || s.State == health.Down:
 		return line
+	case s.ProxyURL != "":
+		// The host's sessions are the proxy's: none of them expires for it.
+		return line + " · sessions kept by the proxy at " + strings.TrimSuffix(strings.TrimPrefix(s.ProxyURL, "http://"), "/mcp")
 	}
 	ss, ok := watched(s)
 	if !ok {
