@@ -71,15 +71,17 @@ var callers = []caller{
 		cs := connect(t, url)
 		return func(t *testing.T) { count(t, cs) }
 	}},
-	{"ts-sdk client", func(t *testing.T, url string) func(*testing.T) {
-		c := tsserver.StartClient(t, url)
-		return func(t *testing.T) {
-			t.Helper()
-			if line := c.Call(t, "count"); !strings.HasPrefix(line, "OK ") {
-				t.Fatalf("a call through the proxy failed: %s", line)
-			}
+	{"ts-sdk client", func(t *testing.T, url string) func(*testing.T) { return tsCaller(tsserver.StartClient(t, url)) }},
+	{"mcp-remote", func(t *testing.T, url string) func(*testing.T) { return tsCaller(tsserver.StartBridgedClient(t, url)) }},
+}
+
+func tsCaller(c *tsserver.Client) func(*testing.T) {
+	return func(t *testing.T) {
+		t.Helper()
+		if line := c.Call(t, "count"); !strings.HasPrefix(line, "OK ") {
+			t.Fatalf("a call through the proxy failed: %s", line)
 		}
-	}},
+	}
 }
 
 // Every client × server × (idle expiry, server restart): the call after

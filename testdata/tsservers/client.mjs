@@ -2,7 +2,10 @@
 // watchdog's proxy tests (healer/proxy): it connects once and calls tools on demand, and
 // never reconnects by itself, as most hosts built on the SDK do not.
 //
-//   node client.mjs --url URL [--name CLIENT_NAME]
+//   node client.mjs --url URL [--name CLIENT_NAME] [--mcp-remote]
+//
+// --mcp-remote talks stdio to mcp-remote (the version package.json pins), which bridges
+// to URL over Streamable HTTP, as Claude Desktop reaches remote servers.
 //
 // Stdout, one line each:
 //   READY                once connected (initialize done)
@@ -16,16 +19,26 @@ import { parseArgs } from "node:util";
 import { createInterface } from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { createRequire } from "node:module";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
-const { values } = parseArgs({ options: { url: { type: "string" }, name: { type: "string" } }, strict: true });
+const { values } = parseArgs({
+	options: { url: { type: "string" }, name: { type: "string" }, "mcp-remote": { type: "boolean" } },
+	strict: true,
+});
 if (!values.url) throw new Error("--url is required");
 
 const oneLine = (s) => String(s).replace(/[\r\n]+/g, " ");
 const client = new Client({ name: values.name ?? "ts-sdk-client", version: "1.0.0" });
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => console.log("NOTE notifications/tools/list_changed"));
 client.onerror = (err) => console.error(`onerror: ${oneLine(err?.message ?? err)}`);
-await client.connect(new StreamableHTTPClientTransport(new URL(values.url)));
+function transport() {
+	if (!values["mcp-remote"]) return new StreamableHTTPClientTransport(new URL(values.url));
+	const bridge = createRequire(import.meta.url).resolve("mcp-remote/dist/proxy.js");
+	return new StdioClientTransport({ command: process.execPath, args: [bridge, values.url], env: process.env, stderr: "inherit" });
+}
+await client.connect(transport());
 console.log("READY");
 
 const rl = createInterface({ input: process.stdin });

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -36,6 +37,19 @@ type Client struct {
 // when the test ends.
 func StartClient(t testing.TB, url string) *Client {
 	t.Helper()
+	return startClient(t, url)
+}
+
+// StartBridgedClient is StartClient through mcp-remote: the client talks stdio to
+// mcp-remote, which talks Streamable HTTP to url. HOME is a temp dir (mcp-remote keeps
+// its auth files there).
+func StartBridgedClient(t testing.TB, url string) *Client {
+	t.Helper()
+	return startClient(t, url, "--mcp-remote")
+}
+
+func startClient(t testing.TB, url string, flags ...string) *Client {
+	t.Helper()
 	root, err := fsutil.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -45,8 +59,9 @@ func StartClient(t testing.TB, url string) *Client {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, node, "client.mjs", "--url", url)
+	cmd := exec.CommandContext(ctx, node, append([]string{"client.mjs", "--url", url}, flags...)...)
 	cmd.Dir, cmd.WaitDelay = serverDir(root), 5*time.Second
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	c := &Client{cancel: cancel, lines: make(chan string, 16), stderr: &tailbuf.Buffer{Max: 64 << 10}, done: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	stdout, err := cmd.StdoutPipe()
