@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 )
 
@@ -51,7 +53,11 @@ func (p *Proxy) post(w http.ResponseWriter, r *http.Request) {
 // dropped and counted, and nil is returned for the caller to pass on.
 func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 	id := r.Header.Get(mcphttp.HeaderSessionID)
-	if s := p.sessions.get(id); s != nil {
+	s := p.sessions.get(id)
+	if s == nil && !p.isStateless() && isHostID(id) {
+		s = p.adopt(id, r.Header)
+	}
+	if s != nil {
 		p.sessions.with(func() { s.last, s.header = p.opts.Now(), r.Header.Clone() })
 		return s
 	}
@@ -63,6 +69,37 @@ func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 	}
 	rpcError(w, http.StatusNotFound, -32001, errNoSession.Error())
 	return nil
+}
+
+// adopt takes on a session id of the proxy's own shape that it does not
+// know: one it gave out before its state file was lost. Answering 404
+// would strand most hosts (they keep the dead id), so the host is served
+// on a new upstream session opened with an initialize of the proxy's own
+// (no client capabilities: the server will not ask this host to sample
+// or elicit). The log says so once.
+func (p *Proxy) adopt(id string, h http.Header) *session {
+	version := h.Get(mcphttp.HeaderProtocolVersion)
+	if version == "" {
+		version = "2025-06-18"
+	}
+	init, _ := json.Marshal(map[string]any{"protocolVersion": version, "capabilities": map[string]any{},
+		"clientInfo": map[string]string{"name": adoptedClient, "version": "1"}})
+	s := &session{hostID: id, init: init, client: adoptedClient, last: p.opts.Now()}
+	p.sessions.add(s)
+	p.log.Warn("a host holds a session this proxy no longer knows (its state was lost); serving it on a new session", "session", mask.ID(id))
+	return s
+}
+
+// adoptedClient is the clientInfo.name of an adopted session's initialize.
+const adoptedClient = "mcp-watchdog-proxy (adopted session)"
+
+// isHostID: id has the shape of the ids the proxy gives out.
+func isHostID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(id)
+	return err == nil && strings.ToLower(id) == id
 }
 
 // pass forwards a request that belongs to no session of the proxy's.

@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -66,5 +67,30 @@ func TestStateFileCarriesSessionsAcrossRestart(t *testing.T) {
 	count(t, cs)
 	if n := len(again.of(proxy.EvRecovered)); n != 1 {
 		t.Errorf("recoveries after the restart: %d, want 1", n)
+	}
+}
+
+// A state file that cannot be used is set aside, and the host that holds
+// one of its sessions is still served: its id is adopted on a new
+// upstream session, not answered 404 (which strands most hosts).
+func TestBadStateFileLosesNoHost(t *testing.T) {
+	srv := startServer(t, demoserver.Options{})
+	state := filepath.Join(t.TempDir(), "proxy-mem.json")
+	px := startProxy(t, proxy.Options{Upstream: srv.URL(), StateFile: state})
+	cs := connect(t, px.url)
+	count(t, cs)
+	px.stop()
+	if err := os.WriteFile(state, []byte(`{"version":1,"sessions":[{"host":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv.ForgetAll()
+	startProxyAt(t, px.addr, proxy.Options{Upstream: srv.URL(), StateFile: state})
+	settleConns()
+	count(t, cs)
+	if _, err := os.Stat(state + ".bad"); err != nil {
+		t.Errorf("the unusable state file was not set aside: %v", err)
+	}
+	if srv.Count() != 2 {
+		t.Errorf("the tool ran %d times for 2 calls", srv.Count())
 	}
 }
