@@ -2,7 +2,9 @@ package daemon_test
 
 import (
 	"context"
+	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,5 +63,30 @@ func appendTo(t *testing.T, path, text string) {
 	defer f.Close()
 	if _, err := f.WriteString(text); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A proxy_listen port another program holds: a warning naming the URL
+// that is not served, and the daemon goes on.
+func TestProxyPortTakenWarns(t *testing.T) {
+	t.Parallel()
+	_, cfg, state := daemontest.KeepWarmSetup(t, false, "")
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	appendTo(t, cfg, "proxy_listen = \""+held.Addr().String()+"\"\n")
+	startDaemon(t, cfg, state)
+	daemontest.WaitFor(t, 5*time.Second, "the warning", func() bool {
+		for _, ev := range daemontest.Journal(t, state, "warning") {
+			if strings.Contains(ev.Str("detail"), "http://"+held.Addr().String()+"/mcp") {
+				return true
+			}
+		}
+		return false
+	})
+	if st := status(t, state); st == nil {
+		t.Fatal("the daemon does not answer after its proxy could not listen")
 	}
 }
