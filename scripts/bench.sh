@@ -62,6 +62,13 @@ bench -mode flood -lines 1000000
 echo "bench: how idle cost grows: 2 to 200 servers, 20 to 2,000 files, ${GROWTH:-30s} each" >&2
 growth=$(go run ./internal/testbed/bench/daemonbench -watchdog "$WATCHDOG" -mode growth -duration "${GROWTH:-30s}" -settle "$SETTLE")
 
+echo "bench: a call through the proxy against the same call straight to the server" >&2
+px=$(go test -run '^$' -bench BenchmarkProxyAddedLatency -benchtime=1x ./healer/proxy)
+pm() { awk -v u="$1" '$1 ~ /^BenchmarkProxyAddedLatency/ { for (i = 3; i < NF; i++) if ($(i+1) == u) { print $i; exit } }' <<<"$px"; }
+added=$(pm added-p50-ms)
+verdict=$(awk -v a="$added" 'BEGIN { print (a != "" && a + 0 <= 1) ? "met" : "**missed**" }')
+echo "| a tool call through the proxy vs straight to the Go SDK server, loopback, 1,000 calls each way, alternated | added p50 ${added} ms, p99 $(pm added-p99-ms) ms (straight: p50 $(pm direct-p50-ms), p99 $(pm direct-p99-ms) ms; through the proxy: p50 $(pm proxy-p50-ms), p99 $(pm proxy-p99-ms) ms); $(pm proxy-calls/s) calls/s one at a time | added p50 ≤ 1 ms | $verdict |" >>"$rows"
+
 echo "bench: keep-warm over 200 idle timeouts of a 3 s server, with and without" >&2
 bench -mode keepwarm -samples 200 -servers 20
 

@@ -24,12 +24,12 @@ type running struct {
 }
 
 // startProxy serves a proxy for upstream on a free loopback port.
-func startProxy(t *testing.T, opts proxy.Options) *running {
+func startProxy(t testing.TB, opts proxy.Options) *running {
 	t.Helper()
 	return startProxyAt(t, "127.0.0.1:0", opts)
 }
 
-func startProxyAt(t *testing.T, addr string, opts proxy.Options) *running {
+func startProxyAt(t testing.TB, addr string, opts proxy.Options) *running {
 	t.Helper()
 	r := &running{}
 	opts.Observe = func(ev proxy.Event) {
