@@ -26,13 +26,14 @@ func TestDemoFast(t *testing.T) {
 		"act 2: keep-warm paused", "notification:      nowledge-mem-demo: session lost",
 		"notification:      nowledge-mem-demo recovered", "the next tool call succeeds",
 		"act 3: the server restarts and forgets every session",
+		"act 4: an UNPATCHED client through the watchdog's proxy", "the call after the restart succeeds too",
 		"every act did what it narrated",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("narration lacks %q:\n%s", want, out)
 		}
 	}
-	for _, row := range []string{`(?m)^act\s+what\s+result\s+evidence$`, `(?m)^1\s.*\sok\s`, `(?m)^2\s.*\sok\s`, `(?m)^3\s.*\sok\s`} {
+	for _, row := range []string{`(?m)^act\s+what\s+result\s+evidence$`, `(?m)^1\s.*\sok\s`, `(?m)^2\s.*\sok\s`, `(?m)^3\s.*\sok\s`, `(?m)^4\s.*\sok\s`} {
 		if !regexp.MustCompile(row).MatchString(out) {
 			t.Errorf("summary lacks row %s:\n%s", row, out)
 		}
@@ -41,24 +42,28 @@ func TestDemoFast(t *testing.T) {
 	if n := len(daemontest.Journal(t, state, "keep_warm")); n < 3 {
 		t.Errorf("%d keep_warm events, want at least 3 (one per idle timeout of act 1)", n)
 	}
-	incidents := 0
+	incidents := map[string]int{}
 	for _, ev := range daemontest.Journal(t, state, "session_lost") {
 		if ev["incident"] == true {
-			incidents++
+			incidents[ev.Str("source")]++
 		}
 	}
-	if incidents != 2 {
-		t.Errorf("%d incidents (session_lost), want 2 (acts 2 and 3)", incidents)
+	if incidents["proxy"] != 2 || len(incidents) != 2 {
+		t.Errorf("incidents (session_lost) by source %v, want 2 seen by the proxy (act 4) and 2 of one other source (acts 2 and 3)", incidents)
 	}
-	for _, kind := range []string{"heal_started", "recovered"} {
-		evs := daemontest.Journal(t, state, kind)
-		if len(evs) != 2 || evs[0].Str("strategy") != "client_recovery" || evs[1].Str("strategy") != "client_recovery" {
-			t.Errorf("%s events %v, want two by client_recovery (acts 2 and 3)", kind, evs)
-		}
+	if evs := daemontest.Journal(t, state, "heal_started"); len(evs) != 2 || evs[0].Str("strategy") != "client_recovery" || evs[1].Str("strategy") != "client_recovery" {
+		t.Errorf("heal_started events %v, want two by client_recovery (acts 2 and 3; none for the proxy's)", evs)
+	}
+	byStrategy := map[string]int{}
+	for _, ev := range daemontest.Journal(t, state, "recovered") {
+		byStrategy[ev.Str("strategy")]++
+	}
+	if byStrategy["client_recovery"] != 2 || byStrategy["proxy"] != 2 || len(byStrategy) != 2 {
+		t.Errorf("recovered events by strategy %v, want 2 by client_recovery (acts 2, 3) and 2 by proxy (act 4)", byStrategy)
 	}
 	ids := serverSessionIDs(t, filepath.Join(dir, "server", "server.log"))
-	if len(ids) != 3 {
-		t.Errorf("the server issued %d sessions, want 3 (one per act)", len(ids))
+	if len(ids) != 6 {
+		t.Errorf("the server issued %d sessions, want 6 (one per act of the first three, three in act 4)", len(ids))
 	}
 	for _, id := range ids {
 		if strings.Contains(out, id) || strings.Contains(errOut, id) {

@@ -70,8 +70,11 @@ func (r Result) OK() bool {
 			return false
 		}
 	}
-	return len(r.Acts) == 3
+	return len(r.Acts) == actCount
 }
+
+// actCount is how many acts a whole demo plays.
+const actCount = 4
 
 // stage is the demo's world: the server, the client, the daemon.
 type stage struct {
@@ -85,6 +88,8 @@ type stage struct {
 	tail    *Tail
 	n       *narrator
 	stopDmn func() error
+	// proxyListen, from act 4 on, is where the watchdog proxies the server.
+	proxyListen string
 	bg      sync.WaitGroup // the journal reader and the trigger watch
 	stopBg  context.CancelFunc
 
@@ -98,7 +103,7 @@ type note struct {
 	title, body string
 }
 
-// Run stages the demo, plays the three acts and prints the summary. The
+// Run stages the demo, plays the four acts and prints the summary. The
 // error is for a stage that could not be set up; failed acts are in Result.
 func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Out == nil {
@@ -139,12 +144,13 @@ type play struct {
 	play  func(context.Context, Act) Act
 }
 
-// plays are the three acts, in order.
+// plays are the acts, in order.
 func (s *stage) plays() []play {
 	return []play{
 		{"keep-warm holds an idle session", s.act1},
 		{"keep-warm paused: expiry healed", s.act2},
 		{"server restart: lost session healed", s.act3},
+		{"unpatched client through the proxy", s.act4},
 	}
 }
 
@@ -198,7 +204,7 @@ func (s *stage) config(keepWarm bool) config.Config {
 		Host:     config.Host{Name: hostName(), ClientName: clientName()},
 		Servers: []config.Server{{Name: ServerName, URL: s.srv.URL(),
 			Logs: []string{filepath.Join(dir, "server.log")}, Store: filepath.Join(dir, "mcp-sessions.json"),
-			IdleTimeout: config.Duration{Duration: s.idle}, KeepWarm: keepWarm}},
+			IdleTimeout: config.Duration{Duration: s.idle}, KeepWarm: keepWarm, ProxyListen: s.proxyListen}},
 	}
 }
 
