@@ -32,7 +32,9 @@ func BenchmarkProxyAddedLatency(b *testing.B) {
 		}
 		slices.Sort(d)
 		slices.Sort(p)
-		q := func(s []time.Duration, f float64) float64 { return float64(s[int(f*float64(len(s)-1))].Microseconds()) / 1000 }
+		q := func(s []time.Duration, f float64) float64 {
+			return float64(s[int(f*float64(len(s)-1))].Microseconds()) / 1000
+		}
 		b.ReportMetric(q(d, 0.5), "direct-p50-ms")
 		b.ReportMetric(q(d, 0.99), "direct-p99-ms")
 		b.ReportMetric(q(p, 0.5), "proxy-p50-ms")

@@ -90,8 +90,8 @@ type stage struct {
 	stopDmn func() error
 	// proxyListen, from act 4 on, is where the watchdog proxies the server.
 	proxyListen string
-	bg      sync.WaitGroup // the journal reader and the trigger watch
-	stopBg  context.CancelFunc
+	bg          sync.WaitGroup // the journal reader and the trigger watch
+	stopBg      context.CancelFunc
 
 	mu    sync.Mutex
 	notes []note // notifications the daemon sent
