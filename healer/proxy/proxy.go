@@ -126,7 +126,9 @@ func CheckListen(addr string) error {
 
 // Serve answers on ln until ctx ends, and keeps the sessions warm.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second,
+	// No write timeout: GET streams and SSE answers last. Idle kept-alive
+	// connections of hosts that went away are closed after two minutes.
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	var wg sync.WaitGroup
 	wg.Go(func() { p.tend(ctx) })
