@@ -54,7 +54,7 @@ func (p *Proxy) post(w http.ResponseWriter, r *http.Request) {
 func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 	id := r.Header.Get(mcphttp.HeaderSessionID)
 	s := p.sessions.get(id)
-	if s == nil && !p.isStateless() && isHostID(id) {
+	if s == nil && !p.isStateless() && isHostID(id) && !p.sessions.wasEnded(id) {
 		s = p.adopt(id, r.Header)
 	}
 	if s != nil {
@@ -72,7 +72,7 @@ func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 }
 
 // adopt takes on a session id of the proxy's own shape that it does not
-// know: one it gave out before its state file was lost. Answering 404
+// know and no host ended: one it gave out before its state file was lost. Answering 404
 // would strand most hosts (they keep the dead id), so the host is served
 // on a new upstream session opened with an initialize of the proxy's own
 // (no client capabilities: the server will not ask this host to sample
@@ -100,6 +100,19 @@ func isHostID(id string) bool {
 	}
 	_, err := hex.DecodeString(id)
 	return err == nil && strings.ToLower(id) == id
+}
+
+// sessionOrPass is the session of a GET or DELETE; nil when the request
+// was answered already: passed on as it is (no session header, or a
+// server without sessions) or refused (an unknown id).
+func (p *Proxy) sessionOrPass(w http.ResponseWriter, r *http.Request) *session {
+	if r.Header.Get(mcphttp.HeaderSessionID) != "" {
+		if s := p.session(w, r); s != nil || !p.isStateless() {
+			return s
+		}
+	}
+	p.pass(w, r, nil)
+	return nil
 }
 
 // pass forwards a request that belongs to no session of the proxy's.

@@ -46,15 +46,8 @@ func (st *stream) notify(methods []string) {
 // session): a ping confirms the loss before a new session is opened.
 func (p *Proxy) get(w http.ResponseWriter, r *http.Request) {
 	began := time.Now()
-	if r.Header.Get(mcphttp.HeaderSessionID) == "" {
-		p.pass(w, r, nil)
-		return
-	}
-	s := p.session(w, r)
+	s := p.sessionOrPass(w, r)
 	if s == nil {
-		if p.isStateless() {
-			p.pass(w, r, nil)
-		}
 		return
 	}
 	up, lost := p.current(s)

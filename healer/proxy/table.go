@@ -69,6 +69,9 @@ func (l lists) changed() []string {
 type table struct {
 	mu   sync.Mutex
 	byID map[string]*session
+	// ended are the ids hosts ended with DELETE, most recent last (at most
+	// max): never adopted again.
+	ended []string
 	path string
 	max  int
 	log  *slog.Logger
@@ -162,11 +165,23 @@ func (t *table) evictLocked() {
 	}
 }
 
-func (t *table) remove(id string) {
+// end forgets the session a host ended.
+func (t *table) end(id string) {
 	t.mu.Lock()
 	delete(t.byID, id)
+	t.ended = append(t.ended, id)
+	if len(t.ended) > t.max {
+		t.ended = t.ended[1:]
+	}
 	t.mu.Unlock()
 	t.save()
+}
+
+// wasEnded reports whether a host ended id itself.
+func (t *table) wasEnded(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Contains(t.ended, id)
 }
 
 // all is every session, for the keep-warm pass and status.

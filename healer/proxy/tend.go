@@ -14,18 +14,11 @@ const tendFloor = time.Second
 
 // delete ends the host's session: upstream with DELETE, then here.
 func (p *Proxy) delete(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get(mcphttp.HeaderSessionID) == "" {
-		p.pass(w, r, nil)
-		return
-	}
-	s := p.session(w, r)
+	s := p.sessionOrPass(w, r)
 	if s == nil {
-		if p.isStateless() {
-			p.pass(w, r, nil)
-		}
 		return
 	}
-	p.sessions.remove(s.hostID)
+	p.sessions.end(s.hostID)
 	p.opts.Observe(Event{Kind: EvEnded, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		Client: s.client, Detail: "the host ended its session"})
 	up, _ := p.current(s)
