@@ -133,6 +133,18 @@ func writeStatus(w io.Writer, st health.Status) {
 		if s.ProxyURL != "" {
 			fmt.Fprintf(w, "  proxy: give the host %s in place of the server's url\n", esc(s.ProxyURL))
 		}
+		for _, ps := range s.ProxySessions {
+			up := "none open (the next call opens one)"
+			if ps.Upstream != "" {
+				up = "server session " + esc(ps.Upstream)
+			}
+			stream := ""
+			if ps.Streaming {
+				stream = ", event stream open"
+			}
+			fmt.Fprintf(w, "  > %-12s %-20s idle %s, %s%s\n", esc(ps.ID), trunc(esc(ps.Client), 20),
+				time.Duration(ps.IdleSeconds)*time.Second, up, stream)
+		}
 		for _, sess := range s.Sessions {
 			mark := " "
 			if sess.Current {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
 // stateVersion is the state file's format.
@@ -72,9 +73,9 @@ type table struct {
 	// ended are the ids hosts ended with DELETE, most recent last (at most
 	// max): never adopted again.
 	ended []string
-	path string
-	max  int
-	log  *slog.Logger
+	path  string
+	max   int
+	log   *slog.Logger
 }
 
 // stateFile is the state file's shape. Full ids: the file is 0600, like
@@ -235,4 +236,31 @@ func clientName(init json.RawMessage) string {
 	}
 	_ = json.Unmarshal(init, &p)
 	return p.ClientInfo.Name
+}
+
+// SessionView is one host session as status shows it: ids masked.
+type SessionView struct {
+	ID        string // the host's id, masked
+	Upstream  string // the server's, masked; "" while there is none
+	Client    string
+	Idle      time.Duration // since the host's last request
+	Streaming bool          // the host holds a GET stream open
+}
+
+// Sessions lists the host sessions, least idle first.
+func (p *Proxy) Sessions() []SessionView {
+	all := p.sessions.all()
+	now := p.opts.Now()
+	out := make([]SessionView, 0, len(all))
+	p.sessions.with(func() {
+		for i := len(all) - 1; i >= 0; i-- {
+			s := all[i]
+			v := SessionView{ID: mask.ID(s.hostID), Client: s.client, Idle: max(now.Sub(s.last), 0), Streaming: len(s.streams) > 0}
+			if s.upstream != "" {
+				v.Upstream = mask.ID(s.upstream)
+			}
+			out = append(out, v)
+		}
+	})
+	return out
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
+	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
@@ -78,8 +80,10 @@ type daemon struct {
 	limit       *journalLimit // bounds the session events a flood may journal
 	follower    *follow.Follower
 	dirs        *dirwatch.Hub // the directory watch the sources share; nil: each has its own
-	items       chan item     // everything but log lines
-	lines       chan item     // log lines: each carries a position to acknowledge
+	proxiesMu   sync.Mutex
+	proxies     map[string]*proxy.Proxy // by server: the proxies served
+	items       chan item               // everything but log lines
+	lines       chan item               // log lines: each carries a position to acknowledge
 	queries     chan query
 	now         func() time.Time
 	warm        *healer.KeepWarm
@@ -116,6 +120,7 @@ func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Jour
 	d := &daemon{cfg: cfg, stateDir: stateDir, log: opts.Logger, opts: opts, model: health.New(mc), journal: j,
 		items: make(chan item, 1024), lines: make(chan item, 1024), queries: make(chan query), hostLook: make(chan struct{}, 1),
 		limit:     newJournalLimit(),
+		proxies:   map[string]*proxy.Proxy{},
 		knownHost: make(chan proc.Host, 1),
 		buttons:   make(chan tray.Command, 8),
 		warm:      healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg), verified: map[string]time.Time{}}
@@ -279,6 +284,7 @@ func (d *daemon) handle(ctx context.Context, it item) {
 func (d *daemon) status() health.Status {
 	st := d.model.Status(d.now())
 	st.Host.Patch = patchLabel(d.client.Status.State)
+	d.addProxySessions(&st)
 	return st
 }
 

@@ -31,6 +31,9 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 				Detail: "the proxy for " + s.Name + " is not served at " + s.ProxyURL() + ": " + err.Error()})
 			continue
 		}
+		d.proxiesMu.Lock()
+		d.proxies[s.Name] = p
+		d.proxiesMu.Unlock()
 		goRun(wg, func() {
 			if err := p.Serve(ctx, ln); err != nil {
 				d.log.Warn("the proxy stopped", "server", s.Name, "err", err)
@@ -67,5 +70,21 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Event) {
 			ProxyHealed: ev.Kind == proxy.EvRecovered, Took: ev.Took, Detail: ev.Detail})
 	case proxy.EvLegacyHeaderDropped:
 		d.metrics.LegacyHeaderDropped(ev.Server)
+	}
+}
+
+// addProxySessions puts each proxy's host sessions into the status.
+func (d *daemon) addProxySessions(st *health.Status) {
+	d.proxiesMu.Lock()
+	defer d.proxiesMu.Unlock()
+	for i := range st.Servers {
+		p := d.proxies[st.Servers[i].Name]
+		if p == nil {
+			continue
+		}
+		for _, v := range p.Sessions() {
+			st.Servers[i].ProxySessions = append(st.Servers[i].ProxySessions, health.ProxySession{ID: v.ID, Upstream: v.Upstream,
+				Client: v.Client, IdleSeconds: int64(v.Idle.Seconds()), Streaming: v.Streaming})
+		}
 	}
 }

@@ -52,6 +52,14 @@ func TestDaemonProxyHealsAnExpiry(t *testing.T) {
 	if mem["proxy_url"] != proxyURL || mem["source"] != "proxy" {
 		t.Errorf("status of mem: proxy_url %v, source %v; want %s and proxy", mem["proxy_url"], mem["source"], proxyURL)
 	}
+	held, _ := mem["proxy_sessions"].([]any)
+	if len(held) != 1 {
+		t.Fatalf("status lists %d proxy sessions, want 1: %v", len(held), mem["proxy_sessions"])
+	}
+	ps, _ := held[0].(map[string]any)
+	if ps["id"] != daemontest.MaskedID(cs.ID()) || ps["client"] != daemontest.HostClient() || ps["upstream"] == nil {
+		t.Errorf("proxy session %v; want the host's id masked (%s), its client name and an upstream session", ps, daemontest.MaskedID(cs.ID()))
+	}
 }
 
 func appendTo(t *testing.T, path, text string) {

@@ -30,6 +30,9 @@ type ServerStatus struct {
 	// watchdog proxies the server.
 	ProxyURL string          `json:"proxy_url,omitempty"`
 	Sessions []SessionStatus `json:"sessions"`
+	// ProxySessions are the hosts' sessions the proxy holds (the daemon
+	// adds them: the proxy, not the model, owns them).
+	ProxySessions []ProxySession `json:"proxy_sessions,omitempty"`
 	// SessionsOmitted counts the sessions left out of Sessions when there
 	// were more than MaxStatusSessions; absent when none were.
 	SessionsOmitted int `json:"sessions_omitted,omitempty"`
@@ -40,6 +43,15 @@ type ServerStatus struct {
 // current session and the ones not healthy are listed first, then the
 // least idle.
 const MaxStatusSessions = 1_000
+
+// ProxySession is one host session of a server's proxy, ids masked.
+type ProxySession struct {
+	ID          string `json:"id"`                 // the host's
+	Upstream    string `json:"upstream,omitempty"` // the server's; absent while none
+	Client      string `json:"client"`
+	IdleSeconds int64  `json:"idle_seconds"`
+	Streaming   bool   `json:"streaming"` // its GET stream is open
+}
 
 // SessionStatus is one tracked session in Status.
 type SessionStatus struct {
