@@ -220,6 +220,18 @@ func TestKeepWarmAndRelease(t *testing.T) {
 			t.Errorf("the session was lost although kept warm: ended %v", srv.Ended())
 		}
 	})
+	t.Run("timeout learned later", func(t *testing.T) {
+		srv := startServer(t, demoserver.Options{IdleTimeout: idle})
+		px := startProxy(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: time.Hour, KeepWarm: true})
+		cs := connect(t, px.url)
+		count(t, cs)
+		px.SetIdleTimeout(idle) // what the daemon learned from the server
+		time.Sleep(4 * idle)
+		count(t, cs)
+		if len(srv.Ended()) != 0 {
+			t.Errorf("kept warm at the configured hour, not the server's %s: ended %v", idle, srv.Ended())
+		}
+	})
 	t.Run("gone host released", func(t *testing.T) {
 		srv := startServer(t, demoserver.Options{IdleTimeout: 10 * idle})
 		px := startProxy(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: idle, KeepWarm: true})

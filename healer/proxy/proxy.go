@@ -73,8 +73,9 @@ type Proxy struct {
 	ping     *mcphttp.Client // for checks with the config's headers only
 
 	modeMu    sync.Mutex
-	stateless bool // the server issued no session id: pass everything as is
-	dropped   int64
+	stateless bool          // the server issued no session id: pass everything as is
+	idle      time.Duration // the server's idle timeout (Options.IdleTimeout, or learned)
+	retune    chan struct{} // SetIdleTimeout changed idle
 }
 
 // New checks opts and loads the state file. It listens nowhere yet.
@@ -96,7 +97,8 @@ func New(opts Options) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proxy for %s: %w", opts.Server, err)
 	}
-	p := &Proxy{opts: opts, log: opts.Logger.With("server", opts.Server, "part", "proxy"), hc: hc, ping: ping}
+	p := &Proxy{opts: opts, log: opts.Logger.With("server", opts.Server, "part", "proxy"), hc: hc, ping: ping,
+		idle: opts.IdleTimeout, retune: make(chan struct{}, 1)}
 	p.sessions, err = loadTable(opts.StateFile, opts.MaxSessions, p.log)
 	if err != nil {
 		return nil, err

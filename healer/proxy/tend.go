@@ -40,27 +40,53 @@ func (p *Proxy) delete(w http.ResponseWriter, r *http.Request) {
 }
 
 // tend keeps upstream sessions warm and lets go of those whose host is
-// gone, until ctx ends. Without an idle timeout there is nothing to do.
+// gone, until ctx ends. It sleeps while there is no idle timeout.
 func (p *Proxy) tend(ctx context.Context) {
-	if p.opts.IdleTimeout <= 0 {
-		return
-	}
-	t := time.NewTimer(p.opts.IdleTimeout / 2)
+	t := time.NewTimer(time.Hour)
 	defer t.Stop()
+	t.Stop()
+	if idle := p.idleTimeout(); idle > 0 {
+		t.Reset(idle / 2)
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-p.retune:
 		case <-t.C:
-			t.Reset(max(p.tendOnce(ctx), min(tendFloor, p.opts.IdleTimeout/8)))
+		}
+		t.Stop()
+		if idle := p.idleTimeout(); idle > 0 {
+			t.Reset(max(p.tendOnce(ctx, idle), min(tendFloor, idle/8)))
 		}
 	}
 }
 
+// SetIdleTimeout replaces the server's idle timeout (the daemon learned the
+// server's own); the next keep-warm pass follows it at once.
+func (p *Proxy) SetIdleTimeout(d time.Duration) {
+	p.modeMu.Lock()
+	changed := d != p.idle
+	p.idle = d
+	p.modeMu.Unlock()
+	if changed {
+		select {
+		case p.retune <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (p *Proxy) idleTimeout() time.Duration {
+	p.modeMu.Lock()
+	defer p.modeMu.Unlock()
+	return p.idle
+}
+
 // tendOnce pings what is due and releases what is gone; it returns how
 // long until the next session is due.
-func (p *Proxy) tendOnce(ctx context.Context) time.Duration {
-	half := p.opts.IdleTimeout / 2
+func (p *Proxy) tendOnce(ctx context.Context, idle time.Duration) time.Duration {
+	half := idle / 2
 	next := half
 	for _, s := range p.sessions.all() {
 		now := p.opts.Now()
@@ -70,7 +96,7 @@ func (p *Proxy) tendOnce(ctx context.Context) time.Duration {
 		p.sessions.with(func() { up, present, last, warm = s.upstream, len(s.streams) > 0, s.last, later(s.last, s.pinged) })
 		switch {
 		case up == "":
-		case !present && now.Sub(last) > p.opts.IdleTimeout:
+		case !present && now.Sub(last) > idle:
 			p.release(ctx, s, up)
 		case p.opts.KeepWarm && now.Sub(warm) >= half:
 			p.keepWarm(ctx, s, up)

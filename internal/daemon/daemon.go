@@ -304,6 +304,7 @@ func (d *daemon) apply(ctx context.Context, sig health.Signal) {
 	d.emit(evs)
 	d.react(ctx, evs)
 	d.lookForHost(evs)
+	d.tuneProxies(evs)
 }
 
 func (d *daemon) emit(evs []health.Event) {

@@ -88,3 +88,20 @@ func (d *daemon) addProxySessions(st *health.Status) {
 		}
 	}
 }
+
+// tuneProxies gives a proxy the idle timeout its server announced or was
+// seen to keep, when it differs from the config's: keep-warm and the
+// release of gone hosts follow the server's own word.
+func (d *daemon) tuneProxies(evs []health.Event) {
+	for _, ev := range evs {
+		if ev.Kind != health.EvServerMode && ev.Kind != health.EvTimeoutLearned {
+			continue
+		}
+		d.proxiesMu.Lock()
+		p := d.proxies[ev.Server]
+		d.proxiesMu.Unlock()
+		if p != nil {
+			p.SetIdleTimeout(d.model.Timeout(ev.Server))
+		}
+	}
+}

@@ -2,8 +2,10 @@ package daemon_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +98,38 @@ func TestProxyPortTakenWarns(t *testing.T) {
 	})
 	if st := status(t, state); st == nil {
 		t.Fatal("the daemon does not answer after its proxy could not listen")
+	}
+}
+
+// The server's own word on its idle timeout (its log announces 3 s while
+// the config says an hour) reaches its proxy, which keeps a present host's
+// session warm at that pace.
+func TestProxyKeepsWarmAtTheAnnouncedTimeout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srvLog := filepath.Join(dir, "server.log")
+	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: 3 * time.Second, LogPath: srvLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	listen := daemontest.FreePort(t)
+	cfg := daemontest.WriteConfig(t, dir, fmt.Sprintf("[host]\nprocess = \"\"\nport = 0\n[[server]]\nname = \"mem\"\nurl = %q\nlogs = [%q]\nidle_timeout = \"1h\"\nkeep_warm = true\nproxy_listen = %q\n",
+		srv.URL(), srvLog, listen))
+	state := filepath.Join(dir, "state")
+	startDaemon(t, cfg, state)
+	daemontest.WaitEvent(t, state, "server_mode", 1, 5*time.Second)
+	ctx := context.Background()
+	cs, err := demoserver.Connect(ctx, "http://"+listen+"/mcp", "some-host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	time.Sleep(8 * time.Second) // well past the server's 3 s, with no call
+	if _, err := cs.CallTool(ctx, toolCall("echo")); err != nil {
+		t.Fatal(err)
+	}
+	if ended := srv.Ended(); len(ended) != 0 {
+		t.Errorf("the server ended %d sessions: the proxy kept warm at the config's hour, not the announced 3 s", len(ended))
 	}
 }

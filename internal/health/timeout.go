@@ -29,6 +29,14 @@ const (
 	atRiskLastMoment = time.Second
 )
 
+// Timeout is server's idle timeout in force (0 for an unknown server).
+func (m *Model) Timeout(server string) time.Duration {
+	if s, ok := m.servers[server]; ok {
+		return s.timeout()
+	}
+	return 0
+}
+
 // timeout is the idle timeout in force: the server's announcement, then what
 // was learned from its behaviour, then the configuration.
 func (s *server) timeout() time.Duration {
