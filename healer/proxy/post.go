@@ -1,14 +1,11 @@
 package proxy
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -72,11 +69,11 @@ func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 }
 
 // adopt takes on a session id of the proxy's own shape that it does not
-// know and no host ended: one it gave out before its state file was lost. Answering 404
-// would strand most hosts (they keep the dead id), so the host is served
-// on a new upstream session opened with an initialize of the proxy's own
-// (no client capabilities: the server will not ask this host to sample
-// or elicit). The log says so once.
+// know and no host ended: one it gave out before its state file was lost.
+// Answering 404 would strand most hosts (they keep the dead id), so the
+// host is served on a new upstream session opened with an initialize of
+// the proxy's own (no client capabilities: the server will not ask this
+// host to sample or elicit). The log says so.
 func (p *Proxy) adopt(id string, h http.Header) *session {
 	version := h.Get(mcphttp.HeaderProtocolVersion)
 	if version == "" {
@@ -226,90 +223,4 @@ func (p *Proxy) failed(s *session, old string, err error) {
 	p.log.Warn("the server lost a host's session and a new one could not be opened", "err", err)
 	p.opts.Observe(Event{Kind: EvRecoverFailed, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		OldUpstream: old, Client: s.client, Detail: "the server lost the host's session and a new one could not be opened: " + err.Error()})
-}
-
-// methodOf is a JSON-RPC message's method ("" for a response, a batch or
-// what is not JSON-RPC).
-func methodOf(body []byte) string {
-	var m struct {
-		Method string `json:"method"`
-	}
-	if json.Unmarshal(body, &m) != nil {
-		return ""
-	}
-	return m.Method
-}
-
-// paramsOf is a request's params.
-func paramsOf(body []byte) json.RawMessage {
-	var m struct {
-		Params json.RawMessage `json:"params"`
-	}
-	_ = json.Unmarshal(body, &m)
-	return m.Params
-}
-
-// initResult reads the protocol version and the lists a server offers from
-// its initialize answer, JSON or SSE.
-func initResult(contentType string, data []byte) (string, lists) {
-	for _, msg := range messages(contentType, data) {
-		var m struct {
-			Result json.RawMessage `json:"result"`
-		}
-		if json.Unmarshal(msg, &m) == nil {
-			if v, l := parseInit(m.Result); v != "" {
-				return v, l
-			}
-		}
-	}
-	return "", lists{}
-}
-
-// parseInit reads an initialize result.
-func parseInit(result json.RawMessage) (string, lists) {
-	var r struct {
-		ProtocolVersion string `json:"protocolVersion"`
-		Capabilities    struct {
-			Tools     json.RawMessage `json:"tools"`
-			Resources json.RawMessage `json:"resources"`
-			Prompts   json.RawMessage `json:"prompts"`
-		} `json:"capabilities"`
-	}
-	if json.Unmarshal(result, &r) != nil {
-		return "", lists{}
-	}
-	c := r.Capabilities
-	return r.ProtocolVersion, lists{Tools: c.Tools != nil, Resources: c.Resources != nil, Prompts: c.Prompts != nil}
-}
-
-// messages are the JSON payloads of an answer: the body, or each SSE
-// event's data.
-func messages(contentType string, data []byte) [][]byte {
-	if mt, _, _ := mime.ParseMediaType(contentType); mt != "text/event-stream" {
-		return [][]byte{data}
-	}
-	var out [][]byte
-	var ev bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, maxInitAnswer)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		if line == "" {
-			if ev.Len() > 0 {
-				out = append(out, bytes.Clone(ev.Bytes()))
-				ev.Reset()
-			}
-			continue
-		}
-		if v, ok := strings.CutPrefix(line, "data:"); ok {
-			if ev.Len() > 0 {
-				ev.WriteByte('\n')
-			}
-			ev.WriteString(strings.TrimPrefix(v, " "))
-		}
-	}
-	if ev.Len() > 0 {
-		out = append(out, ev.Bytes())
-	}
-	return out
 }
