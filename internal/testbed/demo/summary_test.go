@@ -10,7 +10,7 @@ import (
 func TestSummaryTable(t *testing.T) {
 	t.Parallel()
 	ok := []Act{{N: 1, Title: "one", OK: true, Evidence: "7 pings"}, {N: 2, Title: "two", OK: true, Evidence: "fast"},
-		{N: 3, Title: "three", OK: true, Evidence: "quick"}}
+		{N: 3, Title: "three", OK: true, Evidence: "quick"}, {N: 4, Title: "four", OK: true, Evidence: "no failed call"}}
 	failed := append(append([]Act(nil), ok[:2]...), Act{N: 3, Title: "three", Failure: "no trigger"})
 	tests := []struct {
 		name   string
