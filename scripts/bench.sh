@@ -11,6 +11,9 @@ IDLE=${BENCH_IDLE:-60s}
 # reached their slow pace by then, as on a machine that has run for hours.
 SETTLE=${BENCH_SETTLE:-100s}
 export WATCHDOG
+# The commit measured, read before anything is written: the table below is
+# written into the tree, which would make a later look say -dirty.
+measured=$(git describe --always --dirty 2>/dev/null || echo unknown)
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT
 
@@ -91,7 +94,7 @@ cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
   echo
   echo "Latest \`make bench\`, every row measured in the same run on the same machine."
   echo
-  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); commit $(git describe --always --dirty 2>/dev/null || echo unknown)"
+  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); commit $measured"
   echo "- machine: $(nproc) vCPU ($cpu), $(free -g | awk '/Mem:/ { print $2 }') GiB RAM, $(uname -sr)"
   echo "- $(go version)"
   echo
