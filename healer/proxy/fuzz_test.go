@@ -31,3 +31,23 @@ func FuzzServerAnswers(f *testing.F) {
 		t.Fatal("readEvent did not reach the end of its input")
 	})
 }
+
+// Only a lone response is the host answering the server: a request, a
+// notification or a batch (2025-03-26) is sent again after a loss.
+func TestIsResponse(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want bool
+	}{
+		{`{"jsonrpc":"2.0","id":3,"result":{}}`, true},
+		{`{"jsonrpc":"2.0","id":3,"error":{"code":-1,"message":"no"}}`, true},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}`, false},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, false},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"tools/list"}]`, false},
+		{`not json`, false},
+	} {
+		if got := isResponse([]byte(tc.body)); got != tc.want {
+			t.Errorf("isResponse(%s) = %v, want %v", tc.body, got, tc.want)
+		}
+	}
+}

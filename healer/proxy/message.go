@@ -20,6 +20,18 @@ func methodOf(body []byte) string {
 	return m.Method
 }
 
+// isResponse reports whether body is one JSON-RPC response (a result or
+// an error, no method): the host answering a request of the server's.
+// Requests, notifications and batches are not.
+func isResponse(body []byte) bool {
+	var m struct {
+		Method string          `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	return json.Unmarshal(body, &m) == nil && m.Method == "" && (m.Result != nil || m.Error != nil)
+}
+
 // paramsOf is a request's params.
 func paramsOf(body []byte) json.RawMessage {
 	var m struct {

@@ -191,7 +191,7 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, s *ses
 		return
 	}
 	a.resp.Body.Close()
-	if methodOf(body) == "" {
+	if isResponse(body) {
 		// A response to a request of the lost session: whoever asked is
 		// gone with it. Nothing to send again.
 		w.WriteHeader(http.StatusAccepted)
