@@ -51,46 +51,45 @@ func TestCallAfterLossSucceeds(t *testing.T) {
 	}
 }
 
-// A daemon restart between two calls: the mapping and the host's
-// initialize come back from the state file, and the next call succeeds
-// even though the server lost the session meanwhile.
-func TestStateFileCarriesSessionsAcrossRestart(t *testing.T) {
-	srv := startServer(t, demoserver.Options{})
-	state := filepath.Join(t.TempDir(), "proxy-mem.json")
-	px := startProxy(t, proxy.Options{Upstream: srv.URL(), StateFile: state})
-	cs := connect(t, px.url)
-	count(t, cs)
-	px.stop()
-	srv.ForgetAll()
-	again := startProxyAt(t, px.addr, proxy.Options{Upstream: srv.URL(), StateFile: state})
-	settleConns()
-	count(t, cs)
-	if n := len(again.of(proxy.EvRecovered)); n != 1 {
-		t.Errorf("recoveries after the restart: %d, want 1", n)
-	}
-}
-
-// A state file that cannot be used is set aside, and the host that holds
-// one of its sessions is still served: its id is adopted on a new
-// upstream session, not answered 404 (which strands most hosts).
-func TestBadStateFileLosesNoHost(t *testing.T) {
-	srv := startServer(t, demoserver.Options{})
-	state := filepath.Join(t.TempDir(), "proxy-mem.json")
-	px := startProxy(t, proxy.Options{Upstream: srv.URL(), StateFile: state})
-	cs := connect(t, px.url)
-	count(t, cs)
-	px.stop()
-	if err := os.WriteFile(state, []byte(`{"version":1,"sessions":[{"host":`), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	srv.ForgetAll()
-	startProxyAt(t, px.addr, proxy.Options{Upstream: srv.URL(), StateFile: state})
-	settleConns()
-	count(t, cs)
-	if _, err := os.Stat(state + ".bad"); err != nil {
-		t.Errorf("the unusable state file was not set aside: %v", err)
-	}
-	if srv.Count() != 2 {
-		t.Errorf("the tool ran %d times for 2 calls", srv.Count())
+// A daemon restart between two calls, the server forgetting its sessions
+// meanwhile: the mapping and the host's initialize come back from the
+// state file, and the next call succeeds. A state file that cannot be
+// used is set aside, and the host is still served: its id is adopted on a
+// new upstream session, not answered 404 (which strands most hosts).
+func TestRestartBetweenCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		harm    []byte // what the state file holds at the restart; nil: as saved
+		setAway bool
+	}{
+		{"state kept", nil, false},
+		{"state file cut short", []byte(`{"version":1,"sessions":[{"host":`), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := startServer(t, demoserver.Options{})
+			state := filepath.Join(t.TempDir(), "proxy-mem.json")
+			px := startProxy(t, proxy.Options{Upstream: srv.URL(), StateFile: state})
+			cs := connect(t, px.url)
+			count(t, cs)
+			px.stop()
+			if tc.harm != nil {
+				if err := os.WriteFile(state, tc.harm, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			srv.ForgetAll()
+			again := startProxyAt(t, px.addr, proxy.Options{Upstream: srv.URL(), StateFile: state})
+			settleConns()
+			count(t, cs)
+			if srv.Count() != 2 {
+				t.Errorf("the tool ran %d times for 2 calls", srv.Count())
+			}
+			if _, err := os.Stat(state + ".bad"); (err == nil) != tc.setAway {
+				t.Errorf("state file set aside: %v, want %v", err == nil, tc.setAway)
+			}
+			if !tc.setAway && len(again.of(proxy.EvRecovered)) != 1 {
+				t.Errorf("recoveries after the restart: %d, want 1", len(again.of(proxy.EvRecovered)))
+			}
+		})
 	}
 }
