@@ -143,12 +143,12 @@ func procStats(pid int) (cpu time.Duration, rssKB int64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	rssKB = statusKB(status, "VmRSS:")
+	rssKB = statusField(status, "VmRSS:")
 	return cpu, rssKB, nil
 }
 
-// statusKB reads one "Name:  N kB" field of /proc/PID/status.
-func statusKB(status []byte, field string) int64 {
+// statusField reads the number of one "Name:  N [kB]" line of /proc/PID/status.
+func statusField(status []byte, field string) int64 {
 	for _, l := range strings.Split(string(status), "\n") {
 		if v, ok := strings.CutPrefix(l, field); ok {
 			if f := strings.Fields(v); len(f) > 0 {
@@ -168,5 +168,5 @@ func rssSplit(pid int) (anonKB, fileKB int64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	return statusKB(status, "RssAnon:"), statusKB(status, "RssFile:"), nil
+	return statusField(status, "RssAnon:"), statusField(status, "RssFile:"), nil
 }

@@ -183,44 +183,35 @@ func idleConfig(dir string, files, servers int) (string, error) {
 // (nanoseconds; /proc/PID/stat counts in 10 ms ticks, too coarse for an
 // idle process over a minute).
 func cpuTime(pid int) (time.Duration, error) {
-	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	if err != nil || len(tasks) == 0 {
-		return 0, fmt.Errorf("threads of %d: %v", pid, err)
-	}
-	var ns int64
-	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue // a thread that ended meanwhile
-		}
+	ns, err := sumThreads(pid, "schedstat", func(b []byte) int64 {
 		if f := strings.Fields(string(b)); len(f) > 0 {
 			v, _ := strconv.ParseInt(f[0], 10, 64)
-			ns += v
+			return v
 		}
-	}
-	return time.Duration(ns), nil
+		return 0
+	})
+	return time.Duration(ns), err
 }
 
 // contextSwitches sums the voluntary and involuntary context switches of
 // every thread of pid: each is a wakeup of that thread.
 func contextSwitches(pid int) (int64, error) {
-	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	return sumThreads(pid, "status", func(b []byte) int64 {
+		return statusField(b, "voluntary_ctxt_switches:") + statusField(b, "nonvoluntary_ctxt_switches:")
+	})
+}
+
+// sumThreads adds up what read finds in /proc/PID/task/*/<file>; a thread
+// that ended meanwhile counts nothing.
+func sumThreads(pid int, file string, read func([]byte) int64) (int64, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/%s", pid, file))
 	if err != nil || len(tasks) == 0 {
 		return 0, fmt.Errorf("threads of %d: %v", pid, err)
 	}
 	var n int64
 	for _, t := range tasks {
-		b, err := os.ReadFile(t)
-		if err != nil {
-			continue // a thread that ended meanwhile
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			for _, key := range []string{"voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"} {
-				if v, ok := strings.CutPrefix(l, key); ok {
-					c, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-					n += c
-				}
-			}
+		if b, err := os.ReadFile(t); err == nil {
+			n += read(b)
 		}
 	}
 	return n, nil
