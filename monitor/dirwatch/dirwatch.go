@@ -161,7 +161,7 @@ func (h *Hub) targets(want func(*Watcher) bool) []*Watcher {
 	return ws
 }
 
-// watched reports whether any Watcher other than except holds dir.
+// watchedByOthers reports whether any Watcher other than except holds dir.
 func (h *Hub) watchedByOthers(dir string, except *Watcher) bool {
 	for w := range h.subs {
 		if w != except && w.dirs[dir] {
