@@ -276,7 +276,11 @@ function newMcpServer() {
   server.registerTool(
     'echo',
     { description: 'Returns its text argument.', inputSchema: { text: z.string() } },
-    async ({ text }) => ({ content: [{ type: 'text', text }] }),
+    async ({ text }, extra) => {
+      // Every execution goes to stdout: a test counts them by argument (none may run twice).
+      out(`TOOL_CALL ${extra.sessionId || '-'} ${text.replace(/[\r\n]/g, ' ')}`);
+      return { content: [{ type: 'text', text }] };
+    },
   );
   server.registerTool(
     'count',

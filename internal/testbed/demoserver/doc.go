@@ -24,5 +24,6 @@
 // StoreInterval, coalescing changes, and synchronously by Start, ForgetAll
 // and Close. Each log line opens, appends and closes the log file, so both
 // files may be rotated or rewritten from outside while the server runs.
-// Options.OnEvent reports every start and end as it is recorded.
+// Options.OnEvent reports every start and end as it is recorded, and every
+// echo call as it runs.
 package demoserver

@@ -2,7 +2,7 @@ package demoserver
 
 import "time"
 
-// EventKind says whether a session started or ended.
+// EventKind says whether a session started or ended, or ran a call.
 type EventKind string
 
 const (
@@ -10,6 +10,9 @@ const (
 	EventStart EventKind = "start"
 	// EventEnd: the server ended a session.
 	EventEnd EventKind = "end"
+	// EventCall: the echo tool ran in a session, with Text as its argument:
+	// a test counts executions by it (none may run twice).
+	EventCall EventKind = "call"
 )
 
 // Event is one session start or end as the server recorded it: ground truth
@@ -22,6 +25,8 @@ type Event struct {
 	Client string
 	// Reason is why the session ended (EventEnd only).
 	Reason Reason
+	// Text is the echo tool's argument (EventCall only).
+	Text string
 	// At is when the server recorded it, by Options.Now.
 	At time.Time
 }

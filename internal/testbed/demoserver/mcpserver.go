@@ -28,7 +28,7 @@ type CountOutput struct {
 // sees sessions being created.
 func (s *Server) newMCPServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: "1.0.0"}, nil)
-	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Returns its text argument."}, echoTool)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Returns its text argument."}, s.echoTool)
 	mcp.AddTool(srv, &mcp.Tool{Name: "count", Description: "Counts its own executions on this server."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, CountOutput, error) {
 			n := s.counter.Add(1)
@@ -38,7 +38,13 @@ func (s *Server) newMCPServer() *mcp.Server {
 	return srv
 }
 
-func echoTool(_ context.Context, _ *mcp.CallToolRequest, in EchoInput) (*mcp.CallToolResult, EchoOutput, error) {
+// echoTool answers with its argument and reports the execution.
+func (s *Server) echoTool(_ context.Context, req *mcp.CallToolRequest, in EchoInput) (*mcp.CallToolResult, EchoOutput, error) {
+	if s.opts.OnEvent != nil {
+		s.evMu.Lock()
+		s.emit(Event{Kind: EventCall, ID: req.Session.ID(), Text: in.Text, At: s.opts.Now()})
+		s.evMu.Unlock()
+	}
 	return textResult(in.Text), EchoOutput(in), nil
 }
 

@@ -52,7 +52,7 @@ type Options struct {
 	Now func() time.Time
 	// OnEvent, when set, is called for every session the server creates and
 	// ends, right after the tracker recorded it and the log line was written,
-	// from whichever goroutine noticed it (a request, a session's waiter,
+	// and for every echo call it runs, from whichever goroutine noticed it (a request, a session's waiter,
 	// Close). No tracker lock is held, but calls are serialised by a server
 	// lock so that they come one at a time and a session's start precedes its
 	// end. So OnEvent must return quickly and must not call Close or ForgetAll

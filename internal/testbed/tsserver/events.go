@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// EventKind says whether a session started or ended.
+// EventKind says whether a session started or ended, or ran a call.
 type EventKind string
 
 const (
@@ -13,6 +13,9 @@ const (
 	EventStart EventKind = "start"
 	// EventEnd is a SESSION_END line: the server ended a session.
 	EventEnd EventKind = "end"
+	// EventCall is a TOOL_CALL line: the echo tool ran, with Text as its
+	// argument; a test counts executions by it (none may run twice).
+	EventCall EventKind = "call"
 )
 
 // Event is one session line of the server's stdout, the ground truth about its
@@ -26,6 +29,8 @@ type Event struct {
 	Client string
 	// Reason is why the session ended (end only): idle, deleted, forgotten or closed.
 	Reason string
+	// Text is the echo call's argument (call only), line breaks as spaces.
+	Text string
 	// At is when the stdout reader read the line.
 	At time.Time
 }
@@ -35,9 +40,17 @@ type Event struct {
 //	SESSION_START <id> <client>   client is the rest of the line; "-" means none
 //	SESSION_START <id>            the older form, no client
 //	SESSION_END <id> <reason>
+//	TOOL_CALL <id> <text>         text is the rest of the line; id "-": no session
 //
 // ok is false for any other line.
 func parseEvent(line string, at time.Time) (Event, bool) {
+	if rest, found := strings.CutPrefix(line, "TOOL_CALL "); found {
+		id, text, _ := strings.Cut(rest, " ")
+		if id == "" {
+			return Event{}, false
+		}
+		return Event{Kind: EventCall, ID: id, Text: text, At: at}, true
+	}
 	if rest, found := strings.CutPrefix(line, "SESSION_START "); found {
 		id, client, _ := strings.Cut(rest, " ")
 		if id == "" {

@@ -20,6 +20,10 @@ func TestParseEvent(t *testing.T) {
 		{"SESSION_START abc", Event{Kind: EventStart, ID: "abc", At: at}, true}, // older form
 		{"SESSION_END abc idle", Event{Kind: EventEnd, ID: "abc", Reason: "idle", At: at}, true},
 		{"SESSION_END abc deleted", Event{Kind: EventEnd, ID: "abc", Reason: "deleted", At: at}, true},
+		{"TOOL_CALL abc p-1 two words", Event{Kind: EventCall, ID: "abc", Text: "p-1 two words", At: at}, true},
+		{"TOOL_CALL - soak", Event{Kind: EventCall, ID: "-", Text: "soak", At: at}, true}, // a stateless server's call
+		{"TOOL_CALL abc", Event{Kind: EventCall, ID: "abc", At: at}, true},
+		{"TOOL_CALL ", Event{}, false},
 		{"SESSION_END abc", Event{}, false},
 		{"SESSION_END abc two words", Event{}, false},
 		{"SESSION_START ", Event{}, false},
@@ -38,7 +42,7 @@ func TestParseEvent(t *testing.T) {
 // FuzzParseEvent: any line either parses into an event whose fields hold no line break
 // and whose id is the second word, or is ignored.
 func FuzzParseEvent(f *testing.F) {
-	for _, s := range []string{"SESSION_START a b c", "SESSION_END a idle", "SESSION_START a", "SESSION_END", "x", ""} {
+	for _, s := range []string{"SESSION_START a b c", "SESSION_END a idle", "SESSION_START a", "SESSION_END", "TOOL_CALL a b c", "x", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
@@ -49,7 +53,7 @@ func FuzzParseEvent(f *testing.F) {
 		if e.ID == "" || strings.Contains(e.ID, " ") {
 			t.Fatalf("bad id %q from %q", e.ID, line)
 		}
-		if (e.Kind == EventStart) == (e.Reason != "") || (e.Kind == EventEnd && e.Client != "") {
+		if (e.Kind == EventEnd) != (e.Reason != "") || (e.Kind != EventStart && e.Client != "") || (e.Kind != EventCall && e.Text != "") {
 			t.Fatalf("fields do not fit kind %s: %+v from %q", e.Kind, e, line)
 		}
 		if !strings.Contains(line, e.ID) {

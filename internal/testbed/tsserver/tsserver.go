@@ -68,8 +68,8 @@ type Options struct {
 	// process keeps in internal/testbed/demoserver's format, rewritten atomically (empty at
 	// start, then after every change, at most every 20 ms).
 	StorePath string
-	// OnEvent, when set, receives every session start and end as the stdout reader reads
-	// it, one call at a time and in the server's order, before Events, Started, Ended and
+	// OnEvent, when set, receives every session start and end, and every echo call, as
+	// the stdout reader reads it, one call at a time and in the server's order, before Events, Started, Ended and
 	// WaitEnded show it; it must return quickly (stdout is not read meanwhile). It is
 	// never called after Stop or Kill has returned.
 	OnEvent func(Event)
@@ -161,7 +161,8 @@ func (s *Server) Stop() { s.proc.stop() }
 // with it.
 func (s *Server) Kill() { s.proc.stop() }
 
-// Events returns the session starts and ends read so far, in the server's order.
+// Events returns the session starts and ends and the echo calls read so far, in the
+// server's order.
 func (s *Server) Events() []Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -170,6 +171,9 @@ func (s *Server) Events() []Event {
 
 // Started returns the session starts read so far, in order.
 func (s *Server) Started() []Event { return s.eventsOf(EventStart) }
+
+// Calls returns the echo calls the server ran so far, in order.
+func (s *Server) Calls() []Event { return s.eventsOf(EventCall) }
 
 // Ended returns the SESSION_END lines seen so far, each "SESSION_END <id> <reason>"
 // with reason idle, deleted, forgotten or closed.

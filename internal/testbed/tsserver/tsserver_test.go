@@ -50,9 +50,17 @@ func TestGoClientUsesEveryMode(t *testing.T) {
 			if !slices.Equal(names, []string{"count", "echo"}) {
 				t.Fatalf("tools %v, want [count echo]", names)
 			}
-			if got := callText(t, cs, "echo", map[string]any{"text": "hello"}); got != "hello" {
-				t.Fatalf("echo = %q, want hello", got)
+			if got := callText(t, cs, "echo", map[string]any{"text": "hello there"}); got != "hello there" {
+				t.Fatalf("echo = %q, want hello there", got)
 			}
+			callID := cs.ID()
+			if callID == "" {
+				callID = "-" // stateless: no session
+			}
+			eventually(t, "the echo call as an event", func() bool {
+				calls := s.Calls()
+				return len(calls) == 1 && calls[0].ID == callID && calls[0].Text == "hello there"
+			})
 			for _, want := range []string{"1", "2"} {
 				if got := callText(t, cs, "count", nil); got != want {
 					t.Fatalf("count = %q, want %s", got, want)

@@ -10,6 +10,8 @@
 //	SESSION_START <id> <client>   client: the rest of the line; "-" when empty,
 //	                              CR and LF become spaces
 //	SESSION_END <id> <reason>     reason: idle_timeout, deleted, shutdown or closed
+//	TOOL_CALL <id> <text>         the echo tool ran; text: its argument, the
+//	                              rest of the line, CR and LF as spaces
 //
 // A SIGKILLed server leaves its store and log as they were; started again
 // with the same -store it first rewrites the store empty, as a fresh server.
@@ -48,7 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	store := fs.String("store", "", "session store JSON file to mirror live sessions into")
 	logPath := fs.String("log", "", "server log file to append to")
 	stateless := fs.Bool("stateless", false, "serve without sessions")
-	events := fs.Bool("events", false, "print SESSION_START and SESSION_END lines on stdout after the URL")
+	events := fs.Bool("events", false, "print SESSION_START, SESSION_END and TOOL_CALL lines on stdout after the URL")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -106,14 +108,20 @@ func (l *lineWriter) line(s string) {
 	_, _ = io.WriteString(l.w, s+"\n")
 }
 
-// eventLine renders e as a SESSION_START or SESSION_END line.
+// eventLine renders e as a SESSION_START, SESSION_END or TOOL_CALL line.
 func eventLine(e demoserver.Event) string {
-	if e.Kind == demoserver.EventEnd {
+	switch e.Kind {
+	case demoserver.EventEnd:
 		return "SESSION_END " + e.ID + " " + string(e.Reason)
+	case demoserver.EventCall:
+		return "TOOL_CALL " + e.ID + " " + oneLine(e.Text)
 	}
-	client := strings.NewReplacer("\r", " ", "\n", " ").Replace(e.Client)
+	client := oneLine(e.Client)
 	if client == "" {
 		client = "-"
 	}
 	return "SESSION_START " + e.ID + " " + client
 }
+
+// oneLine keeps a free-text field on its line.
+func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }

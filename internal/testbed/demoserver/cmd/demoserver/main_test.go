@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
@@ -73,7 +75,8 @@ func TestRunServesUntilCancelled(t *testing.T) {
 }
 
 // TestRunEvents: with -events, a session that idles out shows as SESSION_START
-// with its client and SESSION_END idle_timeout after the URL line; a stale
+// with its client, TOOL_CALL for its echo call and SESSION_END idle_timeout
+// after the URL line; a stale
 // store left by a killed server is rewritten empty before the URL is out.
 func TestRunEvents(t *testing.T) {
 	dir := t.TempDir()
@@ -104,6 +107,12 @@ func TestRunEvents(t *testing.T) {
 	defer cs.Close()
 	id := cs.ID()
 	if got, want := next("SESSION_START"), "SESSION_START "+id+" runner events"; got != want {
+		t.Fatalf("got %q, want %q", maskIn(got, id), maskIn(want, id))
+	}
+	if _, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "call\r\none"}}); err != nil {
+		t.Fatalf("echo: %v", err)
+	}
+	if got, want := next("TOOL_CALL"), "TOOL_CALL "+id+" call  one"; got != want {
 		t.Fatalf("got %q, want %q", maskIn(got, id), maskIn(want, id))
 	}
 	if got, want := next("SESSION_END"), "SESSION_END "+id+" idle_timeout"; got != want {
