@@ -140,7 +140,7 @@ func (r *Report) falseAlarms(in Input, all []*session) {
 		}
 		// died, not end: a killed server's sessions are gone from the kill,
 		// and its successor empties the store before it says it listens.
-		s := byMask[seen.Rec.Server+"\x00"+seen.Rec.Session]
+		s := byMask[in.upstream(seen.Rec.Server)+"\x00"+seen.Rec.Session]
 		if s == nil || s.died.IsZero() || s.died.After(seen.At.Add(claimSlack)) {
 			r.FalseAlarms = append(r.FalseAlarms, fmt.Sprintf("%s %s %s at %s: %s", k, seen.Rec.Server, seen.Rec.Session,
 				seen.At.Format("15:04:05.000"), seen.Rec.Detail))

@@ -76,6 +76,7 @@ type Report struct {
 	KeptWarmExpired []string
 	DeadHostAlive   []string
 	Replayed        []string // log-derived events journaled twice (a restart replayed a line)
+	Proxy           ProxyFigures
 	Problems        []string
 }
 
@@ -95,6 +96,8 @@ func Evaluate(in Input) Report {
 	r.keptWarm(in, all)
 	r.deadHosts(in, all)
 	r.replays(in)
+	r.proxiedCalls(in)
+	r.proxyKeptWarm(in, all)
 	r.problems()
 	return r
 }
@@ -125,6 +128,7 @@ func (r *Report) problems() {
 	r.list(r.KeptWarmExpired, "kept-warm sessions expired")
 	r.list(r.Replayed, "log lines journaled twice")
 	r.list(r.DeadHostAlive, "sessions of dead hosts kept alive")
+	r.proxyProblems()
 }
 
 func describe(s *session) string {
@@ -156,10 +160,18 @@ func minTime(a, b time.Time) time.Time {
 // downNote says when the watchdog was down (killed -9, restarting) during
 // [from, to]: what a reader of a failure needs first.
 func downNote(down []Span, from, to time.Time) string {
-	for _, d := range down {
-		if d.From.Before(to) && (d.To.IsZero() || d.To.After(from)) {
-			return fmt.Sprintf(" [the watchdog was down %s→%s]", d.From.Format("15:04:05.000"), fmtTime(d.To))
-		}
+	if d, ok := overlapping(down, from, to); ok {
+		return fmt.Sprintf(" [the watchdog was down %s→%s]", d.From.Format("15:04:05.000"), fmtTime(d.To))
 	}
 	return ""
+}
+
+// overlapping is the first of spans that shares some time with [from, to].
+func overlapping(spans []Span, from, to time.Time) (Span, bool) {
+	for _, s := range spans {
+		if s.From.Before(to) && (s.To.IsZero() || s.To.After(from)) {
+			return s, true
+		}
+	}
+	return Span{}, false
 }

@@ -10,11 +10,12 @@ import (
 )
 
 // IdentityFigures say where the daemon took the host's sessions from, as
-// its records about them say (source): the beacon, or inferred from the
-// store and the client's name. Host sessions are counted once per source
+// its records about them say (source): the beacon, the proxy the host
+// calls through, or inferred from the store and the client's name. Host sessions are counted once per source
 // their records gave.
 type IdentityFigures struct {
 	Beacon   int // host sessions named by the beacon
+	Proxy    int // sessions behind a proxy, known from their calls
 	Inferred int // host sessions inferred
 	Unsaid   int // host sessions whose records did not say
 	// InferredWhileBeacon: host sessions journaled as inferred while the
@@ -32,7 +33,7 @@ func identityKinds() []health.EventKind {
 // identity counts the host sessions by the source their records give.
 func (r *Report) identity(in Input, all []*session) {
 	byMask := sessionsByMask(all)
-	sets := map[string]map[string]bool{sourceBeacon: {}, sourceInferred: {}, "": {}}
+	sets := map[string]map[string]bool{sourceBeacon: {}, sourceProxy: {}, sourceInferred: {}, "": {}}
 	flagged := map[string]bool{}
 	for _, seen := range in.Journal {
 		rec := seen.Rec
@@ -54,7 +55,8 @@ func (r *Report) identity(in Input, all []*session) {
 				fmt.Sprintf("%s %s at %s: %s", rec.Kind, describe(s), fmtTime(seen.At), rec.Detail))
 		}
 	}
-	r.Identity.Beacon, r.Identity.Inferred, r.Identity.Unsaid = len(sets[sourceBeacon]), len(sets[sourceInferred]), len(sets[""])
+	r.Identity.Beacon, r.Identity.Proxy = len(sets[sourceBeacon]), len(sets[sourceProxy])
+	r.Identity.Inferred, r.Identity.Unsaid = len(sets[sourceInferred]), len(sets[""])
 }
 
 // identityOf is the masked host session a record is about: a recovered

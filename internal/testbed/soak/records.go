@@ -9,6 +9,7 @@ import (
 const (
 	sourceBeacon   = string(health.SourceBeacon)   // the patched client's beacon named the session
 	sourceInferred = string(health.SourceInferred) // the store and the client's name: a guess
+	sourceProxy    = string(health.SourceProxy)    // the watchdog's proxy saw the host's calls
 )
 
 // newSession is the masked id of the session the host uses now, as a
@@ -17,5 +18,6 @@ const (
 func newSession(r journal.Record) string { return r.NewSession }
 
 // identitySource says where a record about the host's session took that
-// session from: sourceBeacon, sourceInferred, or "" when it does not say.
+// session from: sourceBeacon, sourceProxy, sourceInferred, or "" when it
+// does not say.
 func identitySource(r journal.Record) string { return string(r.Source) }

@@ -9,8 +9,8 @@ import (
 )
 
 // recoveries: every recovered is genuine. Per the server's own record, a
-// session of the host's client opened after the incident's lost session
-// died, still alive when the watchdog claimed it, and not the lost one;
+// session of the incident's client (the host's, or for a proxied entry the
+// client behind the proxy) opened after the incident's lost session died, still alive when the watchdog claimed it, and not the lost one;
 // when the record names its new_session, that one.
 func (r *Report) recoveries(in Input, all []*session, idx journalIndex) {
 	byMask := sessionsByMask(all)
@@ -42,7 +42,8 @@ func notGenuine(in Input, all []*session, byMask map[string]*session, idx journa
 	// opens one once it meets the loss); the loss record, read late, is a
 	// bound only when the truth does not know the lost session.
 	since := lostRec.At.Add(-DetectWithin)
-	if l := byMask[rec.Server+"\x00"+lost]; l != nil && !l.died.IsZero() {
+	server, client := in.upstream(rec.Server), in.clientOf(rec.Server)
+	if l := byMask[server+"\x00"+lost]; l != nil && !l.died.IsZero() {
 		since = l.died.Add(-claimSlack)
 	}
 	from, to := claimWindow(in, in.Journal[i].At)
@@ -52,7 +53,7 @@ func notGenuine(in Input, all []*session, byMask map[string]*session, idx journa
 	}
 	for _, s := range all {
 		m := mask.ID(s.id)
-		if s.server != rec.Server || s.client != in.HostClient || m == lost || (want != "" && m != want) {
+		if s.server != server || s.client != client || m == lost || (want != "" && m != want) {
 			continue
 		}
 		if !s.start.Before(since) && !s.start.After(to.Add(claimSlack)) && (s.died.IsZero() || !s.died.Before(from)) {

@@ -21,6 +21,7 @@ func (r Report) Markdown(d time.Duration, seed uint64, faults string) string {
 	r.notificationRows(&t)
 	r.identityRows(&t)
 	r.hostRows(&t)
+	r.proxyRows(&t)
 	return t.b.String()
 }
 
@@ -69,8 +70,8 @@ func (r Report) notificationRows(t *table) {
 
 func (r Report) identityRows(t *table) {
 	id := r.Identity
-	t.row("host sessions whose identity came from the beacon / inferred / not said",
-		fmt.Sprintf("%d / %d / %d", id.Beacon, id.Inferred, id.Unsaid))
+	t.row("host sessions whose identity came from the beacon / the proxy / inferred / not said",
+		fmt.Sprintf("%d / %d / %d / %d", id.Beacon, id.Proxy, id.Inferred, id.Unsaid))
 	t.row("host sessions inferred while the host's live beacon named them", len(id.InferredWhileBeacon))
 }
 
@@ -78,6 +79,17 @@ func (r Report) hostRows(t *table) {
 	t.row("kept-warm sessions that expired", len(r.KeptWarmExpired))
 	t.row("dead hosts' sessions kept alive", len(r.DeadHostAlive))
 	t.row("log lines journaled twice after a kill -9", len(r.Replayed))
+}
+
+// proxyRows: the unpatched client's calls through the proxies.
+func (r Report) proxyRows(t *table) {
+	f := r.Proxy
+	t.row("calls through the proxy / failed / failed while their server or the watchdog was down",
+		fmt.Sprintf("%d / %d / %d", f.Calls, f.Failed, f.Excused))
+	t.row("calls through the proxy failed while their server and the watchdog were up", len(f.FailedUp))
+	t.row("calls executed twice / successes never executed", fmt.Sprintf("%d / %d", len(f.RanTwice), len(f.NotRun)))
+	t.row("losses the proxy met and healed on the host's call / longest such call", fmt.Sprintf("%d / %s", f.Recovered, f.TookMax))
+	t.row("upstream sessions the proxy kept warm that expired", len(f.KeptWarmExpired))
 }
 
 func sum(m map[string]int) int {

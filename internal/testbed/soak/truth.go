@@ -70,6 +70,12 @@ type Input struct {
 	End      time.Time
 	// Stopped is when the daemon was stopped for good (zero: never).
 	Stopped time.Time
+	// Proxied are the config entries reached through the watchdog's proxy,
+	// by their names (also in Servers); Calls are the calls made through
+	// them and Executions every echo call the servers ran.
+	Proxied    map[string]ProxiedServer
+	Calls      []CallRecord
+	Executions []Execution
 }
 
 // session is one session's ground truth.
