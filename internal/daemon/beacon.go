@@ -85,10 +85,16 @@ func (d *daemon) hostBeacon(clients []beacon.Client) (beacon.Client, bool) {
 }
 
 // heldOf maps the client's servers onto the configured ones: by URL, the
-// one thing both name alike, else by name.
+// one thing both name alike, else by name. A proxied entry is left out: a
+// host reaching the server directly is the direct entry's (which may share
+// the URL), and one calling through the proxy holds the proxy's id, which
+// the server never issued; the proxy itself reports those sessions.
 func (d *daemon) heldOf(c beacon.Client) map[string]health.Held {
 	held := map[string]health.Held{}
 	for _, s := range d.cfg.Servers {
+		if s.ProxyListen != "" {
+			continue
+		}
 		for _, b := range c.Servers {
 			if sameURL(b.URL, s.URL) || (b.URL == "" && b.Name == s.Name) {
 				held[s.Name] = health.Held{Session: b.SessionID, Connected: b.State == beacon.Connected,
