@@ -40,6 +40,11 @@ type ClientConfig struct {
 	// holds and its state, rewritten on every change, removed at a clean
 	// exit. Empty: no beacon (a client the watchdog can only infer).
 	BeaconDir string
+	// Unpatched makes a client like most hosts today: it opens its session
+	// once and keeps it whatever the server answers, and writes each call
+	// as a CallRecord (one JSON line) to stdout. Its servers' URLs are the
+	// watchdog's proxies, which must keep every call working.
+	Unpatched bool
 	Seed      uint64
 }
 
@@ -53,6 +58,10 @@ func RunClient(ctx context.Context, cfg ClientConfig) error {
 		return fmt.Errorf("soak client beacon: %w", err)
 	}
 	triggers := map[string]chan struct{}{}
+	var calls *callLog
+	if cfg.Unpatched {
+		calls = &callLog{w: os.Stdout}
+	}
 	var wg sync.WaitGroup
 	for i, s := range cfg.Servers {
 		c, err := mcphttp.New(mcphttp.Options{URL: s.URL, Timeout: 3 * time.Second})
@@ -61,7 +70,7 @@ func RunClient(ctx context.Context, cfg ClientConfig) error {
 		}
 		trig := make(chan struct{}, 1)
 		triggers[s.Name] = trig
-		sc := &sessionKeeper{c: c, cfg: cfg, srv: s, trigger: trig, beacon: b,
+		sc := &sessionKeeper{c: c, cfg: cfg, srv: s, trigger: trig, beacon: b, calls: calls,
 			r: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+uint64(os.Getpid())))}
 		wg.Add(1)
 		go func() { defer wg.Done(); sc.run(ctx) }()
@@ -79,9 +88,11 @@ type sessionKeeper struct {
 	cfg     ClientConfig
 	srv     ClientServer
 	trigger chan struct{}
-	beacon  *beacon // nil: none
+	beacon  *beacon  // nil: none
+	calls   *callLog // Unpatched: where its calls are written
 	r       *rand.Rand
 	id      string
+	n       int // calls made
 }
 
 func (k *sessionKeeper) run(ctx context.Context) {
@@ -130,6 +141,10 @@ func (k *sessionKeeper) drop() {
 // call makes one tool call; a server that no longer knows the session gets
 // a new one at once, a server that does not answer gets the same id later.
 func (k *sessionKeeper) call(ctx context.Context) {
+	if k.calls != nil {
+		k.callThrough(ctx)
+		return
+	}
 	k.beacon.requested(k.srv.Name)
 	resp, err := k.c.Do(ctx, mcphttp.Request{Method: "tools/call", SessionID: k.id, ProtocolVersion: legacyVersion,
 		Params: map[string]any{"name": "echo", "arguments": map[string]any{"text": "soak"}}})

@@ -1,13 +1,16 @@
 // Package soak is the chaos soak: three real stateful MCP servers (the Go
 // SDK, the TypeScript SDK answering 404 -32001, and a TypeScript server with
-// the 400 quirk) with idle timeouts of a few seconds, five client sessions
-// (three of the host's, two of another client), a real watchdog daemon, and
+// the 400 quirk) with idle timeouts of a few seconds, eight client sessions
+// (three of the host's, two of another client, three through the proxy), a real watchdog daemon, and
 // faults on a seeded schedule: servers killed -9 and restarted, logs
 // rotated in every mode, stores rewritten atomically and in place in two
 // halves, the host killed and restarted, the watchdog killed -9 and
 // restarted mid-incident, wall-clock jumps, and journal writes that fail
 // for a few seconds. The host writes a beacon like the patched client
-// (the session it holds per server); the other client writes none.
+// (the session it holds per server); the other client writes none. A third,
+// unpatched client (it never re-initializes) calls every server through
+// the watchdog's proxy: each server has a second config entry with the
+// same URL and a proxy_listen.
 //
 // Ground truth comes from the servers themselves (every session they start
 // and end, with the reason) and from the faults the soak injected. The
@@ -20,7 +23,10 @@
 // across a journal write failure and a warning after it, no kept-warm
 // session expired, no dead host's session kept alive, every journal line
 // parseable after every kill -9, and no full session id in anything the
-// watchdog printed. It also counts where the daemon took the host's
+// watchdog printed. Through the proxy: no call failed while its server and
+// the watchdog were up, none ran twice and every success ran on its server
+// (the servers print each tool execution with its unique argument), and
+// no upstream session the proxy kept warm expired. It also counts where the daemon took the host's
 // sessions from: the beacon, or inferred.
 //
 // `make soak-short` (part of the test command) runs it for a few minutes;

@@ -40,6 +40,7 @@ type serverProc struct {
 	port       int
 	url        string
 	onEvent    func(ServerEvent)
+	onCall     func(Execution)
 
 	goCmd *exec.Cmd // KindGo
 	goOut *tailbuf.Buffer
@@ -105,7 +106,10 @@ func (s *serverProc) readGo(out io.Reader, ready chan<- string) {
 			ready <- strings.TrimSpace(line)
 			continue
 		}
-		if ev, ok := parseSessionLine(line); ok {
+		if call, ok := parseCallLine(line); ok {
+			call.Server = s.spec.Name
+			s.onCall(call)
+		} else if ev, ok := parseSessionLine(line); ok {
 			ev.Server = s.spec.Name
 			s.onEvent(ev)
 		}
@@ -129,7 +133,21 @@ func parseSessionLine(line string) (ServerEvent, bool) {
 	return ServerEvent{}, false
 }
 
+// parseCallLine reads "TOOL_CALL <id> <text>": an echo the server ran.
+func parseCallLine(line string) (Execution, bool) {
+	rest, ok := strings.CutPrefix(line, "TOOL_CALL ")
+	if !ok {
+		return Execution{}, false
+	}
+	id, text, _ := strings.Cut(rest, " ")
+	return Execution{At: time.Now(), Session: id, Text: text}, true
+}
+
 func (s *serverProc) tsEvent(e tsserver.Event) {
+	if e.Kind == tsserver.EventCall {
+		s.onCall(Execution{At: e.At, Server: s.spec.Name, Session: e.ID, Text: e.Text})
+		return
+	}
 	ev := ServerEvent{At: e.At, Server: s.spec.Name, ID: e.ID, Client: e.Client, Reason: normalReason(e.Reason), Start: e.Kind == tsserver.EventStart}
 	s.onEvent(ev)
 }
@@ -151,7 +169,9 @@ type clientProc struct {
 	done chan struct{}
 }
 
-func startClient(token string, cfg ClientConfig) (*clientProc, error) {
+// startClient starts a soak client process; stdout, when not nil,
+// receives what it writes there (an unpatched client's calls).
+func startClient(token string, cfg ClientConfig, stdout io.Writer) (*clientProc, error) {
 	b, err := json.Marshal(cfg)
 	if err != nil {
 		return nil, err
@@ -159,6 +179,7 @@ func startClient(token string, cfg ClientConfig) (*clientProc, error) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Args = []string{token} // runs as token: the watcher matches argv[0]
 	cmd.Env = append(os.Environ(), roleEnv+"=client", clientConfigEnv+"="+string(b))
+	cmd.Stdout = stdout
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start soak client: %w", err)
 	}

@@ -79,6 +79,7 @@ func TestSoak(t *testing.T) {
 	w.start = time.Now()
 	w.startHost(seed)
 	w.startOther(seed + 1)
+	w.startUnpatched(seed + 2)
 	names := make([]string, len(specs))
 	for i, s := range specs {
 		names[i] = s.Name
@@ -125,6 +126,7 @@ func (w *world) finish(stop, tailDone chan struct{}) {
 	w.host.kill()
 	w.hostMu.Unlock()
 	w.other.kill()
+	w.unpatched.kill()
 }
 
 // scrape collects status and metrics every few seconds: outputs that leave
@@ -165,11 +167,15 @@ func (w *world) input(end time.Time) Input {
 	for _, s := range w.specs {
 		servers[s.Name] = ServerInfo{Timeout: s.Idle, KeepWarm: s.KeepWarm}
 	}
+	for name, p := range w.proxied {
+		servers[name] = servers[p.Upstream]
+	}
 	// Every host run writes its beacon from its start to its kill -9.
 	return Input{Servers: servers, HostClient: hostClient, Events: append([]ServerEvent(nil), w.events...),
 		ServerDown: w.serverDown, Hosts: append([]Span(nil), w.hostRuns...), WatchdogDown: append([]Span(nil), w.wdDown...),
 		JournalFault: append([]Span(nil), w.jFaults...), Beacons: append([]Span(nil), w.hostRuns...), Reminder: notifyReminder,
-		Journal: seen, Notes: w.notes.snapshot(), End: end, Stopped: w.stopped}
+		Journal: seen, Notes: w.notes.snapshot(), End: end, Stopped: w.stopped,
+		Proxied: w.proxied, Calls: judgedCalls(w.calls, end), Executions: append([]Execution(nil), w.executions...)}
 }
 
 // checkJournal: every line parsed after every kill -9 and at the end, and

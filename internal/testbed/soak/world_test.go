@@ -2,6 +2,7 @@ package soak
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -20,7 +21,10 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 )
 
-const hostClient = "dsh-mcp-client"
+const (
+	hostClient      = "dsh-mcp-client"
+	unpatchedClient = "unpatched-agent" // calls through the watchdog's proxies
+)
 
 // world is everything one soak runs: servers, clients, the watchdog, and
 // what was observed of them, in real time.
@@ -63,10 +67,18 @@ type world struct {
 	hostMu sync.Mutex
 	host   *clientProc
 	other  *clientProc
-	wdMu   sync.Mutex
-	wd     *watchdogProc
-	srvMu  map[string]*sync.Mutex
-	jfMu   sync.Mutex // one journal failure at a time
+	// unpatched calls every server through the watchdog's proxies, listed
+	// by their config entries' names.
+	unpatched  *clientProc
+	proxied    map[string]ProxiedServer
+	proxyAddrs map[string]string // soak server → its proxy's listen address
+	calls      []CallRecord
+	executions []Execution
+
+	wdMu  sync.Mutex
+	wd    *watchdogProc
+	srvMu map[string]*sync.Mutex
+	jfMu  sync.Mutex // one journal failure at a time
 }
 
 type binaries struct{ watchdog, demoserver string }
@@ -87,7 +99,8 @@ func newWorld(t *testing.T, specs []ServerSpec) *world {
 		state: filepath.Join(dir, "state"), skewFile: filepath.Join(dir, "clock-skew"), home: filepath.Join(dir, "home"),
 		jFault: filepath.Join(dir, "journal-fault"),
 		token:  fmt.Sprintf("soakhost-%d", os.Getpid()), stderr: &tailbuf.Buffer{Max: 1 << 30},
-		serverDown: map[string][]Span{}, faults: map[FaultKind]int{}, srvMu: map[string]*sync.Mutex{}}
+		serverDown: map[string][]Span{}, faults: map[FaultKind]int{}, srvMu: map[string]*sync.Mutex{},
+		proxied: map[string]ProxiedServer{}, proxyAddrs: map[string]string{}}
 	w.journal = &journalTail{path: filepath.Join(w.state, "events.jsonl")}
 	w.bins = buildBinaries(t, root, dir)
 	return w
@@ -126,7 +139,7 @@ func (w *world) setup() {
 	bus := w.startBus()
 	for _, spec := range w.specs {
 		s := &serverProc{spec: spec, log: filepath.Join(w.dir, "logs", spec.Name+".log"),
-			store: filepath.Join(w.dir, "stores", spec.Name, "mcp-sessions.json"), onEvent: w.serverEvent}
+			store: filepath.Join(w.dir, "stores", spec.Name, "mcp-sessions.json"), onEvent: w.serverEvent, onCall: w.serverCall}
 		if err := os.MkdirAll(filepath.Dir(s.store), 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -159,6 +172,15 @@ func (w *world) config(module string) string {
 		s := w.servers[spec.Name]
 		fmt.Fprintf(&b, "[[server]]\nname = %q\nurl = %q\nlogs = [%q]\nstore = %q\nidle_timeout = %q\nkeep_warm = %v\n",
 			spec.Name, s.url, s.log, s.store, spec.Idle.String(), spec.KeepWarm)
+	}
+	// The same servers again, each behind a proxy: entries of their own, so
+	// the direct entries judge the host's sessions as before.
+	for _, spec := range w.specs {
+		name := spec.Name + "-proxy"
+		w.proxied[name] = ProxiedServer{Upstream: spec.Name, Client: unpatchedClient}
+		w.proxyAddrs[spec.Name] = freeAddr(w.t)
+		fmt.Fprintf(&b, "[[server]]\nname = %q\nurl = %q\nidle_timeout = %q\nkeep_warm = %v\nproxy_listen = %q\n",
+			name, w.servers[spec.Name].url, spec.Idle.String(), spec.KeepWarm, w.proxyAddrs[spec.Name])
 	}
 	return b.String()
 }
@@ -240,6 +262,12 @@ func (w *world) serverEvent(ev ServerEvent) {
 	w.events = append(w.events, ev)
 }
 
+func (w *world) serverCall(e Execution) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.executions = append(w.executions, e)
+}
+
 // clientServers is read once, at setup: a restarted server keeps its URL,
 // and its serverProc is rewritten while the clients restart.
 func (w *world) clientServers() []ClientServer {
@@ -256,7 +284,7 @@ func (w *world) clientServers() []ClientServer {
 func (w *world) startHost(seed uint64) {
 	profile := host.DSH().Client
 	c, err := startClient(w.token, ClientConfig{Name: hostClient, Servers: w.clients, Seed: seed,
-		TriggerDir: filepath.Join(w.home, profile.TriggerDir), BeaconDir: filepath.Join(w.home, profile.BeaconDir)})
+		TriggerDir: filepath.Join(w.home, profile.TriggerDir), BeaconDir: filepath.Join(w.home, profile.BeaconDir)}, nil)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -271,12 +299,41 @@ func (w *world) startHost(seed uint64) {
 // no beacon: what the watchdog knows of it is inferred.
 func (w *world) startOther(seed uint64) {
 	servers := w.clients[:2]
-	c, err := startClient(strings.Replace(w.token, "soakhost", "soakother", 1), ClientConfig{Name: "other-agent", Servers: servers, Seed: seed})
+	c, err := startClient(strings.Replace(w.token, "soakhost", "soakother", 1), ClientConfig{Name: "other-agent", Servers: servers, Seed: seed}, nil)
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	w.other = c
 	w.t.Cleanup(c.kill)
+}
+
+// startUnpatched starts a client that never re-initializes, calling every
+// server through its proxy; its calls are read from its stdout.
+func (w *world) startUnpatched(seed uint64) {
+	var servers []ClientServer
+	for _, cs := range w.clients {
+		cs.URL = "http://" + w.proxyAddrs[cs.Name] + "/mcp"
+		servers = append(servers, cs)
+	}
+	out := &lineWriter{line: w.callLine}
+	c, err := startClient(strings.Replace(w.token, "soakhost", "soakunpatched", 1),
+		ClientConfig{Name: unpatchedClient, Servers: servers, Seed: seed, Unpatched: true}, out)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.unpatched = c
+	w.t.Cleanup(c.kill)
+}
+
+func (w *world) callLine(line []byte) {
+	var rec CallRecord
+	if err := json.Unmarshal(line, &rec); err != nil {
+		w.t.Errorf("the unpatched client wrote %q: %v", line, err)
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.calls = append(w.calls, rec)
 }
 
 func (w *world) startWatchdog() {

@@ -1,0 +1,104 @@
+package soak
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+)
+
+// callThrough is an unpatched client's tool call: a text no other call
+// uses, the session it has always had, and a record of what came back.
+func (k *sessionKeeper) callThrough(ctx context.Context) {
+	k.n++
+	rec := CallRecord{Server: k.srv.Name, Text: fmt.Sprintf("%s %s %d", k.cfg.Name, k.srv.Name, k.n), Start: time.Now()}
+	resp, err := k.c.Do(ctx, mcphttp.Request{Method: "tools/call", SessionID: k.id, ProtocolVersion: legacyVersion,
+		Params: map[string]any{"name": "echo", "arguments": map[string]any{"text": rec.Text}}})
+	rec.End = time.Now()
+	if ctx.Err() != nil {
+		return // the soak is over: not a call the proxy answered
+	}
+	rec.Failure = echoFailure(resp, err, rec.Text)
+	k.calls.write(rec)
+}
+
+// echoFailure says what came back instead of the echo of text; "" when
+// the echo came back.
+func echoFailure(resp mcphttp.Response, err error, text string) string {
+	switch {
+	case err != nil:
+		return err.Error()
+	case resp.Status != http.StatusOK:
+		return fmt.Sprintf("HTTP %d: %.200s", resp.Status, resp.Body)
+	case resp.RPC == nil:
+		return fmt.Sprintf("no JSON-RPC answer: %.200s", resp.Body)
+	case resp.RPC.Error != nil:
+		return fmt.Sprintf("JSON-RPC error %d: %s", resp.RPC.Error.Code, resp.RPC.Error.Message)
+	}
+	var result struct {
+		IsError bool `json:"isError"`
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+	}
+	if err := json.Unmarshal(resp.RPC.Result, &result); err != nil || result.IsError || len(result.Content) == 0 || result.Content[0].Text != text {
+		return fmt.Sprintf("not the echo: %.200s", resp.RPC.Result)
+	}
+	return ""
+}
+
+// callLog writes CallRecords as JSON lines, one Write each.
+type callLog struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *callLog) write(rec CallRecord) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, _ = l.w.Write(append(b, '\n'))
+}
+
+// judgedCalls are the calls that ended by the soak's end: later ones met
+// the final stop on purpose.
+func judgedCalls(calls []CallRecord, end time.Time) []CallRecord {
+	var out []CallRecord
+	for _, c := range calls {
+		if !c.End.After(end) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// lineWriter hands each whole line written to it to line, without its
+// newline; a last line with none is dropped (the writer was killed).
+type lineWriter struct {
+	mu   sync.Mutex
+	buf  []byte
+	line func([]byte)
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		l.line(l.buf[:i])
+		l.buf = l.buf[i+1:]
+	}
+}
