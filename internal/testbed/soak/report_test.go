@@ -46,8 +46,10 @@ func TestReportMarkdownShowsTheFigures(t *testing.T) {
 		Notify: NoteFigures{MaxPerIncident: 2, OverTwo: []string{"o"}, AtRisk: 9, AtRiskSessions: 8, AtRiskRepeated: []string{"a"},
 			AtRiskAfterEnd: 4, HealFailed: 6, HealFailedRepeated: []string{"h"}, HealFailedOutside: []string{"h1", "h2"},
 			Reminders: 3, Summaries: 2, SummaryCovers: 5},
-		Identity:    IdentityFigures{Beacon: 11, Inferred: 12, Unsaid: 13, InferredWhileBeacon: []string{"i"}},
-		JournalFail: FaultFigures{Spans: 21, Events: 22, Lost: []string{"l"}, Warned: 20}}
+		Identity:    IdentityFigures{Beacon: 11, Proxy: 14, Inferred: 12, Unsaid: 13, InferredWhileBeacon: []string{"i"}},
+		JournalFail: FaultFigures{Spans: 21, Events: 22, Lost: []string{"l"}, Warned: 20},
+		Proxy: ProxyFigures{Calls: 31, Failed: 5, Excused: 3, FailedUp: []string{"f1", "f2"}, RanTwice: []string{"t"},
+			NotRun: []string{"n1", "n2", "n3"}, Recovered: 9, TookMax: 32 * time.Millisecond, KeptWarmExpired: []string{"w"}}}
 	text := r.Markdown(time.Minute, 1, "none")
 	for _, want := range []string{
 		"| recovered / genuine (the host's new session, alive on the server, not the lost one) | 8 / 7 |",
@@ -58,10 +60,15 @@ func TestReportMarkdownShowsTheFigures(t *testing.T) {
 		"| healing-failed notifications / incidents told more than once / with no incident open | 6 / 1 / 2 |",
 		"| reminders / beyond one per reminder interval | 3 / 0 |",
 		"| storm summaries (incidents they stand for) | 2 (5) |",
-		"| host sessions whose identity came from the beacon / inferred / not said | 11 / 12 / 13 |",
+		"| host sessions whose identity came from the beacon / the proxy / inferred / not said | 11 / 14 / 12 / 13 |",
 		"| host sessions inferred while the host's live beacon named them | 1 |",
 		"| journal write failures injected / followed by a warning about the journal | 21 / 20 |",
 		"| expiries and losses during a journal write failure / lost | 22 / 1 |",
+		"| calls through the proxy / failed / failed while their server or the watchdog was down | 31 / 5 / 3 |",
+		"| calls through the proxy failed while their server and the watchdog were up | 2 |",
+		"| calls executed twice / successes never executed | 1 / 3 |",
+		"| losses the proxy met and healed on the host's call / longest such call | 9 / 32ms |",
+		"| upstream sessions the proxy kept warm that expired | 1 |",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report lacks %q:\n%s", want, text)
