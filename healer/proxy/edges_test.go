@@ -253,5 +253,8 @@ func TestKeepWarmAndRelease(t *testing.T) {
 		if srv.Count() != 1 || len(px.of(proxy.EvRecovered)) != 0 {
 			t.Errorf("count ran %d times, %d recoveries; want 1 and none (a release is no loss)", srv.Count(), len(px.of(proxy.EvRecovered)))
 		}
+		if ups := px.of(proxy.EvUpstream); len(ups) != 1 || ups[0].Upstream == up || ups[0].Upstream == "" {
+			t.Errorf("upstreams named after the release: %+v; want the new one", ups)
+		}
 	})
 }

@@ -23,9 +23,14 @@ const (
 	// EvLegacyHeaderDropped: a session header a host sent to a server
 	// without sessions was dropped.
 	EvLegacyHeaderDropped
+	// EvUpstream: the proxy opened Upstream for a host's session in place
+	// of a lost or released one. With EvSession, it names every session
+	// the proxy opens: another watcher of the same server must not take
+	// them for its own host's.
+	EvUpstream
 )
 
-var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped"}
+var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped", "upstream"}
 
 func (k EventKind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {

@@ -47,6 +47,12 @@ func TestCallAfterLossSucceeds(t *testing.T) {
 			if cs.ID() == first[0] {
 				t.Error("the host holds the server's own session id; the proxy must give it one of its own")
 			}
+			// Every upstream session the proxy opens is named: the first by
+			// EvSession, the replacement by EvUpstream.
+			opened, ups := px.of(proxy.EvSession), px.of(proxy.EvUpstream)
+			if len(opened) != 1 || opened[0].Upstream != first[0] || len(ups) != 1 || ups[0].Upstream != rec[0].Upstream {
+				t.Errorf("sessions named %+v and upstreams %+v; want %s, then the recovery's", opened, ups, "the first")
+			}
 		})
 	}
 }

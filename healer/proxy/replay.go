@@ -43,6 +43,8 @@ func (p *Proxy) replace(ctx context.Context, s *session, lost string, h http.Hea
 	}
 	p.sessions.with(func() { s.upstream, s.lost, s.protocol, s.caps = resp.SessionID, "", protocol, caps })
 	p.sessions.save()
+	p.opts.Observe(Event{Kind: EvUpstream, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+		Upstream: resp.SessionID, OldUpstream: lost, Client: s.client, Detail: "the proxy opened a new upstream session for a host"})
 	p.tellLists(s)
 	return resp.SessionID, nil
 }
