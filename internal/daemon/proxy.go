@@ -34,6 +34,9 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 		d.proxiesMu.Lock()
 		d.proxies[s.Name] = p
 		d.proxiesMu.Unlock()
+		for _, v := range p.Sessions() { // kept across the restart
+			d.proxyOpened(ctx, s.Name, v.Upstream)
+		}
 		goRun(wg, func() {
 			if err := p.Serve(ctx, ln); err != nil {
 				d.log.Warn("the proxy stopped", "server", s.Name, "err", err)
@@ -65,11 +68,33 @@ func (d *daemon) newProxy(s config.Server, observe func(proxy.Event)) (*proxy.Pr
 // only queues.
 func (d *daemon) proxySaw(ctx context.Context, ev proxy.Event) {
 	switch ev.Kind {
+	case proxy.EvSession, proxy.EvUpstream:
+		d.proxyOpened(ctx, ev.Server, ev.Upstream)
 	case proxy.EvRecovered, proxy.EvRecoverFailed:
 		d.signal(ctx, health.Signal{Kind: health.SigProxy, Server: ev.Server, Session: ev.OldUpstream, NewSession: ev.Upstream,
 			ProxyHealed: ev.Kind == proxy.EvRecovered, Took: ev.Took, Detail: ev.Detail})
 	case proxy.EvLegacyHeaderDropped:
 		d.metrics.LegacyHeaderDropped(ev.Server)
+	}
+}
+
+// proxyOpened tells every direct entry of the proxied server's URL that
+// upstream is the proxy's session: it carries its host's client name, and
+// such an entry would take it for its own host's.
+func (d *daemon) proxyOpened(ctx context.Context, proxied, upstream string) {
+	if upstream == "" {
+		return
+	}
+	var url string
+	for _, s := range d.cfg.Servers {
+		if s.Name == proxied {
+			url = s.URL
+		}
+	}
+	for _, s := range d.cfg.Servers {
+		if s.ProxyListen == "" && sameURL(s.URL, url) {
+			d.signal(ctx, health.Signal{Kind: health.SigProxyUpstream, Server: s.Name, Session: upstream})
+		}
 	}
 }
 

@@ -133,3 +133,39 @@ func TestProxyKeepsWarmAtTheAnnouncedTimeout(t *testing.T) {
 		t.Errorf("the server ended %d sessions: the proxy kept warm at the config's hour, not the announced 3 s", len(ended))
 	}
 }
+
+// One server, two entries: "mem" for hosts that reach it directly and
+// "mem-proxy" for those sent through the proxy. A host of the same client
+// name behind the proxy: the upstream session the proxy opened for it is
+// in mem's store under the host's client name, yet it is the proxy's (its
+// own word), so mem must not take it for its host's: its expiry is no
+// incident of mem's, nothing heals there, and only the proxy's entry
+// tells the loss it met.
+func TestDirectEntryLeavesTheProxysSessionsAlone(t *testing.T) {
+	t.Parallel()
+	srv, cfg, state := daemontest.KeepWarmSetup(t, false, "")
+	listen := daemontest.FreePort(t)
+	appendTo(t, cfg, fmt.Sprintf("[[server]]\nname = \"mem-proxy\"\nurl = %q\nidle_timeout = \"3s\"\nkeep_warm = false\nproxy_listen = %q\n",
+		srv.URL(), listen))
+	startDaemon(t, cfg, state)
+	ctx := context.Background()
+	cs, err := demoserver.Connect(ctx, "http://"+listen+"/mcp", daemontest.HostClient())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.CallTool(ctx, toolCall("echo")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4500 * time.Millisecond) // past the server's 3 s idle timeout
+	if _, err := cs.CallTool(ctx, toolCall("echo")); err != nil {
+		t.Fatalf("the call after the expiry failed through the proxy: %v", err)
+	}
+	daemontest.WaitEvent(t, state, "recovered", 1, 5*time.Second)
+	time.Sleep(time.Second) // what mem would make of it has had time to show
+	for _, ev := range daemontest.Journal(t, state, "session_lost", "session_expired", "heal_started", "heal_failed", "recovered", "keep_warm") {
+		if ev.Str("server") == "mem" && (ev["incident"] == true || ev.Str("kind") != "session_expired") {
+			t.Errorf("mem took the proxy's upstream session for its host's: %v", ev)
+		}
+	}
+}

@@ -68,8 +68,9 @@ func (m *Model) hostDown(now time.Time) []Event {
 // and its session must not be pinged meanwhile.
 func (m *Model) hostRunning() bool { return !m.host.known || m.host.running }
 
-func (m *Model) isHostClient(sess *session) bool {
-	return m.cfg.ClientName != "" && sess.client == m.cfg.ClientName
+func (m *Model) isHostClient(s *server, sess *session) bool {
+	_, proxied := s.viaProxy[sess.id]
+	return m.cfg.ClientName != "" && sess.client == m.cfg.ClientName && !proxied
 }
 
 // currentSession is the host's session on s: the one its live beacon names
@@ -88,7 +89,7 @@ func (m *Model) currentSession(s *server) *session {
 	}
 	var cur *session
 	for _, sess := range s.sessions {
-		if !m.isHostClient(sess) {
+		if !m.isHostClient(s, sess) {
 			continue
 		}
 		if m.openedBeforeHost(sess) {

@@ -92,11 +92,11 @@ func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 		return nil // no host runs to meet it: an old session's last words
 	}
 	if sig.Session != "" && curID != "" && curID != sig.Session {
-		if sess, ok := s.sessions[sig.Session]; !ok || m.isHostClient(sess) {
+		if sess, ok := s.sessions[sig.Session]; !ok || m.isHostClient(s, sess) {
 			return nil // not the host's current session: nothing the user will meet
 		}
 	}
-	if sess, ok := s.sessions[sig.Session]; ok && !m.isHostClient(sess) {
+	if sess, ok := s.sessions[sig.Session]; ok && !m.isHostClient(s, sess) {
 		delete(s.sessions, sess.id)
 		s.remember(sess.id, now)
 		return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sess.id,

@@ -73,6 +73,10 @@ type server struct {
 	serverStarted, restartAt time.Time
 	restarts                 int
 	flap                     flap // how often its incidents open
+	// viaProxy: sessions a proxy of the same server opened upstream for
+	// its hosts, and when it said so. They are the proxy's, whatever
+	// client name they carry.
+	viaProxy map[string]time.Time
 }
 
 type session struct {
@@ -115,7 +119,7 @@ func (in *incident) differs(id string, created time.Time) bool {
 func New(cfg Config) *Model {
 	m := &Model{cfg: cfg, servers: make(map[string]*server, len(cfg.Servers))}
 	for _, sc := range cfg.Servers {
-		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}}
+		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}, viaProxy: map[string]time.Time{}}
 		m.order = append(m.order, sc.Name)
 	}
 	return m
@@ -185,6 +189,8 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 		return s.healFailed(sig, now)
 	case SigProxy:
 		return s.proxied(sig, now)
+	case SigProxyUpstream:
+		s.proxyOpened(sig.Session, now)
 	}
 	return nil
 }

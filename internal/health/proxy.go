@@ -23,3 +23,20 @@ func (s *server) proxied(sig Signal, now time.Time) []Event {
 		Took: took, Strategy: StrategyProxy,
 		Detail: fmt.Sprintf("%s recovered after %s: %s", s.cfg.Name, sig.Took.Round(time.Millisecond), sig.Detail)}}
 }
+
+// proxyKeep is how long a session a proxy opened is remembered while the
+// store does not show it (the proxy's word may come before the store's).
+const proxyKeep = time.Minute
+
+// proxyOpened records a session a proxy opened on this server for one of
+// its hosts, and forgets those long gone from the store.
+func (s *server) proxyOpened(id string, now time.Time) {
+	for old, at := range s.viaProxy {
+		if _, live := s.sessions[old]; !live && now.Sub(at) > proxyKeep {
+			delete(s.viaProxy, old)
+		}
+	}
+	if id != "" {
+		s.viaProxy[id] = now
+	}
+}

@@ -51,3 +51,41 @@ func TestProxiedServer(t *testing.T) {
 		t.Errorf("a recovery the proxy could not make: %+v, want one warning", failed)
 	}
 }
+
+// A direct entry for a server that a proxy also serves: a session of the
+// host's client name that the proxy opened upstream (its word comes
+// first) is not the host's, so its loss opens no incident and nothing
+// keeps it warm; a session the host opened directly still is the host's.
+// The proxy's word is forgotten a while after its session left the store.
+func TestDirectEntryBesideAProxy(t *testing.T) {
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	m := New(Config{HostName: "DSH", ClientName: "dsh-mcp-client", Servers: []ServerConfig{
+		{Name: "mem", URL: "http://127.0.0.1:1/mcp", IdleTimeout: time.Minute}}})
+	snap := func(at time.Time, ids ...string) Signal {
+		sig := Signal{Kind: SigStoreSnapshot, Server: "mem"}
+		for _, id := range ids {
+			sig.Sessions = append(sig.Sessions, StoreSession{ID: id, Client: "dsh-mcp-client", LastActivity: at, Created: at})
+		}
+		return sig
+	}
+	m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: "up-1"}, now)
+	m.Apply(snap(now, "up-1"), now)
+	if targets := m.WarmTargets(now.Add(40 * time.Second)); len(targets) != 0 {
+		t.Fatalf("keep-warm targets %+v: the proxy's session taken for the host's", targets)
+	}
+	for _, ev := range m.Apply(Signal{Kind: SigSessionLost, Server: "mem", Session: "up-1", Detail: "Session not found"}, now.Add(time.Second)) {
+		if ev.Incident {
+			t.Fatalf("the proxy's session's loss opened an incident: %+v", ev)
+		}
+	}
+	later := now.Add(2 * time.Minute)
+	m.Apply(snap(later, "direct-1"), later)
+	m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: "up-2"}, later) // forgets up-1
+	if _, ok := m.servers["mem"].viaProxy["up-1"]; ok {
+		t.Fatal("up-1, gone from the store for two minutes, is still remembered")
+	}
+	evs := m.Apply(Signal{Kind: SigSessionLost, Server: "mem", Session: "direct-1", Detail: "Session not found"}, later.Add(time.Second))
+	if len(evs) == 0 || !evs[0].Incident {
+		t.Fatalf("the host's direct session's loss: %+v, want an incident", evs)
+	}
+}

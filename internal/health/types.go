@@ -53,6 +53,7 @@ const (
 	SigBeacon                                     // the patched client's beacon: what the host holds (Held)
 	SigSessionClosed                              // the server's log says it ended a session, and why (EndReason)
 	SigProxy                                      // the watchdog's proxy healed (or could not heal) a loss: ProxyHealed
+	SigProxyUpstream                              // a proxy of the same server opened Session upstream: not this entry's host's
 )
 
 // EndReason is why a server says it ended a session.
