@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
@@ -26,19 +28,7 @@ func TestDaemonProxyHealsAnExpiry(t *testing.T) {
 	appendTo(t, cfg, "proxy_listen = \""+listen+"\"\n")
 	startDaemon(t, cfg, state)
 	proxyURL := "http://" + listen + "/mcp"
-	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, proxyURL, daemontest.HostClient())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if _, err := cs.CallTool(ctx, toolCall("echo")); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(4500 * time.Millisecond) // past the server's 3 s idle timeout
-	if _, err := cs.CallTool(ctx, toolCall("echo")); err != nil {
-		t.Fatalf("the call after the expiry failed through the proxy: %v", err)
-	}
+	cs := callAcrossAnExpiry(t, proxyURL)
 	rec := daemontest.WaitEvent(t, state, "recovered", 1, 5*time.Second)
 	if rec.Str("source") != "proxy" || rec.Str("strategy") != "proxy" || rec["took_ms"] == nil {
 		t.Errorf("recovered = %v; want source and strategy proxy, with took_ms", rec)
@@ -62,6 +52,27 @@ func TestDaemonProxyHealsAnExpiry(t *testing.T) {
 	if ps["id"] != daemontest.MaskedID(cs.ID()) || ps["client"] != daemontest.HostClient() || ps["upstream"] == nil {
 		t.Errorf("proxy session %v; want the host's id masked (%s), its client name and an upstream session", ps, daemontest.MaskedID(cs.ID()))
 	}
+}
+
+// callAcrossAnExpiry connects to the proxy as the host and calls a tool,
+// waits past the server's 3 s idle timeout and calls again: that call
+// must succeed through the proxy.
+func callAcrossAnExpiry(t *testing.T, proxyURL string) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	cs, err := demoserver.Connect(ctx, proxyURL, daemontest.HostClient())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if _, err := cs.CallTool(ctx, toolCall("echo")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4500 * time.Millisecond)
+	if _, err := cs.CallTool(ctx, toolCall("echo")); err != nil {
+		t.Fatalf("the call after the expiry failed through the proxy: %v", err)
+	}
+	return cs
 }
 
 func appendTo(t *testing.T, path, text string) {
@@ -148,19 +159,7 @@ func TestDirectEntryLeavesTheProxysSessionsAlone(t *testing.T) {
 	appendTo(t, cfg, fmt.Sprintf("[[server]]\nname = \"mem-proxy\"\nurl = %q\nidle_timeout = \"3s\"\nkeep_warm = false\nproxy_listen = %q\n",
 		srv.URL(), listen))
 	startDaemon(t, cfg, state)
-	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, "http://"+listen+"/mcp", daemontest.HostClient())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if _, err := cs.CallTool(ctx, toolCall("echo")); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(4500 * time.Millisecond) // past the server's 3 s idle timeout
-	if _, err := cs.CallTool(ctx, toolCall("echo")); err != nil {
-		t.Fatalf("the call after the expiry failed through the proxy: %v", err)
-	}
+	callAcrossAnExpiry(t, "http://"+listen+"/mcp")
 	daemontest.WaitEvent(t, state, "recovered", 1, 5*time.Second)
 	time.Sleep(time.Second) // what mem would make of it has had time to show
 	for _, ev := range daemontest.Journal(t, state, "session_lost", "session_expired", "heal_started", "heal_failed", "recovered", "keep_warm") {
