@@ -107,6 +107,15 @@ func TestEvaluate(t *testing.T) {
 				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", About: "lost"}}}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: "warm: session lost — x"}}
 		}, "", nil},
+		{"a notification re-sent after a kill -9 inside a storm's summary may repeat, once", func(in *Input) {
+			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
+			lost := seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})
+			summary := "MCP watchdog: 1 more sessions lost: warm"
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), lost,
+				{At: at(9300), Rec: journal.Record{Kind: health.EvStarted}},
+				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, About: "lost_summary", Extra: map[string]any{"title": summary}}}}
+			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: summary}}
+		}, "", nil},
 		{"kept-warm session expired", func(in *Input) {
 			in.Events = append(in.Events, ServerEvent{At: at(9000), Server: "warm", ID: idA, Reason: "idle"})
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9100, health.EvSessionExpired, "warm", idA, journal.Record{})}

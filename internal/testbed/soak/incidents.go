@@ -2,6 +2,8 @@ package soak
 
 import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/internal/notify"
 )
 
 // jIncident is one incident as the journal tells it: a session_lost with
@@ -81,12 +83,29 @@ func resent(j []Seen, openAt []int) (map[string]int, map[int]int) {
 		case health.EvRecovered:
 			lastEvent[s.Rec.Server+" recovered"] = i
 		case health.EvNotified:
-			key := s.Rec.Server + " " + s.Rec.About
-			if ev, ok := lastEvent[key]; ok && ev < lastStart {
-				out[key]++
-				byIncident[openAt[ev]]++
+			for _, key := range notifiedKeys(s.Rec) {
+				if ev, ok := lastEvent[key]; ok && ev < lastStart {
+					out[key]++
+					byIncident[openAt[ev]]++
+				}
 			}
 		}
 	}
 	return out, byIncident
+}
+
+// notifiedKeys are the server+about keys a notified record tells: its
+// own, or for a storm's summary one per server entry of its title (a
+// restart's re-sends fold into a summary like any other bubbles).
+func notifiedKeys(r journal.Record) []string {
+	title, _ := r.Extra["title"].(string)
+	about, servers, ok := notify.ParseSummary(title)
+	if !ok || r.Server != "" {
+		return []string{r.Server + " " + r.About}
+	}
+	keys := make([]string, len(servers))
+	for i, server := range servers {
+		keys[i] = server + " " + about
+	}
+	return keys
 }

@@ -91,7 +91,7 @@ func TestSoak(t *testing.T) {
 	w.finish(stop, tailDone)
 	in := w.input(end)
 	if *soakKeep != "" {
-		_ = os.WriteFile(filepath.Join(w.dir, "daemon-stderr.log"), []byte(w.stderr.String()), 0o600)
+		w.keepOutputs(in)
 	}
 	r := Evaluate(in)
 	w.report(r, d, seed)
@@ -176,6 +176,17 @@ func (w *world) input(end time.Time) Input {
 		JournalFault: append([]Span(nil), w.jFaults...), Beacons: append([]Span(nil), w.hostRuns...), Reminder: notifyReminder,
 		Journal: seen, Notes: w.notes.snapshot(), End: end, Stopped: w.stopped,
 		Proxied: w.proxied, Calls: judgedCalls(w.calls, end), Executions: append([]Execution(nil), w.executions...)}
+}
+
+// keepOutputs writes what only the soak saw beside the kept run: the
+// daemon's stderr, the notifications and the calls through the proxy.
+func (w *world) keepOutputs(in Input) {
+	_ = os.WriteFile(filepath.Join(w.dir, "daemon-stderr.log"), []byte(w.stderr.String()), 0o600)
+	for name, v := range map[string]any{"notifications.json": in.Notes, "calls.json": in.Calls} {
+		if b, err := json.MarshalIndent(v, "", " "); err == nil {
+			_ = os.WriteFile(filepath.Join(w.dir, name), b, 0o600)
+		}
+	}
 }
 
 // checkJournal: every line parsed after every kill -9 and at the end, and
