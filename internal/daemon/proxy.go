@@ -12,6 +12,16 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
+// proxied says whether the config serves a proxy for server.
+func (d *daemon) proxied(server string) bool {
+	for _, s := range d.cfg.Servers {
+		if s.Name == server {
+			return s.ProxyListen != ""
+		}
+	}
+	return false
+}
+
 // proxyStateName is a proxied server's sessions in the state directory.
 func proxyStateName(server string) string { return "proxy-" + server + ".json" }
 

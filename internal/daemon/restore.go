@@ -19,12 +19,16 @@ const restoreWindow = 4 << 20
 type restored struct {
 	resume    []follow.Position
 	incidents map[string]journal.Record // server → its open session_lost
+	// cutOff: the losses of proxied servers whose recovery a kill -9 kept
+	// out of the journal (the proxy writes both at once), by index.
+	cutOff map[int]bool
 }
 
-func restore(recs []journal.Record) restored {
-	r := restored{incidents: map[string]journal.Record{}}
+func restore(recs []journal.Record, proxied func(server string) bool) restored {
+	r := restored{incidents: map[string]journal.Record{}, cutOff: map[int]bool{}}
+	open := map[string]int{} // server → index of its open loss
 	latest := map[string]follow.Position{}
-	for _, rec := range recs {
+	for i, rec := range recs {
 		if pos, ok := sourcePosition(rec); ok {
 			key := pos.Path + "\x00" + pos.Fingerprint
 			if pos.Offset > latest[key].Offset {
@@ -34,16 +38,40 @@ func restore(recs []journal.Record) restored {
 		switch rec.Kind {
 		case health.EvSessionLost:
 			if rec.Incident {
-				r.incidents[rec.Server] = rec
+				r.incidents[rec.Server], open[rec.Server] = rec, i
 			}
 		case health.EvRecovered:
 			delete(r.incidents, rec.Server)
+			delete(open, rec.Server)
 		}
 	}
 	for _, pos := range latest {
 		r.resume = append(r.resume, pos)
 	}
+	// A proxied server's loss is never left open: the proxy met it on a
+	// host's call and answered that call itself.
+	for server, i := range open {
+		if proxied(server) {
+			delete(r.incidents, server)
+			r.cutOff[i] = true
+		}
+	}
 	return r
+}
+
+// forNotifier is recs without the cut-off losses, so the notifier does not
+// take them for incidents still open either.
+func (r restored) forNotifier(recs []journal.Record) []journal.Record {
+	if len(r.cutOff) == 0 {
+		return recs
+	}
+	out := make([]journal.Record, 0, len(recs))
+	for i, rec := range recs {
+		if !r.cutOff[i] {
+			out = append(out, rec)
+		}
+	}
+	return out
 }
 
 func sourcePosition(rec journal.Record) (follow.Position, bool) {

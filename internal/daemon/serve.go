@@ -122,11 +122,11 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 	if err != nil {
 		opts.Logger.Warn("cannot read the journal back; open incidents are forgotten", "err", err)
 	}
-	back := restore(recs)
+	back := restore(recs, d.proxied)
 	saved := d.restoreTracked(recs)
 	d.reopen(back, saved)
 	warnings = append(warnings, unreportedOutage(saved, recs, d.now())...)
-	return d.serve(ctx, cancel, recs, back.resume, warnings)
+	return d.serve(ctx, cancel, back.forNotifier(recs), back.resume, warnings)
 }
 
 // serve starts the loop and the sources, serves the control socket once

@@ -223,3 +223,26 @@ func TestTrackedSavedDuringJournalOutage(t *testing.T) {
 		t.Fatalf("after a restart in the outage: %v, want the session saved before it", got.Servers["mem"])
 	}
 }
+
+// The proxy journals a loss and its recovery together; a kill -9 between
+// the two lines leaves a proxied server's loss with no recovery. It is no
+// open incident: the proxy answered (or failed) the host's call itself,
+// and nothing would ever close it (reminders "still lost" for a session
+// the proxy healed). A complete pair is kept for the notifier to re-send.
+func TestProxyLossCutFromItsRecoveryIsNoOpenIncident(t *testing.T) {
+	t.Parallel()
+	lost := func(server string) journal.Record {
+		return journal.Record{Kind: health.EvSessionLost, Server: server, Session: "0f8e…4a5b", Incident: true}
+	}
+	back := journal.Record{Kind: health.EvRecovered, Server: "mem-proxy"}
+	recs := []journal.Record{lost("mem-proxy"), back, lost("mem-proxy"), lost("mem")}
+	proxied := func(server string) bool { return server == "mem-proxy" }
+	r := restore(recs, proxied)
+	if _, open := r.incidents["mem-proxy"]; open || len(r.incidents) != 1 {
+		t.Fatalf("open incidents %v, want mem's only", r.incidents)
+	}
+	kept := r.forNotifier(recs)
+	if len(kept) != 3 || kept[0].Kind != health.EvSessionLost || kept[1].Kind != health.EvRecovered || kept[2].Server != "mem" {
+		t.Fatalf("the notifier gets %+v; want the complete pair and mem's loss, not the cut-off one", kept)
+	}
+}
