@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
@@ -36,39 +38,7 @@ func TestGoClientUsesEveryMode(t *testing.T) {
 				t.Fatalf("URL %q: want http://127.0.0.1:PORT/mcp", s.URL())
 			}
 			cs := connect(t, s.URL())
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			tools, err := cs.ListTools(ctx, nil)
-			if err != nil {
-				t.Fatalf("list tools: %v", err)
-			}
-			var names []string
-			for _, tool := range tools.Tools {
-				names = append(names, tool.Name)
-			}
-			slices.Sort(names)
-			if !slices.Equal(names, []string{"count", "echo"}) {
-				t.Fatalf("tools %v, want [count echo]", names)
-			}
-			if got := callText(t, cs, "echo", map[string]any{"text": "hello there"}); got != "hello there" {
-				t.Fatalf("echo = %q, want hello there", got)
-			}
-			callID := cs.ID()
-			if callID == "" {
-				callID = "-" // stateless: no session
-			}
-			eventually(t, "the echo call as an event", func() bool {
-				calls := s.Calls()
-				return len(calls) == 1 && calls[0].ID == callID && calls[0].Text == "hello there"
-			})
-			for _, want := range []string{"1", "2"} {
-				if got := callText(t, cs, "count", nil); got != want {
-					t.Fatalf("count = %q, want %s", got, want)
-				}
-			}
-			if got := s.Count(t); got != 2 {
-				t.Fatalf("admin count = %d, want 2", got)
-			}
+			useEveryTool(t, s, cs)
 			wantSession := opts.mode() != Stateless
 			if got := cs.ID() != ""; got != wantSession {
 				t.Fatalf("client session id present = %v, want %v", got, wantSession)
@@ -77,6 +47,45 @@ func TestGoClientUsesEveryMode(t *testing.T) {
 				t.Fatalf("Sessions() %d ids, missing the client's", len(s.Sessions(t)))
 			}
 		})
+	}
+}
+
+// useEveryTool lists the tools, echoes (which the server reports as a
+// call event) and counts twice through cs.
+func useEveryTool(t *testing.T, s *Server, cs *mcp.ClientSession) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatalf("list tools: %v", err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, []string{"count", "echo"}) {
+		t.Fatalf("tools %v, want [count echo]", names)
+	}
+	if got := callText(t, cs, "echo", map[string]any{"text": "hello there"}); got != "hello there" {
+		t.Fatalf("echo = %q, want hello there", got)
+	}
+	callID := cs.ID()
+	if callID == "" {
+		callID = "-" // stateless: no session
+	}
+	eventually(t, "the echo call as an event", func() bool {
+		calls := s.Calls()
+		return len(calls) == 1 && calls[0].ID == callID && calls[0].Text == "hello there"
+	})
+	for _, want := range []string{"1", "2"} {
+		if got := callText(t, cs, "count", nil); got != want {
+			t.Fatalf("count = %q, want %s", got, want)
+		}
+	}
+	if got := s.Count(t); got != 2 {
+		t.Fatalf("admin count = %d, want 2", got)
 	}
 }
 
