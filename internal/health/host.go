@@ -69,8 +69,7 @@ func (m *Model) hostDown(now time.Time) []Event {
 func (m *Model) hostRunning() bool { return !m.host.known || m.host.running }
 
 func (m *Model) isHostClient(s *server, sess *session) bool {
-	_, proxied := s.viaProxy[sess.id]
-	return m.cfg.ClientName != "" && sess.client == m.cfg.ClientName && !proxied
+	return m.cfg.ClientName != "" && sess.client == m.cfg.ClientName && !s.viaProxySession(sess.id)
 }
 
 // currentSession is the host's session on s: the one its live beacon names

@@ -87,6 +87,9 @@ func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 	if _, old := s.gone[sig.Session]; old && sig.Session != "" {
 		return nil // that session's end was already judged
 	}
+	if _, known := s.sessions[sig.Session]; !known && s.viaProxySession(sig.Session) {
+		return nil // the proxy's, unseen in any store: the proxy meets its loss itself
+	}
 	curID := m.currentID(s)
 	if _, known := s.sessions[sig.Session]; !known && !m.hostRunning() && !sig.HostLog {
 		return nil // no host runs to meet it: an old session's last words

@@ -24,19 +24,32 @@ func (s *server) proxied(sig Signal, now time.Time) []Event {
 		Detail: fmt.Sprintf("%s recovered after %s: %s", s.cfg.Name, sig.Took.Round(time.Millisecond), sig.Detail)}}
 }
 
-// proxyKeep is how long a session a proxy opened is remembered while the
-// store does not show it (the proxy's word may come before the store's).
-const proxyKeep = time.Minute
+// proxyRemember bounds the sessions a proxy's word is kept for, per
+// server: a kept-warm upstream session may live for days, so the word is
+// never forgotten by age, only the oldest when a proxy has opened more.
+const proxyRemember = 1024
 
 // proxyOpened records a session a proxy opened on this server for one of
-// its hosts, and forgets those long gone from the store.
+// its hosts.
 func (s *server) proxyOpened(id string, now time.Time) {
-	for old, at := range s.viaProxy {
-		if _, live := s.sessions[old]; !live && now.Sub(at) > proxyKeep {
-			delete(s.viaProxy, old)
+	if id == "" {
+		return
+	}
+	s.viaProxy[id] = now
+	if len(s.viaProxy) <= proxyRemember {
+		return
+	}
+	oldest, at := "", now
+	for other, t := range s.viaProxy {
+		if !t.After(at) {
+			oldest, at = other, t
 		}
 	}
-	if id != "" {
-		s.viaProxy[id] = now
-	}
+	delete(s.viaProxy, oldest)
+}
+
+// viaProxySession: a proxy of the same server said it opened id.
+func (s *server) viaProxySession(id string) bool {
+	_, ok := s.viaProxy[id]
+	return ok && id != ""
 }

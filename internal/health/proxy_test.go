@@ -1,6 +1,7 @@
 package health
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -56,7 +57,6 @@ func TestProxiedServer(t *testing.T) {
 // host's client name that the proxy opened upstream (its word comes
 // first) is not the host's, so its loss opens no incident and nothing
 // keeps it warm; a session the host opened directly still is the host's.
-// The proxy's word is forgotten a while after its session left the store.
 func TestDirectEntryBesideAProxy(t *testing.T) {
 	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
 	m := New(Config{HostName: "DSH", ClientName: "dsh-mcp-client", Servers: []ServerConfig{
@@ -80,12 +80,35 @@ func TestDirectEntryBesideAProxy(t *testing.T) {
 	}
 	later := now.Add(2 * time.Minute)
 	m.Apply(snap(later, "direct-1"), later)
-	m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: "up-2"}, later) // forgets up-1
-	if _, ok := m.servers["mem"].viaProxy["up-1"]; ok {
-		t.Fatal("up-1, gone from the store for two minutes, is still remembered")
-	}
 	evs := m.Apply(Signal{Kind: SigSessionLost, Server: "mem", Session: "direct-1", Detail: "Session not found"}, later.Add(time.Second))
 	if len(evs) == 0 || !evs[0].Incident {
 		t.Fatalf("the host's direct session's loss: %+v, want an incident", evs)
+	}
+}
+
+// A direct entry with no store (logs only) never sees the proxy's session
+// in a snapshot: a "not found" line for it, an hour on (kept warm all
+// along, then a server restart), is still the proxy's, not the host's.
+// The proxy's word is kept until the many it holds push it out.
+func TestStorelessDirectEntryBesideAProxy(t *testing.T) {
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	m := New(Config{HostName: "DSH", ClientName: "dsh-mcp-client", Servers: []ServerConfig{
+		{Name: "mem", URL: "http://127.0.0.1:1/mcp", IdleTimeout: time.Minute}}})
+	m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: "up-1"}, now)
+	later := now.Add(time.Hour)
+	m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: "up-2"}, later)
+	for _, ev := range m.Apply(Signal{Kind: SigSessionLost, Server: "mem", Session: "up-1", Detail: "Session not found"}, later) {
+		if ev.Incident {
+			t.Fatalf("the proxy's session's loss, read from the log, opened an incident: %+v", ev)
+		}
+	}
+	for i := range proxyRemember {
+		m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: fmt.Sprintf("more-%d", i)}, later.Add(time.Duration(i)*time.Second))
+	}
+	if n := len(m.servers["mem"].viaProxy); n > proxyRemember {
+		t.Fatalf("%d sessions remembered, want at most %d", n, proxyRemember)
+	}
+	if _, ok := m.servers["mem"].viaProxy["up-2"]; ok {
+		t.Fatal("the oldest is still remembered past the bound")
 	}
 }
