@@ -57,7 +57,7 @@ func (s *serverProc) start(demoserverBin string) error {
 			mode = tsserver.Quirk
 		}
 		ts, err := tsserver.Launch(tsserver.Options{Mode: mode, IdleTimeout: s.spec.Idle, Port: s.port,
-			LogPath: s.log, StorePath: s.store, OnEvent: s.tsEvent})
+			LogPath: s.log, StorePath: s.store, OnEvent: s.record})
 		if err != nil {
 			return err
 		}
@@ -94,7 +94,8 @@ func (s *serverProc) notePort() error {
 	return err
 }
 
-// readGo reads the demoserver's stdout: the URL, then session lines.
+// readGo reads the demoserver's stdout: the URL, then session and call
+// lines.
 func (s *serverProc) readGo(out io.Reader, ready chan<- string) {
 	defer close(s.goEnd)
 	sc := bufio.NewScanner(out)
@@ -106,44 +107,15 @@ func (s *serverProc) readGo(out io.Reader, ready chan<- string) {
 			ready <- strings.TrimSpace(line)
 			continue
 		}
-		if call, ok := parseCallLine(line); ok {
-			call.Server = s.spec.Name
-			s.onCall(call)
-		} else if ev, ok := parseSessionLine(line); ok {
-			ev.Server = s.spec.Name
-			s.onEvent(ev)
+		if e, ok := tsserver.ParseEvent(line, time.Now()); ok {
+			s.record(e)
 		}
 	}
 	_ = s.goCmd.Wait()
 }
 
-// parseSessionLine reads "SESSION_START <id> <client>" and
-// "SESSION_END <id> <reason>".
-func parseSessionLine(line string) (ServerEvent, bool) {
-	f := strings.Fields(line)
-	if len(f) < 3 {
-		return ServerEvent{}, false
-	}
-	switch f[0] {
-	case "SESSION_START":
-		return ServerEvent{At: time.Now(), Start: true, ID: f[1], Client: f[2]}, true
-	case "SESSION_END":
-		return ServerEvent{At: time.Now(), ID: f[1], Reason: normalReason(f[2])}, true
-	}
-	return ServerEvent{}, false
-}
-
-// parseCallLine reads "TOOL_CALL <id> <text>": an echo the server ran.
-func parseCallLine(line string) (Execution, bool) {
-	rest, ok := strings.CutPrefix(line, "TOOL_CALL ")
-	if !ok {
-		return Execution{}, false
-	}
-	id, text, _ := strings.Cut(rest, " ")
-	return Execution{At: time.Now(), Session: id, Text: text}, true
-}
-
-func (s *serverProc) tsEvent(e tsserver.Event) {
+// record takes a line of either kind of server (they print the same).
+func (s *serverProc) record(e tsserver.Event) {
 	if e.Kind == tsserver.EventCall {
 		s.onCall(Execution{At: e.At, Server: s.spec.Name, Session: e.ID, Text: e.Text})
 		return

@@ -35,7 +35,8 @@ type Event struct {
 	At time.Time
 }
 
-// parseEvent reads one stdout line:
+// ParseEvent reads one stdout line of the TypeScript server, or of the Go
+// demo server run with -events (the same lines):
 //
 //	SESSION_START <id> <client>   client is the rest of the line; "-" means none
 //	SESSION_START <id>            the older form, no client
@@ -43,7 +44,7 @@ type Event struct {
 //	TOOL_CALL <id> <text>         text is the rest of the line; id "-": no session
 //
 // ok is false for any other line.
-func parseEvent(line string, at time.Time) (Event, bool) {
+func ParseEvent(line string, at time.Time) (Event, bool) {
 	if rest, found := strings.CutPrefix(line, "TOOL_CALL "); found {
 		id, text, _ := strings.Cut(rest, " ")
 		if id == "" {

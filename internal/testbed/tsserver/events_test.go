@@ -32,9 +32,9 @@ func TestParseEvent(t *testing.T) {
 		{"", Event{}, false},
 	}
 	for _, tc := range tests {
-		got, ok := parseEvent(tc.line, at)
+		got, ok := ParseEvent(tc.line, at)
 		if ok != tc.ok || got != tc.want {
-			t.Errorf("parseEvent(%q) = %+v, %v; want %+v, %v", tc.line, got, ok, tc.want, tc.ok)
+			t.Errorf("ParseEvent(%q) = %+v, %v; want %+v, %v", tc.line, got, ok, tc.want, tc.ok)
 		}
 	}
 }
@@ -46,7 +46,7 @@ func FuzzParseEvent(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		e, ok := parseEvent(line, time.Time{})
+		e, ok := ParseEvent(line, time.Time{})
 		if !ok {
 			return
 		}

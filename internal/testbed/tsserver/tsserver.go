@@ -220,7 +220,7 @@ func (s *Server) WaitEnded(t testing.TB, id string) string {
 // comes first, so once Events, Started, Ended or WaitEnded show an event, OnEvent has
 // returned from it.
 func (s *Server) onLine(line string) {
-	e, ok := parseEvent(line, time.Now())
+	e, ok := ParseEvent(line, time.Now())
 	if !ok {
 		return
 	}
