@@ -103,7 +103,7 @@ func TestStorelessDirectEntryBesideAProxy(t *testing.T) {
 		}
 	}
 	for i := range proxyRemember {
-		m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: fmt.Sprintf("more-%d", i)}, later.Add(time.Duration(i)*time.Second))
+		m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: fmt.Sprintf("more-%d", i)}, later.Add(time.Duration(i+1)*time.Second))
 	}
 	if n := len(m.servers["mem"].viaProxy); n > proxyRemember {
 		t.Fatalf("%d sessions remembered, want at most %d", n, proxyRemember)
