@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+
+	"github.com/mcpwatchdog/watchdog/internal/config"
 )
 
 // controlHandler answers the control socket through the daemon loop, the
@@ -43,10 +45,16 @@ func (d *daemon) ask(ctx context.Context, q query) (queryReply, error) {
 }
 
 func (d *daemon) hasServer(name string) bool {
+	_, ok := d.server(name)
+	return ok
+}
+
+// server is the configured server of that name.
+func (d *daemon) server(name string) (config.Server, bool) {
 	for _, s := range d.cfg.Servers {
 		if s.Name == name {
-			return true
+			return s, true
 		}
 	}
-	return false
+	return config.Server{}, false
 }

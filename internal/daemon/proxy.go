@@ -14,12 +14,8 @@ import (
 
 // proxied says whether the config serves a proxy for server.
 func (d *daemon) proxied(server string) bool {
-	for _, s := range d.cfg.Servers {
-		if s.Name == server {
-			return s.ProxyListen != ""
-		}
-	}
-	return false
+	s, _ := d.server(server)
+	return s.ProxyListen != ""
 }
 
 // proxyStateName is a proxied server's sessions in the state directory.
@@ -92,17 +88,12 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Event) {
 // upstream is the proxy's session: it carries its host's client name, and
 // such an entry would take it for its own host's.
 func (d *daemon) proxyOpened(ctx context.Context, proxied, upstream string) {
-	if upstream == "" {
+	p, ok := d.server(proxied)
+	if upstream == "" || !ok {
 		return
 	}
-	var url string
 	for _, s := range d.cfg.Servers {
-		if s.Name == proxied {
-			url = s.URL
-		}
-	}
-	for _, s := range d.cfg.Servers {
-		if s.ProxyListen == "" && sameURL(s.URL, url) {
+		if s.ProxyListen == "" && sameURL(s.URL, p.URL) {
 			d.signal(ctx, health.Signal{Kind: health.SigProxyUpstream, Server: s.Name, Session: upstream})
 		}
 	}

@@ -26,7 +26,7 @@ type restored struct {
 
 func restore(recs []journal.Record, proxied func(server string) bool) restored {
 	r := restored{incidents: map[string]journal.Record{}, cutOff: map[int]bool{}}
-	open := map[string]int{} // server → index of its open loss
+	open := map[string]int{} // server → index of its open session_lost
 	latest := map[string]follow.Position{}
 	for i, rec := range recs {
 		if pos, ok := sourcePosition(rec); ok {
@@ -38,10 +38,9 @@ func restore(recs []journal.Record, proxied func(server string) bool) restored {
 		switch rec.Kind {
 		case health.EvSessionLost:
 			if rec.Incident {
-				r.incidents[rec.Server], open[rec.Server] = rec, i
+				open[rec.Server] = i
 			}
 		case health.EvRecovered:
-			delete(r.incidents, rec.Server)
 			delete(open, rec.Server)
 		}
 	}
@@ -52,8 +51,9 @@ func restore(recs []journal.Record, proxied func(server string) bool) restored {
 	// host's call and answered that call itself.
 	for server, i := range open {
 		if proxied(server) {
-			delete(r.incidents, server)
 			r.cutOff[i] = true
+		} else {
+			r.incidents[server] = recs[i]
 		}
 	}
 	return r

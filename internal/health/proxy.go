@@ -50,6 +50,6 @@ func (s *server) proxyOpened(id string, now time.Time) {
 
 // viaProxySession: a proxy of the same server said it opened id.
 func (s *server) viaProxySession(id string) bool {
-	_, ok := s.viaProxy[id]
-	return ok && id != ""
+	_, ok := s.viaProxy[id] // proxyOpened never records ""
+	return ok
 }
