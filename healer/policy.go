@@ -181,6 +181,17 @@ func (l *RestartLimiter) Unhealthy() {
 // settle drops restarts that left the window and forgets the backoff after
 // a long enough healthy stretch. Callers hold l.mu.
 func (l *RestartLimiter) settle(now time.Time) {
+	// A restart dated after now means the clock was set back: it counts
+	// as now, so the limit holds one window at most, not until the clock
+	// has caught up with it.
+	for i, t := range l.restarts {
+		if t.After(now) {
+			l.restarts[i] = now
+		}
+	}
+	if l.last.After(now) {
+		l.last = now
+	}
 	cut := now.Add(-l.p.Window)
 	i := 0
 	for i < len(l.restarts) && !l.restarts[i].After(cut) {

@@ -1,0 +1,159 @@
+package healer
+
+import (
+	"testing"
+	"time"
+)
+
+// limLimited expects the burst limit's refusal at at: wait long, allowed
+// again at until (offsets from limT0).
+func limLimited(at, wait, until time.Duration) limStep {
+	return limStep{op: "allow", at: at, wait: wait, limited: true,
+		reason: "limit: 5 restarts within 30m0s; giving up until " + limT0.Add(until).Format(time.RFC3339)}
+}
+
+// Long: a table of 8 cases, each a run before and after the restart.
+func TestRestartHistoryAcrossRuns(t *testing.T) {
+	fiveRestarts := limSteps(limRestartAt(0), limRestartAt(10*limSec), limRestartAt(30*limSec), limRestartAt(70*limSec), limRestartAt(150*limSec))
+	tests := []struct {
+		name string
+		// before runs on the first limiter; its History at savedAt is
+		// restored into a second one at restoredAt, which runs after.
+		before              []limStep
+		savedAt, restoredAt time.Duration
+		after               []limStep
+	}{
+		{
+			name:   "backoff carries over",
+			before: limSteps(limRestartAt(0), limRestartAt(10*limSec), limRestartAt(30*limSec)),
+			// Backoff 40 s after the restart at 30 s, whoever asks.
+			savedAt: 31 * limSec, restoredAt: 32 * limSec,
+			after: limSteps([]limStep{limRefused(32*limSec, 38*limSec), limRefused(69*limSec, limSec)},
+				limRestartAt(70*limSec), []limStep{limRefused(70*limSec, 80*limSec)}),
+		},
+		{
+			name:    "burst carries over",
+			before:  fiveRestarts,
+			savedAt: 151 * limSec, restoredAt: 152 * limSec,
+			after: []limStep{limLimited(10*limMinute, 20*limMinute, 30*limMinute),
+				limLimited(30*limMinute-limSec, limSec, 30*limMinute), limAllow(30*limMinute + 10*limSec)},
+		},
+		{
+			name:    "no restarts: allowed at once",
+			savedAt: limMinute, restoredAt: limMinute,
+			after: limSteps(limRestartAt(limMinute), []limStep{limRefused(limMinute, 10*limSec)}),
+		},
+		{
+			name:    "a restart the window left is forgotten, its backoff is not",
+			before:  limRestartAt(0),
+			savedAt: 31 * limMinute, restoredAt: 2 * time.Hour,
+			after: limSteps(limRestartAt(2*time.Hour), []limStep{limRefused(2*time.Hour, 20*limSec)}),
+		},
+		{
+			// A year back: the five restarts count as just made, so the
+			// limit holds one window from the start, not a year.
+			name:    "clock set back between runs",
+			before:  fiveRestarts,
+			savedAt: 151 * limSec, restoredAt: -365 * 24 * time.Hour,
+			after: []limStep{limLimited(-365*24*time.Hour, 30*limMinute, -365*24*time.Hour+30*limMinute),
+				limAllow(-365*24*time.Hour + 30*limMinute)},
+		},
+		{
+			name:    "clock set back an hour between runs, backoff only",
+			before:  limSteps(limRestartAt(0), limRestartAt(10*limSec)),
+			savedAt: 11 * limSec, restoredAt: -time.Hour,
+			after: []limStep{limRefused(-time.Hour, 20*limSec), limAllow(-time.Hour + 20*limSec)},
+		},
+		{
+			// The wall clock is all a new run has: a day forward is a day
+			// passed, so the burst is forgotten; the backoff is not (no
+			// health was seen meanwhile), so the next wait is the cap.
+			name:    "clock set forward between runs",
+			before:  fiveRestarts,
+			savedAt: 151 * limSec, restoredAt: 24 * time.Hour,
+			after: limSteps(limRestartAt(24*time.Hour), []limStep{limRefused(24*time.Hour, 5*limMinute)}),
+		},
+		{
+			name:   "health does not carry over",
+			before: limSteps(limRestartAt(0), limRestartAt(10*limSec), []limStep{{op: "healthy", at: 20 * limSec}}),
+			// 59 minutes of health seen before the restart, a minute after
+			// it: no reset, the backoff is 40 s.
+			savedAt: 59 * limMinute, restoredAt: 61 * limMinute,
+			after: limSteps(limRestartAt(61*limMinute), []limStep{limRefused(61*limMinute, 40*limSec)}),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			first := NewRestartLimiter(DefaultRestartPolicy())
+			for i, s := range tc.before {
+				runLimStep(t, first, i, s)
+			}
+			h := first.History(limT0.Add(tc.savedAt))
+			second := NewRestartLimiter(DefaultRestartPolicy())
+			second.Restore(h, limT0.Add(tc.restoredAt))
+			for i, s := range tc.after {
+				runLimStep(t, second, i, s)
+			}
+		})
+	}
+}
+
+// TestRestartHistoryRestoreCleansUp: a history edited by hand or by an
+// older build is taken in the safe reading: sorted, the backoff bounded
+// by the policy, the latest restart at least the latest listed.
+func TestRestartHistoryRestoreCleansUp(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		h     RestartHistory
+		steps []limStep
+	}{
+		{"backoff over the cap is capped", RestartHistory{Restarts: []time.Time{limT0}, Last: limT0, Backoff: 24 * time.Hour},
+			[]limStep{limRefused(7*limSec, 5*limMinute-7*limSec), limAllow(5 * limMinute)}},
+		{"negative backoff is none", RestartHistory{Restarts: []time.Time{limT0}, Last: limT0, Backoff: -time.Hour},
+			[]limStep{limAllow(7 * limSec)}},
+		{"last missing: the latest restart", RestartHistory{Restarts: []time.Time{limT0.Add(limSec), limT0}, Backoff: 10 * limSec},
+			[]limStep{limRefused(7*limSec, 4*limSec)}},
+		{"more than the burst: the latest count", RestartHistory{Restarts: []time.Time{
+			limT0, limT0.Add(limSec), limT0.Add(2 * limSec), limT0.Add(3 * limSec), limT0.Add(4 * limSec), limT0.Add(5 * limSec), limT0.Add(6 * limSec)}},
+			[]limStep{limLimited(10*limSec, 30*limMinute-8*limSec, 30*limMinute+2*limSec)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := NewRestartLimiter(DefaultRestartPolicy())
+			l.Restore(tc.h, limT0.Add(7*limSec))
+			for i, s := range tc.steps {
+				runLimStep(t, l, i, s)
+			}
+		})
+	}
+}
+
+// TestAssumeLimitReached: the stand-in for a history that cannot be read
+// refuses as the burst limit, for one window, then allows a restart.
+func TestAssumeLimitReached(t *testing.T) {
+	t.Parallel()
+	l := NewRestartLimiter(DefaultRestartPolicy())
+	l.Record(limT0.Add(-time.Hour))
+	l.AssumeLimitReached(limT0)
+	if h := l.History(limT0); len(h.Restarts) != 5 || h.Backoff != DefaultRestartMax {
+		t.Fatalf("History after AssumeLimitReached = %+v, want 5 restarts and the longest backoff", h)
+	}
+	for i, s := range []limStep{limLimited(0, 30*limMinute, 30*limMinute),
+		limLimited(29*limMinute, limMinute, 30*limMinute), limAllow(30 * limMinute)} {
+		runLimStep(t, l, i, s)
+	}
+}
+
+// TestRestartLimiterClockSetBackInRun: a clock set back while the watchdog
+// runs does not hold restarts back until it has caught up.
+func TestRestartLimiterClockSetBackInRun(t *testing.T) {
+	t.Parallel()
+	l := NewRestartLimiter(DefaultRestartPolicy())
+	l.Record(limT0.Add(time.Hour))
+	// Set back an hour: the restart counts as now; 10 s, not 1h10s.
+	for i, s := range []limStep{limRefused(0, 10*limSec), limAllow(10 * limSec)} {
+		runLimStep(t, l, i, s)
+	}
+}
