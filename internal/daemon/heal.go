@@ -27,14 +27,25 @@ type healing struct {
 	// waiting: servers whose incident opened before the first look at the
 	// client module; they are healed on that look (see react).
 	waiting map[string]bool
+	// limitsPath keeps the limiter's history across runs (restartstate.go);
+	// saved is what it holds.
+	limitsPath string
+	saved      healer.RestartHistory
+	// warnings: what the start has to journal about the restored limits.
+	warnings []health.Event
 }
 
+// newHealing restores the restart limits of the last runs: the daemon's
+// loop, and every heal with it, starts only after this.
 func newHealing(d *daemon) *healing {
-	return &healing{waiting: map[string]bool{},
+	h := &healing{waiting: map[string]bool{},
 		limiter: healer.NewRestartLimiter(healer.DefaultRestartPolicy()),
 		restarter: healer.NewRestarter(healer.RestartOptions{Argv: d.cfg.Host.Restart,
 			LogPath: filepath.Join(d.stateDir, hostLogName), Logger: d.log}),
+		limitsPath: filepath.Join(d.stateDir, restartsName),
 	}
+	h.warnings = h.restoreLimits(d.now())
+	return h
 }
 
 func (h *healing) close() {
@@ -141,6 +152,12 @@ func (d *daemon) tryRestart(ctx context.Context, server string) error {
 		return fmt.Errorf("not restarting %s now: %s; %s", d.cfg.Host.Name, dec.Reason, advice)
 	}
 	d.heal.limiter.Record(now)
+	if err := d.heal.saveLimits(now); err != nil {
+		// Counted all the same (the safe side): a restart the next run
+		// would not know of could escape the limit in a crash loop.
+		return fmt.Errorf("not restarting %s: the restart could not be recorded first (%w); "+
+			"make the state directory writable (free space, permissions), then heal again", d.cfg.Host.Name, err)
+	}
 	d.apply(ctx, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: healer.StrategyHostRestart,
 		Within: restartConfirmWithin, Detail: fmt.Sprintf("restarting %s", d.cfg.Host.Name)})
 	// The pid with its start time: a pid alone may be another process's by now.
@@ -238,4 +255,7 @@ func (d *daemon) noteHealth(now time.Time) {
 		d.healthySince = now
 	}
 	d.heal.limiter.Healthy(d.healthySince)
+	if err := d.heal.saveLimitsChanged(now); err != nil {
+		d.log.Warn("cannot save the restart history; the next start keeps the longer backoff", "err", err)
+	}
 }

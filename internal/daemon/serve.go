@@ -126,6 +126,7 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 	saved := d.restoreTracked(recs)
 	d.reopen(back, saved)
 	warnings = append(warnings, unreportedOutage(saved, recs, d.now())...)
+	warnings = append(warnings, d.heal.warnings...)
 	return d.serve(ctx, cancel, back.forNotifier(recs), back.resume, warnings)
 }
 

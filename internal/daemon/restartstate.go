@@ -1,0 +1,152 @@
+package daemon
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+)
+
+// restartsName is the file that carries the host-restart limits across
+// the watchdog's own restarts (a crash loop must not restart the host
+// without bound). A file of its own rather than part of sessions.json:
+// each restart is saved before it begins, whatever the journal's health
+// (sessions.json holds back during a journal outage), and a bad one is
+// read the other way round: a bad sessions.json means a fresh baseline,
+// a bad restarts.json must not lift the limit. It holds no session ids;
+// 0600 all the same, like every state file.
+const restartsName = "restarts.json"
+
+// restartsBadSuffix names the copy kept of a history that could not be read.
+const restartsBadSuffix = ".bad"
+
+// maxRestartsSize bounds what is read: a burst of timestamps.
+const maxRestartsSize = 1 << 20
+
+// restartsVersion is the format written; another is not read as one.
+const restartsVersion = 1
+
+// restartsFile is restarts.json. Its times are wall-clock times.
+type restartsFile struct {
+	Version   int         `json:"version"`
+	Saved     time.Time   `json:"saved"`
+	Restarts  []time.Time `json:"restarts"`
+	Last      time.Time   `json:"last"`
+	BackoffMS int64       `json:"backoff_ms"`
+}
+
+// errBadRestarts: restarts.json is there but is not a history this
+// watchdog wrote.
+var errBadRestarts = errors.New("not a restart history this watchdog wrote")
+
+// readRestarts reads a history; a missing file is os.ErrNotExist.
+func readRestarts(path string) (healer.RestartHistory, error) {
+	data, err := fsutil.ReadPrivate(path, maxRestartsSize)
+	if err != nil {
+		return healer.RestartHistory{}, err
+	}
+	var f restartsFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return healer.RestartHistory{}, fmt.Errorf("%w: %w", errBadRestarts, err)
+	}
+	if f.Version != restartsVersion {
+		return healer.RestartHistory{}, fmt.Errorf("%w: version %d, this watchdog reads %d", errBadRestarts, f.Version, restartsVersion)
+	}
+	return healer.RestartHistory{Restarts: f.Restarts, Last: f.Last, Backoff: time.Duration(f.BackoffMS) * time.Millisecond}, nil
+}
+
+// writeRestarts saves h atomically, 0600.
+func writeRestarts(path string, h healer.RestartHistory, now time.Time) error {
+	f := restartsFile{Version: restartsVersion, Saved: now.Round(0).UTC(), Restarts: []time.Time{},
+		Last: h.Last.UTC(), BackoffMS: h.Backoff.Milliseconds()}
+	for _, t := range h.Restarts {
+		f.Restarts = append(f.Restarts, t.UTC())
+	}
+	out, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("encode the restart history: %w", err)
+	}
+	if err := fsutil.WriteAtomic(path, out, 0o600); err != nil {
+		return fmt.Errorf("save the restart history: %w", err)
+	}
+	return nil
+}
+
+// restoreLimits gives the limiter the history of the last runs, at the
+// start, before any heal can run. A history that cannot be read does not
+// lift the limit: the limiter takes it as reached (see holdLimits) and the
+// warning it returns says so.
+func (h *healing) restoreLimits(now time.Time) []health.Event {
+	hist, err := readRestarts(h.limitsPath)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil // the first run here
+	case err != nil:
+		return []health.Event{h.holdLimits(err, now)}
+	}
+	h.limiter.Restore(hist, now)
+	h.saved = h.limiter.History(now)
+	return nil
+}
+
+// holdLimits makes the limiter act as if the burst had just been used up,
+// keeps a copy of the unreadable file and saves the held state in its
+// place, so a crash loop counts its window from the first bad start
+// instead of starting it over at each. The copy is a hard link made
+// before the file is replaced: the name is never missing, which would
+// lift the limit at the next start. When no copy can be made the file is
+// left as it is and held at every start.
+func (h *healing) holdLimits(readErr error, now time.Time) health.Event {
+	h.limiter.AssumeLimitReached(now)
+	until := now.Add(h.limiter.Policy().Window)
+	path, kept := h.limitsPath, h.limitsPath+restartsBadSuffix
+	what := "it was kept as " + filepath.Base(kept)
+	if err := keepCopy(path, kept); err != nil {
+		what = fmt.Sprintf("it was left in place, since no copy could be kept (%v)", err)
+	} else if err := h.saveLimits(now); err != nil {
+		what += fmt.Sprintf(", but the held limit could not be saved over it (%v)", err)
+	}
+	return health.Event{Time: now, Kind: health.EvWarning,
+		Extra: map[string]any{"file": path, "error": readErr.Error(), "restarts_held_until": until.UTC().Format(time.RFC3339)},
+		Detail: fmt.Sprintf("the host-restart history %s could not be read (%v); %s. Host restarts are held as if the "+
+			"restart limit were reached, until %s, and go on by themselves then. To allow them sooner, stop the "+
+			"watchdog, delete %s and start it again", path, readErr, what, until.Format("15:04:05"), path)}
+}
+
+// keepCopy hard-links path as kept, replacing an older kept copy.
+func keepCopy(path, kept string) error {
+	if err := os.Remove(kept); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return os.Link(path, kept)
+}
+
+// saveLimits writes the limiter's history. Each restart is saved before
+// it begins, so no stop of the watchdog, not even a kill -9, forgets it.
+func (h *healing) saveLimits(now time.Time) error {
+	hist := h.limiter.History(now)
+	if err := writeRestarts(h.limitsPath, hist, now); err != nil {
+		return err
+	}
+	h.saved = hist
+	return nil
+}
+
+// saveLimitsChanged saves the history when its backoff changed since the
+// last save: an hour of health started it over, which the next run should
+// know. Restarts leaving the window need no save: a start drops them.
+func (h *healing) saveLimitsChanged(now time.Time) error {
+	if h.limiter.History(now).Backoff == h.saved.Backoff {
+		return nil
+	}
+	return h.saveLimits(now)
+}
