@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
 	"path/filepath"
@@ -127,23 +128,46 @@ func checkListen(p *problems, key, addr, examplePort, why string) {
 	}
 }
 
-// checkListenersApart: two things cannot listen on one address.
+// checkListenersApart: two things cannot listen on one address. Values are
+// compared as the socket addresses they bind (bindsOf), not as strings:
+// "localhost:9464" and "127.0.0.1:09464" are one address.
 func checkListenersApart(p *problems, c *Config) {
-	taken := map[string]string{}
+	var taken []listener
 	if c.MetricsListen != "" {
-		taken[c.MetricsListen] = "metrics_listen"
+		taken = append(taken, listener{key: "metrics_listen", value: c.MetricsListen, binds: bindsOf(c.MetricsListen, false)})
 	}
 	for i, s := range c.Servers {
 		if s.ProxyListen == "" {
 			continue
 		}
-		key := "server[" + strconv.Itoa(i) + "].proxy_listen"
-		if other, dup := taken[s.ProxyListen]; dup {
-			p.add(key, "%q is already taken by %s; give each proxy a port of its own", s.ProxyListen, other)
+		l := listener{key: "server[" + strconv.Itoa(i) + "].proxy_listen", value: s.ProxyListen, binds: bindsOf(s.ProxyListen, true)}
+		if clash := firstClash(p, taken, l); clash != "" {
+			p.add(l.key, "%s", clash)
 			continue
 		}
-		taken[s.ProxyListen] = key
+		taken = append(taken, l)
 	}
+}
+
+// firstClash says how l clashes with the first of taken it shares an
+// address with, naming that key and its line; "" when it clashes with none.
+func firstClash(p *problems, taken []listener, l listener) string {
+	for _, t := range taken {
+		at, ok := sharedBind(t, l)
+		if !ok {
+			continue
+		}
+		where := ""
+		if line := p.index.line(t.key); line > 0 {
+			where = ", line " + strconv.Itoa(line)
+		}
+		both := "both would listen on " + at.String()
+		if t.value == l.value {
+			both = "the same address"
+		}
+		return fmt.Sprintf("%q is already taken by %s (%q%s): %s; give each listener a port of its own", l.value, t.key, t.value, where, both)
+	}
+	return ""
 }
 
 // isLoopback accepts localhost and 127.0.0.0/8 and ::1, nothing that would
