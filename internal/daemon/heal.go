@@ -31,6 +31,7 @@ type healing struct {
 	// saved is what it holds.
 	limitsPath string
 	saved      healer.RestartHistory
+	bootClock  func() (bootMark, error) // readBootClock; tests set their own
 	// warnings: what the start has to journal about the restored limits.
 	warnings []health.Event
 }
@@ -42,7 +43,7 @@ func newHealing(d *daemon) *healing {
 		limiter: healer.NewRestartLimiter(healer.DefaultRestartPolicy()),
 		restarter: healer.NewRestarter(healer.RestartOptions{Argv: d.cfg.Host.Restart,
 			LogPath: filepath.Join(d.stateDir, hostLogName), Logger: d.log}),
-		limitsPath: filepath.Join(d.stateDir, restartsName),
+		limitsPath: filepath.Join(d.stateDir, restartsName), bootClock: readBootClock,
 	}
 	h.warnings = h.restoreLimits(d.now())
 	return h

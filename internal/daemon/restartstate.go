@@ -40,34 +40,71 @@ type restartsFile struct {
 	Restarts  []time.Time `json:"restarts"`
 	Last      time.Time   `json:"last"`
 	BackoffMS int64       `json:"backoff_ms"`
+	// Boot is the boot clock at Saved: on the same boot, a start measures
+	// the file's age with it, so a wall clock set forward or back between
+	// the runs changes nothing. Absent where there is no boot clock.
+	Boot *bootMark `json:"boot,omitempty"`
+}
+
+// bootMark is a reading of the boot clock (readBootClock).
+type bootMark struct {
+	ID        string        `json:"id"`
+	SinceBoot time.Duration `json:"since_boot_ns"`
 }
 
 // errBadRestarts: restarts.json is there but is not a history this
 // watchdog wrote.
 var errBadRestarts = errors.New("not a restart history this watchdog wrote")
 
-// readRestarts reads a history; a missing file is os.ErrNotExist.
-func readRestarts(path string) (healer.RestartHistory, error) {
+// readRestarts reads restarts.json; a missing file is os.ErrNotExist.
+func readRestarts(path string) (restartsFile, error) {
 	data, err := fsutil.ReadPrivate(path, maxRestartsSize)
 	if err != nil {
-		return healer.RestartHistory{}, err
+		return restartsFile{}, err
 	}
 	var f restartsFile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return healer.RestartHistory{}, fmt.Errorf("%w: %w", errBadRestarts, err)
+		return restartsFile{}, fmt.Errorf("%w: %w", errBadRestarts, err)
 	}
-	if f.Version != restartsVersion {
-		return healer.RestartHistory{}, fmt.Errorf("%w: version %d, this watchdog reads %d", errBadRestarts, f.Version, restartsVersion)
+	switch {
+	case f.Version != restartsVersion:
+		return restartsFile{}, fmt.Errorf("%w: version %d, this watchdog reads %d", errBadRestarts, f.Version, restartsVersion)
+	case f.Saved.IsZero():
+		return restartsFile{}, fmt.Errorf("%w: it says nothing of when it was saved", errBadRestarts)
 	}
-	return healer.RestartHistory{Restarts: f.Restarts, Last: f.Last, Backoff: time.Duration(f.BackoffMS) * time.Millisecond}, nil
+	return f, nil
 }
 
-// writeRestarts saves h atomically, 0600.
-func writeRestarts(path string, h healer.RestartHistory, now time.Time) error {
+// history is f's restart history as of now: every time moved by how long
+// ago f was saved, by the boot clock when f was saved on this boot (cur),
+// else by the wall clock, where a save dated after now (a clock set back)
+// counts as just made.
+func (f restartsFile) history(now time.Time, cur bootMark, curErr error) healer.RestartHistory {
+	wall := now.Round(0)
+	age := max(wall.Sub(f.Saved), 0)
+	if f.Boot != nil && curErr == nil && f.Boot.ID == cur.ID && cur.SinceBoot >= f.Boot.SinceBoot {
+		age = cur.SinceBoot - f.Boot.SinceBoot
+	}
+	shift := wall.Add(-age).Sub(f.Saved)
+	h := healer.RestartHistory{Backoff: time.Duration(f.BackoffMS) * time.Millisecond}
+	for _, t := range f.Restarts {
+		h.Restarts = append(h.Restarts, t.Add(shift))
+	}
+	if !f.Last.IsZero() {
+		h.Last = f.Last.Add(shift)
+	}
+	return h
+}
+
+// writeRestarts saves h atomically, 0600, with the boot clock when known.
+func writeRestarts(path string, h healer.RestartHistory, now time.Time, boot bootMark, bootErr error) error {
 	f := restartsFile{Version: restartsVersion, Saved: now.Round(0).UTC(), Restarts: []time.Time{},
 		Last: h.Last.UTC(), BackoffMS: h.Backoff.Milliseconds()}
+	if bootErr == nil {
+		f.Boot = &boot
+	}
 	for _, t := range h.Restarts {
 		f.Restarts = append(f.Restarts, t.UTC())
 	}
@@ -86,14 +123,15 @@ func writeRestarts(path string, h healer.RestartHistory, now time.Time) error {
 // lift the limit: the limiter takes it as reached (see holdLimits) and the
 // warning it returns says so.
 func (h *healing) restoreLimits(now time.Time) []health.Event {
-	hist, err := readRestarts(h.limitsPath)
+	f, err := readRestarts(h.limitsPath)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil // the first run here
 	case err != nil:
 		return []health.Event{h.holdLimits(err, now)}
 	}
-	h.limiter.Restore(hist, now)
+	boot, bootErr := h.bootClock()
+	h.limiter.Restore(f.history(now, boot, bootErr), now)
 	h.saved = h.limiter.History(now)
 	return nil
 }
@@ -134,7 +172,8 @@ func keepCopy(path, kept string) error {
 // it begins, so no stop of the watchdog, not even a kill -9, forgets it.
 func (h *healing) saveLimits(now time.Time) error {
 	hist := h.limiter.History(now)
-	if err := writeRestarts(h.limitsPath, hist, now); err != nil {
+	boot, bootErr := h.bootClock()
+	if err := writeRestarts(h.limitsPath, hist, now, boot, bootErr); err != nil {
 		return err
 	}
 	h.saved = hist

@@ -13,10 +13,15 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
+// newTestHealing keeps the limits in dir. It has no boot clock, so the
+// wall times a test gives are all there is; TestRestartHistoryAgeByBootClock
+// gives it one.
 func newTestHealing(dir string) *healing {
 	return &healing{limiter: healer.NewRestartLimiter(healer.DefaultRestartPolicy()),
-		limitsPath: filepath.Join(dir, restartsName)}
+		limitsPath: filepath.Join(dir, restartsName), bootClock: func() (bootMark, error) { return bootMark{}, errNoBootClock }}
 }
+
+var errNoBootClock = errors.New("no boot clock in this test")
 
 // restartsJSON is a restarts.json with restarts at the given times.
 func restartsJSON(backoff time.Duration, restarts ...time.Time) string {
@@ -24,12 +29,13 @@ func restartsJSON(backoff time.Duration, restarts ...time.Time) string {
 	for _, t := range restarts {
 		list = append(list, `"`+t.UTC().Format(time.RFC3339Nano)+`"`)
 	}
-	last := time.Time{}
+	last, saved := time.Time{}, time.Now() // saved with the latest restart, or now
 	if len(restarts) > 0 {
 		last = restarts[len(restarts)-1]
+		saved = last
 	}
 	return fmt.Sprintf(`{"version":1,"saved":%q,"restarts":[%s],"last":%q,"backoff_ms":%d}`,
-		last.UTC().Format(time.RFC3339Nano), strings.Join(list, ","), last.UTC().Format(time.RFC3339Nano), backoff.Milliseconds())
+		saved.UTC().Format(time.RFC3339Nano), strings.Join(list, ","), last.UTC().Format(time.RFC3339Nano), backoff.Milliseconds())
 }
 
 // TestRestartHistoryFileRoundTrip: what one run saves, the next reads as
@@ -79,7 +85,10 @@ func TestRestartHistoryFileAtStart(t *testing.T) {
 		}
 	}
 	five := []time.Time{now.Add(-5 * time.Minute), now.Add(-4 * time.Minute), now.Add(-3 * time.Minute), now.Add(-2 * time.Minute), now.Add(-time.Minute)}
-	future := []time.Time{now.Add(24 * time.Hour), now.Add(25 * time.Hour), now.Add(26 * time.Hour), now.Add(27 * time.Hour), now.Add(28 * time.Hour)}
+	var future []time.Time // five the same, saved a day ahead of now
+	for _, t := range five {
+		future = append(future, t.Add(24*time.Hour))
+	}
 	tests := []struct {
 		name  string
 		plant func(t *testing.T, path string)
@@ -93,7 +102,9 @@ func TestRestartHistoryFileAtStart(t *testing.T) {
 		{name: "missing: the first run", plant: func(*testing.T, string) {}},
 		{name: "no restarts", plant: plant(restartsJSON(0))},
 		{name: "burst used up a minute ago", plant: plant(restartsJSON(5*time.Minute, five...)), limited: true, wait: window - 5*time.Minute},
-		{name: "clock set back a day since", plant: plant(restartsJSON(5*time.Minute, future...)), limited: true, wait: window},
+		// Dated after now: the save counts as just made, the restarts
+		// keep their spacing before it.
+		{name: "clock set back a day since", plant: plant(restartsJSON(5*time.Minute, future...)), limited: true, wait: window - 4*time.Minute},
 		{name: "not JSON", plant: plant(`{"version":1,"restarts":[`), limited: true, wait: window, warn: true, kept: true},
 		{name: "empty", plant: plant(""), limited: true, wait: window, warn: true, kept: true},
 		{name: "unknown field", plant: plant(`{"version":1,"restarts":[],"count":0}`), limited: true, wait: window, warn: true, kept: true},
@@ -171,5 +182,54 @@ func TestRestartHistorySaveFailureNamesTheFile(t *testing.T) {
 	err := h.saveLimits(time.Now())
 	if err == nil || !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), restartsName) {
 		t.Fatalf("saveLimits = %v; want an error naming %s", err, restartsName)
+	}
+}
+
+// TestRestartHistoryAgeByBootClock: saved and read on one boot, the file's
+// age comes from the boot clock, so the wall clock set forward a day or
+// back a year between the runs changes nothing; on another boot, or with
+// no boot clock, the wall clock is all there is.
+func TestRestartHistoryAgeByBootClock(t *testing.T) {
+	t.Parallel()
+	saved := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	atSave := bootMark{ID: "boot-a", SinceBoot: 10 * time.Hour}
+	minuteOn := bootMark{ID: "boot-a", SinceBoot: 10*time.Hour + time.Minute}
+	noClock := errors.New("no boot clock")
+	window := healer.DefaultRestartWindow
+	tests := []struct {
+		name    string
+		wall    time.Time // the wall clock at the second start
+		boot    bootMark
+		bootErr error
+		limited bool
+		wait    time.Duration
+	}{
+		{"same boot, wall a day forward", saved.Add(24 * time.Hour), minuteOn, nil, true, window - 6*time.Minute},
+		{"same boot, wall a year back", saved.AddDate(-1, 0, 0), minuteOn, nil, true, window - 6*time.Minute},
+		{"same boot, wall right", saved.Add(time.Minute), minuteOn, nil, true, window - 6*time.Minute},
+		{"another boot, wall a day forward", saved.Add(24 * time.Hour), bootMark{ID: "boot-b", SinceBoot: time.Minute}, nil, false, 0},
+		{"another boot, wall a minute on", saved.Add(time.Minute), bootMark{ID: "boot-b", SinceBoot: time.Minute}, nil, true, window - 6*time.Minute},
+		{"no boot clock now, wall a day forward", saved.Add(24 * time.Hour), bootMark{}, noClock, false, 0},
+		{"boot clock behind the save's: taken as another boot", saved.Add(24 * time.Hour), bootMark{ID: "boot-a", SinceBoot: time.Hour}, nil, false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			first := newTestHealing(dir)
+			first.bootClock = func() (bootMark, error) { return atSave, nil }
+			for i := range 5 { // the burst, a minute apart, the last 1 min before the save
+				first.limiter.Record(saved.Add(time.Duration(i-5) * time.Minute))
+			}
+			if err := first.saveLimits(saved); err != nil {
+				t.Fatal(err)
+			}
+			second := newTestHealing(dir)
+			second.bootClock = func() (bootMark, error) { return tc.boot, tc.bootErr }
+			if w := second.restoreLimits(tc.wall); w != nil {
+				t.Fatalf("warnings: %v", w)
+			}
+			checkHeld(t, second, tc.wall, tc.limited, tc.wait)
+		})
 	}
 }
