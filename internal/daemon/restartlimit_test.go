@@ -149,3 +149,33 @@ func TestUnreadableRestartHistoryHoldsRestarts(t *testing.T) {
 		t.Fatalf("stand-in hosts started: %v", pids)
 	}
 }
+
+// TestRestartThatCannotBeRecordedIsNotMade: when the restart cannot be
+// saved first (here a directory stands where restarts.json goes), the host
+// is left alone and heal_failed says what to fix: a restart the next run
+// would not know of could escape the limit in a crash loop.
+func TestRestartThatCannotBeRecordedIsNotMade(t *testing.T) {
+	t.Parallel()
+	starts := filepath.Join(t.TempDir(), "starts")
+	cfg, state, store, hostLog, token := ladderSetup(t, []string{"EXE", "TOKEN", starts})
+	startStandInHost(t, token)
+	startDaemon(t, cfg, state)
+	daemontest.WaitEvent(t, state, "host_up", 1, 20*time.Second)
+	writeSessions(t, store, "host-session-00000002")
+	daemontest.WaitEvent(t, state, "session_new", 1, 10*time.Second)
+	if err := os.MkdirAll(filepath.Join(state, "restarts.json", "in-the-way"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	daemontest.AppendLine(t, hostLog, postLost)
+	daemontest.WaitFor(t, 20*time.Second, "the refused host restart", func() bool {
+		_, refused := restartAttempts(t, state)
+		return len(refused) > 0
+	})
+	started, refused := restartAttempts(t, state)
+	if d := refused[0].Str("detail"); len(started) != 0 || !strings.Contains(d, "could not be recorded") || !strings.Contains(d, "restarts.json") {
+		t.Fatalf("%d restarts, refused with %q; want none, refused naming restarts.json", len(started), d)
+	}
+	if pids := standInStarts(t, starts); len(pids) != 0 {
+		t.Fatalf("stand-in hosts started: %v", pids)
+	}
+}
