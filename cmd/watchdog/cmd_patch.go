@@ -7,17 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
-
-// patchPauseEnv is TEST-ONLY: milliseconds slept between the steps of an
-// apply or revert, to widen the windows the kill -9 test aims at.
-const patchPauseEnv = "WATCHDOG_PATCH_TEST_PAUSE_MS"
 
 // cmdPatch is `watchdog patch status|apply|revert [--module PATH] [--force]`.
 func cmdPatch(_ context.Context, c cli, args []string) int {
@@ -53,7 +47,7 @@ func cmdPatch(_ context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	target := found[0]
-	o := clientpatch.ApplyOptions{Host: prof, Force: *force, Home: home, StepPause: patchPause(c.getenv)}
+	o := clientpatch.ApplyOptions{Host: prof, Force: *force, Home: home}
 	var st clientpatch.Status
 	switch action {
 	case "status":
@@ -82,14 +76,6 @@ func patchExit(err error) int {
 		}
 	}
 	return exitFailed
-}
-
-func patchPause(getenv func(string) string) time.Duration {
-	ms, err := strconv.Atoi(getenv(patchPauseEnv))
-	if err != nil || ms <= 0 {
-		return 0
-	}
-	return time.Duration(ms) * time.Millisecond
 }
 
 func printPatch(c cli, asJSON bool, st clientpatch.Status) {

@@ -173,13 +173,10 @@ func countDirs(entries []os.DirEntry) int {
 // cleans up what the killed one left and makes no second backup.
 func TestPatchApplySurvivesKill9(t *testing.T) {
 	t.Parallel()
-	// Test-only pause between the steps of a write: wider windows to hit.
-	pause := []string{patchPauseEnv + "=15"}
-
 	// One undisturbed run: the patched bytes, and how long a run takes.
 	ref, orig := realClientModule(t)
 	start := time.Now()
-	if out, err := patchCmd(t, t.TempDir(), pause, "apply", "--module", ref).CombinedOutput(); err != nil {
+	if out, err := patchCmd(t, t.TempDir(), nil, "apply", "--module", ref).CombinedOutput(); err != nil {
 		t.Fatalf("reference apply: %v\n%s", err, out)
 	}
 	took := time.Since(start)
@@ -196,7 +193,7 @@ func TestPatchApplySurvivesKill9(t *testing.T) {
 	for i := range 30 {
 		p, _ := realClientModule(t)
 		home := t.TempDir()
-		cmd := patchCmd(t, home, pause, "apply", "--module", p)
+		cmd := patchCmd(t, home, nil, "apply", "--module", p)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}

@@ -39,9 +39,6 @@ type ApplyOptions struct {
 	// first one, without the retry part, or "v2" (for reproductions of the
 	// behaviour they had, and for upgrade tests).
 	Version string
-	// StepPause sleeps between the steps of a write. Test-only: it widens
-	// the windows a kill -9 test aims at. Zero in real use.
-	StepPause time.Duration
 }
 
 func (o ApplyOptions) withDefaults() (ApplyOptions, error) {

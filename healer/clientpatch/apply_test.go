@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestApplyRevertRealClient: the round trip on the real client.
@@ -330,25 +330,23 @@ func TestMissingModule(t *testing.T) {
 }
 
 // TestReplacedDuringApply: a file replaced (say, by a reinstall) while
-// the apply runs is not overwritten with a patch of the old bytes.
+// the apply runs is not overwritten with a patch of the old bytes. The
+// reinstall lands while the apply checks its temp file: the Node it is
+// given is a wrapper that replaces the module, then runs the real check.
 func TestReplacedDuringApply(t *testing.T) {
 	t.Parallel()
 	p, orig := realClient(t)
-	o := opts(t)
-	o.StepPause = 300 * time.Millisecond
-	done := make(chan error, 1)
-	go func() { _, err := Apply(p, o); done <- err }()
-	// Once the temp file exists the original has been read.
-	deadline := time.Now().Add(20 * time.Second)
-	for len(strayTemps(t, filepath.Dir(p))) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the apply never made its temp file")
-		}
-		time.Sleep(time.Millisecond)
-	}
 	newer := append([]byte("// reinstalled\n"), orig...)
-	mustDo(t, os.WriteFile(p, newer, 0o644))
-	if err := <-done; err == nil || !strings.Contains(err.Error(), "changed during the apply") {
+	reinstall := filepath.Join(t.TempDir(), "reinstall")
+	mustDo(t, os.WriteFile(reinstall, newer, 0o644))
+	node, err := exec.LookPath("node")
+	mustDo(t, err)
+	wrapper := filepath.Join(t.TempDir(), "node")
+	script := fmt.Sprintf("#!/bin/sh\ncp %q %q\nexec %q \"$@\"\n", reinstall, p, node)
+	mustDo(t, os.WriteFile(wrapper, []byte(script), 0o755))
+	o := opts(t)
+	o.Node = wrapper
+	if _, err := Apply(p, o); err == nil || !strings.Contains(err.Error(), "changed during the apply") {
 		t.Fatalf("err %v", err)
 	}
 	if !bytes.Equal(readFile(t, p), newer) || len(strayTemps(t, filepath.Dir(p))) > 0 {

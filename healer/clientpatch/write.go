@@ -41,22 +41,18 @@ func (m module) replace(data, backup []byte, verb string) (err error) {
 			_ = os.Remove(tmp.Name())
 		}
 	}()
-	m.pause()
 	if backup != nil {
 		if _, err := m.bk.save(backup, m.path, m.o.Now()); err != nil {
 			tmp.Close()
 			return fmt.Errorf("clientpatch: %w; nothing changed", err)
 		}
-		m.pause()
-	}
+		}
 	if err := fillTemp(tmp, data, m.info); err != nil {
 		return fmt.Errorf("clientpatch: temp file: %w; nothing changed", err)
 	}
-	m.pause()
 	if err := nodeCheck(m.o.Node, tmp.Name()); err != nil {
 		return err
 	}
-	m.pause()
 	// An install or update may have replaced the file since it was read.
 	if now, err := fsutil.ReadRegular(m.path, maxModuleSize); err != nil || !bytes.Equal(now, m.content) {
 		return fmt.Errorf("clientpatch: %s changed during the %s (reinstalled?); nothing changed: run it again", m.path, verb)
@@ -64,7 +60,6 @@ func (m module) replace(data, backup []byte, verb string) (err error) {
 	if err := os.Rename(tmp.Name(), m.path); err != nil {
 		return m.writeErr(err, verb)
 	}
-	m.pause()
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("clientpatch: fsync %s: %w", dir, err)
 	}
@@ -85,12 +80,6 @@ func fillTemp(f *os.File, data []byte, orig fs.FileInfo) error {
 		err = f.Sync()
 	}
 	return errors.Join(err, f.Close())
-}
-
-func (m module) pause() {
-	if m.o.StepPause > 0 {
-		time.Sleep(m.o.StepPause)
-	}
 }
 
 // nodeCheck parses file with Node without running it.
