@@ -30,9 +30,6 @@ const (
 var (
 	// ErrClosed is returned by Write after Close.
 	ErrClosed = errors.New("journal: closed")
-	// ErrInjectedFault is wrapped by every Write while Options.FaultFile
-	// exists: a failure drill, not a broken disk.
-	ErrInjectedFault = errors.New("journal: injected write fault")
 	// ErrUnencodable: the event itself cannot become a line (Encode), so
 	// writing it again would fail again.
 	ErrUnencodable = errors.New("journal: event cannot be encoded")
@@ -44,8 +41,9 @@ type Options struct {
 	Keep     int   // rotated files kept: events.jsonl.1 … .Keep
 	// FaultFile: while a file exists at this path, Write and the reopen
 	// after a rotation fail with ErrInjectedFault before touching the
-	// journal. It exists for tests and the chaos soak: they run as root,
-	// whom permissions do not stop. Zero: never.
+	// journal. It exists for tests and the chaos soak (they run as root,
+	// whom permissions do not stop) and only in builds with the
+	// watchdogdebug tag (fault_debug.go). Zero: never.
 	FaultFile string
 }
 
@@ -191,17 +189,6 @@ func (j *Journal) rotate() error {
 		return fmt.Errorf("journal: reopen after rotation: %w", err)
 	}
 	return j.openFile()
-}
-
-// injected is the drill's failure while Options.FaultFile exists.
-func (j *Journal) injected() error {
-	if j.opts.FaultFile == "" {
-		return nil
-	}
-	if _, err := os.Stat(j.opts.FaultFile); err != nil {
-		return nil
-	}
-	return fmt.Errorf("%w (%s exists)", ErrInjectedFault, j.opts.FaultFile)
 }
 
 // Close is safe to call twice.
