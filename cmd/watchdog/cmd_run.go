@@ -45,12 +45,11 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	defer lock.Release()
-	opts := daemon.Options{Version: version, Logger: newLogger(c.stderr, c.getenv),
-		JournalFaultFile: c.getenv(daemon.JournalFaultEnv)}
+	opts := daemon.Options{Version: version, Logger: newLogger(c.stderr, c.getenv)}
+	debugHooks(c, &opts, !useTray)
 	if useTray {
 		err = daemon.ServeWithTray(ctx, cfg, stateDir, opts)
 	} else {
-		opts.ClockSkewFile = c.getenv(daemon.ClockSkewEnv)
 		err = daemon.Serve(ctx, cfg, stateDir, opts)
 	}
 	if err != nil {

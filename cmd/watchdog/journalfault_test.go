@@ -1,3 +1,5 @@
+//go:build watchdogdebug
+
 package main
 
 import (

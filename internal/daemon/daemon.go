@@ -28,11 +28,8 @@ const (
 	// clock, which stops while the machine is suspended, so a resume is
 	// noticed at the next wake: this bounds how late that is (keep-warm
 	// pings at once after a wake).
+	// The same in every build: a debug clock skew is watched, not polled.
 	wakeFloor = 10 * time.Second
-	// wakeSkewFloor is wakeFloor with a debug clock-skew file (the chaos
-	// soak): the file is re-read at each wake, and the jumps it makes must
-	// be seen within a second.
-	wakeSkewFloor = time.Second
 	// minWake coalesces: the loop never wakes sooner than this for time.
 	minWake = 20 * time.Millisecond
 	// tickAfterActivity: after a signal, the model's deadlines are looked
@@ -124,8 +121,7 @@ func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Jour
 		knownHost: make(chan proc.Host, 1),
 		buttons:   make(chan tray.Command, 8),
 		warm:      healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg), verified: map[string]time.Time{}}
-	d.clock = &wallClock{skewFile: opts.ClockSkewFile}
-	d.clock.refresh()
+	d.clock = newWallClock(opts.ClockSkewFile)
 	d.now = d.clock.now
 	d.jr = newJournaler(j, d.log, d.now)
 	d.autostartOn = opts.Tray != nil && autostartEnabled()
@@ -184,6 +180,9 @@ func (d *daemon) loop(ctx context.Context) {
 		case <-wake.C:
 			force, timed = d.timeJobs(ctx, clock), true
 			d.checkLiveness(ctx)
+		case <-d.clock.changed(): // a debug build's clock skew moved
+			force, timed = d.timeJobs(ctx, clock), true
+			d.checkLiveness(ctx)
 		case <-faceTick:
 			d.refreshFace()
 		case cmd := <-d.trayCommands():
@@ -205,7 +204,7 @@ func (d *daemon) loop(ctx context.Context) {
 			tickAt = minTime(tickAt, now.Add(tickAfterActivity))
 		}
 		// The floor also bounds waits measured on a wall clock set back.
-		next := min(d.keepWarm(ctx, now, force), max(tickAt.Sub(now), 0), d.livenessIn(now), d.wakeFloor())
+		next := min(d.keepWarm(ctx, now, force), max(tickAt.Sub(now), 0), d.livenessIn(now), wakeFloor)
 		wake.Reset(max(next, minWake))
 	}
 }
@@ -235,19 +234,11 @@ func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) 
 	return false
 }
 
-// wakeFloor is the longest the loop sleeps.
-func (d *daemon) wakeFloor() time.Duration {
-	if d.clock.skewFile != "" {
-		return wakeSkewFloor
-	}
-	return wakeFloor
-}
-
 // nextTick is how long until time alone makes something due: the model's
 // next deadline, a journal limit lifting, a refused restart allowed again;
-// never longer than wakeFloor (wakeSkewFloor with a debug clock skew).
+// never longer than wakeFloor.
 func (d *daemon) nextTick(now time.Time) time.Duration {
-	next := now.Add(d.wakeFloor())
+	next := now.Add(wakeFloor)
 	if at, ok := d.model.NextDeadline(now); ok && at.Before(next) {
 		next = at
 	}

@@ -1,3 +1,5 @@
+//go:build watchdogdebug
+
 package daemon_test
 
 import (

@@ -13,9 +13,10 @@ import (
 )
 
 // JournalFaultEnv names a file whose existence makes every journal write
-// fail (journal.Options.FaultFile). It exists for the chaos soak: the real
-// binary runs as root, whom permissions do not stop, and a full disk would
-// disturb every other process. Unset in normal use.
+// fail (journal.Options.FaultFile). Only a build with the watchdogdebug
+// tag reads it: the chaos soak's drill (it runs as root, whom permissions
+// do not stop, and a full disk would disturb every other process). The
+// shipped binary has no such hook.
 const JournalFaultEnv = "WATCHDOG_DEBUG_JOURNAL_FAULT_FILE"
 
 // Retries of a journal that cannot be written: capped exponential backoff.

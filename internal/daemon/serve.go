@@ -58,10 +58,12 @@ type Options struct {
 	// Quit stops the daemon from inside (the tray's Quit). Zero: no quit.
 	Quit func()
 	// ClockSkewFile names a file whose duration is added to the wall clock
-	// (see ClockSkewEnv). Zero: no skew.
+	// (see ClockSkewEnv). Honoured only by a build with the watchdogdebug
+	// tag. Zero: no skew.
 	ClockSkewFile string
 	// JournalFaultFile names a file whose existence makes every journal
-	// write fail (see JournalFaultEnv). Zero: no fault.
+	// write fail (see JournalFaultEnv). Honoured only by a build with the
+	// watchdogdebug tag. Zero: no fault.
 	JournalFaultFile string
 }
 
@@ -147,6 +149,7 @@ func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, recs []jo
 		d.closeDirWatch()
 		return err
 	}
+	goRun(&wg, func() { d.clock.watch(ctx, d.dirs, d.log) })
 	d.serveMetrics(ctx, &wg)
 	d.waitReady(ctx)
 	failure := d.serveControl(ctx, &wg)

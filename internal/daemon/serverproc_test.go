@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -68,14 +69,15 @@ func TestServerStartIsInTheDaemonsClock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, port := startListener(t)
-	clock := &wallClock{}
-	clock.skew.Store(int64(16 * time.Second))
-	p := newServerProcess("http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", clock.now)
+	var skew atomic.Int64
+	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	skew.Store(int64(16 * time.Second))
+	p := newServerProcess("http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", now)
 	started, _ := p.started(ctx)
-	if now := clock.now(); started.Before(now.Add(-10*time.Second)) || started.After(now) {
+	if now := now(); started.Before(now.Add(-10*time.Second)) || started.After(now) {
 		t.Fatalf("a server started just now read as started %v; the daemon's clock says %v", started, now)
 	}
-	clock.skew.Store(0)
+	skew.Store(0)
 	if again, _ := p.started(ctx); !again.Equal(started) {
 		t.Fatalf("the same process read as started %v, then %v once the clock moved back", started, again)
 	}
