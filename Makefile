@@ -9,6 +9,10 @@ FUZZTIME  ?= 5m
 # busy machine: make fuzz FUZZPARALLEL=1).
 FUZZPARALLEL ?=
 BIN       := bin/watchdog
+# DEBUGTAGS builds the drills in (a journal write fault, a skew of the
+# daemon's clock: see internal/daemon/clockskew.go); the tests and the
+# chaos soak use them, the shipped binary (build, deb, app) never does.
+DEBUGTAGS := -tags watchdogdebug
 # Linux builds are static, as the .deb is (scripts/deb.sh): nothing there
 # needs cgo (the tray is D-Bus in pure Go), and a binary without libc maps
 # about 1.5 MB less. The macOS tray needs cgo; tests keep it too (-race).
@@ -33,13 +37,14 @@ deps:
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
 	$(GO) vet $(PKGS)
+	$(GO) vet $(DEBUGTAGS) $(PKGS)
 	GOOS=darwin CGO_ENABLED=0 $(GO) vet $(PKGS)
 
 # Tests (fuzz seed corpora included) with the race detector, then the short
 # chaos soak on its own, so its one-second detection bound is not measured
 # on a machine busy with every other package's tests.
 test: deps vet
-	$(GO) test -race -count=1 -timeout 15m $$($(GO) list $(PKGS) | grep -v '/internal/testbed/soak$$')
+	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 15m $$($(GO) list $(PKGS) | grep -v '/internal/testbed/soak$$')
 	$(MAKE) --no-print-directory soak-short
 
 # The chaos soak (internal/testbed/soak): real servers, clients and daemon under
@@ -51,10 +56,10 @@ SOAK_SHORT ?= 2m30s
 SOAK_LONG  ?= 30m
 SOAK_SHORT_SEED ?= 1796033718940005853
 soak-short:
-	$(GO) test -race -count=1 -timeout 10m ./internal/testbed/soak -soak.duration=$(SOAK_SHORT) -soak.seed=$(or $(SOAK_SEED),$(SOAK_SHORT_SEED))
+	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 10m ./internal/testbed/soak -soak.duration=$(SOAK_SHORT) -soak.seed=$(or $(SOAK_SEED),$(SOAK_SHORT_SEED))
 
 soak: deps
-	$(GO) test -race -count=1 -timeout 60m -v ./internal/testbed/soak -soak.duration=$(SOAK_LONG) -soak.report=$(CURDIR)/docs/SOAK-LATEST.md $(if $(SOAK_SEED),-soak.seed=$(SOAK_SEED))
+	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 60m -v ./internal/testbed/soak -soak.duration=$(SOAK_LONG) -soak.report=$(CURDIR)/docs/SOAK-LATEST.md $(if $(SOAK_SEED),-soak.seed=$(SOAK_SEED))
 
 # Each fuzz target for FUZZTIME, one after another, then a summary line per
 # target; fails when any target failed. Crashers land in the package's

@@ -108,12 +108,17 @@ func newWorld(t *testing.T, specs []ServerSpec) *world {
 
 // buildBinaries builds the watchdog (with the race detector when the test
 // has it, so the soak also hunts data races in the daemon) and the Go SDK
-// server.
+// server. The watchdog is the shipped one plus its drills (the debug tag:
+// a journal write fault, a skew of its wall clock), which change nothing
+// else: its loop sleeps as the shipped daemon's does.
 func buildBinaries(t *testing.T, root, dir string) binaries {
 	b := binaries{watchdog: filepath.Join(dir, "bin", "watchdog"), demoserver: filepath.Join(dir, "bin", "demoserver")}
-	build := func(out, pkg string, race bool) {
+	build := func(out, pkg string, watchdog bool) {
 		args := []string{"build", "-o", out}
-		if race {
+		if watchdog {
+			args = append(args, "-tags", "watchdogdebug")
+		}
+		if watchdog && raceEnabled {
 			args = append(args, "-race")
 		}
 		cmd := exec.Command("go", append(args, pkg)...)
@@ -122,7 +127,7 @@ func buildBinaries(t *testing.T, root, dir string) binaries {
 			t.Fatalf("go build %s: %v\n%s", pkg, err, msg)
 		}
 	}
-	build(b.watchdog, "./cmd/watchdog", raceEnabled)
+	build(b.watchdog, "./cmd/watchdog", true)
 	build(b.demoserver, "./internal/testbed/demoserver/cmd/demoserver", false)
 	return b
 }
