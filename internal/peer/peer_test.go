@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/peer"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/otheruser"
@@ -94,7 +95,7 @@ func TestOwnRefusesAnotherUser(t *testing.T) {
 			if got := other.Dial(ln.Addr().Network(), ln.Addr().String(), "GET / HTTP/1.1\r\nHost: x\r\n\r\n"); !strings.HasPrefix(got, "closed") {
 				t.Errorf("the other user's client: %s; want its connection closed", got)
 			}
-			if uid := <-refused; uid != otheruser.UID {
+			if uid := receive(t, refused); uid != otheruser.UID {
 				t.Errorf("refused uid %d, want %d", uid, otheruser.UID)
 			}
 			c, err := net.Dial(ln.Addr().Network(), ln.Addr().String())
@@ -107,5 +108,18 @@ func TestOwnRefusesAnotherUser(t *testing.T) {
 				t.Errorf("refused more: %d", <-refused)
 			}
 		})
+	}
+}
+
+// receive waits for the refusal the listener reports after it closed the
+// connection, failing the test when none comes.
+func receive(t *testing.T, refused <-chan int) int {
+	t.Helper()
+	select {
+	case uid := <-refused:
+		return uid
+	case <-time.After(10 * time.Second):
+		t.Fatal("no refusal reported")
+		return 0
 	}
 }
