@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
@@ -33,8 +34,12 @@ func (s *stage) act4(ctx context.Context, a Act) Act {
 	if err := s.startDaemon(ctx, false); err != nil {
 		return fail(a, "%v", err)
 	}
-	url := "http://" + listen + "/mcp"
-	s.n.say("the watchdog proxies %s at %s; the client is given that URL", ServerName, url)
+	secret, err := proxy.LoadSecret(s.state) // the daemon's, kept in its state
+	if err != nil {
+		return fail(a, "the proxy's secret: %v", err)
+	}
+	url := proxy.URL(listen, secret)
+	s.n.say("the watchdog proxies %s on %s; the client is given its URL (which `watchdog status` prints, a secret path in it)", ServerName, listen)
 	cs, err := demoserver.Connect(ctx, url, plainClient)
 	if err != nil {
 		return fail(a, "the client could not connect through the proxy: %v", err)
