@@ -2,6 +2,7 @@ package tray
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -104,7 +105,8 @@ func ServerLine(s health.ServerStatus, now time.Time) string {
 		return line
 	case s.ProxyURL != "":
 		// The host's sessions are the proxy's: none of them expires for it.
-		return line + " · sessions kept by the proxy at " + strings.TrimSuffix(strings.TrimPrefix(s.ProxyURL, "http://"), "/mcp")
+		// The address only: the URL's secret is for `watchdog status`.
+		return line + " · sessions kept by the proxy at " + proxyAddr(s.ProxyURL)
 	}
 	ss, ok := watched(s)
 	if !ok {
@@ -173,4 +175,13 @@ func Duration(d time.Duration) string {
 		return fmt.Sprintf("%dh", h)
 	}
 	return fmt.Sprintf("%dh%dm", h, m)
+}
+
+// proxyAddr is the host:port of a proxy URL, without its secret path.
+func proxyAddr(proxyURL string) string {
+	u, err := url.Parse(proxyURL)
+	if err != nil || u.Host == "" {
+		return "its address"
+	}
+	return u.Host
 }

@@ -61,7 +61,7 @@ func TestServerLine(t *testing.T) {
 		{"healing", srv("m", health.Healing, 0, 0), "m: healing"},
 		{"stateless", health.ServerStatus{Name: "m", Mode: health.Stateless, State: health.Healthy}, "m: healthy · stateless, nothing to expire"},
 		{"no session", health.ServerStatus{Name: "m", State: health.Unknown}, "m: unknown"},
-		{"proxied", health.ServerStatus{Name: "m", State: health.Healthy, Mode: health.Stateful, ProxyURL: "http://127.0.0.1:14243/mcp"},
+		{"proxied", health.ServerStatus{Name: "m", State: health.Healthy, Mode: health.Stateful, ProxyURL: "http://127.0.0.1:14243/SECRETSECRETSECRETSECRET23/mcp"},
 			"m: healthy · sessions kept by the proxy at 127.0.0.1:14243"},
 		{"empty state", health.ServerStatus{Name: "m"}, "m: unknown"},
 	}

@@ -67,7 +67,7 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 		{"client module", func(_ context.Context, r *doctorReport) { doctorPatch(r, cfg) }},
 	}
 	for _, s := range cfg.Servers {
-		steps = append(steps, doctorStep{"server " + s.Name, func(ctx context.Context, r *doctorReport) { doctorServer(ctx, r, s) }})
+		steps = append(steps, doctorStep{"server " + s.Name, func(ctx context.Context, r *doctorReport) { doctorServer(ctx, r, s, stateDir) }})
 	}
 	runDoctorSteps(ctx, rep, steps, doctorStepTimeout)
 	if co.json {
@@ -134,7 +134,7 @@ func doctorDaemon(ctx context.Context, rep *doctorReport, stateDir string) {
 	rep.add(finding{Check: "daemon", OK: true, Detail: "running; `watchdog status` shows its view"})
 }
 
-func doctorServer(ctx context.Context, rep *doctorReport, s config.Server) {
+func doctorServer(ctx context.Context, rep *doctorReport, s config.Server, stateDir string) {
 	name := "server " + s.Name
 	rep.add(globFinding(name+" logs", s.Logs, "set logs for "+s.Name+" so its idle timeout and store path are learned"))
 	switch {
@@ -146,8 +146,7 @@ func doctorServer(ctx context.Context, rep *doctorReport, s config.Server) {
 	rep.add(finding{Check: name + " idle timeout", OK: true, Detail: s.IdleTimeout.String() + " (until the server's log or behaviour says otherwise)"})
 	rep.add(livenessFinding(ctx, name, s))
 	if s.ProxyListen != "" {
-		rep.add(finding{Check: name + " proxy", OK: true, Detail: fmt.Sprintf(
-			"the running daemon serves a session-keeping proxy at %s: give the host that URL in place of %s", s.ProxyURL(), mask.URL(s.URL))})
+		rep.add(proxyFinding(name+" proxy", s, stateDir))
 	}
 }
 

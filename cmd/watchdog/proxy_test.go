@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
@@ -34,7 +35,8 @@ func TestProxySurvivesDaemonKill(t *testing.T) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "some-host", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + listen + "/mcp"}, nil)
+	url := daemontest.ProxyURL(t, state, listen)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +64,11 @@ func TestProxySurvivesDaemonKill(t *testing.T) {
 	if rec.Str("source") != "proxy" {
 		t.Errorf("recovered: %v; want source proxy", rec)
 	}
-	url := "http://" + listen + "/mcp"
+	// The secret is the same after the restart (the call above went to the
+	// URL of the first start), kept 0600.
+	if fi, err := os.Stat(filepath.Join(state, proxy.SecretFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the proxy's secret file: %v; want it 0600", err)
+	}
 	for _, args := range [][]string{{"status"}, {"doctor"}} {
 		_, out, _ := runWatchdog(t, append(args, "--config", cfg, "--state-dir", state)...)
 		if !strings.Contains(out, url) {

@@ -46,7 +46,7 @@ func (m module) replace(data, backup []byte, verb string) (err error) {
 			tmp.Close()
 			return fmt.Errorf("clientpatch: %w; nothing changed", err)
 		}
-		}
+	}
 	if err := fillTemp(tmp, data, m.info); err != nil {
 		return fmt.Errorf("clientpatch: temp file: %w; nothing changed", err)
 	}

@@ -78,7 +78,7 @@ func TestRefusals(t *testing.T) {
 		says   string
 	}{
 		{"unknown session", func() *http.Response { return callCount(t, px.url, "0123456789abcdef") }, http.StatusNotFound, "Session not found"},
-		{"a web page's Origin", func() *http.Response { return post(t, px.url, "", initBody, "Origin", "https://evil.example") }, http.StatusForbidden, "another origin"},
+		{"a web page's Origin", func() *http.Response { return post(t, px.url, "", initBody, "Origin", "https://evil.example") }, http.StatusForbidden, "web page"},
 		{"a rebound Host", func() *http.Response { return post(t, px.url, "", initBody, "Host", "evil.example:80") }, http.StatusForbidden, "another machine"},
 		{"a request over the limit", func() *http.Response {
 			return post(t, px.url, "", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", 2<<10)+`"}}`)

@@ -28,9 +28,13 @@ const (
 	// the proxy opens: another watcher of the same server must not take
 	// them for its own host's.
 	EvUpstream
+	// EvRefused: a connection of another local user (UID; peer.Unknown
+	// when its owner could not be found) was closed before a byte of it
+	// was read.
+	EvRefused
 )
 
-var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped", "upstream"}
+var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped", "upstream", "refused"}
 
 func (k EventKind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
@@ -50,5 +54,6 @@ type Event struct {
 	OldUpstream string // EvRecovered, EvRecoverFailed: the one lost
 	Client      string // clientInfo.name of the host's initialize
 	Took        time.Duration
+	UID         int    // EvRefused: the connection's owner
 	Detail      string // one sentence; no ids, no bodies
 }

@@ -1,9 +1,10 @@
 package proxy
 
 import (
+	"fmt"
 	"net"
 	"net/http"
-	"net/url"
+	"os"
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
@@ -11,16 +12,15 @@ import (
 
 // foreign says why r may not come from a program on this machine, or "".
 // A web page can make the browser send requests to loopback: a Host that
-// is not a loopback name (DNS rebinding) or a foreign Origin gives it away.
+// is not a loopback name (DNS rebinding) gives it away, and so does any
+// Origin at all. No MCP client a host runs sends one, and a page of a
+// loopback origin is no more the host than any other page.
 func foreign(r *http.Request) string {
 	if !loopbackHostPort(r.Host) {
 		return "the Host header names another machine"
 	}
-	if o := r.Header.Get("Origin"); o != "" {
-		u, err := url.Parse(o)
-		if err != nil || !loopbackHostPort(u.Host) {
-			return "the request came from a web page of another origin"
-		}
+	if _, ok := r.Header["Origin"]; ok {
+		return "the request came from a web page (it carries an Origin)"
 	}
 	return ""
 }
@@ -31,4 +31,11 @@ func loopbackHostPort(hp string) bool {
 		host = h
 	}
 	return host != "" && mcphttp.IsLoopback(host)
+}
+
+// refused reports a connection of another user that Serve closed.
+func (p *Proxy) refused(uid int) {
+	p.opts.Observe(Event{Kind: EvRefused, Server: p.opts.Server, Time: p.opts.Now(), UID: uid,
+		Detail: fmt.Sprintf("the proxy for %s refused a connection of uid %d: it serves only uid %d, the user the watchdog runs as",
+			p.opts.Server, uid, os.Geteuid())})
 }

@@ -18,6 +18,7 @@ type running struct {
 	*proxy.Proxy
 	url    string
 	addr   string
+	secret string
 	stop   func()
 	mu     sync.Mutex
 	events []proxy.Event
@@ -40,6 +41,9 @@ func startProxyAt(t testing.TB, addr string, opts proxy.Options) *running {
 	if opts.Server == "" {
 		opts.Server = "mem"
 	}
+	if opts.Secret == "" {
+		opts.Secret = proxy.NewSecret()
+	}
 	p, err := proxy.New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +55,8 @@ func startProxyAt(t testing.TB, addr string, opts proxy.Options) *running {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, ln) }()
-	r.Proxy, r.addr, r.url = p, ln.Addr().String(), "http://"+ln.Addr().String()+proxy.Path
+	r.Proxy, r.addr, r.secret = p, ln.Addr().String(), opts.Secret
+	r.url = proxy.URL(r.addr, r.secret)
 	var once sync.Once
 	r.stop = func() {
 		once.Do(func() {

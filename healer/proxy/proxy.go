@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+	"github.com/mcpwatchdog/watchdog/internal/peer"
 )
 
 // Defaults for the zero values in [Options].
@@ -20,7 +21,7 @@ const (
 	// DefaultMaxSessions bounds the sessions kept: past it the least
 	// recently used one the host is not using is forgotten.
 	DefaultMaxSessions = 1000
-	// Path is where the proxy serves MCP.
+	// Path is where the proxy serves MCP, after its secret (see URL).
 	Path = "/mcp"
 )
 
@@ -34,6 +35,9 @@ type Options struct {
 	Server string
 	// Upstream is the server's MCP endpoint. Required.
 	Upstream string
+	// Secret is the first segment of the proxy's path (see URL, NewSecret,
+	// LoadSecret): a request without it gets 404. Required.
+	Secret string
 	// AllowInsecure permits plain http to an upstream that is not loopback.
 	AllowInsecure bool
 	// Headers are extra headers for the server (config), sent where the
@@ -67,6 +71,7 @@ type Options struct {
 // Proxy serves one server's proxy. Its methods are safe for concurrent use.
 type Proxy struct {
 	opts     Options
+	endpoint string // "/<secret>/mcp"
 	log      *slog.Logger
 	hc       *http.Client
 	sessions *table
@@ -92,12 +97,15 @@ func New(opts Options) (*Proxy, error) {
 	if opts.Observe == nil {
 		opts.Observe = func(Event) {}
 	}
+	if err := CheckSecret(opts.Secret); err != nil {
+		return nil, fmt.Errorf("proxy for %s: secret: %w", opts.Server, err)
+	}
 	hc := noRedirects(opts.HTTPClient)
 	ping, err := mcphttp.New(mcphttp.Options{URL: opts.Upstream, Headers: opts.Headers, AllowInsecure: opts.AllowInsecure, HTTPClient: hc})
 	if err != nil {
 		return nil, fmt.Errorf("proxy for %s: %w", opts.Server, err)
 	}
-	p := &Proxy{opts: opts, log: opts.Logger.With("server", opts.Server, "part", "proxy"), hc: hc, ping: ping,
+	p := &Proxy{opts: opts, endpoint: "/" + opts.Secret + Path, log: opts.Logger.With("server", opts.Server, "part", "proxy"), hc: hc, ping: ping,
 		idle: opts.IdleTimeout, retune: make(chan struct{}, 1)}
 	p.sessions, err = loadTable(opts.StateFile, opts.MaxSessions, p.log)
 	if err != nil {
@@ -126,8 +134,11 @@ func CheckListen(addr string) error {
 	return nil
 }
 
-// Serve answers on ln until ctx ends, and keeps the sessions warm.
+// Serve answers on ln until ctx ends, and keeps the sessions warm. Only
+// connections of the user the process runs as are served (peer.Own):
+// the proxy adds the config's headers to what it forwards.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
+	ln = peer.Own(ln, p.refused)
 	// No write timeout: GET streams and SSE answers last. Idle kept-alive
 	// connections of hosts that went away are closed after two minutes.
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
@@ -149,9 +160,10 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// ServeHTTP routes the MCP endpoint's three methods.
+// ServeHTTP routes the MCP endpoint's three methods. A path without the
+// secret is not found, and never logged: it may hold a near miss.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != Path {
+	if !p.secretPath(r.URL.Path) {
 		http.NotFound(w, r)
 		return
 	}

@@ -84,7 +84,7 @@ func TestRestartBetweenCalls(t *testing.T) {
 				}
 			}
 			srv.ForgetAll()
-			again := startProxyAt(t, px.addr, proxy.Options{Upstream: srv.URL(), StateFile: state})
+			again := startProxyAt(t, px.addr, proxy.Options{Upstream: srv.URL(), StateFile: state, Secret: px.secret})
 			settleConns()
 			count(t, cs)
 			if srv.Count() != 2 {

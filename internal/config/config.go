@@ -75,17 +75,10 @@ type Server struct {
 	// session ids and headers would cross the network unencrypted.
 	AllowInsecure bool `toml:"allow_insecure"`
 	// ProxyListen, when set, serves a session-keeping proxy for this server
-	// at http://<ProxyListen>/mcp (loopback only): the URL to give the host.
+	// at http://<ProxyListen>/<secret>/mcp (loopback only; the secret is
+	// kept in the state directory, see proxy.LoadSecret): the URL to give
+	// the host, which `status` and `doctor` print.
 	ProxyListen string `toml:"proxy_listen,omitempty"`
-}
-
-// ProxyURL is the URL a host uses to reach this server through the
-// watchdog's proxy; "" when the server has none.
-func (s Server) ProxyURL() string {
-	if s.ProxyListen == "" {
-		return ""
-	}
-	return "http://" + s.ProxyListen + "/mcp"
 }
 
 // Per-server defaults for keys a [[server]] table leaves out.

@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/peer"
 )
 
 // ErrUnknownServer is returned by a Handler's Heal for a server name it does
@@ -29,6 +31,13 @@ type Handler interface {
 	// Heal heals one server now, or all of them when server is "". It
 	// returns an error wrapping ErrUnknownServer for a name it does not know.
 	Heal(ctx context.Context, server string) (any, error)
+}
+
+// Refuser is a Handler that hears of each connection of another local
+// user that Serve closed unread (their uid; peer.Unknown when not found).
+// Refused must not block. A Handler that is not one has them logged.
+type Refuser interface {
+	Refused(uid int)
 }
 
 // Server tunables.
@@ -89,7 +98,7 @@ func serve(ctx context.Context, socketPath string, h Handler, logger *slog.Logge
 	logger.Info("control socket listening", "path", socketPath)
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(peer.Own(ln, refusedFunc(h, logger))) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("control: serve %s: %w", socketPath, err)
@@ -107,6 +116,16 @@ func serve(ctx context.Context, socketPath string, h Handler, logger *slog.Logge
 	}
 	logger.Info("control socket closed", "path", socketPath)
 	return nil
+}
+
+// refusedFunc: the socket file is 0600 in a private directory, and the
+// peer's credentials check once more who connected (a root process, or
+// a socket made reachable by hand).
+func refusedFunc(h Handler, logger *slog.Logger) func(int) {
+	if r, ok := h.(Refuser); ok {
+		return r.Refused
+	}
+	return func(uid int) { logger.Warn("control socket: refused a connection of another user", "uid", uid) }
 }
 
 func newMux(h Handler, logger *slog.Logger) *http.ServeMux {

@@ -79,6 +79,8 @@ type daemon struct {
 	dirs        *dirwatch.Hub // the directory watch the sources share; nil: each has its own
 	proxiesMu   sync.Mutex
 	proxies     map[string]*proxy.Proxy // by server: the proxies served
+	proxySecret string                  // the first segment of every proxy's path
+	refused     refusals                // listeners' refusals of other users, journaled once
 	items       chan item               // everything but log lines
 	lines       chan item               // log lines: each carries a position to acknowledge
 	queries     chan query
@@ -105,10 +107,13 @@ type daemon struct {
 	buttons      chan tray.Command    // buttons pressed on the notifications
 }
 
-func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Journal) *daemon {
+// newDaemon builds the daemon; secret is the proxies' (proxy.LoadSecret),
+// "" when no server has a proxy_listen.
+func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *journal.Journal) *daemon {
 	mc := health.Config{HostName: cfg.Host.Name, ClientName: cfg.Host.ClientName, HostWatched: hostWatched(cfg)}
 	for _, s := range cfg.Servers {
-		mc.Servers = append(mc.Servers, health.ServerConfig{Name: s.Name, URL: s.URL, IdleTimeout: s.IdleTimeout.Duration, ProxyURL: s.ProxyURL()})
+		mc.Servers = append(mc.Servers, health.ServerConfig{Name: s.Name, URL: s.URL, IdleTimeout: s.IdleTimeout.Duration,
+			ProxyURL: proxyURL(s, secret)})
 	}
 	warmOn := map[string]bool{}
 	for _, s := range cfg.Servers {
@@ -116,11 +121,12 @@ func newDaemon(cfg config.Config, stateDir string, opts Options, j *journal.Jour
 	}
 	d := &daemon{cfg: cfg, stateDir: stateDir, log: opts.Logger, opts: opts, model: health.New(mc), journal: j,
 		items: make(chan item, 1024), lines: make(chan item, 1024), queries: make(chan query), hostLook: make(chan struct{}, 1),
-		limit:     newJournalLimit(),
-		proxies:   map[string]*proxy.Proxy{},
+		limit:   newJournalLimit(),
+		proxies: map[string]*proxy.Proxy{}, proxySecret: secret,
 		knownHost: make(chan proc.Host, 1),
 		buttons:   make(chan tray.Command, 8),
-		warm:      healer.NewKeepWarm(), warmOn: warmOn, metrics: newMetrics(cfg), verified: map[string]time.Time{}}
+		warm:      healer.NewKeepWarm(), warmOn: warmOn, verified: map[string]time.Time{}}
+	d.metrics = newMetrics(cfg, func(uid int) { d.peerRefused("", "the metrics endpoint", uid) })
 	d.clock = newWallClock(opts.ClockSkewFile)
 	d.now = d.clock.now
 	d.jr = newJournaler(j, d.log, d.now)

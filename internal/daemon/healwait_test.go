@@ -26,7 +26,7 @@ func TestNoHealBeforeTheClientIsLookedAt(t *testing.T) {
 	var o Options
 	o.fill()
 	o.Home = t.TempDir()
-	d := newDaemon(cfg, dir, o, j)
+	d := newDaemon(cfg, dir, "", o, j)
 	ctx := t.Context()
 	d.handle(ctx, item{sig: &health.Signal{Kind: health.SigKeepWarm, Server: server, Session: "sess-0123456789-lost",
 		Outcome: health.OutcomeLost, Detail: "the server answered 404"}})

@@ -26,10 +26,10 @@ func TestPatchWarningsNameTheHost(t *testing.T) {
 		cfg.Host.Name = tc.name
 		var o Options
 		o.fill()
-		gone := newDaemon(cfg, dir, o, j)
+		gone := newDaemon(cfg, dir, "", o, j)
 		gone.noteClient(applied)
 		gone.noteClient(unpatched)
-		newDaemon(cfg, dir, o, j).noteClient(unpatched)
+		newDaemon(cfg, dir, "", o, j).noteClient(unpatched)
 		if err := j.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestUnsupportedClientWarnedOfOnce(t *testing.T) {
 	}
 	var o Options
 	o.fill()
-	d := newDaemon(config.Default(), dir, o, j)
+	d := newDaemon(config.Default(), dir, "", o, j)
 	look := clientpatch.Look{Module: "/opt/client/lib/index.js", Status: clientpatch.Status{State: clientpatch.StateUnsupported, Advice: "no patch can help; keep-warm still does"}}
 	d.noteClient(look)
 	d.noteClient(look)

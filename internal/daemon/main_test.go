@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/otheruser"
 )
 
 // asDaemon makes the test binary a headless daemon, for the tests that
@@ -31,6 +32,7 @@ func TestMain(m *testing.M) {
 		standInHost()
 		return
 	}
+	otheruser.Main()
 	if os.Getenv(asDaemon) == "1" {
 		os.Exit(serveMain(os.Args[1:]))
 	}

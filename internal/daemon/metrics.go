@@ -11,14 +11,14 @@ import (
 )
 
 // newMetrics limits metric labels to the configured names and the heal
-// ladder's strategies.
-func newMetrics(cfg config.Config) *metrics.Metrics {
+// ladder's strategies; refused hears of other users' scrapes.
+func newMetrics(cfg config.Config, refused func(uid int)) *metrics.Metrics {
 	names := make([]string, 0, len(cfg.Servers))
 	for _, s := range cfg.Servers {
 		names = append(names, s.Name)
 	}
 	return metrics.NewWith(&metrics.Options{Servers: names, Clients: []string{cfg.Host.ClientName},
-		Strategies: healer.StrategyNames()})
+		Strategies: healer.StrategyNames(), Refused: refused})
 }
 
 // gauges refreshes the state and idle gauges from the model (loop only);

@@ -18,6 +18,28 @@ func (d *daemon) proxied(server string) bool {
 	return s.ProxyListen != ""
 }
 
+// proxySecret is the secret of the proxies' URLs, made on first need and
+// kept in the state directory; "" when no server is proxied. A damaged
+// secret file stops the start: hosts hold URLs with the old secret, and a
+// silent new one would strand them all.
+func proxySecret(cfg config.Config, stateDir string) (string, error) {
+	for _, s := range cfg.Servers {
+		if s.ProxyListen != "" {
+			return proxy.LoadSecret(stateDir)
+		}
+	}
+	return "", nil
+}
+
+// proxyURL is the URL to give s's hosts, "" when s is not proxied. It
+// carries the secret: only the status, which the user asks for, says it.
+func proxyURL(s config.Server, secret string) string {
+	if s.ProxyListen == "" {
+		return ""
+	}
+	return proxy.URL(s.ProxyListen, secret)
+}
+
 // proxyStateName is a proxied server's sessions in the state directory.
 func proxyStateName(server string) string { return "proxy-" + server + ".json" }
 
@@ -34,7 +56,7 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 		if err != nil {
 			d.log.Warn("not serving the proxy", "server", s.Name, "listen", s.ProxyListen, "err", err)
 			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: s.Name,
-				Detail: "the proxy for " + s.Name + " is not served at " + s.ProxyURL() + ": " + err.Error()})
+				Detail: "the proxy for " + s.Name + " is not served on " + s.ProxyListen + ": " + err.Error()})
 			continue
 		}
 		d.proxiesMu.Lock()
@@ -56,7 +78,7 @@ func (d *daemon) newProxy(s config.Server, observe func(proxy.Event)) (*proxy.Pr
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := proxy.New(proxy.Options{Server: s.Name, Upstream: s.URL, AllowInsecure: s.AllowInsecure, Headers: headers,
+	p, err := proxy.New(proxy.Options{Server: s.Name, Upstream: s.URL, Secret: d.proxySecret, AllowInsecure: s.AllowInsecure, Headers: headers,
 		IdleTimeout: s.IdleTimeout.Duration, KeepWarm: s.KeepWarm, StateFile: filepath.Join(d.stateDir, proxyStateName(s.Name)),
 		Observe: observe, Logger: d.log})
 	if err != nil {
@@ -79,6 +101,8 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Event) {
 	case proxy.EvRecovered, proxy.EvRecoverFailed:
 		d.signal(ctx, health.Signal{Kind: health.SigProxy, Server: ev.Server, Session: ev.OldUpstream, NewSession: ev.Upstream,
 			ProxyHealed: ev.Kind == proxy.EvRecovered, Took: ev.Took, Detail: ev.Detail})
+	case proxy.EvRefused:
+		d.peerRefused(ev.Server, "the proxy for "+ev.Server, ev.UID)
 	case proxy.EvLegacyHeaderDropped:
 		d.metrics.LegacyHeaderDropped(ev.Server)
 	}

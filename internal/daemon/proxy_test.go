@@ -27,7 +27,7 @@ func TestDaemonProxyHealsAnExpiry(t *testing.T) {
 	listen := daemontest.FreePort(t)
 	appendTo(t, cfg, "proxy_listen = \""+listen+"\"\n")
 	startDaemon(t, cfg, state)
-	proxyURL := "http://" + listen + "/mcp"
+	proxyURL := daemontest.ProxyURL(t, state, listen)
 	cs := callAcrossAnExpiry(t, proxyURL)
 	rec := daemontest.WaitEvent(t, state, "recovered", 1, 5*time.Second)
 	if rec.Str("source") != "proxy" || rec.Str("strategy") != "proxy" || rec["took_ms"] == nil {
@@ -87,8 +87,9 @@ func appendTo(t *testing.T, path, text string) {
 	}
 }
 
-// A proxy_listen port another program holds: a warning naming the URL
-// that is not served, and the daemon goes on.
+// A proxy_listen port another program holds: a warning naming the
+// address that is not served (not the URL: the journal never holds the
+// secret), and the daemon goes on.
 func TestProxyPortTakenWarns(t *testing.T) {
 	t.Parallel()
 	_, cfg, state := daemontest.KeepWarmSetup(t, false, "")
@@ -101,7 +102,10 @@ func TestProxyPortTakenWarns(t *testing.T) {
 	startDaemon(t, cfg, state)
 	daemontest.WaitFor(t, 5*time.Second, "the warning", func() bool {
 		for _, ev := range daemontest.Journal(t, state, "warning") {
-			if strings.Contains(ev.Str("detail"), "http://"+held.Addr().String()+"/mcp") {
+			if d := ev.Str("detail"); strings.Contains(d, held.Addr().String()) {
+				if secret := strings.Split(daemontest.ProxyURL(t, state, "x"), "/")[3]; strings.Contains(d, secret) {
+					t.Fatalf("the warning holds the proxy's secret: %q", d)
+				}
 				return true
 			}
 		}
@@ -131,7 +135,7 @@ func TestProxyKeepsWarmAtTheAnnouncedTimeout(t *testing.T) {
 	startDaemon(t, cfg, state)
 	daemontest.WaitEvent(t, state, "server_mode", 1, 5*time.Second)
 	ctx := context.Background()
-	cs, err := demoserver.Connect(ctx, "http://"+listen+"/mcp", "some-host")
+	cs, err := demoserver.Connect(ctx, daemontest.ProxyURL(t, state, listen), "some-host")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +163,7 @@ func TestDirectEntryLeavesTheProxysSessionsAlone(t *testing.T) {
 	appendTo(t, cfg, fmt.Sprintf("[[server]]\nname = \"mem-proxy\"\nurl = %q\nidle_timeout = \"3s\"\nkeep_warm = false\nproxy_listen = %q\n",
 		srv.URL(), listen))
 	startDaemon(t, cfg, state)
-	callAcrossAnExpiry(t, "http://"+listen+"/mcp")
+	callAcrossAnExpiry(t, daemontest.ProxyURL(t, state, listen))
 	daemontest.WaitEvent(t, state, "recovered", 1, 5*time.Second)
 	time.Sleep(time.Second) // what mem would make of it has had time to show
 	for _, ev := range daemontest.Journal(t, state, "session_lost", "session_expired", "heal_started", "heal_failed", "recovered", "keep_warm") {

@@ -107,6 +107,10 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 	if err := fsutil.PrivateDir(stateDir); err != nil {
 		return err
 	}
+	secret, err := proxySecret(cfg, stateDir)
+	if err != nil {
+		return err
+	}
 	j, err := journal.Open(stateDir, journal.Options{FaultFile: opts.JournalFaultFile})
 	if err != nil {
 		return err
@@ -114,7 +118,7 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 	defer j.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	d := newDaemon(cfg, stateDir, opts, j)
+	d := newDaemon(cfg, stateDir, secret, opts, j)
 	pinger, warnings := d.newPinger(ctx)
 	d.pinger = pinger
 	d.live = healer.NewLiveness(pinger.Servers(), d.now())

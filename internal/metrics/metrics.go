@@ -37,6 +37,11 @@ type Options struct {
 	// (the daemon passes the healer's table); any other is "other".
 	// Zero: as for Servers.
 	Strategies []health.Strategy
+	// Refused hears of each connection of another local user that Serve
+	// closed unread (their uid; peer.Unknown when not found): metrics
+	// carry no credential but say which servers exist. It must not block.
+	// nil: each is logged.
+	Refused func(uid int)
 }
 
 // Metrics holds the watchdog's metrics in a registry of its own. All
@@ -45,6 +50,7 @@ type Metrics struct {
 	reg *prometheus.Registry
 
 	servers, clients, strategies *labelSet
+	refused                      func(uid int) // nil: logged
 
 	sessionsLost    *prometheus.CounterVec
 	sessionsExpired *prometheus.CounterVec
@@ -76,6 +82,7 @@ func NewWith(opts *Options) *Metrics {
 		servers:    newLabelSet(opts.Servers),
 		clients:    newLabelSet(opts.Clients),
 		strategies: newLabelSet(strategies),
+		refused:    opts.Refused,
 	}
 	m.build()
 	m.preset()

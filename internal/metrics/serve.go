@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/peer"
 )
 
 // Errors callers branch on.
@@ -77,7 +79,9 @@ func Serve(ctx context.Context, listen string, m *Metrics, logger *slog.Logger) 
 
 // ServeListener is Serve on a listener of the caller's; it closes ln. A
 // listener not bound to a loopback TCP address is refused with
-// ErrNotLoopback.
+// ErrNotLoopback. Only the user the process runs as is served: another
+// user's connection is closed before a byte is read (peer.Own) and
+// reported to Options.Refused.
 func ServeListener(ctx context.Context, ln net.Listener, m *Metrics, logger *slog.Logger) error {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -95,7 +99,7 @@ func ServeListener(ctx context.Context, ln net.Listener, m *Metrics, logger *slo
 	}
 	logger.Info("metrics: serving", "addr", ln.Addr().String())
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(peer.Own(ln, m.refusedFunc(logger))) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("metrics: serve on %s: %w", ln.Addr(), err)
@@ -109,6 +113,13 @@ func ServeListener(ctx context.Context, ln net.Listener, m *Metrics, logger *slo
 	<-errc // http.ErrServerClosed: the serving goroutine has ended
 	logger.Info("metrics: stopped", "addr", ln.Addr().String())
 	return nil
+}
+
+func (m *Metrics) refusedFunc(logger *slog.Logger) func(int) {
+	if m.refused != nil {
+		return m.refused
+	}
+	return func(uid int) { logger.Warn("metrics: refused a connection of another user", "uid", uid) }
 }
 
 func loopbackListener(ln net.Listener) bool {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
@@ -22,19 +23,11 @@ func (s *stage) act4(ctx context.Context, a Act) Act {
 	s.n.plain("")
 	s.n.say("act 4: an UNPATCHED client through the watchdog's proxy: an expiry and a restart, no failed call")
 	s.sup.Close()
-	listen, err := freeLoopback()
+	url, err := s.restartProxied(ctx)
 	if err != nil {
-		return fail(a, "no free port for the proxy: %v", err)
-	}
-	s.proxyListen = listen
-	if err := s.stopDaemon(); err != nil {
-		return fail(a, "stopping the watchdog: %v", err)
-	}
-	if err := s.startDaemon(ctx, false); err != nil {
 		return fail(a, "%v", err)
 	}
-	url := "http://" + listen + "/mcp"
-	s.n.say("the watchdog proxies %s at %s; the client is given that URL", ServerName, url)
+	s.n.say("the watchdog proxies %s on %s; the client is given its URL (which `watchdog status` prints, a secret path in it)", ServerName, s.proxyListen)
 	cs, err := demoserver.Connect(ctx, url, plainClient)
 	if err != nil {
 		return fail(a, "the client could not connect through the proxy: %v", err)
@@ -77,6 +70,27 @@ func (s *stage) act4(ctx context.Context, a Act) Act {
 	a.Evidence = fmt.Sprintf("3 calls, 0 failed; 2 recoveries journaled by the proxy (the calls took %s and %s across them)",
 		took[0], took[1])
 	return a
+}
+
+// restartProxied starts the watchdog again, proxying the server on a
+// free port, and returns the proxy's URL with the secret the daemon keeps.
+func (s *stage) restartProxied(ctx context.Context) (string, error) {
+	listen, err := freeLoopback()
+	if err != nil {
+		return "", fmt.Errorf("no free port for the proxy: %w", err)
+	}
+	s.proxyListen = listen
+	if err := s.stopDaemon(); err != nil {
+		return "", fmt.Errorf("stopping the watchdog: %w", err)
+	}
+	if err := s.startDaemon(ctx, false); err != nil {
+		return "", err
+	}
+	secret, err := proxy.LoadSecret(s.state)
+	if err != nil {
+		return "", fmt.Errorf("the proxy's secret: %w", err)
+	}
+	return proxy.URL(listen, secret), nil
 }
 
 func proxyRecovery(r Record) bool {

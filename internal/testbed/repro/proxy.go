@@ -10,7 +10,8 @@ import (
 // startProxy serves the watchdog's proxy for upstream on a free loopback
 // port; stop ends it.
 func startProxy(ctx context.Context, upstream string, o Options) (stop func(), url string, err error) {
-	p, err := proxy.New(proxy.Options{Server: o.ServerName, Upstream: upstream, Logger: o.Logger})
+	secret := proxy.NewSecret()
+	p, err := proxy.New(proxy.Options{Server: o.ServerName, Upstream: upstream, Secret: secret, Logger: o.Logger})
 	if err != nil {
 		return nil, "", fmt.Errorf("repro: proxy: %w", err)
 	}
@@ -24,5 +25,5 @@ func startProxy(ctx context.Context, upstream string, o Options) (stop func(), u
 		defer close(done)
 		_ = p.Serve(ctx, ln)
 	}()
-	return func() { cancel(); <-done }, "http://" + ln.Addr().String() + proxy.Path, nil
+	return func() { cancel(); <-done }, proxy.URL(ln.Addr().String(), secret), nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
+	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
@@ -316,8 +317,12 @@ func (w *world) startOther(seed uint64) {
 // server through its proxy; its calls are read from its stdout.
 func (w *world) startUnpatched(seed uint64) {
 	var servers []ClientServer
+	secret, err := proxy.LoadSecret(w.state) // the daemon's, kept in its state
+	if err != nil {
+		w.t.Fatal(err)
+	}
 	for _, cs := range w.clients {
-		cs.URL = "http://" + w.proxyAddrs[cs.Name] + "/mcp"
+		cs.URL = proxy.URL(w.proxyAddrs[cs.Name], secret)
 		servers = append(servers, cs)
 	}
 	out := &lineWriter{line: w.callLine}
