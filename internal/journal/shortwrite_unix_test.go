@@ -3,6 +3,8 @@
 package journal
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -12,8 +14,8 @@ import (
 	"testing"
 )
 
-// shortWriteEnv names the journal directory TestShortWriteChild writes
-// into; set only for the child TestShortWriteMidRunIsMended starts.
+// shortWriteEnv names the journal directory shortWriteChild writes into;
+// set only for the child TestShortWriteMidRunIsMended starts.
 const shortWriteEnv = "WATCHDOG_JOURNAL_TEST_SHORT_WRITE_DIR"
 
 // A disk that fills mid-write leaves part of a line (issue 15). The write
@@ -25,7 +27,7 @@ const shortWriteEnv = "WATCHDOG_JOURNAL_TEST_SHORT_WRITE_DIR"
 func TestShortWriteMidRunIsMended(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "state")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestShortWriteChild$", "-test.count=1")
+	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), shortWriteEnv+"="+dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
@@ -50,42 +52,57 @@ func TestShortWriteMidRunIsMended(t *testing.T) {
 	}
 }
 
-// TestShortWriteChild is TestShortWriteMidRunIsMended's child: it writes
-// one event, has the next cut short by a file size limit, lifts the limit
-// and writes the failed event again, then one more.
-func TestShortWriteChild(t *testing.T) {
-	dir := os.Getenv(shortWriteEnv)
-	if dir == "" {
-		return // run directly: there is nothing to do
+// TestMain runs shortWriteChild instead of the tests when the parent
+// test started this binary as that child.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(shortWriteEnv); dir != "" {
+		os.Exit(shortWriteChild(dir))
 	}
+	os.Exit(m.Run())
+}
+
+// shortWriteChild is TestShortWriteMidRunIsMended's child, a process of
+// its own and no test: it writes one event, has the next cut short by a
+// file size limit, lifts the limit and writes the failed event again,
+// then one more. It exits 0 when each step did what it should.
+func shortWriteChild(dir string) int {
+	if err := shortWrites(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "short-write child:", err)
+		return 1
+	}
+	return 0
+}
+
+func shortWrites(dir string) error {
 	signal.Ignore(syscall.SIGXFSZ) // else the limit kills the process
 	j, err := Open(dir, Options{})
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer j.Close()
 	if err := j.Write(event(0)); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	cut := lim
 	cut.Cur = uint64(j.size) + 10
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &cut); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	werr := j.Write(event(1))
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &lim); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if werr == nil {
-		t.Fatal("the write past the file size limit did not fail")
+		return errors.New("the write past the file size limit did not fail")
 	}
 	for _, i := range []int{1, 2} {
 		if err := j.Write(event(i)); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
+	return nil
 }
