@@ -164,8 +164,18 @@ func TestDirectEntryLeavesTheProxysSessionsAlone(t *testing.T) {
 		srv.URL(), listen))
 	startDaemon(t, cfg, state)
 	callAcrossAnExpiry(t, daemontest.ProxyURL(t, state, listen))
-	daemontest.WaitEvent(t, state, "recovered", 1, 5*time.Second)
-	time.Sleep(time.Second) // what mem would make of it has had time to show
+	rec := daemontest.WaitEvent(t, state, "recovered", 1, 5*time.Second)
+	// The barrier: mem journals the lost upstream session's end (from the
+	// server's log), so whatever mem makes of that end is journaled by now.
+	lost := rec.Str("session")
+	daemontest.WaitFor(t, 10*time.Second, "mem to journal the lost upstream session's end", func() bool {
+		for _, ev := range daemontest.Journal(t, state, "session_expired", "session_ended", "session_lost") {
+			if ev.Str("server") == "mem" && ev.Str("session") == lost {
+				return true
+			}
+		}
+		return false
+	})
 	for _, ev := range daemontest.Journal(t, state, "session_lost", "session_expired", "heal_started", "heal_failed", "recovered", "keep_warm") {
 		if ev.Str("server") == "mem" && (ev["incident"] == true || ev.Str("kind") != "session_expired") {
 			t.Errorf("mem took the proxy's upstream session for its host's: %v", ev)
