@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"image/color"
-	"strings"
 	"testing"
 )
 
@@ -52,40 +51,4 @@ func FuzzDecodeXWD(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = decodeXWD(bytes.NewReader(b)) // must not panic or allocate wildly
 	})
-}
-
-func TestRacesSplitsOursFromUpstream(t *testing.T) {
-	t.Parallel()
-	log := `x
-WARNING: DATA RACE
-Write at 0x00c000076ae0 by goroutine 17:
-  reflect.Value.Set()
-      /usr/local/go/src/reflect/value.go:2163 +0x184
-  github.com/godbus/dbus/v5.setDest()
-      /x/dbus.go:98 +0x593
-  github.com/mcpwatchdog/watchdog/tray.(*Tray).rebuild()
-      /x/systray.go:1
-
-Previous read at 0x00c000076ae0 by goroutine 18:
-  fyne.io/systray.refresh()
-      /x/menu.go:1
-
-==================
-WARNING: DATA RACE
-Read at 0x00c000076ae8 by goroutine 19:
-  sync/atomic.LoadInt32()
-      /usr/local/go/src/x.go:1
-  github.com/mcpwatchdog/watchdog/tray.(*Tray).loop()
-      /x/systray.go:2
-
-Goroutine 19 (running) created at:
-  fyne.io/systray.Run()
-`
-	ours, upstream := races(log)
-	if len(ours) != 1 || len(upstream) != 1 || !strings.Contains(ours[0], "loop") {
-		t.Fatalf("ours %d upstream %d, want 1 and 1", len(ours), len(upstream))
-	}
-	if o, u := races("clean log"); len(o)+len(u) != 0 {
-		t.Fatalf("races in a clean log: %v %v", o, u)
-	}
 }
