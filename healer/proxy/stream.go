@@ -42,8 +42,9 @@ func (st *stream) notify(methods []string) {
 }
 
 // get forwards the host's GET stream on its session's upstream session.
-// A 404 there is only a hint (some servers answer GET with 404 on a live
-// session): a ping confirms the loss before a new session is opened.
+// A session-lost answer there (404, or the 400 quirk) is only a hint: some
+// servers answer GET with 404 on a live session (the GET-404 hazard), so
+// it never reaches the host as a loss before a ping (a POST) confirms it.
 func (p *Proxy) get(w http.ResponseWriter, r *http.Request) {
 	began := time.Now()
 	s := p.sessionOrPass(w, r)
@@ -61,24 +62,46 @@ func (p *Proxy) get(w http.ResponseWriter, r *http.Request) {
 			p.recovered(s, lost, up, began, "the server had lost the session while the host was away; the proxy opened a new one when the host's event stream reconnected")
 		}
 	}
-	resp, err := p.send(r.Context(), r, nil, up)
-	if err == nil && resp.StatusCode == http.StatusNotFound && p.confirmLost(r.Context(), s, up) {
-		resp.Body.Close()
-		var next string
-		if next, err = p.replace(r.Context(), s, up, r.Header); err == nil {
-			p.recovered(s, up, next, began, "the server had lost the session; the proxy opened a new one when the host's event stream reconnected")
-			resp, err = p.send(r.Context(), r, nil, next)
-		}
-	}
+	a, err := p.getOn(r, s, up, began)
 	if err != nil {
 		badGateway(w, err)
 		return
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
-		p.relay(w, answer{resp: resp}, s.hostID, p.opts.MaxAnswer)
+	if mt, _, _ := mime.ParseMediaType(a.resp.Header.Get("Content-Type")); a.resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
+		p.relay(w, a, s.hostID, p.opts.MaxAnswer)
 		return
 	}
-	p.stream(w, resp, s)
+	p.stream(w, a.resp, s)
+}
+
+// getOn sends the host's GET on up. When the server refuses it as a lost
+// session, the GET goes once more on the session that replaced up: the
+// one a concurrent call opened meanwhile (the GET read up before that
+// call's replace, and must not hand its refusal to the host, which would
+// close: issue 31), or, once a ping has confirmed the loss, a new one.
+// An unconfirmed refusal goes to the host as it came.
+func (p *Proxy) getOn(r *http.Request, s *session, up string, began time.Time) (answer, error) {
+	resp, err := p.send(r.Context(), r, nil, up)
+	if err != nil {
+		return answer{}, err
+	}
+	a, v := p.verdict(resp)
+	if v != mcphttp.Lost {
+		return a, nil
+	}
+	next, _ := p.current(s)
+	if next == up && !p.confirmLost(r.Context(), s, up) {
+		return a, nil
+	}
+	a.resp.Body.Close()
+	if next == up || next == "" {
+		if next, err = p.replace(r.Context(), s, up, r.Header); err != nil {
+			return answer{}, err
+		}
+		p.recovered(s, up, next, began, "the server had lost the session; the proxy opened a new one when the host's event stream reconnected")
+	}
+	resp, err = p.send(r.Context(), r, nil, next)
+	return answer{resp: resp}, err
 }
 
 // confirmLost pings the upstream session: only a POST's answer says a
