@@ -23,7 +23,7 @@ import (
 // its resident set: the figures docs/RELIABILITY.md reports.
 type memNow struct{ heap, rss uint64 }
 
-func measure(t *testing.T) memNow {
+func measure(t testing.TB) memNow {
 	t.Helper()
 	runtime.GC()
 	var ms runtime.MemStats
