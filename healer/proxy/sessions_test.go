@@ -63,7 +63,8 @@ var heldSessions = flag.Int("held-sessions", 10000, "BenchmarkHeldSessions: sess
 // the difference (the server's sessions cost the same in both). The host
 // side keeps only the ids. RSS is the whole process's growth while the
 // proxied ones are held (server included; it runs second, so on memory
-// the first run freed). make bench; -held-sessions to change the count.
+// the first run freed). go test -run '^$' -bench BenchmarkHeldSessions
+// -benchtime=1x ./healer/proxy; -held-sessions to change the count.
 func BenchmarkHeldSessions(b *testing.B) {
 	n := *heldSessions
 	for b.Loop() {
