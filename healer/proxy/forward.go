@@ -86,10 +86,14 @@ func (p *Proxy) send(ctx context.Context, r *http.Request, body []byte, upstream
 		if errors.As(err, &ue) {
 			ue.URL = mask.URL(ue.URL) // it may carry a token
 		}
-		return nil, fmt.Errorf("the server could not be reached: %w", err)
+		return nil, fmt.Errorf("%w: %w", errUnreachable, err)
 	}
 	return resp, nil
 }
+
+// errUnreachable: the request got no answer because no connection to the
+// server carried it (refused, reset, closed before an answer).
+var errUnreachable = errors.New("the server could not be reached")
 
 // answer is an upstream answer the proxy may have read the start of.
 type answer struct {

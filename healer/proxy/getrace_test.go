@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -150,5 +151,105 @@ func checkStream(t *testing.T, stream <-chan opened) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the host's GET stream got no answer")
+	}
+}
+
+// tcpDoor pipes connections to a real server while open; while shut it
+// closes every connection, those already open too (as a server that went
+// down does), and reports each one it turned away.
+type tcpDoor struct {
+	addr    string
+	target  string
+	mu      sync.Mutex
+	shut    bool
+	conns   []net.Conn
+	refused chan struct{}
+}
+
+func startTCPDoor(t *testing.T, target string) *tcpDoor {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &tcpDoor{addr: ln.Addr().String(), target: target, refused: make(chan struct{}, 64)}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			d.take(c, &wg)
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		d.close(true)
+		wg.Wait()
+	})
+	return d
+}
+
+func (d *tcpDoor) take(c net.Conn, wg *sync.WaitGroup) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.shut {
+		c.Close()
+		select {
+		case d.refused <- struct{}{}:
+		default:
+		}
+		return
+	}
+	up, err := net.Dial("tcp", d.target)
+	if err != nil {
+		c.Close()
+		return
+	}
+	d.conns = append(d.conns, c, up)
+	wg.Go(func() { _, _ = io.Copy(up, c); up.Close() })
+	wg.Go(func() { _, _ = io.Copy(c, up); c.Close() })
+}
+
+// close shuts the door (every connection closed, new ones turned away),
+// or opens it again when shut is false.
+func (d *tcpDoor) close(shut bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.shut = shut
+	if shut {
+		for _, c := range d.conns {
+			c.Close()
+		}
+		d.conns = nil
+	}
+}
+
+// The host's GET stream reconnects while its server restarts: the proxy
+// cannot reach the server, and a 502 would close a Go SDK client ("client
+// is closing: standalone SSE stream: Bad Gateway", issue 31, 1 of 9 busy
+// runs). A GET runs nothing, so the proxy tries it again until the server
+// is back, and then heals the session the restart lost.
+func TestGetWaitsOutARestart(t *testing.T) {
+	srv := tsserver.Start(t, tsserver.Options{Mode: tsserver.Quirk})
+	d := startTCPDoor(t, strings.TrimSuffix(strings.TrimPrefix(srv.URL(), "http://"), "/mcp"))
+	px := startProxy(t, proxy.Options{Upstream: "http://" + d.addr + "/mcp"})
+	id := rawSession(t, px.url)
+	d.close(true) // the server goes down...
+	srv.Forget(t) // ...and comes back without its sessions
+	stream := getStream(t, px.url, id)
+	select {
+	case <-d.refused: // the proxy's GET met the server down
+	case <-time.After(30 * time.Second):
+		t.Fatal("the host's GET never tried the server")
+	}
+	d.close(false)
+	checkStream(t, stream)
+	if resp := callCount(t, px.url, id); resp.StatusCode != http.StatusOK {
+		t.Errorf("the call after the restart: %d", resp.StatusCode)
+	}
+	if n := len(px.of(proxy.EvUpstream)); n != 1 {
+		t.Errorf("the proxy opened %d upstream sessions for one restart, want 1", n)
 	}
 }

@@ -81,7 +81,7 @@ func (p *Proxy) get(w http.ResponseWriter, r *http.Request) {
 // close: issue 31), or, once a ping has confirmed the loss, a new one.
 // An unconfirmed refusal goes to the host as it came.
 func (p *Proxy) getOn(r *http.Request, s *session, up string, began time.Time) (answer, error) {
-	resp, err := p.send(r.Context(), r, nil, up)
+	resp, err := p.sendGet(r, up)
 	if err != nil {
 		return answer{}, err
 	}
@@ -100,8 +100,40 @@ func (p *Proxy) getOn(r *http.Request, s *session, up string, began time.Time) (
 		}
 		p.recovered(s, up, next, began, "the server had lost the session; the proxy opened a new one when the host's event stream reconnected")
 	}
-	resp, err = p.send(r.Context(), r, nil, next)
+	resp, err = p.sendGet(r, next)
 	return answer{resp: resp}, err
+}
+
+// getRetryFor bounds how long a host's GET waits for a server it cannot
+// reach; getBackoff is the first pause, doubling to getBackoffMax.
+const (
+	getRetryFor   = time.Minute
+	getBackoff    = 50 * time.Millisecond
+	getBackoffMax = 2 * time.Second
+)
+
+// sendGet sends the host's GET on up. A GET runs nothing on the server, so
+// one that could not reach it (a restart under way) is sent again, backing
+// off, until it does, the host goes away or getRetryFor passes: a Go SDK
+// client closes on a 502 to its stream's reconnect (issue 31), and the
+// stream's reconnect comes while the server restarts.
+func (p *Proxy) sendGet(r *http.Request, up string) (*http.Response, error) {
+	deadline := time.Now().Add(getRetryFor)
+	wait := getBackoff
+	for {
+		resp, err := p.send(r.Context(), r, nil, up)
+		if !errors.Is(err, errUnreachable) || time.Now().Add(wait).After(deadline) {
+			return resp, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-r.Context().Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+		wait = min(2*wait, getBackoffMax)
+	}
 }
 
 // confirmLost pings the upstream session: only a POST's answer says a
