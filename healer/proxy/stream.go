@@ -18,19 +18,37 @@ import (
 // stream is a host's open GET stream. The relay writes the server's events
 // to it whole, and the proxy its own between them.
 type stream struct {
-	mu sync.Mutex
-	w  http.ResponseWriter
-	rc *http.ResponseController
+	mu    sync.Mutex
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	ended bool // the handler is returning: w is no longer ours
 }
 
-// write sends one whole SSE event and flushes it.
+// errStreamEnded: the host's stream ended; nothing more goes on it.
+var errStreamEnded = errors.New("the host's stream has ended")
+
+// write sends one whole SSE event and flushes it, unless the stream ended:
+// another request's goroutine (tellLists after a replace) may hold it
+// after its handler returned, and a ResponseWriter written then races
+// with net/http reusing its buffer for another connection (found by
+// -race under load, issue 31).
 func (st *stream) write(event []byte) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.ended {
+		return errStreamEnded
+	}
 	if _, err := st.w.Write(event); err != nil {
 		return err
 	}
 	return st.rc.Flush()
+}
+
+// end takes the stream from every writer, before its handler returns.
+func (st *stream) end() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.ended = true
 }
 
 // notify sends the proxy's own notifications.
@@ -152,6 +170,7 @@ func (p *Proxy) stream(w http.ResponseWriter, resp *http.Response, s *session) {
 	w.Header().Set(mcphttp.HeaderSessionID, s.hostID)
 	w.WriteHeader(http.StatusOK)
 	st := &stream{w: w, rc: http.NewResponseController(w)}
+	defer st.end()
 	_ = st.rc.Flush()
 	var owed []string
 	p.sessions.with(func() {
