@@ -18,7 +18,7 @@ DEBUGTAGS := -tags watchdogdebug
 # about 1.5 MB less. The macOS tray needs cgo; tests keep it too (-race).
 BUILD_CGO ?= $(if $(filter Darwin,$(shell uname -s)),1,0)
 
-.PHONY: all build deps test vet fuzz bench repro clean soak soak-short pictures
+.PHONY: all build deps test vet fuzz bench repro clean soak soak-short pictures test-long-stream
 
 all: build
 
@@ -60,6 +60,11 @@ soak-short:
 
 soak: deps
 	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 60m -v ./internal/testbed/soak -soak.duration=$(SOAK_LONG) -soak.report=$(CURDIR)/docs/SOAK-LATEST.md $(if $(SOAK_SEED),-soak.seed=$(SOAK_SEED))
+
+# A host's GET stream through the proxy held 30 minutes in real time (make
+# test runs the same test with the proxy's clock moved 30 minutes instead).
+test-long-stream:
+	$(GO) test -race -count=1 -timeout 40m -run '^TestLongHeldStream$$' ./healer/proxy -args -stream-hold=30m
 
 # Each fuzz target for FUZZTIME, one after another, then a summary line per
 # target; fails when any target failed. Crashers land in the package's

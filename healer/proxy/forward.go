@@ -71,7 +71,10 @@ func (p *Proxy) send(ctx context.Context, r *http.Request, body []byte, upstream
 	if upstream != "" {
 		req.Header.Set(mcphttp.HeaderSessionID, upstream)
 	}
-	resp, err := p.hc.Do(req)
+	resp, err := p.doWithin(req, p.opts.AnswerTimeout)
+	if errors.Is(err, errNoAnswer) {
+		return nil, err
+	}
 	if err == nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		resp.Body.Close()
 		// Never followed, and never handed on: the host would follow it
@@ -83,10 +86,14 @@ func (p *Proxy) send(ctx context.Context, r *http.Request, body []byte, upstream
 		if errors.As(err, &ue) {
 			ue.URL = mask.URL(ue.URL) // it may carry a token
 		}
-		return nil, fmt.Errorf("the server could not be reached: %w", err)
+		return nil, fmt.Errorf("%w: %w", errUnreachable, err)
 	}
 	return resp, nil
 }
+
+// errUnreachable: the request got no answer because no connection to the
+// server carried it (refused, reset, closed before an answer).
+var errUnreachable = errors.New("the server could not be reached")
 
 // answer is an upstream answer the proxy may have read the start of.
 type answer struct {
@@ -150,13 +157,21 @@ func rpcError(w http.ResponseWriter, status, code int, msg string) {
 		"error": map[string]any{"code": code, "message": msg}})
 }
 
-// badGateway answers a call the server could not take.
+// badGateway answers a call the server could not take: 504 when it took
+// the call and did not answer in time, 502 otherwise.
 func badGateway(w http.ResponseWriter, err error) {
-	rpcError(w, http.StatusBadGateway, -32603, "watchdog proxy: "+err.Error())
+	status := http.StatusBadGateway
+	if errors.Is(err, errNoAnswer) {
+		status = http.StatusGatewayTimeout
+	}
+	rpcError(w, status, -32603, "watchdog proxy: "+err.Error())
 }
 
 // readBody reads a host's request body, at most max bytes.
 func readBody(r *http.Request, max int64) ([]byte, error) {
+	if r.ContentLength > max { // refused before a byte of it is read
+		return nil, fmt.Errorf("the request is larger than the proxy's limit of %d bytes", max)
+	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, max+1))
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -52,7 +53,7 @@ func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 	id := r.Header.Get(mcphttp.HeaderSessionID)
 	s := p.sessions.get(id)
 	if s == nil && !p.isStateless() && isHostID(id) && !p.sessions.wasEnded(id) {
-		s = p.adopt(id, r.Header)
+		s = p.adopt(r.Context(), id, r.Header)
 	}
 	if s != nil {
 		p.sessions.with(func() { s.last, s.header = p.opts.Now(), r.Header.Clone() })
@@ -74,7 +75,7 @@ func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 // host is served on a new upstream session opened with an initialize of
 // the proxy's own (no client capabilities: the server will not ask this
 // host to sample or elicit). The log says so.
-func (p *Proxy) adopt(id string, h http.Header) *session {
+func (p *Proxy) adopt(ctx context.Context, id string, h http.Header) *session {
 	version := h.Get(mcphttp.HeaderProtocolVersion)
 	if version == "" {
 		version = "2025-06-18"
@@ -82,7 +83,7 @@ func (p *Proxy) adopt(id string, h http.Header) *session {
 	init, _ := json.Marshal(map[string]any{"protocolVersion": version, "capabilities": map[string]any{},
 		"clientInfo": map[string]string{"name": adoptedClient, "version": "1"}})
 	s := &session{hostID: id, init: init, client: adoptedClient, last: p.opts.Now()}
-	p.sessions.add(s)
+	p.letGo(ctx, p.sessions.add(s))
 	p.log.Warn("a host holds a session this proxy no longer knows (its state was lost); serving it on a new session", "session", mask.ID(id))
 	return s
 }
@@ -150,10 +151,11 @@ func (p *Proxy) initialize(w http.ResponseWriter, r *http.Request, body []byte) 
 	init := paramsOf(body)
 	s := &session{hostID: newHostID(), init: init, client: clientName(init), upstream: upstream,
 		protocol: protocol, caps: caps, last: p.opts.Now(), header: r.Header.Clone()}
-	p.sessions.add(s)
+	evicted := p.sessions.add(s)
 	p.opts.Observe(Event{Kind: EvSession, Server: p.opts.Server, Time: s.last, HostSession: s.hostID,
 		Upstream: upstream, Client: s.client, Detail: "a host opened a session through the proxy"})
 	p.relay(w, answer{resp: resp, head: data}, s.hostID, int64(len(data)))
+	p.letGo(r.Context(), evicted) // once the host has its answer
 }
 
 // call forwards a request on the host's session. A session-lost answer is

@@ -19,8 +19,25 @@ const (
 	DefaultMaxRequest = 4 << 20  // a host's request body
 	DefaultMaxAnswer  = 64 << 20 // one POST answer, streamed
 	// DefaultMaxSessions bounds the sessions kept: past it the least
-	// recently used one the host is not using is forgotten.
-	DefaultMaxSessions = 1000
+	// recently used one without a GET stream is let go, upstream with
+	// DELETE. Hosts hold a handful each; an idle one costs the proxy's
+	// heap well under 1 KiB (BenchmarkHeldSessions). The state file is
+	// written whole on every new session: ~3 MiB, tens of ms, at the cap.
+	DefaultMaxSessions = 10000
+	// DefaultAnswerTimeout bounds the wait for a server's answer to begin
+	// (its headers): longer than a slow tool takes, and than most hosts'
+	// own request timeouts (60 s in the TypeScript SDK), so the host gives
+	// up first, which cancels the upstream request.
+	DefaultAnswerTimeout = 10 * time.Minute
+	// DefaultMaxHeader bounds a host's request headers (431 past it);
+	// hosts send a few KiB at most, Authorization included.
+	DefaultMaxHeader = 64 << 10
+	// DefaultHeaderTimeout bounds the wait for a host's request headers.
+	DefaultHeaderTimeout = 10 * time.Second
+	// DefaultMaxPending bounds the connections that have not sent a whole
+	// request yet (slowloris): past it the oldest such one is closed, so
+	// a host's fresh connection always gets in.
+	DefaultMaxPending = 128
 	// Path is where the proxy serves MCP, after its secret (see URL).
 	Path = "/mcp"
 )
@@ -55,6 +72,18 @@ type Options struct {
 	MaxRequest, MaxAnswer int64
 	// MaxSessions caps the sessions kept. 0: DefaultMaxSessions.
 	MaxSessions int
+	// AnswerTimeout bounds the wait for an upstream answer's headers; the
+	// host then gets a 504 and the request is not sent again. 0:
+	// DefaultAnswerTimeout.
+	AnswerTimeout time.Duration
+	// MaxHeader caps a host's request headers in bytes. 0: DefaultMaxHeader.
+	MaxHeader int
+	// HeaderTimeout bounds the wait for a host's request headers. 0:
+	// DefaultHeaderTimeout.
+	HeaderTimeout time.Duration
+	// MaxPending caps the connections that have not sent a whole request
+	// yet. 0: DefaultMaxPending.
+	MaxPending int
 	// Observe receives what the proxy saw (new sessions, recoveries). It
 	// is called from request goroutines and must not block. nil: none.
 	Observe func(Event)
@@ -91,6 +120,10 @@ func New(opts Options) (*Proxy, error) {
 	opts.MaxRequest = positive(opts.MaxRequest, DefaultMaxRequest)
 	opts.MaxAnswer = positive(opts.MaxAnswer, DefaultMaxAnswer)
 	opts.MaxSessions = int(positive(int64(opts.MaxSessions), DefaultMaxSessions))
+	opts.AnswerTimeout = time.Duration(positive(int64(opts.AnswerTimeout), int64(DefaultAnswerTimeout)))
+	opts.HeaderTimeout = time.Duration(positive(int64(opts.HeaderTimeout), int64(DefaultHeaderTimeout)))
+	opts.MaxHeader = int(positive(int64(opts.MaxHeader), DefaultMaxHeader))
+	opts.MaxPending = int(positive(int64(opts.MaxPending), DefaultMaxPending))
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -138,10 +171,15 @@ func CheckListen(addr string) error {
 // connections of the user the process runs as are served (peer.Own):
 // the proxy adds the config's headers to what it forwards.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
+	// No read or write timeout: GET streams and SSE answers last as long
+	// as they do (IdleTimeout counts only between requests). Idle
+	// kept-alive connections of hosts that went away are closed after two
+	// minutes; connections that never finish a request are bounded in
+	// time, header size and number.
 	ln = peer.Own(ln, p.refused)
-	// No write timeout: GET streams and SSE answers last. Idle kept-alive
-	// connections of hosts that went away are closed after two minutes.
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+	pending := newPendingConns(p.opts.MaxPending)
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: p.opts.HeaderTimeout, IdleTimeout: 2 * time.Minute,
+		MaxHeaderBytes: p.opts.MaxHeader, ConnState: pending.track,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	var wg sync.WaitGroup
 	wg.Go(func() { p.tend(ctx) })

@@ -18,19 +18,37 @@ import (
 // stream is a host's open GET stream. The relay writes the server's events
 // to it whole, and the proxy its own between them.
 type stream struct {
-	mu sync.Mutex
-	w  http.ResponseWriter
-	rc *http.ResponseController
+	mu    sync.Mutex
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	ended bool // the handler is returning: w is no longer ours
 }
 
-// write sends one whole SSE event and flushes it.
+// errStreamEnded: the host's stream ended; nothing more goes on it.
+var errStreamEnded = errors.New("the host's stream has ended")
+
+// write sends one whole SSE event and flushes it, unless the stream ended:
+// another request's goroutine (tellLists after a replace) may hold it
+// after its handler returned, and a ResponseWriter written then races
+// with net/http reusing its buffer for another connection (found by
+// -race under load, issue 31).
 func (st *stream) write(event []byte) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.ended {
+		return errStreamEnded
+	}
 	if _, err := st.w.Write(event); err != nil {
 		return err
 	}
 	return st.rc.Flush()
+}
+
+// end takes the stream from every writer, before its handler returns.
+func (st *stream) end() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.ended = true
 }
 
 // notify sends the proxy's own notifications.
@@ -42,8 +60,9 @@ func (st *stream) notify(methods []string) {
 }
 
 // get forwards the host's GET stream on its session's upstream session.
-// A 404 there is only a hint (some servers answer GET with 404 on a live
-// session): a ping confirms the loss before a new session is opened.
+// A session-lost answer there (404, or the 400 quirk) is only a hint: some
+// servers answer GET with 404 on a live session (the GET-404 hazard), so
+// it never reaches the host as a loss before a ping (a POST) confirms it.
 func (p *Proxy) get(w http.ResponseWriter, r *http.Request) {
 	began := time.Now()
 	s := p.sessionOrPass(w, r)
@@ -61,24 +80,78 @@ func (p *Proxy) get(w http.ResponseWriter, r *http.Request) {
 			p.recovered(s, lost, up, began, "the server had lost the session while the host was away; the proxy opened a new one when the host's event stream reconnected")
 		}
 	}
-	resp, err := p.send(r.Context(), r, nil, up)
-	if err == nil && resp.StatusCode == http.StatusNotFound && p.confirmLost(r.Context(), s, up) {
-		resp.Body.Close()
-		var next string
-		if next, err = p.replace(r.Context(), s, up, r.Header); err == nil {
-			p.recovered(s, up, next, began, "the server had lost the session; the proxy opened a new one when the host's event stream reconnected")
-			resp, err = p.send(r.Context(), r, nil, next)
-		}
-	}
+	a, err := p.getOn(r, s, up, began)
 	if err != nil {
 		badGateway(w, err)
 		return
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
-		p.relay(w, answer{resp: resp}, s.hostID, p.opts.MaxAnswer)
+	if mt, _, _ := mime.ParseMediaType(a.resp.Header.Get("Content-Type")); a.resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
+		p.relay(w, a, s.hostID, p.opts.MaxAnswer)
 		return
 	}
-	p.stream(w, resp, s)
+	p.stream(w, a.resp, s)
+}
+
+// getOn sends the host's GET on up. When the server refuses it as a lost
+// session, the GET goes once more on the session that replaced up: the
+// one a concurrent call opened meanwhile (the GET read up before that
+// call's replace, and must not hand its refusal to the host, which would
+// close: issue 31), or, once a ping has confirmed the loss, a new one.
+// An unconfirmed refusal goes to the host as it came.
+func (p *Proxy) getOn(r *http.Request, s *session, up string, began time.Time) (answer, error) {
+	resp, err := p.sendGet(r, up)
+	if err != nil {
+		return answer{}, err
+	}
+	a, v := p.verdict(resp)
+	if v != mcphttp.Lost {
+		return a, nil
+	}
+	next, _ := p.current(s)
+	if next == up && !p.confirmLost(r.Context(), s, up) {
+		return a, nil
+	}
+	a.resp.Body.Close()
+	if next == up || next == "" {
+		if next, err = p.replace(r.Context(), s, up, r.Header); err != nil {
+			return answer{}, err
+		}
+		p.recovered(s, up, next, began, "the server had lost the session; the proxy opened a new one when the host's event stream reconnected")
+	}
+	resp, err = p.sendGet(r, next)
+	return answer{resp: resp}, err
+}
+
+// getRetryFor bounds how long a host's GET waits for a server it cannot
+// reach; getBackoff is the first pause, doubling to getBackoffMax.
+const (
+	getRetryFor   = time.Minute
+	getBackoff    = 50 * time.Millisecond
+	getBackoffMax = 2 * time.Second
+)
+
+// sendGet sends the host's GET on up. A GET runs nothing on the server, so
+// one that could not reach it (a restart under way) is sent again, backing
+// off, until it does, the host goes away or getRetryFor passes: a Go SDK
+// client closes on a 502 to its stream's reconnect (issue 31), and the
+// stream's reconnect comes while the server restarts.
+func (p *Proxy) sendGet(r *http.Request, up string) (*http.Response, error) {
+	deadline := time.Now().Add(getRetryFor)
+	wait := getBackoff
+	for {
+		resp, err := p.send(r.Context(), r, nil, up)
+		if !errors.Is(err, errUnreachable) || time.Now().Add(wait).After(deadline) {
+			return resp, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-r.Context().Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+		wait = min(2*wait, getBackoffMax)
+	}
 }
 
 // confirmLost pings the upstream session: only a POST's answer says a
@@ -97,6 +170,7 @@ func (p *Proxy) stream(w http.ResponseWriter, resp *http.Response, s *session) {
 	w.Header().Set(mcphttp.HeaderSessionID, s.hostID)
 	w.WriteHeader(http.StatusOK)
 	st := &stream{w: w, rc: http.NewResponseController(w)}
+	defer st.end()
 	_ = st.rc.Flush()
 	var owed []string
 	p.sessions.with(func() {

@@ -143,18 +143,22 @@ func (t *table) get(id string) *session {
 	return t.byID[id]
 }
 
-// add keeps s, forgetting the least recently used idle session when full.
-func (t *table) add(s *session) {
+// add keeps s. When full, it drops the least recently used session that
+// holds no GET stream and returns it (nil when none was dropped): the
+// caller lets its upstream session go. The scan is O(sessions), once per
+// new session past the cap.
+func (t *table) add(s *session) (evicted *session) {
 	t.mu.Lock()
 	if len(t.byID) >= t.max {
-		t.evictLocked()
+		evicted = t.evictLocked()
 	}
 	t.byID[s.hostID] = s
 	t.mu.Unlock()
 	t.save()
+	return evicted
 }
 
-func (t *table) evictLocked() {
+func (t *table) evictLocked() *session {
 	var oldest *session
 	for _, s := range t.byID {
 		if len(s.streams) == 0 && (oldest == nil || s.last.Before(oldest.last)) {
@@ -164,6 +168,7 @@ func (t *table) evictLocked() {
 	if oldest != nil {
 		delete(t.byID, oldest.hostID)
 	}
+	return oldest
 }
 
 // end forgets the session a host ended.

@@ -2,9 +2,11 @@ package proxy
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 )
 
@@ -140,6 +142,31 @@ func (p *Proxy) release(ctx context.Context, s *session, up string) {
 	p.opts.Observe(Event{Kind: EvReleased, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		OldUpstream: up, Client: s.client, Detail: "the host sent nothing for longer than the server's idle timeout; its upstream session was ended"})
 }
+
+// letGo ends the upstream session of a host session the table dropped to
+// make room (s nil: none was). The host, should it come back, is adopted
+// on a new upstream session. The DELETE outlives the request that made
+// room (its host may hang up once answered), within evictTimeout.
+func (p *Proxy) letGo(ctx context.Context, s *session) {
+	if s == nil {
+		return
+	}
+	up, _ := p.current(s)
+	p.opts.Observe(Event{Kind: EvReleased, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+		OldUpstream: up, Client: s.client, Detail: fmt.Sprintf("the proxy keeps at most %d sessions; the least recently used one was ended to make room", p.opts.MaxSessions)})
+	if up == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), evictTimeout)
+	defer cancel()
+	_, protocol := p.headerAndProtocol(s)
+	if _, err := p.pingClient(s).DeleteVersion(ctx, up, protocol); err != nil {
+		p.log.Warn("cannot end the upstream session of a session dropped to make room; the server's idle timeout will", "session", mask.ID(up), "err", err)
+	}
+}
+
+// evictTimeout bounds the DELETE of a session dropped to make room.
+const evictTimeout = 10 * time.Second
 
 func (p *Proxy) headerAndProtocol(s *session) (h http.Header, protocol string) {
 	p.sessions.with(func() { h, protocol = s.header, s.protocol })

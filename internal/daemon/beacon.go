@@ -71,6 +71,11 @@ func (d *daemon) applyBeacons(ctx context.Context, u beacon.Update) {
 // beacon (a killed host's, not yet swept) never speaks for the host.
 func (d *daemon) hostBeacon(clients []beacon.Client) (beacon.Client, bool) {
 	pid, _, running := d.model.HostProcess()
+	return pickHostBeacon(clients, pid, running)
+}
+
+// pickHostBeacon is hostBeacon for a host process known (running) as pid.
+func pickHostBeacon(clients []beacon.Client, pid int32, running bool) (beacon.Client, bool) {
 	var best beacon.Client
 	found := false
 	for _, c := range clients {

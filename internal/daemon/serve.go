@@ -123,7 +123,7 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 	d.pinger = pinger
 	d.live = healer.NewLiveness(pinger.Servers(), d.now())
 	defer pinger.Wait()
-	d.pingHeldAtStart(ctx)
+	handover := d.warmThroughStart(ctx)
 	recs, err := journal.ReadTail(stateDir, restoreWindow)
 	if err != nil {
 		opts.Logger.Warn("cannot read the journal back; open incidents are forgotten", "err", err)
@@ -133,6 +133,7 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 	d.reopen(back, saved)
 	warnings = append(warnings, unreportedOutage(saved, recs, d.now())...)
 	warnings = append(warnings, d.heal.warnings...)
+	handover()
 	return d.serve(ctx, cancel, back.forNotifier(recs), back.resume, warnings)
 }
 

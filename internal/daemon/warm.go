@@ -34,34 +34,74 @@ func (d *daemon) newPinger(ctx context.Context) (*healer.Pinger, []health.Event)
 	return healer.NewPinger(clients, func(sig health.Signal) { d.signal(ctx, sig) }), warnings
 }
 
-// pingHeldAtStart pings each session a live patched client's beacon names
-// on a keep-warm server, before the start does anything slow: reading the
-// journal back takes seconds on a long one under load, and a session whose
-// ping fell due while the daemon restarted would expire meanwhile (soak
-// run 12). The beacon's writer is checked alive, so no dead host's session
-// is kept alive. The answer reaches the model, as every ping's does, once
-// the loop runs; the loop's own schedule counts this ping.
-func (d *daemon) pingHeldAtStart(ctx context.Context) {
+// warmThroughStart keeps the sessions a live patched client's beacon names
+// on a keep-warm server warm while the start does its slow work, until the
+// returned handover is called (before the loop starts; from then on d.warm
+// is the loop's alone). Reading the journal back takes seconds on a long
+// one under load: one ping at the start (soak run 12) bought a session one
+// idle period, and a 4 MiB read on a busy machine outlasted a 3 s server's
+// (issue 31). So they are pinged at once and again every half idle timeout,
+// the loop's own pace. Each round reads the beacons again, so a host that
+// died meanwhile is not kept alive. The answers reach the model, as every
+// ping's do, once the loop runs; the loop's own schedule counts the pings.
+func (d *daemon) warmThroughStart(ctx context.Context) (handover func()) {
+	// The model is the start's meanwhile: what it knows of the host is
+	// read once, here.
+	pid, _, running := d.model.HostProcess()
+	host := func(clients []beacon.Client) (beacon.Client, bool) { return pickHostBeacon(clients, pid, running) }
+	every := d.pingHeld(ctx, host)
+	if every <= 0 {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTimer(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if every = d.pingHeld(ctx, host); every <= 0 {
+				return
+			}
+			t.Reset(every)
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// pingHeld pings the held sessions that are due and says when to look
+// again: half the shortest idle timeout among them, 0 when none is held.
+func (d *daemon) pingHeld(ctx context.Context, host func([]beacon.Client) (beacon.Client, bool)) time.Duration {
 	dir := d.beaconDir()
 	if dir == "" {
-		return
+		return 0
 	}
 	clients, err := beacon.Read(ctx, beacon.Options{Dir: dir, Logger: d.log})
-	c, ok := d.hostBeacon(clients)
+	c, ok := host(clients)
 	if err != nil || !ok {
-		return
+		return 0
 	}
 	held, now := d.heldOf(c), d.now()
+	var every time.Duration
 	for _, s := range d.cfg.Servers {
 		h := held[s.Name]
 		if !d.warmOn[s.Name] || !h.Connected || h.Session == "" || s.IdleTimeout.Duration <= 0 {
 			continue
+		}
+		if half := s.IdleTimeout.Duration / 2; every == 0 || half < every {
+			every = half
 		}
 		t := health.WarmTarget{Server: s.Name, SessionID: h.Session, Timeout: s.IdleTimeout.Duration}
 		if len(d.warm.Due([]health.WarmTarget{t}, now, true)) > 0 && !d.pinger.KeepWarm(ctx, t) {
 			d.warm.Unsent(s.Name)
 		}
 	}
+	return every
 }
 
 // keepWarm pings the host's sessions that are due and says when to look

@@ -1,0 +1,51 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+// errNoAnswer: the server took a request and sent no answer (not even its
+// headers) within Options.AnswerTimeout.
+var errNoAnswer = errors.New("the server did not answer in time")
+
+// doWithin sends req, cancelling it when no answer's headers come within
+// d. Only the wait for the headers is bounded: an answer that streams (SSE,
+// a GET stream) lasts as long as it does. The request is sent once, and a
+// request the server never answered is not sent again: whether it ran is
+// unknown.
+func (p *Proxy) doWithin(req *http.Request, d time.Duration) (*http.Response, error) {
+	ctx, cancel := context.WithCancelCause(req.Context())
+	timer := time.AfterFunc(d, func() { cancel(errNoAnswer) })
+	resp, err := p.hc.Do(req.WithContext(ctx))
+	if !timer.Stop() {
+		// Fired: the answer, if one came at this very instant, is cut anyway.
+		if err == nil {
+			resp.Body.Close()
+		}
+		cancel(nil)
+		return nil, fmt.Errorf("%w: nothing came within %s; the request was sent once and is not sent again", errNoAnswer, d)
+	}
+	if err != nil {
+		cancel(nil)
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: func() { cancel(nil) }}
+	return resp, nil
+}
+
+// cancelOnClose releases an answer's context with its body.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel func()
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
