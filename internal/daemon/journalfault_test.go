@@ -105,6 +105,17 @@ func (r faultRig) faultOff(t *testing.T) {
 	}
 }
 
+// afterAll is the barrier for "nothing more came": a reconnect line
+// appended to the host log after everything the test wrote there, and its
+// n-th `recovered`. The follower reads a file in order and the loop
+// journals in order, so a second take of an earlier line would be in the
+// journal before it.
+func (r faultRig) afterAll(t *testing.T, n int) {
+	t.Helper()
+	daemontest.AppendLine(t, r.hostLog, faultReconnectLine)
+	daemontest.WaitEvent(t, r.state, "recovered", n, 15*time.Second)
+}
+
 // appendLoss writes the loss line and returns where it ends.
 func (r faultRig) appendLoss(t *testing.T) int64 {
 	t.Helper()
@@ -224,7 +235,7 @@ func TestUnjournaledLossIsReplayedAfterARestart(t *testing.T) {
 
 			p = startDaemonProc(t, r.cfg, r.state)
 			daemontest.WaitEvent(t, r.state, "session_lost", 1, 10*time.Second)
-			time.Sleep(ackSettle)
+			r.afterAll(t, 1)
 			lost := daemontest.Journal(t, r.state, "session_lost")
 			if len(lost) != 1 || lost[0]["log_offset"] != float64(lossEnd) {
 				t.Fatalf("after the restart: %v, want the loss line (ending at %d) once", lost, lossEnd)
@@ -267,7 +278,7 @@ func TestOutageWarnedOfOnceAcrossAKill(t *testing.T) {
 
 	p = startDaemonProc(t, r.cfg, r.state)
 	daemontest.WaitEvent(t, r.state, "started", 2, 10*time.Second)
-	time.Sleep(ackSettle)
+	r.afterAll(t, 1)
 	if w := outageWarnings(t, r.state); len(w) != 1 || strings.Contains(w[0], "until the watchdog stopped") {
 		t.Fatalf("one outage, ended and warned of, then a kill -9: warnings %q; want the one the outage's end wrote", w)
 	}
@@ -292,7 +303,8 @@ func TestUnjournaledStoreChangeIsJudgedAgain(t *testing.T) {
 		_, sessions := daemontest.ServerState(status(t, r.state), "mem")
 		return len(sessions) == 0
 	})
-	time.Sleep(ackSettle)
+	// No wait: status is answered by the loop after it applied the store,
+	// and a journal write that fails, fails there and then.
 	ends := []string{"session_ended", "session_expired", "session_lost"}
 	if evs := daemontest.Journal(t, r.state, ends...); len(evs) != 0 {
 		t.Fatalf("journaled while every write fails: %v", evs)
@@ -304,7 +316,13 @@ func TestUnjournaledStoreChangeIsJudgedAgain(t *testing.T) {
 	daemontest.WaitFor(t, 10*time.Second, "the session's end", func() bool {
 		return len(daemontest.Journal(t, r.state, ends...)) > 0
 	})
-	time.Sleep(ackSettle)
+	// The barrier: a change of the store after the restart's, journaled in
+	// its turn, so anything the restart judged twice would be in before it.
+	news := len(daemontest.Journal(t, r.state, "session_new"))
+	r.writeStore(t, "barrier-0123456789abcdef")
+	daemontest.WaitFor(t, 10*time.Second, "the barrier session's session_new", func() bool {
+		return len(daemontest.Journal(t, r.state, "session_new")) > news
+	})
 	if evs := daemontest.Journal(t, r.state, ends...); len(evs) != 1 {
 		t.Fatalf("after the restart: %v, want the session's end once", evs)
 	}
