@@ -138,20 +138,37 @@ func TestGetNeverMeetsAReplacedSession(t *testing.T) {
 // checkStream waits for the host's GET answer: an event stream.
 func checkStream(t *testing.T, stream <-chan opened) {
 	t.Helper()
+	streamAnswer(t, stream).Body.Close()
+}
+
+// keepStream is checkStream with the stream left open until the test ends:
+// the host holds it.
+func keepStream(t *testing.T, stream <-chan opened) {
+	t.Helper()
+	resp := streamAnswer(t, stream)
+	t.Cleanup(func() { resp.Body.Close() })
+}
+
+// streamAnswer waits for the answer to the host's GET and fails unless it
+// opened an event stream.
+func streamAnswer(t *testing.T, stream <-chan opened) *http.Response {
+	t.Helper()
 	select {
 	case o := <-stream:
 		if o.err != nil {
 			t.Fatalf("the host's GET stream: %v", o.err)
 		}
-		defer o.resp.Body.Close()
 		mt, _, _ := mime.ParseMediaType(o.resp.Header.Get("Content-Type"))
 		if o.resp.StatusCode != http.StatusOK || mt != "text/event-stream" {
 			body, _ := io.ReadAll(io.LimitReader(o.resp.Body, 512))
+			o.resp.Body.Close()
 			t.Fatalf("the host's GET stream was answered %d %s %q; want 200 text/event-stream", o.resp.StatusCode, mt, body)
 		}
+		return o.resp
 	case <-time.After(30 * time.Second):
 		t.Fatal("the host's GET stream got no answer")
 	}
+	return nil
 }
 
 // tcpDoor pipes connections to a real server while open; while shut it

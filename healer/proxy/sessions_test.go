@@ -20,9 +20,9 @@ func TestSessionCapLetsTheOldestIdleOneGo(t *testing.T) {
 	srv := startServer(t, demoserver.Options{})
 	px := startProxy(t, proxy.Options{Upstream: srv.URL(), MaxSessions: 3})
 	streaming := rawSession(t, px.url)
-	checkStream(t, getStream(t, px.url, streaming))
+	keepStream(t, getStream(t, px.url, streaming))
 	oldest := rawSession(t, px.url)
-	oldestUp := newest(t, srv, nil)
+	oldestUp := upstreamOf(t, px, oldest)
 	third := rawSession(t, px.url)
 	rawSession(t, px.url) // the fourth: one must go
 	waitFor(t, "the DELETE of the oldest idle session", func() bool {
@@ -43,15 +43,17 @@ func TestSessionCapLetsTheOldestIdleOneGo(t *testing.T) {
 	}
 }
 
-// newest is the server's session that is not in before.
-func newest(t *testing.T, srv *demoserver.Server, before []string) string {
+// upstreamOf is the upstream session the proxy opened for host session
+// id, as its own event says: the server's list is ordered by a creation
+// time the server takes on its own, not by the proxy's order.
+func upstreamOf(t *testing.T, px *running, id string) string {
 	t.Helper()
-	for _, id := range srv.SessionIDs() {
-		if !slices.Contains(before, id) {
-			return id
+	for _, ev := range px.of(proxy.EvSession) {
+		if ev.HostSession == id && ev.Upstream != "" {
+			return ev.Upstream
 		}
 	}
-	t.Fatal("the server holds no new session")
+	t.Fatalf("no session event names the upstream of host session %s", id)
 	return ""
 }
 

@@ -166,12 +166,12 @@ func (p *Proxy) confirmLost(ctx context.Context, s *session, up string) bool {
 // time, with any notifications the proxy owes the host first.
 func (p *Proxy) stream(w http.ResponseWriter, resp *http.Response, s *session) {
 	defer resp.Body.Close()
-	copyHeaders(w.Header(), resp.Header)
-	w.Header().Set(mcphttp.HeaderSessionID, s.hostID)
-	w.WriteHeader(http.StatusOK)
 	st := &stream{w: w, rc: http.NewResponseController(w)}
 	defer st.end()
-	_ = st.rc.Flush()
+	// Registered before the host hears 200, so the session cap never lets
+	// go of a session whose host holds a stream; st.mu keeps any other
+	// writer out until the headers are written.
+	st.mu.Lock()
 	var owed []string
 	p.sessions.with(func() {
 		s.streams = append(s.streams, st)
@@ -181,6 +181,11 @@ func (p *Proxy) stream(w http.ResponseWriter, resp *http.Response, s *session) {
 		s.streams = slices.DeleteFunc(s.streams, func(x *stream) bool { return x == st })
 		s.last = p.opts.Now() // the host was here until now
 	})
+	copyHeaders(w.Header(), resp.Header)
+	w.Header().Set(mcphttp.HeaderSessionID, s.hostID)
+	w.WriteHeader(http.StatusOK)
+	_ = st.rc.Flush()
+	st.mu.Unlock()
 	st.notify(owed)
 	br := bufio.NewReader(resp.Body)
 	for {
