@@ -1,7 +1,6 @@
 package daemon_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 // spoils; good is the store's valid content.
 type badInputs struct {
 	cfg, state, store, binLog, good string
+	lastActivity                    string // the good store's, as written
 }
 
 func newBadInputs(t *testing.T) badInputs {
@@ -34,8 +34,11 @@ func newBadInputs(t *testing.T) badInputs {
 	b := badInputs{state: filepath.Join(dir, "state"), store: filepath.Join(dir, "store", "mcp-sessions.json"),
 		binLog: filepath.Join(dir, "bin.log")}
 	os.MkdirAll(filepath.Dir(b.store), 0o700)
+	// Ten minutes idle of the hour: a later write can show it was read
+	// by a drop in idle time.
+	b.lastActivity = time.Now().Add(-10 * time.Minute).UTC().Format(time.RFC3339Nano)
 	b.good = fmt.Sprintf(`{"sessions":[{"id":"0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b","client_name":%q,"last_activity":%q}]}`,
-		daemontest.HostClient(), time.Now().UTC().Format(time.RFC3339Nano))
+		daemontest.HostClient(), b.lastActivity)
 	if err := os.WriteFile(b.store, []byte(b.good), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +96,9 @@ func TestBadInputsKeepTheDaemonRunning(t *testing.T) {
 	if err := os.WriteFile(b.binLog, junk, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// The store comes back unchanged: no expiry, no loss, no new session.
-	if err := os.WriteFile(b.store, []byte(b.good), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	<-ctx.Done()
+	// The store comes back, its session used meanwhile: no expiry, no
+	// loss, no new session.
+	b.goodBack(t)
 	if evs := daemontest.Journal(t, b.state, "session_expired", "session_lost", "session_new", "session_ended"); len(evs) != 0 {
 		t.Fatalf("bad input caused false alarms: %v", evs)
 	}
@@ -129,11 +128,7 @@ func TestOversizeStoreWarnsOnce(t *testing.T) {
 			waitWarning(t, b.state, "the oversize store's warning", "over the")
 		}
 	}
-	time.Sleep(2 * time.Second) // the second write is read and refused too
-	if err := os.WriteFile(b.store, []byte(b.good), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2 * time.Second)
+	b.goodBack(t)
 	n := 0
 	for _, ev := range daemontest.Journal(t, b.state, "warning") {
 		if strings.Contains(ev.Str("detail"), "over the") {
@@ -152,4 +147,27 @@ func TestOversizeStoreWarnsOnce(t *testing.T) {
 	if _, sessions := daemontest.ServerState(status(t, b.state), "mem"); len(sessions) != 1 {
 		t.Fatalf("sessions after the episode: %v, want the one from before", sessions)
 	}
+}
+
+// goodBack writes the good store again with its session just active and
+// waits until the status shows its idle time drop: the barrier. The store
+// is read in order, so whatever the writes before it caused is in the
+// journal by then.
+func (b badInputs) goodBack(t *testing.T) {
+	t.Helper()
+	back := strings.Replace(b.good, b.lastActivity, time.Now().UTC().Format(time.RFC3339Nano), 1)
+	if err := os.WriteFile(b.store, []byte(back), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	daemontest.WaitFor(t, 10*time.Second, "the good store's activity in the status", func() bool {
+		_, sessions := daemontest.ServerState(status(t, b.state), "mem")
+		return len(sessions) == 1 && idleOf(sessions[0]) < 60
+	})
+}
+
+// idleOf is a status session's idle_seconds.
+func idleOf(session any) float64 {
+	m, _ := session.(map[string]any)
+	idle, _ := m["idle_seconds"].(float64)
+	return idle
 }

@@ -26,9 +26,6 @@ type faultRig struct {
 const (
 	faultLossLine      = "ERROR [mcp mem] Streamable HTTP error: Error POSTing to endpoint: Session not found"
 	faultReconnectLine = "INFO [mcp mem] Reconnected to MCP server"
-	// ackSettle outlasts the follower's checkpoint period (1 s): an ack
-	// given would be on disk by then.
-	ackSettle = 1500 * time.Millisecond
 )
 
 func newFaultRig(t *testing.T) faultRig {
@@ -124,21 +121,39 @@ func (r faultRig) appendLoss(t *testing.T) int64 {
 }
 
 // unjournaledLoss: the daemon has seen the loss (its status says lost),
-// yet the journal does not have it and its log position stays
-// unacknowledged.
-func (r faultRig) unjournaledLoss(t *testing.T, lossEnd int64) {
+// yet the journal does not have it. No wait past the status: it is
+// answered by the loop after it applied the line, and a journal write
+// that fails, fails there and then. That its log position stayed
+// unacknowledged is shown where it counts: a restart reads the line again
+// (TestUnjournaledLossIsReplayedAfterARestart), and the held acks come
+// only after the journal (TestJournalWriteFailureHoldsEverything).
+func (r faultRig) unjournaledLoss(t *testing.T) {
 	t.Helper()
 	daemontest.WaitFor(t, 10*time.Second, "the status to say lost", func() bool {
 		state, _ := daemontest.ServerState(status(t, r.state), "mem")
 		return state == "lost"
 	})
-	time.Sleep(ackSettle)
 	if evs := daemontest.Journal(t, r.state, "session_lost"); len(evs) != 0 {
 		t.Fatalf("session_lost journaled while every write fails: %v", evs)
 	}
-	if acked := daemontest.Acked(t, r.state, r.hostLog); acked >= lossEnd {
-		t.Fatalf("the loss line (ending at %d) was acknowledged (%d) but never journaled", lossEnd, acked)
+}
+
+// storeBarrier adds a session of another client to the store beside the
+// host's and waits until the status shows it: the loop took in an item
+// that came after whatever the test wrote before (store changes keep
+// coming in while the journal holds events).
+func (r faultRig) storeBarrier(t *testing.T) {
+	t.Helper()
+	body := fmt.Sprintf(`{"sessions":[{"id":"0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b","client_name":%q,"last_activity":%q},`+
+		`{"id":"barrier-0123456789abcdef","client_name":"other","last_activity":%q}]}`,
+		daemontest.HostClient(), time.Now().UTC().Format(time.RFC3339Nano), time.Now().UTC().Format(time.RFC3339Nano))
+	if err := os.WriteFile(r.store, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
 	}
+	daemontest.WaitFor(t, 10*time.Second, "the status to show the barrier session", func() bool {
+		_, sessions := daemontest.ServerState(status(t, r.state), "mem")
+		return len(sessions) == 2
+	})
 }
 
 func kinds(evs []daemontest.Event) []string {
@@ -161,13 +176,17 @@ func TestJournalWriteFailureHoldsEverything(t *testing.T) {
 	r.faultOn(t)
 	before := len(daemontest.Journal(t, r.state))
 	lossEnd := r.appendLoss(t)
-	r.unjournaledLoss(t, lossEnd)
-	// The reconnect line waits behind the loss: taken in, it would heal.
+	r.unjournaledLoss(t)
+	// The reconnect line waits behind the loss: taken in, it would heal
+	// (and its recovered would be journaled before the outage's warning).
 	daemontest.AppendLine(t, r.hostLog, faultReconnectLine)
 	end := daemontest.Size(t, r.hostLog)
-	time.Sleep(ackSettle)
+	r.storeBarrier(t)
 	if state, _ := daemontest.ServerState(status(t, r.state), "mem"); state != "lost" {
 		t.Fatalf("status %q: a line after the unjournaled loss was taken in", state)
+	}
+	if acked := daemontest.Acked(t, r.state, r.hostLog); acked >= lossEnd {
+		t.Fatalf("the loss line (ending at %d) was acknowledged (%d) but never journaled", lossEnd, acked)
 	}
 	r.faultOff(t)
 	rec := daemontest.WaitEvent(t, r.state, "recovered", 1, 15*time.Second)
@@ -229,7 +248,7 @@ func TestUnjournaledLossIsReplayedAfterARestart(t *testing.T) {
 			p := r.startProc(t)
 			r.faultOn(t)
 			lossEnd := r.appendLoss(t)
-			r.unjournaledLoss(t, lossEnd)
+			r.unjournaledLoss(t)
 			c.end(t, p)
 			r.faultOff(t)
 
@@ -270,8 +289,8 @@ func TestOutageWarnedOfOnceAcrossAKill(t *testing.T) {
 	r := newFaultRig(t)
 	p := r.startProc(t)
 	r.faultOn(t)
-	lossEnd := r.appendLoss(t)
-	r.unjournaledLoss(t, lossEnd)
+	r.appendLoss(t)
+	r.unjournaledLoss(t)
 	r.faultOff(t)
 	daemontest.WaitEvent(t, r.state, "session_lost", 1, 10*time.Second)
 	p.Kill()
@@ -376,8 +395,8 @@ func TestNoBubbleBeforeItsEventIsJournaled(t *testing.T) {
 	var shown shownTitles
 	d := startDaemonOpts(t, r.cfg, r.state, daemon.Options{JournalFaultFile: r.fault, Send: shown.send})
 	r.faultOn(t)
-	lossEnd := r.appendLoss(t)
-	r.unjournaledLoss(t, lossEnd)
+	r.appendLoss(t)
+	r.unjournaledLoss(t)
 	if got := shown.all(); len(got) != 0 {
 		t.Fatalf("shown while the loss is not journaled: %q", got)
 	}
