@@ -34,7 +34,7 @@ func (p *Pinger) KeepWarm(ctx context.Context, t health.WarmTarget) bool {
 		resp, err := c.Ping(ctx, t.SessionID, "")
 		cl := mcphttp.Classify(resp, err)
 		return health.Signal{Kind: health.SigKeepWarm, Server: t.Server, Session: t.SessionID,
-			Outcome: Outcome(cl.Verdict), Took: resp.Took, Detail: cl.Reason}
+			Outcome: Outcome(cl.Verdict), Took: resp.Took, Detail: cl.Reason, NamedBy: t.NamedBy}
 	})
 }
 

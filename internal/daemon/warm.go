@@ -96,7 +96,7 @@ func (d *daemon) pingHeld(ctx context.Context, host func([]beacon.Client) (beaco
 		if half := s.IdleTimeout.Duration / 2; every == 0 || half < every {
 			every = half
 		}
-		t := health.WarmTarget{Server: s.Name, SessionID: h.Session, Timeout: s.IdleTimeout.Duration}
+		t := health.WarmTarget{Server: s.Name, SessionID: h.Session, Timeout: s.IdleTimeout.Duration, NamedBy: health.SourceBeacon}
 		if len(d.warm.Due([]health.WarmTarget{t}, now, true)) > 0 && !d.pinger.KeepWarm(ctx, t) {
 			d.warm.Unsent(s.Name)
 		}

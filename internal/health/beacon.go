@@ -133,8 +133,9 @@ func (m *Model) source(s *server) IdentitySource {
 }
 
 // sourced marks the events about the host's session with where the model
-// knew that session from.
-func (m *Model) sourced(evs []Event) {
+// knew that session from, or, for a ping whose sender named the session,
+// where the sender had it.
+func (m *Model) sourced(evs []Event, sig Signal) {
 	for i := range evs {
 		ev := &evs[i]
 		s, ok := m.servers[ev.Server]
@@ -142,6 +143,9 @@ func (m *Model) sourced(evs []Event) {
 			continue
 		}
 		ev.Source = m.source(s)
+		if sig.NamedBy != "" && ev.Server == sig.Server && s.cfg.ProxyURL == "" {
+			ev.Source = sig.NamedBy
+		}
 	}
 }
 

@@ -245,3 +245,28 @@ func TestAnotherProcessBeaconDoesNotSpeakForTheHost(t *testing.T) {
 		t.Fatalf("the new host's beacon: targets %+v", got)
 	}
 }
+
+// A ping whose sender took the session from the beacon (the start's, before
+// the model has read any beacon) is journaled as the beacon's, not as the
+// model's inference of the moment; the model's own targets keep its word.
+func TestPingNamedByItsSender(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name    string
+		namedBy IdentitySource
+		want    IdentitySource
+	}{
+		{"the start's ping, from the beacon", SourceBeacon, SourceBeacon},
+		{"the model's own target", "", SourceInferred},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newTestModel(time.Hour)
+			held := sess("held-session-0001", hostClient, t0, t0)
+			m.Apply(snap(held), t0)
+			evs := m.Apply(Signal{Kind: SigKeepWarm, Server: srv, Session: held.ID, Outcome: OutcomeAlive, NamedBy: tt.namedBy}, t0.Add(time.Second))
+			if len(evs) != 1 || evs[0].Kind != EvKeepWarm || evs[0].Source != tt.want {
+				t.Fatalf("events %+v; want one keep_warm from %q", evs, tt.want)
+			}
+		})
+	}
+}

@@ -27,6 +27,10 @@ type WarmTarget struct {
 	Idle          time.Duration
 	Timeout       time.Duration
 	ActivityKnown bool // Idle is measured, not guessed from when we first saw it
+	// NamedBy: who named the session, when the pinger took it from there
+	// itself (the start's pings, from the beacon, before the model has
+	// read it); "": the model's targets, judged by its own word.
+	NamedBy IdentitySource
 }
 
 // WarmTargets lists the sessions worth keeping warm now. Sessions of other

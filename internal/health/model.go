@@ -133,7 +133,7 @@ func (m *Model) Apply(sig Signal, now time.Time) []Event {
 	for i := range evs {
 		evs[i] = withSource(evs[i], sig)
 	}
-	m.sourced(evs)
+	m.sourced(evs, sig)
 	return evs
 }
 
@@ -212,7 +212,7 @@ func (m *Model) Tick(now time.Time) []Event {
 	for _, name := range m.order {
 		evs = append(evs, m.tickServer(m.servers[name], now)...)
 	}
-	m.sourced(evs)
+	m.sourced(evs, Signal{})
 	return evs
 }
 

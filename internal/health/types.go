@@ -120,6 +120,10 @@ type Signal struct {
 	// NewSession (Took: the host's call across it) or could not open one.
 	ProxyHealed bool
 	NewSession  string
+	// NamedBy (SigKeepWarm): who named the pinged session, when the ping
+	// was not the model's own target (WarmTarget.NamedBy); the events it
+	// causes say so rather than what the model knows when it arrives.
+	NamedBy IdentitySource
 }
 
 // Held is what a live patched client's beacon says of one server.
