@@ -98,6 +98,8 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Event) {
 	switch ev.Kind {
 	case proxy.EvSession, proxy.EvUpstream:
 		d.proxyOpened(ctx, ev.Server, ev.Upstream)
+	case proxy.EvReleased:
+		d.toDirectEntries(ctx, ev.Server, health.Signal{Kind: health.SigProxyReleased, Session: ev.OldUpstream})
 	case proxy.EvRecovered, proxy.EvRecoverFailed:
 		d.signal(ctx, health.Signal{Kind: health.SigProxy, Server: ev.Server, Session: ev.OldUpstream, NewSession: ev.Upstream,
 			ProxyHealed: ev.Kind == proxy.EvRecovered, Took: ev.Took, Detail: ev.Detail})
@@ -112,13 +114,20 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Event) {
 // upstream is the proxy's session: it carries its host's client name, and
 // such an entry would take it for its own host's.
 func (d *daemon) proxyOpened(ctx context.Context, proxied, upstream string) {
+	d.toDirectEntries(ctx, proxied, health.Signal{Kind: health.SigProxyUpstream, Session: upstream})
+}
+
+// toDirectEntries sends sig, about an upstream session of the proxied
+// entry, to every direct entry of the same URL.
+func (d *daemon) toDirectEntries(ctx context.Context, proxied string, sig health.Signal) {
 	p, ok := d.server(proxied)
-	if upstream == "" || !ok {
+	if sig.Session == "" || !ok {
 		return
 	}
 	for _, s := range d.cfg.Servers {
 		if s.ProxyListen == "" && sameURL(s.URL, p.URL) {
-			d.signal(ctx, health.Signal{Kind: health.SigProxyUpstream, Server: s.Name, Session: upstream})
+			sig.Server = s.Name
+			d.signal(ctx, sig)
 		}
 	}
 }

@@ -77,6 +77,10 @@ type server struct {
 	// its hosts, and when it said so. They are the proxy's, whatever
 	// client name they carry.
 	viaProxy map[string]time.Time
+	// releasedByProxy: those of them the proxy ended itself (its host
+	// idle past the timeout, or the cap), and when it said so: their end
+	// is the proxy's DELETE, not an expiry.
+	releasedByProxy map[string]time.Time
 }
 
 type session struct {
@@ -119,7 +123,7 @@ func (in *incident) differs(id string, created time.Time) bool {
 func New(cfg Config) *Model {
 	m := &Model{cfg: cfg, servers: make(map[string]*server, len(cfg.Servers))}
 	for _, sc := range cfg.Servers {
-		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}, viaProxy: map[string]time.Time{}}
+		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}, viaProxy: map[string]time.Time{}, releasedByProxy: map[string]time.Time{}}
 		m.order = append(m.order, sc.Name)
 	}
 	return m
@@ -191,6 +195,8 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 		return s.proxied(sig, now)
 	case SigProxyUpstream:
 		s.proxyOpened(sig.Session, now)
+	case SigProxyReleased:
+		s.proxyReleased(sig.Session, now)
 	}
 	return nil
 }

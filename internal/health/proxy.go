@@ -48,6 +48,36 @@ func (s *server) proxyOpened(id string, now time.Time) {
 	delete(s.viaProxy, oldest)
 }
 
+// proxyReleased records a session a proxy of this server ends itself.
+func (s *server) proxyReleased(id string, now time.Time) {
+	if id == "" {
+		return
+	}
+	s.releasedByProxy[id] = now
+	if len(s.releasedByProxy) <= goneMemory {
+		return
+	}
+	oldest, at := "", now
+	for other, t := range s.releasedByProxy {
+		if !t.After(at) {
+			oldest, at = other, t
+		}
+	}
+	delete(s.releasedByProxy, oldest)
+}
+
+// releasedEvent is the end of a session the proxy said it ended itself:
+// the server's own idle timeout did not end it, whatever its idle time.
+func (s *server) releasedEvent(sess *session, idle time.Duration, now time.Time) (Event, bool) {
+	if _, ok := s.releasedByProxy[sess.id]; !ok {
+		return Event{}, false
+	}
+	delete(s.releasedByProxy, sess.id)
+	return Event{Time: now, Kind: EvSessionEnded, Server: s.cfg.Name, Session: sess.id, Client: sess.client,
+		Idle:   idle.Truncate(time.Second),
+		Detail: fmt.Sprintf("session of %s on %s ended after %s idle: the watchdog's proxy ended it for its host", clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second))}, true
+}
+
 // viaProxySession: a proxy of the same server said it opened id.
 func (s *server) viaProxySession(id string) bool {
 	_, ok := s.viaProxy[id] // proxyOpened never records ""

@@ -2,6 +2,7 @@ package health
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -110,5 +111,38 @@ func TestStorelessDirectEntryBesideAProxy(t *testing.T) {
 	}
 	if _, ok := m.servers["mem"].viaProxy["up-2"]; ok {
 		t.Fatal("the oldest is still remembered past the bound")
+	}
+}
+
+// A session the proxy ended itself with DELETE (its host idle past the
+// timeout) leaves the store after more than the timeout idle: it ended,
+// by the proxy, and was not expired by the server (soak: session_expired
+// for a session the truth says was deleted). One the proxy did not end
+// still expires.
+func TestSessionTheProxyReleasedIsNotAnExpiry(t *testing.T) {
+	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name     string
+		released bool
+		want     EventKind
+	}{
+		{"released by the proxy", true, EvSessionEnded},
+		{"left to the server", false, EvSessionExpired},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New(Config{HostName: "DSH", ClientName: "dsh-mcp-client", Servers: []ServerConfig{
+				{Name: "mem", URL: "http://127.0.0.1:1/mcp", IdleTimeout: 2 * time.Second}}})
+			m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: "up-1"}, now)
+			m.Apply(Signal{Kind: SigStoreSnapshot, Server: "mem", Sessions: []StoreSession{
+				{ID: "up-1", Client: "unpatched-agent", LastActivity: now, Created: now}}}, now)
+			gone := now.Add(3 * time.Second)
+			if tt.released {
+				m.Apply(Signal{Kind: SigProxyReleased, Server: "mem", Session: "up-1"}, gone.Add(-time.Millisecond))
+			}
+			evs := m.Apply(Signal{Kind: SigStoreSnapshot, Server: "mem"}, gone)
+			if got := kinds(evs); !slices.Equal(got, []EventKind{tt.want}) {
+				t.Fatalf("events %v (%+v); want %s", got, evs, tt.want)
+			}
+		})
 	}
 }

@@ -129,6 +129,9 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 	if s.endedByRestart(sess) {
 		return m.endedByRestart(s, sess, wasCurrent, idle, now)
 	}
+	if ev, ok := s.releasedEvent(sess, idle, now); ok {
+		return []Event{ev}
+	}
 	var evs []Event
 	switch {
 	case s.expiredAt(idle):

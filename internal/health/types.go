@@ -54,6 +54,7 @@ const (
 	SigSessionClosed                              // the server's log says it ended a session, and why (EndReason)
 	SigProxy                                      // the watchdog's proxy healed (or could not heal) a loss: ProxyHealed
 	SigProxyUpstream                              // a proxy of the same server opened Session upstream: not this entry's host's
+	SigProxyReleased                              // a proxy of the same server ends Session upstream itself (DELETE)
 )
 
 // EndReason is why a server says it ended a session.
