@@ -149,10 +149,12 @@ func (r *Report) falseAlarms(in Input, all []*session) {
 		if k != health.EvSessionExpired || s.reason == "idle" {
 			continue
 		}
-		r.ExpiredNotIdle++
+		what := fmt.Sprintf("%s at %s: %s", describe(s), fmtTime(seen.At), seen.Rec.Detail)
 		if s.reason == "killed" {
-			r.KilledAsExpired = append(r.KilledAsExpired, fmt.Sprintf("%s: %s", describe(s), seen.Rec.Detail))
+			r.KilledAsExpired = append(r.KilledAsExpired, what)
+			continue
 		}
+		r.ExpiredNotIdle = append(r.ExpiredNotIdle, what)
 	}
 }
 

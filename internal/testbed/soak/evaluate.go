@@ -34,19 +34,22 @@ const (
 
 // Report is the soak's figures; Problems lists what broke a promise.
 type Report struct {
-	Sessions       int
-	Ended          int            // by the servers, all reasons
-	EndedBy        map[string]int // reason → count
-	Unseeable      int            // lived < minVisible while the watchdog ran
-	AtTheEnd       int            // ended undetected within DetectWithin of the daemon's final stop
-	Detected       int
-	Missed         []string
-	Late           []string
-	LatencyP50     time.Duration
-	LatencyP99     time.Duration
-	LatencyMax     time.Duration
-	FalseAlarms    []string
-	ExpiredNotIdle int // session_expired for a session a kill ended (right that it ended, wrong why)
+	Sessions    int
+	Ended       int            // by the servers, all reasons
+	EndedBy     map[string]int // reason → count
+	Unseeable   int            // lived < minVisible while the watchdog ran
+	AtTheEnd    int            // ended undetected within DetectWithin of the daemon's final stop
+	Detected    int
+	Missed      []string
+	Late        []string
+	LatencyP50  time.Duration
+	LatencyP99  time.Duration
+	LatencyMax  time.Duration
+	FalseAlarms []string
+	// ExpiredNotIdle: session_expired for a session the server ended for
+	// a reason other than idleness or a kill (right that it ended, wrong
+	// why).
+	ExpiredNotIdle []string
 	// KilledAsExpired: session_expired ("expired after idle") for a
 	// session the truth says a server kill ended: a wrong word.
 	KilledAsExpired []string
@@ -119,6 +122,8 @@ func (r *Report) problems() {
 	r.add(len(r.Late) > 0, "%d detected later than %s: %v", len(r.Late), DetectWithin, r.Late)
 	r.list(r.FalseAlarms, "false session_lost/session_expired")
 	r.list(r.KilledAsExpired, "sessions ended by a server kill journaled as idle expiry")
+	r.list(r.ExpiredNotIdle, "session_expired for sessions that ended for another reason than idleness")
+	r.list(r.Identity.InferredWhileBeacon, "host sessions inferred while the host's live beacon named them")
 	r.add(len(r.NotGenuine) > 0, "%d recovered of %d not genuine: %v", len(r.NotGenuine), r.Genuine+len(r.NotGenuine), r.NotGenuine)
 	r.outcomeProblems()
 	r.notifyProblems()

@@ -44,7 +44,7 @@ func (r Report) detectionRows(t *table) {
 func (r Report) wordRows(t *table) {
 	t.row("false session_lost / session_expired", len(r.FalseAlarms))
 	t.row("killed sessions journaled as idle expiry (session_expired)", len(r.KilledAsExpired))
-	t.row("session_expired for a session that did not end idle (any reason)", r.ExpiredNotIdle)
+	t.row("session_expired for a session that did not end idle (any reason)", len(r.KilledAsExpired)+len(r.ExpiredNotIdle))
 	t.row("recovered / genuine (the host's new session, alive on the server, not the lost one)",
 		fmt.Sprintf("%d / %d", r.Genuine+len(r.NotGenuine), r.Genuine))
 }
