@@ -4,6 +4,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
@@ -15,6 +16,12 @@ import (
 type pendingNote struct {
 	msg   Message
 	shown bool
+	// recovery: the recovery folded into this loss while it was not yet
+	// known to be shown (msg became "since recovered"). Its loss and its
+	// recovery are journaled in one go, before the loss's notified record:
+	// should that record say the loss went out as it was, the recovery
+	// is still owed.
+	recovery *pendingNote
 }
 
 // undelivered finds what earlier runs decided to say but, killed between
@@ -109,8 +116,9 @@ func (b *noteBook) note(n *pendingNote, took time.Duration) {
 			return
 		}
 		// Held for a summary a kill cut off, then recovered: still
-		// untold, now as a loss that has since recovered.
-		last.msg = healedLoss(last.msg, took)
+		// untold, now as a loss that has since recovered, unless a
+		// notified record after it says it went out before the recovery.
+		last.msg, last.recovery = healedLoss(last.msg, took), n
 	}
 }
 
@@ -120,14 +128,23 @@ func (b *noteBook) markShown(r journal.Record) {
 	set := map[string]map[string][]*pendingNote{AboutLost: b.lost, AboutRecovered: b.recovered,
 		AboutLostSummary: b.lost, AboutRecoveredSummary: b.recovered}[r.About]
 	servers := []string{r.Server}
+	title, _ := r.Extra["title"].(string)
 	if r.About == AboutLostSummary || r.About == AboutRecoveredSummary {
-		title, _ := r.Extra["title"].(string)
 		_, servers, _ = ParseSummary(title)
 	}
 	for _, server := range servers {
-		if i := slices.IndexFunc(set[server], func(p *pendingNote) bool { return !p.shown }); i >= 0 {
-			set[server][i].shown = true
+		i := slices.IndexFunc(set[server], func(p *pendingNote) bool { return !p.shown })
+		if i < 0 {
+			continue
 		}
+		p := set[server][i]
+		p.shown = true
+		if p.recovery != nil && r.About == AboutLost && !strings.HasSuffix(title, HealedLossSuffix) {
+			// The loss went out as a loss: its recovery is news yet.
+			b.recovered[server] = append(b.recovered[server], p.recovery)
+			b.lost[server] = slices.Delete(b.lost[server], i, i+1)
+		}
+		p.recovery = nil
 	}
 }
 

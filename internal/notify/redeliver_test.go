@@ -30,11 +30,21 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 	shown := func(s int, about string) journal.Record {
 		return journal.Record{Time: at(s), Kind: health.EvNotified, Server: "mem", About: about}
 	}
+	shownAs := func(s int, about, title string) journal.Record {
+		r := shown(s, about)
+		r.Extra = map[string]any{"title": title}
+		return r
+	}
 	tests := []struct {
 		name string
 		recs []journal.Record
 		want []string
 	}{
+		{"a loss and its recovery journaled at once, the loss shown as a loss: the recovery is owed (soak)",
+			[]journal.Record{started(0), lostRec(1), recRec(1), shownAs(1, AboutLost, "mem: session lost — the watchdog is healing it")},
+			[]string{"mem recovered in 2s"}},
+		{"a loss and its recovery journaled at once, shown as recovered: nothing owed",
+			[]journal.Record{started(0), lostRec(1), recRec(1), shownAs(1, AboutLost, "mem"+HealedLossSuffix)}, nil},
 		{"loss never shown, still open", []journal.Record{started(0), lostRec(1)},
 			[]string{"mem: session lost — the watchdog is healing it"}},
 		{"loss shown, still open", []journal.Record{started(0), lostRec(1), shown(1, AboutLost)}, nil},
