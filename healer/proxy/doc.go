@@ -27,6 +27,20 @@
 // them. Keep-warm pings at half the idle timeout, and sessions of a host
 // that is gone are let go upstream with DELETE.
 //
+// The host's GET stream is a hint, never a verdict: a GET answered 404 or
+// with the 400 quirk may come from a server that refuses GET on a live
+// session (the GET-404 hazard), so a ping (a POST) must confirm the loss
+// before the session is replaced, and the host's stream is then opened on
+// the new upstream session, never on one already replaced. A GET that
+// cannot reach the server waits for it rather than failing the host.
+//
+// Bounds against hostile or broken peers on loopback: at most MaxPending
+// connections waiting for their headers (the oldest closed first), 64 KiB
+// of headers (431), MaxRequest of body (413, refused unread), MaxSessions
+// host sessions (the least recently used one without a stream is let go
+// with DELETE), and an AnswerTimeout after which a call that got no
+// answer is answered 504, once, unretried.
+//
 // A 2026-07-28 server has no session to keep: its traffic passes as it
 // is, and a legacy session header a host sends it is dropped and counted.
 package proxy
