@@ -75,9 +75,10 @@ const healActGrace = 5 * time.Second
 // newHeld handles a new session the client holds while an incident is
 // open: it recovers the incident when the server is known to have the
 // session (its store lists it); otherwise the session must first answer a
-// ping (Verify).
+// ping (Verify). One known only from the last run's saved state must
+// answer too: it may have ended while the daemon was down.
 func (m *Model) newHeld(s *server, id string, now time.Time) []Event {
-	if _, known := s.sessions[id]; known {
+	if sess, known := s.sessions[id]; known && !sess.restored {
 		return s.recover(now, "the host's client holds a new session the server knows", id)
 	}
 	s.incident.candidate = id

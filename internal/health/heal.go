@@ -63,7 +63,7 @@ func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
 	switch sig.Outcome {
 	case OutcomeAlive:
 		if sess != nil {
-			sess.lastActivity, sess.knownActive, sess.atRisk = now, true, false
+			sess.lastActivity, sess.knownActive, sess.atRisk, sess.restored = now, true, false, false
 		}
 		if s.incident != nil && s.incident.candidate == sig.Session {
 			return s.recover(now, "the host's client holds a new session that answers", sig.Session)

@@ -45,7 +45,7 @@ func (m *Model) recoverOnHostUp(now time.Time) []Event {
 		if s.incident == nil {
 			continue
 		}
-		if cur := m.currentSession(s); cur != nil && s.incident.differs(cur.id, cur.created) {
+		if cur := m.currentSession(s); cur != nil && !cur.restored && s.incident.differs(cur.id, cur.created) {
 			evs = append(evs, s.recover(now, hostOpenedNew, cur.id)...)
 		}
 	}

@@ -90,6 +90,10 @@ type session struct {
 	knownActive  bool      // lastActivity came from the store or a ping of ours
 	atRisk       bool
 	restartSeen  int // the server restarts (server.restarts) this session was seen to survive
+	// restored: known only from the last run's saved state, not yet seen
+	// in this run's store nor answering a ping: it may have ended while
+	// the daemon was down, so it proves no recovery.
+	restored bool
 }
 
 // incident is an open loss on a server: its host session is gone and not yet

@@ -19,6 +19,9 @@ func (m *Model) storeSnapshot(s *server, sig Signal, now time.Time) []Event {
 		seen[st.ID] = true
 		if sess, ok := s.sessions[st.ID]; ok {
 			sess.update(st)
+			if !sig.ServerGone {
+				sess.restored = false // seen alive in this run
+			}
 			continue
 		}
 		if ended, ok := s.gone[st.ID]; ok && now.Sub(ended) < storeLag {

@@ -49,6 +49,8 @@ func (m *Model) RestoreTracked(serverName string, sessions []StoreSession, now t
 		if st.LastActivity.After(now) {
 			st.LastActivity = now // saved before the clock was set back
 		}
-		s.sessions[st.ID] = newSession(st, now)
+		sess := newSession(st, now)
+		sess.restored = true
+		s.sessions[st.ID] = sess
 	}
 }

@@ -163,3 +163,37 @@ func TestRestoreTrackedClampsFutureActivity(t *testing.T) {
 		t.Fatalf("warm targets %+v, want host-1 idle 2s", got)
 	}
 }
+
+// A restarted daemon with an incident open, and the new session the host
+// opened for it known only from the last run's saved state: the beacon
+// naming it is no proof it is alive now (it may have expired while the
+// daemon was down; soak: a recovered naming a session dead at the claim).
+// It must be seen in this run's store, or answer a ping, first.
+func TestRestoredSessionIsNoProofOfRecovery(t *testing.T) {
+	lost, next := "host-lost-0001", "host-next-0002"
+	since := t0.Add(-5 * time.Second)
+	start := func() *Model {
+		m := newTestModel(time.Minute)
+		m.RestoreIncident(srv, lost, since)
+		m.RestoreTracked(srv, []StoreSession{sess(next, hostClient, t0.Add(-4*time.Second), t0.Add(-4*time.Second))}, t0)
+		return m
+	}
+	held := beaconSig(map[string]Held{srv: {Session: next, Connected: true, Since: t0.Add(-4 * time.Second)}})
+
+	m := start()
+	if evs := m.Apply(held, t0); slices.Contains(kinds(evs), EvRecovered) {
+		t.Fatalf("recovered on the saved state's word alone: %+v", evs)
+	}
+	if got := m.Verify(t0); len(got) != 1 || got[0].SessionID != next {
+		t.Fatalf("verify targets %+v, want the held session pinged", got)
+	}
+	if evs := m.Apply(Signal{Kind: SigKeepWarm, Server: srv, Session: next, Outcome: OutcomeAlive}, t0.Add(time.Second)); !slices.Contains(kinds(evs), EvRecovered) {
+		t.Fatalf("the held session answered, events %+v; want recovered", evs)
+	}
+
+	m = start()
+	m.Apply(snap(sess(next, hostClient, t0.Add(-4*time.Second), t0)), t0) // this run's store shows it
+	if evs := m.Apply(held, t0.Add(time.Second)); !slices.Contains(kinds(evs), EvRecovered) {
+		t.Fatalf("the store of this run shows the held session, events %+v; want recovered", evs)
+	}
+}
