@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -238,14 +239,14 @@ func TestKeepWarmAndRelease(t *testing.T) {
 		id := rawSession(t, px.url)
 		up := srv.SessionIDs()[0]
 		waitFor(t, "the release", func() bool { return len(px.of(proxy.EvReleased)) == 1 })
-		var reason demoserver.Reason
+		// Told before the DELETE goes: the server's record is the barrier.
+		waitFor(t, "the released session's end", func() bool {
+			return slices.ContainsFunc(srv.Ended(), func(e demoserver.EndedSession) bool { return e.ID == up })
+		})
 		for _, e := range srv.Ended() {
-			if e.ID == up {
-				reason = e.Reason
+			if e.ID == up && e.Reason != demoserver.ReasonDeleted {
+				t.Errorf("the released session ended with %q, want deleted", e.Reason)
 			}
-		}
-		if reason != demoserver.ReasonDeleted {
-			t.Errorf("the released session ended with %q, want deleted", reason)
 		}
 		if resp := callCount(t, px.url, id); resp.StatusCode != http.StatusOK {
 			t.Errorf("the call after the release: %d", resp.StatusCode)

@@ -130,19 +130,21 @@ func (p *Proxy) keepWarm(ctx context.Context, s *session, up string) {
 
 // release ends the upstream session of a host that is gone. Its session
 // here stays: if the host comes back, its next call opens a new one.
-// It is told before the DELETE goes, so that whoever watches the server's
-// store knows the session's end for the proxy's before the store shows it.
+// The session is unmapped first (a call from now on opens a new one, never
+// meets the one being ended), then the release is told, then the DELETE
+// goes: whoever watches the server's store knows the end for the proxy's
+// before the store shows it.
 func (p *Proxy) release(ctx context.Context, s *session, up string) {
-	p.opts.Observe(Event{Kind: EvReleased, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
-		OldUpstream: up, Client: s.client, Detail: "the host sent nothing for longer than the server's idle timeout; its upstream session is ended"})
-	_, protocol := p.headerAndProtocol(s)
-	_, _ = p.pingClient(s).DeleteVersion(ctx, up, protocol)
 	p.sessions.with(func() {
 		if s.upstream == up {
 			s.upstream = ""
 		}
 	})
 	p.sessions.save()
+	p.opts.Observe(Event{Kind: EvReleased, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+		OldUpstream: up, Client: s.client, Detail: "the host sent nothing for longer than the server's idle timeout; its upstream session is ended"})
+	_, protocol := p.headerAndProtocol(s)
+	_, _ = p.pingClient(s).DeleteVersion(ctx, up, protocol)
 }
 
 // letGo ends the upstream session of a host session the table dropped to
