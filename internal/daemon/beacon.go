@@ -66,6 +66,23 @@ func (d *daemon) applyBeacons(ctx context.Context, u beacon.Update) {
 	}
 }
 
+// firstBeacons gives the model the live beacons before the loop starts
+// (and before any source does): the loop's first keep-warm pass or
+// judgement of a restored session must take the host's word, not a guess
+// of the moment (soak: keep_warm records "inferred" in a start's first
+// second, the beacon watcher's first update still queued).
+func (d *daemon) firstBeacons(ctx context.Context) {
+	dir := d.beaconDir()
+	if dir == "" {
+		return
+	}
+	clients, err := beacon.Read(ctx, beacon.Options{Dir: dir, Logger: d.log})
+	if err != nil || len(clients) == 0 {
+		return // the watcher reports what it finds
+	}
+	d.applyBeacons(ctx, beacon.Update{Clients: clients})
+}
+
 // hostBeacon is the beacon of the running host process; while the process
 // watcher has found none, the freshest. Once it has, another process's
 // beacon (a killed host's, not yet swept) never speaks for the host.

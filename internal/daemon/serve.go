@@ -145,6 +145,7 @@ func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, recs []jo
 	d.startNotifier(ctx, &wg, recs)
 	d.emit([]health.Event{d.startedEvent()})
 	d.emit(warnings)
+	d.firstBeacons(ctx)
 	loopDone := make(chan struct{})
 	go func() { defer close(loopDone); d.loop(ctx) }()
 	if err := d.startSources(ctx, &wg, resume); err != nil {

@@ -38,6 +38,11 @@ func TestRestartPingsTheBeaconsSessionBeforeReadingTheJournal(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond) // half the idle timeout is left, as in run 12
 
 	startDaemonOpts(t, cfg, state, daemon.Options{Home: home})
+	// The model took the beacon before the loop started: ready, it
+	// already judges the host's session by the host's word.
+	if src := serverSource(status(t, state), "mem"); src != "beacon" {
+		t.Errorf("status at readiness says the host's session is known from %q; the beacon was there to read", src)
+	}
 	time.Sleep(3 * time.Second) // past the session's expiry, had nothing pinged it
 	for _, e := range srv.Ended() {
 		if e.ID == cs.ID() {
@@ -123,4 +128,16 @@ func writeBeacon(t *testing.T, home string, pid int, url, session string) {
 	if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.json", pid)), b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// serverSource is a status server's "source".
+func serverSource(st map[string]any, name string) string {
+	servers, _ := st["servers"].([]any)
+	for _, s := range servers {
+		if m, _ := s.(map[string]any); m["name"] == name {
+			src, _ := m["source"].(string)
+			return src
+		}
+	}
+	return ""
 }
