@@ -3,9 +3,11 @@ package proxy_test
 import (
 	"flag"
 	"net/http"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
@@ -106,4 +108,22 @@ func heldCost(b *testing.B, n int, proxied bool) struct{ heap, rss float64 } {
 	out.heap, out.rss = float64(after.heap)-float64(before.heap), float64(after.rss)-float64(before.rss)
 	runtime.KeepAlive(ids)
 	return out
+}
+
+// The upstream sessions the proxy ended itself are in its state file
+// before the DELETE goes, so a daemon killed right after still tells the
+// next one whose end it was (soak: a restarted daemon journaled such a
+// session's end as an idle expiry).
+func TestReleasedSessionsOutliveTheProxy(t *testing.T) {
+	srv := startServer(t, demoserver.Options{IdleTimeout: time.Minute})
+	state := filepath.Join(t.TempDir(), "proxy.json")
+	px := startProxy(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: 200 * time.Millisecond, KeepWarm: true, StateFile: state})
+	rawSession(t, px.url)
+	waitFor(t, "the release", func() bool { return len(px.of(proxy.EvReleased)) == 1 })
+	up := px.of(proxy.EvReleased)[0].OldUpstream
+	px.stop()
+	again := startProxy(t, proxy.Options{Upstream: srv.URL(), StateFile: state})
+	if got := again.Released(); !slices.Equal(got, []string{up}) {
+		t.Fatalf("released after a restart: %v, want [%s]", got, up)
+	}
 }

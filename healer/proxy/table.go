@@ -73,9 +73,14 @@ type table struct {
 	// ended are the ids hosts ended with DELETE, most recent last (at most
 	// max): never adopted again.
 	ended []string
-	path  string
-	max   int
-	log   *slog.Logger
+	// released are the upstream sessions the proxy ended itself, most
+	// recent last (at most maxReleased), kept in the state file: a daemon
+	// killed right after a release still tells the next one whose end it
+	// was.
+	released []string
+	path     string
+	max      int
+	log      *slog.Logger
 }
 
 // stateFile is the state file's shape. Full ids: the file is 0600, like
@@ -83,6 +88,7 @@ type table struct {
 type stateFile struct {
 	Version  int           `json:"version"`
 	Sessions []stateRecord `json:"sessions"`
+	Released []string      `json:"released,omitempty"`
 }
 
 type stateRecord struct {
@@ -119,6 +125,10 @@ func loadTable(path string, max int, log *slog.Logger) (*table, error) {
 			return nil, fmt.Errorf("proxy state %s: %w; and it cannot be set aside: %w (remove it by hand)", path, err, rerr)
 		}
 		return t, nil
+	}
+	t.released = st.Released
+	if n := len(t.released); n > maxReleased {
+		t.released = t.released[n-maxReleased:]
 	}
 	for _, r := range st.Sessions {
 		if r.Host == "" || len(r.Init) == 0 {
@@ -167,8 +177,31 @@ func (t *table) evictLocked() *session {
 	}
 	if oldest != nil {
 		delete(t.byID, oldest.hostID)
+		t.releasedLocked(oldest.upstream)
 	}
 	return oldest
+}
+
+// maxReleased bounds the released upstream ids the state file keeps.
+const maxReleased = 64
+
+// releasedLocked notes up as ended by the proxy itself (t.mu held).
+func (t *table) releasedLocked(up string) {
+	if up == "" {
+		return
+	}
+	t.released = append(t.released, up)
+	if len(t.released) > maxReleased {
+		t.released = t.released[1:]
+	}
+}
+
+// Released lists the upstream sessions the proxy ended itself, oldest
+// first, this run's and the last runs' (see table.released).
+func (p *Proxy) Released() []string {
+	p.sessions.mu.Lock()
+	defer p.sessions.mu.Unlock()
+	return slices.Clone(p.sessions.released)
 }
 
 // end forgets the session a host ended.
@@ -216,7 +249,7 @@ func (t *table) save() {
 		return
 	}
 	t.mu.Lock()
-	st := stateFile{Version: stateVersion}
+	st := stateFile{Version: stateVersion, Released: slices.Clone(t.released)}
 	for _, s := range t.byID {
 		st.Sessions = append(st.Sessions, stateRecord{Host: s.hostID, Upstream: s.upstream, Init: s.init,
 			Protocol: s.protocol, Lists: s.caps, Last: s.last})

@@ -139,8 +139,9 @@ func (p *Proxy) release(ctx context.Context, s *session, up string) {
 		if s.upstream == up {
 			s.upstream = ""
 		}
+		p.sessions.releasedLocked(up)
 	})
-	p.sessions.save()
+	p.sessions.save() // before the DELETE: a kill right after it still knows
 	p.opts.Observe(Event{Kind: EvReleased, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		OldUpstream: up, Client: s.client, Detail: "the host sent nothing for longer than the server's idle timeout; its upstream session is ended"})
 	_, protocol := p.headerAndProtocol(s)

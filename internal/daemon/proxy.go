@@ -65,6 +65,9 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 		for _, v := range p.Sessions() { // kept across the restart
 			d.proxyOpened(ctx, s.Name, v.Upstream)
 		}
+		for _, up := range p.Released() { // ended by the proxy, maybe in a run killed since
+			d.toDirectEntries(ctx, s.Name, health.Signal{Kind: health.SigProxyReleased, Session: up})
+		}
 		goRun(wg, func() {
 			if err := p.Serve(ctx, ln); err != nil {
 				d.log.Warn("the proxy stopped", "server", s.Name, "err", err)
