@@ -1,5 +1,5 @@
 // Package config reads, checks and expands the watchdog's TOML config file
-// (the format is in /work/shared/CONTRACT.md, "Config file (TOML)").
+// (the format is in README.md, "Config").
 //
 // # Defaults
 //

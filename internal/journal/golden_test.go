@@ -12,7 +12,8 @@ import (
 
 // goldenFile holds the journal lines the watchdog wrote for goldenEvents
 // before event kinds and fields were typed. The journal is a contract
-// (CONTRACT.md): a change to these bytes is a change to the contract.
+// (README.md, "Journal and status"): a change to these bytes is a change
+// to the contract.
 const goldenFile = "testdata/golden.jsonl"
 
 // TestEncodeMatchesGolden drives the health model through every event it
