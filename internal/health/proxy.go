@@ -32,38 +32,31 @@ const proxyRemember = 1024
 // proxyOpened records a session a proxy opened on this server for one of
 // its hosts.
 func (s *server) proxyOpened(id string, now time.Time) {
-	if id == "" {
-		return
-	}
-	s.viaProxy[id] = now
-	if len(s.viaProxy) <= proxyRemember {
-		return
-	}
-	oldest, at := "", now
-	for other, t := range s.viaProxy {
-		if !t.After(at) {
-			oldest, at = other, t
-		}
-	}
-	delete(s.viaProxy, oldest)
+	noteBounded(s.viaProxy, id, now, proxyRemember)
 }
 
 // proxyReleased records a session a proxy of this server ends itself.
 func (s *server) proxyReleased(id string, now time.Time) {
+	noteBounded(s.releasedByProxy, id, now, goneMemory)
+}
+
+// noteBounded records id at now in m ("" is never recorded), dropping the
+// oldest entry once m holds more than limit.
+func noteBounded(m map[string]time.Time, id string, now time.Time, limit int) {
 	if id == "" {
 		return
 	}
-	s.releasedByProxy[id] = now
-	if len(s.releasedByProxy) <= goneMemory {
+	m[id] = now
+	if len(m) <= limit {
 		return
 	}
 	oldest, at := "", now
-	for other, t := range s.releasedByProxy {
+	for other, t := range m {
 		if !t.After(at) {
 			oldest, at = other, t
 		}
 	}
-	delete(s.releasedByProxy, oldest)
+	delete(m, oldest)
 }
 
 // releasedEvent is the end of a session the proxy said it ended itself:
