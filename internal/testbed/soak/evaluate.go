@@ -112,21 +112,6 @@ func (r *Report) add(cond bool, format string, args ...any) {
 	}
 }
 
-// Unjudged lists the figures the soak prints with each case but does not
-// yet fail on (issue 31: the remaining cases are a restarted daemon's first
-// moments, and a proxy's release told by a daemon killed right after).
-func (r *Report) Unjudged() []string {
-	var out []string
-	add := func(found []string, what string) {
-		if len(found) > 0 {
-			out = append(out, fmt.Sprintf("%d %s: %v", len(found), what, found))
-		}
-	}
-	add(r.ExpiredNotIdle, "session_expired for sessions that ended for another reason than idleness")
-	add(r.Identity.InferredWhileBeacon, "host sessions inferred while the host's live beacon named them")
-	return out
-}
-
 // list adds a problem naming each of found, if any: "<n> <what>: [...]".
 func (r *Report) list(found []string, what string) {
 	r.add(len(found) > 0, "%d %s: %v", len(found), what, found)
@@ -137,6 +122,8 @@ func (r *Report) problems() {
 	r.add(len(r.Late) > 0, "%d detected later than %s: %v", len(r.Late), DetectWithin, r.Late)
 	r.list(r.FalseAlarms, "false session_lost/session_expired")
 	r.list(r.KilledAsExpired, "sessions ended by a server kill journaled as idle expiry")
+	r.list(r.ExpiredNotIdle, "session_expired for sessions that ended for another reason than idleness")
+	r.list(r.Identity.InferredWhileBeacon, "host sessions inferred while the host's live beacon named them")
 	r.add(len(r.NotGenuine) > 0, "%d recovered of %d not genuine: %v", len(r.NotGenuine), r.Genuine+len(r.NotGenuine), r.NotGenuine)
 	r.outcomeProblems()
 	r.notifyProblems()

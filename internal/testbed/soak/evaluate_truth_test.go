@@ -123,6 +123,19 @@ func TestEvaluateKilledSessionsAreNotIdleExpiries(t *testing.T) {
 	}
 }
 
+// A session the proxy ended itself (DELETE) and journaled as an idle
+// expiry names the wrong cause: a problem, as a kill named so is.
+func TestEvaluateDeletedSessionsAreNotIdleExpiries(t *testing.T) {
+	in := base()
+	in.Events[2].Reason = "deleted"
+	in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{})}
+	r := Evaluate(in)
+	checkProblems(t, r, "ended for another reason than idleness")
+	if len(r.ExpiredNotIdle) != 1 || len(r.KilledAsExpired) != 0 {
+		t.Fatalf("expired not idle %v, killed as expired %v", r.ExpiredNotIdle, r.KilledAsExpired)
+	}
+}
+
 // Long: a table of cases, one per identity source and beacon state.
 func TestEvaluateIdentitySource(t *testing.T) {
 	atRisk := func(ms int, id string, source ...string) Seen {
@@ -150,10 +163,11 @@ func TestEvaluateIdentitySource(t *testing.T) {
 			in.Beacons = tt.beacons
 			in.Journal = append([]Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{})}, tt.journal...)
 			r := Evaluate(in)
-			checkProblems(t, r, "") // a figure, listed (Unjudged), not yet a promise
-			if got := len(r.Unjudged()); got != min(tt.flagged, 1) {
-				t.Fatalf("unjudged %v; want the flagged case listed", r.Unjudged())
+			want := ""
+			if tt.flagged > 0 {
+				want = "inferred while the host's live beacon named them"
 			}
+			checkProblems(t, r, want)
 			id := r.Identity
 			if id.Beacon != tt.beacon || id.Inferred != tt.inferred || id.Unsaid != tt.unsaid || len(id.InferredWhileBeacon) != tt.flagged {
 				t.Fatalf("beacon %d inferred %d unsaid %d flagged %v; want %d %d %d %d",
