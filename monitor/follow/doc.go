@@ -103,5 +103,9 @@
 // timestamp) share a fingerprint; the path keeps them apart, but a file
 // rotated away while the follower is down can then be mistaken for its
 // successor. Copytruncate loses what is written between the copy and the
-// truncation, whoever reads the file.
+// truncation, whoever reads the file, and what the follower had not read
+// yet when the truncation came: every chunk read is checked against the
+// file's first bytes, so no fragment of the new content is delivered as a
+// line, but bytes that were read just before the truncation are dropped
+// with the rest.
 package follow

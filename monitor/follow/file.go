@@ -15,6 +15,10 @@ import (
 // retires it.
 var errReplaced = errors.New("replaced under its name")
 
+// errRewritten: the file was truncated or rewritten between refresh and
+// read; the chunk read was dropped and the file is read again from 0.
+var errRewritten = errors.New("truncated or rewritten while read")
+
 // file is one followed file: an open descriptor and how far it was read.
 // The descriptor stays open across renames and deletion, so a rotated file
 // can be read to its end. A polled file (over the descriptor budget) holds
@@ -131,6 +135,18 @@ func (f *file) refresh() (changed bool, err error) {
 	return false, nil
 }
 
+// samePrefix reports that the file still starts with the bytes last seen
+// there, after a chunk was read: the chunk belongs to the content refresh
+// looked at. (A rewrite that starts with the same bytes cannot be told.)
+func (f *file) samePrefix() bool {
+	var b [FingerprintSize]byte
+	n, err := f.fd.ReadAt(b[:len(f.prefix)], 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return true // cannot tell; the next refresh looks again
+	}
+	return n == len(f.prefix) && bytes.Equal(b[:n], f.prefix)
+}
+
 // restart forgets everything read: the file is read again from offset 0.
 func (f *file) restart() {
 	f.prefix = f.prefix[:0]
@@ -153,6 +169,11 @@ func (f *file) seek(off int64, mode skipMode) {
 func (f *file) read(buf []byte, budget int64, line func([]byte, int64) bool, long func(int64)) (more, stopped bool, err error) {
 	for budget > 0 {
 		n, err := f.fd.ReadAt(buf, f.off)
+		if n > 0 && f.off > 0 && !f.samePrefix() {
+			// Truncated since refresh: what sits at f.off now may be the
+			// middle of a new line. Nothing of it is handed on.
+			return false, false, errRewritten
+		}
 		if n > 0 {
 			base := f.off
 			f.off += int64(n)

@@ -1,6 +1,7 @@
 package follow
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -228,5 +229,35 @@ func TestRewriteInPlace(t *testing.T) {
 	want := []string{"first-a", "second", "other-b", "longer line"}
 	if !slices.Equal(lines, want) {
 		t.Fatalf("lines %q, want %q", lines, want)
+	}
+}
+
+// TestTruncatedBetweenRefreshAndRead forces the order a busy machine can
+// give: refresh sees the old file, then the file is truncated and written
+// past the old offset, then the read comes. What the read finds at the old
+// offset is the middle of a new line: it must not be delivered, and the
+// read must say the file changed, so it is read again from 0.
+func TestTruncatedBetweenRefreshAndRead(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "app.log")
+	writeFile(t, path, "old-1\nold-2\nold-3\n")
+	f, err := openFile(path, "t", DefaultMaxLine)
+	mustDo(t, err)
+	defer f.close()
+	var lines []string
+	collect := func(b []byte, _ int64) bool { lines = append(lines, string(b)); return true }
+	if _, _, err := f.read(make([]byte, 8), 1<<20, collect, func(int64) {}); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := f.refresh(); err != nil || changed {
+		t.Fatalf("refresh of an unchanged file: changed %v, err %v", changed, err)
+	}
+	writeFile(t, path, "new-line-1\nnew-line-2\nnew-line-3\n") // truncates, then writes
+	_, _, err = f.read(make([]byte, 8), 1<<20, collect, func(int64) {})
+	if !errors.Is(err, errRewritten) {
+		t.Fatalf("read after the rewrite: err %v, want errRewritten", err)
+	}
+	if want := []string{"old-1", "old-2", "old-3"}; !slices.Equal(lines, want) {
+		t.Fatalf("lines %q, want only %q (no fragment of the new file)", lines, want)
 	}
 }

@@ -45,6 +45,10 @@ func (r *runner) readFile(ctx context.Context, f *file, budget int64) {
 		}
 		r.register(f)
 		more, stopped, err := f.read(r.buf, budget, r.emitter(ctx, f), r.longWarner(f))
+		if errors.Is(err, errRewritten) {
+			r.restartFile(f)
+			continue
+		}
 		if err != nil {
 			r.warnOnce(f.tag, f.path, err)
 			return
