@@ -121,12 +121,31 @@ func hostDefaults(p host.Profile) Host {
 	}
 }
 
-// Profile is the profile of the host this table configures: the one
-// host.name names, else the default (host.Lookup). The table's keys
-// override the profile's defaults; the rest of the profile (the client
-// module's package and the client fix's folders) has no key, and callers
-// take it from here.
-func (h Host) Profile() host.Profile { return host.Lookup(h.Name) }
+// Profile is the profile of the host this table configures (profileFor).
+// The table's keys override the profile's defaults; the rest of the
+// profile (its client module, config files, behaviour on a loss) has no
+// key, and callers take it from here.
+func (h Host) Profile() host.Profile { return profileFor(h.Name, h.ClientName) }
+
+// profileFor picks a host table's profile: the one host.name names; else
+// the one whose client is client_name (a known host renamed, "DSH at
+// work"); else a custom host of that name and client. With neither name
+// nor client known it is a profile without a client name, which Validate
+// refuses.
+func profileFor(name, clientName string) host.Profile {
+	if p, ok := host.Lookup(name); ok {
+		return p
+	}
+	for _, p := range host.Profiles() {
+		if clientName != "" && p.ClientName == clientName {
+			return p
+		}
+	}
+	if clientName != "" {
+		return host.Custom(name, clientName)
+	}
+	return host.Profile{Name: name}
+}
 
 // DisplayName is how messages name the host: host.name, or its profile's
 // name when the file sets host.name empty.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
@@ -28,35 +29,61 @@ func TestDefaultHost(t *testing.T) {
 }
 
 // TestHostTableStartsFromItsProfile: a [host] table that leaves keys out
-// gets its profile's defaults for them, whatever the name says (an unknown
-// name is the default host renamed).
+// gets its profile's defaults for them: the profile its name names, or the
+// one whose client its client_name is (a known host renamed).
 func TestHostTableStartsFromItsProfile(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"DSH", "dsh", "DSH at work"} {
-		c, err := parse("config.toml", []byte("[host]\nname = \""+name+"\"\n"), testEnv(nil))
+	for _, table := range []string{`name = "DSH"`, `name = "dsh"`, "name = \"DSH at work\"\nclient_name = \"dsh-mcp-client\""} {
+		c, err := parse("config.toml", []byte("[host]\n"+table+"\n"), testEnv(nil))
 		if err != nil {
-			t.Fatalf("%q: %v", name, err)
+			t.Fatalf("%q: %v", table, err)
 		}
 		want := Default()
 		if err := want.expandPaths(testEnv(nil)); err != nil {
 			t.Fatal(err)
 		}
-		want.Host.Name = name
+		want.Host.Name = c.Host.Name
 		if !reflect.DeepEqual(c.Host, want.Host) {
-			t.Errorf("%q: host =\n%+v\nwant\n%+v", name, c.Host, want.Host)
+			t.Errorf("%q: host =\n%+v\nwant\n%+v", table, c.Host, want.Host)
 		}
 		if p := c.Host.Profile(); !reflect.DeepEqual(p, host.DSH()) {
-			t.Errorf("%q: Profile() = %+v, want DSH's", name, p)
+			t.Errorf("%q: Profile() = %+v, want DSH's", table, p)
 		}
 	}
 }
 
-// TestDisplayName: messages name the host as host.name says, and by its
-// profile's name when host.name is set empty.
+// TestHostNames: another known host starts from its own profile; an
+// unknown name is an error that lists the known ones, unless client_name
+// makes it a host of the user's own.
+func TestHostNames(t *testing.T) {
+	t.Parallel()
+	c, err := parse("config.toml", []byte("[host]\nname = \"claude-code\"\n"), testEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := c.Host.Profile(); p.Name != "Claude Code" || c.Host.ClientName != "claude-code" || p.Patchable() {
+		t.Errorf("claude-code: profile %q, client %q, patchable %v", p.Name, c.Host.ClientName, p.Patchable())
+	}
+	_, err = parse("config.toml", []byte("[host]\nname = \"Zed\"\n"), testEnv(nil))
+	for _, want := range []string{"config.toml:2", "host.name", `"Zed"`, "Claude Code", "Gemini CLI", "client_name"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("unknown host: %v; want it to say %q", err, want)
+		}
+	}
+	c, err = parse("config.toml", []byte("[host]\nname = \"Zed\"\nclient_name = \"zed\"\n"), testEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := c.Host.Profile(); p.Name != "Zed" || p.ClientName != "zed" || p.OnLoss != host.Stuck || p.Patchable() {
+		t.Errorf("custom host: %+v", p)
+	}
+}
+
+// TestDisplayName: messages name the host as host.name says.
 func TestDisplayName(t *testing.T) {
 	t.Parallel()
-	for name, want := range map[string]string{"": "DSH", "DSH": "DSH", "DSH at work": "DSH at work"} {
-		if got := (Host{Name: name}).DisplayName(); got != want {
+	for name, want := range map[string]string{"DSH": "DSH", "DSH at work": "DSH at work"} {
+		if got := (Host{Name: name, ClientName: "dsh-mcp-client"}).DisplayName(); got != want {
 			t.Errorf("DisplayName(%q) = %q, want %q", name, got, want)
 		}
 	}

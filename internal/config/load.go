@@ -86,7 +86,7 @@ func fileError(path string, err error) error {
 // file names the source in messages.
 func parse(file string, data []byte, env environ) (Config, error) {
 	def := Default()
-	def.Host = hostDefaults(host.Lookup(hostName(data)))
+	def.Host = hostDefaults(profileFor(hostKeys(data)))
 	fc := fileConfig{
 		StateDir:      def.StateDir,
 		Notify:        def.Notify,
@@ -143,16 +143,19 @@ func (s fileServer) withDefaults() Server {
 	return out
 }
 
-// hostName reads host.name alone, leniently, to pick the host profile
-// whose defaults the file's [host] table starts from. A file this cannot
-// read starts from the default host's, and the strict decode that follows
-// says what is wrong with it.
-func hostName(data []byte) string {
+// hostKeys reads host.name and host.client_name alone, leniently, to pick
+// the host profile whose defaults the file's [host] table starts from. A
+// file this cannot read starts from the default host's, and the strict
+// decode that follows says what is wrong with it.
+func hostKeys(data []byte) (name, clientName string) {
 	var f struct {
 		Host struct {
-			Name string `toml:"name"`
+			Name       *string `toml:"name"`
+			ClientName string  `toml:"client_name"`
 		} `toml:"host"`
 	}
-	_ = toml.Unmarshal(data, &f)
-	return f.Host.Name
+	if err := toml.Unmarshal(data, &f); err != nil || f.Host.Name == nil {
+		return host.Default().Name, f.Host.ClientName
+	}
+	return *f.Host.Name, f.Host.ClientName
 }

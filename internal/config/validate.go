@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
@@ -30,6 +31,10 @@ func (c *Config) Validate() error {
 }
 
 func checkHost(p *problems, h *Host) {
+	if _, known := host.Lookup(h.Name); !known && h.ClientName == "" {
+		p.add("host.name", "%q is not a host the watchdog knows (%s); name one of them, or give client_name (the clientInfo.name its MCP client sends) for a host of your own",
+			h.Name, strings.Join(host.Names(), ", "))
+	}
 	checkGlobs(p, "host.logs", h.Logs)
 	checkPath(p, "host.client_module", h.ClientModule)
 	if h.Port < 0 || h.Port > 65535 {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // TestNoHostNamesOutsideProfiles walks every non-test Go file of the module
@@ -40,12 +42,32 @@ func profileOrPayload(rel string) bool {
 	return rel == "internal/host" || rel == "healer/clientpatch/payload"
 }
 
+// hostWords are the words that name a known host: each profile's name,
+// client name, npm packages and config folders, and DSH's npm scope.
+func hostWords() []string {
+	words := []string{"@deepseek-ai", ".dsh/"}
+	for _, p := range host.Profiles() {
+		words = append(words, p.Name, p.ClientName)
+		if p.Patchable() {
+			words = append(words, p.Client.Package, p.Client.HostPackage)
+		}
+		for _, c := range p.Config {
+			for _, dir := range []string{c.Darwin, c.Linux} {
+				if dir != "" {
+					words = append(words, dir+"/")
+				}
+			}
+		}
+	}
+	return words
+}
+
 // hostLiterals returns "file:line: literal" for each string literal in f
-// that names DSH, its client, its npm scope or its folder: outside the
-// profiles such a literal is a fact about DSH that did not come from its
-// profile. Comments may name DSH freely, and so may tests.
+// that names a known host, its client, its packages or its folders:
+// outside the profiles such a literal is a fact about a host that did not
+// come from its profile. Comments may name hosts freely, and so may tests.
 func hostLiterals(fset *token.FileSet, f *ast.File) []string {
-	hostWords := [...]string{"DSH", "dsh-mcp-client", "@deepseek-ai", ".dsh/"}
+	hostWords := hostWords()
 	var out []string
 	ast.Inspect(f, func(n ast.Node) bool {
 		lit, ok := n.(*ast.BasicLit)
@@ -76,6 +98,7 @@ func TestHostLiteralsCanFail(t *testing.T) {
 
 // restart DSH, or patch dsh-mcp-client: a comment may say so.
 const advice = "then restart DSH"
+const other = "point Claude Code at the proxy"
 
 func f() []string {
 	return []string{"dsh", ` + "`~/.dsh/logs`" + `, "@deepseek-ai/dsh-mcp-client", "nothing here"}
@@ -89,8 +112,9 @@ func f() []string {
 	got := hostLiterals(fset, f)
 	want := []string{
 		`x.go:4: "then restart DSH"`,
-		"x.go:7: `~/.dsh/logs`",
-		`x.go:7: "@deepseek-ai/dsh-mcp-client"`,
+		`x.go:5: "point Claude Code at the proxy"`,
+		"x.go:8: `~/.dsh/logs`",
+		`x.go:8: "@deepseek-ai/dsh-mcp-client"`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("found\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

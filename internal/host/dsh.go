@@ -5,6 +5,9 @@ package host
 // sessions. DSH keeps its data under ~/.dsh, and so do the client fix's
 // backups, triggers and beacons. DSH may write no log file at all; when the
 // watchdog starts DSH itself it logs DSH's output under its state dir.
+// Its servers are plugin instances in each profile's cordis.yml (and the
+// cordis.patch.yml beside it), which DSH reloads when the file changes.
+// Its client keeps a lost session's id: the patch or the proxy heals it.
 func DSH() Profile {
 	return Profile{
 		Name:       "DSH",
@@ -21,5 +24,14 @@ func DSH() Profile {
 			TriggerDir:  ".dsh/mcp-watchdog/recover",
 			BeaconDir:   ".dsh/mcp-watchdog/clients",
 		},
+		Config: []ConfigFile{{Darwin: ".dsh", Linux: ".dsh", Env: "DSH_HOME",
+			Names: []string{"profiles/*/cordis.yml", "profiles/*/cordis.patch.yml"}}},
+		Layout: Layout{
+			Plugin:  Plugin{Key: "name", Value: "@deepseek-ai/dsh-mcp-client", Body: "config", NameKey: "serverName"},
+			TypeKey: "transport",
+			URLKeys: []URLKey{{"url", StreamableHTTP}},
+		},
+		OnLoss:          Stuck,
+		ReadsConfigLive: true,
 	}
 }

@@ -3,6 +3,7 @@ package host
 import (
 	"path"
 	"strings"
+	"unicode"
 )
 
 // Profile is one MCP host. Its fields are the defaults of the config's
@@ -24,9 +25,26 @@ type Profile struct {
 	Port int
 	// Restart is the argv that starts the host again; host.restart.
 	Restart []string
-	// Client is the host's MCP client module, the one the client fix edits.
+	// Client is the host's MCP client module, the one the client fix edits;
+	// zero for a host whose client cannot be patched (most): no beacon or
+	// trigger folders, no patch advice.
 	Client Client
+	// Config are the files the host keeps its MCP servers in, and Layout
+	// where in them; none for a host whose servers the watchdog cannot read.
+	Config []ConfigFile
+	Layout Layout
+	// OnLoss is what the host does when a server forgets its session, from
+	// its sources and trackers; observation may correct it (a host seen to
+	// open a new session by itself after a loss heals itself).
+	OnLoss Behaviour
+	// ReadsConfigLive: the host takes a changed config file without a
+	// restart (DSH reloads its plugins); otherwise adopt says to restart it.
+	ReadsConfigLive bool
 }
+
+// Patchable reports whether the host's client has a fix the watchdog can
+// apply (and so beacon and trigger folders).
+func (p Profile) Patchable() bool { return p.Client != (Client{}) }
 
 // Client is the host's MCP client as an installed npm package, and the
 // folders under the user's home that the patched client and the watchdog
@@ -57,20 +75,48 @@ func (c Client) ShortName() string { return path.Base(c.Package) }
 // Profiles returns every host the watchdog knows, the default first. Each
 // call returns fresh values: callers may edit them.
 func Profiles() []Profile {
-	return []Profile{DSH()}
+	return []Profile{DSH(), ClaudeCode(), ClaudeDesktop(), Cursor(), VSCode(), Windsurf(), CodexCLI(), GeminiCLI()}
 }
 
-// Default is the host watched when the config names none it knows.
+// Default is the host watched when the config names none.
 func Default() Profile { return Profiles()[0] }
 
-// Lookup returns the profile whose Name is name (ignoring case), or
-// Default when no profile has that name: a config that renames its host
-// keeps the default host's client and folders.
-func Lookup(name string) Profile {
+// Names lists the known hosts' names, for a message that says which exist.
+func Names() []string {
+	var out []string
 	for _, p := range Profiles() {
-		if strings.EqualFold(p.Name, name) {
-			return p
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// Lookup returns the profile whose Name is name, ignoring case, spaces,
+// '-' and '_' ("claude-code" finds Claude Code); ok is false when no
+// profile has that name.
+func Lookup(name string) (p Profile, ok bool) {
+	key := fold(name)
+	for _, p := range Profiles() {
+		if fold(p.Name) == key {
+			return p, true
 		}
 	}
-	return Default()
+	return Profile{}, false
+}
+
+// Custom is the profile of a host no profile knows, from what its config
+// entry says: its name and client name. Nothing is known of how it acts
+// on a lost session, so it is taken to be stuck until seen to heal itself.
+func Custom(name, clientName string) Profile {
+	return Profile{Name: name, ClientName: clientName, OnLoss: Stuck}
+}
+
+// fold is a host name as Lookup compares it.
+func fold(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '-', '_':
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, name)
 }

@@ -27,6 +27,15 @@ func TestDSH(t *testing.T) {
 			TriggerDir:  ".dsh/mcp-watchdog/recover",
 			BeaconDir:   ".dsh/mcp-watchdog/clients",
 		},
+		Config: []ConfigFile{{Darwin: ".dsh", Linux: ".dsh", Env: "DSH_HOME",
+			Names: []string{"profiles/*/cordis.yml", "profiles/*/cordis.patch.yml"}}},
+		Layout: Layout{
+			Plugin:  Plugin{Key: "name", Value: "@deepseek-ai/dsh-mcp-client", Body: "config", NameKey: "serverName"},
+			TypeKey: "transport",
+			URLKeys: []URLKey{{"url", StreamableHTTP}},
+		},
+		OnLoss:          Stuck,
+		ReadsConfigLive: true,
 	}
 	if got := DSH(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("DSH() =\n%+v\nwant\n%+v", got, want)
@@ -41,15 +50,27 @@ func TestDSH(t *testing.T) {
 
 func TestLookup(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"DSH", "dsh", "", "DSH (demo)", "some other host"} {
-		if got := Lookup(name); got.Name != "DSH" {
-			t.Errorf("Lookup(%q) = %q, want DSH (the only profile, and the default)", name, got.Name)
+	tests := []struct {
+		name, want string // want "": not found
+	}{
+		{"DSH", "DSH"}, {"dsh", "DSH"},
+		{"Claude Code", "Claude Code"}, {"claude-code", "Claude Code"}, {"claude_code", "Claude Code"},
+		{"vs code", "VS Code"}, {"vscode", "VS Code"}, {"Codex CLI", "Codex CLI"},
+		{"", ""}, {"DSH (demo)", ""}, {"some other host", ""}, {"Claude", ""},
+	}
+	for _, tt := range tests {
+		p, ok := Lookup(tt.name)
+		if ok != (tt.want != "") || p.Name != tt.want {
+			t.Errorf("Lookup(%q) = %q, %v; want %q", tt.name, p.Name, ok, tt.want)
 		}
 	}
 	for _, p := range Profiles() {
-		if got := Lookup(p.Name); !reflect.DeepEqual(got, p) {
-			t.Errorf("Lookup(%q) = %+v", p.Name, got)
+		if got, ok := Lookup(p.Name); !ok || !reflect.DeepEqual(got, p) {
+			t.Errorf("Lookup(%q) = %+v, %v", p.Name, got, ok)
 		}
+	}
+	if got := Custom("Zed", "zed"); got.Name != "Zed" || got.ClientName != "zed" || got.OnLoss != Stuck || got.Patchable() {
+		t.Errorf("Custom = %+v; want a stuck, unpatchable host", got)
 	}
 }
 
@@ -93,6 +114,7 @@ func TestEveryProfile(t *testing.T) {
 		if p.Port < 0 || p.Port > 65535 {
 			t.Errorf("%s: port %d", p.Name, p.Port)
 		}
+		checkConfig(t, p)
 		c := p.Client
 		if c == (Client{}) {
 			continue // a host without a client fix
@@ -105,6 +127,44 @@ func TestEveryProfile(t *testing.T) {
 			if dir == "" || path.IsAbs(dir) || path.Clean(dir) != dir || dir == ".." || len(dir) > 2 && dir[:3] == "../" {
 				t.Errorf("%s: %q must be a clean relative path", p.Name, dir)
 			}
+		}
+	}
+}
+
+// checkConfig: a profile says how it acts on a loss, where it keeps its
+// servers (clean relative paths with a known extension) and how to find
+// them there.
+func checkConfig(t *testing.T, p Profile) {
+	t.Helper()
+	switch p.OnLoss {
+	case Stuck, Reinitializes, Retries:
+	default:
+		t.Errorf("%s: OnLoss %q is not a known behaviour", p.Name, p.OnLoss)
+	}
+	if len(p.Config) == 0 {
+		t.Errorf("%s: no config file", p.Name)
+	}
+	for _, c := range p.Config {
+		for _, dir := range []string{c.Darwin, c.Linux} {
+			if dir != "" && (path.IsAbs(dir) || path.Clean(dir) != dir || strings.HasPrefix(dir, "..")) {
+				t.Errorf("%s: folder %q must be clean and relative to home", p.Name, dir)
+			}
+		}
+		for _, n := range c.Names {
+			switch path.Ext(n) {
+			case ".json", ".toml", ".yml", ".yaml":
+			default:
+				t.Errorf("%s: %q: no known format", p.Name, n)
+			}
+		}
+	}
+	l := p.Layout
+	if len(l.Tables) == 0 && l.Plugin.Key == "" {
+		t.Errorf("%s: a layout needs tables or a plugin shape", p.Name)
+	}
+	for _, k := range l.URLKeys {
+		if k.Key == "" || k.Transport == "" {
+			t.Errorf("%s: URL key %+v", p.Name, k)
 		}
 	}
 }

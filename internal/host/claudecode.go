@@ -1,0 +1,21 @@
+package host
+
+// ClaudeCode is Anthropic's Claude Code CLI. Its user-scope servers are in
+// ~/.claude.json under mcpServers, and each project's under
+// projects[<path>].mcpServers (CLAUDE_CONFIG_DIR moves the file's folder).
+// It rewrites that file itself while it runs. Measured on 2.1.328: after a
+// 404 it re-initializes and the call succeeds.
+func ClaudeCode() Profile {
+	return Profile{
+		Name:       "Claude Code",
+		ClientName: "claude-code",
+		Process:    "claude",
+		Config:     []ConfigFile{{Env: "CLAUDE_CONFIG_DIR", Names: []string{".claude.json"}}},
+		Layout: Layout{
+			Tables:  [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}},
+			TypeKey: "type",
+			URLKeys: []URLKey{{"url", StreamableHTTP}},
+		},
+		OnLoss: Retries,
+	}
+}

@@ -1,0 +1,232 @@
+package hostconfig
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
+)
+
+// Errors callers branch on.
+var (
+	// ErrSyntax: the file does not parse in its format.
+	ErrSyntax = errors.New("does not parse")
+	// ErrFormat: the file's name says no format this package reads.
+	ErrFormat = errors.New("not a known config format")
+	// ErrChanged: a URL to rewrite no longer holds the value it was read with.
+	ErrChanged = errors.New("changed since it was read")
+	// ErrNotEditable: a URL is written in a way that cannot be rewritten in
+	// place (a YAML block scalar, a value split over lines).
+	ErrNotEditable = errors.New("cannot be rewritten in place")
+)
+
+// Format is a config file's syntax.
+type Format string
+
+// The formats.
+const (
+	JSON Format = "json" // comments and trailing commas allowed
+	TOML Format = "toml"
+	YAML Format = "yaml"
+)
+
+// FormatOf tells a file's format by its name.
+func FormatOf(name string) (Format, error) {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".json":
+		return JSON, nil
+	case ".toml":
+		return TOML, nil
+	case ".yml", ".yaml":
+		return YAML, nil
+	}
+	return "", fmt.Errorf("%s: %w (want .json, .toml, .yml or .yaml)", name, ErrFormat)
+}
+
+// Server is one MCP server entry of a host's config file.
+type Server struct {
+	Name      string
+	Transport host.Transport // "" when the entry says nothing the layout knows
+	// URL is the server's URL as the file has it, decoded ("" for stdio).
+	URL string
+	// Path is where URL is in the file: keys, and list positions as
+	// numbers (["mcpServers", "mem", "url"]).
+	Path []string
+	// Literal is URL's bytes as written, quotes included; "" when it
+	// cannot be rewritten in place (Editable false).
+	Literal  string
+	Editable bool
+	// Headers: the entry sends headers of its own (they stay in the host's
+	// file when it is adopted, and pass through the proxy).
+	Headers bool
+
+	start, end int
+}
+
+// Proxyable reports whether the proxy can stand in front of the server:
+// Streamable HTTP, directly or through a stdio bridge. (The legacy SSE
+// transport keeps no Mcp-Session-Id to lose, and the proxy does not speak it.)
+func (s Server) Proxyable() bool {
+	return (s.Transport == host.StreamableHTTP || s.Transport == host.Bridged) && s.URL != ""
+}
+
+// Servers reads the servers the layout l finds in data.
+func Servers(f Format, data []byte, l host.Layout) ([]Server, error) {
+	root, err := parse(f, data)
+	if err != nil {
+		return nil, err
+	}
+	return find(root, data, l), nil
+}
+
+func parse(f Format, data []byte) (*node, error) {
+	switch f {
+	case JSON:
+		return parseJSON(data)
+	case TOML:
+		return parseTOML(data)
+	case YAML:
+		return parseYAML(data)
+	}
+	return nil, fmt.Errorf("format %q: %w", f, ErrFormat)
+}
+
+func find(root *node, data []byte, l host.Layout) []Server {
+	var out []Server
+	add := func(name string, e *node, at []string) {
+		if s, ok := readEntry(l, name, e, at); ok {
+			if s.Editable {
+				s.Literal = string(data[s.start:s.end])
+			}
+			out = append(out, s)
+		}
+	}
+	for _, t := range l.Tables {
+		tables(root, t, nil, func(tab *node, at []string) {
+			for i, name := range tab.keys {
+				add(name, tab.elems[i], path(at, name))
+			}
+		})
+	}
+	if p := l.Plugin; p.Key != "" {
+		walkAll(root, nil, func(n *node, at []string) {
+			if n.text(p.Key) == p.Value {
+				body := n.get(p.Body)
+				add(body.text(p.NameKey), body, path(at, p.Body))
+			}
+		})
+	}
+	return out
+}
+
+// tables calls fn for each object at pattern under n ("*": any key).
+func tables(n *node, pattern, at []string, fn func(*node, []string)) {
+	if n == nil || n.kind != object {
+		return
+	}
+	if len(pattern) == 0 {
+		fn(n, at)
+		return
+	}
+	for i, k := range n.keys {
+		if pattern[0] == "*" || pattern[0] == k {
+			tables(n.elems[i], pattern[1:], path(at, k), fn)
+		}
+	}
+}
+
+// walkAll calls fn for every object in the tree, outermost first.
+func walkAll(n *node, at []string, fn func(*node, []string)) {
+	switch n.kind {
+	case object:
+		fn(n, at)
+		for i, k := range n.keys {
+			walkAll(n.elems[i], path(at, k), fn)
+		}
+	case list:
+		for i, e := range n.elems {
+			walkAll(e, path(at, strconv.Itoa(i)), fn)
+		}
+	}
+}
+
+// path is at with k appended, never sharing at's array.
+func path(at []string, k ...string) []string {
+	return append(append(make([]string, 0, len(at)+len(k)), at...), k...)
+}
+
+// readEntry reads one server entry: its URL under the first URL key it
+// has, or a bridge's URL in its args, or a stdio command.
+func readEntry(l host.Layout, name string, e *node, at []string) (Server, bool) {
+	if e == nil || e.kind != object {
+		return Server{}, false
+	}
+	s := Server{Name: name, Headers: e.get("headers") != nil}
+	typ := transportOf(e.text(l.TypeKey))
+	for _, k := range l.URLKeys {
+		if u := e.get(k.Key); u != nil && u.kind == text {
+			s.Transport = k.Transport
+			if typ != "" && typ != host.Stdio {
+				s.Transport = typ
+			}
+			s.setURL(u, path(at, k.Key))
+			return s, true
+		}
+	}
+	if u, i := bridgedURL(e); u != nil {
+		s.Transport = host.Bridged
+		s.setURL(u, path(at, "args", strconv.Itoa(i)))
+		return s, true
+	}
+	switch {
+	case e.get("command") != nil:
+		s.Transport = host.Stdio
+	default:
+		s.Transport = typ
+	}
+	return s, true
+}
+
+func (s *Server) setURL(u *node, at []string) {
+	s.URL, s.Path = u.str, at
+	s.Editable = u.start >= 0
+	s.start, s.end = u.start, u.end
+}
+
+// transportOf reads an entry's type or transport value.
+func transportOf(v string) host.Transport {
+	switch strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(v)) {
+	case "http", "streamablehttp":
+		return host.StreamableHTTP
+	case "sse":
+		return host.SSE
+	case "stdio":
+		return host.Stdio
+	}
+	return ""
+}
+
+// bridgedURL finds the URL argument of an entry that runs mcp-remote: the
+// first http(s) argument, and its position in args.
+func bridgedURL(e *node) (*node, int) {
+	args := e.get("args")
+	if args == nil || args.kind != list {
+		return nil, 0
+	}
+	bridge := strings.Contains(e.text("command"), "mcp-remote")
+	for _, a := range args.elems {
+		bridge = bridge || a.kind == text && strings.Contains(a.str, "mcp-remote")
+	}
+	if !bridge {
+		return nil, 0
+	}
+	for i, a := range args.elems {
+		if a.kind == text && (strings.HasPrefix(a.str, "http://") || strings.HasPrefix(a.str, "https://")) {
+			return a, i
+		}
+	}
+	return nil, 0
+}
