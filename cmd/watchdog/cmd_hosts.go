@@ -1,0 +1,357 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer/adopt"
+	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
+	"github.com/mcpwatchdog/watchdog/healer/proxy"
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
+	"github.com/mcpwatchdog/watchdog/monitor/hosts"
+	"github.com/mcpwatchdog/watchdog/monitor/probe"
+	"github.com/mcpwatchdog/watchdog/monitor/proc"
+)
+
+// probeBudget bounds how long `watchdog hosts` waits for its probes (they
+// run at once, one per server URL) to tell stateless servers apart.
+const probeBudget = 3 * time.Second
+
+// cmdHosts lists every host found and what protects each of its servers;
+// `hosts adopt` and `hosts release` route a host through the proxy and back.
+func cmdHosts(ctx context.Context, c cli, args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "adopt":
+			return cmdHostsAdopt(ctx, c, args[1:])
+		case "release":
+			return cmdHostsRelease(ctx, c, args[1:])
+		}
+	}
+	var co common
+	fs := newFlagSet("hosts", c, &co)
+	offline := fs.Bool("offline", false, "do not probe the servers (stateless ones then show as exposed)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return usageErr(err)
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(c.stderr, "watchdog hosts: unknown subcommand %q; use adopt HOST or release HOST, or no subcommand to list the hosts\n", pos[0])
+		return exitUsage
+	}
+	cfg, _, code := loadConfig(c, co)
+	if code != exitOK {
+		return code
+	}
+	found := hosts.Find(ctx, findOptions(c))
+	rep := hostsReport(found, hostFacts(ctx, cfg, found, !*offline))
+	if co.json {
+		_ = writeJSON(c.stdout, rep)
+	} else {
+		rep.writeText(c.stdout)
+	}
+	return exitOK
+}
+
+// findOptions: this machine's home, system, environment and processes.
+func findOptions(c cli) hosts.Options {
+	home := c.getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return hosts.Options{Home: home, GOOS: runtime.GOOS, Getenv: c.getenv, Running: hostRunning}
+}
+
+func hostRunning(ctx context.Context, p host.Profile) (int32, bool) {
+	if p.Process == "" {
+		return 0, false
+	}
+	h, ok, err := proc.Find(ctx, proc.Target{Name: p.Process})
+	return h.PID, ok && err == nil
+}
+
+// facts are what protects the servers, per host name.
+type facts map[string]hosts.Facts
+
+func hostFacts(ctx context.Context, cfg config.Config, found []hosts.Found, probeServers bool) facts {
+	proxies := map[string]string{}
+	for _, s := range cfg.Servers {
+		if s.ProxyListen != "" {
+			proxies[s.ProxyListen] = s.URL
+		}
+	}
+	var stateless map[string]bool
+	if probeServers {
+		stateless = probeStateless(ctx, found, proxies)
+	}
+	out := facts{}
+	home, _ := os.UserHomeDir()
+	for _, f := range found {
+		hf := hosts.Facts{Proxies: proxies, Stateless: stateless}
+		if f.Profile.Patchable() {
+			st := clientpatch.LookFor(clientpatch.FindOptions{Host: f.Profile, Home: home})
+			hf.Patched = st.Module != "" && st.Status.State == clientpatch.StateApplied
+		}
+		out[f.Profile.Name] = hf
+	}
+	return out
+}
+
+// probeStateless probes each distinct proxyable URL (not the watchdog's own
+// proxies) at once, within probeBudget, and returns those that issue no
+// session.
+func probeStateless(ctx context.Context, found []hosts.Found, proxies map[string]string) map[string]bool {
+	ctx, cancel := context.WithTimeout(ctx, probeBudget)
+	defer cancel()
+	urls := map[string]bool{}
+	for _, f := range found {
+		for _, file := range f.Files {
+			for _, s := range file.Servers {
+				if s.Proxyable() && proxies[hostOf(s.URL)] == "" {
+					urls[s.URL] = false
+				}
+			}
+		}
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for u := range urls {
+		wg.Go(func() {
+			client, err := mcphttp.New(mcphttp.Options{URL: u, ClientName: "mcp-watchdog-probe", ClientVersion: version})
+			if err != nil {
+				return
+			}
+			rep, err := probe.Run(ctx, client)
+			if err == nil && rep.Era != probe.EraUnknown && !rep.Stateful {
+				mu.Lock()
+				urls[u] = true
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return urls
+}
+
+// hostsDoc is `watchdog hosts --json`.
+type hostsDoc struct {
+	Hosts []hostDoc `json:"hosts"`
+}
+
+type hostDoc struct {
+	Name    string          `json:"name"`
+	Running bool            `json:"running"`
+	PID     int32           `json:"pid,omitempty"`
+	OnLoss  host.Behaviour  `json:"on_loss"`
+	Files   []hostFileDoc   `json:"files"`
+	Servers []hostServerDoc `json:"servers"`
+}
+
+type hostFileDoc struct {
+	Path  string `json:"path"`
+	Error string `json:"error,omitempty"`
+}
+
+type hostServerDoc struct {
+	Name       string           `json:"name"`
+	File       string           `json:"file"`
+	Transport  host.Transport   `json:"transport"`
+	URL        string           `json:"url,omitempty"` // redacted
+	Protection hosts.Protection `json:"protection"`
+	Upstream   string           `json:"upstream,omitempty"` // redacted
+	Why        string           `json:"why"`
+	Fix        string           `json:"fix,omitempty"`
+}
+
+func hostsReport(found []hosts.Found, fs facts) hostsDoc {
+	doc := hostsDoc{Hosts: []hostDoc{}}
+	for _, f := range found {
+		h := hostDoc{Name: f.Profile.Name, Running: f.Running, PID: f.PID, OnLoss: f.Profile.OnLoss,
+			Files: []hostFileDoc{}, Servers: []hostServerDoc{}}
+		for _, file := range f.Files {
+			fd := hostFileDoc{Path: file.Path}
+			if file.Err != nil {
+				fd.Error = file.Err.Error()
+			}
+			h.Files = append(h.Files, fd)
+			for _, s := range file.Servers {
+				v := hosts.Protect(f.Profile, s, fs[f.Profile.Name])
+				h.Servers = append(h.Servers, hostServerDoc{Name: s.Name, File: file.Path, Transport: s.Transport,
+					URL: redact(s.URL), Protection: v.Protection, Upstream: redact(v.Upstream), Why: v.Why, Fix: v.Fix})
+			}
+		}
+		doc.Hosts = append(doc.Hosts, h)
+	}
+	return doc
+}
+
+// redact masks a URL's credentials, and the secret of a watchdog proxy's
+// URL (a path segment shaped like one).
+func redact(u string) string {
+	if u == "" {
+		return ""
+	}
+	p, err := url.Parse(u)
+	if err != nil {
+		return mask.URL(u)
+	}
+	segs := strings.Split(p.Path, "/")
+	for i, seg := range segs {
+		if proxy.CheckSecret(seg) == nil {
+			segs[i] = mask.Redacted
+		}
+	}
+	p.Path, p.RawPath = strings.Join(segs, "/"), ""
+	return mask.URL(p.String())
+}
+
+func (d hostsDoc) writeText(w io.Writer) {
+	esc := textsafe.Escape
+	if len(d.Hosts) == 0 {
+		fmt.Fprintln(w, "no MCP host found on this machine (looked for: "+esc(fmt.Sprint(host.Names()))+")")
+		return
+	}
+	for _, h := range d.Hosts {
+		state := "not running"
+		if h.Running {
+			state = fmt.Sprintf("running, pid %d", h.PID)
+		}
+		fmt.Fprintf(w, "%s (%s; on a lost session: %s)\n", esc(h.Name), state, h.OnLoss)
+		for _, f := range h.Files {
+			if f.Error != "" {
+				fmt.Fprintf(w, "  %s: %s\n", esc(f.Path), esc(f.Error))
+			}
+		}
+		for _, s := range h.Servers {
+			fmt.Fprintf(w, "  %-16s %-15s %-13s %s\n", esc(s.Name), s.Transport, s.Protection, esc(s.URL))
+			why := s.Why
+			if s.Upstream != "" {
+				why += ", for " + s.Upstream
+			}
+			fmt.Fprintf(w, "  %16s %s\n", "", esc(why))
+			if s.Fix != "" {
+				fmt.Fprintf(w, "  %16s protect it: %s\n", "", esc(s.Fix))
+			}
+		}
+	}
+}
+
+func hostOf(u string) string {
+	p, err := mask.ParseURL(u)
+	if err != nil {
+		return ""
+	}
+	return p.Host
+}
+
+// multiFlag is a flag that may be given more than once.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// cmdHostsAdopt routes a host's Streamable HTTP servers through the proxy.
+func cmdHostsAdopt(ctx context.Context, c cli, args []string) int {
+	var co common
+	fs := newFlagSet("hosts adopt", c, &co)
+	var servers multiFlag
+	fs.Var(&servers, "server", "adopt only this server of the host (repeatable)")
+	o, code := adoptOptions(ctx, c, fs, &co, args)
+	if code != exitOK {
+		return code
+	}
+	o.Servers = servers
+	res, err := adopt.Adopt(o)
+	return adoptDone(ctx, c, co, o, res, err, "adopt")
+}
+
+// cmdHostsRelease puts a host's original URLs back.
+func cmdHostsRelease(ctx context.Context, c cli, args []string) int {
+	var co common
+	fs := newFlagSet("hosts release", c, &co)
+	force := fs.Bool("force", false, "put the original URLs back even over values changed since adopt")
+	o, code := adoptOptions(ctx, c, fs, &co, args)
+	if code != exitOK {
+		return code
+	}
+	o.Force = *force
+	res, err := adopt.Release(o)
+	return adoptDone(ctx, c, co, o, res, err, "release")
+}
+
+// adoptOptions parses HOST and the flags, and finds the host's files, the
+// watchdog's config and state directory, and the proxy's secret.
+func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, co *common, args []string) (adopt.Options, int) {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return adopt.Options{}, usageErr(err)
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(c.stderr, "%s: name one host, e.g. %q (known: %s)\n", fs.Name(), host.Default().Name, strings.Join(host.Names(), ", "))
+		return adopt.Options{}, exitUsage
+	}
+	p, ok := host.Lookup(pos[0])
+	if !ok {
+		fmt.Fprintf(c.stderr, "%s: %q is not a host the watchdog knows; known: %s\n", fs.Name(), pos[0], strings.Join(host.Names(), ", "))
+		return adopt.Options{}, exitUsage
+	}
+	_, stateDir, code := loadConfig(c, *co)
+	if code != exitOK {
+		return adopt.Options{}, code
+	}
+	cfgPath := co.configPath
+	if cfgPath == "" {
+		if cfgPath, err = config.DefaultPath(); err != nil {
+			fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
+			return adopt.Options{}, exitFailed
+		}
+	}
+	secret, err := proxy.LoadSecret(stateDir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
+		return adopt.Options{}, exitFailed
+	}
+	fo := findOptions(c)
+	return adopt.Options{Host: p, Files: hosts.Paths(p, fo.Home, fo.GOOS, fo.Getenv), ConfigPath: cfgPath,
+		StateDir: stateDir, Secret: secret}, exitOK
+}
+
+// adoptDone prints what adopt or release did and what the user must do next.
+func adoptDone(ctx context.Context, c cli, co common, o adopt.Options, res adopt.Result, err error, verb string) int {
+	esc := textsafe.Escape
+	if err != nil {
+		fmt.Fprintf(c.stderr, "watchdog hosts %s: %s\n", verb, esc(err.Error()))
+		if errors.Is(err, adopt.ErrNoServer) || errors.Is(err, adopt.ErrNotAdopted) || errors.Is(err, adopt.ErrChanged) {
+			return exitUsage
+		}
+		return exitFailed
+	}
+	for _, l := range res.Lines {
+		fmt.Fprintf(c.stdout, "%s: %s\n", esc(o.Host.Name), esc(l))
+	}
+	if !res.Changed {
+		return exitOK
+	}
+	if res.RestartHost {
+		fmt.Fprintf(c.stdout, "restart %s so that it reads its changed config\n", esc(o.Host.Name))
+	}
+	if _, err := control.Dial(daemon.SocketPath(o.StateDir)).Status(ctx); err == nil {
+		fmt.Fprintln(c.stdout, "the running watchdog reads its config at start: restart it to serve the changed proxies")
+	}
+	return exitOK
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+)
+
+// hostsHome is a home folder with three hosts' config files: Cursor (a
+// stateful server, a stateless one and a stdio one), Codex CLI and Claude
+// Code, the servers real ones on loopback.
+func hostsHome(t *testing.T) (home, stateful, stateless string) {
+	t.Helper()
+	ctx := t.Context()
+	start := func(o demoserver.Options) string {
+		o.Addr = "127.0.0.1:0"
+		s, err := demoserver.Start(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s.URL()
+	}
+	stateful, stateless = start(demoserver.Options{}), start(demoserver.Options{Stateless: true})
+	home = t.TempDir()
+	write := func(rel, text string) {
+		path := filepath.Join(home, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".cursor/mcp.json", fmt.Sprintf(`{
+  "mcpServers": {
+    "mem": {"url": %q, "headers": {"Authorization": "Bearer ${env:TOKEN}"}},
+    "modern": {"url": %q},
+    "files": {"command": "npx", "args": ["-y", "server-filesystem"]}
+  }
+}
+`, stateful, stateless))
+	write(".codex/config.toml", fmt.Sprintf("model = \"m\"\n\n[mcp_servers.mem]\nurl = %q\n", stateful))
+	write(".claude.json", fmt.Sprintf(`{"numStartups": 3, "mcpServers": {"mem": {"type": "http", "url": %q}}}`, stateful))
+	return home, stateful, stateless
+}
+
+type hostsOut struct {
+	Hosts []struct {
+		Name    string
+		Servers []struct {
+			Name, URL, Protection, Fix, Upstream string
+		}
+	}
+}
+
+func listHosts(t *testing.T, env []string) (hostsOut, string) {
+	t.Helper()
+	code, out, errOut := runWatchdogEnv(t, env, "hosts", "--json")
+	if code != 0 {
+		t.Fatalf("hosts exit %d: %s", code, errOut)
+	}
+	var doc hostsOut
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	return doc, out
+}
+
+func (d hostsOut) protection(host, server string) (string, string) {
+	for _, h := range d.Hosts {
+		for _, s := range h.Servers {
+			if h.Name == host && s.Name == server {
+				return s.Protection, s.Fix
+			}
+		}
+	}
+	return "", ""
+}
+
+// TestHostsSaysWhatProtectsEachServer: every host with a file is listed,
+// each server with the protection its host, transport and a probe give it,
+// and an exposed one with the one command that protects it.
+func TestHostsSaysWhatProtectsEachServer(t *testing.T) {
+	t.Parallel()
+	home, _, _ := hostsHome(t)
+	state := t.TempDir()
+	doc, _ := listHosts(t, []string{"HOME=" + home, "WATCHDOG_STATE_DIR=" + state})
+	var names []string
+	for _, h := range doc.Hosts {
+		if h.Name == "Claude Code" || h.Name == "Cursor" || h.Name == "Codex CLI" {
+			names = append(names, h.Name) // others may run on this machine
+		}
+	}
+	if strings.Join(names, ",") != "Claude Code,Cursor,Codex CLI" {
+		t.Fatalf("hosts %v", names)
+	}
+	for _, tt := range []struct{ host, server, protection, fix string }{
+		{"Cursor", "mem", "exposed", "watchdog hosts adopt Cursor --server mem"},
+		{"Cursor", "modern", "stateless", ""},
+		{"Cursor", "files", "not-needed", ""},
+		{"Codex CLI", "mem", "self-healing", ""},
+		{"Claude Code", "mem", "self-healing", ""},
+	} {
+		if p, fix := doc.protection(tt.host, tt.server); p != tt.protection || fix != tt.fix {
+			t.Errorf("%s %s: %q %q; want %q %q", tt.host, tt.server, p, fix, tt.protection, tt.fix)
+		}
+	}
+}
+
+// TestHostsAdoptAndRelease: the CLI adopts Cursor's exposed server, the
+// listing then says proxied (never printing the proxy's secret), and
+// release gives Cursor's file back byte for byte.
+func TestHostsAdoptAndRelease(t *testing.T) {
+	t.Parallel()
+	home, stateful, _ := hostsHome(t)
+	state, cfgDir := t.TempDir(), t.TempDir()
+	env := []string{"HOME=" + home, "WATCHDOG_STATE_DIR=" + state, "XDG_CONFIG_HOME=" + cfgDir}
+	file := filepath.Join(home, ".cursor", "mcp.json")
+	orig, _ := os.ReadFile(file)
+	code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--server", "mem")
+	if code != 0 || !strings.Contains(out, "restart Cursor") {
+		t.Fatalf("adopt exit %d: %s %s", code, out, errOut)
+	}
+	secret, err := os.ReadFile(filepath.Join(state, "proxy-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, raw := listHosts(t, env)
+	if p, _ := doc.protection("Cursor", "mem"); p != "proxied" {
+		t.Fatalf("after adopt: %q\n%s", p, raw)
+	}
+	if s := strings.TrimSpace(string(secret)); strings.Contains(raw, s) || strings.Contains(out, s) {
+		t.Fatal("the proxy's secret was printed")
+	}
+	if !strings.Contains(raw, stateful) {
+		t.Errorf("the listing does not say which server the proxy stands for:\n%s", raw)
+	}
+	if code, out, errOut := runWatchdogEnv(t, env, "hosts", "release", "cursor"); code != 0 {
+		t.Fatalf("release exit %d: %s %s", code, out, errOut)
+	}
+	if got, _ := os.ReadFile(file); string(got) != string(orig) {
+		t.Fatalf("after release:\n%s", got)
+	}
+	code, _, errOut = runWatchdogEnv(t, env, "hosts", "release", "cursor")
+	if code != exitUsage || !strings.Contains(errOut, "not adopted") {
+		t.Fatalf("second release: exit %d: %s", code, errOut)
+	}
+}
+
+// TestHostsAdoptRefusesAnUnknownHost names the hosts it knows.
+func TestHostsAdoptRefusesAnUnknownHost(t *testing.T) {
+	t.Parallel()
+	code, _, errOut := runWatchdogEnv(t, []string{"HOME=" + t.TempDir(), "WATCHDOG_STATE_DIR=" + t.TempDir()}, "hosts", "adopt", "Zed")
+	if code != exitUsage || !strings.Contains(errOut, `"Zed"`) || !strings.Contains(errOut, "Claude Code") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

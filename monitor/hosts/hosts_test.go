@@ -1,0 +1,132 @@
+package hosts
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+)
+
+func touch(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPaths: each system's folder, the folder an environment variable
+// names instead, and globs over DSH's profiles.
+func TestPaths(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	touch(t, filepath.Join(home, ".config/Code/User/mcp.json"), "{}")
+	touch(t, filepath.Join(home, "Library/Application Support/Code/User/mcp.json"), "{}")
+	touch(t, filepath.Join(home, ".dsh/profiles/b/cordis.yml"), "[]")
+	touch(t, filepath.Join(home, ".dsh/profiles/a/cordis.yml"), "[]")
+	touch(t, filepath.Join(home, ".dsh/profiles/a/cordis.patch.yml"), "[]")
+	moved := filepath.Join(t.TempDir(), "dshhome")
+	touch(t, filepath.Join(moved, "profiles/x/cordis.yml"), "[]")
+	env := func(k string) string {
+		if k == "DSH_HOME" {
+			return moved
+		}
+		return ""
+	}
+	tests := []struct {
+		p    host.Profile
+		goos string
+		env  func(string) string
+		base string // want is relative to it
+		want []string
+	}{
+		{host.VSCode(), "linux", nil, home, []string{".config/Code/User/mcp.json"}},
+		{host.VSCode(), "darwin", nil, home, []string{"Library/Application Support/Code/User/mcp.json"}},
+		{host.DSH(), "linux", nil, home, []string{".dsh/profiles/a/cordis.yml", ".dsh/profiles/b/cordis.yml", ".dsh/profiles/a/cordis.patch.yml"}},
+		{host.DSH(), "linux", env, moved, []string{"profiles/x/cordis.yml"}},
+		{host.Cursor(), "linux", nil, home, nil},
+	}
+	for _, tt := range tests {
+		var want []string
+		for _, w := range tt.want {
+			want = append(want, filepath.Join(tt.base, filepath.FromSlash(w)))
+		}
+		if got := Paths(tt.p, home, tt.goos, tt.env); !slices.Equal(got, want) {
+			t.Errorf("%s on %s: %q, want %q", tt.p.Name, tt.goos, got, want)
+		}
+	}
+}
+
+// TestFind: a host is found by a file or a running process, not
+// otherwise; a file that does not parse is reported, not dropped.
+func TestFind(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	touch(t, filepath.Join(home, ".cursor/mcp.json"), `{"mcpServers": {"mem": {"url": "http://127.0.0.1:1/mcp"}}}`)
+	touch(t, filepath.Join(home, ".gemini/settings.json"), `{"mcpServers": {`)
+	running := func(_ context.Context, p host.Profile) (int32, bool) { return 7, p.Name == host.CodexCLI().Name }
+	found := Find(t.Context(), Options{Home: home, GOOS: "linux", Running: running})
+	var names []string
+	for _, f := range found {
+		names = append(names, f.Profile.Name)
+	}
+	if want := []string{"Cursor", "Codex CLI", "Gemini CLI"}; !slices.Equal(names, want) {
+		t.Fatalf("found %v, want %v", names, want)
+	}
+	if f := found[0]; len(f.Files) != 1 || len(f.Files[0].Servers) != 1 || f.Files[0].Err != nil || f.Running {
+		t.Errorf("cursor: %+v", f)
+	}
+	if f := found[1]; !f.Running || f.PID != 7 || len(f.Files) != 0 {
+		t.Errorf("codex: %+v", f)
+	}
+	if f := found[2]; f.Files[0].Err == nil {
+		t.Errorf("gemini's broken file: no error: %+v", f)
+	}
+}
+
+// Long: a table of cases, one per protection and what decides it.
+func TestProtect(t *testing.T) {
+	t.Parallel()
+	http := func(u string) hostconfig.Server {
+		return hostconfig.Server{Name: "mem", Transport: host.StreamableHTTP, URL: u}
+	}
+	const up = "http://127.0.0.1:14242/mcp"
+	proxied := Facts{Proxies: map[string]string{"127.0.0.1:14301": up}}
+	tests := []struct {
+		name string
+		p    host.Profile
+		s    hostconfig.Server
+		f    Facts
+		want Protection
+		fix  string
+	}{
+		{"stdio", host.Cursor(), hostconfig.Server{Name: "x", Transport: host.Stdio}, Facts{}, NotNeeded, ""},
+		{"stuck host", host.Cursor(), http(up), Facts{}, Exposed, "watchdog hosts adopt Cursor --server mem"},
+		{"stuck host with a space in its name", host.GeminiCLI(), http(up), Facts{}, Exposed, "watchdog hosts adopt 'Gemini CLI' --server mem"},
+		{"patchable host", host.DSH(), http(up), Facts{}, Exposed, "watchdog hosts adopt DSH --server mem (or: watchdog patch apply)"},
+		{"patched", host.DSH(), http(up), Facts{Patched: true}, Patched, ""},
+		{"proxied", host.Cursor(), http("http://127.0.0.1:14301/SECRET/mcp"), proxied, Proxied, ""},
+		{"stateless", host.Cursor(), http(up), Facts{Stateless: map[string]bool{up: true}}, Stateless, ""},
+		{"retries", host.CodexCLI(), http(up), Facts{}, SelfHealing, ""},
+		{"reinitializes", host.VSCode(), http(up), Facts{}, SelfHealing, ""},
+		{"seen to heal", host.Cursor(), http(up), Facts{SeenSelfHealing: true}, SelfHealing, ""},
+		{"bridged", host.ClaudeDesktop(), hostconfig.Server{Name: "mem", Transport: host.Bridged, URL: up}, Facts{}, SelfHealing, ""},
+		{"legacy SSE", host.Cursor(), hostconfig.Server{Name: "mem", Transport: host.SSE, URL: up}, Facts{}, Exposed,
+			"move the server to Streamable HTTP, then: watchdog hosts adopt Cursor --server mem"},
+	}
+	for _, tt := range tests {
+		v := Protect(tt.p, tt.s, tt.f)
+		if v.Protection != tt.want || v.Fix != tt.fix || v.Why == "" {
+			t.Errorf("%s: %+v; want %s, fix %q", tt.name, v, tt.want, tt.fix)
+		}
+		if tt.want == Proxied && v.Upstream != up {
+			t.Errorf("%s: upstream %q", tt.name, v.Upstream)
+		}
+	}
+}
