@@ -17,6 +17,8 @@ const (
 	// PatchUnsupported: a known client build that never reconnects; no
 	// patch can help it.
 	PatchUnsupported PatchState = "unsupported"
+	// PatchNone: the host's client is not one the watchdog can patch.
+	PatchNone PatchState = "none"
 )
 
 // Step is the heal ladder's next move for a lost session.
@@ -32,6 +34,9 @@ type LadderInput struct {
 	UserAsked   bool // `watchdog heal` or the tray
 	CanRestart  bool // a restart argv is configured
 	HostName    string
+	// Adopt is the command that routes the host through the proxy
+	// (host.Profile.AdoptCommand).
+	Adopt string
 }
 
 // Next picks the best available step: the first entry of Strategies that
@@ -46,11 +51,7 @@ func Next(in LadderInput) Step {
 		return Step{Advice: "this client build never reconnects and no patch can change that: restart " + in.HostName +
 			" to get a new session (`watchdog heal` does, once host.restart is configured)"}
 	}
-	advice := "the client is not patched, so it keeps the dead session: run `watchdog patch apply` and restart " + in.HostName + ", or restart " + in.HostName + " now (`watchdog heal`)"
-	if !in.CanRestart {
-		advice = "the client is not patched, so it keeps the dead session: run `watchdog patch apply` and restart " + in.HostName + " (no host.restart command is configured for `watchdog heal` to do it)"
-	}
-	return Step{Advice: advice}
+	return Step{Advice: giveUpAdvice(in)}
 }
 
 // AfterFailure is the step after strategy failed: the first other fallback
@@ -75,4 +76,22 @@ func PatchStateOf(st clientpatch.Status) PatchState {
 		return PatchUnsupported
 	}
 	return PatchUnknown
+}
+
+// giveUpAdvice is the one thing to do when no step applies: route the host
+// through the proxy (or, for a host whose client takes the patch, patch
+// it), then restart it, or restart it now when `watchdog heal` can.
+func giveUpAdvice(in LadderInput) string {
+	fix := "route " + in.HostName + " through the watchdog's proxy (`" + in.Adopt + "`) and restart it"
+	if in.Patch != PatchNone {
+		fix = "run `watchdog patch apply` and restart " + in.HostName + ", or " + fix
+	}
+	why := "the client is not patched, so it keeps the dead session: "
+	if in.Patch == PatchNone {
+		why = in.HostName + " keeps the dead session: "
+	}
+	if in.CanRestart {
+		return why + fix + "; or restart " + in.HostName + " now (`watchdog heal`)"
+	}
+	return why + fix + " (no host.restart command is configured for `watchdog heal` to do it)"
 }

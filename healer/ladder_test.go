@@ -23,11 +23,19 @@ func TestLadder(t *testing.T) {
 		{"no restart command", LadderInput{Patch: PatchUnpatched, UserAsked: true, HostName: "DSH"}, "", "no host.restart"},
 		{"unsupported build, user asks", LadderInput{Patch: PatchUnsupported, UserAsked: true, CanRestart: true}, StrategyHostRestart, ""},
 		{"unsupported build, no restart allowed", LadderInput{Patch: PatchUnsupported, HostName: "DSH"}, "", "no patch can change that: restart DSH"},
+		{"unpatched: the patch, or the proxy", LadderInput{Patch: PatchUnpatched, HostName: "DSH", Adopt: "watchdog hosts adopt DSH"}, "",
+			"run `watchdog patch apply` and restart DSH, or route DSH through the watchdog's proxy (`watchdog hosts adopt DSH`)"},
+		{"a host with no patch: the proxy only", LadderInput{Patch: PatchNone, HostName: "Cursor", Adopt: "watchdog hosts adopt Cursor"}, "",
+			"Cursor keeps the dead session: route Cursor through the watchdog's proxy (`watchdog hosts adopt Cursor`)"},
+		{"a host with no patch, user asks", LadderInput{Patch: PatchNone, UserAsked: true, CanRestart: true}, StrategyHostRestart, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := Next(tt.in)
+			if tt.in.Patch == PatchNone && strings.Contains(got.Advice, "patch") {
+				t.Fatalf("a host with no patch is told of one: %q", got.Advice)
+			}
 			if got.Strategy != tt.want || !strings.Contains(got.Advice, tt.advice) {
 				t.Fatalf("Next = %+v, want strategy %q advice containing %q", got, tt.want, tt.advice)
 			}

@@ -14,8 +14,11 @@ import (
 )
 
 // beaconDir is where the host's patched client writes its beacons ("" when
-// the home directory is unknown).
+// the home directory is unknown, or the host's client takes no patch).
 func (d *daemon) beaconDir() string {
+	if !d.cfg.Host.Profile().Patchable() {
+		return "" // no patched client: no beacons, and no folder to watch
+	}
 	home := d.opts.Home
 	if home == "" {
 		h, err := os.UserHomeDir()

@@ -110,7 +110,9 @@ type daemon struct {
 // newDaemon builds the daemon; secret is the proxies' (proxy.LoadSecret),
 // "" when no server has a proxy_listen.
 func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *journal.Journal) *daemon {
-	mc := health.Config{HostName: cfg.Host.Name, ClientName: cfg.Host.ClientName, HostWatched: hostWatched(cfg)}
+	prof := cfg.Host.Profile()
+	mc := health.Config{HostName: cfg.Host.Name, ClientName: cfg.Host.ClientName, HostWatched: hostWatched(cfg),
+		SelfHealing: prof.OnLoss.SelfHealing(), Patchable: prof.Patchable()}
 	for _, s := range cfg.Servers {
 		mc.Servers = append(mc.Servers, health.ServerConfig{Name: s.Name, URL: s.URL, IdleTimeout: s.IdleTimeout.Duration,
 			ProxyURL: proxyURL(s, secret)})

@@ -59,6 +59,9 @@ func (d *daemon) patchState() healer.PatchState {
 	if d.opts.Patch != nil {
 		return *d.opts.Patch
 	}
+	if !d.cfg.Host.Profile().Patchable() {
+		return healer.PatchNone
+	}
 	return healer.PatchStateOf(d.client.Status)
 }
 
@@ -75,7 +78,10 @@ func (d *daemon) react(ctx context.Context, evs []health.Event) {
 		if _, _, open := d.model.Incident(ev.Server); !open {
 			continue
 		}
-		if d.opts.Patch == nil && !d.clientSeen {
+		if d.model.HostHeals() {
+			continue // it opens a new session itself; the model closes the incident on it
+		}
+		if d.opts.Patch == nil && !d.clientSeen && d.cfg.Host.Profile().Patchable() {
 			d.heal.waiting[ev.Server] = true
 			continue
 		}
@@ -97,10 +103,15 @@ func (d *daemon) healWaiting(ctx context.Context) {
 // healServer climbs the heal ladder for one server's open incident and
 // says which strategy it took ("" when it gave up).
 func (d *daemon) healServer(ctx context.Context, server string, userAsked bool) health.Strategy {
+	prof := d.cfg.Host.Profile()
 	in := healer.LadderInput{Patch: d.patchState(), AutoRestart: d.cfg.Host.AutoRestart, UserAsked: userAsked,
-		CanRestart: len(d.cfg.Host.Restart) > 0, HostName: d.cfg.Host.Name}
+		CanRestart: len(d.cfg.Host.Restart) > 0, HostName: d.cfg.Host.Name, Adopt: prof.AdoptCommand()}
 	return healer.Heal(ctx, healActions{d}, server, in)
 }
+
+// errNoClientFix: the host's client takes no patch, so it has no trigger
+// folder (the ladder never picks the trigger for it: its patch state is none).
+var errNoClientFix = errors.New("the host's client takes no patch: it has no recovery trigger")
 
 // healActions are the daemon's hands for the heal ladder's strategies:
 // what they do goes through the model, on the loop goroutine.
@@ -115,6 +126,9 @@ func (a healActions) Failed(ctx context.Context, server string, s health.Strateg
 }
 
 func (a healActions) TriggerDir() (string, error) {
+	if !a.d.cfg.Host.Profile().Patchable() {
+		return "", errNoClientFix
+	}
 	home := a.d.opts.Home // the demo writes its triggers into its own temp home
 	if home == "" {
 		h, err := os.UserHomeDir()

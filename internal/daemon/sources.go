@@ -50,7 +50,7 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 		goRun(wg, func() { d.runStore(ctx, s.Name, w, sp, first) })
 	}
 	d.storesRead = allClosed(firsts)
-	if d.opts.Patch == nil {
+	if d.opts.Patch == nil && d.cfg.Host.Profile().Patchable() {
 		goRun(wg, func() { d.watchPatch(ctx) })
 	}
 	d.startProxies(ctx, wg)

@@ -43,8 +43,8 @@ func (s *server) closedIdle(sess *session, wasCurrent bool, idle time.Duration, 
 		Idle: idle.Truncate(time.Second), Detail: fmt.Sprintf("session of %s on %s expired after %s idle: the server's idle timeout ended it (its log)",
 			clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second))})
 	if wasCurrent {
-		evs = append(evs, s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone: the server's idle timeout ended it (idle %s); its next call will fail",
-			s.cfg.Name, idle.Round(time.Second)))...)
+		evs = append(evs, s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone: the server's idle timeout ended it (idle %s); %s",
+			s.cfg.Name, idle.Round(time.Second), s.words.nextCall()))...)
 	}
 	return evs
 }

@@ -16,9 +16,17 @@ func (s *server) open(now time.Time, sessionID, detail string) []Event {
 	if s.flap.opened(now) {
 		return s.openFlapping(now, sessionID, detail)
 	}
-	s.incident = &incident{since: now, session: sessionID}
+	s.incident = &incident{since: now, session: sessionID, hostPID: s.hostPID()}
 	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sessionID, Detail: detail,
-		Incident: true}}
+		Incident: true, Extra: s.words.extra()}}
+}
+
+// hostPID is the running host's pid, 0 when none is known to run.
+func (s *server) hostPID() int32 {
+	if s.words == nil || !s.words.host.running {
+		return 0
+	}
+	return s.words.host.pid
 }
 
 // recover closes the open incident, if any, with how long it lasted; a

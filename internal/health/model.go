@@ -24,14 +24,21 @@ type Config struct {
 	// HostWatched: a process watcher reports the host. Until its first
 	// report no session is known to be the host's, so none is kept warm.
 	HostWatched bool
-	Servers     []ServerConfig
+	// SelfHealing: the host's profile says its client opens a new session
+	// by itself after a loss; its losses say so, and nothing heals them.
+	SelfHealing bool
+	// Patchable: the host's client can carry the watchdog's fix. Whether
+	// it heals is then the patch's state, never learned from a recovery.
+	Patchable bool
+	Servers   []ServerConfig
 }
 
 // Model holds the health of one host and its servers. It is not safe for
 // concurrent use: one goroutine owns it and feeds it signals in order.
 type Model struct {
-	cfg  Config
-	host hostState
+	cfg   Config
+	host  hostState
+	words *hostWords // shared with every server
 	// beaconLive: a live patched client's beacon names what the host holds.
 	beaconLive bool
 	beaconPID  int32 // the live beacon's writer: another one is a new client
@@ -81,6 +88,7 @@ type server struct {
 	// idle past the timeout, or the cap), and when it said so: their end
 	// is the proxy's DELETE, not an expiry.
 	releasedByProxy map[string]time.Time
+	words           *hostWords // the model's
 }
 
 type session struct {
@@ -110,6 +118,9 @@ type incident struct {
 	// is the latest.
 	repeats    int
 	lastRepeat time.Time
+	// hostPID is the host process that lost the session (0: unknown): a
+	// new session from that same run is the host healing itself.
+	hostPID int32
 }
 
 // differs reports whether session id, created at created (zero: unknown),
@@ -126,8 +137,10 @@ func (in *incident) differs(id string, created time.Time) bool {
 // New returns a model for cfg.
 func New(cfg Config) *Model {
 	m := &Model{cfg: cfg, servers: make(map[string]*server, len(cfg.Servers))}
+	m.words = &hostWords{name: cfg.HostName, selfHealing: cfg.SelfHealing, host: &m.host}
 	for _, sc := range cfg.Servers {
-		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}, viaProxy: map[string]time.Time{}, releasedByProxy: map[string]time.Time{}}
+		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}, viaProxy: map[string]time.Time{},
+			releasedByProxy: map[string]time.Time{}, words: m.words}
 		m.order = append(m.order, sc.Name)
 	}
 	return m

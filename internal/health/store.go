@@ -115,7 +115,7 @@ func (m *Model) sessionNew(s *server, sess *session, now time.Time) []Event {
 	case s.incident.candidate == sess.id:
 		evs = append(evs, s.recover(now, "the host's client holds a new session the server knows", sess.id)...)
 	case m.currentSession(s) == sess && s.incident.differs(sess.id, sess.created):
-		evs = append(evs, s.recover(now, hostOpenedNew, sess.id)...)
+		evs = append(evs, m.openedByItself(s, sess, now)...)
 	}
 	return evs
 }
@@ -148,7 +148,7 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 		}
 	}
 	if wasCurrent {
-		evs = append(evs, s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone from the server (idle %s); its next call will fail", s.cfg.Name, idle.Round(time.Second)))...)
+		evs = append(evs, s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone from the server (idle %s); %s", s.cfg.Name, idle.Round(time.Second), s.words.nextCall()))...)
 	}
 	return evs
 }
@@ -229,7 +229,7 @@ func (s *server) remember(id string, now time.Time) {
 // incident.
 func (m *Model) endedByRestart(s *server, sess *session, wasCurrent bool, idle time.Duration, now time.Time) []Event {
 	if wasCurrent {
-		return s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone: the server restarted; its next call will fail", s.cfg.Name))
+		return s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone: the server restarted; %s", s.cfg.Name, s.words.nextCall()))
 	}
 	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sess.id, Client: sess.client,
 		Detail: fmt.Sprintf("a session of %s on %s is gone: the server restarted (idle %s)", clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second))}}

@@ -42,6 +42,22 @@ type Profile struct {
 	ReadsConfigLive bool
 }
 
+// AdoptCommand is the command that routes the host's servers through the
+// watchdog's proxy, its name quoted for a shell when it needs it.
+func (p Profile) AdoptCommand() string { return "watchdog hosts adopt " + ShellWord(p.Name) }
+
+// ShellWord quotes s for a POSIX shell when it holds more than letters,
+// digits and a few safe marks.
+func ShellWord(s string) string {
+	safe := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/@%+=:,-", r))
+	}) < 0
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // Patchable reports whether the host's client has a fix the watchdog can
 // apply (and so beacon and trigger folders).
 func (p Profile) Patchable() bool { return p.Client != (Client{}) }

@@ -2,7 +2,6 @@ package hosts
 
 import (
 	"net/url"
-	"regexp"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
@@ -81,25 +80,7 @@ func Protect(p host.Profile, s hostconfig.Server, f Facts) Verdict {
 }
 
 func adoptCommand(p host.Profile, s hostconfig.Server) string {
-	return "watchdog hosts adopt " + shellWord(p.Name) + " --server " + shellWord(s.Name)
-}
-
-var plainWord = regexp.MustCompile(`^[A-Za-z0-9._/@%+=:,-]+$`)
-
-// shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
-	if plainWord.MatchString(s) {
-		return s
-	}
-	out := "'"
-	for _, r := range s {
-		if r == '\'' {
-			out += `'\''`
-			continue
-		}
-		out += string(r)
-	}
-	return out + "'"
+	return p.AdoptCommand() + " --server " + host.ShellWord(s.Name)
 }
 
 // hostPort is the address part of a URL ("127.0.0.1:14300"), "" when it
