@@ -351,7 +351,7 @@ func adoptDone(ctx context.Context, c cli, co common, o adopt.Options, res adopt
 		fmt.Fprintf(c.stdout, "restart %s so that it reads its changed config\n", esc(o.Host.Name))
 	}
 	if _, err := control.Dial(daemon.SocketPath(o.StateDir)).Status(ctx); err == nil {
-		fmt.Fprintln(c.stdout, "the running watchdog reads its config at start: restart it to serve the changed proxies")
+		fmt.Fprintln(c.stdout, "the running watchdog takes its changed config by itself (`watchdog status` shows the proxies)")
 	}
 	return exitOK
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/instance"
@@ -45,7 +46,14 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	defer lock.Release()
-	opts := daemon.Options{Version: version, Logger: newLogger(c.stderr, c.getenv)}
+	opts := daemon.Options{Version: version, Logger: newLogger(c.stderr, c.getenv), ConfigFile: cfg.Path}
+	if opts.ConfigFile == "" {
+		// No file yet: the default one is followed, so that the one
+		// `watchdog hosts adopt` writes is taken.
+		if opts.ConfigFile, err = config.DefaultPath(); err != nil {
+			opts.ConfigFile = ""
+		}
+	}
 	debugHooks(c, &opts, !useTray)
 	if useTray {
 		err = daemon.ServeWithTray(ctx, cfg, stateDir, opts)

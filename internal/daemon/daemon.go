@@ -50,6 +50,8 @@ type item struct {
 	// alive names the server whose own log wrote a new line: a sign of
 	// life for the liveness schedule.
 	alive string
+	// reload: the config file changed (watchConfig).
+	reload *reload
 }
 
 // query asks the loop for something only the model knows.
@@ -68,7 +70,11 @@ type queryReply struct {
 // daemon owns the model: one goroutine (loop) applies every signal in
 // order, journals the events, then acknowledges the log positions.
 type daemon struct {
-	cfg         config.Config
+	cfg config.Config
+	// next is the config a changed file loaded to; cancelRun ends this run
+	// so that Serve starts the next with it.
+	next        *config.Config
+	cancelRun   context.CancelFunc
 	stateDir    string
 	log         *slog.Logger
 	model       *health.Model
@@ -277,12 +283,18 @@ func (d *daemon) handle(ctx context.Context, it item) {
 	if it.ack != nil && d.follower != nil {
 		d.acknowledge(*it.ack)
 	}
+	if it.reload != nil {
+		d.takeReload(*it.reload)
+	}
 }
 
 // status is the model's view plus what only the daemon knows.
 func (d *daemon) status() health.Status {
 	st := d.model.Status(d.now())
 	st.Host.Patch = patchLabel(d.client.Status.State)
+	if !d.cfg.Host.Profile().Patchable() {
+		st.Host.Patch = string(healer.PatchNone)
+	}
 	d.addProxySessions(&st)
 	return st
 }

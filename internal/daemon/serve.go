@@ -65,6 +65,12 @@ type Options struct {
 	// write fail (see JournalFaultEnv). Honoured only by a build with the
 	// watchdogdebug tag. Zero: no fault.
 	JournalFaultFile string
+	// ConfigFile is the config file to follow: when its bytes change to a
+	// config that loads, the daemon takes it without the process
+	// restarting (tracked sessions, open incidents and log positions are
+	// kept as across a restart); one that does not load is journaled and
+	// the running config stays. Zero: not followed.
+	ConfigFile string
 }
 
 func (o *Options) fill() {
@@ -101,24 +107,39 @@ func ServeWithTray(ctx context.Context, cfg config.Config, stateDir string, opts
 
 // Serve runs the daemon until ctx ends or its control socket fails. The
 // state directory is checked first (fsutil.PrivateDir): nothing is opened
-// in a directory where others could have planted links.
+// in a directory where others could have planted links. A changed config
+// file (Options.ConfigFile) ends a run, and the next starts with it.
 func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options) error {
 	opts.fill()
+	for {
+		next, err := serveRun(ctx, cfg, stateDir, opts)
+		if err != nil || next == nil || ctx.Err() != nil {
+			return err
+		}
+		opts.Logger.Info("taking the changed config", "path", opts.ConfigFile)
+		cfg = *next
+	}
+}
+
+// serveRun is one run of the daemon with one config. It returns the config
+// to run next when a changed config file ended it.
+func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Options) (*config.Config, error) {
 	if err := fsutil.PrivateDir(stateDir); err != nil {
-		return err
+		return nil, err
 	}
 	secret, err := proxySecret(cfg, stateDir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	j, err := journal.Open(stateDir, journal.Options{FaultFile: opts.JournalFaultFile})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer j.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d := newDaemon(cfg, stateDir, secret, opts, j)
+	d.cancelRun = cancel
 	pinger, warnings := d.newPinger(ctx)
 	d.pinger = pinger
 	d.live = healer.NewLiveness(pinger.Servers(), d.now())
@@ -134,7 +155,8 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 	warnings = append(warnings, unreportedOutage(saved, recs, d.now())...)
 	warnings = append(warnings, d.heal.warnings...)
 	handover()
-	return d.serve(ctx, cancel, back.forNotifier(recs), back.resume, warnings)
+	err = d.serve(ctx, cancel, back.forNotifier(recs), back.resume, warnings)
+	return d.next, err
 }
 
 // serve starts the loop and the sources, serves the control socket once
@@ -156,6 +178,7 @@ func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, recs []jo
 		return err
 	}
 	goRun(&wg, func() { d.clock.watch(ctx, d.dirs, d.log) })
+	d.watchConfig(ctx, &wg)
 	d.serveMetrics(ctx, &wg)
 	d.waitReady(ctx)
 	failure := d.serveControl(ctx, &wg)
@@ -212,7 +235,11 @@ func (d *daemon) stop(ctx context.Context, wg *sync.WaitGroup) {
 	if err := d.follower.Flush(); err != nil {
 		d.log.Warn("cannot save the log checkpoint; the journal still records every position", "err", err)
 	}
-	d.emit([]health.Event{{Time: d.now(), Kind: health.EvStopped, Detail: "watchdog stopped"}})
+	detail := "watchdog stopped"
+	if d.next != nil {
+		detail = "watchdog stopped to take the changed config " + d.opts.ConfigFile + "; it starts again with it at once"
+	}
+	d.emit([]health.Event{{Time: d.now(), Kind: health.EvStopped, Detail: detail}})
 	d.reportUnwritten()
 }
 

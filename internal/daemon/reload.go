@@ -1,0 +1,118 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
+)
+
+// configSettle is how long the config file must be quiet before it is read:
+// an editor's save, or adopt's rename, comes as a few events.
+const configSettle = 200 * time.Millisecond
+
+// reload is a changed config file as the watcher read it: the config it
+// loads to, or why it does not load.
+type reload struct {
+	cfg config.Config
+	err error
+}
+
+// watchConfig follows the config file (Options.ConfigFile) through the
+// shared directory watch, and hands the loop each change of its bytes.
+func (d *daemon) watchConfig(ctx context.Context, wg *sync.WaitGroup) {
+	path := d.opts.ConfigFile
+	if path == "" {
+		return
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		d.log.Warn("not watching the config file", "path", path, "err", err)
+		return
+	}
+	w, err := dirwatch.Open(ctx, d.dirs)
+	if err == nil {
+		err = w.Add(dir)
+	}
+	if err != nil {
+		d.log.Warn("not watching the config file", "path", path, "err", err)
+		return
+	}
+	last, _ := readConfigBytes(path)
+	goRun(wg, func() {
+		defer w.Close()
+		var settle <-chan time.Time
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				if filepath.Clean(ev.Name) == filepath.Clean(path) {
+					settle = time.After(configSettle)
+				}
+			case <-w.Errors:
+				settle = time.After(configSettle) // an overflow: look again
+			case <-settle:
+				settle = nil
+				data, err := readConfigBytes(path)
+				if bytes.Equal(data, last) && err == nil {
+					continue
+				}
+				last = data
+				r := loadChanged(path, data, err)
+				if !d.send(ctx, item{reload: &r}) {
+					return
+				}
+			}
+		}
+	})
+}
+
+func readConfigBytes(path string) ([]byte, error) {
+	b, err := fsutil.ReadRegular(path, 64<<10)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // gone: the built-in defaults, as at start
+	}
+	return b, err
+}
+
+// loadChanged loads the config the file now holds (nil data: no file).
+func loadChanged(path string, data []byte, readErr error) reload {
+	if readErr != nil {
+		return reload{err: readErr}
+	}
+	if data == nil {
+		cfg, err := config.Load("")
+		return reload{cfg: cfg, err: err}
+	}
+	cfg, err := config.Parse(path, data)
+	return reload{cfg: cfg, err: err}
+}
+
+// takeReload acts on a changed config: one that loads ends this run of the
+// daemon so that Serve starts the next with it (what a restart keeps, it
+// keeps: tracked sessions, open incidents, log positions); one that does
+// not load is journaled, and the running config stays.
+func (d *daemon) takeReload(r reload) {
+	if r.err != nil {
+		d.emit([]health.Event{{Time: d.now(), Kind: health.EvWarning,
+			Detail: "the config file changed but does not load, so the running config stays: " + r.err.Error()}})
+		return
+	}
+	d.next = &r.cfg
+	if d.cancelRun != nil {
+		d.cancelRun()
+	}
+}
