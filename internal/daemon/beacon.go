@@ -57,6 +57,7 @@ func (d *daemon) startBeacons(ctx context.Context, wg *sync.WaitGroup) {
 // process (or, when the process watcher has not found the host, the
 // freshest live beacon) and points the process watcher at its writer.
 func (d *daemon) applyBeacons(ctx context.Context, u beacon.Update) {
+	d.lastBeacons = &u
 	c, ok := d.hostBeacon(u.Clients)
 	if !ok {
 		d.apply(ctx, health.Signal{Kind: health.SigBeacon})
@@ -66,6 +67,17 @@ func (d *daemon) applyBeacons(ctx context.Context, u beacon.Update) {
 	select {
 	case d.knownHost <- proc.Host{PID: c.PID, Started: c.Started}:
 	default: // the watcher has one to look at already; the next update repeats it
+	}
+}
+
+// hostChanged gives the model the last beacons again when the process
+// watcher reports a host: a restarted host's beacon, read before the
+// watcher saw the restart, spoke for no one (it was not the known host's)
+// and would stay silent until the client next rewrote it (soak: a
+// restarted host's session pinged as "inferred" for two seconds).
+func (d *daemon) hostChanged(ctx context.Context, sig health.Signal) {
+	if sig.Kind == health.SigHostUp && d.lastBeacons != nil {
+		d.applyBeacons(ctx, *d.lastBeacons)
 	}
 }
 

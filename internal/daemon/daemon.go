@@ -110,6 +110,7 @@ type daemon struct {
 	hostLook     chan struct{}        // asks the process watcher to look now
 	verified     map[string]time.Time // server+session → last verifying ping
 	knownHost    chan proc.Host       // a live beacon's writer, for the process watcher
+	lastBeacons  *beacon.Update       // the beacons as last read: applied again when the host changes
 	buttons      chan tray.Command    // buttons pressed on the notifications
 }
 
@@ -268,6 +269,7 @@ func (d *daemon) nextTick(now time.Time) time.Duration {
 func (d *daemon) handle(ctx context.Context, it item) {
 	if it.sig != nil {
 		d.apply(ctx, *it.sig)
+		d.hostChanged(ctx, *it.sig)
 		d.saveTracked(false)
 	}
 	if it.client != nil {

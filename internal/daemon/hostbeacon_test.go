@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/monitor/beacon"
 )
 
@@ -50,5 +51,38 @@ func TestBeaconNeverSpeaksForAProxiedEntry(t *testing.T) {
 	}
 	if held := d.heldOf(viaProxy); len(held) != 0 {
 		t.Fatalf("through the proxy: %+v, want nothing held (the proxy knows its sessions)", held)
+	}
+}
+
+// The soak caught a restarted host's session pinged as "inferred" while
+// its beacon named it: the new host's beacon was read before the process
+// watcher reported the restart, so it was no known host's and spoke for
+// no one until the client next rewrote it. The report of the new host
+// now gives the model the last beacons again.
+func TestRestartedHostsBeaconSpeaksOnceTheHostIsKnown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	j, err := journal.Open(dir, journal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	var o Options
+	o.fill()
+	d := newDaemon(config.Default(), dir, "", o, j)
+	ctx := t.Context()
+	now := time.Now()
+	up := func(pid int32) *health.Signal {
+		return &health.Signal{Kind: health.SigHostUp, PID: pid, Started: now.Add(-time.Duration(pid) * time.Second)}
+	}
+	d.handle(ctx, item{sig: up(100)})
+	newHost := beacon.Client{PID: 200, Updated: now, Servers: []beacon.Server{{Name: "nowledge-mem", URL: "http://127.0.0.1:14242/mcp", SessionID: "s-200", State: beacon.Connected}}}
+	d.handle(ctx, item{beacons: &beacon.Update{Clients: []beacon.Client{newHost}}})
+	if src := d.model.Status(now).Servers[0].Source; src != health.SourceInferred {
+		t.Fatalf("host 100 still known: source %q; the new writer's beacon must not speak yet", src)
+	}
+	d.handle(ctx, item{sig: up(200)})
+	if src := d.model.Status(now).Servers[0].Source; src != health.SourceBeacon {
+		t.Fatalf("host 200 known: source %q, want its beacon's word", src)
 	}
 }

@@ -76,9 +76,11 @@ const healActGrace = 5 * time.Second
 // open: it recovers the incident when the server is known to have the
 // session (its store lists it); otherwise the session must first answer a
 // ping (Verify). One known only from the last run's saved state must
-// answer too: it may have ended while the daemon was down.
+// answer too: it may have ended while the daemon was down; and so must one
+// the store lists while the server is down: the store may be a killed
+// server's last word, its sessions gone with it.
 func (m *Model) newHeld(s *server, id string, now time.Time) []Event {
-	if sess, known := s.sessions[id]; known && !sess.restored {
+	if sess, known := s.sessions[id]; known && !sess.restored && !s.down {
 		return s.recover(now, "the host's client holds a new session the server knows", id)
 	}
 	s.incident.candidate = id

@@ -112,6 +112,12 @@ func (m *Model) sessionNew(s *server, sess *session, now time.Time) []Event {
 		return evs
 	}
 	switch {
+	case s.down:
+		// A store read while the server does not answer may be a killed
+		// server's last word: the session must answer a ping (Verify).
+		if m.currentSession(s) == sess && s.incident.differs(sess.id, sess.created) {
+			s.incident.candidate = sess.id
+		}
 	case s.incident.candidate == sess.id:
 		evs = append(evs, s.recover(now, "the host's client holds a new session the server knows", sess.id)...)
 	case m.currentSession(s) == sess && s.incident.differs(sess.id, sess.created):
