@@ -118,19 +118,22 @@ func hostFacts(ctx context.Context, cfg config.Config, found []hosts.Found, prob
 func probeStateless(ctx context.Context, found []hosts.Found, proxies map[string]string) map[string]bool {
 	ctx, cancel := context.WithTimeout(ctx, probeBudget)
 	defer cancel()
-	urls := map[string]bool{}
+	seen := map[string]bool{}
+	var urls []string
 	for _, f := range found {
 		for _, file := range f.Files {
 			for _, s := range file.Servers {
-				if s.Proxyable() && proxies[hostOf(s.URL)] == "" {
-					urls[s.URL] = false
+				if s.Proxyable() && proxies[hostOf(s.URL)] == "" && !seen[s.URL] {
+					seen[s.URL] = true
+					urls = append(urls, s.URL)
 				}
 			}
 		}
 	}
+	stateless := map[string]bool{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for u := range urls {
+	for _, u := range urls {
 		wg.Go(func() {
 			client, err := mcphttp.New(mcphttp.Options{URL: u, ClientName: "mcp-watchdog-probe", ClientVersion: version})
 			if err != nil {
@@ -139,13 +142,13 @@ func probeStateless(ctx context.Context, found []hosts.Found, proxies map[string
 			rep, err := probe.Run(ctx, client)
 			if err == nil && rep.Era != probe.EraUnknown && !rep.Stateful {
 				mu.Lock()
-				urls[u] = true
+				stateless[u] = true
 				mu.Unlock()
 			}
 		})
 	}
 	wg.Wait()
-	return urls
+	return stateless
 }
 
 // hostsDoc is `watchdog hosts --json`.

@@ -47,6 +47,8 @@ func hasSession(sessions []any, masked string) bool {
 // client's tracked session are kept, and the loss is not told twice. A
 // config that then fails to load is journaled with its file, line and
 // key, and the running config stays.
+// Long: one scenario in three acts (state before, a change taken, a bad
+// change refused), each standing on the one before.
 func TestConfigChangeIsTakenWithoutLosingState(t *testing.T) {
 	t.Parallel()
 	srv, cfgPath, state := daemontest.KeepWarmSetup(t, false, "")

@@ -67,6 +67,14 @@ func (m *Model) heldChanged(s *server, old *Held, now time.Time) []Event {
 	return s.open(now, old.Session, fmt.Sprintf("the host's client reports its session on %s is gone (no longer connected)", s.cfg.Name))
 }
 
+// maybeDead: sess is listed by the store of a server that does not answer,
+// and was created before it stopped answering: the store may be a killed
+// server's last word, its sessions gone with it. (One created since proves
+// the server lives.)
+func (s *server) maybeDead(sess *session) bool {
+	return s.down && !sess.created.After(s.downSince)
+}
+
 // healActGrace is how long after a heal started the client may still act
 // on it: its trigger watcher polls, and it retires the generation after
 // its own backoff.
@@ -80,7 +88,7 @@ const healActGrace = 5 * time.Second
 // the store lists while the server is down: the store may be a killed
 // server's last word, its sessions gone with it.
 func (m *Model) newHeld(s *server, id string, now time.Time) []Event {
-	if sess, known := s.sessions[id]; known && !sess.restored && !s.down {
+	if sess, known := s.sessions[id]; known && !sess.restored && !s.maybeDead(sess) {
 		return s.recover(now, "the host's client holds a new session the server knows", id)
 	}
 	s.incident.candidate = id

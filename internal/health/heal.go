@@ -102,6 +102,7 @@ func (s *server) setDown(down bool, now time.Time, detail string) []Event {
 	}
 	s.down = down
 	if down {
+		s.downSince = now
 		return []Event{{Time: now, Kind: EvServerDown, Server: s.cfg.Name, Detail: fmt.Sprintf("%s is not answering: %s", s.cfg.Name, detail)}}
 	}
 	return []Event{{Time: now, Kind: EvServerUp, Server: s.cfg.Name, Detail: fmt.Sprintf("%s answers", s.cfg.Name)}}

@@ -69,6 +69,7 @@ type server struct {
 	lastLegacy time.Time
 	gone       map[string]time.Time // ids that left the store: a later "not found" for one is old news
 	down       bool                 // the last request of ours got no answer
+	downSince  time.Time            // when down was last set
 	stateless  bool                 // a 2026-07-28 server: no sessions
 	held       *Held                // the beacon's entry for this server; nil: none
 	healAt     time.Time            // the last heal we started: the client may act on it late

@@ -112,9 +112,8 @@ func (m *Model) sessionNew(s *server, sess *session, now time.Time) []Event {
 		return evs
 	}
 	switch {
-	case s.down:
-		// A store read while the server does not answer may be a killed
-		// server's last word: the session must answer a ping (Verify).
+	case s.maybeDead(sess):
+		// It must answer a ping (Verify) before it is the recovery.
 		if m.currentSession(s) == sess && s.incident.differs(sess.id, sess.created) {
 			s.incident.candidate = sess.id
 		}
