@@ -11,6 +11,10 @@ import (
 func doctorPatch(rep *doctorReport, cfg config.Config) {
 	home, _ := os.UserHomeDir()
 	prof := cfg.Host.Profile()
+	if !prof.Patchable() {
+		rep.add(finding{Check: "client module", OK: true, Detail: cfg.Host.DisplayName() + "'s client takes no patch: the proxy heals it (`" + prof.AdoptCommand() + "`)"})
+		return
+	}
 	st := clientpatch.LookFor(clientpatch.FindOptions{Host: prof, ConfigModule: cfg.Host.ClientModule, Home: home})
 	if st.Module == "" {
 		rep.add(finding{Check: "client module", Detail: st.Detail,

@@ -161,3 +161,35 @@ func TestHostsAdoptRefusesAnUnknownHost(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
+
+// TestDoctorListsExposedServers: doctor names each exposed server of each
+// host found, with the command that protects it, and counts it a problem.
+func TestDoctorListsExposedServers(t *testing.T) {
+	t.Parallel()
+	home, _, _ := hostsHome(t)
+	code, out, errOut := runWatchdogEnv(t, []string{"HOME=" + home, "WATCHDOG_STATE_DIR=" + t.TempDir()}, "doctor", "--json")
+	if code != exitFailed {
+		t.Fatalf("doctor exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Findings []struct {
+			Check, Detail, Fix string
+			Problem            bool
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var exposed, protected bool
+	for _, f := range rep.Findings {
+		switch {
+		case f.Check == "host Cursor" && f.Problem && strings.HasPrefix(f.Detail, "mem ") && f.Fix == "watchdog hosts adopt Cursor --server mem":
+			exposed = true
+		case f.Check == "host Codex CLI" && !f.Problem && strings.Contains(f.Detail, "mem self-healing"):
+			protected = true
+		}
+	}
+	if !exposed || !protected {
+		t.Fatalf("doctor findings (exposed %v, protected %v):\n%s", exposed, protected, out)
+	}
+}
