@@ -1,6 +1,8 @@
 package tray
 
 import (
+	"strings"
+
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
@@ -33,7 +35,10 @@ func menuItems(v View) []item {
 	}
 	out = append(out, item{Separator: true},
 		item{Title: "Restart " + name, Cmd: &Command{Kind: CmdRestartHost}})
-	out = append(out, patchItems(v.Status.Host.Patch)...)
+	if v.Status.Host.Patch != "none" { // a host whose client takes no patch
+		out = append(out, patchItems(v.Status.Host.Patch)...)
+	}
+	out = append(out, protectItems(v.Status.Hosts)...)
 	out = append(out, item{Separator: true},
 		item{Title: "Pause notifications for 1 hour", Checkbox: true, Checked: v.Paused,
 			Cmd: &Command{Kind: CmdPauseNotifications, On: !v.Paused}},
@@ -66,4 +71,20 @@ func patchItems(patch string) []item {
 		{Title: "Apply client patch…", Disabled: applied, Cmd: &Command{Kind: CmdPatchApply}},
 		{Title: "Revert patch", Disabled: !applied, Cmd: &Command{Kind: CmdPatchRevert}},
 	}
+}
+
+// protectItems offers, for each host found with servers nothing protects,
+// to route it through the watchdog's proxy (watchdog hosts adopt).
+func protectItems(hosts []health.HostSummary) []item {
+	var out []item
+	for _, h := range hosts {
+		if exposed := h.Exposed(); len(exposed) > 0 {
+			if len(out) == 0 {
+				out = append(out, item{Separator: true})
+			}
+			out = append(out, item{Title: "Protect " + h.Name + " (" + strings.Join(exposed, ", ") + " exposed)",
+				Cmd: &Command{Kind: CmdProtect, Host: h.Name}})
+		}
+	}
+	return out
 }

@@ -88,3 +88,25 @@ func TestUpdateCoalescesAndCommandsDrop(t *testing.T) {
 		t.Fatalf("queued %d commands, want %d", got, cap(tr.cmds))
 	}
 }
+
+// TestMenuOffersToProtectExposedHosts: a found host with exposed servers
+// gets a Protect item naming them, whose click names the host; a host
+// with none gets none, and a host whose client takes no patch is offered
+// no patch.
+func TestMenuOffersToProtectExposedHosts(t *testing.T) {
+	t.Parallel()
+	st := health.Status{Host: health.HostStatus{Name: "Cursor", Patch: "none"}, Hosts: []health.HostSummary{
+		{Name: "Cursor", Servers: []health.HostServerSummary{{Name: "mem", Protection: "exposed"}, {Name: "files", Protection: "not-needed"}, {Name: "linear", Protection: "exposed"}}},
+		{Name: "Codex CLI", Servers: []health.HostServerSummary{{Name: "mem", Protection: "self-healing"}}},
+	}}
+	items := menuItems(View{Status: st})
+	it, ok := find(items, "Protect Cursor (mem, linear exposed)")
+	if !ok || it.Cmd == nil || it.Cmd.Kind != CmdProtect || it.Cmd.Host != "Cursor" {
+		t.Fatalf("protect item %+v (found %v)", it, ok)
+	}
+	for _, title := range []string{"Protect Codex CLI (mem exposed)", "Apply client patch…", "Revert patch"} {
+		if _, ok := find(items, title); ok {
+			t.Errorf("%q offered", title)
+		}
+	}
+}

@@ -16,6 +16,7 @@ const (
 	CmdPauseNotifications = "pause_notifications"
 	CmdOpenTimeline       = "open_timeline"
 	CmdAutostart          = "autostart"
+	CmdProtect            = "protect"
 	CmdQuit               = "quit"
 )
 
@@ -25,6 +26,7 @@ const (
 type Command struct {
 	Kind   string
 	Server string
+	Host   string // CmdProtect: the host to route through the proxy
 	On     bool
 }
 

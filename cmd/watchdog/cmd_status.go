@@ -127,6 +127,7 @@ func writeStatus(w io.Writer, st health.Status) {
 		running = fmt.Sprintf("running (pid %d)", st.Host.PID)
 	}
 	fmt.Fprintf(w, "host %s: %s\n", esc(st.Host.Name), running)
+	writeHostsFound(w, st.Hosts)
 	for _, s := range st.Servers {
 		fmt.Fprintf(w, "server %s (%s): %s, %s, idle timeout %s, host session %s\n", esc(s.Name), esc(s.URL), esc(string(s.State)),
 			esc(string(s.Mode)), time.Duration(s.IdleTimeoutSeconds)*time.Second, sourceLabel(s.Source))
@@ -178,4 +179,22 @@ func sourceLabel(src health.IdentitySource) string {
 		return "seen by the watchdog's proxy"
 	}
 	return "inferred from the store"
+}
+
+// writeHostsFound prints each host found on this machine, its servers'
+// protection, and what protects the exposed ones.
+func writeHostsFound(w io.Writer, found []health.HostSummary) {
+	esc := textsafe.Escape
+	for _, h := range found {
+		var parts []string
+		for _, s := range h.Servers {
+			parts = append(parts, esc(s.Name)+" "+esc(s.Protection))
+		}
+		fmt.Fprintf(w, "found %s: %s\n", esc(h.Name), strings.Join(parts, ", "))
+		for _, s := range h.Servers {
+			if s.Fix != "" {
+				fmt.Fprintf(w, "  protect %s: %s\n", esc(s.Name), esc(s.Fix))
+			}
+		}
+	}
 }

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
@@ -191,5 +193,29 @@ func TestDoctorListsExposedServers(t *testing.T) {
 	}
 	if !exposed || !protected {
 		t.Fatalf("doctor findings (exposed %v, protected %v):\n%s", exposed, protected, out)
+	}
+}
+
+// TestStatusShowsTheHostsFound: the running daemon's status lists each
+// host found on the machine with its servers' protection.
+func TestStatusShowsTheHostsFound(t *testing.T) {
+	t.Parallel()
+	home, _, _ := hostsHome(t)
+	dir := t.TempDir()
+	cfg := daemontest.WriteConfig(t, dir, "[host]\nprocess = \"\"\nport = 0\n[[server]]\nname = \"mem\"\nurl = \"http://127.0.0.1:9/mcp\"\n")
+	state := filepath.Join(dir, "state")
+	p := startDaemonEnv(t, cfg, state, "HOME="+home)
+	defer p.Stop(t)
+	var hostsSeen []any
+	daemontest.WaitFor(t, 20*time.Second, "the hosts in the status", func() bool {
+		st := statusJSON(t, cfg, state)
+		hostsSeen, _ = st["hosts"].([]any)
+		return len(hostsSeen) > 0
+	})
+	raw, _ := json.Marshal(hostsSeen)
+	for _, want := range []string{`"name":"Cursor"`, `"protection":"exposed"`, `"fix":"watchdog hosts adopt Cursor --server mem"`, `"name":"Codex CLI"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("status hosts lack %s: %s", want, raw)
+		}
 	}
 }

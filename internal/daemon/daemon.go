@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/monitor/beacon"
 	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
+	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
@@ -52,6 +53,10 @@ type item struct {
 	alive string
 	// reload: the config file changed (watchConfig).
 	reload *reload
+	// hosts: a look at the hosts on this machine (watchHosts).
+	hosts *[]hosts.Found
+	// emit: events an action off the loop journals (the tray's Protect).
+	emit []health.Event
 }
 
 // query asks the loop for something only the model knows.
@@ -111,6 +116,7 @@ type daemon struct {
 	verified     map[string]time.Time // server+session → last verifying ping
 	knownHost    chan proc.Host       // a live beacon's writer, for the process watcher
 	lastBeacons  *beacon.Update       // the beacons as last read: applied again when the host changes
+	hosts        []health.HostSummary // the hosts found on this machine (watchHosts)
 	buttons      chan tray.Command    // buttons pressed on the notifications
 }
 
@@ -288,11 +294,21 @@ func (d *daemon) handle(ctx context.Context, it item) {
 	if it.reload != nil {
 		d.takeReload(*it.reload)
 	}
+	if it.hosts != nil {
+		d.noteHosts(*it.hosts)
+	}
+	if len(it.emit) > 0 {
+		for i := range it.emit {
+			it.emit[i].Time = d.now()
+		}
+		d.emit(it.emit)
+	}
 }
 
 // status is the model's view plus what only the daemon knows.
 func (d *daemon) status() health.Status {
 	st := d.model.Status(d.now())
+	st.Hosts = d.hosts
 	st.Host.Patch = patchLabel(d.client.Status.State)
 	if !d.cfg.Host.Profile().Patchable() {
 		st.Host.Patch = string(healer.PatchNone)

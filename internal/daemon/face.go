@@ -64,6 +64,8 @@ func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 		d.openTimeline()
 	case tray.CmdAutostart:
 		d.setAutostart(cmd.On)
+	case tray.CmdProtect:
+		d.protectFromTray(ctx, cmd.Host)
 	case tray.CmdQuit:
 		if d.opts.Quit != nil {
 			d.opts.Quit()

@@ -14,6 +14,34 @@ import (
 type Status struct {
 	Servers []ServerStatus `json:"servers"`
 	Host    HostStatus     `json:"host"`
+	// Hosts are the MCP hosts found on this machine and what protects each
+	// of their servers (the daemon adds them from the hosts' config files).
+	Hosts []HostSummary `json:"hosts,omitempty"`
+}
+
+// HostSummary is one host found on this machine, as `watchdog hosts` has it.
+type HostSummary struct {
+	Name    string              `json:"name"`
+	Servers []HostServerSummary `json:"servers"`
+}
+
+// HostServerSummary is one of a found host's servers.
+type HostServerSummary struct {
+	Name       string `json:"name"`
+	Transport  string `json:"transport"`
+	Protection string `json:"protection"`
+	Fix        string `json:"fix,omitempty"`
+}
+
+// Exposed lists the names of h's servers nothing protects.
+func (h HostSummary) Exposed() []string {
+	var out []string
+	for _, s := range h.Servers {
+		if s.Protection == "exposed" {
+			out = append(out, s.Name)
+		}
+	}
+	return out
 }
 
 // ServerStatus is one server in Status.

@@ -31,6 +31,11 @@ const (
 	EvHealFailed           EventKind = "heal_failed"
 	EvPatchApplied         EventKind = "patch_applied"
 	EvPatchReverted        EventKind = "patch_reverted"
+	// EvHostAdopted and EvHostReleased: a host's servers were routed
+	// through the watchdog's proxy (watchdog hosts adopt, or the tray's
+	// Protect), or put back.
+	EvHostAdopted  EventKind = "host_adopted"
+	EvHostReleased EventKind = "host_released"
 	// EvNotified: a desktop notification was shown (internal/notify), so a
 	// restart re-sends only what was decided and never shown.
 	EvNotified EventKind = "notified"
@@ -120,6 +125,8 @@ func Kinds() []KindInfo {
 		{EvHealFailed, FieldStrategy},
 		{EvPatchApplied, 0},
 		{EvPatchReverted, 0},
+		{EvHostAdopted, 0},
+		{EvHostReleased, 0},
 		{EvNotified, FieldAbout},
 	}
 }

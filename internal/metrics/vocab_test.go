@@ -22,6 +22,7 @@ func notCounted() map[health.EventKind]string {
 	return map[health.EventKind]string{
 		health.EvStarted: life, health.EvStopped: life, health.EvWoke: life, health.EvWarning: life,
 		health.EvPatchApplied: life, health.EvPatchReverted: life, health.EvNotified: life,
+		health.EvHostAdopted: life, health.EvHostReleased: life,
 		health.EvSessionNew: gauge, health.EvSessionAtRisk: gauge, health.EvServerUp: gauge, health.EvServerDown: gauge,
 		health.EvServerMode: gauge, health.EvHostUp: gauge, health.EvHostDown: gauge,
 		health.EvHealStarted:  progress,

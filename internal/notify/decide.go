@@ -86,8 +86,22 @@ func (s *state) decide(ev health.Event, now time.Time) *Message {
 		return s.sessionAtRisk(ev, now)
 	case health.EvSessionExpired, health.EvSessionEnded:
 		s.warned.forget(ev.Server, ev.Session, s.masked)
+	case health.EvHostAdopted, health.EvHostReleased:
+		return adopted(ev)
 	}
 	return nil
+}
+
+// adopted tells the outcome of routing a host through the proxy (the
+// tray's Protect): its title names the host, its body what changed and
+// whether the host must be restarted.
+func adopted(ev health.Event) *Message {
+	name, _ := ev.Extra["host"].(string)
+	title := name + " is protected: its servers go through the watchdog's proxy"
+	if ev.Kind == health.EvHostReleased {
+		title = name + " is released: its servers' own URLs are back"
+	}
+	return &Message{Title: title, Body: ev.Detail, About: AboutAdopted}
 }
 
 func (s *state) lost(ev health.Event, now time.Time) *Message {

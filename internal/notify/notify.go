@@ -52,6 +52,8 @@ const (
 	AboutReminder   = "reminder"
 	// AboutLostUnplaced: the host's log reported a loss naming no server.
 	AboutLostUnplaced = "lost_unplaced"
+	// AboutAdopted: a host was routed through the proxy, or put back.
+	AboutAdopted = "adopted"
 )
 
 // Message is one notification.

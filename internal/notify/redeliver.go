@@ -42,7 +42,7 @@ func undelivered(recs []journal.Record) []Message {
 	scratch.masked = true
 	scratch.solo = math.MaxInt // each server's own news, whether a summary told it or not
 	scratch.budget = budget{}  // and whatever the budget said then
-	b := noteBook{lost: map[string][]*pendingNote{}, recovered: map[string][]*pendingNote{}}
+	b := noteBook{lost: map[string][]*pendingNote{}, recovered: map[string][]*pendingNote{}, adopted: map[string][]*pendingNote{}}
 	for i, r := range recs {
 		if r.Kind == health.EvNotified {
 			b.markShown(r)
@@ -96,12 +96,17 @@ const StartedNotifyKey = "notify"
 // the incidents a journal tells.
 type noteBook struct {
 	lost, recovered map[string][]*pendingNote
+	// adopted: the outcomes of the tray's Protect. Its own config change
+	// ends the run that did it, which may end before the bubble is shown.
+	adopted map[string][]*pendingNote
 }
 
 // note files a note; took is how long the incident lasted (a recovery).
 func (b *noteBook) note(n *pendingNote, took time.Duration) {
 	server := n.msg.Server
 	switch n.msg.About {
+	case AboutAdopted:
+		b.adopted[server] = append(b.adopted[server], n)
 	case AboutLost:
 		b.lost[server] = append(b.lost[server], n)
 	case AboutRecovered:
@@ -126,7 +131,7 @@ func (b *noteBook) note(n *pendingNote, took time.Duration) {
 // oldest first: its server's, or one per server entry of a summary.
 func (b *noteBook) markShown(r journal.Record) {
 	set := map[string]map[string][]*pendingNote{AboutLost: b.lost, AboutRecovered: b.recovered,
-		AboutLostSummary: b.lost, AboutRecoveredSummary: b.recovered}[r.About]
+		AboutLostSummary: b.lost, AboutRecoveredSummary: b.recovered, AboutAdopted: b.adopted}[r.About]
 	servers := []string{r.Server}
 	title, _ := r.Extra["title"].(string)
 	if r.About == AboutLostSummary || r.About == AboutRecoveredSummary {
@@ -151,7 +156,7 @@ func (b *noteBook) markShown(r journal.Record) {
 // unshown is every note not shown: losses, then recoveries, by server.
 func (b *noteBook) unshown() []Message {
 	var out []Message
-	for _, set := range []map[string][]*pendingNote{b.lost, b.recovered} {
+	for _, set := range []map[string][]*pendingNote{b.lost, b.recovered, b.adopted} {
 		for _, server := range slices.Sorted(maps.Keys(set)) {
 			for _, p := range set[server] {
 				if !p.shown {

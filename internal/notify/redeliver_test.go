@@ -27,6 +27,9 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 	recRec := func(s int) journal.Record {
 		return journal.Record{Time: at(s), Kind: health.EvRecovered, Server: "mem", Took: 2000 * time.Millisecond}
 	}
+	adoptedRec := func(s int) journal.Record {
+		return journal.Record{Time: at(s), Kind: health.EvHostAdopted, Detail: "mem: now through the proxy", Extra: map[string]any{"host": "Cursor"}}
+	}
 	shown := func(s int, about string) journal.Record {
 		return journal.Record{Time: at(s), Kind: health.EvNotified, Server: "mem", About: about}
 	}
@@ -68,6 +71,11 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 		{"a run that does not say notifications were on counts as delivered",
 			[]journal.Record{started(0), lostRec(1), startedOn(5, true), startedOn(9, true)}, nil},
 		{"a run with notifications off owes nothing", []journal.Record{startedOn(0, false), lostRec(1)}, nil},
+		{"a host protected from the tray, its bubble cut off by the config change it made: told by the next run",
+			[]journal.Record{startedOn(0, true), adoptedRec(1), startedOn(2, true)},
+			[]string{"Cursor is protected: its servers go through the watchdog's proxy"}},
+		{"a host protected, its bubble shown: not again",
+			[]journal.Record{startedOn(0, true), adoptedRec(1), {Time: at(1), Kind: health.EvNotified, About: AboutAdopted}, startedOn(2, true)}, nil},
 		{"news older than an hour is not told again",
 			[]journal.Record{startedOn(0, true), lostRec(1), startedOn(3600, true), startedOn(3605, true)}, nil},
 	}

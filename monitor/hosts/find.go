@@ -43,6 +43,9 @@ type Options struct {
 	// Running reports whether the host's process runs; nil: never looked
 	// for (a host is then found by its files alone).
 	Running func(ctx context.Context, p host.Profile) (pid int32, ok bool)
+	// Read reads one config file; nil: Read (a caller that looks often
+	// may skip files that did not change).
+	Read func(path string, l host.Layout) File
 }
 
 // Find returns every host with a config file present or its process
@@ -52,11 +55,15 @@ func Find(ctx context.Context, o Options) []Found {
 	if profiles == nil {
 		profiles = host.Profiles()
 	}
+	read := o.Read
+	if read == nil {
+		read = Read
+	}
 	var out []Found
 	for _, p := range profiles {
 		f := Found{Profile: p}
 		for _, path := range Paths(p, o.Home, o.GOOS, o.Getenv) {
-			f.Files = append(f.Files, Read(path, p.Layout))
+			f.Files = append(f.Files, read(path, p.Layout))
 		}
 		if o.Running != nil {
 			f.PID, f.Running = o.Running(ctx, p)

@@ -1,0 +1,145 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer/adopt"
+	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
+	"github.com/mcpwatchdog/watchdog/healer/proxy"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/monitor/hosts"
+)
+
+// hostsEvery paces the look at the hosts' config files, for the tray's
+// Protect items and the status document's hosts. A file unchanged since
+// the last look is not read again.
+const hostsEvery = time.Minute
+
+// watchHosts looks for the hosts on this machine now and every hostsEvery,
+// off the loop, and hands each look to it.
+func (d *daemon) watchHosts(ctx context.Context, wg *sync.WaitGroup) {
+	o := hosts.Options{Home: d.home(), GOOS: runtime.GOOS, Getenv: os.Getenv, Read: newCachedRead()}
+	goRun(wg, func() {
+		t := time.NewTicker(hostsEvery)
+		defer t.Stop()
+		for {
+			found := hosts.Find(ctx, o)
+			if !d.send(ctx, item{hosts: &found}) {
+				return
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	})
+}
+
+// home is where the hosts' files and the client's folders are.
+func (d *daemon) home() string {
+	if d.opts.Home != "" {
+		return d.opts.Home
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// noteHosts keeps what protects each found host's server (loop only).
+func (d *daemon) noteHosts(found []hosts.Found) {
+	f := hosts.Facts{Proxies: map[string]string{}, Stateless: map[string]bool{},
+		Patched: d.client.Status.State == clientpatch.StateApplied}
+	for _, s := range d.cfg.Servers {
+		if s.ProxyListen != "" {
+			f.Proxies[s.ProxyListen] = s.URL
+		}
+	}
+	for _, s := range d.model.Status(d.now()).Servers {
+		if s.Mode == health.Stateless {
+			f.Stateless[s.URL] = true
+		}
+	}
+	d.hosts = nil
+	for _, h := range found {
+		sum := health.HostSummary{Name: h.Profile.Name, Servers: []health.HostServerSummary{}}
+		for _, file := range h.Files {
+			for _, s := range file.Servers {
+				v := hosts.Protect(h.Profile, s, f)
+				sum.Servers = append(sum.Servers, health.HostServerSummary{Name: s.Name, Transport: string(s.Transport),
+					Protection: string(v.Protection), Fix: v.Fix})
+			}
+		}
+		d.hosts = append(d.hosts, sum)
+	}
+	d.refreshFace()
+}
+
+// protectFromTray adopts a host off the loop (the tray's Protect) and
+// journals the outcome, which the notifier tells. The config it writes is
+// then taken like any change of the file.
+func (d *daemon) protectFromTray(ctx context.Context, name string) {
+	p, ok := host.Lookup(name)
+	if !ok {
+		return
+	}
+	goRun(&d.heal.wg, func() {
+		ev := health.Event{Kind: health.EvHostAdopted, Extra: map[string]any{"host": p.Name}}
+		res, err := d.adopt(p)
+		switch {
+		case err != nil:
+			ev.Kind, ev.Detail = health.EvWarning, fmt.Sprintf("protecting %s failed: %v", p.Name, err)
+		case !res.Changed:
+			ev.Detail = strings.Join(res.Lines, "; ")
+		default:
+			ev.Detail = strings.Join(res.Lines, "; ")
+			if res.RestartHost {
+				ev.Detail += "; restart " + p.Name + " so that it reads its changed config"
+			}
+		}
+		d.send(ctx, item{emit: []health.Event{ev}})
+	})
+}
+
+func (d *daemon) adopt(p host.Profile) (adopt.Result, error) {
+	if d.opts.ConfigFile == "" {
+		return adopt.Result{}, errors.New("the daemon runs with no config file to write")
+	}
+	secret, err := proxy.LoadSecret(d.stateDir)
+	if err != nil {
+		return adopt.Result{}, err
+	}
+	return adopt.Adopt(adopt.Options{Host: p, Files: hosts.Paths(p, d.home(), runtime.GOOS, os.Getenv),
+		ConfigPath: d.opts.ConfigFile, StateDir: d.stateDir, Secret: secret})
+}
+
+// newCachedRead reads a host's config file again only when its size or
+// modification time changed: ~/.claude.json grows to megabytes.
+func newCachedRead() func(path string, l host.Layout) hosts.File {
+	type entry struct {
+		size  int64
+		mtime time.Time
+		file  hosts.File
+	}
+	cache := map[string]entry{}
+	return func(path string, l host.Layout) hosts.File {
+		fi, err := os.Stat(path)
+		if err == nil {
+			if e, ok := cache[path]; ok && e.size == fi.Size() && e.mtime.Equal(fi.ModTime()) {
+				return e.file
+			}
+		}
+		f := hosts.Read(path, l)
+		if err == nil {
+			cache[path] = entry{fi.Size(), fi.ModTime(), f}
+		}
+		return f
+	}
+}
