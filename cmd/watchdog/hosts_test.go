@@ -219,3 +219,39 @@ func TestStatusShowsTheHostsFound(t *testing.T) {
 		}
 	}
 }
+
+// TestAdoptWhileTheDaemonRuns: `hosts adopt` rewrites the config of a
+// running daemon, which takes it (its status then gives the proxy's URL)
+// and journals host_adopted; release is journaled as host_released.
+func TestAdoptWhileTheDaemonRuns(t *testing.T) {
+	t.Parallel()
+	home, stateful, _ := hostsHome(t)
+	dir := t.TempDir()
+	cfg := daemontest.WriteConfig(t, dir, fmt.Sprintf("[host]\nprocess = \"\"\nport = 0\n[[server]]\nname = \"mem\"\nurl = %q\nkeep_warm = false\n", stateful))
+	state := filepath.Join(dir, "state")
+	env := []string{"HOME=" + home}
+	p := startDaemonEnv(t, cfg, state, env...)
+	defer p.Stop(t)
+	if code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--server", "mem", "--config", cfg, "--state-dir", state); code != 0 {
+		t.Fatalf("adopt exit %d: %s %s", code, out, errOut)
+	} else if !strings.Contains(out, "takes its changed config by itself") {
+		t.Errorf("adopt does not say the daemon takes the change: %s", out)
+	}
+	ev := daemontest.WaitEvent(t, state, "host_adopted", 1, 20*time.Second)
+	if ev.Str("host") != "Cursor" || !strings.Contains(ev.Str("detail"), "mem") {
+		t.Fatalf("host_adopted %v", ev)
+	}
+	daemontest.WaitFor(t, 20*time.Second, "the proxy in the status", func() bool {
+		code, out, _ := runWatchdogEnv(t, nil, "status", "--json", "--config", cfg, "--state-dir", state)
+		return code == 0 && strings.Contains(out, `"proxy_url"`)
+	})
+	if code, out, errOut := runWatchdogEnv(t, env, "hosts", "release", "Cursor", "--config", cfg, "--state-dir", state); code != 0 {
+		t.Fatalf("release exit %d: %s %s", code, out, errOut)
+	}
+	if ev := daemontest.WaitEvent(t, state, "host_released", 1, 20*time.Second); ev.Str("host") != "Cursor" {
+		t.Fatalf("host_released %v", ev)
+	}
+	if n := len(daemontest.Journal(t, state, "host_adopted")); n != 1 {
+		t.Fatalf("host_adopted told %d times", n)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
@@ -100,4 +101,25 @@ func (r *Record) use(name, host string, added config.Added) {
 		}
 	}
 	c.Users = append(c.Users, host)
+}
+
+// Adopted lists the adopted hosts of stateDir's record and, for each, the
+// names of its servers that go through the proxy, sorted.
+func Adopted(stateDir string) (map[string][]string, error) {
+	r, err := loadRecord(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]string, len(r.Hosts))
+	for name, h := range r.Hosts {
+		var servers []string
+		for _, f := range h.Files {
+			for _, s := range f.Servers {
+				servers = append(servers, s.Name)
+			}
+		}
+		slices.Sort(servers)
+		out[name] = slices.Compact(servers)
+	}
+	return out, nil
 }

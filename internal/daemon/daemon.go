@@ -57,6 +57,8 @@ type item struct {
 	hosts *[]hosts.Found
 	// emit: events an action off the loop journals (the tray's Protect).
 	emit []health.Event
+	// adopted: the adoption record may have changed (watchAdopted).
+	adopted bool
 }
 
 // query asks the loop for something only the model knows.
@@ -296,6 +298,9 @@ func (d *daemon) handle(ctx context.Context, it item) {
 	}
 	if it.hosts != nil {
 		d.noteHosts(*it.hosts)
+	}
+	if it.adopted {
+		d.tellAdoptions()
 	}
 	if len(it.emit) > 0 {
 		for i := range it.emit {

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/notify"
 	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 )
 
@@ -82,29 +83,26 @@ func (d *daemon) noteHosts(found []hosts.Found) {
 	d.refreshFace()
 }
 
-// protectFromTray adopts a host off the loop (the tray's Protect) and
-// journals the outcome, which the notifier tells. The config it writes is
-// then taken like any change of the file.
+// protectFromTray adopts a host off the loop (the tray's Protect). The
+// record it writes is told as host_adopted, which the notifier shows; a
+// failure is a warning. The config it writes is taken like any change.
 func (d *daemon) protectFromTray(ctx context.Context, name string) {
 	p, ok := host.Lookup(name)
 	if !ok {
 		return
 	}
 	goRun(&d.heal.wg, func() {
-		ev := health.Event{Kind: health.EvHostAdopted, Extra: map[string]any{"host": p.Name}}
 		res, err := d.adopt(p)
 		switch {
 		case err != nil:
-			ev.Kind, ev.Detail = health.EvWarning, fmt.Sprintf("protecting %s failed: %v", p.Name, err)
+			d.send(ctx, item{emit: []health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "failed"},
+				Detail: fmt.Sprintf("protecting %s failed: %v", p.Name, err)}}})
 		case !res.Changed:
-			ev.Detail = strings.Join(res.Lines, "; ")
-		default:
-			ev.Detail = strings.Join(res.Lines, "; ")
-			if res.RestartHost {
-				ev.Detail += "; restart " + p.Name + " so that it reads its changed config"
-			}
+			d.send(ctx, item{emit: []health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "unchanged"},
+				Detail: fmt.Sprintf("protecting %s: nothing to change: %s", p.Name, strings.Join(res.Lines, "; "))}}})
 		}
-		d.send(ctx, item{emit: []health.Event{ev}})
+		// A change is told from the adoption record (tellAdoptions), as
+		// one the command line made is.
 	})
 }
 

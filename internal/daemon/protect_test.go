@@ -33,8 +33,9 @@ func TestProtectFromTheTray(t *testing.T) {
 	o.fill()
 	d := newDaemon(config.Default(), dir, "", o, j)
 	d.protectFromTray(t.Context(), "Cursor")
-	d.handle(t.Context(), <-d.items)
 	d.heal.wg.Wait()
+	d.tellAdoptions() // as the record's watcher hands the loop its change
+	d.tellAdoptions() // told once
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func TestProtectFromTheTray(t *testing.T) {
 		t.Fatalf("journal %+v, %v", recs, err)
 	}
 	r := recs[0]
-	if r.Kind != health.EvHostAdopted || r.Extra["host"] != "Cursor" || !strings.Contains(r.Detail, "mem: now through the watchdog's proxy") ||
+	if r.Kind != health.EvHostAdopted || r.Extra["host"] != "Cursor" || !strings.Contains(r.Detail, "servers mem go through the watchdog's proxy") ||
 		!strings.Contains(r.Detail, "restart Cursor") {
 		t.Fatalf("journaled %+v", r)
 	}

@@ -27,24 +27,33 @@ type reload struct {
 	err error
 }
 
-// watchConfig follows the config file (Options.ConfigFile) through the
-// shared directory watch, and hands the loop each change of its bytes.
+// watchConfig follows the config file (Options.ConfigFile) and hands the
+// loop each change of its bytes.
 func (d *daemon) watchConfig(ctx context.Context, wg *sync.WaitGroup) {
 	path := d.opts.ConfigFile
 	if path == "" {
 		return
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		d.log.Warn("not watching the config file", "path", path, "err", err)
 		return
 	}
+	d.followFile(ctx, wg, path, func(data []byte, err error) item {
+		r := loadChanged(path, data, err)
+		return item{reload: &r}
+	})
+}
+
+// followFile watches path through the shared directory watch and, once
+// it has been quiet for configSettle after a change of its bytes, hands
+// the loop what changed makes of them (nil data: the file is gone).
+func (d *daemon) followFile(ctx context.Context, wg *sync.WaitGroup, path string, changed func([]byte, error) item) {
 	w, err := dirwatch.Open(ctx, d.dirs)
 	if err == nil {
-		err = w.Add(dir)
+		err = w.Add(filepath.Dir(path))
 	}
 	if err != nil {
-		d.log.Warn("not watching the config file", "path", path, "err", err)
+		d.log.Warn("not watching a file", "path", path, "err", err)
 		return
 	}
 	last, _ := readConfigBytes(path)
@@ -71,8 +80,7 @@ func (d *daemon) watchConfig(ctx context.Context, wg *sync.WaitGroup) {
 					continue
 				}
 				last = data
-				r := loadChanged(path, data, err)
-				if !d.send(ctx, item{reload: &r}) {
+				if !d.send(ctx, changed(data, err)) {
 					return
 				}
 			}

@@ -180,6 +180,7 @@ func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, recs []jo
 	goRun(&wg, func() { d.clock.watch(ctx, d.dirs, d.log) })
 	d.watchConfig(ctx, &wg)
 	d.watchHosts(ctx, &wg)
+	d.watchAdopted(ctx, &wg)
 	d.serveMetrics(ctx, &wg)
 	d.waitReady(ctx)
 	failure := d.serveControl(ctx, &wg)

@@ -88,6 +88,11 @@ func (s *state) decide(ev health.Event, now time.Time) *Message {
 		s.warned.forget(ev.Server, ev.Session, s.masked)
 	case health.EvHostAdopted, health.EvHostReleased:
 		return adopted(ev)
+	case health.EvWarning:
+		if how, _ := ev.Extra[ProtectKey].(string); how != "" {
+			name, _ := ev.Extra["host"].(string)
+			return &Message{Title: "Protecting " + name + ": " + how, Body: ev.Detail, About: AboutAdopted}
+		}
 	}
 	return nil
 }

@@ -52,8 +52,12 @@ const (
 	AboutReminder   = "reminder"
 	// AboutLostUnplaced: the host's log reported a loss naming no server.
 	AboutLostUnplaced = "lost_unplaced"
-	// AboutAdopted: a host was routed through the proxy, or put back.
+	// AboutAdopted: a host was routed through the proxy, or put back, or
+	// the tray's Protect could not do it.
 	AboutAdopted = "adopted"
+	// ProtectKey is the field of the warning that says the tray's Protect
+	// failed ("failed") or found nothing to change ("unchanged").
+	ProtectKey = "protect"
 )
 
 // Message is one notification.
