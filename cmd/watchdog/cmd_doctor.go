@@ -65,7 +65,7 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 		{"daemon", func(ctx context.Context, r *doctorReport) { doctorDaemon(ctx, r, stateDir) }},
 		{"host", func(ctx context.Context, r *doctorReport) { doctorHost(ctx, r, cfg, stateDir) }},
 		{"client module", func(_ context.Context, r *doctorReport) { doctorPatch(r, cfg) }},
-		{"hosts", func(ctx context.Context, r *doctorReport) { doctorHosts(ctx, r, c, cfg) }},
+		{"hosts", func(ctx context.Context, r *doctorReport) { doctorHosts(ctx, r, c, cfg, stateDir) }},
 	}
 	for _, s := range cfg.Servers {
 		steps = append(steps, doctorStep{"server " + s.Name, func(ctx context.Context, r *doctorReport) { doctorServer(ctx, r, s, stateDir) }})

@@ -54,12 +54,14 @@ func cmdHosts(ctx context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.stderr, "watchdog hosts: unknown subcommand %q; use adopt HOST or release HOST, or no subcommand to list the hosts\n", pos[0])
 		return exitUsage
 	}
-	cfg, _, code := loadConfig(c, co)
+	cfg, stateDir, code := loadConfig(c, co)
 	if code != exitOK {
 		return code
 	}
 	found := hosts.Find(ctx, findOptions(c))
-	rep := hostsReport(found, hostFacts(ctx, cfg, found, !*offline))
+	known := hostFacts(ctx, cfg, found, !*offline)
+	known.served(ctx, stateDir)
+	rep := hostsReport(found, known)
 	if co.json {
 		_ = writeJSON(c.stdout, rep)
 	} else {
@@ -110,6 +112,15 @@ func hostFacts(ctx context.Context, cfg config.Config, found []hosts.Found, prob
 		out[f.Profile.Name] = hf
 	}
 	return out
+}
+
+// served notes whether a watchdog answers in stateDir to serve the proxies.
+func (fs facts) served(ctx context.Context, stateDir string) {
+	_, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
+	for name, f := range fs {
+		f.Served = err == nil
+		fs[name] = f
+	}
 }
 
 // probeStateless probes each distinct proxyable URL (not the watchdog's own

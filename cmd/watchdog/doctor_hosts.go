@@ -11,9 +11,10 @@ import (
 
 // doctorHosts lists the hosts found on this machine: each exposed server a
 // problem with the command that protects it, the rest one line per host.
-func doctorHosts(ctx context.Context, rep *doctorReport, c cli, cfg config.Config) {
+func doctorHosts(ctx context.Context, rep *doctorReport, c cli, cfg config.Config, stateDir string) {
 	found := hosts.Find(ctx, findOptions(c))
 	fs := hostFacts(ctx, cfg, found, true)
+	fs.served(ctx, stateDir)
 	for _, f := range found {
 		check := "host " + f.Profile.Name
 		var kept []string
@@ -23,7 +24,7 @@ func doctorHosts(ctx context.Context, rep *doctorReport, c cli, cfg config.Confi
 			}
 			for _, s := range file.Servers {
 				v := hosts.Protect(f.Profile, s, fs[f.Profile.Name])
-				if v.Protection != hosts.Exposed {
+				if v.Fix == "" {
 					kept = append(kept, s.Name+" "+string(v.Protection))
 					continue
 				}
@@ -31,7 +32,7 @@ func doctorHosts(ctx context.Context, rep *doctorReport, c cli, cfg config.Confi
 				if fix == "" {
 					fix = "nothing the watchdog can do for it"
 				}
-				rep.add(finding{Check: check, Detail: fmt.Sprintf("%s (%s) is exposed: %s", s.Name, redact(s.URL), v.Why), Fix: fix})
+				rep.add(finding{Check: check, Detail: fmt.Sprintf("%s (%s) is %s: %s", s.Name, redact(s.URL), v.Protection, v.Why), Fix: fix})
 			}
 		}
 		if len(kept) > 0 {

@@ -134,8 +134,9 @@ func TestHostsAdoptAndRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc, raw := listHosts(t, env)
-	if p, _ := doc.protection("Cursor", "mem"); p != "proxied" {
-		t.Fatalf("after adopt: %q\n%s", p, raw)
+	// No watchdog runs here: the host would call a proxy nobody serves.
+	if p, fix := doc.protection("Cursor", "mem"); p != "proxied" || !strings.Contains(fix, "start the watchdog") {
+		t.Fatalf("after adopt, with no watchdog running: %q %q\n%s", p, fix, raw)
 	}
 	if s := strings.TrimSpace(string(secret)); strings.Contains(raw, s) || strings.Contains(out, s) {
 		t.Fatal("the proxy's secret was printed")

@@ -56,7 +56,7 @@ func (d *daemon) home() string {
 
 // noteHosts keeps what protects each found host's server (loop only).
 func (d *daemon) noteHosts(found []hosts.Found) {
-	f := hosts.Facts{Proxies: map[string]string{}, Stateless: map[string]bool{},
+	f := hosts.Facts{Proxies: map[string]string{}, Stateless: map[string]bool{}, Served: true,
 		Patched: d.client.Status.State == clientpatch.StateApplied}
 	for _, s := range d.cfg.Servers {
 		if s.ProxyListen != "" {

@@ -97,7 +97,7 @@ func TestProtect(t *testing.T) {
 		return hostconfig.Server{Name: "mem", Transport: host.StreamableHTTP, URL: u}
 	}
 	const up = "http://127.0.0.1:14242/mcp"
-	proxied := Facts{Proxies: map[string]string{"127.0.0.1:14301": up}}
+	proxied := Facts{Proxies: map[string]string{"127.0.0.1:14301": up}, Served: true}
 	tests := []struct {
 		name string
 		p    host.Profile
@@ -112,6 +112,8 @@ func TestProtect(t *testing.T) {
 		{"patchable host", host.DSH(), http(up), Facts{}, Exposed, "watchdog hosts adopt DSH --server mem (or: watchdog patch apply)"},
 		{"patched", host.DSH(), http(up), Facts{Patched: true}, Patched, ""},
 		{"proxied", host.Cursor(), http("http://127.0.0.1:14301/SECRET/mcp"), proxied, Proxied, ""},
+		{"proxied, no watchdog running", host.Cursor(), http("http://127.0.0.1:14301/SECRET/mcp"), Facts{Proxies: proxied.Proxies}, Proxied,
+			"start the watchdog (`watchdog`), or put the server back: watchdog hosts release Cursor"},
 		{"stateless", host.Cursor(), http(up), Facts{Stateless: map[string]bool{up: true}}, Stateless, ""},
 		{"retries", host.CodexCLI(), http(up), Facts{}, SelfHealing, ""},
 		{"reinitializes", host.VSCode(), http(up), Facts{}, SelfHealing, ""},

@@ -25,6 +25,9 @@ type Facts struct {
 	// Proxies maps each address a watchdog proxy listens on to the URL of
 	// the server it stands for.
 	Proxies map[string]string
+	// Served: a watchdog runs to serve those proxies. A host pointed at a
+	// proxy nobody serves has every call fail.
+	Served bool
 	// Patched: the host's client has the watchdog's fix applied.
 	Patched bool
 	// SeenSelfHealing: the host was seen to open a new session by itself
@@ -55,7 +58,12 @@ func Protect(p host.Profile, s hostconfig.Server, f Facts) Verdict {
 		return Verdict{Protection: Exposed, Why: "the entry names no URL the watchdog can read"}
 	}
 	if up, ok := f.Proxies[hostPort(s.URL)]; ok {
-		return Verdict{Protection: Proxied, Upstream: up, Why: "the watchdog's proxy keeps its session"}
+		v := Verdict{Protection: Proxied, Upstream: up, Why: "the watchdog's proxy keeps its session"}
+		if !f.Served {
+			v.Why = "it goes through the watchdog's proxy, but no watchdog runs to serve it: its calls fail until one does"
+			v.Fix = "start the watchdog (`watchdog`), or put the server back: watchdog hosts release " + host.ShellWord(p.Name)
+		}
+		return v
 	}
 	switch {
 	case f.Stateless[s.URL]:
