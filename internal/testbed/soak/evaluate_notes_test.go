@@ -186,4 +186,11 @@ func TestEvaluateLossHeldAtTheFinalCrash(t *testing.T) {
 	checkProblems(t, Evaluate(in), "")
 	in.Stopped = at(9210 + 12000)
 	checkProblems(t, Evaluate(in), "cold: 1 incidents but 0 loss notifications and 0 in summaries: 1 untold")
+	// A kill -9 after the loss, and a start within a storm's window of the
+	// final crash: that start re-held the loss for a summary not yet due.
+	in.Journal = append(append([]Seen{seen(0, health.EvStarted, "", "", journal.Record{})}, in.Journal...),
+		seen(9210+8000, health.EvStarted, "", "", journal.Record{}))
+	checkProblems(t, Evaluate(in), "")
+	in.Journal[len(in.Journal)-1].At = at(9210 + 500) // that start came long before the end: untold
+	checkProblems(t, Evaluate(in), "cold: 1 incidents but 0 loss notifications and 0 in summaries: 1 untold")
 }

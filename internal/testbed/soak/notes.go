@@ -23,9 +23,11 @@ func (r *Report) notifications(in Input, idx journalIndex) {
 	r.Incidents, r.Recovered = map[string]int{}, map[string]int{}
 	r.LossNotes, r.RecoveredNotes, r.FoldedLoss = map[string]int{}, map[string]int{}, map[string]int{}
 	r.HeldAtTheEnd = map[string]int{}
+	reheldFrom, reheldTo := reheld(in)
 	for _, inc := range idx.incidents {
 		r.Incidents[inc.server]++
-		if !in.Stopped.IsZero() && in.Journal[inc.lost].At.After(in.Stopped.Add(-notify.StormWindow-DetectWithin)) {
+		at := in.Journal[inc.lost].At
+		if !in.Stopped.IsZero() && (at.After(in.Stopped.Add(-notify.StormWindow-DetectWithin)) || at.After(reheldFrom) && at.Before(reheldTo)) {
 			r.HeldAtTheEnd[inc.server]++
 		}
 	}
@@ -50,6 +52,29 @@ func (r *Report) notifications(in Input, idx journalIndex) {
 			r.OtherNotes++
 		}
 	}
+}
+
+// reheld is the run whose untold losses a start within a storm's window of
+// the final crash re-sent: the redelivery folds them into a storm whose
+// summary the crash may come before (soak seed 1796285204583604913: a loss
+// held 9 s before a kill -9, re-held by the start 9 s before the end). Its
+// span is from the start before that last one to the last one; zero when
+// the last start came earlier.
+func reheld(in Input) (from, to time.Time) {
+	var starts []time.Time
+	for _, seen := range in.Journal {
+		if seen.Rec.Kind == health.EvStarted {
+			starts = append(starts, seen.At)
+		}
+	}
+	if len(starts) < 2 || in.Stopped.IsZero() {
+		return time.Time{}, time.Time{}
+	}
+	last := starts[len(starts)-1]
+	if !last.After(in.Stopped.Add(-notify.StormWindow - DetectWithin)) {
+		return time.Time{}, time.Time{}
+	}
+	return starts[len(starts)-2], last
 }
 
 // noteKind reads a notification title the way internal/notify writes them:
