@@ -56,7 +56,9 @@ func (p *serverProcess) started(ctx context.Context) (started time.Time, gone bo
 		return p.goneAt, !p.goneAt.IsZero()
 	}
 	p.last, p.goneAt = h, time.Time{}
-	p.lastStarted = h.Started.Add(p.now().Sub(time.Now()))
+	// Began, not Started: it is ordered against the sessions' activity,
+	// and Started can be a second early (see proc.Began).
+	p.lastStarted = proc.Began(h).Add(p.now().Sub(time.Now()))
 	return p.lastStarted, false
 }
 

@@ -82,3 +82,23 @@ func TestServerStartIsInTheDaemonsClock(t *testing.T) {
 		t.Fatalf("the same process read as started %v, then %v once the clock moved back", started, again)
 	}
 }
+
+// A server's start orders it against its sessions' last activity: a
+// restart read up to a second early (the process table counts from a
+// boot time cut to the second) comes before a call its predecessor served
+// just before it died, and what the restart took is judged by idle time
+// (soak run 30: a killed session journaled as expired).
+func TestServerStartIsNotReadEarly(t *testing.T) {
+	t.Parallel()
+	before := time.Now()
+	_, port := startListener(t)
+	p := newServerProcess("http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", time.Now)
+	started, gone := p.started(context.Background())
+	if gone || started.IsZero() {
+		t.Fatal("the serving process was not found")
+	}
+	const tick = 20 * time.Millisecond // /proc counts starts in hundredths
+	if started.Before(before.Add(-tick)) {
+		t.Fatalf("a server started after %v read as started %v, %v early", before, started, before.Sub(started))
+	}
+}
