@@ -127,8 +127,15 @@ func copyFile(src, dst string) error {
 
 // rewriteStore rewrites a server's store with its own content, as a backup
 // or sync tool might: atomically, or in place in two halves with a pause
-// between them (a reader may see the file empty or cut in half).
+// between them (a reader may see the file empty or cut in half). Never
+// across a kill and restart of its server: the view it read would then
+// replace the new server's empty store, sessions the kill took would look
+// alive on the new server, and their end would be judged by idle time
+// (soak run 30).
 func (w *world) rewriteStore(f Fault) error {
+	mu := w.srvMu[f.Server]
+	mu.Lock()
+	defer mu.Unlock()
 	path := w.servers[f.Server].store
 	if f.Mode == "atomic" {
 		b, err := os.ReadFile(path)
