@@ -64,9 +64,22 @@ func (d *daemon) applyBeacons(ctx context.Context, u beacon.Update) {
 		return
 	}
 	d.apply(ctx, health.Signal{Kind: health.SigBeacon, PID: c.PID, Held: d.heldOf(c)})
+	offerKnown(d.knownHost, proc.Host{PID: c.PID, Started: c.Started})
+}
+
+// offerKnown hands the process watcher the newest beacon writer without
+// waiting: one it has not taken yet is replaced, not kept. Keeping the
+// older one (a killed host's) had the watcher check a dead pid and find the
+// new host only at its next scan, seconds on a busy machine, while the
+// model guessed at the host's sessions (soak run 30). Only the loop sends.
+func offerKnown(ch chan proc.Host, h proc.Host) {
 	select {
-	case d.knownHost <- proc.Host{PID: c.PID, Started: c.Started}:
-	default: // the watcher has one to look at already; the next update repeats it
+	case <-ch:
+	default:
+	}
+	select {
+	case ch <- h:
+	default: // cannot happen with one sender; never block the loop
 	}
 }
 

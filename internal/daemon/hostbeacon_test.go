@@ -8,6 +8,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/monitor/beacon"
+	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
 // The soak caught a restarted host's sessions confused with its killed
@@ -84,5 +85,23 @@ func TestRestartedHostsBeaconSpeaksOnceTheHostIsKnown(t *testing.T) {
 	d.handle(ctx, item{sig: up(200)})
 	if src := d.model.Status(now).Servers[0].Source; src != health.SourceBeacon {
 		t.Fatalf("host 200 known: source %q, want its beacon's word", src)
+	}
+}
+
+// The watcher is offered the newest beacon writer, not the first it left
+// untaken: a killed host's pid kept in the slot had it find the new host
+// only at its next scan (soak run 30).
+func TestKnownHostOfferKeepsTheNewest(t *testing.T) {
+	t.Parallel()
+	ch := make(chan proc.Host, 1)
+	offerKnown(ch, proc.Host{PID: 100})
+	offerKnown(ch, proc.Host{PID: 200})
+	if h := <-ch; h.PID != 200 {
+		t.Fatalf("the watcher was offered pid %d, want the newest, 200", h.PID)
+	}
+	select {
+	case h := <-ch:
+		t.Fatalf("a second offer was left: pid %d", h.PID)
+	default:
 	}
 }
