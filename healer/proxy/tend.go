@@ -95,7 +95,12 @@ func (p *Proxy) tendOnce(ctx context.Context, idle time.Duration) time.Duration 
 		var up string
 		var present bool
 		var last, warm time.Time
-		p.sessions.with(func() { up, present, last, warm = s.upstream, len(s.streams) > 0, s.last, later(s.last, s.pinged) })
+		p.sessions.with(func() {
+			up, present, last, warm = s.upstream, len(s.streams) > 0, s.last, later(s.last, s.pinged)
+			if s.clampTo(now) {
+				last, warm = s.last, time.Time{} // when it was really touched is unknown: ping now
+			}
+		})
 		switch {
 		case up == "":
 		case !present && now.Sub(last) > idle:
@@ -190,6 +195,22 @@ func (p *Proxy) pingClient(s *session) *mcphttp.Client {
 		return p.ping
 	}
 	return c
+}
+
+// clampTo pulls stamps that lie ahead of now back to it, and reports
+// whether any did: the wall clock was set back since they were taken.
+// Left ahead, they would read as a ping a moment ago until real time caught
+// up, and the server's idle timeout would end the session meanwhile. Call
+// with the table's lock.
+func (s *session) clampTo(now time.Time) bool {
+	ahead := s.last.After(now) || s.pinged.After(now)
+	if s.last.After(now) {
+		s.last = now
+	}
+	if s.pinged.After(now) {
+		s.pinged = now
+	}
+	return ahead
 }
 
 func later(a, b time.Time) time.Time {
