@@ -91,12 +91,7 @@ func hostRunning(ctx context.Context, p host.Profile) (int32, bool) {
 type facts map[string]hosts.Facts
 
 func hostFacts(ctx context.Context, cfg config.Config, found []hosts.Found, probeServers bool) facts {
-	proxies := map[string]string{}
-	for _, s := range cfg.Servers {
-		if s.ProxyListen != "" {
-			proxies[s.ProxyListen] = s.URL
-		}
-	}
+	proxies := cfg.ProxyUpstreams()
 	var stateless map[string]bool
 	if probeServers {
 		stateless = probeStateless(ctx, found, proxies)

@@ -170,3 +170,16 @@ func nowledgeLogs(goos string) []string {
 		"~/.config/" + id + "/logs/*.log",
 	}
 }
+
+// ProxyUpstreams maps each proxy_listen address of the config to the URL of
+// the server that proxy stands for: how a host's URL pointing at a proxy is
+// traced back to its server.
+func (c Config) ProxyUpstreams() map[string]string {
+	out := map[string]string{}
+	for _, s := range c.Servers {
+		if s.ProxyListen != "" {
+			out[s.ProxyListen] = s.URL
+		}
+	}
+	return out
+}

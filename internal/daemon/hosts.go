@@ -56,13 +56,8 @@ func (d *daemon) home() string {
 
 // noteHosts keeps what protects each found host's server (loop only).
 func (d *daemon) noteHosts(found []hosts.Found) {
-	f := hosts.Facts{Proxies: map[string]string{}, Stateless: map[string]bool{}, Served: true,
+	f := hosts.Facts{Proxies: d.cfg.ProxyUpstreams(), Stateless: map[string]bool{}, Served: true,
 		Patched: d.client.Status.State == clientpatch.StateApplied}
-	for _, s := range d.cfg.Servers {
-		if s.ProxyListen != "" {
-			f.Proxies[s.ProxyListen] = s.URL
-		}
-	}
 	for _, s := range d.model.Status(d.now()).Servers {
 		if s.Mode == health.Stateless {
 			f.Stateless[s.URL] = true

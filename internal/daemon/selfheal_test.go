@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,31 +19,7 @@ import (
 // host, with no keep-warm, so the host's session does expire.
 func hostSetup(t *testing.T, hostName string) (*demoserver.Server, string, string) {
 	t.Helper()
-	dir := t.TempDir()
-	store := filepath.Join(dir, "mem", "mcp-sessions.json")
-	srvLog := filepath.Join(dir, "mem", "server.log")
-	if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: 2 * time.Second, StorePath: store, LogPath: srvLog})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	cfg := daemontest.WriteConfig(t, dir, fmt.Sprintf(`
-[host]
-name = %q
-process = ""
-port = 0
-[[server]]
-name = "mem"
-url = %q
-logs = [%q]
-store = %q
-idle_timeout = "2s"
-keep_warm = false
-`, hostName, srv.URL(), srvLog, store))
-	return srv, cfg, filepath.Join(dir, "state")
+	return daemontest.MemSetup(t, 2*time.Second, false, fmt.Sprintf("name = %q\nprocess = \"\"\nport = 0\n", hostName))
 }
 
 func echo(ctx context.Context, cs *mcp.ClientSession) error {

@@ -26,30 +26,36 @@ func HostClient() string { return host.Default().ClientName }
 // ends inside the [[server]] table of "mem".
 func KeepWarmSetup(t *testing.T, keepWarm bool, hostProcess string) (*demoserver.Server, string, string) {
 	t.Helper()
+	host := fmt.Sprintf("client_name = %q\nprocess = %q\nport = 0\n", HostClient(), hostProcess)
+	return MemSetup(t, 3*time.Second, keepWarm, host)
+}
+
+// MemSetup: a real Go SDK server whose sessions expire after idle, and a
+// watchdog config for it as server "mem", with hostKeys as its [host]
+// table's keys. It returns what KeepWarmSetup does.
+func MemSetup(t *testing.T, idle time.Duration, keepWarm bool, hostKeys string) (*demoserver.Server, string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	store := filepath.Join(dir, "mem", "mcp-sessions.json")
 	srvLog := filepath.Join(dir, "mem", "server.log")
 	if err := os.MkdirAll(filepath.Dir(store), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: 3 * time.Second, StorePath: store, LogPath: srvLog})
+	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: idle, StorePath: store, LogPath: srvLog})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
 	cfg := WriteConfig(t, dir, fmt.Sprintf(`
 [host]
-client_name = %q
-process = %q
-port = 0
-[[server]]
+%s[[server]]
 name = "mem"
 url = %q
 logs = [%q]
 store = %q
-idle_timeout = "3s"
+idle_timeout = %q
 keep_warm = %v
-`, HostClient(), hostProcess, srv.URL(), srvLog, store, keepWarm))
+`, hostKeys, srv.URL(), srvLog, store, idle.String(), keepWarm))
 	return srv, cfg, filepath.Join(dir, "state")
 }
 
