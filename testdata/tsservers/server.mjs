@@ -329,8 +329,10 @@ class Sessions {
       onsessioninitialized: (id) => {
         const now = Date.now();
         this.byId.set(id, { transport, client, created: now, lastActive: now, reason: undefined });
-        this.log.info(MSG_CREATED, 'session_id', id, 'client', client);
+        // stdout (the tests' ground truth) before the log and the store (what the watchdog
+        // reads): a kill between them must never leave the watchdog knowing more than the truth.
         out(`SESSION_START ${id} ${stdoutClient(client)}`);
+        this.log.info(MSG_CREATED, 'session_id', id, 'client', client);
         this.onChange();
       },
       onsessionclosed: (id) => {
@@ -361,8 +363,8 @@ class Sessions {
     if (!s || s.transport !== transport) return;
     this.byId.delete(id);
     const reason = s.reason ?? 'closed';
+    out(`SESSION_END ${id} ${reason}`); // the truth first, as in create
     this.log.info(MSG_CLOSED, 'session_id', id, 'reason', reason);
-    out(`SESSION_END ${id} ${reason}`);
     this.onChange();
   }
 

@@ -1,6 +1,8 @@
 package demoserver
 
 import (
+	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -54,5 +56,50 @@ func TestOnEventReportsStartAndEnd(t *testing.T) {
 		if ended, ok := findEnded(s.Ended(), e.ID); !ok || !ended.Ended.Equal(e.At) {
 			t.Errorf("end of %s at %v, Ended() says %v (%v)", mask.ID(e.ID), e.At, ended.Ended, ok)
 		}
+	}
+}
+
+// The ground truth is told before anything the watchdog reads: when OnEvent
+// hears of a start or an end, neither the log nor the store says it yet. A
+// kill between the two then leaves the truth knowing more than the watchdog,
+// never less (soak run 31: a session the log said was ended idle a moment
+// before the kill was counted as one the kill took).
+func TestOnEventComesBeforeTheLogAndTheStore(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var early []string
+	var logPath, storePath string // startTest's, set before any session
+	told := 0
+	s := startTest(t, Options{OnEvent: func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged, _ := os.ReadFile(logPath)
+		stored, _ := os.ReadFile(storePath)
+		told++
+		switch e.Kind {
+		case EventStart:
+			if strings.Contains(string(logged), e.ID) || strings.Contains(string(stored), e.ID) {
+				early = append(early, "start")
+			}
+		case EventEnd:
+			if strings.Contains(string(logged), msgClosed+" session_id="+e.ID) {
+				early = append(early, "end")
+			}
+		}
+	}})
+	mu.Lock()
+	logPath, storePath = s.log, s.store
+	mu.Unlock()
+	cs := connect(t, s.URL(), "c")
+	if err := cs.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	waitFor(t, "the start and the end", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return told == 2
+	})
+	if len(early) != 0 {
+		t.Fatalf("the log or the store had it before OnEvent: %v", early)
 	}
 }

@@ -75,9 +75,13 @@ func (s *Server) startSession(id, client string) bool {
 	if !s.tracker.add(id, client) {
 		return false
 	}
+	// The event (the tests' ground truth) before the log and the store
+	// (what the watchdog reads): a kill between them must never leave the
+	// watchdog knowing more than the truth.
+	s.emit(Event{Kind: EventStart, ID: id, Client: client, At: s.opts.Now()})
 	s.log.info(msgCreated, "session_id", id, "client", client)
 	s.logger.Debug("demo session created", "session", mask.ID(id), "client", client)
-	s.emit(Event{Kind: EventStart, ID: id, Client: client, At: s.opts.Now()})
+	s.tracker.changed()
 	return true
 }
 

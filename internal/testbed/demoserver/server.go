@@ -263,10 +263,11 @@ func (s *Server) endSession(id string) {
 	if !ok {
 		return
 	}
+	s.emit(Event{Kind: EventEnd, ID: id, Client: es.Client, Reason: es.Reason, At: es.Ended}) // the truth first, as in startSession
 	s.log.info(msgClosed, "session_id", id, "reason", string(es.Reason))
 	s.logger.Debug("demo session ended", "session", mask.ID(id), "reason", string(es.Reason),
 		"idle", es.Idle)
-	s.emit(Event{Kind: EventEnd, ID: id, Client: es.Client, Reason: es.Reason, At: es.Ended})
+	s.tracker.changed()
 }
 
 func (s *Server) reportErr(err error) {

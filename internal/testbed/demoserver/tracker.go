@@ -38,7 +38,10 @@ type entry struct {
 }
 
 // tracker holds the live and ended sessions. It does no I/O; changed is
-// called (outside the lock) after every mutation so the store can follow.
+// called (outside the lock) after every mutation so the store can follow,
+// except after add and end: their caller reports the start or end first
+// and then calls changed, so the store never shows what the ground truth
+// has not said.
 type tracker struct {
 	now         func() time.Time
 	idleTimeout time.Duration
@@ -62,9 +65,6 @@ func (t *tracker) add(id, client string) bool {
 		t.live[id] = &entry{id: id, client: client, created: now, last: now}
 	}
 	t.mu.Unlock()
-	if !dup {
-		t.changed()
-	}
 	return !dup
 }
 
@@ -121,7 +121,6 @@ func (t *tracker) end(id string) (EndedSession, bool) {
 	}
 	t.ended = append(t.ended, es)
 	t.mu.Unlock()
-	t.changed()
 	return es, true
 }
 
