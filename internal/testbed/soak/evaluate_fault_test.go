@@ -106,3 +106,19 @@ func TestEvaluateOutageEndedByARestart(t *testing.T) {
 		})
 	}
 }
+
+// A record a journal write failure held back was decided any time since the
+// failure began: read 2 s after the host's session started, it may have been
+// decided before the beacon could name it (soak run 31: decided 43 ms after
+// the session started, read 1.3 s after).
+func TestEvaluateIdentityHeldByAJournalFault(t *testing.T) {
+	in := base()
+	in.Beacons = []Span{{From: at(-1000)}}
+	in.JournalFault = []Span{{From: at(100), To: at(1800)}}
+	in.Journal = []Seen{seen(2000, health.EvSessionAtRisk, "warm", idA, withExtra("source", "inferred")), warning(2100),
+		seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{})}
+	checkProblems(t, Evaluate(in), "")
+	in.JournalFault = nil
+	in.Journal = append(in.Journal[:1], in.Journal[2:]...)
+	checkProblems(t, Evaluate(in), "inferred while the host's live beacon named them")
+}

@@ -49,7 +49,7 @@ func (r *Report) identity(in Input, all []*session) {
 		if src != sourceInferred || flagged[key] {
 			continue
 		}
-		if s := byMask[key]; s != nil && beaconNamed(in, all, s, seen.At) {
+		if s := byMask[key]; s != nil && beaconNamed(in, all, s, decidedBy(in, seen.At)) {
 			flagged[key] = true
 			r.Identity.InferredWhileBeacon = append(r.Identity.InferredWhileBeacon,
 				fmt.Sprintf("%s %s at %s: %s", rec.Kind, describe(s), fmtTime(seen.At), rec.Detail))
@@ -68,6 +68,16 @@ func identityOf(rec journal.Record) string {
 		}
 	}
 	return rec.Session
+}
+
+// decidedBy is the earliest a record the soak read at at may have been
+// decided: at, or, when a journal write failure held it, the failure's
+// start. The daemon is judged on what it could know then.
+func decidedBy(in Input, at time.Time) time.Time {
+	if f, held := heldBy(in, at); held {
+		return minTime(at, f.From)
+	}
+	return at
 }
 
 // beaconNamed: at at, a live beacon had named s for beaconSlack: s is the
