@@ -1,11 +1,8 @@
 package proxy_test
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,20 +23,7 @@ func TestKeepWarmSurvivesAClockSetBack(t *testing.T) {
 	mcp.AddTool(server, &mcp.Tool{Name: "count"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, struct{}, error) {
 		return &mcp.CallToolResult{}, struct{}{}, nil
 	})
-	var pings atomic.Int64
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{SessionTimeout: idle})
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			if bytes.Contains(body, []byte(`"method":"ping"`)) {
-				pings.Add(1)
-			}
-		}
-		sdk.ServeHTTP(w, r)
-	}))
-	t.Cleanup(up.Close)
+	up, pings := countingUpstream(t, server, &mcp.StreamableHTTPOptions{SessionTimeout: idle})
 	var skew atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 	px := startProxy(t, proxy.Options{Upstream: up.URL, IdleTimeout: idle, KeepWarm: true, Now: now})

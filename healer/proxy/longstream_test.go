@@ -49,19 +49,7 @@ func TestLongHeldStream(t *testing.T) {
 	mcp.AddTool(server, &mcp.Tool{Name: "count"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, struct{}, error) {
 		return &mcp.CallToolResult{}, struct{}{}, nil
 	})
-	var pings atomic.Int64
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			body, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			if bytes.Contains(body, []byte(`"method":"ping"`)) {
-				pings.Add(1)
-			}
-		}
-		sdk.ServeHTTP(w, r)
-	}))
-	t.Cleanup(up.Close)
+	up, pings := countingUpstream(t, server, nil)
 	clock := &fakeClock{now: time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)}
 	const idle = time.Second // the proxy's passes run on real time; its judgement on the clock
 	px := startProxy(t, proxy.Options{Upstream: up.URL, IdleTimeout: idle, KeepWarm: true, Now: clock.Now})
@@ -88,6 +76,26 @@ func TestLongHeldStream(t *testing.T) {
 	if n, m := len(px.of(proxy.EvReleased)), len(px.of(proxy.EvUpstream)); n+m != 0 {
 		t.Errorf("%d releases and %d new upstream sessions: the held stream's session must be kept", n, m)
 	}
+}
+
+// countingUpstream serves server over Streamable HTTP (with opts) and counts
+// the pings it is sent.
+func countingUpstream(t *testing.T, server *mcp.Server, opts *mcp.StreamableHTTPOptions) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	pings := new(atomic.Int64)
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, opts)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			if bytes.Contains(body, []byte(`"method":"ping"`)) {
+				pings.Add(1)
+			}
+		}
+		sdk.ServeHTTP(w, r)
+	}))
+	t.Cleanup(up.Close)
+	return up, pings
 }
 
 // sseLines hands on the data lines of a stream as they come.
