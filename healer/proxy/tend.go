@@ -96,9 +96,10 @@ func (p *Proxy) tendOnce(ctx context.Context, idle time.Duration) time.Duration 
 		var present bool
 		var last, warm time.Time
 		p.sessions.with(func() {
+			ahead := s.clampTo(now)
 			up, present, last, warm = s.upstream, len(s.streams) > 0, s.last, later(s.last, s.pinged)
-			if s.clampTo(now) {
-				last, warm = s.last, time.Time{} // when it was really touched is unknown: ping now
+			if ahead {
+				warm = time.Time{} // when it was really touched is unknown: ping now
 			}
 		})
 		switch {

@@ -70,9 +70,5 @@ func notGenuine(in Input, all []*session, byMask map[string]*session, idx journa
 // before, or, when a journal write failure held it, any time since the
 // failure began.
 func claimWindow(in Input, at time.Time) (from, to time.Time) {
-	from = at.Add(-claimSlack)
-	if f, held := heldBy(in, at); held {
-		from = minTime(from, f.From)
-	}
-	return from, at
+	return minTime(at.Add(-claimSlack), decidedBy(in, at)), at
 }
