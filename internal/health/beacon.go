@@ -149,6 +149,7 @@ func (m *Model) source(s *server) IdentitySource {
 func (m *Model) sourced(evs []Event, sig Signal) {
 	for i := range evs {
 		ev := &evs[i]
+		m.stampHost(ev)
 		s, ok := m.servers[ev.Server]
 		if !ok || !aboutHostSession(*ev) {
 			continue
@@ -158,6 +159,30 @@ func (m *Model) sourced(evs []Event, sig Signal) {
 			ev.Source = sig.NamedBy
 		}
 	}
+}
+
+// stampHost names the model's host on an event about it (its process, its
+// session, its heal), so that with several hosts watched each line says
+// whose it is. An event that names a host already keeps it.
+func (m *Model) stampHost(ev *Event) {
+	if m.cfg.HostName == "" || !(aboutHostSession(*ev) || aboutHost(ev.Kind)) {
+		return
+	}
+	if _, ok := ev.Extra["host"]; ok {
+		return
+	}
+	if ev.Extra == nil {
+		ev.Extra = map[string]any{}
+	}
+	ev.Extra["host"] = m.cfg.HostName
+}
+
+func aboutHost(k EventKind) bool {
+	switch k {
+	case EvHostUp, EvHostDown, EvHostRestarted, EvHealStarted, EvHealFailed:
+		return true
+	}
+	return false
 }
 
 func aboutHostSession(ev Event) bool {

@@ -19,10 +19,16 @@ type Status struct {
 	Hosts []HostSummary `json:"hosts,omitempty"`
 }
 
-// HostSummary is one host found on this machine, as `watchdog hosts` has it.
+// HostSummary is one host found on this machine, as `watchdog hosts` has it,
+// or one the config watches.
 type HostSummary struct {
 	Name    string              `json:"name"`
 	Servers []HostServerSummary `json:"servers"`
+	// Watched: the config names it ([host] or a [[host]] table); Running
+	// and PID are then what its process watcher last saw.
+	Watched bool  `json:"watched,omitempty"`
+	Running bool  `json:"running,omitempty"`
+	PID     int32 `json:"pid,omitempty"`
 }
 
 // HostServerSummary is one of a found host's servers.
@@ -89,6 +95,8 @@ type SessionStatus struct {
 	ExpiresInSeconds int64  `json:"expires_in_seconds"`
 	State            State  `json:"state"`
 	Current          bool   `json:"current,omitempty"` // the host's current session
+	// Host names whose current session it is, when several hosts are watched.
+	Host string `json:"host,omitempty"`
 }
 
 // HostStatus is the host in Status. Patch is filled in by the caller.

@@ -54,3 +54,18 @@ func (m *Model) RestoreTracked(serverName string, sessions []StoreSession, now t
 		s.sessions[st.ID] = sess
 	}
 }
+
+// Owns reports whether the model tracks session on server: the store
+// showed it, it is an open incident's lost session, or the live beacon
+// names it. With several hosts watched, what names a session goes to the
+// model that owns it.
+func (m *Model) Owns(server, session string) bool {
+	s, ok := m.servers[server]
+	if !ok || session == "" {
+		return false
+	}
+	if _, ok := s.sessions[session]; ok {
+		return true
+	}
+	return s.incident != nil && s.incident.session == session || s.held != nil && s.held.Session == session
+}
