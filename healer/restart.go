@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,11 +13,23 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // HostLogFile is the name, inside the state directory, of the file a
 // restarted host's output goes to (and that the watchdog then follows).
 const HostLogFile = "host.log"
+
+// HostFileName is a state file of one watched host: base+ext for the main
+// host (config.MainHost, the names files had when there was one host),
+// base-<host>+ext for each other, its name folded as host.Fold folds it
+// (config refuses two hosts that fold alike) and escaped for a file name.
+func HostFileName(base, ext, hostName string, main bool) string {
+	if main {
+		return base + ext
+	}
+	return base + "-" + url.PathEscape(host.Fold(hostName)) + ext
+}
 
 // Restart timing. The grace matches systemd's and Kubernetes' habit of
 // asking first; after SIGKILL only a process stuck in the kernel lingers.

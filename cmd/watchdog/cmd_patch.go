@@ -38,8 +38,8 @@ func cmdPatch(_ context.Context, c cli, args []string) int {
 		fmt.Fprintf(c.stderr, "watchdog patch: home directory: %v\n", err)
 		return exitFailed
 	}
-	prof := cfg.Host.Profile()
-	found, err := clientpatch.Find(clientpatch.FindOptions{Host: prof, Module: *module, ConfigModule: cfg.Host.ClientModule, Home: home, Getenv: c.getenv})
+	prof := cfg.MainHost().Profile()
+	found, err := clientpatch.Find(clientpatch.FindOptions{Host: prof, Module: *module, ConfigModule: cfg.MainHost().ClientModule, Home: home, Getenv: c.getenv})
 	if err != nil {
 		st := clientpatch.Status{Module: *module, State: clientpatch.StateNotFound, Advice: "pass --module PATH/lib/index.js or set host.client_module in the config"}
 		printPatch(c, co.json, st)
@@ -58,7 +58,7 @@ func cmdPatch(_ context.Context, c cli, args []string) int {
 		st, err = clientpatch.Revert(target, o)
 	}
 	printPatch(c, co.json, st)
-	if len(found) > 1 && *module == "" && cfg.Host.ClientModule == "" {
+	if len(found) > 1 && *module == "" && cfg.MainHost().ClientModule == "" {
 		fmt.Fprintf(c.stderr, "watchdog patch: acted on %s; also installed (pick one with --module): %s\n", target, strings.Join(found[1:], ", "))
 	}
 	if err != nil {

@@ -122,11 +122,12 @@ func controlFailure(c cli, err error) int {
 // sent it: JSON escapes control characters itself.
 func writeStatus(w io.Writer, st health.Status) {
 	esc := textsafe.Escape
-	running := "not running"
-	if st.Host.Running {
-		running = fmt.Sprintf("running (pid %d)", st.Host.PID)
+	fmt.Fprintf(w, "host %s: %s\n", esc(st.Host.Name), runningLabel(st.Host.Running, st.Host.PID))
+	for _, h := range st.Hosts {
+		if h.Watched && h.Name != st.Host.Name {
+			fmt.Fprintf(w, "host %s: %s\n", esc(h.Name), runningLabel(h.Running, h.PID))
+		}
 	}
-	fmt.Fprintf(w, "host %s: %s\n", esc(st.Host.Name), running)
 	writeHostsFound(w, st.Hosts)
 	for _, s := range st.Servers {
 		fmt.Fprintf(w, "server %s (%s): %s, %s, idle timeout %s, host session %s\n", esc(s.Name), esc(s.URL), esc(string(s.State)),
@@ -151,8 +152,12 @@ func writeStatus(w io.Writer, st health.Status) {
 			if sess.Current {
 				mark = "*"
 			}
-			fmt.Fprintf(w, "  %s %-12s %-20s %-8s idle %s, expires in %s\n", mark, esc(sess.ID), trunc(esc(sess.Client), 20),
-				esc(string(sess.State)), time.Duration(sess.IdleSeconds)*time.Second, time.Duration(sess.ExpiresInSeconds)*time.Second)
+			whose := ""
+			if sess.Host != "" {
+				whose = ", " + esc(sess.Host) + "'s"
+			}
+			fmt.Fprintf(w, "  %s %-12s %-20s %-8s idle %s, expires in %s%s\n", mark, esc(sess.ID), trunc(esc(sess.Client), 20),
+				esc(string(sess.State)), time.Duration(sess.IdleSeconds)*time.Second, time.Duration(sess.ExpiresInSeconds)*time.Second, whose)
 		}
 		if s.SessionsOmitted > 0 {
 			fmt.Fprintf(w, "    … and %d more session(s) not listed (at most %d are; the current and troubled ones first)\n",
@@ -183,9 +188,20 @@ func sourceLabel(src health.IdentitySource) string {
 
 // writeHostsFound prints each host found on this machine, its servers'
 // protection, and what protects the exposed ones.
+// runningLabel says whether a watched host's process runs.
+func runningLabel(running bool, pid int32) string {
+	if running {
+		return fmt.Sprintf("running (pid %d)", pid)
+	}
+	return "not running"
+}
+
 func writeHostsFound(w io.Writer, found []health.HostSummary) {
 	esc := textsafe.Escape
 	for _, h := range found {
+		if len(h.Servers) == 0 && h.Watched {
+			continue // watched, with no config file found: its host line says it all
+		}
 		var parts []string
 		for _, s := range h.Servers {
 			parts = append(parts, esc(s.Name)+" "+esc(s.Protection))

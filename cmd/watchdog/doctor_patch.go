@@ -10,12 +10,12 @@ import (
 // doctorPatch reports the host client's module and its patch state.
 func doctorPatch(rep *doctorReport, cfg config.Config) {
 	home, _ := os.UserHomeDir()
-	prof := cfg.Host.Profile()
+	prof := cfg.MainHost().Profile()
 	if !prof.Patchable() {
-		rep.add(finding{Check: "client module", OK: true, Detail: cfg.Host.DisplayName() + "'s client takes no patch: the proxy heals it (`" + prof.AdoptCommand() + "`)"})
+		rep.add(finding{Check: "client module", OK: true, Detail: cfg.MainHost().DisplayName() + "'s client takes no patch: the proxy heals it (`" + prof.AdoptCommand() + "`)"})
 		return
 	}
-	st := clientpatch.LookFor(clientpatch.FindOptions{Host: prof, ConfigModule: cfg.Host.ClientModule, Home: home})
+	st := clientpatch.LookFor(clientpatch.FindOptions{Host: prof, ConfigModule: cfg.MainHost().ClientModule, Home: home})
 	if st.Module == "" {
 		rep.add(finding{Check: "client module", Detail: st.Detail,
 			Fix: "set host.client_module to " + prof.Client.ShortName() + "'s " + prof.Client.Entry + ", or pass --module to `watchdog patch`"})

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,19 +39,49 @@ func (d Duration) MarshalText() ([]byte, error) {
 
 // Config is the whole config file.
 type Config struct {
-	Path          string   `toml:"-"` // file it came from ("" = built-in defaults)
-	StateDir      string   `toml:"state_dir"`
-	Notify        bool     `toml:"notify"`
-	MetricsListen string   `toml:"metrics_listen"`
-	Host          Host     `toml:"host"`
-	Servers       []Server `toml:"server"`
+	Path          string `toml:"-"` // file it came from ("" = built-in defaults)
+	StateDir      string `toml:"state_dir"`
+	Notify        bool   `toml:"notify"`
+	MetricsListen string `toml:"metrics_listen"`
+	// Hosts are the MCP hosts watched, in the file's order: a lone [host]
+	// table or [[host]] tables. Load and Default give at least one.
+	Hosts   []Host   `toml:"host"`
+	Servers []Server `toml:"server"`
 
 	// index maps key paths to lines of the file the config came from, so
 	// that Validate can point at them; nil when not read from a file.
 	index *keyIndex
+	// hostTables: the file wrote [[host]] tables, so keys are host[i].…,
+	// not host.… (a lone [host] table, or none).
+	hostTables bool
 }
 
-// Host is the MCP host whose client holds the sessions.
+// MainHost is the host the views that speak of one host show (status's
+// "host", the tray's title, `watchdog patch`): the one whose client takes
+// the watchdog's patch, else the first. Client names are unique, and only
+// one profile's client is patchable, so there is at most one such host.
+func (c Config) MainHost() Host {
+	for _, h := range c.Hosts {
+		if h.Profile().Patchable() {
+			return h
+		}
+	}
+	if len(c.Hosts) == 0 {
+		return hostDefaults(host.Default())
+	}
+	return c.Hosts[0]
+}
+
+// HostKey is how messages name the i-th host's table: "host" for a lone
+// [host] table, "host[i]" among [[host]] tables.
+func (c Config) HostKey(i int) string {
+	if c.hostTables {
+		return "host[" + strconv.Itoa(i) + "]"
+	}
+	return "host"
+}
+
+// Host is one MCP host whose client holds sessions on the servers.
 type Host struct {
 	Name         string   `toml:"name"`
 	ClientName   string   `toml:"client_name"`
@@ -97,7 +128,7 @@ func Default() Config {
 func defaultFor(goos string) Config {
 	return Config{
 		Notify: true,
-		Host:   hostDefaults(host.Default()),
+		Hosts:  []Host{hostDefaults(host.Default())},
 		Servers: []Server{{
 			Name:        "nowledge-mem",
 			URL:         "http://127.0.0.1:14242/mcp",

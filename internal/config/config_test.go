@@ -22,8 +22,8 @@ func TestDefaultIsValid(t *testing.T) {
 				c.Servers[0].IdleTimeout.Duration != 12*time.Hour || !c.Servers[0].KeepWarm {
 				t.Errorf("default server = %+v", c.Servers)
 			}
-			if c.Host.Name != "DSH" || c.Host.Port != 3080 || !c.Notify {
-				t.Errorf("default host = %+v", c.Host)
+			if c.Hosts[0].Name != "DSH" || c.Hosts[0].Port != 3080 || !c.Notify {
+				t.Errorf("default host = %+v", c.Hosts[0])
 			}
 			want := "Library/Logs/co.nowledge.mem.desktop/"
 			if goos != "darwin" {
@@ -39,10 +39,10 @@ func TestDefaultIsValid(t *testing.T) {
 // Default() must not share slices between calls: callers edit them.
 func TestDefaultIsFresh(t *testing.T) {
 	a := Default()
-	a.Host.Logs[0] = "changed"
+	a.Hosts[0].Logs[0] = "changed"
 	a.Servers[0].Logs[0] = "changed"
 	b := Default()
-	if b.Host.Logs[0] == "changed" || b.Servers[0].Logs[0] == "changed" {
+	if b.Hosts[0].Logs[0] == "changed" || b.Servers[0].Logs[0] == "changed" {
 		t.Fatal("Default() returned shared slices")
 	}
 }

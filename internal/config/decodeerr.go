@@ -64,7 +64,7 @@ func unknownKey(file string, de *toml.DecodeError, ix *keyIndex) error {
 	known := knownKeys(table)
 	where := "at the top level"
 	if len(table) > 0 {
-		where = "in " + tableName(table)
+		where = "in " + tableName(table, ix)
 	}
 	what := "key"
 	if ok && (e.kind == unstable.Table || e.kind == unstable.ArrayTable) {
@@ -82,10 +82,12 @@ func unknownKey(file string, de *toml.DecodeError, ix *keyIndex) error {
 	return &Error{File: file, Line: row, Key: path, Msg: msg, Err: de}
 }
 
-// tableName writes a table as its header: [host], [[server]].
-func tableName(parts []string) string {
+// tableName writes a table as its header: [host], [[server]], and [[host]]
+// when the file wrote it so.
+func tableName(parts []string, ix *keyIndex) string {
 	t := schemaType(parts)
-	if t != nil && t.Kind() == reflect.Slice {
+	lone := len(parts) == 1 && loneTable[parts[0]] && !ix.arrayOfTables(parts[0])
+	if t != nil && t.Kind() == reflect.Slice && !lone {
 		return "[[" + pathOf(parts) + "]]"
 	}
 	return "[" + pathOf(parts) + "]"

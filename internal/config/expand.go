@@ -91,8 +91,11 @@ func (c *Config) expandPaths(env environ) error {
 		}
 	}
 	one("state_dir", &c.StateDir)
-	list("host.logs", c.Host.Logs)
-	one("host.client_module", &c.Host.ClientModule)
+	for i := range c.Hosts {
+		h, key := &c.Hosts[i], c.HostKey(i)
+		list(key+".logs", h.Logs)
+		one(key+".client_module", &h.ClientModule)
+	}
 	for i := range c.Servers {
 		s := &c.Servers[i]
 		key := "server[" + strconv.Itoa(i) + "]"

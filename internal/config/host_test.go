@@ -20,10 +20,10 @@ func TestDefaultHost(t *testing.T) {
 		Port:       3080,
 		Restart:    []string{"dsh", "web"},
 	}
-	if got := Default().Host; !reflect.DeepEqual(got, want) {
+	if got := Default().Hosts[0]; !reflect.DeepEqual(got, want) {
 		t.Fatalf("default host =\n%+v\nwant\n%+v", got, want)
 	}
-	if got := Default().Host.Profile(); !reflect.DeepEqual(got, host.DSH()) {
+	if got := Default().Hosts[0].Profile(); !reflect.DeepEqual(got, host.DSH()) {
 		t.Errorf("Profile() = %+v, want DSH's", got)
 	}
 }
@@ -42,11 +42,11 @@ func TestHostTableStartsFromItsProfile(t *testing.T) {
 		if err := want.expandPaths(testEnv(nil)); err != nil {
 			t.Fatal(err)
 		}
-		want.Host.Name = c.Host.Name
-		if !reflect.DeepEqual(c.Host, want.Host) {
-			t.Errorf("%q: host =\n%+v\nwant\n%+v", table, c.Host, want.Host)
+		want.Hosts[0].Name = c.Hosts[0].Name
+		if !reflect.DeepEqual(c.Hosts[0], want.Hosts[0]) {
+			t.Errorf("%q: host =\n%+v\nwant\n%+v", table, c.Hosts[0], want.Hosts[0])
 		}
-		if p := c.Host.Profile(); !reflect.DeepEqual(p, host.DSH()) {
+		if p := c.Hosts[0].Profile(); !reflect.DeepEqual(p, host.DSH()) {
 			t.Errorf("%q: Profile() = %+v, want DSH's", table, p)
 		}
 	}
@@ -61,8 +61,8 @@ func TestHostNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := c.Host.Profile(); p.Name != "Claude Code" || c.Host.ClientName != "claude-code" || p.Patchable() {
-		t.Errorf("claude-code: profile %q, client %q, patchable %v", p.Name, c.Host.ClientName, p.Patchable())
+	if p := c.Hosts[0].Profile(); p.Name != "Claude Code" || c.Hosts[0].ClientName != "claude-code" || p.Patchable() {
+		t.Errorf("claude-code: profile %q, client %q, patchable %v", p.Name, c.Hosts[0].ClientName, p.Patchable())
 	}
 	_, err = parse("config.toml", []byte("[host]\nname = \"Zed\"\n"), testEnv(nil))
 	for _, want := range []string{"config.toml:2", "host.name", `"Zed"`, "Claude Code", "Gemini CLI", "client_name"} {
@@ -74,7 +74,7 @@ func TestHostNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := c.Host.Profile(); p.Name != "Zed" || p.ClientName != "zed" || p.OnLoss != host.Stuck || p.Patchable() {
+	if p := c.Hosts[0].Profile(); p.Name != "Zed" || p.ClientName != "zed" || p.OnLoss != host.Stuck || p.Patchable() {
 		t.Errorf("custom host: %+v", p)
 	}
 }
@@ -86,5 +86,77 @@ func TestDisplayName(t *testing.T) {
 		if got := (Host{Name: name, ClientName: "dsh-mcp-client"}).DisplayName(); got != want {
 			t.Errorf("DisplayName(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// TestHostTables: [[host]] tables watch several hosts, each starting from
+// its own profile's defaults; the main host is the one whose client takes
+// the patch, wherever it stands.
+func TestHostTables(t *testing.T) {
+	t.Parallel()
+	doc := "[[host]]\nname = \"Claude Code\"\n\n[[host]]\nname = \"DSH\"\nport = 4000\n\n[[host]]\nname = \"Zed\"\nclient_name = \"zed\"\n"
+	c, err := parse("config.toml", []byte(doc), testEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Hosts) != 3 {
+		t.Fatalf("hosts: %+v", c.Hosts)
+	}
+	cc, dsh, zed := c.Hosts[0], c.Hosts[1], c.Hosts[2]
+	if cc.ClientName != "claude-code" || cc.Process != host.ClaudeCode().Process || cc.Port != 0 {
+		t.Errorf("Claude Code's table: %+v, want its profile's defaults", cc)
+	}
+	if dsh.ClientName != "dsh-mcp-client" || dsh.Port != 4000 || dsh.Process != "dsh" || len(dsh.Restart) == 0 {
+		t.Errorf("DSH's table: %+v, want DSH's defaults with port 4000", dsh)
+	}
+	if zed.ClientName != "zed" || zed.Process != "" || zed.Profile().OnLoss != host.Stuck {
+		t.Errorf("custom host: %+v", zed)
+	}
+	if got := c.MainHost().Name; got != "DSH" {
+		t.Errorf("MainHost = %q, want DSH (its client takes the patch)", got)
+	}
+	if got := c.HostKey(2); got != "host[2]" {
+		t.Errorf("HostKey(2) = %q", got)
+	}
+	one, err := parse("config.toml", []byte("[host]\nname = \"Cursor\"\n"), testEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.MainHost().Name != "Cursor" || one.HostKey(0) != "host" {
+		t.Errorf("a lone [host]: main %q, key %q", one.MainHost().Name, one.HostKey(0))
+	}
+}
+
+// TestHostTableErrors: each [[host]] table's problems name it by index and
+// line; two tables for one host or one client are refused.
+func TestHostTableErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, doc string
+		want      []string
+	}{
+		{"unknown key", "[[host]]\nname = \"DSH\"\n\n[[host]]\nname = \"Cursor\"\nproces = \"x\"\n",
+			[]string{"config.toml:6", "host[1].proces", "unknown key in [[host]]", "did you mean process?"}},
+		{"bad port", "[[host]]\nname = \"DSH\"\n\n[[host]]\nname = \"Cursor\"\nport = 70000\n",
+			[]string{"config.toml:6", "host[1].port: 70000 is not a port"}},
+		{"same host twice", "[[host]]\nname = \"Claude Code\"\n\n[[host]]\nname = \"claude-code\"\n",
+			[]string{"config.toml:5", `host[1].name: "claude-code" is already the name of host[0]`}},
+		{"same client twice", "[[host]]\nname = \"DSH\"\n\n[[host]]\nname = \"DSH at work\"\nclient_name = \"dsh-mcp-client\"\n",
+			[]string{"config.toml:6", `host[1].client_name: "dsh-mcp-client" is already the client of host[0]`}},
+		{"unknown host", "[[host]]\nname = \"DSH\"\n\n[[host]]\nname = \"Zed\"\n",
+			[]string{"config.toml:5", `host[1].name: "Zed" is not a host the watchdog knows`, "Gemini CLI", "client_name"}},
+		{"auto restart", "[[host]]\nname = \"Cursor\"\nauto_restart = true\n",
+			[]string{"config.toml:3", "host[0].auto_restart: true, but host[0].restart is empty"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := parse("config.toml", []byte(tt.doc), testEnv(nil))
+			for _, want := range tt.want {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("error %v; want it to say %q", err, want)
+				}
+			}
+		})
 	}
 }

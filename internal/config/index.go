@@ -26,6 +26,15 @@ type indexEntry struct {
 	element bool          // an element of an array value, like host.restart[2]
 }
 
+// arrayOfTables reports whether the document wrote path as [[path]] tables.
+func (ix *keyIndex) arrayOfTables(path string) bool {
+	if ix == nil {
+		return false
+	}
+	e, ok := ix.entries[path]
+	return ok && e.kind == unstable.ArrayTable
+}
+
 // buildIndex walks data with go-toml's parser. On a syntax error it stops
 // there: the index then covers what came before, which is all an error
 // about the earlier part can need.

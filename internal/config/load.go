@@ -86,26 +86,32 @@ func fileError(path string, err error) error {
 // file names the source in messages.
 func parse(file string, data []byte, env environ) (Config, error) {
 	def := Default()
-	def.Host = hostDefaults(profileFor(hostKeys(data)))
 	fc := fileConfig{
 		StateDir:      def.StateDir,
 		Notify:        def.Notify,
 		MetricsListen: def.MetricsListen,
-		Host:          def.Host,
 	}
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&fc); err != nil {
 		return Config{}, decodeError(file, err, buildIndex(data))
 	}
+	ix := buildIndex(data)
 	c := Config{
 		Path:          file,
 		StateDir:      fc.StateDir,
 		Notify:        fc.Notify,
 		MetricsListen: fc.MetricsListen,
-		Host:          fc.Host,
+		Hosts:         def.Hosts,
 		Servers:       def.Servers,
-		index:         buildIndex(data),
+		index:         ix,
+		hostTables:    ix.arrayOfTables("host"),
+	}
+	if fc.Hosts != nil {
+		c.Hosts = make([]Host, len(fc.Hosts))
+		for i, h := range fc.Hosts {
+			c.Hosts[i] = h.withDefaults()
+		}
 	}
 	if fc.Servers != nil { // the file speaks about servers: its list wins
 		c.Servers = make([]Server, len(fc.Servers))
@@ -120,6 +126,37 @@ func parse(file string, data []byte, env environ) (Config, error) {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// withDefaults fills the keys the table left out from the profile its name
+// names, or the one whose client its client_name is (a known host
+// renamed); a table with no name is the default host's.
+func (h fileHost) withDefaults() Host {
+	name, clientName := host.Default().Name, ""
+	if h.Name != nil {
+		name = *h.Name
+	}
+	if h.ClientName != nil {
+		clientName = *h.ClientName
+	}
+	out := hostDefaults(profileFor(name, clientName))
+	out.Name, out.AutoRestart, out.ClientModule = name, h.AutoRestart, h.ClientModule
+	if h.ClientName != nil {
+		out.ClientName = *h.ClientName
+	}
+	if h.Logs != nil {
+		out.Logs = *h.Logs
+	}
+	if h.Process != nil {
+		out.Process = *h.Process
+	}
+	if h.Port != nil {
+		out.Port = *h.Port
+	}
+	if h.Restart != nil {
+		out.Restart = *h.Restart
+	}
+	return out
 }
 
 func (s fileServer) withDefaults() Server {
@@ -141,21 +178,4 @@ func (s fileServer) withDefaults() Server {
 		out.KeepWarm = *s.KeepWarm
 	}
 	return out
-}
-
-// hostKeys reads host.name and host.client_name alone, leniently, to pick
-// the host profile whose defaults the file's [host] table starts from. A
-// file this cannot read starts from the default host's, and the strict
-// decode that follows says what is wrong with it.
-func hostKeys(data []byte) (name, clientName string) {
-	var f struct {
-		Host struct {
-			Name       *string `toml:"name"`
-			ClientName string  `toml:"client_name"`
-		} `toml:"host"`
-	}
-	if err := toml.Unmarshal(data, &f); err != nil || f.Host.Name == nil {
-		return host.Default().Name, f.Host.ClientName
-	}
-	return *f.Host.Name, f.Host.ClientName
 }

@@ -30,7 +30,7 @@ var fixtureVars = map[string]string{
 
 // plain drops what Load keeps for error positions, so configs compare.
 func plain(c Config) Config {
-	c.index = nil
+	c.index, c.hostTables = nil, false
 	return c
 }
 
@@ -57,14 +57,14 @@ func TestParseFixtures(t *testing.T) {
 				StateDir:      h("state/watchdog"),
 				Notify:        false,
 				MetricsListen: "127.0.0.1:9464",
-				Host: Host{
+				Hosts: []Host{{
 					Name: "DSH", ClientName: "dsh-mcp-client",
 					Logs:    []string{h(".dsh/logs/*.log"), "/var/log/dsh/dsh-*.log"},
 					Process: "dsh", Port: 3081,
 					Restart:      []string{"dsh", "web", "--port", "3081"},
 					AutoRestart:  true,
 					ClientModule: h("lib/node_modules/@deepseek-ai/dsh-mcp-client/lib/index.js"),
-				},
+				}},
 				Servers: []Server{{
 					Name: "nowledge-mem", URL: "http://127.0.0.1:14242/mcp",
 					Logs:        []string{h(".local/share/co.nowledge.mem.desktop/logs/*.log")},
@@ -88,8 +88,8 @@ func TestParseFixtures(t *testing.T) {
 		{file: "comments_only.toml", want: func(c *Config) { c.Path = "testdata/comments_only.toml" }},
 		{file: "host_partial.toml", want: func(c *Config) {
 			c.Path = "testdata/host_partial.toml"
-			c.Host.Port = 4000
-			c.Host.Logs = []string{"/var/log/dsh/*.log"}
+			c.Hosts[0].Port = 4000
+			c.Hosts[0].Logs = []string{"/var/log/dsh/*.log"}
 		}},
 		{file: "no_servers.toml", want: func(c *Config) {
 			c.Path = "testdata/no_servers.toml"
@@ -110,9 +110,9 @@ func TestParseFixtures(t *testing.T) {
 		{file: "expand.toml", want: func(c *Config) {
 			c.Path = "testdata/expand.toml"
 			c.StateDir = "/srv/state/watchdog"
-			c.Host.Logs = []string{h(".dsh/logs/*.log"), "/var/log/dsh/*.log"}
-			c.Host.Restart = []string{"~/bin/dsh", "${NOT_EXPANDED}"} // argv: as written
-			c.Host.ClientModule = testHome
+			c.Hosts[0].Logs = []string{h(".dsh/logs/*.log"), "/var/log/dsh/*.log"}
+			c.Hosts[0].Restart = []string{"~/bin/dsh", "${NOT_EXPANDED}"} // argv: as written
+			c.Hosts[0].ClientModule = testHome
 			c.Servers = []Server{{Name: "a", URL: "http://127.0.0.1:1/mcp",
 				Store:       h(".config/co.nowledge.mem.desktop/mcp-sessions.json"),
 				IdleTimeout: Duration{12 * time.Hour}, KeepWarm: true,
@@ -194,6 +194,8 @@ func TestParseFixtures(t *testing.T) {
 				want := expandedDefault
 				want.Servers = append([]Server(nil), def.Servers...)
 				want.Servers[0].Logs = append([]string(nil), expandedDefault.Servers[0].Logs...)
+				want.Hosts = []Host{expandedDefault.Hosts[0]}
+				want.Hosts[0].Logs = append([]string(nil), expandedDefault.Hosts[0].Logs...)
 				tt.want(&want)
 				if got := plain(c); !reflect.DeepEqual(got, want) {
 					t.Fatalf("config mismatch\n got %+v\nwant %+v", got, want)
@@ -231,7 +233,7 @@ func TestLoadMissingDefaultFile(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	want := Default()
-	want.Host.Logs = []string{filepath.Join(home, ".dsh/logs/*.log")}
+	want.Hosts[0].Logs = []string{filepath.Join(home, ".dsh/logs/*.log")}
 	for i, l := range want.Servers[0].Logs {
 		want.Servers[0].Logs[i] = filepath.Join(home, l[2:])
 	}

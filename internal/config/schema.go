@@ -8,11 +8,25 @@ import (
 // fileConfig is what the decoder fills: Config with servers whose omitted
 // keys can be told apart from zero values (see the package doc).
 type fileConfig struct {
-	StateDir      string       `toml:"state_dir"`
-	Notify        bool         `toml:"notify"`
-	MetricsListen string       `toml:"metrics_listen"`
-	Host          Host         `toml:"host"`
-	Servers       []fileServer `toml:"server"`
+	StateDir      string `toml:"state_dir"`
+	Notify        bool   `toml:"notify"`
+	MetricsListen string `toml:"metrics_listen"`
+	// Hosts: go-toml decodes a lone [host] table as a list of one.
+	Hosts   []fileHost   `toml:"host"`
+	Servers []fileServer `toml:"server"`
+}
+
+// fileHost is one host table; a key left out is nil and takes the default
+// of the table's own profile (withDefaults).
+type fileHost struct {
+	Name         *string   `toml:"name"`
+	ClientName   *string   `toml:"client_name"`
+	Logs         *[]string `toml:"logs"`
+	Process      *string   `toml:"process"`
+	Port         *int      `toml:"port"`
+	Restart      *[]string `toml:"restart"`
+	AutoRestart  bool      `toml:"auto_restart"`
+	ClientModule string    `toml:"client_module"`
 }
 
 type fileServer struct {
@@ -79,6 +93,10 @@ func tomlName(f reflect.StructField) string {
 	return name
 }
 
+// loneTable: lists of tables that may also be written as one [name] table,
+// and that messages show that way unless the file wrote [[name]].
+var loneTable = map[string]bool{"host": true}
+
 // knownKeys lists the keys a table takes, tables written as [name] or
 // [[name]], for "unknown key" messages.
 func knownKeys(table []string) []string {
@@ -96,6 +114,8 @@ func knownKeys(table []string) []string {
 		switch ft := deref(f.Type); {
 		case name == "":
 		case ft.Kind() == reflect.Struct && ft != durationType:
+			keys = append(keys, "["+name+"]")
+		case ft.Kind() == reflect.Slice && deref(ft.Elem()).Kind() == reflect.Struct && loneTable[name]:
 			keys = append(keys, "["+name+"]")
 		case ft.Kind() == reflect.Slice && deref(ft.Elem()).Kind() == reflect.Struct:
 			keys = append(keys, "[["+name+"]]")

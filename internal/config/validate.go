@@ -21,7 +21,7 @@ func (c *Config) Validate() error {
 	p := &problems{file: c.Path, index: c.index}
 	checkPath(p, "state_dir", c.StateDir)
 	checkMetrics(p, c.MetricsListen)
-	checkHost(p, &c.Host)
+	checkHosts(p, c)
 	seen := map[string]int{}
 	for i := range c.Servers {
 		checkServer(p, i, &c.Servers[i], seen)
@@ -30,23 +30,47 @@ func (c *Config) Validate() error {
 	return p.err()
 }
 
-func checkHost(p *problems, h *Host) {
+// checkHosts checks each host table, and that no two name the same host
+// or client: a session is told to be a host's by its client's name.
+func checkHosts(p *problems, c *Config) {
+	if len(c.Hosts) == 0 {
+		p.add("host", "no host table; add a [host] table (or [[host]] tables), e.g. name = %q", host.Default().Name)
+	}
+	names, clients := map[string]int{}, map[string]int{}
+	for i := range c.Hosts {
+		h, key := &c.Hosts[i], c.HostKey(i)
+		checkHost(p, key, h)
+		if j, dup := names[host.Fold(h.DisplayName())]; dup {
+			p.add(key+".name", "%q is already the name of %s; give each host its own name", h.DisplayName(), c.HostKey(j))
+		} else {
+			names[host.Fold(h.DisplayName())] = i
+		}
+		if j, dup := clients[h.ClientName]; dup && h.ClientName != "" {
+			p.add(key+".client_name", "%q is already the client of %s: the watchdog tells a session's host by its client's name; "+
+				"keep one of the two tables, or give each the client_name its host sends", h.ClientName, c.HostKey(j))
+		} else {
+			clients[h.ClientName] = i
+		}
+	}
+}
+
+func checkHost(p *problems, key string, h *Host) {
 	if _, known := host.Lookup(h.Name); !known && h.ClientName == "" {
-		p.add("host.name", "%q is not a host the watchdog knows (%s); name one of them, or give client_name (the clientInfo.name its MCP client sends) for a host of your own",
+		p.add(key+".name", "%q is not a host the watchdog knows (%s); name one of them, or give client_name (the clientInfo.name its MCP client sends) for a host of your own",
 			h.Name, strings.Join(host.Names(), ", "))
 	}
-	checkGlobs(p, "host.logs", h.Logs)
-	checkPath(p, "host.client_module", h.ClientModule)
+	checkGlobs(p, key+".logs", h.Logs)
+	checkPath(p, key+".client_module", h.ClientModule)
 	if h.Port < 0 || h.Port > 65535 {
-		p.add("host.port", "%d is not a port; use 0 (none) to 65535", h.Port)
+		p.add(key+".port", "%d is not a port; use 0 (none) to 65535", h.Port)
 	}
 	for i, a := range h.Restart {
 		if a == "" {
-			p.add("host.restart["+strconv.Itoa(i)+"]", "empty argument; remove it or fill it in")
+			p.add(key+".restart["+strconv.Itoa(i)+"]", "empty argument; remove it or fill it in")
 		}
 	}
 	if h.AutoRestart && len(h.Restart) == 0 {
-		p.add("host.auto_restart", "true, but host.restart is empty; set restart to the command that starts the host, or set auto_restart = false")
+		p.add(key+".auto_restart", "true, but %s.restart is empty; set restart to the command that starts the host, or set auto_restart = false", key)
 	}
 }
 

@@ -71,20 +71,20 @@ func TestValidate(t *testing.T) {
 		{name: "zero timeout", edit: func(c *Config) { c.Servers[0].IdleTimeout = Duration{} }, err: "server[0].idle_timeout: 0s is not a timeout"},
 		{name: "negative timeout", edit: func(c *Config) { c.Servers[0].IdleTimeout = Duration{-time.Second} }, err: "is not a timeout"},
 
-		{name: "port max", edit: func(c *Config) { c.Host.Port = 65535 }},
-		{name: "port none", edit: func(c *Config) { c.Host.Port = 0 }},
-		{name: "port negative", edit: func(c *Config) { c.Host.Port = -1 }, err: "host.port: -1 is not a port"},
-		{name: "port big", edit: func(c *Config) { c.Host.Port = 65536 }, err: "host.port: 65536 is not a port"},
-		{name: "restart empty arg", edit: func(c *Config) { c.Host.Restart = []string{""} }, err: "host.restart[0]: empty argument"},
-		{name: "no restart", edit: func(c *Config) { c.Host.Restart = nil }},
+		{name: "port max", edit: func(c *Config) { c.Hosts[0].Port = 65535 }},
+		{name: "port none", edit: func(c *Config) { c.Hosts[0].Port = 0 }},
+		{name: "port negative", edit: func(c *Config) { c.Hosts[0].Port = -1 }, err: "host.port: -1 is not a port"},
+		{name: "port big", edit: func(c *Config) { c.Hosts[0].Port = 65536 }, err: "host.port: 65536 is not a port"},
+		{name: "restart empty arg", edit: func(c *Config) { c.Hosts[0].Restart = []string{""} }, err: "host.restart[0]: empty argument"},
+		{name: "no restart", edit: func(c *Config) { c.Hosts[0].Restart = nil }},
 		{name: "auto restart without argv", edit: func(c *Config) {
-			c.Host.Restart, c.Host.AutoRestart = nil, true
+			c.Hosts[0].Restart, c.Hosts[0].AutoRestart = nil, true
 		}, err: "host.auto_restart: true, but host.restart is empty"},
 
-		{name: "relative log", edit: func(c *Config) { c.Host.Logs = []string{"logs/*.log"} }, err: `host.logs[0]: "logs/*.log" is relative`},
+		{name: "relative log", edit: func(c *Config) { c.Hosts[0].Logs = []string{"logs/*.log"} }, err: `host.logs[0]: "logs/*.log" is relative`},
 		{name: "empty log", edit: func(c *Config) { c.Servers[0].Logs = []string{""} }, err: "server[0].logs[0]: empty"},
-		{name: "bad glob", edit: func(c *Config) { c.Host.Logs = []string{"/x/[.log"} }, err: "is not a valid glob"},
-		{name: "tilde user", edit: func(c *Config) { c.Host.ClientModule = "~bob/index.js" }, err: "host.client_module: \"~bob/index.js\" is relative"},
+		{name: "bad glob", edit: func(c *Config) { c.Hosts[0].Logs = []string{"/x/[.log"} }, err: "is not a valid glob"},
+		{name: "tilde user", edit: func(c *Config) { c.Hosts[0].ClientModule = "~bob/index.js" }, err: "host.client_module: \"~bob/index.js\" is relative"},
 		{name: "var path", edit: func(c *Config) { c.Servers[0].Store = "${XDG_CONFIG_HOME}/s.json" }},
 		{name: "relative store", edit: func(c *Config) { c.Servers[0].Store = "s.json" }, err: "server[0].store: \"s.json\" is relative"},
 		{name: "relative state dir", edit: func(c *Config) { c.StateDir = "state" }, err: "state_dir: \"state\" is relative"},

@@ -16,7 +16,8 @@ import (
 // beaconDir is where the host's patched client writes its beacons ("" when
 // the home directory is unknown, or the host's client takes no patch).
 func (d *daemon) beaconDir() string {
-	if !d.cfg.Host.Profile().Patchable() {
+	prof := d.mainHost().prof
+	if !prof.Patchable() {
 		return "" // no patched client: no beacons, and no folder to watch
 	}
 	home := d.opts.Home
@@ -27,7 +28,7 @@ func (d *daemon) beaconDir() string {
 		}
 		home = h
 	}
-	return filepath.Join(home, d.cfg.Host.Profile().Client.BeaconDir)
+	return filepath.Join(home, prof.Client.BeaconDir)
 }
 
 // startBeacons follows the patched client's beacons and hands each change
@@ -115,7 +116,7 @@ func (d *daemon) firstBeacons(ctx context.Context) {
 // watcher has found none, the freshest. Once it has, another process's
 // beacon (a killed host's, not yet swept) never speaks for the host.
 func (d *daemon) hostBeacon(clients []beacon.Client) (beacon.Client, bool) {
-	pid, _, running := d.model.HostProcess()
+	pid, _, running := d.mainHost().model.HostProcess()
 	return pickHostBeacon(clients, pid, running)
 }
 

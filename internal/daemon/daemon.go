@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -59,6 +60,9 @@ type item struct {
 	emit []health.Event
 	// adopted: the adoption record may have changed (watchAdopted).
 	adopted bool
+	// from: the watched host sig came from (its process watcher, its log,
+	// a heal of its); nil for the servers' and the rest (route).
+	from *hostWatch
 }
 
 // query asks the loop for something only the model knows.
@@ -84,7 +88,7 @@ type daemon struct {
 	cancelRun   context.CancelFunc
 	stateDir    string
 	log         *slog.Logger
-	model       *health.Model
+	watched     []*hostWatch // the configured hosts, the main one first
 	journal     *journal.Journal
 	jr          *journaler    // writes to journal; holds events and acks while it fails
 	limit       *journalLimit // bounds the session events a flood may journal
@@ -98,57 +102,48 @@ type daemon struct {
 	lines       chan item               // log lines: each carries a position to acknowledge
 	queries     chan query
 	now         func() time.Time
-	warm        *healer.KeepWarm
 	live        *healer.Liveness // when each server's sessionless check is due; nil before Serve
 	warmOn      map[string]bool  // servers whose host session is kept warm
 	pinger      *healer.Pinger
 	metrics     *metrics.Metrics
-	heal        *healing
+	work        sync.WaitGroup   // the loop's work done off it (tray actions, restarts)
 	client      clientpatch.Look // the latest look at the client module
 	clientSeen  bool
 	opts        Options
 	notifier    *notify.Notifier // nil when notifications are off
 	autostartOn bool             // start at login, for the tray's checkbox
-	// healthySince: since when no server has had an open incident.
-	healthySince time.Time
-	tracked      trackedSaver // the tracked sessions, kept for a restart
-	clock        *wallClock
-	storesRead   <-chan struct{}      // closed once every configured store was read once
-	hostLook     chan struct{}        // asks the process watcher to look now
-	verified     map[string]time.Time // server+session → last verifying ping
-	knownHost    chan proc.Host       // a live beacon's writer, for the process watcher
-	lastBeacons  *beacon.Update       // the beacons as last read: applied again when the host changes
-	hosts        []health.HostSummary // the hosts found on this machine (watchHosts)
-	buttons      chan tray.Command    // buttons pressed on the notifications
+	tracked     trackedSaver     // the tracked sessions, kept for a restart
+	clock       *wallClock
+	storesRead  <-chan struct{}      // closed once every configured store was read once
+	verified    map[string]time.Time // server+session → last verifying ping
+	knownHost   chan proc.Host       // a live beacon's writer, for the process watcher
+	lastBeacons *beacon.Update       // the beacons as last read: applied again when the host changes
+	found       []health.HostSummary // the hosts found on this machine (watchHosts)
+	buttons     chan tray.Command    // buttons pressed on the notifications
 }
 
 // newDaemon builds the daemon; secret is the proxies' (proxy.LoadSecret),
 // "" when no server has a proxy_listen.
 func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *journal.Journal) *daemon {
-	prof := cfg.Host.Profile()
-	mc := health.Config{HostName: cfg.Host.Name, ClientName: cfg.Host.ClientName, HostWatched: hostWatched(cfg),
-		SelfHealing: prof.OnLoss.SelfHealing(), Patchable: prof.Patchable()}
-	for _, s := range cfg.Servers {
-		mc.Servers = append(mc.Servers, health.ServerConfig{Name: s.Name, URL: s.URL, IdleTimeout: s.IdleTimeout.Duration,
-			ProxyURL: proxyURL(s, secret)})
-	}
 	warmOn := map[string]bool{}
 	for _, s := range cfg.Servers {
 		warmOn[s.Name] = s.KeepWarm
 	}
-	d := &daemon{cfg: cfg, stateDir: stateDir, log: opts.Logger, opts: opts, model: health.New(mc), journal: j,
-		items: make(chan item, 1024), lines: make(chan item, 1024), queries: make(chan query), hostLook: make(chan struct{}, 1),
+	d := &daemon{cfg: cfg, stateDir: stateDir, log: opts.Logger, opts: opts, watched: newHostWatches(cfg, secret), journal: j,
+		items: make(chan item, 1024), lines: make(chan item, 1024), queries: make(chan query),
 		limit:   newJournalLimit(),
 		proxies: map[string]*proxy.Proxy{}, proxySecret: secret,
 		knownHost: make(chan proc.Host, 1),
 		buttons:   make(chan tray.Command, 8),
-		warm:      healer.NewKeepWarm(), warmOn: warmOn, verified: map[string]time.Time{}}
+		warmOn:    warmOn, verified: map[string]time.Time{}}
 	d.metrics = newMetrics(cfg, func(uid int) { d.peerRefused("", "the metrics endpoint", uid) })
 	d.clock = newWallClock(opts.ClockSkewFile)
 	d.now = d.clock.now
 	d.jr = newJournaler(j, d.log, d.now)
 	d.autostartOn = opts.Tray != nil && autostartEnabled()
-	d.heal = newHealing(d)
+	for _, h := range d.watched {
+		h.heal = newHealing(d, h)
+	}
 	d.tracked.path = filepath.Join(stateDir, trackedName)
 	return d
 }
@@ -245,10 +240,12 @@ func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) 
 	d.clock.refresh()
 	now := d.now()
 	if gap, woke := clock.observe(now); woke {
-		d.emit(d.model.Apply(health.Signal{Kind: health.SigWoke, Gap: gap}, now))
+		d.apply(ctx, health.Signal{Kind: health.SigWoke, Gap: gap})
 		return true
 	}
-	d.emit(d.model.Tick(now))
+	for _, h := range d.watched {
+		d.emitFrom(h, h.model.Tick(now))
+	}
 	d.emit(d.limit.lifted(now))
 	d.saveTracked(false)
 	d.gauges(now)
@@ -262,8 +259,10 @@ func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) 
 // never longer than wakeFloor.
 func (d *daemon) nextTick(now time.Time) time.Duration {
 	next := now.Add(wakeFloor)
-	if at, ok := d.model.NextDeadline(now); ok && at.Before(next) {
-		next = at
+	for _, h := range d.watched {
+		if at, ok := h.model.NextDeadline(now); ok && at.Before(next) {
+			next = at
+		}
 	}
 	if at, ok := d.limit.nextLift(); ok && at.Before(next) {
 		next = at
@@ -276,8 +275,10 @@ func (d *daemon) nextTick(now time.Time) time.Duration {
 
 func (d *daemon) handle(ctx context.Context, it item) {
 	if it.sig != nil {
-		d.apply(ctx, *it.sig)
-		d.hostChanged(ctx, *it.sig)
+		d.applyFrom(ctx, it.from, *it.sig)
+		if it.from == nil || it.from.main {
+			d.hostChanged(ctx, *it.sig)
+		}
 		d.saveTracked(false)
 	}
 	if it.client != nil {
@@ -310,12 +311,12 @@ func (d *daemon) handle(ctx context.Context, it item) {
 	}
 }
 
-// status is the model's view plus what only the daemon knows.
+// status is the models' view plus what only the daemon knows.
 func (d *daemon) status() health.Status {
-	st := d.model.Status(d.now())
-	st.Hosts = d.hosts
+	st := d.modelStatus(d.now())
+	st.Hosts = d.hostSummaries()
 	st.Host.Patch = patchLabel(d.client.Status.State)
-	if !d.cfg.Host.Profile().Patchable() {
+	if !d.mainHost().prof.Patchable() {
 		st.Host.Patch = string(healer.PatchNone)
 	}
 	d.addProxySessions(&st)
@@ -330,15 +331,32 @@ func patchLabel(s clientpatch.State) string {
 	return "unknown"
 }
 
-// apply feeds a signal to the model, journals its events and reacts to
-// them (a new incident starts the heal ladder).
-func (d *daemon) apply(ctx context.Context, sig health.Signal) {
+// apply feeds a signal to the models route gives it to, journals their
+// events and reacts to them (a new incident starts the heal ladder).
+func (d *daemon) apply(ctx context.Context, sig health.Signal) { d.applyFrom(ctx, nil, sig) }
+
+// applyFrom is apply for a signal that came from one host (nil: none).
+func (d *daemon) applyFrom(ctx context.Context, from *hostWatch, sig health.Signal) {
 	d.noteLife(sig)
-	evs := d.model.Apply(sig, d.now())
+	for _, r := range d.route(sig, from) {
+		evs := r.h.model.Apply(r.sig, d.now())
+		evs = d.emitFrom(r.h, evs)
+		d.react(ctx, r.h, evs)
+		d.lookForHost(r.h, evs)
+		if r.h.main {
+			d.tuneProxies(evs)
+		}
+	}
+}
+
+// emitFrom journals what h's model said, less what only the main host's
+// model speaks of (serversOwn), and returns what it journaled.
+func (d *daemon) emitFrom(h *hostWatch, evs []health.Event) []health.Event {
+	if !h.main {
+		evs = slices.DeleteFunc(evs, serversOwn)
+	}
 	d.emit(evs)
-	d.react(ctx, evs)
-	d.lookForHost(evs)
-	d.tuneProxies(evs)
+	return evs
 }
 
 func (d *daemon) emit(evs []health.Event) {
@@ -395,10 +413,15 @@ func (d *daemon) saveTracked(force bool) {
 
 // privateState is what the next start needs with full ids.
 func (d *daemon) privateState() privateState {
-	st := privateState{servers: d.model.Tracked(), incidents: map[string]savedIncident{}, outage: d.jr.current()}
-	for _, s := range d.cfg.Servers {
-		if id, since, open := d.model.Incident(s.Name); open && id != "" {
-			st.incidents[s.Name] = savedIncident{Session: id, Since: since}
+	st := privateState{servers: map[string][]health.StoreSession{}, incidents: map[string]savedIncident{}, outage: d.jr.current()}
+	for _, h := range d.watched {
+		for server, list := range h.model.Tracked() {
+			st.servers[server] = append(st.servers[server], list...)
+		}
+		for _, s := range d.cfg.Servers {
+			if id, since, open := h.model.Incident(s.Name); open && id != "" {
+				st.incidents[incidentKey(h, s.Name)] = savedIncident{Session: id, Since: since}
+			}
 		}
 	}
 	return st

@@ -53,7 +53,7 @@ func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 			d.warmOn[cmd.Server] = cmd.On
 		}
 	case tray.CmdRestartHost:
-		d.restartHost(ctx, cmd.Server)
+		d.restartHost(ctx, d.hostFor(cmd.Server), cmd.Server)
 	case tray.CmdPatchApply, tray.CmdPatchRevert:
 		d.patchFromTray(ctx, cmd.Kind == tray.CmdPatchApply)
 	case tray.CmdPauseNotifications:
@@ -83,8 +83,8 @@ func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
 		return
 	}
 	home, _ := os.UserHomeDir()
-	prof := d.cfg.Host.Profile()
-	goRun(&d.heal.wg, func() {
+	prof := d.mainHost().prof
+	goRun(&d.work, func() {
 		o := clientpatch.ApplyOptions{Host: prof, Home: home}
 		var err error
 		if apply {
@@ -126,7 +126,7 @@ const timelineSpan = 7 * 24 * time.Hour
 // off the loop: reading a week of journal takes a moment.
 func (d *daemon) openTimeline() {
 	o := timeline.WriteOptions{StateDir: d.stateDir, Since: timelineSpan, Now: d.now(), Location: time.Local}
-	goRun(&d.heal.wg, func() {
+	goRun(&d.work, func() {
 		path, err := timeline.WriteFile(o)
 		if err == nil {
 			err = opener.Open(path)

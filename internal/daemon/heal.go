@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 // must appear within this long, or the heal failed.
 const restartConfirmWithin = 60 * time.Second
 
-// healing is the daemon's heal machinery; its fields are used on the loop
+// healing is one host's heal machinery; its fields are used on the loop
 // goroutine only, except the restarter, which runs restarts in wg.
 type healing struct {
 	limiter   *healer.RestartLimiter
@@ -36,14 +37,14 @@ type healing struct {
 	warnings []health.Event
 }
 
-// newHealing restores the restart limits of the last runs: the daemon's
+// newHealing restores the restart limits of w's last runs: the daemon's
 // loop, and every heal with it, starts only after this.
-func newHealing(d *daemon) *healing {
+func newHealing(d *daemon, w *hostWatch) *healing {
 	h := &healing{waiting: map[string]bool{},
 		limiter: healer.NewRestartLimiter(healer.DefaultRestartPolicy()),
-		restarter: healer.NewRestarter(healer.RestartOptions{Argv: d.cfg.Host.Restart,
-			LogPath: filepath.Join(d.stateDir, hostLogName), Logger: d.log}),
-		limitsPath: filepath.Join(d.stateDir, restartsName), bootClock: readBootClock,
+		restarter: healer.NewRestarter(healer.RestartOptions{Argv: w.cfg.Restart,
+			LogPath: filepath.Join(d.stateDir, w.fileName("host", ".log")), Logger: d.log.With("host", w.cfg.Name)}),
+		limitsPath: filepath.Join(d.stateDir, w.fileName("restarts", ".json")), bootClock: readBootClock,
 	}
 	h.warnings = h.restoreLimits(d.now())
 	return h
@@ -54,12 +55,16 @@ func (h *healing) close() {
 	_ = h.restarter.Close()
 }
 
-// patchState is what the watchdog knows of the host client's fix.
-func (d *daemon) patchState() healer.PatchState {
+// patchState is what the watchdog knows of h's client's fix: only the
+// main host's client takes it.
+func (d *daemon) patchState(h *hostWatch) healer.PatchState {
+	if !h.main {
+		return healer.PatchNone
+	}
 	if d.opts.Patch != nil {
 		return *d.opts.Patch
 	}
-	if !d.cfg.Host.Profile().Patchable() {
+	if !h.prof.Patchable() {
 		return healer.PatchNone
 	}
 	return healer.PatchStateOf(d.client.Status)
@@ -70,63 +75,66 @@ func (d *daemon) patchState() healer.PatchState {
 // client module has been looked at, its patch state is unknown and the
 // ladder would give a patched client up as unpatched: such an incident
 // (a restart's first ping answered 404) waits for that look.
-func (d *daemon) react(ctx context.Context, evs []health.Event) {
+func (d *daemon) react(ctx context.Context, h *hostWatch, evs []health.Event) {
 	for _, ev := range evs {
 		if ev.Kind != health.EvSessionLost || !ev.Incident {
 			continue
 		}
-		if _, _, open := d.model.Incident(ev.Server); !open {
+		if _, _, open := h.model.Incident(ev.Server); !open {
 			continue
 		}
-		if d.model.HostHeals() {
+		if h.model.HostHeals() {
 			continue // it opens a new session itself; the model closes the incident on it
 		}
-		if d.opts.Patch == nil && !d.clientSeen && d.cfg.Host.Profile().Patchable() {
-			d.heal.waiting[ev.Server] = true
+		if h.main && d.opts.Patch == nil && !d.clientSeen && h.prof.Patchable() {
+			h.heal.waiting[ev.Server] = true
 			continue
 		}
-		d.healServer(ctx, ev.Server, false)
+		d.healServer(ctx, h, ev.Server, false)
 	}
 }
 
 // healWaiting heals the incidents that opened before the first look at
 // the client module and are still open.
 func (d *daemon) healWaiting(ctx context.Context) {
-	for server := range d.heal.waiting {
-		if _, _, open := d.model.Incident(server); open {
-			d.healServer(ctx, server, false)
+	h := d.mainHost()
+	for server := range h.heal.waiting {
+		if _, _, open := h.model.Incident(server); open {
+			d.healServer(ctx, h, server, false)
 		}
 	}
-	clear(d.heal.waiting)
+	clear(h.heal.waiting)
 }
 
-// healServer climbs the heal ladder for one server's open incident and
-// says which strategy it took ("" when it gave up).
-func (d *daemon) healServer(ctx context.Context, server string, userAsked bool) health.Strategy {
-	prof := d.cfg.Host.Profile()
-	in := healer.LadderInput{Patch: d.patchState(), AutoRestart: d.cfg.Host.AutoRestart, UserAsked: userAsked,
-		CanRestart: len(d.cfg.Host.Restart) > 0, HostName: d.cfg.Host.Name, Adopt: prof.AdoptCommand()}
-	return healer.Heal(ctx, healActions{d}, server, in)
+// healServer climbs the heal ladder for h's open incident on one server
+// and says which strategy it took ("" when it gave up).
+func (d *daemon) healServer(ctx context.Context, h *hostWatch, server string, userAsked bool) health.Strategy {
+	in := healer.LadderInput{Patch: d.patchState(h), AutoRestart: h.cfg.AutoRestart, UserAsked: userAsked,
+		CanRestart: len(h.cfg.Restart) > 0, HostName: h.cfg.Name, Adopt: h.prof.AdoptCommand()}
+	return healer.Heal(ctx, healActions{d, h}, server, in)
 }
 
 // errNoClientFix: the host's client takes no patch, so it has no trigger
 // folder (the ladder never picks the trigger for it: its patch state is none).
 var errNoClientFix = errors.New("the host's client takes no patch: it has no recovery trigger")
 
-// healActions are the daemon's hands for the heal ladder's strategies:
-// what they do goes through the model, on the loop goroutine.
-type healActions struct{ d *daemon }
+// healActions are the daemon's hands for the heal ladder's strategies on
+// one host: what they do goes through its model, on the loop goroutine.
+type healActions struct {
+	d *daemon
+	h *hostWatch
+}
 
 func (a healActions) Started(ctx context.Context, server string, s health.Strategy, within time.Duration, detail string) {
-	a.d.apply(ctx, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: s, Within: within, Detail: detail})
+	a.d.applyFrom(ctx, a.h, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: s, Within: within, Detail: detail})
 }
 
 func (a healActions) Failed(ctx context.Context, server string, s health.Strategy, detail string) {
-	a.d.apply(ctx, health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: s, Detail: detail})
+	a.d.applyFrom(ctx, a.h, health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: s, Detail: detail})
 }
 
 func (a healActions) TriggerDir() (string, error) {
-	if !a.d.cfg.Host.Profile().Patchable() {
+	if !a.h.main || !a.h.prof.Patchable() {
 		return "", errNoClientFix
 	}
 	home := a.d.opts.Home // the demo writes its triggers into its own temp home
@@ -137,68 +145,79 @@ func (a healActions) TriggerDir() (string, error) {
 		}
 		home = h
 	}
-	return filepath.Join(home, a.d.cfg.Host.Profile().Client.TriggerDir), nil
+	return filepath.Join(home, a.h.prof.Client.TriggerDir), nil
 }
 
 func (a healActions) Now() time.Time { return a.d.now() }
 
 func (a healActions) RestartHost(ctx context.Context, server string) error {
-	return a.d.tryRestart(ctx, server)
+	return a.d.tryRestart(ctx, a.h, server)
 }
 
-// restartHost restarts the host within the limits (see tryRestart), and
-// journals why not when it does not.
-func (d *daemon) restartHost(ctx context.Context, server string) {
-	if err := d.tryRestart(ctx, server); err != nil {
-		healActions{d}.Failed(ctx, server, healer.StrategyHostRestart, err.Error())
+// restartHost restarts h within the limits (see tryRestart), and journals
+// why not when it does not.
+func (d *daemon) restartHost(ctx context.Context, h *hostWatch, server string) {
+	if err := d.tryRestart(ctx, h, server); err != nil {
+		healActions{d, h}.Failed(ctx, server, healer.StrategyHostRestart, err.Error())
 	}
 }
 
-// tryRestart restarts the host within the limits, in the background; the
+// tryRestart restarts h within the limits, in the background; the
 // recovery shows as a new session of its client (model), or fails. The
 // error says why it did not restart now.
-func (d *daemon) tryRestart(ctx context.Context, server string) error {
-	now := d.now()
-	if dec := d.heal.limiter.Decide(now); !dec.OK {
+func (d *daemon) tryRestart(ctx context.Context, h *hostWatch, server string) error {
+	now, name := d.now(), h.cfg.Name
+	if dec := h.heal.limiter.Decide(now); !dec.OK {
 		advice := "it is retried then"
-		if dec.Limited || !d.cfg.Host.AutoRestart {
+		if dec.Limited || !h.cfg.AutoRestart {
 			advice = "restart it yourself"
 		}
-		return fmt.Errorf("not restarting %s now: %s; %s", d.cfg.Host.Name, dec.Reason, advice)
+		return fmt.Errorf("not restarting %s now: %s; %s", name, dec.Reason, advice)
 	}
-	d.heal.limiter.Record(now)
-	if err := d.heal.saveLimits(now); err != nil {
+	h.heal.limiter.Record(now)
+	if err := h.heal.saveLimits(now); err != nil {
 		// Counted all the same (the safe side): a restart the next run
 		// would not know of could escape the limit in a crash loop.
 		return fmt.Errorf("not restarting %s: the restart could not be recorded first (%w); "+
-			"make the state directory writable (free space, permissions), then heal again", d.cfg.Host.Name, err)
+			"make the state directory writable (free space, permissions), then heal again", name, err)
 	}
-	d.apply(ctx, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: healer.StrategyHostRestart,
-		Within: restartConfirmWithin, Detail: fmt.Sprintf("restarting %s", d.cfg.Host.Name)})
+	d.applyFrom(ctx, h, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: healer.StrategyHostRestart,
+		Within: restartConfirmWithin, Detail: fmt.Sprintf("restarting %s", name)})
 	// The pid with its start time: a pid alone may be another process's by now.
-	var host healer.Process
-	if pid, started, running := d.model.HostProcess(); running {
-		host = healer.Process{PID: pid, Started: started}
+	var proc healer.Process
+	if pid, started, running := h.model.HostProcess(); running {
+		proc = healer.Process{PID: pid, Started: started}
 	}
-	d.heal.wg.Add(1)
+	h.heal.wg.Add(1)
 	go func() {
-		defer d.heal.wg.Done()
-		res, err := d.heal.restarter.Restart(ctx, host)
+		defer h.heal.wg.Done()
+		res, err := h.heal.restarter.Restart(ctx, proc)
 		if err == nil {
-			d.log.Info("host restarted", "old_pid", res.StoppedPID, "new_pid", res.NewPID, "killed", res.Killed, "host_gone", res.HostGone)
+			d.log.Info("host restarted", "host", name, "old_pid", res.StoppedPID, "new_pid", res.NewPID, "killed", res.Killed, "host_gone", res.HostGone)
 			return
 		}
-		detail := fmt.Sprintf("restarting %s failed: %v", d.cfg.Host.Name, err)
+		detail := fmt.Sprintf("restarting %s failed: %v", name, err)
 		if errors.Is(err, healer.ErrCommandNotFound) || errors.Is(err, healer.ErrNoRestartCommand) {
-			detail += "; set host.restart in the config to the command that starts it"
+			detail += "; set " + d.hostKey(h) + ".restart in the config to the command that starts it"
 		}
-		d.signal(ctx, health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: healer.StrategyHostRestart, Detail: detail})
+		d.send(ctx, item{from: h, sig: &health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: healer.StrategyHostRestart, Detail: detail}})
 	}()
 	return nil
 }
 
+// hostKey is how the config names h's table (config.HostKey).
+func (d *daemon) hostKey(h *hostWatch) string {
+	for i, c := range d.cfg.Hosts {
+		if c.Name == h.cfg.Name {
+			return d.cfg.HostKey(i)
+		}
+	}
+	return "host"
+}
+
 // healNow answers `watchdog heal [SERVER]`: every named server (or all)
-// with an open incident climbs the ladder as if the user clicked "heal".
+// with an open incident climbs each such host's ladder as if the user
+// clicked "heal".
 func (d *daemon) healNow(ctx context.Context, server string) (map[string]string, error) {
 	if server != "" && !d.hasServer(server) {
 		return nil, fmt.Errorf("%w: %q", control.ErrUnknownServer, server)
@@ -208,47 +227,74 @@ func (d *daemon) healNow(ctx context.Context, server string) (map[string]string,
 		if server != "" && s.Name != server {
 			continue
 		}
-		if _, _, open := d.model.Incident(s.Name); !open {
-			taken[s.Name] = "nothing to heal"
-			continue
+		var done []string
+		for _, h := range d.watched {
+			if _, _, open := h.model.Incident(s.Name); !open {
+				continue
+			}
+			what := "gave up (see the heal_failed event)"
+			if st := d.healServer(ctx, h, s.Name, true); st != "" {
+				what = string(st)
+			}
+			if len(d.watched) > 1 {
+				what = h.cfg.Name + ": " + what
+			}
+			done = append(done, what)
 		}
-		if st := d.healServer(ctx, s.Name, true); st != "" {
-			taken[s.Name] = string(st)
-		} else {
-			taken[s.Name] = "gave up (see the heal_failed event)"
+		taken[s.Name] = "nothing to heal"
+		if len(done) > 0 {
+			taken[s.Name] = strings.Join(done, "; ")
 		}
 	}
 	return taken, nil
 }
 
-// retryRestarts restarts the host again, once its backoff allows, for
+// hostFor is the host a server's heal or restart is for: the first with
+// an open incident there, else the main host.
+func (d *daemon) hostFor(server string) *hostWatch {
+	for _, h := range d.watched {
+		if _, _, open := h.model.Incident(server); open {
+			return h
+		}
+	}
+	return d.mainHost()
+}
+
+// retryRestarts restarts a host again, once its backoff allows, for
 // incidents that auto_restart did not heal yet.
 func (d *daemon) retryRestarts(ctx context.Context, now time.Time) {
-	if !d.cfg.Host.AutoRestart || len(d.cfg.Host.Restart) == 0 || !d.heal.limiter.Decide(now).OK {
-		return
-	}
-	if name, ok := d.firstLost(now); ok {
-		d.restartHost(ctx, name)
+	for _, h := range d.watched {
+		if !h.cfg.AutoRestart || len(h.cfg.Restart) == 0 || !h.heal.limiter.Decide(now).OK {
+			continue
+		}
+		if name, ok := firstLost(h, now); ok {
+			d.restartHost(ctx, h, name)
+		}
 	}
 }
 
-// restartWait is how long until retryRestarts could restart the host for
+// restartWait is how long until retryRestarts could restart a host for
 // a lost session the limiter's backoff refused; ok is false when it waits
 // for nothing (no auto restart, nothing lost, allowed now, or given up).
-func (d *daemon) restartWait(now time.Time) (time.Duration, bool) {
-	if !d.cfg.Host.AutoRestart || len(d.cfg.Host.Restart) == 0 {
-		return 0, false
+func (d *daemon) restartWait(now time.Time) (wait time.Duration, ok bool) {
+	for _, h := range d.watched {
+		if !h.cfg.AutoRestart || len(h.cfg.Restart) == 0 {
+			continue
+		}
+		if _, lost := firstLost(h, now); !lost {
+			continue
+		}
+		dec := h.heal.limiter.Decide(now)
+		if !dec.OK && dec.Wait > 0 && (!ok || dec.Wait < wait) {
+			wait, ok = dec.Wait, true
+		}
 	}
-	if _, lost := d.firstLost(now); !lost {
-		return 0, false
-	}
-	dec := d.heal.limiter.Decide(now)
-	return dec.Wait, !dec.OK && dec.Wait > 0
+	return wait, ok
 }
 
-// firstLost names the first server whose state is lost.
-func (d *daemon) firstLost(now time.Time) (string, bool) {
-	for _, s := range d.model.Status(now).Servers {
+// firstLost names the first server where h's session is lost.
+func firstLost(h *hostWatch, now time.Time) (string, bool) {
+	for _, s := range h.model.Status(now).Servers {
 		if s.State == health.Lost {
 			return s.Name, true
 		}
@@ -256,21 +302,27 @@ func (d *daemon) firstLost(now time.Time) (string, bool) {
 	return "", false
 }
 
-// noteHealth feeds the restart limiter how long everything has been fine:
+// noteHealth feeds each host's restart limiter how long it has been fine:
 // after an hour of health its backoff starts over.
 func (d *daemon) noteHealth(now time.Time) {
+	for _, h := range d.watched {
+		d.noteHostHealth(h, now)
+	}
+}
+
+func (d *daemon) noteHostHealth(h *hostWatch, now time.Time) {
 	for _, s := range d.cfg.Servers {
-		if _, _, open := d.model.Incident(s.Name); open {
-			d.heal.limiter.Unhealthy()
-			d.healthySince = time.Time{}
+		if _, _, open := h.model.Incident(s.Name); open {
+			h.heal.limiter.Unhealthy()
+			h.healthySince = time.Time{}
 			return
 		}
 	}
-	if d.healthySince.IsZero() {
-		d.healthySince = now
+	if h.healthySince.IsZero() {
+		h.healthySince = now
 	}
-	d.heal.limiter.Healthy(d.healthySince)
-	if err := d.heal.saveLimitsChanged(now); err != nil {
-		d.log.Warn("cannot save the restart history; the next start keeps the longer backoff", "err", err)
+	h.heal.limiter.Healthy(h.healthySince)
+	if err := h.heal.saveLimitsChanged(now); err != nil {
+		d.log.Warn("cannot save the restart history; the next start keeps the longer backoff", "host", h.cfg.Name, "err", err)
 	}
 }

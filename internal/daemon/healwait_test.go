@@ -38,8 +38,8 @@ func TestNoHealBeforeTheClientIsLookedAt(t *testing.T) {
 	if got := kinds(t, dir); !got[health.EvHealStarted] || got[health.EvHealFailed] {
 		t.Fatalf("after the look found the patch: journaled %v, want heal_started and no heal_failed", got)
 	}
-	if len(d.heal.waiting) != 0 {
-		t.Fatalf("still waiting: %v", d.heal.waiting)
+	if len(d.mainHost().heal.waiting) != 0 {
+		t.Fatalf("still waiting: %v", d.mainHost().heal.waiting)
 	}
 }
 

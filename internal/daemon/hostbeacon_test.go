@@ -17,12 +17,12 @@ import (
 // own beacon speaks for it.
 func TestHostBeaconIsTheRunningHostsOnly(t *testing.T) {
 	t.Parallel()
-	d := &daemon{model: health.New(health.Config{HostName: "DSH", ClientName: "c"})}
+	d := &daemon{watched: []*hostWatch{{main: true, model: health.New(health.Config{HostName: "DSH", ClientName: "c"})}}}
 	old := beacon.Client{PID: 100, Updated: time.Now()}
 	if c, ok := d.hostBeacon([]beacon.Client{old}); !ok || c.PID != 100 {
 		t.Fatalf("no host found yet: %+v %v, want the freshest beacon", c, ok)
 	}
-	d.model.Apply(health.Signal{Kind: health.SigHostUp, PID: 200, Started: time.Now()}, time.Now())
+	d.mainHost().model.Apply(health.Signal{Kind: health.SigHostUp, PID: 200, Started: time.Now()}, time.Now())
 	if c, ok := d.hostBeacon([]beacon.Client{old}); ok {
 		t.Fatalf("host 200 runs: took %+v, another process's beacon", c)
 	}
@@ -79,11 +79,11 @@ func TestRestartedHostsBeaconSpeaksOnceTheHostIsKnown(t *testing.T) {
 	d.handle(ctx, item{sig: up(100)})
 	newHost := beacon.Client{PID: 200, Updated: now, Servers: []beacon.Server{{Name: "nowledge-mem", URL: "http://127.0.0.1:14242/mcp", SessionID: "s-200", State: beacon.Connected}}}
 	d.handle(ctx, item{beacons: &beacon.Update{Clients: []beacon.Client{newHost}}})
-	if src := d.model.Status(now).Servers[0].Source; src != health.SourceInferred {
+	if src := d.mainHost().model.Status(now).Servers[0].Source; src != health.SourceInferred {
 		t.Fatalf("host 100 still known: source %q; the new writer's beacon must not speak yet", src)
 	}
 	d.handle(ctx, item{sig: up(200)})
-	if src := d.model.Status(now).Servers[0].Source; src != health.SourceBeacon {
+	if src := d.mainHost().model.Status(now).Servers[0].Source; src != health.SourceBeacon {
 		t.Fatalf("host 200 known: source %q, want its beacon's word", src)
 	}
 }

@@ -23,7 +23,7 @@ func TestPatchWarningsNameTheHost(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := config.Default()
-		cfg.Host.Name = tc.name
+		cfg.Hosts[0].Name = tc.name
 		var o Options
 		o.fill()
 		gone := newDaemon(cfg, dir, "", o, j)

@@ -58,12 +58,12 @@ func (d *daemon) home() string {
 func (d *daemon) noteHosts(found []hosts.Found) {
 	f := hosts.Facts{Proxies: d.cfg.ProxyUpstreams(), Stateless: map[string]bool{}, Served: true,
 		Patched: d.client.Status.State == clientpatch.StateApplied}
-	for _, s := range d.model.Status(d.now()).Servers {
+	for _, s := range d.mainHost().model.Status(d.now()).Servers {
 		if s.Mode == health.Stateless {
 			f.Stateless[s.URL] = true
 		}
 	}
-	d.hosts = nil
+	d.found = nil
 	for _, h := range found {
 		sum := health.HostSummary{Name: h.Profile.Name, Servers: []health.HostServerSummary{}}
 		for _, file := range h.Files {
@@ -73,7 +73,7 @@ func (d *daemon) noteHosts(found []hosts.Found) {
 					Protection: string(v.Protection), Fix: v.Fix})
 			}
 		}
-		d.hosts = append(d.hosts, sum)
+		d.found = append(d.found, sum)
 	}
 	d.refreshFace()
 }
@@ -86,7 +86,7 @@ func (d *daemon) protectFromTray(ctx context.Context, name string) {
 	if !ok {
 		return
 	}
-	goRun(&d.heal.wg, func() {
+	goRun(&d.work, func() {
 		res, err := d.adopt(p)
 		switch {
 		case err != nil:

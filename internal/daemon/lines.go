@@ -23,8 +23,8 @@ type lineReader struct {
 func (r *lineReader) run(ctx context.Context, lines <-chan follow.Line) {
 	for ln := range lines {
 		pos := ln.Pos
-		it := item{ack: &pos}
-		if ln.Tag != hostTag && !ln.History {
+		it := item{ack: &pos, from: r.d.hostOfTag(ln.Tag)}
+		if it.from == nil && !ln.History {
 			it.alive = ln.Tag // the server itself wrote it
 		}
 		if sig, ok := r.signal(ln); ok {
@@ -52,7 +52,7 @@ func (r *lineReader) signal(ln follow.Line) (health.Signal, bool) {
 		return health.Signal{}, false
 	}
 	sig := health.Signal{Server: server, Session: m.Session, IdleTimeout: m.IdleTimeout,
-		HostLog: ln.Tag == hostTag, History: ln.History,
+		HostLog: r.d.hostOfTag(ln.Tag) != nil, History: ln.History,
 		Detail: fmt.Sprintf("%s reports %s", filepath.Base(ln.Pos.Path), m.Rule),
 		Source: health.LogPosition{File: ln.Pos.Path, Fingerprint: ln.Pos.Fingerprint, Offset: ln.Pos.Offset}}
 	switch m.Kind {
@@ -79,7 +79,7 @@ func (r *lineReader) signal(ln follow.Line) (health.Signal, bool) {
 // host log the server the line mentions (by name, then by host:port), or
 // the only server there is.
 func (r *lineReader) attribute(ln follow.Line) string {
-	if ln.Tag != hostTag {
+	if r.d.hostOfTag(ln.Tag) == nil {
 		return ln.Tag
 	}
 	servers := r.d.cfg.Servers

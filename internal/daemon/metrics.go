@@ -17,7 +17,11 @@ func newMetrics(cfg config.Config, refused func(uid int)) *metrics.Metrics {
 	for _, s := range cfg.Servers {
 		names = append(names, s.Name)
 	}
-	return metrics.NewWith(&metrics.Options{Servers: names, Clients: []string{cfg.Host.ClientName},
+	var clients []string
+	for _, h := range cfg.Hosts {
+		clients = append(clients, h.ClientName)
+	}
+	return metrics.NewWith(&metrics.Options{Servers: names, Clients: clients,
 		Strategies: healer.StrategyNames(), Refused: refused})
 }
 
@@ -27,7 +31,7 @@ func (d *daemon) gauges(now time.Time) {
 	if d.cfg.MetricsListen == "" {
 		return
 	}
-	for _, s := range d.model.Status(now).Servers {
+	for _, s := range d.modelStatus(now).Servers {
 		d.metrics.SetServerState(s.Name, string(s.State))
 		d.metrics.ResetSessionIdle(s.Name)
 		for _, sess := range s.Sessions {

@@ -19,7 +19,7 @@ func (d *daemon) startNotifier(ctx context.Context, wg *sync.WaitGroup, recs []j
 	if !d.cfg.Notify {
 		return
 	}
-	o := notify.Options{Logger: d.log, Send: d.opts.Send, OnSent: d.notified}
+	o := notify.Options{Logger: d.log, Send: d.opts.Send, OnSent: d.notified, NameHosts: len(d.watched) > 1}
 	if desk := d.desktop(); desk != nil {
 		o.Show = desk.Show
 		goRun(wg, func() {

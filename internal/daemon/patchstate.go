@@ -19,12 +19,13 @@ func (d *daemon) watchPatch(ctx context.Context) {
 	t := time.NewTicker(patchEvery)
 	defer t.Stop()
 	home, _ := os.UserHomeDir()
-	prof := d.cfg.Host.Profile()
+	h := d.mainHost()
+	prof := h.prof
 	var st clientpatch.Look
 	for {
 		// Discovery may run `npm root -g`: only until a module is found.
 		if st.Module == "" || st.Status.State == clientpatch.StateNotFound {
-			st = clientpatch.LookFor(clientpatch.FindOptions{Host: prof, ConfigModule: d.cfg.Host.ClientModule, Home: home})
+			st = clientpatch.LookFor(clientpatch.FindOptions{Host: prof, ConfigModule: h.cfg.ClientModule, Home: home})
 		} else {
 			st = clientpatch.LookAt(st.Module, clientpatch.InspectOptions{Host: prof, Home: home})
 		}
@@ -45,7 +46,7 @@ func (d *daemon) noteClient(st clientpatch.Look) {
 	prev, seen := d.client, d.clientSeen
 	d.client, d.clientSeen = st, true
 	wasApplied, isApplied := prev.Status.State == clientpatch.StateApplied, st.Status.State == clientpatch.StateApplied
-	name := d.cfg.Host.DisplayName()
+	name := d.mainHost().cfg.DisplayName()
 	var ev *health.Event
 	switch {
 	case isApplied && (!seen || !wasApplied):

@@ -163,7 +163,7 @@ func (d *daemon) tuneProxies(evs []health.Event) {
 		p := d.proxies[ev.Server]
 		d.proxiesMu.Unlock()
 		if p != nil {
-			p.SetIdleTimeout(d.model.Timeout(ev.Server))
+			p.SetIdleTimeout(d.mainHost().model.Timeout(ev.Server))
 		}
 	}
 }

@@ -17,16 +17,19 @@ const restoreWindow = 4 << 20
 // whose events are already journaled (so a kill -9 between journaling and
 // checkpointing repeats nothing), and the incidents still open.
 type restored struct {
-	resume    []follow.Position
-	incidents map[string]journal.Record // server → its open session_lost
+	resume []follow.Position
+	// incidents: each watched host's open session_lost, by incidentKey.
+	incidents map[string]journal.Record
 	// cutOff: the losses of proxied servers whose recovery a kill -9 kept
 	// out of the journal (the proxy writes both at once), by index.
 	cutOff map[int]bool
 }
 
-func restore(recs []journal.Record, proxied func(server string) bool) restored {
+// restore reads recs back. keyOf says whose incident a record is about
+// (incidentKey), "" for a host no longer watched.
+func restore(recs []journal.Record, proxied func(server string) bool, keyOf func(journal.Record) string) restored {
 	r := restored{incidents: map[string]journal.Record{}, cutOff: map[int]bool{}}
-	open := map[string]int{} // server → index of its open session_lost
+	open := map[string]int{} // incidentKey → index of its open session_lost
 	latest := map[string]follow.Position{}
 	for i, rec := range recs {
 		if pos, ok := sourcePosition(rec); ok {
@@ -35,13 +38,12 @@ func restore(recs []journal.Record, proxied func(server string) bool) restored {
 				latest[key] = pos
 			}
 		}
-		switch rec.Kind {
-		case health.EvSessionLost:
-			if rec.Incident {
-				open[rec.Server] = i
-			}
-		case health.EvRecovered:
-			delete(open, rec.Server)
+		switch key := keyOf(rec); {
+		case key == "":
+		case rec.Kind == health.EvSessionLost && rec.Incident:
+			open[key] = i
+		case rec.Kind == health.EvRecovered:
+			delete(open, key)
 		}
 	}
 	for _, pos := range latest {
@@ -49,11 +51,11 @@ func restore(recs []journal.Record, proxied func(server string) bool) restored {
 	}
 	// A proxied server's loss is never left open: the proxy met it on a
 	// host's call and answered that call itself.
-	for server, i := range open {
-		if proxied(server) {
+	for key, i := range open {
+		if proxied(recs[i].Server) {
 			r.cutOff[i] = true
 		} else {
-			r.incidents[server] = recs[i]
+			r.incidents[key] = recs[i]
 		}
 	}
 	return r
@@ -85,19 +87,52 @@ func sourcePosition(rec journal.Record) (follow.Position, bool) {
 // session's full id from the private state when it has it (the journal's
 // masked id is only used to check it is the same loss), or none.
 func (d *daemon) reopen(r restored, saved trackedFile) {
-	for server, rec := range r.incidents {
-		d.model.RestoreIncident(server, lostID(rec, saved), rec.Time)
+	for key, rec := range r.incidents {
+		if h := d.recordHost(rec); h != nil {
+			h.model.RestoreIncident(rec.Server, lostID(rec, key, saved), rec.Time)
+		}
 	}
 }
 
+// recordHost is the watched host a journal record is about: the one it
+// names, the main host when it names none (lines written before records
+// named their host); nil for a host no longer watched.
+func (d *daemon) recordHost(rec journal.Record) *hostWatch {
+	name, _ := rec.Extra["host"].(string)
+	if name == "" {
+		return d.mainHost()
+	}
+	return d.hostNamed(name)
+}
+
+// recordKey is the incidentKey of a record's host and server; "" for a
+// host no longer watched.
+func (d *daemon) recordKey(rec journal.Record) string {
+	h := d.recordHost(rec)
+	if h == nil {
+		return ""
+	}
+	return incidentKey(h, rec.Server)
+}
+
+// incidentKey names one host's incident on a server in the private state:
+// the server's name for the main host (as when there was one host), and
+// server@host for each other (a server's name has no '@').
+func incidentKey(h *hostWatch, server string) string {
+	if h.main {
+		return server
+	}
+	return server + "@" + h.cfg.Name
+}
+
 // lostID finds the full id of an incident's lost session: the private
-// state's open incident of that server, or else the one tracked session
-// whose id masks like the journal's. "" when neither says for sure.
-func lostID(rec journal.Record, saved trackedFile) string {
+// state's open incident under key (incidentKey), or else the one tracked
+// session whose id masks like the journal's. "" when neither says for sure.
+func lostID(rec journal.Record, key string, saved trackedFile) string {
 	if rec.Session == "" {
 		return ""
 	}
-	if in, ok := saved.Incidents[rec.Server]; ok && mask.ID(in.Session) == rec.Session {
+	if in, ok := saved.Incidents[key]; ok && mask.ID(in.Session) == rec.Session {
 		return in.Session
 	}
 	found := ""
@@ -123,7 +158,14 @@ func (d *daemon) restoreTracked(recs []journal.Record) trackedFile {
 	}
 	now := d.now()
 	for server, list := range saved.Servers {
-		d.model.RestoreTracked(server, list, now)
+		parts := map[*hostWatch][]health.StoreSession{}
+		for _, ss := range list {
+			h := d.clientHost(ss.Client)
+			parts[h] = append(parts[h], ss)
+		}
+		for h, part := range parts {
+			h.model.RestoreTracked(server, part, now)
+		}
 	}
 	d.tracked.resume(saved)
 	return saved

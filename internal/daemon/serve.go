@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -149,11 +150,13 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 	if err != nil {
 		opts.Logger.Warn("cannot read the journal back; open incidents are forgotten", "err", err)
 	}
-	back := restore(recs, d.proxied)
+	back := restore(recs, d.proxied, d.recordKey)
 	saved := d.restoreTracked(recs)
 	d.reopen(back, saved)
 	warnings = append(warnings, unreportedOutage(saved, recs, d.now())...)
-	warnings = append(warnings, d.heal.warnings...)
+	for _, h := range d.watched {
+		warnings = append(warnings, h.heal.warnings...)
+	}
 	handover()
 	err = d.serve(ctx, cancel, back.forNotifier(recs), back.resume, warnings)
 	return d.next, err
@@ -231,7 +234,10 @@ func (d *daemon) stop(ctx context.Context, wg *sync.WaitGroup) {
 	d.drain(ctx)
 	d.retryJournal(true)
 	d.saveTracked(true)
-	d.heal.close()
+	d.work.Wait()
+	for _, h := range d.watched {
+		h.heal.close()
+	}
 	wg.Wait()
 	d.closeDirWatch()
 	if err := d.follower.Flush(); err != nil {
@@ -253,7 +259,7 @@ func (d *daemon) startedEvent() health.Event {
 	return health.Event{Time: d.now(), Kind: health.EvStarted,
 		Extra: map[string]any{"version": d.opts.Version, "config": d.cfg.Path, "servers": names,
 			notify.StartedNotifyKey: d.notifier != nil},
-		Detail: fmt.Sprintf("watchdog %s started, watching %s and %d server(s)", d.opts.Version, d.cfg.Host.Name, len(names))}
+		Detail: fmt.Sprintf("watchdog %s started, watching %s and %d server(s)", d.opts.Version, joinAnd(d.hostNames()), len(names))}
 }
 
 // drainFor bounds the drain: a stop is done within two seconds whatever
@@ -276,4 +282,12 @@ func (d *daemon) drain(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// joinAnd lists names as a sentence does: "A", "A and B", "A, B and C".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

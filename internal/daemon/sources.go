@@ -7,10 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
@@ -18,12 +18,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/monitor/store"
 )
 
-// hostTag tags the host's log lines; server logs are tagged with the
-// server's name.
+// hostTag tags the main host's log lines, and starts every other host's
+// tag (hostTagOf); server logs are tagged with the server's name.
 const hostTag = "\x00host"
-
-// hostLogName is the file the daemon sends a host it starts itself to.
-const hostLogName = "host.log"
 
 // startSources starts every monitor, each in a goroutine owned by wg and
 // stopped by ctx, feeding the loop.
@@ -50,7 +47,7 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 		goRun(wg, func() { d.runStore(ctx, s.Name, w, sp, first) })
 	}
 	d.storesRead = allClosed(firsts)
-	if d.opts.Patch == nil && d.cfg.Host.Profile().Patchable() {
+	if d.opts.Patch == nil && d.mainHost().prof.Patchable() {
 		goRun(wg, func() { d.watchPatch(ctx) })
 	}
 	d.startProxies(ctx, wg)
@@ -119,25 +116,30 @@ func (d *daemon) newFollower(ctx context.Context, resume []follow.Position) (*fo
 // the host process.
 const hostFirstLookWait = 5 * time.Second
 
-// startProc starts the host watcher and waits for its first report to be
-// queued before the stores start: a session restored from the last run
-// that vanished meanwhile is the host's loss only if the host still runs,
-// and the model must know that before it judges the first snapshot.
+// startProc starts each host's process watcher and waits for their first
+// reports to be queued before the stores start: a session restored from
+// the last run that vanished meanwhile is the host's loss only if the host
+// still runs, and the model must know that before it judges the first
+// snapshot.
 func (d *daemon) startProc(ctx context.Context, wg *sync.WaitGroup) {
-	if !hostWatched(d.cfg) {
+	var firsts []chan struct{}
+	for _, h := range d.watched {
+		if !h.watchedProcess() {
+			continue
+		}
+		first := make(chan struct{})
+		firsts = append(firsts, first)
+		goRun(wg, func() { d.runProc(ctx, h, first) })
+	}
+	if len(firsts) == 0 {
 		return
 	}
-	first := make(chan struct{})
-	goRun(wg, func() { d.runProc(ctx, first) })
 	select {
-	case <-first:
+	case <-allClosed(firsts):
 	case <-time.After(hostFirstLookWait):
 	case <-ctx.Done():
 	}
 }
-
-// hostWatched: the config names the host's process or port to watch.
-func hostWatched(cfg config.Config) bool { return cfg.Host.Process != "" || cfg.Host.Port != 0 }
 
 func goRun(wg *sync.WaitGroup, fn func()) {
 	wg.Add(1)
@@ -148,15 +150,20 @@ func goRun(wg *sync.WaitGroup, fn func()) {
 }
 
 func serverOfTag(tag string) string {
-	if tag == hostTag {
+	if strings.HasPrefix(tag, hostTag) {
 		return ""
 	}
 	return tag
 }
 
+// logSources are each host's logs (the file its output goes to when the
+// watchdog restarts it, and its configured logs), then each server's.
 func (d *daemon) logSources() []follow.Source {
-	host := append([]string{filepath.Join(d.stateDir, hostLogName)}, d.cfg.Host.Logs...)
-	srcs := []follow.Source{{Tag: hostTag, Globs: host}}
+	var srcs []follow.Source
+	for _, h := range d.watched {
+		globs := append([]string{filepath.Join(d.stateDir, h.fileName("host", ".log"))}, h.cfg.Logs...)
+		srcs = append(srcs, follow.Source{Tag: hostTagOf(h.index), Globs: globs})
+	}
 	for _, s := range d.cfg.Servers {
 		if len(s.Logs) > 0 {
 			srcs = append(srcs, follow.Source{Tag: s.Name, Globs: s.Logs})
@@ -227,36 +234,42 @@ func storeSignal(server string, u store.Update) health.Signal {
 	return health.Signal{Kind: health.SigStoreSnapshot, Server: server, Sessions: sessions, Truncated: u.Snapshot.Truncated}
 }
 
-// runProc forwards the host watcher's reports; first is closed once the
-// initial one is queued.
-func (d *daemon) runProc(ctx context.Context, first chan struct{}) {
+// runProc forwards h's process watcher's reports; first is closed once
+// the initial one is queued. Only the main host's watcher hears of the
+// beacons' writers (knownHost): the patched client is the main host's.
+func (d *daemon) runProc(ctx context.Context, h *hostWatch, first chan struct{}) {
 	defer closeIfOpen(first)
 	updates := make(chan proc.Update, 4)
+	var known chan proc.Host
+	if h.main {
+		known = d.knownHost
+	}
 	go func() {
 		defer close(updates)
-		_ = proc.Watch(ctx, proc.Options{Target: proc.Target{Name: d.cfg.Host.Process, Port: d.cfg.Host.Port}, Logger: d.log, Look: d.hostLook, Known: d.knownHost}, updates)
+		_ = proc.Watch(ctx, proc.Options{Target: proc.Target{Name: h.cfg.Process, Port: h.cfg.Port}, Logger: d.log.With("host", h.cfg.Name),
+			Look: h.look, Known: known}, updates)
 	}()
 	for u := range updates {
 		sig := health.Signal{Kind: health.SigHostDown}
 		if u.Running {
 			sig = health.Signal{Kind: health.SigHostUp, PID: u.Host.PID, Started: u.Host.Started, Began: proc.Began(u.Host), Restarted: u.Restarted}
 		}
-		d.signal(ctx, sig)
+		d.send(ctx, item{sig: &sig, from: h})
 		closeIfOpen(first)
 	}
 }
 
-// lookForHost asks the process watcher to look now when a session of the
-// host's client appears while no host is known to run: the host has most
-// likely just started, and its sessions are kept warm only once it is seen.
-func (d *daemon) lookForHost(evs []health.Event) {
-	if _, _, running := d.model.HostProcess(); running {
+// lookForHost asks h's process watcher to look now when a session of its
+// client appears while it is not known to run: the host has most likely
+// just started, and its sessions are kept warm only once it is seen.
+func (d *daemon) lookForHost(h *hostWatch, evs []health.Event) {
+	if _, _, running := h.model.HostProcess(); running {
 		return
 	}
 	for _, ev := range evs {
-		if ev.Kind == health.EvSessionNew && ev.Client == d.cfg.Host.ClientName {
+		if ev.Kind == health.EvSessionNew && ev.Client == h.cfg.ClientName {
 			select {
-			case d.hostLook <- struct{}{}:
+			case h.look <- struct{}{}:
 			default:
 			}
 			return

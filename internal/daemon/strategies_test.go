@@ -20,7 +20,7 @@ import (
 // the table that makes a name count.
 func TestMetricsCountEveryStrategy(t *testing.T) {
 	t.Parallel()
-	m := newMetrics(config.Config{Host: config.Host{ClientName: "dsh-mcp-client"}, Servers: []config.Server{{Name: "mem"}}}, nil)
+	m := newMetrics(config.Config{Hosts: []config.Host{{ClientName: "dsh-mcp-client"}}, Servers: []config.Server{{Name: "mem"}}}, nil)
 	for _, s := range healer.Strategies() {
 		m.Observe(health.Event{Kind: health.EvRecovered, Server: "mem", Strategy: s.Name, Took: time.Second})
 		m.Observe(health.Event{Kind: health.EvHealFailed, Server: "mem", Strategy: s.Name})

@@ -154,7 +154,7 @@ func TestReopenedIncidentHasTheFullID(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := lostID(rec, tt.saved); got != tt.want {
+			if got := lostID(rec, "mem", tt.saved); got != tt.want {
 				t.Fatalf("lost id %q, want %q", got, tt.want)
 			}
 		})
@@ -237,7 +237,7 @@ func TestProxyLossCutFromItsRecoveryIsNoOpenIncident(t *testing.T) {
 	back := journal.Record{Kind: health.EvRecovered, Server: "mem-proxy"}
 	recs := []journal.Record{lost("mem-proxy"), back, lost("mem-proxy"), lost("mem")}
 	proxied := func(server string) bool { return server == "mem-proxy" }
-	r := restore(recs, proxied)
+	r := restore(recs, proxied, func(rec journal.Record) string { return rec.Server })
 	if _, open := r.incidents["mem-proxy"]; open || len(r.incidents) != 1 {
 		t.Fatalf("open incidents %v, want mem's only", r.incidents)
 	}

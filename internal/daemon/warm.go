@@ -47,7 +47,7 @@ func (d *daemon) newPinger(ctx context.Context) (*healer.Pinger, []health.Event)
 func (d *daemon) warmThroughStart(ctx context.Context) (handover func()) {
 	// The model is the start's meanwhile: what it knows of the host is
 	// read once, here.
-	pid, _, running := d.model.HostProcess()
+	pid, _, running := d.mainHost().model.HostProcess()
 	host := func(clients []beacon.Client) (beacon.Client, bool) { return pickHostBeacon(clients, pid, running) }
 	every := d.pingHeld(ctx, host)
 	if every <= 0 {
@@ -86,7 +86,7 @@ func (d *daemon) pingHeld(ctx context.Context, host func([]beacon.Client) (beaco
 	if err != nil || !ok {
 		return 0
 	}
-	held, now := d.heldOf(c), d.now()
+	held, now, warm := d.heldOf(c), d.now(), d.mainHost().warm
 	var every time.Duration
 	for _, s := range d.cfg.Servers {
 		h := held[s.Name]
@@ -97,33 +97,45 @@ func (d *daemon) pingHeld(ctx context.Context, host func([]beacon.Client) (beaco
 			every = half
 		}
 		t := health.WarmTarget{Server: s.Name, SessionID: h.Session, Timeout: s.IdleTimeout.Duration, NamedBy: health.SourceBeacon}
-		if len(d.warm.Due([]health.WarmTarget{t}, now, true)) > 0 && !d.pinger.KeepWarm(ctx, t) {
-			d.warm.Unsent(s.Name)
+		if len(warm.Due([]health.WarmTarget{t}, now, true)) > 0 && !d.pinger.KeepWarm(ctx, t) {
+			warm.Unsent(s.Name)
 		}
 	}
 	return every
 }
 
-// keepWarm pings the host's sessions that are due and says when to look
+// keepWarm pings each host's sessions that are due and says when to look
 // again. Servers with keep_warm = false are left to expire.
 func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.Duration {
+	next := time.Duration(-1)
+	for _, h := range d.watched {
+		n := d.keepHostWarm(ctx, h, now, force)
+		if next < 0 || n < next {
+			next = n
+		}
+	}
+	return max(next, minWake)
+}
+
+// keepHostWarm is keepWarm for one host.
+func (d *daemon) keepHostWarm(ctx context.Context, h *hostWatch, now time.Time, force bool) time.Duration {
 	var targets []health.WarmTarget
-	for _, t := range d.model.WarmTargets(now) {
+	for _, t := range h.model.WarmTargets(now) {
 		if d.warmOn[t.Server] {
 			targets = append(targets, t)
 		}
 	}
-	due := d.warm.Due(targets, now, force)
-	checks, verifying := d.verifyDue(now)
-	if len(due)+len(checks) > 0 && d.hostGone(ctx) {
-		d.apply(ctx, health.Signal{Kind: health.SigHostDown})
+	due := h.warm.Due(targets, now, force)
+	checks, verifying := d.verifyDue(h, now)
+	if len(due)+len(checks) > 0 && d.hostGone(ctx, h) {
+		d.applyFrom(ctx, h, health.Signal{Kind: health.SigHostDown})
 		return hostCheckPause
 	}
 	for _, t := range due {
 		if !d.pinger.KeepWarm(ctx, t) {
 			// Another request of ours (a liveness check) is in flight: this
 			// ping did not go, so it must not count as sent.
-			d.warm.Unsent(t.Server)
+			h.warm.Unsent(t.Server)
 		}
 	}
 	for _, t := range checks {
@@ -131,14 +143,14 @@ func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.D
 			d.verified[t.Server+"\x00"+t.SessionID] = now
 		}
 	}
-	next := d.warm.Next(targets, now)
+	next := h.warm.Next(targets, now)
 	if next < 0 {
 		next = wakeFloor
 	}
 	if verifying {
 		next = min(next, verifyEvery) // a new session is being checked
 	}
-	return max(next, minWake)
+	return next
 }
 
 // checkLiveness sends the sessionless checks that are due (healer.Liveness
@@ -189,11 +201,11 @@ func (d *daemon) noteLife(sig health.Signal) {
 	}
 }
 
-// hostGone re-checks the host process before its sessions are pinged: the
+// hostGone re-checks h's process before its sessions are pinged: the
 // watcher looks only every few seconds, and a ping in that gap would keep
 // a dead host's session alive. A failed look is not "gone".
-func (d *daemon) hostGone(ctx context.Context) bool {
-	pid, started, running := d.model.HostProcess()
+func (d *daemon) hostGone(ctx context.Context, h *hostWatch) bool {
+	pid, started, running := h.model.HostProcess()
 	if !running || pid == 0 {
 		return false
 	}
@@ -207,11 +219,11 @@ const verifyEvery = 2 * time.Second
 
 // verifyDue is the new sessions the model needs an answer from whose
 // check is due.
-func (d *daemon) verifyDue(now time.Time) (due []health.WarmTarget, pending bool) {
+func (d *daemon) verifyDue(h *hostWatch, now time.Time) (due []health.WarmTarget, pending bool) {
 	if len(d.verified) > 64 {
 		clear(d.verified) // old candidates: at worst one extra ping each
 	}
-	candidates := d.model.Verify(now)
+	candidates := h.model.Verify(now)
 	for _, t := range candidates {
 		if last, ok := d.verified[t.Server+"\x00"+t.SessionID]; !ok || now.Sub(last) >= verifyEvery {
 			due = append(due, t)

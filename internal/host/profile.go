@@ -110,9 +110,9 @@ func Names() []string {
 // '-' and '_' ("claude-code" finds Claude Code); ok is false when no
 // profile has that name.
 func Lookup(name string) (p Profile, ok bool) {
-	key := fold(name)
+	key := Fold(name)
 	for _, p := range Profiles() {
-		if fold(p.Name) == key {
+		if Fold(p.Name) == key {
 			return p, true
 		}
 	}
@@ -126,8 +126,9 @@ func Custom(name, clientName string) Profile {
 	return Profile{Name: name, ClientName: clientName, OnLoss: Stuck}
 }
 
-// fold is a host name as Lookup compares it.
-func fold(name string) string {
+// Fold is a host name as Lookup compares it: two names that fold alike
+// name one host.
+func Fold(name string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
 		case ' ', '-', '_':

@@ -1,6 +1,7 @@
 package notify
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -23,6 +24,17 @@ type incident struct {
 	healedIn time.Duration
 	healed   bool
 	thread   string // its bubbles' Message.Thread
+	key      incidentKey
+}
+
+// incidentKey names an incident: a server, and the host whose session
+// there was lost ("" in lines written before events named their host).
+type incidentKey struct{ server, host string }
+
+// hostOf is the host an event names ("" when none).
+func hostOf(ev health.Event) string {
+	h, _ := ev.Extra["host"].(string)
+	return h
 }
 
 // healFailedQuiet spaces heal failures outside an incident (a manual heal
@@ -31,7 +43,7 @@ const healFailedQuiet = time.Hour
 
 // state is the pure decision state. Not safe for concurrent use.
 type state struct {
-	incidents map[string]*incident // by server
+	incidents map[incidentKey]*incident
 	warned    marks                // sessions warned at risk: once each
 	failedAt  map[string]time.Time // by server: last heal failure outside an incident
 	unplaced  time.Time            // last loss shown that named no server
@@ -42,10 +54,30 @@ type state struct {
 	// masked: events carry masked session ids (a journal replay), not
 	// the full ids of live events.
 	masked bool
+	// nameHosts: several hosts are watched, so titles name the host.
+	nameHosts bool
+}
+
+// incident is the open incident of server and host; an event that names a
+// host also finds one opened by a line that named none.
+func (s *state) incident(server, host string) *incident {
+	if inc := s.incidents[incidentKey{server, host}]; inc != nil || host == "" {
+		return inc
+	}
+	return s.incidents[incidentKey{server, ""}]
+}
+
+// subject is what a title names: the server, and the host when several
+// are watched.
+func (s *state) subject(server, host string) string {
+	if s.nameHosts && host != "" {
+		return server + " (" + host + ")"
+	}
+	return server
 }
 
 func newState() state {
-	s := state{incidents: map[string]*incident{}, warned: newMarks(), failedAt: map[string]time.Time{},
+	s := state{incidents: map[incidentKey]*incident{}, warned: newMarks(), failedAt: map[string]time.Time{},
 		folds: map[string]*fold{}, window: stormWindow, solo: stormSolo}
 	for _, k := range foldKinds() {
 		s.folds[k.about] = &fold{}
@@ -62,7 +94,7 @@ func (s *state) observe(ev health.Event, now time.Time, quiet bool) []Message {
 	if m == nil || quiet || !s.admit(*m, now) {
 		return s.spent(now, out)
 	}
-	if inc := s.incidents[ev.Server]; inc != nil {
+	if inc := s.incident(ev.Server, hostOf(ev)); inc != nil {
 		inc.told, inc.lastSent = true, now
 	}
 	return s.spent(now, append(out, *m))
@@ -75,7 +107,7 @@ func (s *state) decide(ev health.Event, now time.Time) *Message {
 	case health.EvSessionLost:
 		return s.lost(ev, now)
 	case health.EvHealStarted:
-		if inc := s.incidents[ev.Server]; inc != nil {
+		if inc := s.incident(ev.Server, hostOf(ev)); inc != nil {
 			inc.doing = "healing: " + strategyName(ev.Strategy)
 		}
 	case health.EvRecovered:
@@ -117,14 +149,16 @@ func (s *state) lost(ev health.Event, now time.Time) *Message {
 	if !ev.Incident {
 		return nil // another client's session: journaled, not the user's incident
 	}
-	if s.incidents[ev.Server] != nil {
+	host := hostOf(ev)
+	if s.incident(ev.Server, host) != nil {
 		return nil // one incident, one notification
 	}
-	inc := &incident{since: now, lastSent: now, doing: "waiting for the host to reconnect",
+	key := incidentKey{ev.Server, host}
+	inc := &incident{since: now, lastSent: now, doing: "waiting for the host to reconnect", key: key,
 		thread: fmt.Sprintf("%s@%d", ev.Server, ev.Time.UnixNano())} // the same in a replay of the journal
-	s.incidents[ev.Server] = inc
-	return &Message{Title: ev.Server + ": session lost — the watchdog is healing it", Body: ev.Detail, Server: ev.Server,
-		About: AboutLost, Thread: inc.thread}
+	s.incidents[key] = inc
+	return &Message{Title: s.subject(ev.Server, host) + lostSuffix, Body: ev.Detail,
+		Server: ev.Server, Host: host, About: AboutLost, Thread: inc.thread}
 }
 
 // unplacedQuiet: a host that keeps logging losses it names no server for
@@ -142,19 +176,22 @@ func (s *state) lostUnplaced(ev health.Event, now time.Time) *Message {
 }
 
 func (s *state) recovered(ev health.Event) *Message {
-	inc := s.incidents[ev.Server]
-	delete(s.incidents, ev.Server)
+	host := hostOf(ev)
+	inc := s.incident(ev.Server, host)
+	if inc != nil {
+		delete(s.incidents, inc.key)
+	}
 	if inc != nil && !inc.told {
 		// Never shown: paused (its end is no news), or held for a storm's
 		// summary, which will say it recovered.
 		inc.healed, inc.healedIn = true, ev.Took
 		return nil
 	}
-	title := ev.Server + " recovered"
+	title := s.subject(ev.Server, host) + " recovered"
 	if ev.Took > 0 {
 		title += " in " + durfmt.Short(ev.Took)
 	}
-	m := &Message{Title: title, Body: ev.Detail, Server: ev.Server, About: AboutRecovered}
+	m := &Message{Title: title, Body: ev.Detail, Server: ev.Server, Host: host, About: AboutRecovered}
 	if inc != nil {
 		m.Thread = inc.thread
 	}
@@ -165,8 +202,8 @@ func (s *state) recovered(ev health.Event) *Message {
 // (whatever their words) are the same news, and the reminders carry the
 // latest advice. A failure outside an incident is shown once an hour.
 func (s *state) healFailed(ev health.Event, now time.Time) *Message {
-	thread := ""
-	if inc := s.incidents[ev.Server]; inc != nil {
+	thread, host := "", hostOf(ev)
+	if inc := s.incident(ev.Server, host); inc != nil {
 		inc.doing, inc.advice = "doing nothing more on its own", ev.Detail
 		if inc.failedSaid {
 			return nil
@@ -178,8 +215,8 @@ func (s *state) healFailed(ev health.Event, now time.Time) *Message {
 		}
 		s.failedAt[ev.Server] = now
 	}
-	return &Message{Title: ev.Server + ": healing failed", Body: ev.Detail, Server: ev.Server, About: AboutHealFailed,
-		Thread: thread}
+	return &Message{Title: s.subject(ev.Server, host) + ": healing failed", Body: ev.Detail, Server: ev.Server, Host: host,
+		About: AboutHealFailed, Thread: thread}
 }
 
 // sessionAtRisk warns once per session, however often it idles again:
@@ -187,13 +224,15 @@ func (s *state) healFailed(ev health.Event, now time.Time) *Message {
 // once the loss is known, nor in the last tick before expiry: the loss is
 // the news then.
 func (s *state) sessionAtRisk(ev health.Event, now time.Time) *Message {
-	if s.incidents[ev.Server] != nil || ev.ExpiresIn < atRiskTooLate {
+	host := hostOf(ev)
+	if s.incident(ev.Server, host) != nil || ev.ExpiresIn < atRiskTooLate {
 		return nil
 	}
 	if !s.warned.add(ev.Server, ev.Session, s.masked, now) {
 		return nil
 	}
-	return &Message{Title: ev.Server + ": session at risk", Body: ev.Detail, Server: ev.Server, About: AboutAtRisk}
+	return &Message{Title: s.subject(ev.Server, host) + ": session at risk", Body: ev.Detail, Server: ev.Server, Host: host,
+		About: AboutAtRisk}
 }
 
 // due returns what is due by now without an event: the summaries of
@@ -208,8 +247,11 @@ func (s *state) reminders(now time.Time, every time.Duration, quiet bool) []Mess
 		return nil
 	}
 	var out []Message
-	for _, server := range slices.Sorted(maps.Keys(s.incidents)) {
-		inc := s.incidents[server]
+	keys := slices.SortedFunc(maps.Keys(s.incidents), func(a, b incidentKey) int {
+		return cmp.Or(cmp.Compare(a.server, b.server), cmp.Compare(a.host, b.host))
+	})
+	for _, key := range keys {
+		inc := s.incidents[key]
 		if now.Sub(inc.lastSent) < every {
 			continue
 		}
@@ -218,8 +260,8 @@ func (s *state) reminders(now time.Time, every time.Duration, quiet bool) []Mess
 		if inc.advice != "" {
 			body += " Healing failed: " + inc.advice
 		}
-		out = append(out, Message{Title: server + ": session still lost", Server: server, About: AboutReminder, Body: body,
-			Thread: inc.thread})
+		out = append(out, Message{Title: s.subject(key.server, key.host) + ": session still lost", Server: key.server, Host: key.host,
+			About: AboutReminder, Body: body, Thread: inc.thread})
 	}
 	return out
 }

@@ -214,7 +214,7 @@ func (s *state) admit(m Message, now time.Time) bool {
 		f.shown++
 		return true
 	}
-	f.hold(held{msg: m, inc: s.incidents[m.Server]})
+	f.hold(held{msg: m, inc: s.incident(m.Server, m.Host)})
 	return false
 }
 
@@ -234,7 +234,7 @@ func (s *state) flush(now time.Time, quiet, all bool) []Message {
 			continue
 		}
 		for _, m := range msgs {
-			if inc := s.incidents[m.Server]; inc != nil {
+			if inc := s.incident(m.Server, m.Host); inc != nil {
 				inc.told, inc.lastSent = true, now
 			}
 		}
@@ -250,7 +250,7 @@ func (s *state) stillNews(held []held) []Message {
 	var out []Message
 	for _, h := range held {
 		switch {
-		case s.incidents[h.msg.Server] == h.inc:
+		case s.incident(h.msg.Server, h.msg.Host) == h.inc:
 			out = append(out, h.msg)
 		case h.inc != nil && h.inc.healed:
 			out = append(out, healedLoss(h.msg, h.inc.healedIn))
@@ -264,10 +264,13 @@ func (s *state) stillNews(held []held) []Message {
 // recovery before the summary would then be told alone while the loss is
 // dropped from it. Untold, the recovery makes it a loss "since recovered".
 func (s *state) heldUntold(m Message) {
-	if inc := s.incidents[m.Server]; inc != nil && m.About == AboutLost && !m.Healed {
+	if inc := s.incident(m.Server, m.Host); inc != nil && m.About == AboutLost && !m.Healed {
 		inc.told = false
 	}
 }
+
+// lostSuffix ends the title of a loss bubble, after its subject.
+const lostSuffix = ": session lost — the watchdog is healing it"
 
 // HealedLossSuffix ends the title of a loss bubble that also tells its
 // recovery (the loss was held for a storm's summary and healed meanwhile).
@@ -276,7 +279,7 @@ const HealedLossSuffix = ": session lost — since recovered"
 // healedLoss rewrites a held loss bubble for a loss that has since
 // recovered.
 func healedLoss(m Message, in time.Duration) Message {
-	m.Title = m.Server + HealedLossSuffix
+	m.Title = strings.TrimSuffix(m.Title, lostSuffix) + HealedLossSuffix
 	m.Body = strings.TrimSpace(m.Body + " Recovered in " + durfmt.Short(in) + ".")
 	m.Healed = true
 	return m

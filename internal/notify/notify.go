@@ -40,6 +40,9 @@ type Options struct {
 	// can journal it and a restart re-sends what a kill -9 cut off. Called
 	// from Run's goroutine. Nil: nobody is told.
 	OnSent func(Message)
+	// NameHosts: several hosts are watched, so a bubble about a host's
+	// session names the host in its title. False: titles name the server.
+	NameHosts bool
 }
 
 // What a Message is about (Message.About), as journaled when it was shown
@@ -64,7 +67,10 @@ const (
 type Message struct {
 	Title, Body string
 	Server      string
-	About       string
+	// Host is the host whose session the bubble is about, when its event
+	// named one: with several hosts, each has its incident on a server.
+	Host  string
+	About string
 	// Healed: a loss bubble for a loss that had already recovered when it
 	// was told (it was held for a storm's summary).
 	Healed bool
@@ -108,8 +114,10 @@ func New(opts Options) *Notifier {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Notifier{showFn: opts.Show, reminder: opts.Reminder, now: opts.Now, log: opts.Logger,
+	n := &Notifier{showFn: opts.Show, reminder: opts.Reminder, now: opts.Now, log: opts.Logger,
 		onSent: opts.OnSent, wake: make(chan struct{}, 1), st: newState()}
+	n.st.nameHosts = opts.NameHosts
+	return n
 }
 
 // BeeepSend shows a desktop notification with beeep, giving up after 5 s:
@@ -177,7 +185,7 @@ func (n *Notifier) Restore(recs []journal.Record) {
 	n.st.masked = false
 	now := n.now()
 	var msgs []Message
-	for _, m := range undelivered(recs) {
+	for _, m := range undelivered(recs, n.st.nameHosts) {
 		if n.st.admit(m, now) {
 			msgs = append(msgs, m)
 		} else {

@@ -33,13 +33,13 @@ type pendingNote struct {
 // on (so their "notified" records tell what was shown), back to
 // redeliverWithin: a storm held for its summary and cut off by two kills
 // in a row is still told. Earlier runs count as delivered.
-func undelivered(recs []journal.Record) []Message {
+func undelivered(recs []journal.Record, nameHosts bool) []Message {
 	prev := judgedFrom(recs)
 	if prev < 0 {
 		return nil // no run to tell apart: take it all as delivered
 	}
 	scratch := newState()
-	scratch.masked = true
+	scratch.masked, scratch.nameHosts = true, nameHosts
 	scratch.solo = math.MaxInt // each server's own news, whether a summary told it or not
 	scratch.budget = budget{}  // and whatever the budget said then
 	b := noteBook{lost: map[string][]*pendingNote{}, recovered: map[string][]*pendingNote{}, adopted: map[string][]*pendingNote{}}

@@ -35,6 +35,13 @@ func KeepWarmSetup(t *testing.T, keepWarm bool, hostProcess string) (*demoserver
 // table's keys. It returns what KeepWarmSetup does.
 func MemSetup(t *testing.T, idle time.Duration, keepWarm bool, hostKeys string) (*demoserver.Server, string, string) {
 	t.Helper()
+	return MemSetupHosts(t, idle, keepWarm, "[host]\n"+hostKeys)
+}
+
+// MemSetupHosts is MemSetup with the config's host tables written whole
+// (several [[host]] tables).
+func MemSetupHosts(t *testing.T, idle time.Duration, keepWarm bool, hostTables string) (*demoserver.Server, string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	store := filepath.Join(dir, "mem", "mcp-sessions.json")
 	srvLog := filepath.Join(dir, "mem", "server.log")
@@ -47,15 +54,15 @@ func MemSetup(t *testing.T, idle time.Duration, keepWarm bool, hostKeys string) 
 	}
 	t.Cleanup(func() { srv.Close() })
 	cfg := WriteConfig(t, dir, fmt.Sprintf(`
-[host]
-%s[[server]]
+%s
+[[server]]
 name = "mem"
 url = %q
 logs = [%q]
 store = %q
 idle_timeout = %q
 keep_warm = %v
-`, hostKeys, srv.URL(), srvLog, store, idle.String(), keepWarm))
+`, hostTables, srv.URL(), srvLog, store, idle.String(), keepWarm))
 	return srv, cfg, filepath.Join(dir, "state")
 }
 

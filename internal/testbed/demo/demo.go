@@ -201,7 +201,7 @@ func (s *stage) config(keepWarm bool) config.Config {
 	return config.Config{
 		StateDir: s.state,
 		Notify:   true,
-		Host:     config.Host{Name: hostName(), ClientName: clientName()},
+		Hosts:    []config.Host{{Name: hostName(), ClientName: clientName()}},
 		Servers: []config.Server{{Name: ServerName, URL: s.srv.URL(),
 			Logs: []string{filepath.Join(dir, "server.log")}, Store: filepath.Join(dir, "mcp-sessions.json"),
 			IdleTimeout: config.Duration{Duration: s.idle}, KeepWarm: keepWarm, ProxyListen: s.proxyListen}},

@@ -1,0 +1,204 @@
+package daemon
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host"
+)
+
+// hostWatch is one watched host: its model (a health.Model is one host and
+// the servers), its heal machinery, keep-warm schedule and process look.
+// The main host (config.MainHost) comes first. Only it has the client
+// patch, the beacons and the recovery triggers, and only its model
+// journals what belongs to the servers or the machine (server_up, a store
+// warning, a wake): every model sees the servers, one speaks for them.
+type hostWatch struct {
+	cfg   config.Host
+	prof  host.Profile
+	main  bool
+	index int // in daemon.watched: its log lines' tag
+	model *health.Model
+	heal  *healing
+	warm  *healer.KeepWarm
+	look  chan struct{} // asks its process watcher to look now
+	// healthySince: since when none of its sessions has had an open incident.
+	healthySince time.Time
+}
+
+// watchedProcess: the config names the host's process or port to watch.
+func (h *hostWatch) watchedProcess() bool { return h.cfg.Process != "" || h.cfg.Port != 0 }
+
+// fileName is one of the host's state files (healer.HostFileName).
+func (h *hostWatch) fileName(base, ext string) string {
+	return healer.HostFileName(base, ext, h.cfg.Name, h.main)
+}
+
+// newHostWatches makes one watch per configured host, the main one first.
+func newHostWatches(cfg config.Config, secret string) []*hostWatch {
+	mainName := cfg.MainHost().Name
+	hosts := slices.Clone(cfg.Hosts)
+	if len(hosts) == 0 {
+		hosts = []config.Host{cfg.MainHost()}
+	}
+	slices.SortStableFunc(hosts, func(a, b config.Host) int {
+		return boolRank(b.Name == mainName) - boolRank(a.Name == mainName)
+	})
+	var servers []health.ServerConfig
+	for _, s := range cfg.Servers {
+		servers = append(servers, health.ServerConfig{Name: s.Name, URL: s.URL, IdleTimeout: s.IdleTimeout.Duration,
+			ProxyURL: proxyURL(s, secret)})
+	}
+	out := make([]*hostWatch, len(hosts))
+	for i, hc := range hosts {
+		h := &hostWatch{cfg: hc, prof: hc.Profile(), main: i == 0, index: i, warm: healer.NewKeepWarm(), look: make(chan struct{}, 1)}
+		h.model = health.New(health.Config{HostName: hc.Name, ClientName: hc.ClientName, HostWatched: h.watchedProcess(),
+			SelfHealing: h.prof.OnLoss.SelfHealing(), Patchable: h.prof.Patchable(), Servers: servers})
+		out[i] = h
+	}
+	return out
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// mainHost is the first watched host (config.MainHost).
+func (d *daemon) mainHost() *hostWatch { return d.watched[0] }
+
+// hostNamed is the watched host of that name (as host.Fold compares), nil
+// when none is.
+func (d *daemon) hostNamed(name string) *hostWatch {
+	for _, h := range d.watched {
+		if host.Fold(h.cfg.Name) == host.Fold(name) {
+			return h
+		}
+	}
+	return nil
+}
+
+// clientHost is the watched host whose client is client; the main host
+// takes every other client's sessions (it tells them apart from its own).
+func (d *daemon) clientHost(client string) *hostWatch {
+	for _, h := range d.watched[1:] {
+		if h.cfg.ClientName == client {
+			return h
+		}
+	}
+	return d.mainHost()
+}
+
+// owner is the watched host whose model tracks session on server, else
+// the main host.
+func (d *daemon) owner(server, session string) *hostWatch {
+	for _, h := range d.watched[1:] {
+		if h.model.Owns(server, session) {
+			return h
+		}
+	}
+	return d.mainHost()
+}
+
+// routed is a signal as one host's model takes it.
+type routed struct {
+	h   *hostWatch
+	sig health.Signal
+}
+
+// route says which models take sig: from's alone when it came from one
+// host (its process, its log, its heal); a store's sessions each to the
+// host of its client; what names a session to its owner; what is the
+// servers' or the machine's to every model; the rest (beacons, warnings,
+// the proxy's word) to the main host.
+func (d *daemon) route(sig health.Signal, from *hostWatch) []routed {
+	switch {
+	case from != nil:
+		return []routed{{from, sig}}
+	case len(d.watched) == 1:
+		return []routed{{d.mainHost(), sig}}
+	}
+	switch sig.Kind {
+	case health.SigStoreSnapshot:
+		return d.splitSnapshot(sig)
+	case health.SigStoreGone, health.SigStoreError, health.SigIdleTimeout, health.SigWoke, health.SigLiveness,
+		health.SigProxyUpstream, health.SigProxyReleased:
+		out := make([]routed, len(d.watched))
+		for i, h := range d.watched {
+			out[i] = routed{h, sig}
+		}
+		return out
+	case health.SigSessionLost, health.SigSessionClosed, health.SigReconnected, health.SigKeepWarm:
+		return []routed{{d.owner(sig.Server, sig.Session), sig}}
+	}
+	return []routed{{d.mainHost(), sig}}
+}
+
+// splitSnapshot gives each host's model the store's sessions of its client,
+// and the main host's every other one.
+func (d *daemon) splitSnapshot(sig health.Signal) []routed {
+	parts := make(map[*hostWatch][]health.StoreSession, len(d.watched))
+	for _, ss := range sig.Sessions {
+		h := d.clientHost(ss.Client)
+		parts[h] = append(parts[h], ss)
+	}
+	out := make([]routed, len(d.watched))
+	for i, h := range d.watched {
+		part := sig
+		part.Sessions = parts[h]
+		if part.Sessions == nil {
+			part.Sessions = []health.StoreSession{}
+		}
+		out[i] = routed{h, part}
+	}
+	return out
+}
+
+// serversOwn: events of a kind only the main host's model journals, for
+// they tell of a server or the machine, not of a host.
+func serversOwn(ev health.Event) bool {
+	switch ev.Kind {
+	case health.EvServerUp, health.EvServerDown, health.EvServerMode, health.EvTimeoutLearned, health.EvWoke,
+		health.EvLegacyHeaderRejected, health.EvWarning:
+		return true
+	}
+	return false
+}
+
+// hostTagOf tags the i-th watched host's log lines; server logs are tagged
+// with the server's name, which never starts with a NUL.
+func hostTagOf(i int) string {
+	if i == 0 {
+		return hostTag
+	}
+	return hostTag + strconv.Itoa(i)
+}
+
+// hostOfTag is the watched host whose log tag is tag; nil for a server's.
+func (d *daemon) hostOfTag(tag string) *hostWatch {
+	if !strings.HasPrefix(tag, hostTag) {
+		return nil
+	}
+	for _, h := range d.watched {
+		if hostTagOf(h.index) == tag {
+			return h
+		}
+	}
+	return nil
+}
+
+// hostNames lists the watched hosts' names, the main one first.
+func (d *daemon) hostNames() []string {
+	out := make([]string, len(d.watched))
+	for i, h := range d.watched {
+		out[i] = h.cfg.Name
+	}
+	return out
+}
