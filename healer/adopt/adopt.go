@@ -143,7 +143,7 @@ func readAll(o Options) ([]hostFile, error) {
 		if f.data, err = readFile(path); err != nil {
 			return nil, err
 		}
-		if f.servers, err = hostconfig.Servers(f.format, f.data, o.Host.Layout); err != nil {
+		if f.servers, err = hostconfig.Servers(f.format, f.data, o.Host.LayoutOf(path)); err != nil {
 			return nil, fmt.Errorf("%s: %w; nothing was changed", path, err)
 		}
 		out = append(out, f)
@@ -304,7 +304,7 @@ func apply(o Options, rec *Record, files []hostFile, cfgData []byte, plans []pla
 	}
 	out := map[int][]byte{}
 	for i, e := range edits {
-		b, err := hostconfig.Rewrite(files[i].format, files[i].data, o.Host.Layout, e)
+		b, err := hostconfig.Rewrite(files[i].format, files[i].data, o.Host.LayoutOf(files[i].path), e)
 		if err != nil {
 			return Result{}, fmt.Errorf("%s: %w; nothing was changed", files[i].path, err)
 		}

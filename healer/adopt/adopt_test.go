@@ -65,6 +65,7 @@ func TestAdoptThenReleaseGivesTheFileBack(t *testing.T) {
 		{"claude-code.json", ".claude.json"}, {"claude-desktop.json", "claude_desktop_config.json"},
 		{"cursor.json", "mcp.json"}, {"vscode.json", "mcp.json"}, {"windsurf.json", "mcp_config.json"},
 		{"codex.toml", "config.toml"}, {"gemini.json", "settings.json"}, {"dsh-cordis.yml", "cordis.yml"},
+		{"claude-code-project/.mcp.json", ".mcp.json"},
 	} {
 		t.Run(tt.fixture, func(t *testing.T) {
 			t.Parallel()
@@ -99,7 +100,8 @@ func TestAdoptThenReleaseGivesTheFileBack(t *testing.T) {
 func profileFor(t *testing.T, fixture string) host.Profile {
 	t.Helper()
 	names := map[string]string{"claude-code.json": "Claude Code", "claude-desktop.json": "Claude Desktop", "cursor.json": "Cursor",
-		"vscode.json": "VS Code", "windsurf.json": "Windsurf", "codex.toml": "Codex CLI", "gemini.json": "Gemini CLI", "dsh-cordis.yml": "DSH"}
+		"vscode.json": "VS Code", "windsurf.json": "Windsurf", "codex.toml": "Codex CLI", "gemini.json": "Gemini CLI", "dsh-cordis.yml": "DSH",
+		"claude-code-project/.mcp.json": "Claude Code"}
 	p, ok := host.Lookup(names[fixture])
 	if !ok {
 		t.Fatalf("no profile for %s", fixture)
@@ -123,8 +125,8 @@ func checkAdopted(t *testing.T, o Options, path string, orig []byte) {
 		}
 	}
 	f, _ := hostconfig.FormatOf(path)
-	before, _ := hostconfig.Servers(f, orig, o.Host.Layout)
-	after, err := hostconfig.Servers(f, read(t, path), o.Host.Layout)
+	before, _ := hostconfig.Servers(f, orig, o.Host.LayoutOf(path))
+	after, err := hostconfig.Servers(f, read(t, path), o.Host.LayoutOf(path))
 	if err != nil || len(after) != len(before) {
 		t.Fatalf("servers after adopt: %v %v", after, err)
 	}
@@ -142,8 +144,13 @@ func checkAdopted(t *testing.T, o Options, path string, orig []byte) {
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("record: %v %v", fi, err)
 	}
-	bk := rec.Hosts[o.Host.Name].Files[0].Backup
-	if !bytes.Equal(read(t, bk), orig) {
+	bk := ""
+	for _, fr := range rec.Hosts[o.Host.Name].Files {
+		if fr.Path == path {
+			bk = fr.Backup
+		}
+	}
+	if bk == "" || !bytes.Equal(read(t, bk), orig) {
 		t.Fatal("the backup is not the original")
 	}
 }
@@ -289,5 +296,32 @@ func TestPortsAreStableAndFree(t *testing.T) {
 	}
 	if b := freePort(r.o, "cursor-mem", []config.ServerTable{{ProxyListen: a}}); b == a {
 		t.Fatal("a port the config uses was given")
+	}
+}
+
+// TestAdoptAProjectFileWithItsHost: Claude Code's own file and a project's
+// .mcp.json naming the same server are adopted together, through one
+// proxy, each in its own shape; release gives both back byte for byte.
+func TestAdoptAProjectFileWithItsHost(t *testing.T) {
+	t.Parallel()
+	own, ownOrig := fixture(t, "claude-code.json", ".claude.json")
+	proj, projOrig := fixture(t, "claude-code-project/.mcp.json", ".mcp.json")
+	r := newRig(t, host.ClaudeCode(), own, proj)
+	if res, err := Adopt(r.o); err != nil || !res.Changed {
+		t.Fatalf("adopt: %v %+v", err, res)
+	}
+	checkAdopted(t, r.o, own, ownOrig)
+	checkAdopted(t, r.o, proj, projOrig)
+	f, _ := hostconfig.FormatOf(own)
+	a, _ := hostconfig.Servers(f, read(t, own), r.o.Host.LayoutOf(own))
+	b, _ := hostconfig.Servers(f, read(t, proj), r.o.Host.LayoutOf(proj))
+	if a[0].URL != b[0].URL {
+		t.Errorf("one server, two proxies: %q and %q", a[0].URL, b[0].URL)
+	}
+	if _, err := Release(r.o); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+	if !bytes.Equal(read(t, own), ownOrig) || !bytes.Equal(read(t, proj), projOrig) {
+		t.Fatal("release did not give both files back byte for byte")
 	}
 }

@@ -3,6 +3,7 @@ package adopt
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -52,7 +53,11 @@ func backup(stateDir, hostSlug, path string, data []byte, now time.Time) (string
 	if err := fsutil.PrivateDir(dir); err != nil {
 		return "", err
 	}
-	name := strings.TrimPrefix(filepath.Base(path), ".") + "." + now.UTC().Format("20060102T150405.000000000Z")
+	// The folder's hash tells apart files of one name (DSH's profiles'
+	// cordis.yml, Claude Code's projects' .mcp.json) backed up at once.
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(filepath.Dir(path)))
+	name := fmt.Sprintf("%s.%08x.%s", strings.TrimPrefix(filepath.Base(path), "."), h.Sum32(), now.UTC().Format("20060102T150405.000000000Z"))
 	dst := filepath.Join(dir, name)
 	if err := fsutil.WriteAtomic(dst, data, 0o600); err != nil {
 		return "", fmt.Errorf("backing up %s: %w", path, err)

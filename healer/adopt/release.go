@@ -63,7 +63,7 @@ func restore(o Options, hr *HostRecord) (map[string][]byte, Result, error) {
 		if err != nil {
 			return nil, Result{}, fmt.Errorf("%w; nothing was changed (its backup: %s)", err, fr.Backup)
 		}
-		now, err := hostconfig.Servers(format, data, o.Host.Layout)
+		now, err := hostconfig.Servers(format, data, o.Host.LayoutOf(fr.Path))
 		if err != nil {
 			return nil, Result{}, fmt.Errorf("%s: %w; nothing was changed (its backup: %s)", fr.Path, err, fr.Backup)
 		}
@@ -90,7 +90,7 @@ func restore(o Options, hr *HostRecord) (map[string][]byte, Result, error) {
 		if len(edits) == 0 {
 			continue
 		}
-		out, err := hostconfig.Rewrite(format, data, o.Host.Layout, edits)
+		out, err := hostconfig.Rewrite(format, data, o.Host.LayoutOf(fr.Path), edits)
 		if err != nil {
 			return nil, Result{}, fmt.Errorf("%s: %w; nothing was changed", fr.Path, err)
 		}

@@ -2,7 +2,8 @@ package host
 
 // ClaudeCode is Anthropic's Claude Code CLI. Its user-scope servers are in
 // ~/.claude.json under mcpServers, and each project's under
-// projects[<path>].mcpServers (CLAUDE_CONFIG_DIR moves the file's folder).
+// projects[<path>].mcpServers (CLAUDE_CONFIG_DIR moves the file's folder);
+// a project's shared servers are in <path>/.mcp.json, under mcpServers.
 // It rewrites that file itself while it runs. Measured on 2.1.328: after a
 // 404 it re-initializes and the call succeeds.
 func ClaudeCode() Profile {
@@ -12,10 +13,12 @@ func ClaudeCode() Profile {
 		Process:    "claude",
 		Config:     []ConfigFile{{Env: "CLAUDE_CONFIG_DIR", Names: []string{".claude.json"}}},
 		Layout: Layout{
-			Tables:  [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}},
-			TypeKey: "type",
-			URLKeys: []URLKey{{"url", StreamableHTTP}},
+			Tables:   [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}},
+			TypeKey:  "type",
+			URLKeys:  []URLKey{{"url", StreamableHTTP}},
+			Projects: []string{"projects"},
 		},
-		OnLoss: Retries,
+		ProjectFiles: ProjectFiles{Names: []string{".mcp.json"}, Layout: mcpServers(URLKey{"url", StreamableHTTP})},
+		OnLoss:       Retries,
 	}
 }

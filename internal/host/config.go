@@ -32,6 +32,17 @@ type Layout struct {
 	// URLKeys are the keys an entry's URL may be under, in order, each with
 	// the transport it means when TypeKey says nothing.
 	URLKeys []URLKey
+	// Projects is the key path of a table whose keys are project folders
+	// holding more of the host's servers (Profile.ProjectFiles); nil: none.
+	Projects []string
+}
+
+// ProjectFiles are the files a host keeps servers in inside each project
+// folder its own config file lists (Layout.Projects): Names in the folder,
+// read through Layout.
+type ProjectFiles struct {
+	Names  []string
+	Layout Layout
 }
 
 // Plugin is the shape of a host whose servers are plugin instances in a

@@ -33,6 +33,10 @@ type Profile struct {
 	// where in them; none for a host whose servers the watchdog cannot read.
 	Config []ConfigFile
 	Layout Layout
+	// ProjectFiles are its files inside the project folders its config
+	// lists (Claude Code's .mcp.json); zero for a host whose config names
+	// no projects.
+	ProjectFiles ProjectFiles
 	// OnLoss is what the host does when a server forgets its session, from
 	// its sources and trackers; observation may correct it (a host seen to
 	// open a new session by itself after a loss heals itself).
@@ -56,6 +60,18 @@ func ShellWord(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// LayoutOf is the layout of the host's file at file (a path): a project
+// file's when its name is one of ProjectFiles.Names, else the host's own.
+func (p Profile) LayoutOf(file string) Layout {
+	base := file[strings.LastIndexAny(file, `/\`)+1:]
+	for _, n := range p.ProjectFiles.Names {
+		if n == base {
+			return p.ProjectFiles.Layout
+		}
+	}
+	return p.Layout
 }
 
 // Patchable reports whether the host's client has a fix the watchdog can

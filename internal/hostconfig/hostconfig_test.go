@@ -28,6 +28,8 @@ var fixtures = []struct {
 	{"windsurf.json", "Windsurf", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "sequential-thinking stdio -"}},
 	{"codex.toml", "Codex CLI", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "docs stdio -", "tracker streamable-http http://localhost:8931/mcp"}},
 	{"gemini.json", "Gemini CLI", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "events sse http://localhost:8080/sse", "git stdio -"}},
+	{"claude-code-project/.mcp.json", "Claude Code", []string{"shared-mem streamable-http http://127.0.0.1:14242/mcp",
+		"docs sse https://docs.example.com/sse", "db stdio -"}},
 	{"dsh-cordis.yml", "DSH", []string{"github stdio -", "mem streamable-http http://127.0.0.1:14242/mcp", "web streamable-http http://localhost:3000/mcp"}},
 }
 
@@ -45,7 +47,7 @@ func load(t *testing.T, file, hostName string) (Format, []byte, host.Layout) {
 	if !ok {
 		t.Fatalf("no profile %q", hostName)
 	}
-	return f, data, p.Layout
+	return f, data, p.LayoutOf(file)
 }
 
 func describe(ss []Server) []string {
@@ -212,5 +214,20 @@ func TestSyntaxErrors(t *testing.T) {
 		if _, err := Servers(f, []byte(data), l); !errors.Is(err, ErrSyntax) {
 			t.Errorf("%s: %v, want ErrSyntax", f, err)
 		}
+	}
+}
+
+// TestProjects: Claude Code's file lists its projects' folders (where each
+// may keep a .mcp.json); a host whose layout names none lists nothing.
+func TestProjects(t *testing.T) {
+	t.Parallel()
+	f, data, l := load(t, "claude-code.json", "Claude Code")
+	got, err := Projects(f, data, l)
+	if err != nil || !slices.Equal(got, []string{"~/projects/app", "~/other"}) {
+		t.Fatalf("projects %q, %v", got, err)
+	}
+	f, data, l = load(t, "cursor.json", "Cursor")
+	if got, err := Projects(f, data, l); err != nil || got != nil {
+		t.Fatalf("Cursor's projects %q, %v; want none", got, err)
 	}
 }

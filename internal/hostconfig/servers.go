@@ -82,6 +82,21 @@ func Servers(f Format, data []byte, l host.Layout) ([]Server, error) {
 	return find(root, data, l), nil
 }
 
+// Projects lists the project folders the layout l's Projects table names
+// in data (its keys, in file order); nil when l names no such table.
+func Projects(f Format, data []byte, l host.Layout) ([]string, error) {
+	if len(l.Projects) == 0 {
+		return nil, nil
+	}
+	root, err := parse(f, data)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	tables(root, l.Projects, nil, func(tab *node, _ []string) { out = append(out, tab.keys...) })
+	return out, nil
+}
+
 func parse(f Format, data []byte) (*node, error) {
 	switch f {
 	case JSON:

@@ -3,6 +3,7 @@ package hosts
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -29,6 +30,9 @@ type File struct {
 	Path    string // as found; a link is followed when written
 	Format  hostconfig.Format
 	Servers []hostconfig.Server
+	// Projects are the project folders the file lists (host.Layout.Projects),
+	// where more of the host's files may be.
+	Projects []string
 	// Err says why the file could not be read or parsed; Servers is then empty.
 	Err error
 }
@@ -62,8 +66,11 @@ func Find(ctx context.Context, o Options) []Found {
 	var out []Found
 	for _, p := range profiles {
 		f := Found{Profile: p}
-		for _, path := range Paths(p, o.Home, o.GOOS, o.Getenv) {
+		for _, path := range ownPaths(p, o.Home, o.GOOS, o.Getenv) {
 			f.Files = append(f.Files, read(path, p.Layout))
+		}
+		for _, path := range projectPaths(p, f.Files) {
+			f.Files = append(f.Files, read(path, p.LayoutOf(path)))
 		}
 		if o.Running != nil {
 			f.PID, f.Running = o.Running(ctx, p)
@@ -76,8 +83,42 @@ func Find(ctx context.Context, o Options) []Found {
 }
 
 // Paths returns the host's config files that exist, globs expanded, in
-// profile order.
+// profile order, then the project files they list (read to find them).
 func Paths(p host.Profile, home, goos string, getenv func(string) string) []string {
+	own := ownPaths(p, home, goos, getenv)
+	if len(p.Layout.Projects) == 0 {
+		return own
+	}
+	files := make([]File, len(own))
+	for i, path := range own {
+		files[i] = Read(path, p.Layout)
+	}
+	return append(own, projectPaths(p, files)...)
+}
+
+// projectPaths are the host's project files (host.ProjectFiles) that exist
+// in the folders its own files list, each once, sorted.
+func projectPaths(p host.Profile, own []File) []string {
+	var out []string
+	for _, f := range own {
+		for _, dir := range f.Projects {
+			if !filepath.IsAbs(dir) {
+				continue // a key that is no folder of this machine
+			}
+			for _, name := range p.ProjectFiles.Names {
+				path := filepath.Join(dir, name)
+				if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+					out = append(out, path)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ownPaths are the host's own config files that exist, globs expanded.
+func ownPaths(p host.Profile, home, goos string, getenv func(string) string) []string {
 	var out []string
 	for _, c := range p.Config {
 		dir := filepath.Join(home, filepath.FromSlash(c.Linux))
@@ -112,6 +153,8 @@ func Read(path string, l host.Layout) File {
 	}
 	if f.Servers, err = hostconfig.Servers(format, data, l); err != nil {
 		f.Err = fmt.Errorf("%s: %w", path, err)
+		return f
 	}
+	f.Projects, _ = hostconfig.Projects(format, data, l) // parsed above: no error left
 	return f
 }

@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -130,5 +131,28 @@ func TestProtect(t *testing.T) {
 		if tt.want == Proxied && v.Upstream != up {
 			t.Errorf("%s: upstream %q", tt.name, v.Upstream)
 		}
+	}
+}
+
+// TestProjectFiles: the project folders ~/.claude.json lists are looked in
+// for a .mcp.json, whose servers are Claude Code's too; Paths, which adopt
+// and release go by, lists the same files. A folder with none, and a key
+// that is no absolute path, add nothing.
+func TestProjectFiles(t *testing.T) {
+	t.Parallel()
+	home, proj, bare := t.TempDir(), t.TempDir(), t.TempDir()
+	touch(t, filepath.Join(home, ".claude.json"), fmt.Sprintf(`{"projects": {%q: {"mcpServers": {}}, %q: {}, "relative/dir": {}}}`, proj, bare))
+	touch(t, filepath.Join(proj, ".mcp.json"), `{"mcpServers": {"shared": {"type": "http", "url": "http://127.0.0.1:1/mcp"}}}`)
+	p := host.ClaudeCode()
+	found := Find(t.Context(), Options{Home: home, GOOS: "linux", Profiles: []host.Profile{p}})
+	if len(found) != 1 || len(found[0].Files) != 2 {
+		t.Fatalf("found %+v, want ~/.claude.json and the project's .mcp.json", found)
+	}
+	if f := found[0].Files[1]; f.Path != filepath.Join(proj, ".mcp.json") || len(f.Servers) != 1 || f.Servers[0].Name != "shared" {
+		t.Errorf("the project's file: %+v", f)
+	}
+	want := []string{filepath.Join(home, ".claude.json"), filepath.Join(proj, ".mcp.json")}
+	if got := Paths(p, home, "linux", nil); !slices.Equal(got, want) {
+		t.Errorf("Paths = %q, want %q", got, want)
 	}
 }
