@@ -25,19 +25,8 @@ func TestSeveralHostsEachToldItsOwn(t *testing.T) {
 	srv, cfg, state := daemontest.MemSetupHosts(t, 2*time.Second, false,
 		"[[host]]\nname = \"Claude Code\"\nprocess = \"\"\n\n[[host]]\nname = \"Cursor\"\nprocess = \"\"\n")
 	startDaemon(t, cfg, state)
-	ctx := t.Context()
-	clients := map[string]*mcp.ClientSession{}
-	for _, name := range []string{"claude-code", "cursor-vscode"} {
-		cs, err := demoserver.Connect(ctx, srv.URL(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
-		if err := echo(ctx, cs); err != nil {
-			t.Fatal(err)
-		}
-		clients[name] = cs
-	}
+	cc := calling(t, srv, "claude-code")
+	calling(t, srv, "cursor-vscode")
 	daemontest.WaitEvent(t, state, "session_lost", 2, 30*time.Second)
 	losses := map[string]daemontest.Event{}
 	for _, ev := range daemontest.Journal(t, state, "session_lost") {
@@ -53,17 +42,10 @@ func TestSeveralHostsEachToldItsOwn(t *testing.T) {
 	if failed.Str("host") != "Cursor" || !strings.Contains(failed.Str("detail"), "watchdog hosts adopt Cursor") {
 		t.Fatalf("heal_failed: %v, want Cursor's, with its own advice", failed)
 	}
-	if err := echo(ctx, clients["claude-code"]); !errors.Is(err, mcp.ErrSessionMissing) {
+	if err := echo(t.Context(), cc); !errors.Is(err, mcp.ErrSessionMissing) {
 		t.Fatalf("Claude Code's call after the expiry: %v, want the session missing", err)
 	}
-	again, err := demoserver.Connect(ctx, srv.URL(), "claude-code")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
-	if err := echo(ctx, again); err != nil {
-		t.Fatal(err)
-	}
+	calling(t, srv, "claude-code") // it opens a new session
 	back := daemontest.WaitEvent(t, state, "recovered", 1, 30*time.Second)
 	if back.Str("host") != "Claude Code" {
 		t.Fatalf("recovered: %v, want Claude Code's", back)
@@ -120,21 +102,9 @@ func TestSeveralHostsKeepTheirIncidentsAcrossAReload(t *testing.T) {
 	srv, cfgPath, state := daemontest.MemSetupHosts(t, 2*time.Second, false,
 		"[[host]]\nname = \"Claude Code\"\nprocess = \"\"\n\n[[host]]\nname = \"Cursor\"\nprocess = \"\"\n")
 	startDaemonOpts(t, cfgPath, state, daemon.Options{ConfigFile: cfgPath})
-	ctx := t.Context()
-	cc, err := demoserver.Connect(ctx, srv.URL(), "claude-code")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cc.Close()
+	cc := calling(t, srv, "claude-code")
 	keepAlive(t, cc)
-	cursor, err := demoserver.Connect(ctx, srv.URL(), "cursor-vscode")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cursor.Close()
-	if err := echo(ctx, cursor); err != nil {
-		t.Fatal(err)
-	}
+	calling(t, srv, "cursor-vscode")
 	daemontest.WaitEvent(t, state, "heal_failed", 1, 30*time.Second)
 	orig, err := os.ReadFile(cfgPath)
 	if err != nil {
@@ -148,14 +118,7 @@ func TestSeveralHostsKeepTheirIncidentsAcrossAReload(t *testing.T) {
 		srvState, sessions := daemontest.ServerState(st, "mem")
 		return ok && srvState == "lost" && hasSession(sessions, ccID)
 	})
-	again, err := demoserver.Connect(ctx, srv.URL(), "cursor-vscode")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer again.Close()
-	if err := echo(ctx, again); err != nil {
-		t.Fatal(err)
-	}
+	calling(t, srv, "cursor-vscode") // a new session
 	back := daemontest.WaitEvent(t, state, "recovered", 1, 30*time.Second)
 	if back.Str("host") != "Cursor" {
 		t.Fatalf("recovered: %v, want Cursor's", back)
@@ -163,4 +126,19 @@ func TestSeveralHostsKeepTheirIncidentsAcrossAReload(t *testing.T) {
 	if lost := daemontest.Journal(t, state, "session_lost"); len(lost) != 1 || lost[0].Str("host") != "Cursor" {
 		t.Fatalf("losses %v: want Cursor's, told once", lost)
 	}
+}
+
+// calling is a session of client on srv that has made one call; it is
+// closed when the test ends.
+func calling(t *testing.T, srv *demoserver.Server, client string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := demoserver.Connect(t.Context(), srv.URL(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if err := echo(t.Context(), cs); err != nil {
+		t.Fatal(err)
+	}
+	return cs
 }
