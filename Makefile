@@ -39,6 +39,8 @@ vet:
 	$(GO) vet $(PKGS)
 	$(GO) vet $(DEBUGTAGS) $(PKGS)
 	GOOS=darwin CGO_ENABLED=0 $(GO) vet $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
+	$(GO) tool staticcheck $(DEBUGTAGS) $(PKGS)
 
 # Tests (fuzz seed corpora included) with the race detector, then the short
 # chaos soak on its own, so its one-second detection bound is not measured

@@ -39,7 +39,7 @@ func limSteps(parts ...[]limStep) []limStep {
 }
 
 const (
-	limSec    = time.Second
+	limSecond    = time.Second
 	limMinute = time.Minute
 )
 
@@ -50,7 +50,7 @@ func TestRestartLimiter(t *testing.T) {
 			reason: "limit: 5 restarts within 30m0s; giving up until " + limT0.Add(until).Format(time.RFC3339)}
 	}
 	// The default ladder: restarts at 0, 10, 30, 70 and 150 s fill the burst.
-	fiveRestarts := limSteps(limRestartAt(0), limRestartAt(10*limSec), limRestartAt(30*limSec), limRestartAt(70*limSec), limRestartAt(150*limSec))
+	fiveRestarts := limSteps(limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond), limRestartAt(70*limSecond), limRestartAt(150*limSecond))
 	tests := []struct {
 		name   string
 		policy RestartPolicy
@@ -62,32 +62,32 @@ func TestRestartLimiter(t *testing.T) {
 			steps: limSteps(
 				[]limStep{limAllow(0), limAllow(0)}, // asking twice changes nothing
 				limRestartAt(0),
-				[]limStep{limRefused(1*limSec, 9*limSec), limRefused(9*limSec+500*time.Millisecond, 500*time.Millisecond)},
-				limRestartAt(10*limSec),
-				[]limStep{limRefused(10*limSec, 20*limSec), limRefused(29*limSec, limSec)},
-				limRestartAt(30*limSec),
-				[]limStep{limRefused(69*limSec, limSec)},
-				limRestartAt(70*limSec),
-				[]limStep{limRefused(100*limSec, 50*limSec)},
+				[]limStep{limRefused(1*limSecond, 9*limSecond), limRefused(9*limSecond+500*time.Millisecond, 500*time.Millisecond)},
+				limRestartAt(10*limSecond),
+				[]limStep{limRefused(10*limSecond, 20*limSecond), limRefused(29*limSecond, limSecond)},
+				limRestartAt(30*limSecond),
+				[]limStep{limRefused(69*limSecond, limSecond)},
+				limRestartAt(70*limSecond),
+				[]limStep{limRefused(100*limSecond, 50*limSecond)},
 			),
 		},
 		{
 			name:   "doubling capped at 5m",
 			policy: RestartPolicy{Burst: 100},
 			steps: limSteps(
-				limRestartAt(0), limRestartAt(10*limSec), limRestartAt(30*limSec), limRestartAt(70*limSec), limRestartAt(150*limSec),
-				limRestartAt(310*limSec), // waited 160 s
-				[]limStep{limRefused(310*limSec, 5*limMinute)},
-				limRestartAt(610*limSec), // 320 s capped to 300 s
-				[]limStep{limRefused(610*limSec, 5*limMinute), limRefused(909*limSec, limSec)},
-				limRestartAt(910*limSec),
+				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond), limRestartAt(70*limSecond), limRestartAt(150*limSecond),
+				limRestartAt(310*limSecond), // waited 160 s
+				[]limStep{limRefused(310*limSecond, 5*limMinute)},
+				limRestartAt(610*limSecond), // 320 s capped to 300 s
+				[]limStep{limRefused(610*limSecond, 5*limMinute), limRefused(909*limSecond, limSecond)},
+				limRestartAt(910*limSecond),
 			),
 		},
 		{
 			name:   "sixth restart within 30m limRefused by the limit",
 			policy: DefaultRestartPolicy(),
 			steps: limSteps(fiveRestarts,
-				[]limStep{limitAt(310*limSec, 30*limMinute-310*limSec, 30*limMinute)},
+				[]limStep{limitAt(310*limSecond, 30*limMinute-310*limSecond, 30*limMinute)},
 				[]limStep{limitAt(29*limMinute, limMinute, 30*limMinute)},
 			),
 		},
@@ -98,8 +98,8 @@ func TestRestartLimiter(t *testing.T) {
 				limRestartAt(30*limMinute), // the restart at 0 left the window at exactly 30m
 				// Full again until 10 s leaves at 30m10s; the backoff (capped
 				// at 5m) runs longer, and the wait says so.
-				[]limStep{limitAt(30*limMinute+5*limSec, 5*limMinute-5*limSec, 30*limMinute+10*limSec)},
-				[]limStep{limRefused(30*limMinute+10*limSec, 5*limMinute-10*limSec)},
+				[]limStep{limitAt(30*limMinute+5*limSecond, 5*limMinute-5*limSecond, 30*limMinute+10*limSecond)},
+				[]limStep{limRefused(30*limMinute+10*limSecond, 5*limMinute-10*limSecond)},
 				limRestartAt(35*limMinute),
 			),
 		},
@@ -107,87 +107,87 @@ func TestRestartLimiter(t *testing.T) {
 			name:   "backoff resets after an hour of health",
 			policy: DefaultRestartPolicy(),
 			steps: limSteps(
-				limRestartAt(0), limRestartAt(10*limSec), limRestartAt(30*limSec), // backoff now 40 s
-				[]limStep{{op: "healthy", at: 40 * limSec}},
-				limRestartAt(40*limSec+time.Hour),
+				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond), // backoff now 40 s
+				[]limStep{{op: "healthy", at: 40 * limSecond}},
+				limRestartAt(40*limSecond+time.Hour),
 				// Started over: the next wait is the initial 10 s, not 80 s.
-				[]limStep{limRefused(40*limSec+time.Hour, 10*limSec), limAllow(50*limSec + time.Hour)},
+				[]limStep{limRefused(40*limSecond+time.Hour, 10*limSecond), limAllow(50*limSecond + time.Hour)},
 			),
 		},
 		{
 			name:   "no reset after 59 minutes of health",
 			policy: DefaultRestartPolicy(),
 			steps: limSteps(
-				limRestartAt(0), limRestartAt(10*limSec), limRestartAt(30*limSec),
-				[]limStep{{op: "healthy", at: 40 * limSec}},
-				limRestartAt(40*limSec+59*limMinute),
-				[]limStep{limRefused(40*limSec+59*limMinute, 80*limSec)},
+				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond),
+				[]limStep{{op: "healthy", at: 40 * limSecond}},
+				limRestartAt(40*limSecond+59*limMinute),
+				[]limStep{limRefused(40*limSecond+59*limMinute, 80*limSecond)},
 			),
 		},
 		{
 			name:   "unhealthy ends the healthy stretch",
 			policy: DefaultRestartPolicy(),
 			steps: limSteps(
-				limRestartAt(0), limRestartAt(10*limSec), limRestartAt(30*limSec),
-				[]limStep{{op: "healthy", at: 40 * limSec}, {op: "unhealthy", at: 50 * limMinute}},
+				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond),
+				[]limStep{{op: "healthy", at: 40 * limSecond}, {op: "unhealthy", at: 50 * limMinute}},
 				limRestartAt(2*time.Hour),
-				[]limStep{limRefused(2*time.Hour, 80*limSec)},
+				[]limStep{limRefused(2*time.Hour, 80*limSecond)},
 			),
 		},
 		{
 			name:   "health reported again keeps its first start",
 			policy: DefaultRestartPolicy(),
 			steps: limSteps(
-				limRestartAt(0), limRestartAt(10*limSec), limRestartAt(30*limSec),
-				[]limStep{{op: "healthy", at: 40 * limSec}, {op: "healthy", at: 30 * limMinute}, {op: "healthy", at: 59 * limMinute}},
-				limRestartAt(40*limSec+time.Hour),
-				[]limStep{limRefused(40*limSec+time.Hour, 10*limSec)},
+				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond),
+				[]limStep{{op: "healthy", at: 40 * limSecond}, {op: "healthy", at: 30 * limMinute}, {op: "healthy", at: 59 * limMinute}},
+				limRestartAt(40*limSecond+time.Hour),
+				[]limStep{limRefused(40*limSecond+time.Hour, 10*limSecond)},
 			),
 		},
 		{
 			name:   "health cannot predate the latest restart",
 			policy: DefaultRestartPolicy(),
 			steps: limSteps(
-				limRestartAt(0), limRestartAt(10*limSec), limRestartAt(30*limSec),
+				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond),
 				[]limStep{{op: "healthy", at: -2 * time.Hour}},
-				limRestartAt(30*limSec+59*limMinute),
-				[]limStep{limRefused(30*limSec+59*limMinute, 80*limSec)},
+				limRestartAt(30*limSecond+59*limMinute),
+				[]limStep{limRefused(30*limSecond+59*limMinute, 80*limSecond)},
 			),
 		},
 		{
 			name:   "a restart ends the healthy stretch",
 			policy: DefaultRestartPolicy(),
 			steps: limSteps(
-				limRestartAt(0), limRestartAt(10*limSec), limRestartAt(30*limSec),
-				[]limStep{{op: "healthy", at: 40 * limSec}},
+				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond),
+				[]limStep{{op: "healthy", at: 40 * limSecond}},
 				limRestartAt(50*limMinute), // healthy 50 min: no reset yet; backoff 80 s
 				// An hour after health began, but health ended with the
 				// restart at 50m: no reset, so 160 s, not 10 s.
-				limRestartAt(40*limSec+time.Hour),
-				[]limStep{limRefused(40*limSec+time.Hour, 160*limSec)},
+				limRestartAt(40*limSecond+time.Hour),
+				[]limStep{limRefused(40*limSecond+time.Hour, 160*limSecond)},
 			),
 		},
 		{
 			name:   "zero policy takes the defaults",
 			policy: RestartPolicy{},
 			steps: limSteps(fiveRestarts,
-				[]limStep{limitAt(310*limSec, 30*limMinute-310*limSec, 30*limMinute)},
+				[]limStep{limitAt(310*limSecond, 30*limMinute-310*limSecond, 30*limMinute)},
 			),
 		},
 		{
 			name:   "custom policy",
-			policy: RestartPolicy{Initial: limSec, Max: 3 * limSec, Burst: 2, Window: limMinute, ResetAfter: 10 * limSec},
+			policy: RestartPolicy{Initial: limSecond, Max: 3 * limSecond, Burst: 2, Window: limMinute, ResetAfter: 10 * limSecond},
 			steps: limSteps(
 				limRestartAt(0),
-				[]limStep{limRefused(0, limSec)},
-				limRestartAt(limSec),
-				[]limStep{{op: "allow", at: 3 * limSec, wait: 57 * limSec, limited: true,
+				[]limStep{limRefused(0, limSecond)},
+				limRestartAt(limSecond),
+				[]limStep{{op: "allow", at: 3 * limSecond, wait: 57 * limSecond, limited: true,
 					reason: "limit: 2 restarts within 1m0s; giving up until " + limT0.Add(limMinute).Format(time.RFC3339)}},
 				limRestartAt(limMinute),
 				// Full again (1 s and 1m in the window) and the backoff of
 				// 4 s capped at 3 s runs longer than the window's 1 s.
-				[]limStep{{op: "allow", at: limMinute, wait: 3 * limSec, limited: true,
-					reason: "limit: 2 restarts within 1m0s; giving up until " + limT0.Add(limMinute+limSec).Format(time.RFC3339)}},
+				[]limStep{{op: "allow", at: limMinute, wait: 3 * limSecond, limited: true,
+					reason: "limit: 2 restarts within 1m0s; giving up until " + limT0.Add(limMinute+limSecond).Format(time.RFC3339)}},
 			),
 		},
 	}

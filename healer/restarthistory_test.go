@@ -14,7 +14,7 @@ func limLimited(at, wait, until time.Duration) limStep {
 
 // Long: a table of 8 cases, each a run before and after the restart.
 func TestRestartHistoryAcrossRuns(t *testing.T) {
-	fiveRestarts := limSteps(limRestartAt(0), limRestartAt(10*limSec), limRestartAt(30*limSec), limRestartAt(70*limSec), limRestartAt(150*limSec))
+	fiveRestarts := limSteps(limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond), limRestartAt(70*limSecond), limRestartAt(150*limSecond))
 	tests := []struct {
 		name string
 		// before runs on the first limiter; its History at savedAt is
@@ -25,44 +25,44 @@ func TestRestartHistoryAcrossRuns(t *testing.T) {
 	}{
 		{
 			name:   "backoff carries over",
-			before: limSteps(limRestartAt(0), limRestartAt(10*limSec), limRestartAt(30*limSec)),
+			before: limSteps(limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond)),
 			// Backoff 40 s after the restart at 30 s, whoever asks.
-			savedAt: 31 * limSec, restoredAt: 32 * limSec,
-			after: limSteps([]limStep{limRefused(32*limSec, 38*limSec), limRefused(69*limSec, limSec)},
-				limRestartAt(70*limSec), []limStep{limRefused(70*limSec, 80*limSec)}),
+			savedAt: 31 * limSecond, restoredAt: 32 * limSecond,
+			after: limSteps([]limStep{limRefused(32*limSecond, 38*limSecond), limRefused(69*limSecond, limSecond)},
+				limRestartAt(70*limSecond), []limStep{limRefused(70*limSecond, 80*limSecond)}),
 		},
 		{
 			name:    "burst carries over",
 			before:  fiveRestarts,
-			savedAt: 151 * limSec, restoredAt: 152 * limSec,
+			savedAt: 151 * limSecond, restoredAt: 152 * limSecond,
 			after: []limStep{limLimited(10*limMinute, 20*limMinute, 30*limMinute),
-				limLimited(30*limMinute-limSec, limSec, 30*limMinute), limAllow(30*limMinute + 10*limSec)},
+				limLimited(30*limMinute-limSecond, limSecond, 30*limMinute), limAllow(30*limMinute + 10*limSecond)},
 		},
 		{
 			name:    "no restarts: allowed at once",
 			savedAt: limMinute, restoredAt: limMinute,
-			after: limSteps(limRestartAt(limMinute), []limStep{limRefused(limMinute, 10*limSec)}),
+			after: limSteps(limRestartAt(limMinute), []limStep{limRefused(limMinute, 10*limSecond)}),
 		},
 		{
 			name:    "a restart the window left is forgotten, its backoff is not",
 			before:  limRestartAt(0),
 			savedAt: 31 * limMinute, restoredAt: 2 * time.Hour,
-			after: limSteps(limRestartAt(2*time.Hour), []limStep{limRefused(2*time.Hour, 20*limSec)}),
+			after: limSteps(limRestartAt(2*time.Hour), []limStep{limRefused(2*time.Hour, 20*limSecond)}),
 		},
 		{
 			// A year back: the five restarts count as just made, so the
 			// limit holds one window from the start, not a year.
 			name:    "clock set back between runs",
 			before:  fiveRestarts,
-			savedAt: 151 * limSec, restoredAt: -365 * 24 * time.Hour,
+			savedAt: 151 * limSecond, restoredAt: -365 * 24 * time.Hour,
 			after: []limStep{limLimited(-365*24*time.Hour, 30*limMinute, -365*24*time.Hour+30*limMinute),
 				limAllow(-365*24*time.Hour + 30*limMinute)},
 		},
 		{
 			name:    "clock set back an hour between runs, backoff only",
-			before:  limSteps(limRestartAt(0), limRestartAt(10*limSec)),
-			savedAt: 11 * limSec, restoredAt: -time.Hour,
-			after: []limStep{limRefused(-time.Hour, 20*limSec), limAllow(-time.Hour + 20*limSec)},
+			before:  limSteps(limRestartAt(0), limRestartAt(10*limSecond)),
+			savedAt: 11 * limSecond, restoredAt: -time.Hour,
+			after: []limStep{limRefused(-time.Hour, 20*limSecond), limAllow(-time.Hour + 20*limSecond)},
 		},
 		{
 			// The wall clock is all a new run has: a day forward is a day
@@ -70,16 +70,16 @@ func TestRestartHistoryAcrossRuns(t *testing.T) {
 			// health was seen meanwhile), so the next wait is the cap.
 			name:    "clock set forward between runs",
 			before:  fiveRestarts,
-			savedAt: 151 * limSec, restoredAt: 24 * time.Hour,
+			savedAt: 151 * limSecond, restoredAt: 24 * time.Hour,
 			after: limSteps(limRestartAt(24*time.Hour), []limStep{limRefused(24*time.Hour, 5*limMinute)}),
 		},
 		{
 			name:   "health does not carry over",
-			before: limSteps(limRestartAt(0), limRestartAt(10*limSec), []limStep{{op: "healthy", at: 20 * limSec}}),
+			before: limSteps(limRestartAt(0), limRestartAt(10*limSecond), []limStep{{op: "healthy", at: 20 * limSecond}}),
 			// 59 minutes of health seen before the restart, a minute after
 			// it: no reset, the backoff is 40 s.
 			savedAt: 59 * limMinute, restoredAt: 61 * limMinute,
-			after: limSteps(limRestartAt(61*limMinute), []limStep{limRefused(61*limMinute, 40*limSec)}),
+			after: limSteps(limRestartAt(61*limMinute), []limStep{limRefused(61*limMinute, 40*limSecond)}),
 		},
 	}
 	for _, tc := range tests {
@@ -110,19 +110,19 @@ func TestRestartHistoryRestoreCleansUp(t *testing.T) {
 		steps []limStep
 	}{
 		{"backoff over the cap is capped", RestartHistory{Restarts: []time.Time{limT0}, Last: limT0, Backoff: 24 * time.Hour},
-			[]limStep{limRefused(7*limSec, 5*limMinute-7*limSec), limAllow(5 * limMinute)}},
+			[]limStep{limRefused(7*limSecond, 5*limMinute-7*limSecond), limAllow(5 * limMinute)}},
 		{"negative backoff is none", RestartHistory{Restarts: []time.Time{limT0}, Last: limT0, Backoff: -time.Hour},
-			[]limStep{limAllow(7 * limSec)}},
-		{"last missing: the latest restart", RestartHistory{Restarts: []time.Time{limT0.Add(limSec), limT0}, Backoff: 10 * limSec},
-			[]limStep{limRefused(7*limSec, 4*limSec)}},
+			[]limStep{limAllow(7 * limSecond)}},
+		{"last missing: the latest restart", RestartHistory{Restarts: []time.Time{limT0.Add(limSecond), limT0}, Backoff: 10 * limSecond},
+			[]limStep{limRefused(7*limSecond, 4*limSecond)}},
 		{"more than the burst: the latest count", RestartHistory{Restarts: []time.Time{
-			limT0, limT0.Add(limSec), limT0.Add(2 * limSec), limT0.Add(3 * limSec), limT0.Add(4 * limSec), limT0.Add(5 * limSec), limT0.Add(6 * limSec)}},
-			[]limStep{limLimited(10*limSec, 30*limMinute-8*limSec, 30*limMinute+2*limSec)}},
+			limT0, limT0.Add(limSecond), limT0.Add(2 * limSecond), limT0.Add(3 * limSecond), limT0.Add(4 * limSecond), limT0.Add(5 * limSecond), limT0.Add(6 * limSecond)}},
+			[]limStep{limLimited(10*limSecond, 30*limMinute-8*limSecond, 30*limMinute+2*limSecond)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			l := NewRestartLimiter(DefaultRestartPolicy())
-			l.Restore(tc.h, limT0.Add(7*limSec))
+			l.Restore(tc.h, limT0.Add(7*limSecond))
 			for i, s := range tc.steps {
 				runLimStep(t, l, i, s)
 			}
@@ -153,7 +153,7 @@ func TestRestartLimiterClockSetBackInRun(t *testing.T) {
 	l := NewRestartLimiter(DefaultRestartPolicy())
 	l.Record(limT0.Add(time.Hour))
 	// Set back an hour: the restart counts as now; 10 s, not 1h10s.
-	for i, s := range []limStep{limRefused(0, 10*limSec), limAllow(10 * limSec)} {
+	for i, s := range []limStep{limRefused(0, 10*limSecond), limAllow(10 * limSecond)} {
 		runLimStep(t, l, i, s)
 	}
 }

@@ -103,15 +103,3 @@ func blockNames(version string) []string {
 	return out
 }
 
-// featureOf names the feature a block of version belongs to.
-func featureOf(version, block string) string {
-	fs, _ := layout(version)
-	for _, f := range fs {
-		for _, b := range f.blocks {
-			if b.name == block {
-				return f.name
-			}
-		}
-	}
-	return ""
-}

@@ -18,7 +18,10 @@ import (
 // maxInitAnswer bounds the initialize answer, which the proxy reads whole.
 const maxInitAnswer = 1 << 20
 
-// errNoSession: a host sent an id the proxy never gave out, or forgot.
+// errNoSession: a host sent an id the proxy never gave out, or forgot. Its
+// text is the answer's message, worded as the TypeScript SDK's servers word it.
+//
+//lint:ignore ST1005 the message hosts get, as the SDK servers send it
 var errNoSession = errors.New("Session not found")
 
 // post forwards a host's POST.

@@ -256,18 +256,3 @@ func less(a, b string) bool {
 	return a < b
 }
 
-// pathsFor returns the paths, not array elements, whose key parts equal
-// parts, sorted.
-func (ix *keyIndex) pathsFor(parts ...string) []string {
-	if ix == nil {
-		return nil
-	}
-	var out []string
-	for path, e := range ix.entries {
-		if slices.Equal(e.parts, parts) && !e.element {
-			out = append(out, path)
-		}
-	}
-	sort.Strings(out)
-	return out
-}

@@ -58,7 +58,7 @@ func (p *serverProcess) started(ctx context.Context) (started time.Time, gone bo
 	p.last, p.goneAt = h, time.Time{}
 	// Began, not Started: it is ordered against the sessions' activity,
 	// and Started can be a second early (see proc.Began).
-	p.lastStarted = proc.Began(h).Add(p.now().Sub(time.Now()))
+	p.lastStarted = proc.Began(h).Add(time.Until(p.now()))
 	return p.lastStarted, false
 }
 

@@ -93,11 +93,11 @@ func TestNewClientBeaconIsNoDrop(t *testing.T) {
 	if evs := m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {}}}, t0.Add(time.Minute)); len(evs) != 0 {
 		t.Fatalf("a new client's first beacon: %+v", evs)
 	}
-	evs := m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {Session: a}}}, t0.Add(2*time.Minute))
-	if evs = m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {Session: a, Connected: true}}}, t0.Add(3*time.Minute)); len(evs) != 0 {
+	m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {Session: a}}}, t0.Add(2*time.Minute))
+	if evs := m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {Session: a, Connected: true}}}, t0.Add(3*time.Minute)); len(evs) != 0 {
 		t.Fatalf("connecting: %+v", evs)
 	}
-	evs = m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {Session: a}}}, t0.Add(4*time.Minute))
+	evs := m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {Session: a}}}, t0.Add(4*time.Minute))
 	if got := kinds(evs); !slices.Equal(got, []EventKind{EvSessionLost}) {
 		t.Fatalf("the same client dropping its session: %v", got)
 	}

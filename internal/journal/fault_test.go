@@ -163,3 +163,27 @@ func TestUnencodableEvent(t *testing.T) {
 		t.Fatalf("journal holds %v, want [2]", got)
 	}
 }
+
+// details reads every journal file of dir (rotated ones first, oldest
+// first) and returns the events' details in file order.
+func details(t *testing.T, dir string) []string {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, FileName+".*"))
+	slices.Sort(files)
+	slices.Reverse(files)
+	var out []string
+	for _, p := range append(files, filepath.Join(dir, FileName)) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range splitLines(b) {
+			rec, err := Decode(line)
+			if err != nil {
+				t.Fatalf("%s: %q: %v", p, line, err)
+			}
+			out = append(out, rec.Detail)
+		}
+	}
+	return out
+}

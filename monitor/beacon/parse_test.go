@@ -78,7 +78,7 @@ func TestParseRejects(t *testing.T) {
 	}{
 		{"version 2", `{"version":2,"pid":42,"servers":"another shape"}`, ErrUnsupportedVersion, "version 2"},
 		{"version as a string", beaconJSON(`"version":"1","pid":42`, ""), ErrUnsupportedVersion, `version "1"`},
-		{"version with a bidi override", `{"version":"‮1"}`, ErrUnsupportedVersion, `\u202e`},
+		{"version with a bidi override", "{\"version\":\"\u202e1\"}", ErrUnsupportedVersion, `\u202e`},
 		{"no version", beaconJSON(`"pid":42`, ""), ErrMalformed, "no version"},
 		{"null version", beaconJSON(`"version":null,"pid":42`, ""), ErrMalformed, "no version"},
 		{"not JSON", `{"version":1,`, ErrMalformed, ""},
@@ -97,7 +97,7 @@ func TestParseRejects(t *testing.T) {
 		{"over-long id", beaconJSON("", srv(`"session_id":"`+strings.Repeat("a", maxID+1)+`"`)), ErrMalformed, "session_id"},
 		{"id a number", beaconJSON("", srv(`"session_id":12`)), ErrMalformed, "session_id"},
 		{"newline in a name", beaconJSON("", `"name":"a\nb","state":"down"`), ErrMalformed, "name"},
-		{"bidi override in a URL", beaconJSON("", `"url":"http://‮h","state":"down"`), ErrMalformed, "url"},
+		{"bidi override in a URL", beaconJSON("", "\"url\":\"http://\u202eh\",\"state\":\"down\""), ErrMalformed, "url"},
 		{"unknown state", beaconJSON("", `"name":"mem","state":"sleeping"`), ErrMalformed, `"sleeping"`},
 		{"no state", beaconJSON("", `"name":"mem"`), ErrMalformed, "state"},
 		{"bad server time", beaconJSON("", srv(`"connected_since":"12:00"`)), ErrMalformed, "connected_since"},

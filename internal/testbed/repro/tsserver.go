@@ -25,8 +25,8 @@ type tsServer struct {
 }
 
 func startTSServer(node, dir string, idle time.Duration) (*tsServer, error) {
-	idleMs := (idle + time.Millisecond - 1) / time.Millisecond
-	args := []string{"server.mjs", "--mode", "stateful", "--port", "0", "--idle-ms", fmt.Sprint(int64(idleMs))}
+	idleMs := int64((idle + time.Millisecond - 1) / time.Millisecond)
+	args := []string{"server.mjs", "--mode", "stateful", "--port", "0", "--idle-ms", fmt.Sprint(idleMs)}
 	s := &tsServer{listening: make(chan string, 1), ended: make(map[string]time.Time)}
 	p, err := startProc(node, dir, args, nil, s.onLine)
 	if err != nil {

@@ -248,11 +248,11 @@ func (o Options) args() ([]string, error) {
 	if o.IdleTimeout < 0 || o.Port < 0 || o.Port > 65535 {
 		return nil, fmt.Errorf("bad options: idle timeout %v, port %d", o.IdleTimeout, o.Port)
 	}
-	idleMs := (o.IdleTimeout + time.Millisecond - 1) / time.Millisecond
+	idleMs := int64((o.IdleTimeout + time.Millisecond - 1) / time.Millisecond)
 	args := []string{"server.mjs",
 		"--mode", string(o.mode()),
 		"--port", fmt.Sprint(o.Port),
-		"--idle-ms", fmt.Sprint(int64(idleMs)),
+		"--idle-ms", fmt.Sprint(idleMs),
 	}
 	if o.JSONResponse {
 		args = append(args, "--json-response")
