@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,13 +19,9 @@ func (d *daemon) beaconDir() string {
 	if !prof.Patchable() {
 		return "" // no patched client: no beacons, and no folder to watch
 	}
-	home := d.opts.Home
+	home := d.home()
 	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		home = h
+		return ""
 	}
 	return filepath.Join(home, prof.Client.BeaconDir)
 }

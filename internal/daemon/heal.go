@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -137,13 +136,9 @@ func (a healActions) TriggerDir() (string, error) {
 	if !a.h.main || !a.h.prof.Patchable() {
 		return "", errNoClientFix
 	}
-	home := a.d.opts.Home // the demo writes its triggers into its own temp home
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		home = h
+	home, err := a.d.homeDir() // the demo writes its triggers into its own temp home
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(home, a.h.prof.Client.TriggerDir), nil
 }

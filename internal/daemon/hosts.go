@@ -45,13 +45,19 @@ func (d *daemon) watchHosts(ctx context.Context, wg *sync.WaitGroup) {
 	})
 }
 
-// home is where the hosts' files and the client's folders are.
+// home is where the hosts' files and the client's folders are; "" when
+// it is not known.
 func (d *daemon) home() string {
-	if d.opts.Home != "" {
-		return d.opts.Home
-	}
-	h, _ := os.UserHomeDir()
+	h, _ := d.homeDir()
 	return h
+}
+
+// homeDir is Options.Home, else the user's home directory.
+func (d *daemon) homeDir() (string, error) {
+	if d.opts.Home != "" {
+		return d.opts.Home, nil
+	}
+	return os.UserHomeDir()
 }
 
 // noteHosts keeps what protects each found host's server (loop only).
