@@ -7,10 +7,22 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/monitor/beacon"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
+
+// clientWatch is what the daemon knows of the main host's patched client:
+// its module as last looked at, and the beacons it writes.
+type clientWatch struct {
+	look clientpatch.Look // the latest look at the client module
+	seen bool             // look has been made
+	// known hands the process watcher a live beacon's writer.
+	known chan proc.Host
+	// beacons as last read: applied again when the host changes.
+	beacons *beacon.Update
+}
 
 // beaconDir is where the host's patched client writes its beacons ("" when
 // the home directory is unknown, or the host's client takes no patch).
@@ -36,7 +48,7 @@ func (d *daemon) startBeacons(ctx context.Context, wg *sync.WaitGroup) {
 	updates := make(chan beacon.Update, 4)
 	goRun(wg, func() {
 		defer close(updates)
-		if err := beacon.Watch(ctx, beacon.Options{Dir: dir, Logger: d.log, Hub: d.dirs}, updates); err != nil {
+		if err := beacon.Watch(ctx, beacon.Options{Dir: dir, Logger: d.log, Hub: d.src.dirs}, updates); err != nil {
 			d.log.Warn("not reading the client's beacons", "dir", dir, "err", err)
 		}
 	})
@@ -53,14 +65,14 @@ func (d *daemon) startBeacons(ctx context.Context, wg *sync.WaitGroup) {
 // process (or, when the process watcher has not found the host, the
 // freshest live beacon) and points the process watcher at its writer.
 func (d *daemon) applyBeacons(ctx context.Context, u beacon.Update) {
-	d.lastBeacons = &u
+	d.client.beacons = &u
 	c, ok := d.hostBeacon(u.Clients)
 	if !ok {
 		d.apply(ctx, health.Signal{Kind: health.SigBeacon})
 		return
 	}
 	d.apply(ctx, health.Signal{Kind: health.SigBeacon, PID: c.PID, Held: d.heldOf(c)})
-	offerKnown(d.knownHost, proc.Host{PID: c.PID, Started: c.Started})
+	offerKnown(d.client.known, proc.Host{PID: c.PID, Started: c.Started})
 }
 
 // offerKnown hands the process watcher the newest beacon writer without
@@ -85,8 +97,8 @@ func offerKnown(ch chan proc.Host, h proc.Host) {
 // and would stay silent until the client next rewrote it (soak: a
 // restarted host's session pinged as "inferred" for two seconds).
 func (d *daemon) hostChanged(ctx context.Context, sig health.Signal) {
-	if sig.Kind == health.SigHostUp && d.lastBeacons != nil {
-		d.applyBeacons(ctx, *d.lastBeacons)
+	if sig.Kind == health.SigHostUp && d.client.beacons != nil {
+		d.applyBeacons(ctx, *d.client.beacons)
 	}
 }
 

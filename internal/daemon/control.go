@@ -32,7 +32,7 @@ func (h controlHandler) Heal(ctx context.Context, server string) (any, error) {
 func (d *daemon) ask(ctx context.Context, q query) (queryReply, error) {
 	q.reply = make(chan queryReply, 1)
 	select {
-	case d.queries <- q:
+	case d.in.queries <- q:
 	case <-ctx.Done():
 		return queryReply{}, ctx.Err()
 	}
@@ -57,4 +57,12 @@ func (d *daemon) server(name string) (config.Server, bool) {
 		}
 	}
 	return config.Server{}, false
+}
+
+func (d *daemon) answer(ctx context.Context, q query) queryReply {
+	if !q.heal {
+		return queryReply{status: d.status()}
+	}
+	taken, err := d.healNow(ctx, q.server)
+	return queryReply{status: d.status(), actions: taken, err: err}
 }

@@ -3,27 +3,44 @@ package daemon
 import (
 	"context"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/autostart"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/notify"
 	"github.com/mcpwatchdog/watchdog/internal/opener"
 	"github.com/mcpwatchdog/watchdog/internal/timeline"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
+
+// face is what the daemon keeps for its faces beyond the model: the
+// notifier, the tray's checkbox, the hosts found, the buttons pressed.
+type face struct {
+	notifier    *notify.Notifier // nil when notifications are off
+	autostartOn bool             // start at login, for the tray's checkbox
+	// found: the hosts found on this machine (watchHosts), for the status
+	// and the tray's Protect items.
+	found   []health.HostSummary
+	buttons chan tray.Command // buttons pressed on the notifications
+	// work: what the faces' actions do off the loop (a patch, a Protect,
+	// the timeline page).
+	work sync.WaitGroup
+}
 
 // faceEvery refreshes the tray's idle and expiry lines between events.
 const faceEvery = 10 * time.Second
 
 // view is what the tray shows (loop goroutine only).
 func (d *daemon) view() tray.View {
-	warm := make(map[string]bool, len(d.warmOn))
-	for k, v := range d.warmOn {
+	warm := make(map[string]bool, len(d.pings.warmOn))
+	for k, v := range d.pings.warmOn {
 		warm[k] = v
 	}
-	v := tray.View{Status: d.status(), KeepWarm: warm, AutostartOn: d.autostartOn, Now: d.now()}
-	if d.notifier != nil {
-		v.Paused = d.notifier.Paused()
+	v := tray.View{Status: d.status(), KeepWarm: warm, AutostartOn: d.face.autostartOn, Now: d.now()}
+	if d.face.notifier != nil {
+		v.Paused = d.face.notifier.Paused()
 	}
 	return v
 }
@@ -49,16 +66,16 @@ func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 	case tray.CmdHeal:
 		_, _ = d.healNow(ctx, cmd.Server)
 	case tray.CmdKeepWarm:
-		if _, ok := d.warmOn[cmd.Server]; ok {
-			d.warmOn[cmd.Server] = cmd.On
+		if _, ok := d.pings.warmOn[cmd.Server]; ok {
+			d.pings.warmOn[cmd.Server] = cmd.On
 		}
 	case tray.CmdRestartHost:
 		d.restartHost(ctx, d.hostFor(cmd.Server), cmd.Server)
 	case tray.CmdPatchApply, tray.CmdPatchRevert:
 		d.patchFromTray(ctx, cmd.Kind == tray.CmdPatchApply)
 	case tray.CmdPauseNotifications:
-		if d.notifier != nil {
-			d.notifier.Pause(d.now().Add(time.Hour))
+		if d.face.notifier != nil {
+			d.face.notifier.Pause(d.now().Add(time.Hour))
 		}
 	case tray.CmdOpenTimeline:
 		d.openTimeline()
@@ -77,14 +94,14 @@ func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 // patchFromTray applies or reverts the client patch off the loop (it runs
 // node --check), then looks at the module again.
 func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
-	module := d.client.Module
+	module := d.client.look.Module
 	if module == "" {
 		d.log.Warn("no client module to patch: set host.client_module")
 		return
 	}
 	home, _ := os.UserHomeDir()
 	prof := d.mainHost().prof
-	goRun(&d.work, func() {
+	goRun(&d.face.work, func() {
 		o := clientpatch.ApplyOptions{Host: prof, Home: home}
 		var err error
 		if apply {
@@ -110,7 +127,7 @@ func (d *daemon) setAutostart(on bool) {
 	if err != nil {
 		d.log.Error("start at login", "on", on, "err", err)
 	}
-	d.autostartOn = autostartEnabled()
+	d.face.autostartOn = autostartEnabled()
 }
 
 func autostartEnabled() bool {
@@ -126,7 +143,7 @@ const timelineSpan = 7 * 24 * time.Hour
 // off the loop: reading a week of journal takes a moment.
 func (d *daemon) openTimeline() {
 	o := timeline.WriteOptions{StateDir: d.stateDir, Since: timelineSpan, Now: d.now(), Location: time.Local}
-	goRun(&d.work, func() {
+	goRun(&d.face.work, func() {
 		path, err := timeline.WriteFile(o)
 		if err == nil {
 			err = opener.Open(path)

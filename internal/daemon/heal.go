@@ -66,7 +66,7 @@ func (d *daemon) patchState(h *hostWatch) healer.PatchState {
 	if !h.prof.Patchable() {
 		return healer.PatchNone
 	}
-	return healer.PatchStateOf(d.client.Status)
+	return healer.PatchStateOf(d.client.look.Status)
 }
 
 // react starts healing for every incident that evs opened and that is
@@ -85,7 +85,7 @@ func (d *daemon) react(ctx context.Context, h *hostWatch, evs []health.Event) {
 		if h.model.HostHeals() {
 			continue // it opens a new session itself; the model closes the incident on it
 		}
-		if h.main && d.opts.Patch == nil && !d.clientSeen && h.prof.Patchable() {
+		if h.main && d.opts.Patch == nil && !d.client.seen && h.prof.Patchable() {
 			h.heal.waiting[ev.Server] = true
 			continue
 		}

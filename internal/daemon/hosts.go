@@ -63,13 +63,13 @@ func (d *daemon) homeDir() (string, error) {
 // noteHosts keeps what protects each found host's server (loop only).
 func (d *daemon) noteHosts(found []hosts.Found) {
 	f := hosts.Facts{Proxies: d.cfg.ProxyUpstreams(), Stateless: map[string]bool{}, Served: true,
-		Patched: d.client.Status.State == clientpatch.StateApplied}
+		Patched: d.client.look.Status.State == clientpatch.StateApplied}
 	for _, s := range d.mainHost().model.Status(d.now()).Servers {
 		if s.Mode == health.Stateless {
 			f.Stateless[s.URL] = true
 		}
 	}
-	d.found = nil
+	d.face.found = nil
 	for _, h := range found {
 		sum := health.HostSummary{Name: h.Profile.Name, Servers: []health.HostServerSummary{}}
 		for _, file := range h.Files {
@@ -79,7 +79,7 @@ func (d *daemon) noteHosts(found []hosts.Found) {
 					Protection: string(v.Protection), Fix: v.Fix})
 			}
 		}
-		d.found = append(d.found, sum)
+		d.face.found = append(d.face.found, sum)
 	}
 	d.refreshFace()
 }
@@ -92,7 +92,7 @@ func (d *daemon) protectFromTray(ctx context.Context, name string) {
 	if !ok {
 		return
 	}
-	goRun(&d.work, func() {
+	goRun(&d.face.work, func() {
 		res, err := d.adopt(p)
 		switch {
 		case err != nil:

@@ -72,7 +72,7 @@ func stateRank(s health.State) int {
 // its process as its model knows it, and a watched host not found (no
 // config file, not running) added.
 func (d *daemon) hostSummaries() []health.HostSummary {
-	out := slices.Clone(d.found)
+	out := slices.Clone(d.face.found)
 	for _, h := range d.watched {
 		pid, _, running := h.model.HostProcess()
 		at := slices.IndexFunc(out, func(s health.HostSummary) bool { return host.Fold(s.Name) == host.Fold(h.prof.Name) })

@@ -215,24 +215,24 @@ func (jr *journaler) unwritten() (events []health.EventKind, acks int) {
 // coming while events are held (their changes are saved for a restart to
 // judge again), until the outage holds all it may.
 func (d *daemon) intake() <-chan item {
-	if d.jr.full() {
+	if d.journal.w.full() {
 		return nil
 	}
-	return d.items
+	return d.in.items
 }
 
 // lineIntake is the loop's source of log lines: none while events are
 // held, so nothing is read past what is journaled and acknowledged.
 func (d *daemon) lineIntake() <-chan item {
-	if d.jr.failing() {
+	if d.journal.w.failing() {
 		return nil
 	}
-	return d.lines
+	return d.in.lines
 }
 
 // journalRetry fires when held events are due another try.
 func (d *daemon) journalRetry() <-chan time.Time {
-	at, ok := d.jr.retryAt()
+	at, ok := d.journal.w.retryAt()
 	if !ok {
 		return nil
 	}
@@ -242,33 +242,71 @@ func (d *daemon) journalRetry() <-chan time.Time {
 // retryJournal writes what is held when due (or now, with force), tells
 // what it wrote, and acknowledges the positions that waited for it.
 func (d *daemon) retryJournal(force bool) {
-	acks, written := d.jr.retry(force)
+	acks, written := d.journal.w.retry(force)
 	for _, ev := range written {
 		d.tell(ev)
 	}
 	for _, p := range acks {
-		d.follower.Ack(p)
+		d.src.follower.Ack(p)
 	}
-	if len(written) > 0 && !d.jr.failing() {
+	if len(written) > 0 && !d.journal.w.failing() {
 		d.saveTracked(false) // at once: the saved outage is over
 	}
 }
 
 // acknowledge acks p now, or after the events held before it.
 func (d *daemon) acknowledge(p follow.Position) {
-	if !d.jr.hold(p) {
-		d.follower.Ack(p)
+	if !d.journal.w.hold(p) {
+		d.src.follower.Ack(p)
 	}
 }
 
 // reportUnwritten says, at the stop, what could not be journaled: its log
 // lines stay unacknowledged and are read again at the next start.
 func (d *daemon) reportUnwritten() {
-	events, acks := d.jr.unwritten()
+	events, acks := d.journal.w.unwritten()
 	if len(events) == 0 {
 		return
 	}
 	d.log.Error("stopping with events the journal could not take; their log lines were not acknowledged, "+
 		"so the next start will replay them (store changes are judged again too: the tracked sessions were not saved)",
 		"events", events, "held_acks", acks)
+}
+
+func (d *daemon) emit(evs []health.Event) {
+	for _, ev := range evs {
+		ok, warnings := d.journal.limit.admit(ev, ev.Time)
+		for _, w := range warnings {
+			d.record(w)
+		}
+		if ok {
+			d.record(ev)
+		} else {
+			d.metrics.Observe(ev) // counted all the same
+		}
+	}
+	if len(evs) > 0 {
+		d.gauges(d.now())
+		d.refreshFace()
+	}
+}
+
+// record journals ev and tells it.
+func (d *daemon) record(ev health.Event) {
+	written := d.journal.w.write(ev)
+	d.log.Info(ev.Detail, "kind", ev.Kind, "server", ev.Server)
+	d.metrics.Observe(ev)
+	if written {
+		d.tell(ev)
+	}
+}
+
+// tell hands a journaled event to the notifier. Only journaled ones: a
+// bubble for an event a kill -9 then lost would tell what the journal,
+// and a restart's redelivery, know nothing of. In an outage the tray still
+// shows the state; the bubbles follow once the journal takes the events.
+func (d *daemon) tell(ev health.Event) {
+	if d.face.notifier != nil {
+		d.face.notifier.Observe(ev)
+	}
 }

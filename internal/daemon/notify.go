@@ -27,9 +27,9 @@ func (d *daemon) startNotifier(ctx context.Context, wg *sync.WaitGroup, recs []j
 			_ = desk.Close()
 		})
 	}
-	d.notifier = notify.New(o)
-	d.notifier.Restore(recs)
-	goRun(wg, func() { _ = d.notifier.Run(ctx) })
+	d.face.notifier = notify.New(o)
+	d.face.notifier.Restore(recs)
+	goRun(wg, func() { _ = d.face.notifier.Run(ctx) })
 }
 
 // desktop is the notification service on the session bus (Linux), for
@@ -56,7 +56,7 @@ func (d *daemon) pressed(b fdo.Invoked) {
 		cmd = tray.Command{Kind: tray.CmdHeal, Server: b.Server}
 	}
 	select {
-	case d.buttons <- cmd:
+	case d.face.buttons <- cmd:
 	default:
 		d.log.Warn("notification button dropped: the daemon is busy", "action", b.Action)
 	}
@@ -67,5 +67,5 @@ func (d *daemon) pressed(b fdo.Invoked) {
 func (d *daemon) notified(m notify.Message) {
 	ev := health.Event{Time: d.now(), Kind: health.EvNotified, Server: m.Server,
 		About: m.About, Extra: map[string]any{"title": m.Title}, Detail: "notified: " + m.Title}
-	d.jr.write(ev)
+	d.journal.w.write(ev)
 }

@@ -43,8 +43,8 @@ func (d *daemon) watchPatch(ctx context.Context) {
 // noteClient records a look at the client module, journaling a patch that
 // appeared or went away (a reinstall of the host removes it).
 func (d *daemon) noteClient(st clientpatch.Look) {
-	prev, seen := d.client, d.clientSeen
-	d.client, d.clientSeen = st, true
+	prev, seen := d.client.look, d.client.seen
+	d.client.look, d.client.seen = st, true
 	wasApplied, isApplied := prev.Status.State == clientpatch.StateApplied, st.Status.State == clientpatch.StateApplied
 	name := d.mainHost().cfg.DisplayName()
 	var ev *health.Event

@@ -33,7 +33,7 @@ func TestProtectFromTheTray(t *testing.T) {
 	o.fill()
 	d := newDaemon(config.Default(), dir, "", o, j)
 	d.protectFromTray(t.Context(), "Cursor")
-	d.work.Wait()
+	d.face.work.Wait()
 	d.tellAdoptions() // as the record's watcher hands the loop its change
 	d.tellAdoptions() // told once
 	if err := j.Close(); err != nil {
@@ -54,7 +54,7 @@ func TestProtectFromTheTray(t *testing.T) {
 	}
 	d.cfg = cfg // as the next run has it
 	d.noteHosts(hosts.Find(t.Context(), hosts.Options{Home: home, GOOS: "linux"}))
-	if len(d.found) != 1 || d.found[0].Servers[0].Protection != string(hosts.Proxied) {
-		t.Fatalf("hosts after Protect: %+v", d.found)
+	if len(d.face.found) != 1 || d.face.found[0].Servers[0].Protection != string(hosts.Proxied) {
+		t.Fatalf("hosts after Protect: %+v", d.face.found)
 	}
 }

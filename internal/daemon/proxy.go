@@ -59,9 +59,7 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 				Detail: "the proxy for " + s.Name + " is not served on " + s.ProxyListen + ": " + err.Error()})
 			continue
 		}
-		d.proxiesMu.Lock()
-		d.proxies[s.Name] = p
-		d.proxiesMu.Unlock()
+		d.proxies.put(s.Name, p)
 		for _, v := range p.Sessions() { // kept across the restart
 			d.proxyOpened(ctx, s.Name, v.Upstream)
 		}
@@ -81,7 +79,7 @@ func (d *daemon) newProxy(s config.Server, observe func(proxy.Event)) (*proxy.Pr
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := proxy.New(proxy.Options{Server: s.Name, Upstream: s.URL, Secret: d.proxySecret, AllowInsecure: s.AllowInsecure, Headers: headers,
+	p, err := proxy.New(proxy.Options{Server: s.Name, Upstream: s.URL, Secret: d.proxies.secret, AllowInsecure: s.AllowInsecure, Headers: headers,
 		IdleTimeout: s.IdleTimeout.Duration, KeepWarm: s.KeepWarm, StateFile: filepath.Join(d.stateDir, proxyStateName(s.Name)),
 		Observe: observe, Logger: d.log})
 	if err != nil {
@@ -135,22 +133,6 @@ func (d *daemon) toDirectEntries(ctx context.Context, proxied string, sig health
 	}
 }
 
-// addProxySessions puts each proxy's host sessions into the status.
-func (d *daemon) addProxySessions(st *health.Status) {
-	d.proxiesMu.Lock()
-	defer d.proxiesMu.Unlock()
-	for i := range st.Servers {
-		p := d.proxies[st.Servers[i].Name]
-		if p == nil {
-			continue
-		}
-		for _, v := range p.Sessions() {
-			st.Servers[i].ProxySessions = append(st.Servers[i].ProxySessions, health.ProxySession{ID: v.ID, Upstream: v.Upstream,
-				Client: v.Client, IdleSeconds: int64(v.Idle.Seconds()), Streaming: v.Streaming})
-		}
-	}
-}
-
 // tuneProxies gives a proxy the idle timeout its server announced or was
 // seen to keep, when it differs from the config's: keep-warm and the
 // release of gone hosts follow the server's own word.
@@ -159,10 +141,7 @@ func (d *daemon) tuneProxies(evs []health.Event) {
 		if ev.Kind != health.EvServerMode && ev.Kind != health.EvTimeoutLearned {
 			continue
 		}
-		d.proxiesMu.Lock()
-		p := d.proxies[ev.Server]
-		d.proxiesMu.Unlock()
-		if p != nil {
+		if p := d.proxies.get(ev.Server); p != nil {
 			p.SetIdleTimeout(d.mainHost().model.Timeout(ev.Server))
 		}
 	}

@@ -48,7 +48,7 @@ func (d *daemon) watchConfig(ctx context.Context, wg *sync.WaitGroup) {
 // it has been quiet for configSettle after a change of its bytes, hands
 // the loop what changed makes of them (nil data: the file is gone).
 func (d *daemon) followFile(ctx context.Context, wg *sync.WaitGroup, path string, changed func([]byte, error) item) {
-	w, err := dirwatch.Open(ctx, d.dirs)
+	w, err := dirwatch.Open(ctx, d.src.dirs)
 	if err == nil {
 		err = w.Add(filepath.Dir(path))
 	}
@@ -119,8 +119,8 @@ func (d *daemon) takeReload(r reload) {
 			Detail: "the config file changed but does not load, so the running config stays: " + r.err.Error()}})
 		return
 	}
-	d.next = &r.cfg
-	if d.cancelRun != nil {
-		d.cancelRun()
+	d.run.next = &r.cfg
+	if d.run.cancel != nil {
+		d.run.cancel()
 	}
 }

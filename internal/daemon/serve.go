@@ -140,10 +140,10 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d := newDaemon(cfg, stateDir, secret, opts, j)
-	d.cancelRun = cancel
+	d.run.cancel = cancel
 	pinger, warnings := d.newPinger(ctx)
-	d.pinger = pinger
-	d.live = healer.NewLiveness(pinger.Servers(), d.now())
+	d.pings.pinger = pinger
+	d.pings.live = healer.NewLiveness(pinger.Servers(), d.now())
 	defer pinger.Wait()
 	handover := d.warmThroughStart(ctx)
 	recs, err := journal.ReadTail(stateDir, restoreWindow)
@@ -159,7 +159,7 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 	}
 	handover()
 	err = d.serve(ctx, cancel, back.forNotifier(recs), back.resume, warnings)
-	return d.next, err
+	return d.run.next, err
 }
 
 // serve starts the loop and the sources, serves the control socket once
@@ -180,7 +180,7 @@ func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, recs []jo
 		d.closeDirWatch()
 		return err
 	}
-	goRun(&wg, func() { d.clock.watch(ctx, d.dirs, d.log) })
+	goRun(&wg, func() { d.clock.watch(ctx, d.src.dirs, d.log) })
 	d.watchConfig(ctx, &wg)
 	d.watchHosts(ctx, &wg)
 	d.watchAdopted(ctx, &wg)
@@ -199,11 +199,11 @@ func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, recs []jo
 // what was there (a store that cannot be read in time does not hold it up).
 func (d *daemon) waitReady(ctx context.Context) {
 	select {
-	case <-d.follower.Ready():
+	case <-d.src.follower.Ready():
 	case <-ctx.Done():
 	}
 	select {
-	case <-d.storesRead:
+	case <-d.src.storesRead:
 	case <-time.After(storesReadWait):
 	case <-ctx.Done():
 	}
@@ -234,17 +234,17 @@ func (d *daemon) stop(ctx context.Context, wg *sync.WaitGroup) {
 	d.drain(ctx)
 	d.retryJournal(true)
 	d.saveTracked(true)
-	d.work.Wait()
+	d.face.work.Wait()
 	for _, h := range d.watched {
 		h.heal.close()
 	}
 	wg.Wait()
 	d.closeDirWatch()
-	if err := d.follower.Flush(); err != nil {
+	if err := d.src.follower.Flush(); err != nil {
 		d.log.Warn("cannot save the log checkpoint; the journal still records every position", "err", err)
 	}
 	detail := "watchdog stopped"
-	if d.next != nil {
+	if d.run.next != nil {
 		detail = "watchdog stopped to take the changed config " + d.opts.ConfigFile + "; it starts again with it at once"
 	}
 	d.emit([]health.Event{{Time: d.now(), Kind: health.EvStopped, Detail: detail}})
@@ -258,7 +258,7 @@ func (d *daemon) startedEvent() health.Event {
 	}
 	return health.Event{Time: d.now(), Kind: health.EvStarted,
 		Extra: map[string]any{"version": d.opts.Version, "config": d.cfg.Path, "servers": names,
-			notify.StartedNotifyKey: d.notifier != nil},
+			notify.StartedNotifyKey: d.face.notifier != nil},
 		Detail: fmt.Sprintf("watchdog %s started, watching %s and %d server(s)", d.opts.Version, joinAnd(d.hostNames()), len(names))}
 }
 
@@ -274,9 +274,9 @@ func (d *daemon) drain(ctx context.Context) {
 	deadline := time.Now().Add(drainFor)
 	for time.Now().Before(deadline) {
 		select {
-		case it := <-d.items:
+		case it := <-d.in.items:
 			d.handle(ctx, it)
-		case it := <-d.lines:
+		case it := <-d.in.lines:
 			d.handle(ctx, it)
 		default:
 			return

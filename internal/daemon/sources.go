@@ -22,6 +22,14 @@ import (
 // tag (hostTagOf); server logs are tagged with the server's name.
 const hostTag = "\x00host"
 
+// sources are the monitors' shared parts the loop and the stop use.
+type sources struct {
+	follower *follow.Follower
+	dirs     *dirwatch.Hub // the directory watch the sources share; nil: each has its own
+	// storesRead is closed once every configured store was read once.
+	storesRead <-chan struct{}
+}
+
 // startSources starts every monitor, each in a goroutine owned by wg and
 // stopped by ctx, feeding the loop.
 func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []follow.Position) error {
@@ -31,7 +39,7 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 	if err != nil {
 		return err
 	}
-	d.follower = f
+	d.src.follower = f
 	d.startProc(ctx, wg)
 	d.startBeacons(ctx, wg)
 	lines := &lineReader{d: d, stores: stores}
@@ -46,7 +54,7 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 		sp := newServerProcess(s.URL, d.now)
 		goRun(wg, func() { d.runStore(ctx, s.Name, w, sp, first) })
 	}
-	d.storesRead = allClosed(firsts)
+	d.src.storesRead = allClosed(firsts)
 	if d.opts.Patch == nil && d.mainHost().prof.Patchable() {
 		goRun(wg, func() { d.watchPatch(ctx) })
 	}
@@ -63,13 +71,13 @@ func (d *daemon) startDirWatch(ctx context.Context) {
 		d.log.Warn("cannot start the shared directory watch; each source starts its own", "err", err)
 		return
 	}
-	d.dirs = hub
+	d.src.dirs = hub
 }
 
 // closeDirWatch ends the shared directory watch once its users have ended.
 func (d *daemon) closeDirWatch() {
-	if d.dirs != nil {
-		_ = d.dirs.Close()
+	if d.src.dirs != nil {
+		_ = d.src.dirs.Close()
 	}
 }
 
@@ -88,7 +96,7 @@ func (d *daemon) newFollower(ctx context.Context, resume []follow.Position) (*fo
 		CheckpointFile: filepath.Join(d.stateDir, checkpointName),
 		Resume:         resume,
 		Logger:         d.log,
-		Hub:            d.dirs,
+		Hub:            d.src.dirs,
 		Warn: func(tag, path string, err error) {
 			detail := err.Error()
 			if path != "" {
@@ -175,7 +183,7 @@ func (d *daemon) logSources() []follow.Source {
 func (d *daemon) newStoreWatchers() map[string]*store.Watcher {
 	ws := make(map[string]*store.Watcher, len(d.cfg.Servers))
 	for _, s := range d.cfg.Servers {
-		ws[s.Name] = store.NewWatcher(store.Options{Path: s.Store, Logger: d.log.With("server", s.Name), Hub: d.dirs})
+		ws[s.Name] = store.NewWatcher(store.Options{Path: s.Store, Logger: d.log.With("server", s.Name), Hub: d.src.dirs})
 	}
 	return ws
 }
@@ -242,7 +250,7 @@ func (d *daemon) runProc(ctx context.Context, h *hostWatch, first chan struct{})
 	updates := make(chan proc.Update, 4)
 	var known chan proc.Host
 	if h.main {
-		known = d.knownHost
+		known = d.client.known
 	}
 	go func() {
 		defer close(updates)

@@ -219,3 +219,33 @@ func endedSince(recs []journal.Record, since time.Time) []journal.Record {
 	}
 	return out
 }
+
+// saveTracked keeps the tracked sessions for the next start; a failure is
+// logged, not fatal: only sessions ending during a restart go unreported.
+// While the journal holds events, the save keeps what the journal does not
+// have yet to be judged again (saveHeld).
+func (d *daemon) saveTracked(force bool) {
+	save := func() error { return d.tracked.save(d.privateState(), d.now(), force) }
+	if d.journal.w.failing() {
+		save = func() error { return d.tracked.saveHeld(d.privateState()) }
+	}
+	if err := save(); err != nil {
+		d.log.Warn("cannot save the tracked sessions", "err", err)
+	}
+}
+
+// privateState is what the next start needs with full ids.
+func (d *daemon) privateState() privateState {
+	st := privateState{servers: map[string][]health.StoreSession{}, incidents: map[string]savedIncident{}, outage: d.journal.w.current()}
+	for _, h := range d.watched {
+		for server, list := range h.model.Tracked() {
+			st.servers[server] = append(st.servers[server], list...)
+		}
+		for _, s := range d.cfg.Servers {
+			if id, since, open := h.model.Incident(s.Name); open && id != "" {
+				st.incidents[incidentKey(h, s.Name)] = savedIncident{Session: id, Since: since}
+			}
+		}
+	}
+	return st
+}

@@ -12,6 +12,16 @@ import (
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
+// pings is what the daemon pings with and when: keep-warm pings of the
+// hosts' sessions, the checks of new ones, and sessionless liveness checks.
+type pings struct {
+	pinger *healer.Pinger
+	// live: when each server's sessionless check is due; nil before Serve.
+	live     *healer.Liveness
+	warmOn   map[string]bool      // servers whose hosts' sessions are kept warm
+	verified map[string]time.Time // server+session → last verifying ping
+}
+
 // newPinger builds one MCP client per server. A server whose client cannot
 // be built (a header's variable is unset, plain http to a remote host) is
 // reported and left unpinged rather than pinged wrongly.
@@ -90,14 +100,14 @@ func (d *daemon) pingHeld(ctx context.Context, host func([]beacon.Client) (beaco
 	var every time.Duration
 	for _, s := range d.cfg.Servers {
 		h := held[s.Name]
-		if !d.warmOn[s.Name] || !h.Connected || h.Session == "" || s.IdleTimeout.Duration <= 0 {
+		if !d.pings.warmOn[s.Name] || !h.Connected || h.Session == "" || s.IdleTimeout.Duration <= 0 {
 			continue
 		}
 		if half := s.IdleTimeout.Duration / 2; every == 0 || half < every {
 			every = half
 		}
 		t := health.WarmTarget{Server: s.Name, SessionID: h.Session, Timeout: s.IdleTimeout.Duration, NamedBy: health.SourceBeacon}
-		if len(warm.Due([]health.WarmTarget{t}, now, true)) > 0 && !d.pinger.KeepWarm(ctx, t) {
+		if len(warm.Due([]health.WarmTarget{t}, now, true)) > 0 && !d.pings.pinger.KeepWarm(ctx, t) {
 			warm.Unsent(s.Name)
 		}
 	}
@@ -121,7 +131,7 @@ func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.D
 func (d *daemon) keepHostWarm(ctx context.Context, h *hostWatch, now time.Time, force bool) time.Duration {
 	var targets []health.WarmTarget
 	for _, t := range h.model.WarmTargets(now) {
-		if d.warmOn[t.Server] {
+		if d.pings.warmOn[t.Server] {
 			targets = append(targets, t)
 		}
 	}
@@ -132,15 +142,15 @@ func (d *daemon) keepHostWarm(ctx context.Context, h *hostWatch, now time.Time, 
 		return hostCheckPause
 	}
 	for _, t := range due {
-		if !d.pinger.KeepWarm(ctx, t) {
+		if !d.pings.pinger.KeepWarm(ctx, t) {
 			// Another request of ours (a liveness check) is in flight: this
 			// ping did not go, so it must not count as sent.
 			h.warm.Unsent(t.Server)
 		}
 	}
 	for _, t := range checks {
-		if d.pinger.KeepWarm(ctx, t) {
-			d.verified[t.Server+"\x00"+t.SessionID] = now
+		if d.pings.pinger.KeepWarm(ctx, t) {
+			d.pings.verified[t.Server+"\x00"+t.SessionID] = now
 		}
 	}
 	next := h.warm.Next(targets, now)
@@ -157,23 +167,23 @@ func (d *daemon) keepHostWarm(ctx context.Context, h *hostWatch, now time.Time, 
 // paces them: every 30 s while a server answers, backing off to 10 min
 // while it does not).
 func (d *daemon) checkLiveness(ctx context.Context) {
-	if d.live == nil {
+	if d.pings.live == nil {
 		return
 	}
 	now := d.now()
-	for _, s := range d.live.Due(now) {
-		if !d.pinger.Liveness(ctx, s) {
-			d.live.Unsent(s, now)
+	for _, s := range d.pings.live.Due(now) {
+		if !d.pings.pinger.Liveness(ctx, s) {
+			d.pings.live.Unsent(s, now)
 		}
 	}
 }
 
 // livenessIn is how long the loop may wait before the next check is due.
 func (d *daemon) livenessIn(now time.Time) time.Duration {
-	if d.live == nil {
+	if d.pings.live == nil {
 		return healer.LivenessMaxGap
 	}
-	if next, ok := d.live.Next(now); ok {
+	if next, ok := d.pings.live.Next(now); ok {
 		return next
 	}
 	return healer.LivenessMaxGap // no server to check: wake only to look again
@@ -184,20 +194,20 @@ func (d *daemon) livenessIn(now time.Time) time.Duration {
 // or store change it wrote, is a sign of life that ends a down server's
 // backoff at once.
 func (d *daemon) noteLife(sig health.Signal) {
-	if d.live == nil || sig.Server == "" {
+	if d.pings.live == nil || sig.Server == "" {
 		return
 	}
 	now := d.now()
 	switch sig.Kind {
 	case health.SigLiveness:
-		d.live.Answered(sig.Server, sig.Outcome != health.OutcomeDown, now)
+		d.pings.live.Answered(sig.Server, sig.Outcome != health.OutcomeDown, now)
 	case health.SigKeepWarm:
 		if sig.Outcome != health.OutcomeDown {
-			d.live.Alive(sig.Server, now)
+			d.pings.live.Alive(sig.Server, now)
 		}
 	case health.SigSessionLost, health.SigIdleTimeout, health.SigLegacyHeaderRejected, health.SigReconnected,
 		health.SigStoreSnapshot, health.SigSessionClosed:
-		d.live.Alive(sig.Server, now)
+		d.pings.live.Alive(sig.Server, now)
 	}
 }
 
@@ -220,12 +230,12 @@ const verifyEvery = 2 * time.Second
 // verifyDue is the new sessions the model needs an answer from whose
 // check is due.
 func (d *daemon) verifyDue(h *hostWatch, now time.Time) (due []health.WarmTarget, pending bool) {
-	if len(d.verified) > 64 {
-		clear(d.verified) // old candidates: at worst one extra ping each
+	if len(d.pings.verified) > 64 {
+		clear(d.pings.verified) // old candidates: at worst one extra ping each
 	}
 	candidates := h.model.Verify(now)
 	for _, t := range candidates {
-		if last, ok := d.verified[t.Server+"\x00"+t.SessionID]; !ok || now.Sub(last) >= verifyEvery {
+		if last, ok := d.pings.verified[t.Server+"\x00"+t.SessionID]; !ok || now.Sub(last) >= verifyEvery {
 			due = append(due, t)
 		}
 	}

@@ -129,7 +129,7 @@ func warmingDaemon(t *testing.T, url, home string) *daemon {
 	d := newDaemon(cfg, state, "", opts, j)
 	ctx, cancel := context.WithCancel(context.Background())
 	pinger, _ := d.newPinger(ctx)
-	d.pinger = pinger
+	d.pings.pinger = pinger
 	t.Cleanup(func() { cancel(); pinger.Wait() })
 	return d
 }
@@ -138,7 +138,7 @@ func warmingDaemon(t *testing.T, url, home string) *daemon {
 func nextAnswer(t *testing.T, d *daemon) health.Signal {
 	t.Helper()
 	select {
-	case it := <-d.items:
+	case it := <-d.in.items:
 		if it.sig == nil || it.sig.Kind != health.SigKeepWarm {
 			t.Fatalf("the loop got %+v, want a keep-warm answer", it)
 		}

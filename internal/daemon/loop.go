@@ -1,0 +1,229 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/monitor/beacon"
+	"github.com/mcpwatchdog/watchdog/monitor/follow"
+	"github.com/mcpwatchdog/watchdog/monitor/hosts"
+)
+
+// The loop sleeps until the earliest thing due, within these bounds.
+const (
+	// wakeFloor is the longest it sleeps. Timers run on the monotonic
+	// clock, which stops while the machine is suspended, so a resume is
+	// noticed at the next wake: this bounds how late that is (keep-warm
+	// pings at once after a wake).
+	// The same in every build: a debug clock skew is watched, not polled.
+	wakeFloor = 10 * time.Second
+	// minWake coalesces: the loop never wakes sooner than this for time.
+	minWake = 20 * time.Millisecond
+	// tickAfterActivity: after a signal, the model's deadlines are looked
+	// at again within this long (a signal may bring one nearer).
+	tickAfterActivity = time.Second
+	// hostCheckPause: after a look at a host found gone, the next one.
+	hostCheckPause = time.Second
+)
+
+// item is one thing for the daemon loop: a signal, a follower position to
+// acknowledge once the signal's events are journaled, or both.
+type item struct {
+	sig    *health.Signal
+	ack    *follow.Position
+	client *clientpatch.Look // a look at the client module
+	// beacons: the live patched clients' beacons changed.
+	beacons *beacon.Update
+	// alive names the server whose own log wrote a new line: a sign of
+	// life for the liveness schedule.
+	alive string
+	// reload: the config file changed (watchConfig).
+	reload *reload
+	// hosts: a look at the hosts on this machine (watchHosts).
+	hosts *[]hosts.Found
+	// emit: events an action off the loop journals (the tray's Protect).
+	emit []health.Event
+	// adopted: the adoption record may have changed (watchAdopted).
+	adopted bool
+	// from: the watched host sig came from (its process watcher, its log,
+	// a heal of its); nil for the servers' and the rest (route).
+	from *hostWatch
+}
+
+// query asks the loop for something only the model knows.
+type query struct {
+	heal   bool
+	server string
+	reply  chan queryReply
+}
+
+type queryReply struct {
+	status  health.Status
+	actions map[string]string // heal: server → what was done
+	err     error
+}
+
+// send hands an item to the loop, or gives up when the daemon stops.
+func (d *daemon) send(ctx context.Context, it item) bool { return sendTo(ctx, d.in.items, it) }
+
+// sendLine hands a log line's item to the loop, or gives up when the
+// daemon stops.
+func (d *daemon) sendLine(ctx context.Context, it item) bool { return sendTo(ctx, d.in.lines, it) }
+
+func sendTo(ctx context.Context, ch chan<- item, it item) bool {
+	if ctx.Err() != nil {
+		return false // else a source with lines to spare wins half the races against the stop
+	}
+	select {
+	case ch <- it:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (d *daemon) signal(ctx context.Context, sig health.Signal) bool {
+	return d.send(ctx, item{sig: &sig})
+}
+
+func (d *daemon) loop(ctx context.Context) {
+	wake := time.NewTimer(0)
+	defer wake.Stop()
+	var faceTick <-chan time.Time // only with a tray
+	if d.opts.Tray != nil {
+		face := time.NewTicker(faceEvery)
+		defer face.Stop()
+		faceTick = face.C
+	}
+	d.refreshFace()
+	clock := newWakeDetector(d.now())
+	d.checkLiveness(ctx)
+	tickAt := d.now() // when time alone next makes something due
+	for {
+		force, timed := false, false
+		select {
+		case <-ctx.Done():
+			return
+		case it := <-d.intake():
+			d.handle(ctx, it)
+		case it := <-d.lineIntake():
+			d.handle(ctx, it)
+		case <-d.journalRetry():
+			d.retryJournal(false)
+		case <-wake.C:
+			force, timed = d.timeJobs(ctx, clock), true
+			d.checkLiveness(ctx)
+		case <-d.clock.changed(): // a debug build's clock skew moved
+			force, timed = d.timeJobs(ctx, clock), true
+			d.checkLiveness(ctx)
+		case <-faceTick:
+			d.refreshFace()
+		case cmd := <-d.trayCommands():
+			d.command(ctx, cmd)
+		case cmd := <-d.face.buttons:
+			d.command(ctx, cmd)
+		case q := <-d.in.queries:
+			q.reply <- d.answer(ctx, q)
+		}
+		// One timer for everything time makes due: keep-warm pings, the
+		// model's deadlines, liveness checks; nothing wakes without one.
+		// The model's deadlines cost a pass over every session, so they are
+		// worked out on timed wakes only; what came in meanwhile is looked
+		// at within tickAfterActivity, as the old one-second tick did.
+		now := d.now()
+		if timed {
+			tickAt = now.Add(d.nextTick(now))
+		} else {
+			tickAt = minTime(tickAt, now.Add(tickAfterActivity))
+		}
+		// The floor also bounds waits measured on a wall clock set back.
+		next := min(d.keepWarm(ctx, now, force), max(tickAt.Sub(now), 0), d.livenessIn(now), wakeFloor)
+		wake.Reset(max(next, minWake))
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// timeJobs does what time alone makes due, and reports whether the loop
+// found the machine back from a sleep (keep-warm then pings at once).
+func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) {
+	d.clock.refresh()
+	now := d.now()
+	if gap, woke := clock.observe(now); woke {
+		d.apply(ctx, health.Signal{Kind: health.SigWoke, Gap: gap})
+		return true
+	}
+	for _, h := range d.watched {
+		d.emitFrom(h, h.model.Tick(now))
+	}
+	d.emit(d.journal.limit.lifted(now))
+	d.saveTracked(false)
+	d.gauges(now)
+	d.noteHealth(now)
+	d.retryRestarts(ctx, now)
+	return false
+}
+
+// nextTick is how long until time alone makes something due: the model's
+// next deadline, a journal limit lifting, a refused restart allowed again;
+// never longer than wakeFloor.
+func (d *daemon) nextTick(now time.Time) time.Duration {
+	next := now.Add(wakeFloor)
+	for _, h := range d.watched {
+		if at, ok := h.model.NextDeadline(now); ok && at.Before(next) {
+			next = at
+		}
+	}
+	if at, ok := d.journal.limit.nextLift(); ok && at.Before(next) {
+		next = at
+	}
+	if wait, ok := d.restartWait(now); ok && now.Add(wait).Before(next) {
+		next = now.Add(wait)
+	}
+	return max(next.Sub(now), 0)
+}
+
+func (d *daemon) handle(ctx context.Context, it item) {
+	if it.sig != nil {
+		d.applyFrom(ctx, it.from, *it.sig)
+		if it.from == nil || it.from.main {
+			d.hostChanged(ctx, *it.sig)
+		}
+		d.saveTracked(false)
+	}
+	if it.client != nil {
+		d.noteClient(*it.client)
+		d.healWaiting(ctx)
+	}
+	if it.alive != "" && d.pings.live != nil {
+		d.pings.live.Alive(it.alive, d.now())
+	}
+	if it.beacons != nil {
+		d.applyBeacons(ctx, *it.beacons)
+	}
+	if it.ack != nil && d.src.follower != nil {
+		d.acknowledge(*it.ack)
+	}
+	if it.reload != nil {
+		d.takeReload(*it.reload)
+	}
+	if it.hosts != nil {
+		d.noteHosts(*it.hosts)
+	}
+	if it.adopted {
+		d.tellAdoptions()
+	}
+	if len(it.emit) > 0 {
+		for i := range it.emit {
+			it.emit[i].Time = d.now()
+		}
+		d.emit(it.emit)
+	}
+}
