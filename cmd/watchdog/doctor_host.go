@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/healer/restart"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
@@ -21,7 +21,7 @@ func doctorHost(ctx context.Context, rep *doctorReport, cfg config.Config, state
 	main := cfg.MainHost()
 	for i, h := range cfg.Hosts {
 		key := cfg.HostKey(i)
-		logFile := healer.HostFileName("host", ".log", h.Name, h.Name == main.Name)
+		logFile := restart.HostFileName("host", ".log", h.Name, h.Name == main.Name)
 		if h.Process == "" && h.Port == 0 {
 			rep.add(finding{Check: "host", Detail: h.DisplayName() + " not watched", Fix: "set " + key + ".process or " + key + ".port so sessions of a stopped host are not kept alive"})
 		} else if host, ok, err := proc.Find(ctx, proc.Target{Name: h.Process, Port: h.Port}); err != nil {

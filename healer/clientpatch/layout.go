@@ -102,4 +102,3 @@ func blockNames(version string) []string {
 	}
 	return out
 }
-

@@ -255,4 +255,3 @@ func less(a, b string) bool {
 	}
 	return a < b
 }
-

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/healer/restart"
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
@@ -21,8 +22,8 @@ const restartConfirmWithin = 60 * time.Second
 // healing is one host's heal machinery; its fields are used on the loop
 // goroutine only, except the restarter, which runs restarts in wg.
 type healing struct {
-	limiter   *healer.RestartLimiter
-	restarter *healer.Restarter
+	limiter   *restart.Limiter
+	restarter *restart.Restarter
 	wg        sync.WaitGroup
 	// waiting: servers whose incident opened before the first look at the
 	// client module; they are healed on that look (see react).
@@ -30,7 +31,7 @@ type healing struct {
 	// limitsPath keeps the limiter's history across runs (restartstate.go);
 	// saved is what it holds.
 	limitsPath string
-	saved      healer.RestartHistory
+	saved      restart.History
 	bootClock  func() (bootMark, error) // readBootClock; tests set their own
 	// warnings: what the start has to journal about the restored limits.
 	warnings []health.Event
@@ -40,8 +41,8 @@ type healing struct {
 // loop, and every heal with it, starts only after this.
 func newHealing(d *daemon, w *hostWatch) *healing {
 	h := &healing{waiting: map[string]bool{},
-		limiter: healer.NewRestartLimiter(healer.DefaultRestartPolicy()),
-		restarter: healer.NewRestarter(healer.RestartOptions{Argv: w.cfg.Restart,
+		limiter: restart.NewLimiter(restart.DefaultPolicy()),
+		restarter: restart.New(restart.Options{Argv: w.cfg.Restart,
 			LogPath: filepath.Join(d.stateDir, w.fileName("host", ".log")), Logger: d.log.With("host", w.cfg.Name)}),
 		limitsPath: filepath.Join(d.stateDir, w.fileName("restarts", ".json")), bootClock: readBootClock,
 	}
@@ -179,9 +180,9 @@ func (d *daemon) tryRestart(ctx context.Context, h *hostWatch, server string) er
 	d.applyFrom(ctx, h, health.Signal{Kind: health.SigHealStarted, Server: server, Strategy: healer.StrategyHostRestart,
 		Within: restartConfirmWithin, Detail: fmt.Sprintf("restarting %s", name)})
 	// The pid with its start time: a pid alone may be another process's by now.
-	var proc healer.Process
+	var proc restart.Process
 	if pid, started, running := h.model.HostProcess(); running {
-		proc = healer.Process{PID: pid, Started: started}
+		proc = restart.Process{PID: pid, Started: started}
 	}
 	h.heal.wg.Add(1)
 	go func() {
@@ -192,7 +193,7 @@ func (d *daemon) tryRestart(ctx context.Context, h *hostWatch, server string) er
 			return
 		}
 		detail := fmt.Sprintf("restarting %s failed: %v", name, err)
-		if errors.Is(err, healer.ErrCommandNotFound) || errors.Is(err, healer.ErrNoRestartCommand) {
+		if errors.Is(err, restart.ErrCommandNotFound) || errors.Is(err, restart.ErrNoRestartCommand) {
 			detail += "; set " + d.hostKey(h) + ".restart in the config to the command that starts it"
 		}
 		d.send(ctx, item{from: h, sig: &health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: healer.StrategyHostRestart, Detail: detail}})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/healer/restart"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/host"
@@ -34,9 +35,9 @@ type hostWatch struct {
 // watchedProcess: the config names the host's process or port to watch.
 func (h *hostWatch) watchedProcess() bool { return h.cfg.Process != "" || h.cfg.Port != 0 }
 
-// fileName is one of the host's state files (healer.HostFileName).
+// fileName is one of the host's state files (restart.HostFileName).
 func (h *hostWatch) fileName(base, ext string) string {
-	return healer.HostFileName(base, ext, h.cfg.Name, h.main)
+	return restart.HostFileName(base, ext, h.cfg.Name, h.main)
 }
 
 // newHostWatches makes one watch per configured host, the main one first.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/healer/restart"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
 
@@ -95,7 +95,7 @@ func TestCrashLoopingDaemonKeepsTheRestartLimit(t *testing.T) {
 	}
 	started, refused := restartAttempts(t, state)
 	t.Logf("%d restarts, %d refused", len(started), len(refused))
-	burst := healer.DefaultRestartPolicy().Burst
+	burst := restart.DefaultPolicy().Burst
 	if len(started) < 1 || len(started) > burst {
 		t.Fatalf("%d host restarts over %d runs of the watchdog, want 1 to %d (the policy's burst)", len(started), runs, burst)
 	}

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/healer/restart"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
@@ -81,14 +81,14 @@ func readRestarts(path string) (restartsFile, error) {
 // ago f was saved, by the boot clock when f was saved on this boot (cur),
 // else by the wall clock, where a save dated after now (a clock set back)
 // counts as just made.
-func (f restartsFile) history(now time.Time, cur bootMark, curErr error) healer.RestartHistory {
+func (f restartsFile) history(now time.Time, cur bootMark, curErr error) restart.History {
 	wall := now.Round(0)
 	age := max(wall.Sub(f.Saved), 0)
 	if f.Boot != nil && curErr == nil && f.Boot.ID == cur.ID && cur.SinceBoot >= f.Boot.SinceBoot {
 		age = cur.SinceBoot - f.Boot.SinceBoot
 	}
 	shift := wall.Add(-age).Sub(f.Saved)
-	h := healer.RestartHistory{Backoff: time.Duration(f.BackoffMS) * time.Millisecond}
+	h := restart.History{Backoff: time.Duration(f.BackoffMS) * time.Millisecond}
 	for _, t := range f.Restarts {
 		h.Restarts = append(h.Restarts, t.Add(shift))
 	}
@@ -99,7 +99,7 @@ func (f restartsFile) history(now time.Time, cur bootMark, curErr error) healer.
 }
 
 // writeRestarts saves h atomically, 0600, with the boot clock when known.
-func writeRestarts(path string, h healer.RestartHistory, now time.Time, boot bootMark, bootErr error) error {
+func writeRestarts(path string, h restart.History, now time.Time, boot bootMark, bootErr error) error {
 	f := restartsFile{Version: restartsVersion, Saved: now.Round(0).UTC(), Restarts: []time.Time{},
 		Last: h.Last.UTC(), BackoffMS: h.Backoff.Milliseconds()}
 	if bootErr == nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/healer/restart"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
@@ -17,7 +17,7 @@ import (
 // wall times a test gives are all there is; TestRestartHistoryAgeByBootClock
 // gives it one.
 func newTestHealing(dir string) *healing {
-	return &healing{limiter: healer.NewRestartLimiter(healer.DefaultRestartPolicy()),
+	return &healing{limiter: restart.NewLimiter(restart.DefaultPolicy()),
 		limitsPath: filepath.Join(dir, restartsName), bootClock: func() (bootMark, error) { return bootMark{}, errNoBootClock }}
 }
 
@@ -76,7 +76,7 @@ func TestRestartHistoryFileRoundTrip(t *testing.T) {
 // Long: a table of 10 files a start may find, each checked on three counts.
 func TestRestartHistoryFileAtStart(t *testing.T) {
 	now := time.Now()
-	window := healer.DefaultRestartWindow
+	window := restart.DefaultWindow
 	plant := func(body string) func(t *testing.T, path string) {
 		return func(t *testing.T, path string) {
 			if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
@@ -195,7 +195,7 @@ func TestRestartHistoryAgeByBootClock(t *testing.T) {
 	atSave := bootMark{ID: "boot-a", SinceBoot: 10 * time.Hour}
 	minuteOn := bootMark{ID: "boot-a", SinceBoot: 10*time.Hour + time.Minute}
 	noClock := errors.New("no boot clock")
-	window := healer.DefaultRestartWindow
+	window := restart.DefaultWindow
 	tests := []struct {
 		name    string
 		wall    time.Time // the wall clock at the second start

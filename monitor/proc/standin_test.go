@@ -152,4 +152,3 @@ func freePort(t *testing.T) int {
 	}
 	return port
 }
-

@@ -1,6 +1,6 @@
 //go:build unix
 
-package healer_test
+package restart_test
 
 import (
 	"context"
@@ -14,17 +14,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/healer/restart"
 )
 
 // restartRig is one Restarter writing to its own host.log.
 type restartRig struct {
-	r       *healer.Restarter
+	r       *restart.Restarter
 	hostLog string
 	log     *logBuffer
 }
 
-func newRestartRig(t *testing.T, o healer.RestartOptions) *restartRig {
+func newRestartRig(t *testing.T, o restart.Options) *restartRig {
 	t.Helper()
 	rig := &restartRig{hostLog: filepath.Join(t.TempDir(), "state", "host.log"), log: &logBuffer{}}
 	if o.LogPath == "" {
@@ -32,14 +32,14 @@ func newRestartRig(t *testing.T, o healer.RestartOptions) *restartRig {
 	}
 	rig.hostLog = o.LogPath
 	o.Logger = rig.log.logger()
-	rig.r = healer.NewRestarter(o)
+	rig.r = restart.New(o)
 	t.Cleanup(func() { _ = rig.r.Close() })
 	return rig
 }
 
 // restart runs Restart and, when it started a host, has it killed at the
 // end of the test (before the Restarter closes, so its reaper collects it).
-func (rig *restartRig) restart(t *testing.T, ctx context.Context, host healer.Process) (healer.Result, error) {
+func (rig *restartRig) restart(t *testing.T, ctx context.Context, host restart.Process) (restart.Result, error) {
 	t.Helper()
 	res, err := rig.r.Restart(ctx, host)
 	if res.NewPID > 0 {
@@ -48,7 +48,7 @@ func (rig *restartRig) restart(t *testing.T, ctx context.Context, host healer.Pr
 	return res, err
 }
 
-func (rig *restartRig) mustRestart(t *testing.T, host healer.Process) healer.Result {
+func (rig *restartRig) mustRestart(t *testing.T, host restart.Process) restart.Result {
 	t.Helper()
 	res, err := rig.restart(t, context.Background(), host)
 	if err != nil {
@@ -92,7 +92,7 @@ func TestRestarter(t *testing.T) {
 // restartStopsThenStartsDetached: the host is stopped with SIGTERM and a detached one started.
 func restartStopsThenStartsDetached(t *testing.T, exe string) {
 	old := startOldHost(t, exe, false)
-	rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe, "web"}, Env: standInEnv(false)})
+	rig := newRestartRig(t, restart.Options{Argv: []string{exe, "web"}, Env: standInEnv(false)})
 	res := rig.mustRestart(t, old.identity(t))
 
 	if res.StoppedPID != old.pid || res.Killed {
@@ -126,7 +126,7 @@ func restartStopsThenStartsDetached(t *testing.T, exe string) {
 // restartKillsAfterGrace: a host that ignores SIGTERM is killed after the grace.
 func restartKillsAfterGrace(t *testing.T, exe string) {
 	old := startOldHost(t, exe, true)
-	rig := newRestartRig(t, healer.RestartOptions{
+	rig := newRestartRig(t, restart.Options{
 		Argv: []string{exe}, Env: standInEnv(false), StopGrace: 500 * time.Millisecond,
 	})
 	res := rig.mustRestart(t, old.identity(t))
@@ -152,9 +152,9 @@ func restartMissingCommand(t *testing.T, exe string) {
 		exe + ".missing",
 	} {
 		old := startOldHost(t, exe, false)
-		rig := newRestartRig(t, healer.RestartOptions{Argv: []string{name, "web"}})
+		rig := newRestartRig(t, restart.Options{Argv: []string{name, "web"}})
 		res, err := rig.restart(t, context.Background(), old.identity(t))
-		if !errors.Is(err, healer.ErrCommandNotFound) {
+		if !errors.Is(err, restart.ErrCommandNotFound) {
 			t.Fatalf("Restart with %q: err = %v, want ErrCommandNotFound", name, err)
 		}
 		for _, want := range []string{name, "set host.restart in the config", "left alone"} {
@@ -162,7 +162,7 @@ func restartMissingCommand(t *testing.T, exe string) {
 				t.Errorf("error %q does not mention %q", err, want)
 			}
 		}
-		if res != (healer.Result{}) {
+		if res != (restart.Result{}) {
 			t.Errorf("Result = %+v, want zero", res)
 		}
 		if !old.running() {
@@ -182,7 +182,7 @@ func restartUnopenableLog(t *testing.T, exe string) {
 	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe}, LogPath: filepath.Join(notDir, "host.log")})
+	rig := newRestartRig(t, restart.Options{Argv: []string{exe}, LogPath: filepath.Join(notDir, "host.log")})
 	if _, err := rig.restart(t, context.Background(), old.identity(t)); err == nil {
 		t.Fatal("Restart succeeded with an unopenable log")
 	}
@@ -205,8 +205,8 @@ func restartArgsLiteral(t *testing.T, exe string) {
 		"'quoted' \"twice\"",
 		"",
 	}
-	rig := newRestartRig(t, healer.RestartOptions{Argv: append([]string{exe}, args...), Env: standInEnv(false)})
-	res := rig.mustRestart(t, healer.Process{})
+	rig := newRestartRig(t, restart.Options{Argv: append([]string{exe}, args...), Env: standInEnv(false)})
+	res := rig.mustRestart(t, restart.Process{})
 	if res.StoppedPID != 0 || res.Killed {
 		t.Errorf("Result = %+v: nothing was running to stop", res)
 	}
@@ -222,9 +222,9 @@ func restartArgsLiteral(t *testing.T, exe string) {
 // restartNoCommand: with no restart command Restart fails with ErrNoRestartCommand.
 func restartNoCommand(t *testing.T, _ string) {
 	for _, argv := range [][]string{nil, {}, {""}} {
-		rig := newRestartRig(t, healer.RestartOptions{Argv: argv})
-		_, err := rig.restart(t, context.Background(), healer.Process{})
-		if !errors.Is(err, healer.ErrNoRestartCommand) {
+		rig := newRestartRig(t, restart.Options{Argv: argv})
+		_, err := rig.restart(t, context.Background(), restart.Process{})
+		if !errors.Is(err, restart.ErrNoRestartCommand) {
 			t.Errorf("Argv %q: err = %v, want ErrNoRestartCommand", argv, err)
 		}
 	}
@@ -233,8 +233,8 @@ func restartNoCommand(t *testing.T, _ string) {
 // restartRefusesNonHosts: pids that are not a host are refused.
 func restartRefusesNonHosts(t *testing.T, exe string) {
 	for _, pid := range []int32{-1, -int32(os.Getpid()), 1, int32(os.Getpid())} {
-		rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe}})
-		res, err := rig.restart(t, context.Background(), healer.Process{PID: pid, Started: time.Now()})
+		rig := newRestartRig(t, restart.Options{Argv: []string{exe}})
+		res, err := rig.restart(t, context.Background(), restart.Process{PID: pid, Started: time.Now()})
 		if err == nil || res.NewPID != 0 {
 			t.Errorf("Restart(%d) = %+v, %v: want refused", pid, res, err)
 		}
@@ -250,7 +250,7 @@ func restartRefusesNonHosts(t *testing.T, exe string) {
 func restartReusedPID(t *testing.T, exe string) {
 	for _, offset := range []time.Duration{time.Second, -time.Millisecond, time.Hour} {
 		other := startOldHost(t, exe, false)
-		rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe}, Env: standInEnv(false)})
+		rig := newRestartRig(t, restart.Options{Argv: []string{exe}, Env: standInEnv(false)})
 		was := other.identity(t)
 		was.Started = was.Started.Add(offset)
 		res := rig.mustRestart(t, was)
@@ -275,9 +275,9 @@ func restartReusedPID(t *testing.T, exe string) {
 // Restart refuses and says what to do.
 func restartUnknownStart(t *testing.T, exe string) {
 	old := startOldHost(t, exe, false)
-	rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe}, Env: standInEnv(false)})
-	res, err := rig.restart(t, context.Background(), healer.Process{PID: old.pid})
-	if !errors.Is(err, healer.ErrStartUnknown) || res != (healer.Result{}) {
+	rig := newRestartRig(t, restart.Options{Argv: []string{exe}, Env: standInEnv(false)})
+	res, err := rig.restart(t, context.Background(), restart.Process{PID: old.pid})
+	if !errors.Is(err, restart.ErrStartUnknown) || res != (restart.Result{}) {
 		t.Fatalf("Restart without a start time = %+v, %v: want ErrStartUnknown", res, err)
 	}
 	for _, want := range []string{fmt.Sprint(old.pid), "left alone", "host.process"} {
@@ -296,8 +296,8 @@ func restartUnknownStart(t *testing.T, exe string) {
 
 // restartOwnHost: a host the Restarter started is restarted, its log appended to and it reaped.
 func restartOwnHost(t *testing.T, exe string) {
-	rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe, "first"}, Env: standInEnv(false)})
-	first := rig.mustRestart(t, healer.Process{})
+	rig := newRestartRig(t, restart.Options{Argv: []string{exe, "first"}, Env: standInEnv(false)})
+	first := rig.mustRestart(t, restart.Process{})
 	firstLine := waitStandInLine(t, rig.hostLog, first.NewPID)
 	wantAnswers(t, firstLine.port, first.NewPID)
 
@@ -323,11 +323,11 @@ func restartOwnHost(t *testing.T, exe string) {
 // restartOneAtATime: while one restart waits, another is refused; cancelling leaves the host.
 func restartOneAtATime(t *testing.T, exe string) {
 	old := startOldHost(t, exe, true)
-	rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe}, Env: standInEnv(false), StopGrace: time.Minute})
+	rig := newRestartRig(t, restart.Options{Argv: []string{exe}, Env: standInEnv(false), StopGrace: time.Minute})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	type outcome struct {
-		res healer.Result
+		res restart.Result
 		err error
 	}
 	done := make(chan outcome, 1)
@@ -337,7 +337,7 @@ func restartOneAtATime(t *testing.T, exe string) {
 	}()
 	waitFileContains(t, old.out, "got SIGTERM, ignoring it")
 
-	if _, err := rig.restart(t, context.Background(), old.identity(t)); !errors.Is(err, healer.ErrRestartInProgress) {
+	if _, err := rig.restart(t, context.Background(), old.identity(t)); !errors.Is(err, restart.ErrRestartInProgress) {
 		t.Errorf("second Restart: err = %v, want ErrRestartInProgress", err)
 	}
 	cancel()
@@ -361,8 +361,8 @@ func restartOneAtATime(t *testing.T, exe string) {
 
 // restartAfterClose: close leaves the host running and refuses further restarts.
 func restartAfterClose(t *testing.T, exe string) {
-	rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe}, Env: standInEnv(false)})
-	res, err := rig.r.Restart(context.Background(), healer.Process{})
+	rig := newRestartRig(t, restart.Options{Argv: []string{exe}, Env: standInEnv(false)})
+	res, err := rig.r.Restart(context.Background(), restart.Process{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func restartAfterClose(t *testing.T, exe string) {
 		t.Errorf("second Close: %v", err)
 	}
 	wantAnswers(t, line.port, res.NewPID)
-	if _, err := rig.r.Restart(context.Background(), identityOf(t, res.NewPID)); !errors.Is(err, healer.ErrClosed) {
+	if _, err := rig.r.Restart(context.Background(), identityOf(t, res.NewPID)); !errors.Is(err, restart.ErrClosed) {
 		t.Errorf("Restart after Close: err = %v, want ErrClosed", err)
 	}
 	wantAnswers(t, line.port, res.NewPID)

@@ -1,4 +1,4 @@
-package healer
+package restart
 
 import (
 	"testing"
@@ -39,7 +39,7 @@ func limSteps(parts ...[]limStep) []limStep {
 }
 
 const (
-	limSecond    = time.Second
+	limSecond = time.Second
 	limMinute = time.Minute
 )
 
@@ -53,12 +53,12 @@ func TestRestartLimiter(t *testing.T) {
 	fiveRestarts := limSteps(limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond), limRestartAt(70*limSecond), limRestartAt(150*limSecond))
 	tests := []struct {
 		name   string
-		policy RestartPolicy
+		policy Policy
 		steps  []limStep
 	}{
 		{
 			name:   "first restart immediate, then 10s, 20s, 40s",
-			policy: DefaultRestartPolicy(),
+			policy: DefaultPolicy(),
 			steps: limSteps(
 				[]limStep{limAllow(0), limAllow(0)}, // asking twice changes nothing
 				limRestartAt(0),
@@ -73,7 +73,7 @@ func TestRestartLimiter(t *testing.T) {
 		},
 		{
 			name:   "doubling capped at 5m",
-			policy: RestartPolicy{Burst: 100},
+			policy: Policy{Burst: 100},
 			steps: limSteps(
 				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond), limRestartAt(70*limSecond), limRestartAt(150*limSecond),
 				limRestartAt(310*limSecond), // waited 160 s
@@ -85,7 +85,7 @@ func TestRestartLimiter(t *testing.T) {
 		},
 		{
 			name:   "sixth restart within 30m limRefused by the limit",
-			policy: DefaultRestartPolicy(),
+			policy: DefaultPolicy(),
 			steps: limSteps(fiveRestarts,
 				[]limStep{limitAt(310*limSecond, 30*limMinute-310*limSecond, 30*limMinute)},
 				[]limStep{limitAt(29*limMinute, limMinute, 30*limMinute)},
@@ -93,7 +93,7 @@ func TestRestartLimiter(t *testing.T) {
 		},
 		{
 			name:   "window slides: the oldest restart leaves after 30m",
-			policy: DefaultRestartPolicy(),
+			policy: DefaultPolicy(),
 			steps: limSteps(fiveRestarts,
 				limRestartAt(30*limMinute), // the restart at 0 left the window at exactly 30m
 				// Full again until 10 s leaves at 30m10s; the backoff (capped
@@ -105,7 +105,7 @@ func TestRestartLimiter(t *testing.T) {
 		},
 		{
 			name:   "backoff resets after an hour of health",
-			policy: DefaultRestartPolicy(),
+			policy: DefaultPolicy(),
 			steps: limSteps(
 				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond), // backoff now 40 s
 				[]limStep{{op: "healthy", at: 40 * limSecond}},
@@ -116,7 +116,7 @@ func TestRestartLimiter(t *testing.T) {
 		},
 		{
 			name:   "no reset after 59 minutes of health",
-			policy: DefaultRestartPolicy(),
+			policy: DefaultPolicy(),
 			steps: limSteps(
 				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond),
 				[]limStep{{op: "healthy", at: 40 * limSecond}},
@@ -126,7 +126,7 @@ func TestRestartLimiter(t *testing.T) {
 		},
 		{
 			name:   "unhealthy ends the healthy stretch",
-			policy: DefaultRestartPolicy(),
+			policy: DefaultPolicy(),
 			steps: limSteps(
 				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond),
 				[]limStep{{op: "healthy", at: 40 * limSecond}, {op: "unhealthy", at: 50 * limMinute}},
@@ -136,7 +136,7 @@ func TestRestartLimiter(t *testing.T) {
 		},
 		{
 			name:   "health reported again keeps its first start",
-			policy: DefaultRestartPolicy(),
+			policy: DefaultPolicy(),
 			steps: limSteps(
 				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond),
 				[]limStep{{op: "healthy", at: 40 * limSecond}, {op: "healthy", at: 30 * limMinute}, {op: "healthy", at: 59 * limMinute}},
@@ -146,7 +146,7 @@ func TestRestartLimiter(t *testing.T) {
 		},
 		{
 			name:   "health cannot predate the latest restart",
-			policy: DefaultRestartPolicy(),
+			policy: DefaultPolicy(),
 			steps: limSteps(
 				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond),
 				[]limStep{{op: "healthy", at: -2 * time.Hour}},
@@ -156,7 +156,7 @@ func TestRestartLimiter(t *testing.T) {
 		},
 		{
 			name:   "a restart ends the healthy stretch",
-			policy: DefaultRestartPolicy(),
+			policy: DefaultPolicy(),
 			steps: limSteps(
 				limRestartAt(0), limRestartAt(10*limSecond), limRestartAt(30*limSecond),
 				[]limStep{{op: "healthy", at: 40 * limSecond}},
@@ -169,14 +169,14 @@ func TestRestartLimiter(t *testing.T) {
 		},
 		{
 			name:   "zero policy takes the defaults",
-			policy: RestartPolicy{},
+			policy: Policy{},
 			steps: limSteps(fiveRestarts,
 				[]limStep{limitAt(310*limSecond, 30*limMinute-310*limSecond, 30*limMinute)},
 			),
 		},
 		{
 			name:   "custom policy",
-			policy: RestartPolicy{Initial: limSecond, Max: 3 * limSecond, Burst: 2, Window: limMinute, ResetAfter: 10 * limSecond},
+			policy: Policy{Initial: limSecond, Max: 3 * limSecond, Burst: 2, Window: limMinute, ResetAfter: 10 * limSecond},
 			steps: limSteps(
 				limRestartAt(0),
 				[]limStep{limRefused(0, limSecond)},
@@ -194,7 +194,7 @@ func TestRestartLimiter(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			l := NewRestartLimiter(tc.policy)
+			l := NewLimiter(tc.policy)
 			for i, s := range tc.steps {
 				runLimStep(t, l, i, s)
 			}
@@ -203,7 +203,7 @@ func TestRestartLimiter(t *testing.T) {
 }
 
 // runLimStep applies s to l and checks what Allow and Decide answer.
-func runLimStep(t *testing.T, l *RestartLimiter, i int, s limStep) {
+func runLimStep(t *testing.T, l *Limiter, i int, s limStep) {
 	t.Helper()
 	now := limT0.Add(s.at)
 	switch s.op {
@@ -229,8 +229,8 @@ func runLimStep(t *testing.T, l *RestartLimiter, i int, s limStep) {
 }
 
 func TestRestartPolicyDefaults(t *testing.T) {
-	got := NewRestartLimiter(RestartPolicy{Max: time.Second}).Policy()
-	want := DefaultRestartPolicy()
+	got := NewLimiter(Policy{Max: time.Second}).Policy()
+	want := DefaultPolicy()
 	want.Max = want.Initial // a cap below the first wait is raised to it
 	if got != want {
 		t.Errorf("Policy() = %+v, want %+v", got, want)
@@ -261,8 +261,8 @@ func FuzzRestartLimiter(f *testing.F) {
 	f.Add([]byte{255, 255, 255, 0, 0, 0, 128, 64})
 	f.Add([]byte{10, 200, 10, 200, 10, 200, 10, 200, 10, 200, 10, 200})
 	f.Fuzz(func(t *testing.T, gaps []byte) {
-		p := DefaultRestartPolicy()
-		l := NewRestartLimiter(p)
+		p := DefaultPolicy()
+		l := NewLimiter(p)
 		now := limT0
 		var done []time.Time
 		for i, g := range gaps {

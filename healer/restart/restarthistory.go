@@ -1,16 +1,16 @@
-package healer
+package restart
 
 import (
 	"slices"
 	"time"
 )
 
-// RestartHistory is what a RestartLimiter carries across a restart of the
+// History is what a Limiter carries across a restart of the
 // watchdog itself: without it a crash-looping watchdog would start every
 // count over and restart the host without bound. The healthy stretch is
 // not part of it: a watchdog that was down cannot vouch for the host
 // meanwhile, so it has to see the hour of health itself.
-type RestartHistory struct {
+type History struct {
 	// Restarts are the restarts still within the window, oldest first.
 	Restarts []time.Time
 	// Last is the latest restart; zero: none yet.
@@ -21,11 +21,11 @@ type RestartHistory struct {
 
 // History is the limiter's state at now, for saving. Its times carry no
 // monotonic reading: they mean the wall clock.
-func (l *RestartLimiter) History(now time.Time) RestartHistory {
+func (l *Limiter) History(now time.Time) History {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.settle(now)
-	h := RestartHistory{Last: l.last.Round(0), Backoff: l.backoff}
+	h := History{Last: l.last.Round(0), Backoff: l.backoff}
 	for _, t := range l.restarts {
 		h.Restarts = append(h.Restarts, t.Round(0))
 	}
@@ -40,7 +40,7 @@ func (l *RestartLimiter) History(now time.Time) RestartHistory {
 // the policy's cap is capped. Each time is re-anchored on now, so that
 // with a now from time.Now every later comparison runs on the monotonic
 // clock, which no setting of the wall clock moves.
-func (l *RestartLimiter) Restore(h RestartHistory, now time.Time) {
+func (l *Limiter) Restore(h History, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	restarts := slices.Clone(h.Restarts)
@@ -71,7 +71,7 @@ func (l *RestartLimiter) Restore(h RestartHistory, now time.Time) {
 // of restarts had just happened, with the longest backoff: the safe side
 // when the history cannot be read, since a history lost must not lift the
 // limit. Restarts are allowed again once the window has passed.
-func (l *RestartLimiter) AssumeLimitReached(now time.Time) {
+func (l *Limiter) AssumeLimitReached(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.restarts = l.restarts[:0]

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package healer
+package restart
 
 import "context"
 

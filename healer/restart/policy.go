@@ -1,4 +1,4 @@
-package healer
+package restart
 
 import (
 	"fmt"
@@ -11,46 +11,46 @@ import (
 // start limit (StartLimitBurst over StartLimitIntervalSec), stretched to a
 // desktop app's pace.
 const (
-	DefaultRestartInitial    = 10 * time.Second
-	DefaultRestartMax        = 5 * time.Minute
-	DefaultRestartBurst      = 5
-	DefaultRestartWindow     = 30 * time.Minute
-	DefaultRestartResetAfter = time.Hour
+	DefaultInitial    = 10 * time.Second
+	DefaultMax        = 5 * time.Minute
+	DefaultBurst      = 5
+	DefaultWindow     = 30 * time.Minute
+	DefaultResetAfter = time.Hour
 )
 
-// RestartPolicy bounds how often the host is restarted. Each zero field
+// Policy bounds how often the host is restarted. Each zero field
 // takes its default.
-type RestartPolicy struct {
+type Policy struct {
 	// Initial is the wait after the first restart before another; it
 	// doubles after each restart. The very first restart is immediate.
-	// 0: DefaultRestartInitial.
+	// 0: DefaultInitial.
 	Initial time.Duration
-	// Max caps the doubling wait. 0: DefaultRestartMax.
+	// Max caps the doubling wait. 0: DefaultMax.
 	Max time.Duration
 	// Burst is how many restarts Window may hold; one more is refused
-	// until the oldest leaves the window. 0: DefaultRestartBurst.
+	// until the oldest leaves the window. 0: DefaultBurst.
 	Burst int
-	// Window is the sliding window Burst counts over. 0: DefaultRestartWindow.
+	// Window is the sliding window Burst counts over. 0: DefaultWindow.
 	Window time.Duration
 	// ResetAfter is how long the host must stay healthy for the backoff to
-	// start over from an immediate restart. 0: DefaultRestartResetAfter.
+	// start over from an immediate restart. 0: DefaultResetAfter.
 	ResetAfter time.Duration
 }
 
-// DefaultRestartPolicy is 10 s doubling to 5 min, at most 5 restarts in
+// DefaultPolicy is 10 s doubling to 5 min, at most 5 restarts in
 // 30 min, the backoff forgotten after an hour of health.
-func DefaultRestartPolicy() RestartPolicy {
-	return RestartPolicy{
-		Initial:    DefaultRestartInitial,
-		Max:        DefaultRestartMax,
-		Burst:      DefaultRestartBurst,
-		Window:     DefaultRestartWindow,
-		ResetAfter: DefaultRestartResetAfter,
+func DefaultPolicy() Policy {
+	return Policy{
+		Initial:    DefaultInitial,
+		Max:        DefaultMax,
+		Burst:      DefaultBurst,
+		Window:     DefaultWindow,
+		ResetAfter: DefaultResetAfter,
 	}
 }
 
-func (p RestartPolicy) withDefaults() RestartPolicy {
-	d := DefaultRestartPolicy()
+func (p Policy) withDefaults() Policy {
+	d := DefaultPolicy()
 	if p.Initial <= 0 {
 		p.Initial = d.Initial
 	}
@@ -86,10 +86,10 @@ type Decision struct {
 	Limited bool
 }
 
-// RestartLimiter applies a RestartPolicy. It does no I/O and reads no
+// Limiter applies a Policy. It does no I/O and reads no
 // clock: every method is given the time. Safe for concurrent use.
-type RestartLimiter struct {
-	p RestartPolicy
+type Limiter struct {
+	p Policy
 
 	mu       sync.Mutex
 	restarts []time.Time   // within the window, oldest first
@@ -98,24 +98,24 @@ type RestartLimiter struct {
 	healthy  time.Time     // since when the host is healthy; zero: not known healthy
 }
 
-// NewRestartLimiter returns a limiter with no restarts behind it.
-func NewRestartLimiter(p RestartPolicy) *RestartLimiter {
-	return &RestartLimiter{p: p.withDefaults()}
+// NewLimiter returns a limiter with no restarts behind it.
+func NewLimiter(p Policy) *Limiter {
+	return &Limiter{p: p.withDefaults()}
 }
 
 // Policy is the policy in force, defaults filled in.
-func (l *RestartLimiter) Policy() RestartPolicy { return l.p }
+func (l *Limiter) Policy() Policy { return l.p }
 
 // Allow reports whether the host may be restarted at now; when not, how
 // long until it may and why. Asking changes nothing: call Record once the
 // restart happened.
-func (l *RestartLimiter) Allow(now time.Time) (ok bool, wait time.Duration, reason string) {
+func (l *Limiter) Allow(now time.Time) (ok bool, wait time.Duration, reason string) {
 	d := l.Decide(now)
 	return d.OK, d.Wait, d.Reason
 }
 
 // Decide is Allow with the kind of refusal spelled out.
-func (l *RestartLimiter) Decide(now time.Time) Decision {
+func (l *Limiter) Decide(now time.Time) Decision {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.settle(now)
@@ -141,7 +141,7 @@ func (l *RestartLimiter) Decide(now time.Time) Decision {
 
 // Record notes a restart at now. It lengthens the backoff and ends any
 // healthy stretch: the restarted host has to prove itself again.
-func (l *RestartLimiter) Record(now time.Time) {
+func (l *Limiter) Record(now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.settle(now)
@@ -160,7 +160,7 @@ func (l *RestartLimiter) Record(now time.Time) {
 // backoff starts over. Calling it again while healthy keeps the earlier
 // start, so callers may report health on every check; health cannot have
 // begun before the latest restart.
-func (l *RestartLimiter) Healthy(since time.Time) {
+func (l *Limiter) Healthy(since time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if since.Before(l.last) {
@@ -172,7 +172,7 @@ func (l *RestartLimiter) Healthy(since time.Time) {
 }
 
 // Unhealthy ends a healthy stretch before it reset the backoff.
-func (l *RestartLimiter) Unhealthy() {
+func (l *Limiter) Unhealthy() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.healthy = time.Time{}
@@ -180,7 +180,7 @@ func (l *RestartLimiter) Unhealthy() {
 
 // settle drops restarts that left the window and forgets the backoff after
 // a long enough healthy stretch. Callers hold l.mu.
-func (l *RestartLimiter) settle(now time.Time) {
+func (l *Limiter) settle(now time.Time) {
 	// A restart dated after now means the clock was set back: it counts
 	// as now, so the limit holds one window at most, not until the clock
 	// has caught up with it.

@@ -1,6 +1,6 @@
 //go:build unix
 
-package healer_test
+package restart_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/healer/restart"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 )
 
@@ -27,7 +27,7 @@ func restartLinkedLog(t *testing.T, exe string) {
 	if err := os.Symlink(target, hostLog); err != nil {
 		t.Fatal(err)
 	}
-	rig := newRestartRig(t, healer.RestartOptions{Argv: []string{exe}, LogPath: hostLog})
+	rig := newRestartRig(t, restart.Options{Argv: []string{exe}, LogPath: hostLog})
 	_, err := rig.restart(t, context.Background(), old.identity(t))
 	if !errors.Is(err, fsutil.ErrSymlink) || !strings.Contains(err.Error(), hostLog) {
 		t.Fatalf("Restart = %v; want ErrSymlink naming %s", err, hostLog)

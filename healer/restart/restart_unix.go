@@ -1,6 +1,6 @@
 //go:build unix
 
-package healer
+package restart
 
 import (
 	"bytes"

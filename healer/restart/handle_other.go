@@ -1,6 +1,6 @@
 //go:build !linux
 
-package healer
+package restart
 
 import "context"
 

@@ -1,4 +1,4 @@
-package healer
+package restart
 
 import (
 	"context"
@@ -57,8 +57,8 @@ var (
 	ErrClosed = errors.New("healer: restarter closed")
 )
 
-// RestartOptions configure a Restarter.
-type RestartOptions struct {
+// Options configure a Restarter.
+type Options struct {
 	// Argv starts the host: Argv[0] is looked up in PATH and run with the
 	// rest as its arguments, never through a shell. Empty: Restart
 	// returns ErrNoRestartCommand.
@@ -100,7 +100,7 @@ type Result struct {
 // watchdog lives on it stays a zombie, and once the watchdog exits, init
 // adopts and reaps it.
 type Restarter struct {
-	o   RestartOptions
+	o   Options
 	log *slog.Logger
 
 	busy sync.Mutex // held for a whole Restart; TryLock refuses a second
@@ -114,8 +114,8 @@ type Restarter struct {
 	reapers sync.WaitGroup
 }
 
-// NewRestarter returns a Restarter for o, defaults filled in.
-func NewRestarter(o RestartOptions) *Restarter {
+// New returns a Restarter for o, defaults filled in.
+func New(o Options) *Restarter {
 	if o.StopGrace <= 0 {
 		o.StopGrace = DefaultStopGrace
 	}

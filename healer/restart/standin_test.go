@@ -1,6 +1,6 @@
 //go:build unix
 
-package healer_test
+package restart_test
 
 import (
 	"bufio"
@@ -22,7 +22,7 @@ import (
 
 	"github.com/shirou/gopsutil/v4/process"
 
-	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/healer/restart"
 )
 
 // The stand-in host is testdata/standin, built once per test run. It
@@ -90,19 +90,19 @@ func startOldHost(t *testing.T, exe string, stubborn bool) *oldHost {
 
 // identity is the old host's pid and start time, as the process watcher
 // would report them.
-func (h *oldHost) identity(t *testing.T) healer.Process {
+func (h *oldHost) identity(t *testing.T) restart.Process {
 	t.Helper()
 	return identityOf(t, int(h.pid))
 }
 
 // identityOf reads pid's start time the way monitor/proc does.
-func identityOf(t *testing.T, pid int) healer.Process {
+func identityOf(t *testing.T, pid int) restart.Process {
 	t.Helper()
 	ms, err := (&process.Process{Pid: int32(pid)}).CreateTime()
 	if err != nil {
 		t.Fatalf("start time of pid %d: %v", pid, err)
 	}
-	return healer.Process{PID: int32(pid), Started: time.UnixMilli(ms)}
+	return restart.Process{PID: int32(pid), Started: time.UnixMilli(ms)}
 }
 
 func (h *oldHost) running() bool {

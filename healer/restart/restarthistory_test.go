@@ -1,4 +1,4 @@
-package healer
+package restart
 
 import (
 	"testing"
@@ -85,12 +85,12 @@ func TestRestartHistoryAcrossRuns(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			first := NewRestartLimiter(DefaultRestartPolicy())
+			first := NewLimiter(DefaultPolicy())
 			for i, s := range tc.before {
 				runLimStep(t, first, i, s)
 			}
 			h := first.History(limT0.Add(tc.savedAt))
-			second := NewRestartLimiter(DefaultRestartPolicy())
+			second := NewLimiter(DefaultPolicy())
 			second.Restore(h, limT0.Add(tc.restoredAt))
 			for i, s := range tc.after {
 				runLimStep(t, second, i, s)
@@ -106,22 +106,22 @@ func TestRestartHistoryRestoreCleansUp(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
-		h     RestartHistory
+		h     History
 		steps []limStep
 	}{
-		{"backoff over the cap is capped", RestartHistory{Restarts: []time.Time{limT0}, Last: limT0, Backoff: 24 * time.Hour},
+		{"backoff over the cap is capped", History{Restarts: []time.Time{limT0}, Last: limT0, Backoff: 24 * time.Hour},
 			[]limStep{limRefused(7*limSecond, 5*limMinute-7*limSecond), limAllow(5 * limMinute)}},
-		{"negative backoff is none", RestartHistory{Restarts: []time.Time{limT0}, Last: limT0, Backoff: -time.Hour},
+		{"negative backoff is none", History{Restarts: []time.Time{limT0}, Last: limT0, Backoff: -time.Hour},
 			[]limStep{limAllow(7 * limSecond)}},
-		{"last missing: the latest restart", RestartHistory{Restarts: []time.Time{limT0.Add(limSecond), limT0}, Backoff: 10 * limSecond},
+		{"last missing: the latest restart", History{Restarts: []time.Time{limT0.Add(limSecond), limT0}, Backoff: 10 * limSecond},
 			[]limStep{limRefused(7*limSecond, 4*limSecond)}},
-		{"more than the burst: the latest count", RestartHistory{Restarts: []time.Time{
+		{"more than the burst: the latest count", History{Restarts: []time.Time{
 			limT0, limT0.Add(limSecond), limT0.Add(2 * limSecond), limT0.Add(3 * limSecond), limT0.Add(4 * limSecond), limT0.Add(5 * limSecond), limT0.Add(6 * limSecond)}},
 			[]limStep{limLimited(10*limSecond, 30*limMinute-8*limSecond, 30*limMinute+2*limSecond)}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			l := NewRestartLimiter(DefaultRestartPolicy())
+			l := NewLimiter(DefaultPolicy())
 			l.Restore(tc.h, limT0.Add(7*limSecond))
 			for i, s := range tc.steps {
 				runLimStep(t, l, i, s)
@@ -134,10 +134,10 @@ func TestRestartHistoryRestoreCleansUp(t *testing.T) {
 // refuses as the burst limit, for one window, then allows a restart.
 func TestAssumeLimitReached(t *testing.T) {
 	t.Parallel()
-	l := NewRestartLimiter(DefaultRestartPolicy())
+	l := NewLimiter(DefaultPolicy())
 	l.Record(limT0.Add(-time.Hour))
 	l.AssumeLimitReached(limT0)
-	if h := l.History(limT0); len(h.Restarts) != 5 || h.Backoff != DefaultRestartMax {
+	if h := l.History(limT0); len(h.Restarts) != 5 || h.Backoff != DefaultMax {
 		t.Fatalf("History after AssumeLimitReached = %+v, want 5 restarts and the longest backoff", h)
 	}
 	for i, s := range []limStep{limLimited(0, 30*limMinute, 30*limMinute),
@@ -150,7 +150,7 @@ func TestAssumeLimitReached(t *testing.T) {
 // runs does not hold restarts back until it has caught up.
 func TestRestartLimiterClockSetBackInRun(t *testing.T) {
 	t.Parallel()
-	l := NewRestartLimiter(DefaultRestartPolicy())
+	l := NewLimiter(DefaultPolicy())
 	l.Record(limT0.Add(time.Hour))
 	// Set back an hour: the restart counts as now; 10 s, not 1h10s.
 	for i, s := range []limStep{limRefused(0, 10*limSecond), limAllow(10 * limSecond)} {
