@@ -80,7 +80,7 @@ bench: build
 # The README's pictures, from the tests' own runs: the timeline page as
 # headless Chromium draws it, and the desktop (tray menu, a bubble on dunst).
 pictures: deps
-	$(GO) test -count=1 -run TestTimelineInChromium ./internal/timeline -timeline.png=$(CURDIR)/docs/timeline.png
+	$(GO) test -count=1 -run TestTimelineFitsAShortRun ./internal/timeline -timeline.png=$(CURDIR)/docs/timeline.png
 	WATCHDOG_SCREENSHOT=$(CURDIR)/docs/screenshot-linux.png $(GO) test -count=1 -run TestDunstOneBubblePerIncident ./tray/e2e
 
 repro: deps
