@@ -26,12 +26,13 @@ build:
 	CGO_ENABLED=$(BUILD_CGO) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/watchdog
 
 # deps installs everything the tests need: the missing Debian packages
-# (scripts/deps-debian.sh), Go modules and the pinned TypeScript SDK
-# servers under testdata.
+# (scripts/deps-debian.sh), Go modules, the pinned TypeScript SDK
+# servers and the pinned Python MCP peers under testdata.
 deps:
 	bash scripts/deps-debian.sh
 	$(GO) mod download
 	bash scripts/deps-node.sh
+	bash scripts/deps-python.sh
 	bash scripts/deps-dshclient.sh
 
 vet:
