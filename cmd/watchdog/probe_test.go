@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/pypeer"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
@@ -39,8 +40,8 @@ func probeJSON(t *testing.T, url string) probeOut {
 	return p
 }
 
-// TestProbeRealServers runs `watchdog probe` against the Go SDK and the
-// TypeScript SDK, stateful, stateless and with the 400 quirk, and checks
+// TestProbeRealServers runs `watchdog probe` against the Go SDK, the
+// TypeScript SDK (stateful, stateless and with the 400 quirk) and FastMCP, and checks
 // that no probe session is left behind.
 func TestProbeRealServers(t *testing.T) {
 	t.Parallel()
@@ -68,6 +69,19 @@ func TestProbeRealServers(t *testing.T) {
 		defer srv.Close()
 		if p := probeJSON(t, srv.URL()); p.Stateful || p.Era == "legacy" || p.Era == "unknown" {
 			t.Fatalf("probe %+v, want a stateless 2026-07-28 server", p)
+		}
+	})
+	// FastMCP (stateful HTTP): 404 with -32600 "Session not found" to an
+	// unknown session, and the sessionless 2026-07-28 era served beside it.
+	t.Run("fastmcp", func(t *testing.T) {
+		t.Parallel()
+		srv := pypeer.StartFastMCP(t, pypeer.FastMCPOptions{IdleTimeout: time.Minute})
+		p := probeJSON(t, srv.URL())
+		if !p.Stateful || p.UnknownSession != "404 (spec)" || p.Era != "both" || p.SessionLeft {
+			t.Fatalf("probe %+v, want a stateful server of both eras answering 404 to an unknown session", p)
+		}
+		if ids := srv.Sessions(t); len(ids) != 0 {
+			t.Fatalf("the probe left %d session(s) on the server", len(ids))
 		}
 	})
 	for _, tt := range []struct {
