@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -34,8 +33,9 @@ var ErrMissingDeps = errors.New("Python MCP peers not installed")
 
 const fixHint = "run `make deps` (scripts/deps-python.sh; Debian: apt-get install -y python3-venv)"
 
-// python returns the venv's interpreter and the scripts' directory.
-func python(sdk SDK) (bin, dir string, err error) {
+// Python returns the venv's interpreter and the scripts' directory
+// (testdata/pypeers), or an error wrapping ErrMissingDeps that names the fix.
+func Python(sdk SDK) (bin, dir string, err error) {
 	root, err := fsutil.RepoRoot()
 	if err != nil {
 		return "", "", err
@@ -49,30 +49,11 @@ func python(sdk SDK) (bin, dir string, err error) {
 	return filepath.Join(venv, "bin", "python"), dir, nil
 }
 
-// Pinned is the version of pkg the requirements file of sdk pins.
-func Pinned(sdk SDK, pkg string) (string, error) {
-	root, err := fsutil.RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(root, "testdata", "pypeers", string(sdk)+".txt")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, pkg+"=="); ok {
-			return strings.TrimSpace(v), nil
-		}
-	}
-	return "", fmt.Errorf("%s pins no %s", path, pkg)
-}
-
 // StartClient connects the Python SDK client of sdk to url and waits until it is
 // ready; it is stopped when the test ends.
 func StartClient(t testing.TB, sdk SDK, url string) *tsserver.Client {
 	t.Helper()
-	bin, dir, err := python(sdk)
+	bin, dir, err := Python(sdk)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +75,7 @@ type FastMCPOptions struct {
 // listens; it is killed when the test ends.
 func StartFastMCP(t testing.TB, o FastMCPOptions) *tsserver.Server {
 	t.Helper()
-	bin, dir, err := python(SDK2)
+	bin, dir, err := Python(SDK2)
 	if err != nil {
 		t.Fatal(err)
 	}
