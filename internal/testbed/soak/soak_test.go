@@ -99,6 +99,9 @@ func TestSoak(t *testing.T) {
 	for _, p := range r.Problems {
 		t.Error(p)
 	}
+	if r.Proxy.Python == 0 {
+		t.Error("the Python SDK client made no call through the proxies")
+	}
 	w.checkJournal()
 	w.checkSecrets(in)
 	w.checkModes()
