@@ -26,12 +26,13 @@ build:
 	CGO_ENABLED=$(BUILD_CGO) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/watchdog
 
 # deps installs everything the tests need: the missing Debian packages
-# (scripts/deps-debian.sh), Go modules and the pinned TypeScript SDK
-# servers under testdata.
+# (scripts/deps-debian.sh), Go modules, the pinned TypeScript SDK
+# servers and the pinned Python MCP peers under testdata.
 deps:
 	bash scripts/deps-debian.sh
 	$(GO) mod download
 	bash scripts/deps-node.sh
+	bash scripts/deps-python.sh
 	bash scripts/deps-dshclient.sh
 
 vet:
@@ -82,7 +83,7 @@ bench: build
 # The README's pictures, from the tests' own runs: the timeline page as
 # headless Chromium draws it, and the desktop (tray menu, a bubble on dunst).
 pictures: deps
-	$(GO) test -count=1 -run TestTimelineInChromium ./internal/timeline -timeline.png=$(CURDIR)/docs/timeline.png
+	$(GO) test -count=1 -run TestTimelineFitsAShortRun ./internal/timeline -timeline.png=$(CURDIR)/docs/timeline.png
 	WATCHDOG_SCREENSHOT=$(CURDIR)/docs/screenshot-linux.png $(GO) test -count=1 -run TestDunstOneBubblePerIncident ./tray/e2e
 
 repro: deps

@@ -4,7 +4,8 @@
 # test (a real X server, session bus, StatusNotifierWatcher and tray host);
 # desktop-file-validate and systemd-analyze for the autostart files;
 # chromium to load the timeline page in a real browser; dunst (a real
-# notification service) and xdotool (clicks on the tray) for the desktop test.
+# notification service) and xdotool (clicks on the tray) for the desktop test;
+# python3-venv for the Python MCP peers' venvs (scripts/deps-python.sh).
 #
 # As root it runs apt-get itself, otherwise sudo -n (sudo that needs no
 # password); when neither can, it stops with the missing packages and the
@@ -24,7 +25,7 @@ packages=(
   haskell-status-notifier-item-utils:status-notifier-watcher
   haskell-gtk-sni-tray-utils:gtk-sni-tray-standalone libglib2.0-bin:gdbus
   x11-apps:xwd desktop-file-utils:desktop-file-validate systemd:systemd-analyze
-  chromium:chromium dunst:dunst xdotool:xdotool
+  chromium:chromium dunst:dunst xdotool:xdotool python3-venv:python3
 )
 
 say() { echo "deps-debian: $*" >&2; }

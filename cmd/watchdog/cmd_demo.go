@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demo"
 )
@@ -39,6 +40,10 @@ func cmdDemo(ctx context.Context, c cli, args []string) int {
 			}
 		}
 		return exitFailed
+	}
+	if *keep {
+		fmt.Fprintf(c.stdout, "kept %s; its timeline: watchdog timeline --state-dir %s --open\n",
+			res.Dir, filepath.Join(res.Dir, "state"))
 	}
 	return exitOK
 }

@@ -13,13 +13,13 @@ import (
 func cmdTimeline(_ context.Context, c cli, args []string) int {
 	var co common
 	fs := newFlagSet("timeline", c, &co)
-	since := fs.Duration("since", 24*time.Hour, "how far back the page goes")
+	since := fs.Duration("since", 0, "how far back from now the page goes (default: the journal's own first to last event, 1m to 7 days)")
 	out := fs.String("out", "", "where to write the page (default STATE_DIR/"+timeline.FileName+")")
 	open := fs.Bool("open", false, "open the page in the default browser")
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
 	}
-	if *since <= 0 {
+	if given(fs, "since") && *since <= 0 {
 		fmt.Fprintf(c.stderr, "watchdog timeline: --since %s: give a positive duration such as 24h or 168h\n", *since)
 		return exitUsage
 	}

@@ -39,6 +39,7 @@ func TestDemoFast(t *testing.T) {
 		}
 	}
 	state := filepath.Join(dir, "state")
+	checkDemoTimeline(t, out, state)
 	if n := len(daemontest.Journal(t, state, "keep_warm")); n < 3 {
 		t.Errorf("%d keep_warm events, want at least 3 (one per idle timeout of act 1)", n)
 	}
@@ -115,5 +116,25 @@ func TestDemoUsage(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errOut, tt.want) || out != "" {
 			t.Errorf("watchdog %v: exit %d, stdout %q, stderr %q; want exit 2 saying %q", tt.args, code, out, errOut, tt.want)
 		}
+	}
+}
+
+// checkDemoTimeline: the kept run names its timeline command, and the page
+// it makes spans the run's own minute, not the last day.
+func checkDemoTimeline(t *testing.T, out, state string) {
+	t.Helper()
+	if want := "its timeline: watchdog timeline --state-dir " + state + " --open"; !strings.Contains(out, want) {
+		t.Errorf("the kept demo does not say %q:\n%s", want, out)
+	}
+	code, path, errOut := runWatchdog(t, "timeline", "--state-dir", state)
+	if code != exitOK {
+		t.Fatalf("timeline: exit %d: %s", code, errOut)
+	}
+	page, err := os.ReadFile(strings.TrimSpace(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`\(1m0s: the journal(&#39;|')s first to last event\)`).Match(page) {
+		t.Errorf("the demo's timeline does not span its own minute:\n%.600s", page)
 	}
 }

@@ -108,3 +108,11 @@ func writeJSON(w io.Writer, v any) error {
 func writeRawJSON(w io.Writer, raw []byte) {
 	fmt.Fprintln(w, string(textsafe.JSON(raw)))
 }
+
+// given says whether the flag name was on the command line (a zero value
+// given is not the default left alone).
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/pypeer"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
@@ -40,7 +41,7 @@ func probeJSON(t *testing.T, url string) probeOut {
 }
 
 // TestProbeRealServers runs `watchdog probe` against the Go SDK and the
-// TypeScript SDK, stateful, stateless and with the 400 quirk, and checks
+// TypeScript SDK (stateful, stateless and with the 400 quirk), and checks
 // that no probe session is left behind.
 func TestProbeRealServers(t *testing.T) {
 	t.Parallel()
@@ -93,6 +94,21 @@ func TestProbeRealServers(t *testing.T) {
 				t.Fatalf("the probe left %d session(s) on the server", len(ids))
 			}
 		})
+	}
+}
+
+// TestProbeFastMCP: FastMCP (stateful HTTP) answers an unknown session
+// 404 with -32600 "Session not found", the spec's answer, and serves the
+// sessionless 2026-07-28 era beside its sessions; the probe leaves none.
+func TestProbeFastMCP(t *testing.T) {
+	t.Parallel()
+	srv := pypeer.StartFastMCP(t, pypeer.FastMCPOptions{IdleTimeout: time.Minute})
+	p := probeJSON(t, srv.URL())
+	if !p.Stateful || p.UnknownSession != "404 (spec)" || p.Era != "both" || p.SessionLeft {
+		t.Fatalf("probe %+v, want a stateful server of both eras answering 404 to an unknown session", p)
+	}
+	if ids := srv.Sessions(t); len(ids) != 0 {
+		t.Fatalf("the probe left %d session(s) on the server", len(ids))
 	}
 }
 

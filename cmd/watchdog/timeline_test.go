@@ -48,19 +48,19 @@ func TestTimelineCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := string(page)
-	if n := strings.Count(html, `data-session="`); n != 1 {
-		t.Errorf("%d session bars, want the one of the last 24 h", n)
+	if n := strings.Count(html, `data-session="`); n != 2 {
+		t.Errorf("%d session bars, want both: without --since the page spans the journal's first to last event", n)
 	}
 	if !strings.Contains(html, `id="incidents">1<`) || strings.Contains(html, id) {
 		t.Errorf("the page does not show one incident with the id masked")
 	}
 
-	out2 := filepath.Join(t.TempDir(), "week.html")
-	if code, _, errOut := runWatchdog(t, "timeline", "--state-dir", state, "--since", "72h", "--out", out2); code != exitOK {
+	out2 := filepath.Join(t.TempDir(), "day.html")
+	if code, _, errOut := runWatchdog(t, "timeline", "--state-dir", state, "--since", "24h", "--out", out2); code != exitOK {
 		t.Fatalf("--out: exit %d: %s", code, errOut)
 	}
-	if week, _ := os.ReadFile(out2); strings.Count(string(week), `data-session="`) != 2 {
-		t.Errorf("--since 72h does not show both sessions")
+	if day, _ := os.ReadFile(out2); strings.Count(string(day), `data-session="`) != 1 {
+		t.Errorf("--since 24h does not show only the last day's session")
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/pypeer"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
@@ -24,6 +25,12 @@ type upstream struct {
 	restart func(t *testing.T)
 	count   func(t *testing.T) int
 	live    func(t *testing.T) []string // the sessions the server holds now
+	// sessionless: it also serves the sessionless 2026-07-28 era, so a
+	// client that speaks it holds no session to lose (FastMCP).
+	sessionless bool
+	// idleHeldByStream: its idle countdown stands while the session's GET
+	// stream is open, so a client that holds one never idles out (FastMCP).
+	idleHeldByStream bool
 }
 
 var upstreams = []struct {
@@ -33,6 +40,7 @@ var upstreams = []struct {
 	{"go-sdk", goUpstream},
 	{"ts-sdk 404", func(t *testing.T) *upstream { return tsUpstream(t, tsserver.Stateful) }},
 	{"ts-sdk 400 quirk", func(t *testing.T) *upstream { return tsUpstream(t, tsserver.Quirk) }},
+	{"fastmcp", fastmcpUpstream},
 }
 
 func goUpstream(t *testing.T) *upstream {
@@ -51,13 +59,30 @@ func tsUpstream(t *testing.T, mode tsserver.Mode) *upstream {
 	srv := tsserver.Start(t, tsserver.Options{Mode: mode, IdleTimeout: idleTimeout})
 	u := &upstream{url: srv.URL(), count: func(t *testing.T) int { return srv.Count(t) },
 		live: func(t *testing.T) []string { return srv.Sessions(t) }}
-	_, portText, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(srv.URL(), "http://"), "/mcp"))
-	port, _ := strconv.Atoi(portText)
+	port := portOf(srv.URL())
 	u.restart = func(t *testing.T) {
 		srv.Kill()
 		srv = tsserver.Start(t, tsserver.Options{Mode: mode, IdleTimeout: idleTimeout, Port: port})
 	}
 	return u
+}
+
+func fastmcpUpstream(t *testing.T) *upstream {
+	srv := pypeer.StartFastMCP(t, pypeer.FastMCPOptions{IdleTimeout: idleTimeout})
+	u := &upstream{url: srv.URL(), count: func(t *testing.T) int { return srv.Count(t) },
+		live: func(t *testing.T) []string { return srv.Sessions(t) }, sessionless: true, idleHeldByStream: true}
+	port := portOf(srv.URL())
+	u.restart = func(t *testing.T) {
+		srv.Kill()
+		srv = pypeer.StartFastMCP(t, pypeer.FastMCPOptions{IdleTimeout: idleTimeout, Port: port})
+	}
+	return u
+}
+
+func portOf(url string) int {
+	_, portText, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp"))
+	port, _ := strconv.Atoi(portText)
+	return port
 }
 
 // caller is a real client, unpatched, that keeps a dead session id.
@@ -73,6 +98,12 @@ var callers = []caller{
 	}},
 	{"ts-sdk client", func(t *testing.T, url string) func(*testing.T) { return tsCaller(tsserver.StartClient(t, url)) }},
 	{"mcp-remote", func(t *testing.T, url string) func(*testing.T) { return tsCaller(tsserver.StartBridgedClient(t, url)) }},
+	{"python-sdk 2.x client", func(t *testing.T, url string) func(*testing.T) {
+		return tsCaller(pypeer.StartClient(t, pypeer.SDK2, url))
+	}},
+	{"python-sdk 1.x client", func(t *testing.T, url string) func(*testing.T) {
+		return tsCaller(pypeer.StartClient(t, pypeer.SDK1, url))
+	}},
 }
 
 func tsCaller(c *tsserver.Client) func(*testing.T) {
@@ -86,7 +117,9 @@ func tsCaller(c *tsserver.Client) func(*testing.T) {
 
 // Every client × server × (idle expiry, server restart): the call after
 // the loss succeeds, every call ran exactly once, and the proxy saw the
-// loss and the recovery.
+// loss and the recovery, unless there was no session to lose (a client
+// that speaks FastMCP's sessionless era) or the server kept it (FastMCP's
+// idle countdown stands while the client's GET stream is open).
 func TestEveryClientSurvivesEveryLoss(t *testing.T) {
 	for _, up := range upstreams {
 		for _, cl := range callers {
@@ -96,6 +129,10 @@ func TestEveryClientSurvivesEveryLoss(t *testing.T) {
 					px := startProxy(t, proxy.Options{Upstream: u.url})
 					call := cl.connect(t, px.url)
 					call(t)
+					before := u.live(t)
+					if len(before) == 0 && !u.sessionless {
+						t.Fatal("the server holds no session after the first call")
+					}
 					want := 2
 					if loss == "restart" {
 						u.restart(t)
@@ -104,24 +141,38 @@ func TestEveryClientSurvivesEveryLoss(t *testing.T) {
 					} else {
 						time.Sleep(3 * idleTimeout)
 					}
+					// Only FastMCP may keep it: the others' own timers end it.
+					kept := loss == "idle expiry" && u.idleHeldByStream && len(before) > 0 &&
+						slices.Contains(u.live(t), before[0])
+					t.Logf("sessions before the loss %d, kept by the server through it: %v", len(before), kept)
 					call(t)
 					if got := u.count(t); got != want {
 						t.Errorf("the server ran the tool %d times, want %d: a call ran twice or not at all", got, want)
 					}
-					// At least the one the call met; a host's event stream that
-					// reconnected meanwhile may have met one before it.
-					rec := px.of(proxy.EvRecovered)
-					if len(rec) == 0 {
-						t.Error("the proxy saw no recovery")
-					}
-					live := u.live(t)
-					for _, ev := range rec {
-						if slices.Contains(live, ev.OldUpstream) {
-							t.Errorf("a recovery names a session the server still holds: %+v", ev)
-						}
-					}
+					checkRecoveries(t, u, px, len(before) > 0 && !kept)
 				})
 			}
+		}
+	}
+}
+
+// checkRecoveries: when the session was lost, the proxy saw at least the
+// recovery the call met (a host's event stream that reconnected meanwhile
+// may have met one before it), none naming a session the server still
+// holds; when there was none to lose, it saw none.
+func checkRecoveries(t *testing.T, u *upstream, px *running, lost bool) {
+	t.Helper()
+	rec := px.of(proxy.EvRecovered)
+	switch {
+	case lost && len(rec) == 0:
+		t.Error("the proxy saw no recovery")
+	case !lost && len(rec) > 0:
+		t.Errorf("the proxy recovered a session the server had not lost: %+v", rec)
+	}
+	live := u.live(t)
+	for _, ev := range rec {
+		if slices.Contains(live, ev.OldUpstream) {
+			t.Errorf("a recovery names a session the server still holds: %+v", ev)
 		}
 	}
 }
@@ -150,3 +201,46 @@ func TestHostToldToRereadTools(t *testing.T) {
 // whether it ran, so neither the proxy nor a client sends it again. Real
 // restarts take longer than the kernel's notice of the close.
 func settleConns() { time.Sleep(200 * time.Millisecond) }
+
+// Without the proxy the Python SDK client, both lines, is stuck after a
+// loss (python-sdk #1676): it keeps the dead session id, so the call
+// after the loss and every one after it fail, and none of them runs. The
+// 1.x client meeting the 400 quirk does worse: its transport raises and
+// the client ends.
+func TestPythonClientStuckWithoutProxy(t *testing.T) {
+	for _, up := range upstreams[:3] {
+		for _, sdk := range []pypeer.SDK{pypeer.SDK2, pypeer.SDK1} {
+			for _, loss := range []string{"idle expiry", "restart"} {
+				t.Run(up.name+"/"+string(sdk)+"/"+loss, func(t *testing.T) {
+					u := up.start(t)
+					c := pypeer.StartClient(t, sdk, u.url)
+					if line := c.Call(t, "count"); !strings.HasPrefix(line, "OK ") {
+						t.Fatalf("the first call: %s", line)
+					}
+					ran := 1
+					if loss == "restart" {
+						u.restart(t)
+						ran = 0
+						settleConns()
+					} else {
+						time.Sleep(3 * idleTimeout)
+					}
+					for i := range 2 {
+						line, exited := c.CallOrExit(t, "count")
+						if exited {
+							t.Logf("call %d after the loss: the client ended", i+1)
+							break
+						}
+						if !strings.HasPrefix(line, "ERR ") {
+							t.Fatalf("call %d after the loss: %s; want an error (stuck on the dead id)", i+1, line)
+						}
+						t.Logf("call %d after the loss: %s", i+1, line)
+					}
+					if got := u.count(t); got != ran {
+						t.Errorf("the server ran the tool %d times, want %d: a call after the loss ran", got, ran)
+					}
+				})
+			}
+		}
+	}
+}

@@ -39,7 +39,8 @@ func TestDepsDebian(t *testing.T) {
 	debian := []string{"dpkg-query", "apt-get"}
 	// The commands the script checks on a system without dpkg.
 	commands := []string{"make", "node", "npm", "Xvfb", "dbus-daemon", "dbus-launch", "status-notifier-watcher",
-		"gtk-sni-tray-standalone", "gdbus", "xwd", "desktop-file-validate", "systemd-analyze", "chromium", "dunst", "xdotool"}
+		"gtk-sni-tray-standalone", "gdbus", "xwd", "desktop-file-validate", "systemd-analyze", "chromium", "dunst", "xdotool",
+		"python3"}
 	tests := []struct {
 		name    string
 		uid     string

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/durfmt"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 )
@@ -22,13 +23,16 @@ var ErrNoJournal = errors.New("no journal")
 type WriteOptions struct {
 	StateDir string
 	Out      string // "": StateDir/timeline.html
+	// Since: the page shows the last Since before Now; 0: the journal's
+	// own first to last event (JournalWindow).
 	Since    time.Duration
 	Now      time.Time
 	Location *time.Location
 }
 
-// WriteFile draws the last Since of the journal in StateDir and writes the
-// page to Out at once (never half a page), returning its path.
+// WriteFile draws the window of the journal in StateDir that o asks for
+// and writes the page to Out at once (never half a page), returning its
+// path.
 func WriteFile(o WriteOptions) (string, error) {
 	out := o.Out
 	if out == "" {
@@ -38,14 +42,22 @@ func WriteFile(o WriteOptions) (string, error) {
 	if _, err := os.Lstat(live); err != nil {
 		return "", fmt.Errorf("%w at %s (%w): the daemon has not run with this state directory", ErrNoJournal, live, err)
 	}
-	from := o.Now.Add(-o.Since)
+	from, to := o.Now.Add(-o.Since), o.Now
+	if o.Since == 0 {
+		from = time.Time{} // every file kept; JournalWindow cuts it to MaxSpan
+	}
 	recs, err := journal.ReadSince(o.StateDir, from)
 	if err != nil {
 		return "", err
 	}
+	window := "the last " + durfmt.Short(o.Since)
+	if o.Since == 0 {
+		from, to = JournalWindow(recs, o.Now)
+		window = "the journal's first to last event"
+	}
 	var buf bytes.Buffer
-	page := Build(recs, from, o.Now)
-	if err := Render(&buf, page, Options{Location: o.Location, Generated: o.Now, Source: live}); err != nil {
+	page := Build(recs, from, to)
+	if err := Render(&buf, page, Options{Location: o.Location, Generated: o.Now, Source: live, Window: window}); err != nil {
 		return "", err
 	}
 	if err := fsutil.WriteAtomic(out, buf.Bytes(), 0o600); err != nil {

@@ -40,6 +40,11 @@ type Server struct {
 	Sessions []*Session
 	Marks    []Mark // heals, server down and up
 	Rows     int    // session bars are packed into this many rows
+	// Others: sessions of clients other than the host's, summed in the
+	// last row (Rows-1) when the lane also has the host's sessions, so
+	// the host's own stay readable however many others come and go. 0:
+	// every session has a bar of its own.
+	Others int
 }
 
 // Session is one bar. ID is masked, as the journal has it.
@@ -53,6 +58,9 @@ type Session struct {
 	Failed     []time.Time // pings that failed
 	AtRisk     []time.Time
 	Row        int
+	// Host: the host's session, as the journal tells (kept warm, or its
+	// loss an incident), or a session of the same client.
+	Host bool
 }
 
 // Incident is one loss of the host's session: detected, healed, recovered.
@@ -91,8 +99,11 @@ func Build(recs []journal.Record, from, to time.Time) Page {
 	for _, sess := range b.open {
 		sess.To, sess.Open = to, true
 	}
+	// A bar is drawn at least minMark wide: pack with that much of
+	// the window (and a pixel's gap) so short bars never overlap.
+	least := time.Duration(float64(to.Sub(from)) * (minMark + 1) / chartWidth)
 	for _, s := range b.page.Servers {
-		s.Rows = pack(s.Sessions)
+		layout(s, least)
 	}
 	b.page.Summary = summarize(b.page)
 	return b.page
@@ -142,15 +153,16 @@ func (b *builder) sessionEvent(rec journal.Record) {
 	sess := b.session(rec)
 	switch rec.Kind {
 	case health.EvKeepWarm:
-		sess.Pings = append(sess.Pings, rec.Time)
+		sess.Pings, sess.Host = append(sess.Pings, rec.Time), true
 	case health.EvKeepWarmFailed:
-		sess.Failed = append(sess.Failed, rec.Time)
+		sess.Failed, sess.Host = append(sess.Failed, rec.Time), true
 	case health.EvSessionAtRisk:
 		sess.AtRisk = append(sess.AtRisk, rec.Time)
 	case health.EvSessionExpired, health.EvSessionEnded, health.EvSessionLost:
 		b.end(sess, rec)
 	}
 	if rec.Kind == health.EvSessionLost && rec.Incident {
+		sess.Host = true
 		b.lost(rec)
 	}
 }
@@ -238,9 +250,38 @@ func mark(rec journal.Record) Mark {
 	return Mark{At: rec.Time, Kind: rec.Kind, Strategy: string(rec.Strategy), Detail: rec.Detail}
 }
 
-// pack gives each bar the first row free at its start and returns the
-// rows used.
-func pack(sessions []*Session) int {
+// layout gives the host's sessions rows of their own and, when there
+// are any, sums the other clients' sessions in one row below them.
+func layout(s *Server, least time.Duration) {
+	hostClients := map[string]bool{}
+	for _, sess := range s.Sessions {
+		if sess.Host && sess.Client != "" {
+			hostClients[sess.Client] = true
+		}
+	}
+	var host, others []*Session
+	for _, sess := range s.Sessions {
+		sess.Host = sess.Host || hostClients[sess.Client]
+		if sess.Host {
+			host = append(host, sess)
+		} else {
+			others = append(others, sess)
+		}
+	}
+	if len(host) == 0 || len(others) == 0 {
+		s.Rows = pack(s.Sessions, least)
+		return
+	}
+	s.Rows = pack(host, least) + 1
+	s.Others = len(others)
+	for _, sess := range others {
+		sess.Row = s.Rows - 1
+	}
+}
+
+// pack gives each bar the first row free at its start, a bar taking at
+// least the given time, and returns the rows used.
+func pack(sessions []*Session, least time.Duration) int {
 	var ends []time.Time // per row, where its last bar ends
 	for _, sess := range sessions {
 		row := slices.IndexFunc(ends, func(end time.Time) bool { return end.Before(sess.From) })
@@ -253,8 +294,12 @@ func pack(sessions []*Session) int {
 			row = maxRows - 1
 		}
 		sess.Row = row
-		if sess.To.After(ends[row]) {
-			ends[row] = sess.To
+		end := sess.To
+		if least := sess.From.Add(least); least.After(end) {
+			end = least
+		}
+		if end.After(ends[row]) {
+			ends[row] = end
 		}
 	}
 	return max(len(ends), 1)

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -141,5 +142,53 @@ func TestPackBoundsTheRows(t *testing.T) {
 	}
 	if len(p.Servers[0].Sessions) != 3*maxRows {
 		t.Fatalf("every session keeps its bar: %d", len(p.Servers[0].Sessions))
+	}
+}
+
+func TestJournalWindow(t *testing.T) {
+	now := at(100_000_000)
+	tests := []struct {
+		name     string
+		recs     []journal.Record
+		from, to time.Time
+	}{
+		{"no records: the minute before now", nil, now.Add(-MinSpan), now},
+		{"a short run: widened evenly to a minute", []journal.Record{rec(10, health.EvStarted, "", ""), rec(30, health.EvStopped, "", "")},
+			at(-10), at(50)},
+		{"an hour: first to last event", []journal.Record{rec(0, health.EvStarted, "", ""), rec(3600, health.EvStopped, "", "")},
+			at(0), at(3600)},
+		{"out of order lines (rotation): still first to last", []journal.Record{rec(500, health.EvStarted, "", ""),
+			rec(0, health.EvStarted, "", ""), rec(3600, health.EvStopped, "", ""), rec(200, health.EvStopped, "", "")}, at(0), at(3600)},
+		{"a month: the week before the last event", []journal.Record{rec(0, health.EvStarted, "", ""), rec(30*86400, health.EvStopped, "", "")},
+			at(23 * 86400), at(30 * 86400)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			from, to := JournalWindow(tt.recs, now)
+			if !from.Equal(tt.from) || !to.Equal(tt.to) {
+				t.Fatalf("window %s → %s, want %s → %s", from, to, tt.from, tt.to)
+			}
+		})
+	}
+}
+
+// Sessions of the host's client get rows of their own; the others are
+// summed in one row below them, whatever their number.
+func TestOtherClientsAreSummed(t *testing.T) {
+	recs := []journal.Record{rec(1, health.EvSessionNew, "mem", "host-a"), rec(5, health.EvKeepWarm, "mem", "host-a")}
+	for i := range 40 {
+		r := rec(2+i, health.EvSessionNew, "mem", fmt.Sprintf("other-%d", i))
+		r.Client = "other-agent"
+		recs = append(recs, r)
+	}
+	recs = append(recs, rec(60, health.EvSessionNew, "mem", "host-b")) // the host's client, never pinged
+	s := Build(recs, at(0), at(200)).Servers[0]
+	if s.Others != 40 || s.Rows != 3 {
+		t.Fatalf("%d summed in %d rows, want 40 summed below the host's two", s.Others, s.Rows)
+	}
+	for _, sess := range s.Sessions {
+		if sess.Host != (sess.Client == "dsh-mcp-client") || (!sess.Host && sess.Row != 2) {
+			t.Fatalf("session %s of %s: host %v, row %d", sess.ID, sess.Client, sess.Host, sess.Row)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 
@@ -26,6 +27,9 @@ const (
 	rowHeight  = 12.0 // a bar is 9 high (the template's)
 	laneGap    = 18.0
 	hostHeight = 22.0
+	// minMark is the least width of a bar, an incident band or a summed
+	// stretch, so a one-second session shows on a week-long page.
+	minMark = 4.0
 )
 
 // Options say how to write the page.
@@ -33,6 +37,7 @@ type Options struct {
 	Location  *time.Location // times shown in this zone; nil: UTC
 	Generated time.Time      // when the page was made
 	Source    string         // the journal it was made from, for the footer
+	Window    string         // what the window is ("the last 24h"); "": not said
 }
 
 // Render writes p as one self-contained HTML page: inline CSS and SVG, no
@@ -49,7 +54,7 @@ func Render(w io.Writer, p Page, o Options) error {
 
 type view struct {
 	From, To, Generated, Source string
-	Span                        string
+	Span, Window                string
 	Summary                     Summary
 	MedianRecovery              string
 	Width, Height, Label        float64
@@ -72,6 +77,9 @@ type lane struct {
 	AtRisk        []float64
 	Bands         []band
 	Marks         []point
+	Others        []band  // the other clients' sessions, summed
+	OthersY       float64 // their row's y on the lane
+	OthersLabel   string
 }
 
 type bar struct {
@@ -83,8 +91,10 @@ type bar struct {
 }
 
 type band struct {
-	X, W  float64
-	Title string
+	X, W    float64
+	Count   int     // of sessions summed in it
+	Opacity float64 // more sessions, darker
+	Title   string
 }
 
 type point struct {
@@ -100,7 +110,7 @@ type incidentRow struct {
 func newView(p Page, o Options) view {
 	sc := scale{from: p.From, to: p.To}
 	v := view{From: stamp(p.From, o.Location), To: stamp(p.To, o.Location), Generated: stamp(o.Generated, o.Location),
-		Source: o.Source, Span: p.To.Sub(p.From).Round(time.Minute).String(), Summary: p.Summary,
+		Source: o.Source, Span: durfmt.Short(p.To.Sub(p.From)), Window: o.Window, Summary: p.Summary,
 		MedianRecovery: "—", Width: labelWidth + chartWidth + 10, Label: labelWidth,
 		Axis: axis(sc, o.Location)}
 	if p.Summary.Recovered > 0 {
@@ -142,6 +152,9 @@ func serverLane(s *Server, incidents []*Incident, sc scale) lane {
 		l.Timeout = "idle timeout " + durfmt.Short(s.Timeout)
 	}
 	for _, sess := range s.Sessions {
+		if s.Others > 0 && !sess.Host {
+			continue // summed below
+		}
 		l.Bars = append(l.Bars, newBar(sess, s.Timeout, sc))
 		l.Pings = appendX(l.Pings, sess.Pings, sc)
 		l.Failed = appendX(l.Failed, sess.Failed, sc)
@@ -155,8 +168,14 @@ func serverLane(s *Server, incidents []*Incident, sc scale) lane {
 		if end.IsZero() {
 			end = sc.to
 		}
-		x := sc.x(inc.Lost)
-		l.Bands = append(l.Bands, band{X: x, W: max(sc.x(end)-x, 2), Title: incidentTitle(inc)})
+		x, w := span(sc, inc.Lost, end)
+		l.Bands = append(l.Bands, band{X: x, W: w, Title: incidentTitle(inc)})
+	}
+	if s.Others > 0 {
+		l.Others = summed(s.Sessions, sc)
+		l.OthersY = float64(s.Rows-1)*rowHeight + 2
+		l.OthersLabel = fmt.Sprintf("%d others, summed", s.Others)
+		l.Height = max(l.Height, 44) // room for the label's third line
 	}
 	for _, m := range s.Marks {
 		l.Marks = append(l.Marks, point{X: sc.x(m.At), Class: markClass(m.Kind), Title: m.Detail})
@@ -164,18 +183,54 @@ func serverLane(s *Server, incidents []*Incident, sc scale) lane {
 	return l
 }
 
+// span is where from..to lies on the chart, at least minMark wide and
+// moved left at the chart's end so all of it shows.
+func span(sc scale, from, to time.Time) (x, w float64) {
+	x = sc.x(from)
+	w = max(sc.x(to)-x, minMark)
+	return min(x, chartWidth-w), w
+}
+
 func newBar(sess *Session, timeout time.Duration, sc scale) bar {
-	x := sc.x(sess.From)
+	x, w := span(sc, sess.From, sess.To)
 	end := endClass(sess)
-	b := bar{X: x, Y: float64(sess.Row)*rowHeight + 2, W: max(sc.x(sess.To)-x, 1), ID: sess.ID,
+	b := bar{X: x, Y: float64(sess.Row)*rowHeight + 2, W: w, ID: sess.ID,
 		Class: "session " + end, End: end, Title: sessionTitle(sess, timeout)}
 	b.CapW = min(b.W, 2)
 	b.CapX = b.X + b.W - b.CapW
 	if sess.Idle > 0 && !sess.Open {
-		b.IdleX = max(sc.x(sess.To.Add(-sess.Idle)), x)
-		b.IdleW = sc.x(sess.To) - b.IdleX
+		b.IdleX = min(max(sc.x(sess.To.Add(-sess.Idle)), x), x+w)
+		b.IdleW = x + w - b.IdleX
 	}
 	return b
+}
+
+// summed is the other clients' sessions as one row: a stretch for each
+// span of time the same number of them were open, darker the more.
+func summed(sessions []*Session, sc scale) []band {
+	type edge struct {
+		at    time.Time
+		delta int
+	}
+	var edges []edge
+	for _, sess := range sessions {
+		if !sess.Host {
+			edges = append(edges, edge{sess.From, 1}, edge{sess.To, -1})
+		}
+	}
+	slices.SortStableFunc(edges, func(a, b edge) int { return a.at.Compare(b.at) })
+	var out []band
+	open := 0
+	for i, e := range edges {
+		open += e.delta
+		if open <= 0 || i+1 == len(edges) || !edges[i+1].at.After(e.at) {
+			continue
+		}
+		x, w := span(sc, e.at, edges[i+1].at)
+		out = append(out, band{X: x, W: w, Count: open, Opacity: min(0.3+0.14*float64(open), 1),
+			Title: fmt.Sprintf("%d session(s) of other clients open", open)})
+	}
+	return out
 }
 
 func endClass(sess *Session) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -69,14 +70,19 @@ func TestJournalTextIsEscaped(t *testing.T) {
 	}
 }
 
-// One bar per session, the incident count on top, and only masked ids.
+// One bar per host session, the other clients' sessions summed, the
+// incident count on top, and only masked ids.
 func TestPageOfARealJournal(t *testing.T) {
 	t.Parallel()
 	recs := readFixture(t, "soak-3min.jsonl")
 	from, to := recs[0].Time, recs[len(recs)-1].Time
 	html := render(t, Build(recs, from, to))
-	if got, want := strings.Count(html, `data-session="`), fixtureSessions(recs); got != want {
-		t.Errorf("%d session bars, want one for each of the journal's %d sessions", got, want)
+	bars, summed := countSessions(html)
+	if want := fixtureSessions(recs); bars+summed != want || bars == 0 || summed == 0 {
+		t.Errorf("%d session bars and %d summed, want both kinds and the journal's %d sessions in all", bars, summed, want)
+	}
+	if others := strings.Count(html, "other-agent"); others != 0 {
+		t.Errorf("another client's session has a bar of its own (%d mentions)", others)
 	}
 	if m := regexp.MustCompile(`id="incidents">(\d+)<`).FindStringSubmatch(html); m == nil || m[1] != "36" {
 		t.Errorf("incident count %v, want 36 (the fixture's session_lost records with incident)", m)
@@ -100,4 +106,33 @@ func fixtureSessions(recs []journal.Record) int {
 		}
 	}
 	return len(seen)
+}
+
+// countSessions reads a page: its session bars, and the sessions its
+// lanes say they summed.
+func countSessions(page string) (bars, summed int) {
+	bars = len(regexp.MustCompile(`<rect class="session [a-z]+" data-session="[^"]+"`).FindAllString(page, -1))
+	for _, m := range regexp.MustCompile(`(\d+) others, summed`).FindAllStringSubmatch(page, -1) {
+		n, _ := strconv.Atoi(m[1])
+		summed += n
+	}
+	return bars, summed
+}
+
+// On a week-long page a run of seconds still shows: every bar, band and
+// summed stretch is at least minMark wide.
+func TestMarksShowAtAnySpan(t *testing.T) {
+	t.Parallel()
+	recs := readFixture(t, "soak-3min.jsonl")
+	last := recs[len(recs)-1].Time
+	html := render(t, Build(recs, last.Add(-MaxSpan), last))
+	widths := regexp.MustCompile(`<rect class="(?:session [a-z]+|incident|others)"[^>]* width="([0-9.]+)"`).FindAllStringSubmatch(html, -1)
+	if len(widths) < 50 {
+		t.Fatalf("%d marks on the page", len(widths))
+	}
+	for _, w := range widths {
+		if f, _ := strconv.ParseFloat(w[1], 64); f < minMark {
+			t.Errorf("a mark %.1f px wide on a week-long page: %s", f, w[0])
+		}
+	}
 }

@@ -28,6 +28,11 @@ func TestClassify(t *testing.T) {
 		{"rmcp body", "responding 404 Not Found: Session not found", true, SessionLost, "rmcp_session_not_found", ""},
 		{"ts server -32001", `{"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`, true, SessionLost, "jsonrpc_32001_session_not_found", ""},
 		{"python -32600", `2025-11-29 10:00:00,123 WARNING mcp.server.streamable_http: {"jsonrpc":"2.0","id":"server-error","error":{"code":-32600,"message":"Session not found"}}`, true, SessionLost, "jsonrpc_32600_session_not_found", ""},
+		// Measured (healer/proxy TestPythonClientStuckWithoutProxy, probe): FastMCP 4.2.3's
+		// answer to an unknown session, and what the Python SDK clients raise on a loss.
+		{"fastmcp 404 body", `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Session not found"}}`, true, SessionLost, "jsonrpc_32600_session_not_found", ""},
+		{"python sdk 2.x client", "mcp.shared.exceptions.MCPError: Session not found", true, SessionLost, "session_not_found", ""},
+		{"python sdk 1.x client", "mcp.shared.exceptions.McpError: Session terminated", true, SessionLost, "session_terminated", ""},
 		{"ts client POST 404", "Streamable HTTP error: Error POSTing to endpoint: Not Found", true, SessionLost, "post_404", ""},
 		{"ts client POST older format", `Error POSTing to endpoint (HTTP 404): {"error":{"code":-32001,"message":"Session not found"}}`, true, SessionLost, "post_404", ""},
 		{"ts client POST with go body", "Streamable HTTP error: Error POSTing to endpoint: session not found", true, SessionLost, "post_404", ""},

@@ -1,7 +1,8 @@
 // Package soak is the chaos soak: three real stateful MCP servers (the Go
 // SDK, the TypeScript SDK answering 404 -32001, and a TypeScript server with
-// the 400 quirk) with idle timeouts of a few seconds, eight client sessions
-// (three of the host's, two of another client, three through the proxy), a real watchdog daemon, and
+// the 400 quirk) with idle timeouts of a few seconds, eleven client sessions
+// (three of the host's, two of another client, three of an unpatched client
+// and three of the Python SDK client through the proxy), a real watchdog daemon, and
 // faults on a seeded schedule: servers killed -9 and restarted, logs
 // rotated in every mode, stores rewritten atomically and in place in two
 // halves, the host killed and restarted, the watchdog killed -9 and
@@ -10,7 +11,9 @@
 // (the session it holds per server); the other client writes none. A third,
 // unpatched client (it never re-initializes) calls every server through
 // the watchdog's proxy: each server has a second config entry with the
-// same URL and a proxy_listen.
+// same URL and a proxy_listen. The Python SDK client (testdata/pypeers/
+// soak_client.py, `mcp` 2.x) calls the same proxies under the same name;
+// its calls are judged the same way.
 //
 // Ground truth comes from the servers themselves (every session they start
 // and end, with the reason) and from the faults the soak injected. The

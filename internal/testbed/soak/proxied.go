@@ -2,6 +2,7 @@ package soak
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
@@ -11,6 +12,10 @@ import (
 // the watchdog was down and still be that span's doing (the client and the
 // soak stamp times in different processes; a kill is stamped once reaped).
 const callSlack = 300 * time.Millisecond
+
+// pythonCallPrefix starts the text of every call of the Python SDK client
+// (testdata/pypeers/soak_client.py).
+const pythonCallPrefix = "py "
 
 // ProxiedServer is a config entry that reaches a soak server through the
 // watchdog's proxy: the same server under another name, whose sessions
@@ -43,6 +48,8 @@ type Execution struct {
 type ProxyFigures struct {
 	Calls  int
 	Failed int
+	// Python: of Calls, the Python SDK client's (texts "py ...").
+	Python int
 	// Excused: failed while the call's server or the watchdog was down.
 	Excused int
 	// FailedUp: failed though the server and the watchdog were up.
@@ -90,6 +97,9 @@ func (r *Report) proxiedCalls(in Input) {
 	f := &r.Proxy
 	for _, c := range in.Calls {
 		f.Calls++
+		if strings.HasPrefix(c.Text, pythonCallPrefix) {
+			f.Python++
+		}
 		ran := runs[c.Text]
 		if len(ran) > 1 {
 			f.RanTwice = append(f.RanTwice, fmt.Sprintf("%q ran %d times", c.Text, len(ran)))

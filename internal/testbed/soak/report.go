@@ -86,6 +86,7 @@ func (r Report) proxyRows(t *table) {
 	f := r.Proxy
 	t.row("calls through the proxy / failed / failed while their server or the watchdog was down",
 		fmt.Sprintf("%d / %d / %d", f.Calls, f.Failed, f.Excused))
+	t.row("of those calls, the Python SDK client's", f.Python)
 	t.row("calls through the proxy failed while their server and the watchdog were up", len(f.FailedUp))
 	t.row("calls executed twice / successes never executed", fmt.Sprintf("%d / %d", len(f.RanTwice), len(f.NotRun)))
 	t.row("losses the proxy met and healed on the host's call / longest such call", fmt.Sprintf("%d / %s", f.Recovered, f.TookMax))

@@ -80,6 +80,7 @@ func TestSoak(t *testing.T) {
 	w.startHost(seed)
 	w.startOther(seed + 1)
 	w.startUnpatched(seed + 2)
+	w.startPython(seed + 3)
 	names := make([]string, len(specs))
 	for i, s := range specs {
 		names[i] = s.Name
@@ -97,6 +98,9 @@ func TestSoak(t *testing.T) {
 	w.report(r, d, seed)
 	for _, p := range r.Problems {
 		t.Error(p)
+	}
+	if r.Proxy.Python == 0 {
+		t.Error("the Python SDK client made no call through the proxies")
 	}
 	w.checkJournal()
 	w.checkSecrets(in)
@@ -127,6 +131,7 @@ func (w *world) finish(stop, tailDone chan struct{}) {
 	w.hostMu.Unlock()
 	w.other.kill()
 	w.unpatched.kill()
+	w.python.kill()
 }
 
 // scrape collects status and metrics every few seconds: outputs that leave

@@ -71,6 +71,7 @@ type world struct {
 	// unpatched calls every server through the watchdog's proxies, listed
 	// by their config entries' names.
 	unpatched  *clientProc
+	python     *clientProc // the Python SDK client, through the proxies too
 	proxied    map[string]ProxiedServer
 	proxyAddrs map[string]string // soak server → its proxy's listen address
 	calls      []CallRecord

@@ -22,6 +22,7 @@ const callTimeout = 90 * time.Second
 // Client is testdata/tsservers/client.mjs: the plain TypeScript SDK client, unpatched,
 // which keeps a dead session id like most hosts built on the SDK.
 type Client struct {
+	name   string // in failures: "ts client", "python-sdk 2.x client"
 	cancel context.CancelFunc
 	stdin  io.WriteCloser
 	lines  chan string // OK, ERR, READY and BYE lines
@@ -58,11 +59,20 @@ func startClient(t testing.TB, url string, flags ...string) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return StartLineClient(t, "ts client", node, serverDir(root), append([]string{"client.mjs", "--url", url}, flags...))
+}
+
+// StartLineClient runs another client that speaks client.mjs's line protocol (READY,
+// then one OK or ERR line per `call`): bin with args in dir, HOME a temp dir. name says
+// which client in failures. It waits until the client is ready and stops it when the
+// test ends.
+func StartLineClient(t testing.TB, name, bin, dir string, args []string) *Client {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, node, append([]string{"client.mjs", "--url", url}, flags...)...)
-	cmd.Dir, cmd.WaitDelay = serverDir(root), 5*time.Second
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir, cmd.WaitDelay = dir, 5*time.Second
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	c := &Client{cancel: cancel, lines: make(chan string, 16), stderr: &tailbuf.Buffer{Max: 64 << 10}, done: make(chan struct{})}
+	c := &Client{name: name, cancel: cancel, lines: make(chan string, 16), stderr: &tailbuf.Buffer{Max: 64 << 10}, done: make(chan struct{})}
 	cmd.Stderr = c.stderr
 	stdout, err := cmd.StdoutPipe()
 	if err == nil {
@@ -73,18 +83,18 @@ func startClient(t testing.TB, url string, flags ...string) *Client {
 	}
 	if err != nil {
 		cancel()
-		t.Fatalf("tsserver client: %v", err)
+		t.Fatalf("%s: %v", name, err)
 	}
 	go c.read(cmd, stdout)
 	t.Cleanup(func() {
 		cancel()
 		<-c.done
 		if t.Failed() {
-			t.Logf("ts client stderr:\n%s", c.stderr.String())
+			t.Logf("%s stderr:\n%s", name, c.stderr.String())
 		}
 	})
 	if line := c.next(t, startTimeout); line != "READY" {
-		t.Fatalf("ts client did not connect to %s: %q\nstderr:\n%s", url, line, c.stderr.String())
+		t.Fatalf("%s did not connect: %q\nstderr:\n%s", name, line, c.stderr.String())
 	}
 	return c
 }
@@ -112,11 +122,11 @@ func (c *Client) next(t testing.TB, within time.Duration) string {
 	select {
 	case line, ok := <-c.lines:
 		if !ok {
-			t.Fatalf("ts client exited; stderr:\n%s", c.stderr.String())
+			t.Fatalf("%s exited; stderr:\n%s", c.name, c.stderr.String())
 		}
 		return line
 	case <-time.After(within):
-		t.Fatalf("ts client said nothing within %v; stderr:\n%s", within, c.stderr.String())
+		t.Fatalf("%s said nothing within %v; stderr:\n%s", c.name, within, c.stderr.String())
 		return ""
 	}
 }
@@ -126,9 +136,25 @@ func (c *Client) next(t testing.TB, within time.Duration) string {
 func (c *Client) Call(t testing.TB, tool string) string {
 	t.Helper()
 	if _, err := fmt.Fprintf(c.stdin, "call %s\n", tool); err != nil {
-		t.Fatalf("ts client: %v", err)
+		t.Fatalf("%s: %v", c.name, err)
 	}
 	return c.next(t, callTimeout)
+}
+
+// CallOrExit is Call for a client that may end itself on the call: it returns the
+// client's line, or exited true and no line when the client's process ended instead.
+func (c *Client) CallOrExit(t testing.TB, tool string) (line string, exited bool) {
+	t.Helper()
+	if _, err := fmt.Fprintf(c.stdin, "call %s\n", tool); err != nil {
+		return "", true // its stdin is closed: it has ended
+	}
+	select {
+	case line, ok := <-c.lines:
+		return line, !ok
+	case <-time.After(callTimeout):
+		t.Fatalf("%s said nothing within %v; stderr:\n%s", c.name, callTimeout, c.stderr.String())
+		return "", false
+	}
 }
 
 // Notes lists the notifications the client has received, by method.

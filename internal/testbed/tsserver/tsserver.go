@@ -129,20 +129,53 @@ func Launch(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tsserver: %w", err)
 	}
-	s := &Server{onEvent: opts.OnEvent}
-	p, err := startProcess(node, serverDir(root), args, s.onLine)
+	return LaunchProgram(Program{Name: fmt.Sprintf("tsserver: %s server", opts.mode()), Bin: node,
+		Dir: serverDir(root), Args: args, OnEvent: opts.OnEvent})
+}
+
+// Program is another server that speaks server.mjs's stdout (LISTENING <url>, and
+// session events when it has them) and its admin API (/admin/count, /admin/sessions,
+// /admin/forget): a FastMCP server, for one (internal/testbed/pypeer).
+type Program struct {
+	Name     string // in failures
+	Bin, Dir string
+	Args     []string
+	OnEvent  func(Event) // as Options.OnEvent
+}
+
+// LaunchProgram runs p and waits until it listens; the caller must Stop it.
+func LaunchProgram(p Program) (*Server, error) {
+	s := &Server{onEvent: p.OnEvent}
+	proc, err := startProcess(p.Bin, p.Dir, p.Args, s.onLine)
 	if err != nil {
-		return nil, fmt.Errorf("tsserver: %w", err)
+		return nil, fmt.Errorf("%s: %w", p.Name, err)
 	}
-	s.proc = p
-	url, err := p.waitListening(startTimeout)
+	s.proc = proc
+	url, err := proc.waitListening(startTimeout)
 	if err != nil {
-		p.stop()
-		return nil, fmt.Errorf("tsserver: %s server did not start: %w\nstderr:\n%s", opts.mode(), err, p.stderr.String())
+		proc.stop()
+		return nil, fmt.Errorf("%s did not start: %w\nstderr:\n%s", p.Name, err, proc.stderr.String())
 	}
 	s.url = url
 	s.admin = strings.TrimSuffix(url, "/mcp")
 	return s, nil
+}
+
+// StartProgram is LaunchProgram for a test: it fails the test when p does not start and
+// stops it when the test ends.
+func StartProgram(t testing.TB, p Program) *Server {
+	t.Helper()
+	s, err := LaunchProgram(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Stop()
+		if t.Failed() {
+			t.Logf("%s stderr:\n%s", p.Name, s.Stderr())
+		}
+	})
+	return s
 }
 
 // Stderr is what the node process has written to stderr (its tail).
