@@ -135,14 +135,12 @@ func autostartEnabled() bool {
 	return err == nil && st.Enabled
 }
 
-// timelineSpan is how far back the tray's timeline goes: "did my sessions
-// die this week, and were they saved" is the question it answers.
-const timelineSpan = 7 * 24 * time.Hour
-
-// openTimeline writes the timeline page of the last week and opens it,
+// openTimeline writes the timeline page and opens it,
 // off the loop: reading a week of journal takes a moment.
 func (d *daemon) openTimeline() {
-	o := timeline.WriteOptions{StateDir: d.stateDir, Since: timelineSpan, Now: d.now(), Location: time.Local}
+	// Since 0: the journal's own span (a week at most), as `watchdog
+	// timeline` without --since: a short run fills the page.
+	o := timeline.WriteOptions{StateDir: d.stateDir, Now: d.now(), Location: time.Local}
 	goRun(&d.face.work, func() {
 		path, err := timeline.WriteFile(o)
 		if err == nil {
