@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/godbus/dbus/v5"
+	"github.com/mcpwatchdog/watchdog/internal/sessionbus"
 )
 
 // Options configure a Tray.
@@ -71,14 +71,8 @@ func (t *Tray) emit(ctx context.Context, c Command) {
 
 // SessionBusAvailable reports whether a D-Bus session bus answers. Check
 // it before Run on Linux: without a bus systray v1.12.2 panics on quit.
-func SessionBusAvailable() bool {
-	conn, err := dbus.ConnectSessionBus()
-	if err != nil {
-		return false
-	}
-	_ = conn.Close()
-	return true
-}
+// It starts none (sessionbus).
+func SessionBusAvailable() bool { return sessionbus.Available() }
 
 // headless waits out ctx: the daemon runs on without a tray.
 func (t *Tray) headless(ctx context.Context, why string) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/internal/sessionbus"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
@@ -123,9 +125,19 @@ func New(opts Options) *Notifier {
 // BeeepSend shows a desktop notification with beeep, giving up after 5 s:
 // beeep has no context and can hang on a broken daemon. The stuck call's
 // goroutine ends when beeep does.
+//
+// On Linux beeep goes through the session bus, and without one godbus
+// would launch a dbus-daemon that outlives the watchdog: with no bus there
+// is nothing to show a bubble on, so it says so instead.
 func BeeepSend(title, body string) error {
+	if runtime.GOOS == "linux" && !sessionbus.Available() {
+		return ErrNoSessionBus
+	}
 	return withTimeout(context.Background(), func() error { return beeep.Notify(title, body, "dialog-information") }, sendTimeout)
 }
+
+// ErrNoSessionBus: on Linux, no session bus to show notifications on.
+var ErrNoSessionBus = errors.New("notify: no D-Bus session bus to show notifications on")
 
 // withTimeout runs f, giving up after d or when ctx ends; f's goroutine
 // ends when f does.

@@ -16,6 +16,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	wdnotify "github.com/mcpwatchdog/watchdog/internal/notify"
+	"github.com/mcpwatchdog/watchdog/internal/sessionbus"
 )
 
 // The service's names (Desktop Notifications Specification 1.2).
@@ -79,9 +80,9 @@ func Connect(o Options) (*Desktop, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	conn, err := dbus.ConnectSessionBus()
+	conn, err := sessionbus.Connect()
 	if err != nil {
-		return nil, fmt.Errorf("fdo: session bus: %w", err)
+		return nil, fmt.Errorf("fdo: %w", err)
 	}
 	d := &Desktop{conn: conn, o: o, signals: make(chan *dbus.Signal, 16), done: make(chan struct{}),
 		byThread: map[string]uint32{}, bubbles: map[uint32]bubble{}}
