@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Reason says why the server ended a session.
-type Reason string
+// Reason says why the server ended a session: truth.Event's Reason.
+type Reason = string
 
 // Reasons a session ends; the strings appear in the simulated log.
 const (

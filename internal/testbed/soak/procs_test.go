@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/truth"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
@@ -107,7 +108,7 @@ func (s *serverProc) readGo(out io.Reader, ready chan<- string) {
 			ready <- strings.TrimSpace(line)
 			continue
 		}
-		if e, ok := tsserver.ParseEvent(line, time.Now()); ok {
+		if e, ok := truth.Parse(line, time.Now()); ok {
 			s.record(e)
 		}
 	}
@@ -116,11 +117,11 @@ func (s *serverProc) readGo(out io.Reader, ready chan<- string) {
 
 // record takes a line of either kind of server (they print the same).
 func (s *serverProc) record(e tsserver.Event) {
-	if e.Kind == tsserver.EventCall {
+	if e.Kind == truth.Call {
 		s.onCall(Execution{At: e.At, Server: s.spec.Name, Session: e.ID, Text: e.Text})
 		return
 	}
-	ev := ServerEvent{At: e.At, Server: s.spec.Name, ID: e.ID, Client: e.Client, Reason: normalReason(e.Reason), Start: e.Kind == tsserver.EventStart}
+	ev := ServerEvent{At: e.At, Server: s.spec.Name, ID: e.ID, Client: e.Client, Reason: normalReason(e.Reason), Start: e.Kind == truth.Start}
 	s.onEvent(ev)
 }
 

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/testbed/truth"
+
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
@@ -81,10 +83,10 @@ func TestLogAndStoreFollowSessions(t *testing.T) {
 func wantStartThenIdleEnd(t *testing.T, events <-chan Event, id string) {
 	t.Helper()
 	start, end := nextEvent(t, events), nextEvent(t, events)
-	if start.Kind != EventStart || start.ID != id || start.Client != "tsserver-test" || start.At.IsZero() {
+	if start.Kind != truth.Start || start.ID != id || start.Client != "tsserver-test" || start.At.IsZero() {
 		t.Fatalf("first event %s, want the start of %s by tsserver-test", masked(fmt.Sprintf("%+v", start)), mask.ID(id))
 	}
-	if end.Kind != EventEnd || end.ID != id || end.Reason != "idle" || end.At.Before(start.At) {
+	if end.Kind != truth.End || end.ID != id || end.Reason != "idle" || end.At.Before(start.At) {
 		t.Fatalf("second event %s, want the idle end of %s after %v", masked(fmt.Sprintf("%+v", end)), mask.ID(id), start.At)
 	}
 }
@@ -188,7 +190,7 @@ func TestSessionStartCarriesClientName(t *testing.T) {
 			t.Errorf("OnEvent %d = %s, Started() has %s", i, masked(fmt.Sprintf("%+v", seen[i])), masked(fmt.Sprintf("%+v", e)))
 		}
 	}
-	if last := seen[len(names)]; last.Kind != EventEnd || last.ID != ids[0] || last.Reason != "deleted" {
+	if last := seen[len(names)]; last.Kind != truth.End || last.ID != ids[0] || last.Reason != "deleted" {
 		t.Errorf("last event %s, want the deleted end of the first session", masked(fmt.Sprintf("%+v", last)))
 	}
 }

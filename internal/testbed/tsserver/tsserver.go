@@ -15,6 +15,7 @@ package tsserver
 
 import (
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/truth"
 
 	"fmt"
 	"path/filepath"
@@ -203,22 +204,22 @@ func (s *Server) Events() []Event {
 }
 
 // Started returns the session starts read so far, in order.
-func (s *Server) Started() []Event { return s.eventsOf(EventStart) }
+func (s *Server) Started() []Event { return s.eventsOf(truth.Start) }
 
 // Calls returns the echo calls the server ran so far, in order.
-func (s *Server) Calls() []Event { return s.eventsOf(EventCall) }
+func (s *Server) Calls() []Event { return s.eventsOf(truth.Call) }
 
 // Ended returns the SESSION_END lines seen so far, each "SESSION_END <id> <reason>"
 // with reason idle, deleted, forgotten or closed.
 func (s *Server) Ended() []string {
 	var lines []string
-	for _, e := range s.eventsOf(EventEnd) {
+	for _, e := range s.eventsOf(truth.End) {
 		lines = append(lines, "SESSION_END "+e.ID+" "+e.Reason)
 	}
 	return lines
 }
 
-func (s *Server) eventsOf(kind EventKind) []Event {
+func (s *Server) eventsOf(kind truth.Kind) []Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []Event
@@ -253,7 +254,7 @@ func (s *Server) WaitEnded(t testing.TB, id string) string {
 // comes first, so once Events, Started, Ended or WaitEnded show an event, OnEvent has
 // returned from it.
 func (s *Server) onLine(line string) {
-	e, ok := ParseEvent(line, time.Now())
+	e, ok := truth.Parse(line, time.Now())
 	if !ok {
 		return
 	}
