@@ -80,7 +80,7 @@ bench: build
 	bash scripts/bench.sh
 
 # The client bug and its fix on real servers: STUCK unpatched, RECOVERED patched.
-# The README's pictures, from the tests' own runs: the timeline page as
+# The docs' pictures, from the tests' own runs: the timeline page as
 # headless Chromium draws it, and the desktop (tray menu, a bubble on dunst).
 pictures: deps
 	$(GO) test -count=1 -run TestTimelineFitsAShortRun ./internal/timeline -timeline.png=$(CURDIR)/docs/timeline.png

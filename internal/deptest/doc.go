@@ -1,7 +1,7 @@
 // Package deptest keeps the house rules that no compiler checks, as tests
 // that fail the build when a change breaks them:
 //
-//   - the import rules of the README's Architecture section (the model does no I/O, seeing
+//   - the import rules of docs/ARCHITECTURE.md (the model does no I/O, seeing
 //     decides nothing, acting knows no screen, product code carries no rig),
 //     stated as data in [House] and checked by [Policy.Check] against the
 //     module's import graph from `go list`;

@@ -28,7 +28,7 @@ type Edge struct{ From, To string }
 //   - anything else an import path, with "/..." matching below it
 //     ("testing/...").
 type Rule struct {
-	// Name is the rule as the README's Architecture section says it; every violation quotes it.
+	// Name is the rule as docs/ARCHITECTURE.md says it; every violation quotes it.
 	Name string
 	// From selects the importing packages the rule covers.
 	From []string
@@ -79,7 +79,7 @@ const (
 	classTestHelper = "@test-helper"
 )
 
-// House is the rule set of the README's Architecture section for the module at module.
+// House is the rule set of docs/ARCHITECTURE.md for the module at module.
 func House(module string) Policy {
 	return Policy{
 		Module: module,

@@ -12,7 +12,7 @@ import (
 
 // goldenFile holds the journal lines the watchdog wrote for goldenEvents
 // before event kinds and fields were typed. The journal is a contract
-// (README.md, "Journal and status"): a change to these bytes is a change
+// (docs/DESIGN.md, "Journal and status"): a change to these bytes is a change
 // to the contract.
 const goldenFile = "testdata/golden.jsonl"
 

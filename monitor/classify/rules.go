@@ -34,7 +34,7 @@ var std = newTable(rules())
 func rules() []rule {
 	return []rule{
 		// A GET SSE stream 404 is only a hint (some servers answer GET 404
-		// on a live session; README.md, "Proxy"): listed first so such a
+		// on a live session; docs/DESIGN.md, "Proxy"): listed first so such a
 		// line is never taken for a loss.
 		{name: "sse_stream_404", kind: SSEStream404,
 			lits: []string{"Failed to open SSE stream"}, when: saysNotFound},
