@@ -22,6 +22,7 @@ type bench struct {
 	bin, dir string
 	stderr   io.Writer     // the daemons' stderr; nil: this process's
 	settle   time.Duration // before an idle window
+	perf     string        // proxyload: where the watchdog's perf report goes
 }
 
 type daemon struct {
