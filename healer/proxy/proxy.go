@@ -93,7 +93,8 @@ type Options struct {
 	// Now is the clock for activity times. nil: time.Now.
 	Now func() time.Time
 	// HTTPClient carries the upstream requests; redirects are never
-	// followed. nil: a client of its own.
+	// followed. nil: a client of its own, which keeps a connection per
+	// concurrent call (see upstreamTransport).
 	HTTPClient *http.Client
 }
 
@@ -244,10 +245,25 @@ func positive(v, def int64) int64 {
 }
 
 func noRedirects(hc *http.Client) *http.Client {
-	c := &http.Client{}
+	c := &http.Client{Transport: upstreamTransport()}
 	if hc != nil {
 		*c = *hc
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return c
+}
+
+// maxIdleUpstream is how many idle connections to the server the proxy
+// keeps. net/http's default keeps two: with more calls at once than that,
+// every call that ended past the second closed its connection, and the
+// next one dialled anew (a connect, a goroutine pair and their buffers:
+// the most of the proxy's cost per call at 8 concurrent calls). Hosts
+// make a few calls at once; this covers a busy machine's.
+const maxIdleUpstream = 256
+
+// upstreamTransport is the proxy's own transport to its server.
+func upstreamTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns, t.MaxIdleConnsPerHost = maxIdleUpstream, maxIdleUpstream
+	return t
 }
