@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
@@ -28,8 +29,11 @@ var hopByHop = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-A
 // copyHeaders copies src to dst without the hop-by-hop headers, those the
 // Connection header names, and the session id (the caller sets its own).
 func copyHeaders(dst, src http.Header) {
-	named := map[string]bool{}
+	var named map[string]bool // nil (no allocation) without a Connection header
 	for _, v := range src.Values("Connection") {
+		if named == nil {
+			named = map[string]bool{}
+		}
 		for f := range strings.SplitSeq(v, ",") {
 			named[http.CanonicalHeaderKey(strings.TrimSpace(f))] = true
 		}
@@ -128,7 +132,9 @@ func (p *Proxy) relay(w http.ResponseWriter, a answer, hostID string, limit int6
 		_, _ = w.Write(a.head)
 	}
 	body := io.LimitReader(a.resp.Body, limit-int64(len(a.head))+1)
-	buf := make([]byte, 32<<10)
+	bp := relayBufs.Get().(*[]byte)
+	defer relayBufs.Put(bp)
+	buf := *bp
 	sent := int64(len(a.head))
 	for {
 		n, err := body.Read(buf)
@@ -148,6 +154,11 @@ func (p *Proxy) relay(w http.ResponseWriter, a answer, hostID string, limit int6
 		}
 	}
 }
+
+// relayBufs are relay's buffers, one per answer under way: made per
+// answer, they were most of what the proxy allocated per call, as
+// httputil.ReverseProxy found before (its BufferPool).
+var relayBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // rpcError answers the host with a JSON-RPC error of the proxy's own.
 func rpcError(w http.ResponseWriter, status, code int, msg string) {
@@ -171,6 +182,13 @@ func badGateway(w http.ResponseWriter, err error) {
 func readBody(r *http.Request, max int64) ([]byte, error) {
 	if r.ContentLength > max { // refused before a byte of it is read
 		return nil, fmt.Errorf("the request is larger than the proxy's limit of %d bytes", max)
+	}
+	if r.ContentLength > 0 { // the usual case: read into one exact buffer
+		b := make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(r.Body, b); err != nil {
+			return nil, err
+		}
+		return b, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, max+1))
 	if err != nil {

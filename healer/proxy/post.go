@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,7 +57,13 @@ func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 		s = p.adopt(r.Context(), id, r.Header)
 	}
 	if s != nil {
-		p.sessions.with(func() { s.last, s.header = p.opts.Now(), r.Header.Clone() })
+		now := p.opts.Now()
+		p.sessions.with(func() {
+			s.last = now
+			if !sameHeader(s.header, r.Header) { // most calls: the same as the last
+				s.header = keptHeader(r.Header)
+			}
+		})
 		return s
 	}
 	if p.isStateless() {
@@ -150,7 +157,7 @@ func (p *Proxy) initialize(w http.ResponseWriter, r *http.Request, body []byte) 
 	protocol, caps := initResult(resp.Header.Get("Content-Type"), data)
 	init := paramsOf(body)
 	s := &session{hostID: newHostID(), init: init, client: clientName(init), upstream: upstream,
-		protocol: protocol, caps: caps, last: p.opts.Now(), header: r.Header.Clone()}
+		protocol: protocol, caps: caps, last: p.opts.Now(), header: keptHeader(r.Header)}
 	evicted := p.sessions.add(s)
 	p.opts.Observe(Event{Kind: EvSession, Server: p.opts.Server, Time: s.last, HostSession: s.hostID,
 		Upstream: upstream, Client: s.client, Detail: "a host opened a session through the proxy"})
@@ -225,4 +232,31 @@ func (p *Proxy) failed(s *session, old string, err error) {
 	p.log.Warn("the server lost a host's session and a new one could not be opened", "err", err)
 	p.opts.Observe(Event{Kind: EvRecoverFailed, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		OldUpstream: old, Client: s.client, Detail: "the server lost the host's session and a new one could not be opened: " + err.Error()})
+}
+
+// sameHeader reports whether the host's headers h are those kept from its
+// last call (keptHeader): the same fields and values, Content-Length aside.
+func sameHeader(kept, h http.Header) bool {
+	if kept == nil {
+		return false
+	}
+	n := 0
+	for k, v := range h {
+		if k == "Content-Length" {
+			continue
+		}
+		if !slices.Equal(v, kept[k]) {
+			return false
+		}
+		n++
+	}
+	return n == len(kept)
+}
+
+// keptHeader is what a session keeps of the host's headers, for the
+// proxy's own requests: all but Content-Length, which differs per call.
+func keptHeader(h http.Header) http.Header {
+	c := h.Clone()
+	delete(c, "Content-Length")
+	return c
 }
