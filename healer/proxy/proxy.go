@@ -22,7 +22,8 @@ const (
 	// recently used one without a GET stream is let go, upstream with
 	// DELETE. Hosts hold a handful each; an idle one costs the proxy's
 	// heap well under 1 KiB (BenchmarkHeldSessions). The state file is
-	// written whole on every new session: ~3 MiB, tens of ms, at the cap.
+	// written whole when the table changes (~3 MiB, tens of ms, at the
+	// cap), one write shared by the sessions opened meanwhile (table.save).
 	DefaultMaxSessions = 10000
 	// DefaultAnswerTimeout bounds the wait for a server's answer to begin
 	// (its headers): longer than a slow tool takes, and than most hosts'

@@ -81,6 +81,14 @@ type table struct {
 	path     string
 	max      int
 	log      *slog.Logger
+
+	// changes counts the changes save was asked to write (under mu);
+	// written is the count the last write covered (under writeMu, which
+	// serialises writes).
+	changes uint64
+	writeMu sync.Mutex
+	written uint64
+	writes  int // files written, for the tests
 }
 
 // stateFile is the state file's shape. Full ids: the file is 0600, like
@@ -242,18 +250,29 @@ func (t *table) with(f func()) {
 	f()
 }
 
-// save writes the state file atomically; a failure is logged, and the
-// sessions stay served from memory.
+// save writes the state file atomically, and returns once a write that
+// holds the caller's change is on disk; a failure is logged, and the
+// sessions stay served from memory. Callers that change the table at once
+// share writes (group commit): a write takes the whole table, so one
+// begun after a change carries it, and those waiting behind a write need
+// only the next one. Hosts opening sessions by the hundred then cost a
+// write per batch, not one each (the file holds every session).
 func (t *table) save() {
 	if t.path == "" {
 		return
 	}
 	t.mu.Lock()
-	st := stateFile{Version: stateVersion, Released: slices.Clone(t.released)}
-	for _, s := range t.byID {
-		st.Sessions = append(st.Sessions, stateRecord{Host: s.hostID, Upstream: s.upstream, Init: s.init,
-			Protocol: s.protocol, Lists: s.caps, Last: s.last})
+	t.changes++
+	mine := t.changes
+	t.mu.Unlock()
+	t.writeMu.Lock()
+	defer t.writeMu.Unlock()
+	if t.written >= mine {
+		return // a write begun after the change has carried it
 	}
+	t.mu.Lock()
+	covers := t.changes
+	st := t.snapshotLocked()
 	t.mu.Unlock()
 	slices.SortFunc(st.Sessions, func(a, b stateRecord) int { return a.Last.Compare(b.Last) })
 	data, err := json.Marshal(st)
@@ -263,6 +282,18 @@ func (t *table) save() {
 	if err != nil {
 		t.log.Warn("cannot save the proxy's sessions; a restart would give their hosts new ones", "path", t.path, "err", err)
 	}
+	t.written = covers
+	t.writes++
+}
+
+// snapshotLocked is the state file's content (t.mu held).
+func (t *table) snapshotLocked() stateFile {
+	st := stateFile{Version: stateVersion, Released: slices.Clone(t.released), Sessions: make([]stateRecord, 0, len(t.byID))}
+	for _, s := range t.byID {
+		st.Sessions = append(st.Sessions, stateRecord{Host: s.hostID, Upstream: s.upstream, Init: s.init,
+			Protocol: s.protocol, Lists: s.caps, Last: s.last})
+	}
+	return st
 }
 
 // clientName reads clientInfo.name from initialize params.
