@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -126,6 +128,13 @@ func (p *Proxy) relay(w http.ResponseWriter, a answer, hostID string, limit int6
 	if hostID != "" && a.resp.Header.Get(mcphttp.HeaderSessionID) != "" {
 		w.Header().Set(mcphttp.HeaderSessionID, hostID)
 	}
+	// An answer of known length that is not an event stream goes out as
+	// it came, unflushed: one write with its length, where flushing after
+	// each read made it chunked and cost a second write for its end.
+	streamed := a.resp.ContentLength < 0 || isEventStream(a.resp.Header)
+	if !streamed && a.resp.ContentLength > 0 && a.resp.ContentLength <= limit {
+		w.Header().Set("Content-Length", strconv.FormatInt(a.resp.ContentLength, 10))
+	}
 	w.WriteHeader(a.resp.StatusCode)
 	rc := http.NewResponseController(w)
 	if len(a.head) > 0 {
@@ -147,12 +156,20 @@ func (p *Proxy) relay(w http.ResponseWriter, a answer, hostID string, limit int6
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return // the host went away
 			}
-			_ = rc.Flush()
+			if streamed {
+				_ = rc.Flush()
+			}
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// isEventStream reports whether h says the body is an SSE stream.
+func isEventStream(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "text/event-stream"
 }
 
 // relayBufs are relay's buffers, one per answer under way: made per

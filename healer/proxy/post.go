@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -60,7 +59,7 @@ func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 		now := p.opts.Now()
 		p.sessions.with(func() {
 			s.last = now
-			if !sameHeader(s.header, r.Header) { // most calls: the same as the last
+			if !sameKept(s.header, r.Header) { // most calls: the same as the last
 				s.header = keptHeader(r.Header)
 			}
 		})
@@ -232,31 +231,4 @@ func (p *Proxy) failed(s *session, old string, err error) {
 	p.log.Warn("the server lost a host's session and a new one could not be opened", "err", err)
 	p.opts.Observe(Event{Kind: EvRecoverFailed, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		OldUpstream: old, Client: s.client, Detail: "the server lost the host's session and a new one could not be opened: " + err.Error()})
-}
-
-// sameHeader reports whether the host's headers h are those kept from its
-// last call (keptHeader): the same fields and values, Content-Length aside.
-func sameHeader(kept, h http.Header) bool {
-	if kept == nil {
-		return false
-	}
-	n := 0
-	for k, v := range h {
-		if k == "Content-Length" {
-			continue
-		}
-		if !slices.Equal(v, kept[k]) {
-			return false
-		}
-		n++
-	}
-	return n == len(kept)
-}
-
-// keptHeader is what a session keeps of the host's headers, for the
-// proxy's own requests: all but Content-Length, which differs per call.
-func keptHeader(h http.Header) http.Header {
-	c := h.Clone()
-	delete(c, "Content-Length")
-	return c
 }

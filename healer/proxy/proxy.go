@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -105,6 +106,10 @@ type Proxy struct {
 	endpoint string // "/<secret>/mcp"
 	log      *slog.Logger
 	hc       *http.Client
+	// rt carries the forwarded requests when the proxy owns its transport:
+	// straight to it, without the client's per-request copy of the headers
+	// (kept for redirects, which the proxy never follows). nil: hc.
+	rt       http.RoundTripper
 	sessions *table
 	ping     *mcphttp.Client // for checks with the config's headers only
 
@@ -142,6 +147,9 @@ func New(opts Options) (*Proxy, error) {
 	}
 	p := &Proxy{opts: opts, endpoint: "/" + opts.Secret + Path, log: opts.Logger.With("server", opts.Server, "part", "proxy"), hc: hc, ping: ping,
 		idle: opts.IdleTimeout, retune: make(chan struct{}, 1)}
+	if u, uerr := url.Parse(opts.Upstream); opts.HTTPClient == nil && uerr == nil && u.User == nil {
+		p.rt = hc.Transport // a URL with user:pass needs the client, which turns it into Basic auth
+	}
 	p.sessions, err = loadTable(opts.StateFile, opts.MaxSessions, p.log)
 	if err != nil {
 		return nil, err

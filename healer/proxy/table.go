@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -42,7 +43,7 @@ type session struct {
 	caps     lists  // the lists the server offers, to re-read after a loss
 	last     time.Time
 	pinged   time.Time   // the last keep-warm answer
-	header   http.Header // the host's last request headers (memory only)
+	header   http.Header // what replays carry of the host's last headers (keptHeader; memory only)
 	streams  []*stream   // the host's open GET streams
 	pending  []string    // notifications for the next GET stream
 }
@@ -88,8 +89,12 @@ type table struct {
 	changes uint64
 	writeMu sync.Mutex
 	written uint64
-	writes  int // files written, for the tests
+	writes  int          // files written, for the tests
+	buf     bytes.Buffer // the file's bytes, reused between writes (under writeMu)
 }
+
+// maxKeptBuf: a state file buffer past this size is let go after its write.
+const maxKeptBuf = 1 << 20
 
 // stateFile is the state file's shape. Full ids: the file is 0600, like
 // every other state file that holds them.
@@ -275,9 +280,13 @@ func (t *table) save() {
 	st := t.snapshotLocked()
 	t.mu.Unlock()
 	slices.SortFunc(st.Sessions, func(a, b stateRecord) int { return a.Last.Compare(b.Last) })
-	data, err := json.Marshal(st)
+	t.buf.Reset()
+	err := json.NewEncoder(&t.buf).Encode(st)
 	if err == nil {
-		err = fsutil.WriteAtomic(t.path, data, 0o600)
+		err = fsutil.WriteAtomic(t.path, t.buf.Bytes(), 0o600)
+	}
+	if t.buf.Cap() > maxKeptBuf {
+		t.buf = bytes.Buffer{} // a table near the cap: not kept between writes
 	}
 	if err != nil {
 		t.log.Warn("cannot save the proxy's sessions; a restart would give their hosts new ones", "path", t.path, "err", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -21,7 +22,7 @@ var errNoAnswer = errors.New("the server did not answer in time")
 func (p *Proxy) doWithin(req *http.Request, d time.Duration) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
 	timer := time.AfterFunc(d, func() { cancel(errNoAnswer) })
-	resp, err := p.hc.Do(req.WithContext(ctx))
+	resp, err := p.roundTrip(req.WithContext(ctx))
 	if !timer.Stop() {
 		// Fired: the answer, if one came at this very instant, is cut anyway.
 		if err == nil {
@@ -48,4 +49,17 @@ func (c *cancelOnClose) Close() error {
 	err := c.ReadCloser.Close()
 	c.cancel()
 	return err
+}
+
+// roundTrip sends req on the proxy's own transport, or its client's.
+func (p *Proxy) roundTrip(req *http.Request) (*http.Response, error) {
+	if p.rt == nil {
+		return p.hc.Do(req)
+	}
+	resp, err := p.rt.RoundTrip(req)
+	if err != nil {
+		// As the client would: the URL (masked by send) with the error.
+		return nil, &url.Error{Op: req.Method, URL: req.URL.String(), Err: err}
+	}
+	return resp, nil
 }

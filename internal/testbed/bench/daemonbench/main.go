@@ -36,6 +36,7 @@ func run(ctx context.Context) int {
 	window := flag.Duration("window", 2*time.Second, "one straight or proxied window (proxyload)")
 	rounds := flag.Int("rounds", 2, "straight/proxied window pairs (proxyload)")
 	held := flag.String("held", "1000,10000", "idle sessions held (proxyheld)")
+	heldSettle := flag.Duration("held-settle", 10*time.Second, "proxyheld: wait before each RSS reading")
 	perf := flag.String("perf", "", "proxyload: record the watchdog with perf and write its report here")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "daemonbench")
@@ -44,7 +45,7 @@ func run(ctx context.Context) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	b := &bench{bin: *bin, dir: dir, settle: *settle, perf: *perf}
+	b := &bench{bin: *bin, dir: dir, settle: *settle, perf: *perf, heldSettle: *heldSettle}
 	switch *mode {
 	case "latency":
 		err = b.lineLatency(ctx, *samples, *files, *servers)

@@ -8,11 +8,6 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/testbed/bench/loadgen"
 )
 
-// heldSettle is the wait after the sessions are open and the host's
-// connections closed, before RSS is read: the proxy's connection
-// goroutines end, and the runtime has a moment to scavenge.
-const heldSettle = 3 * time.Second
-
 // proxyHeld prints one row per count: the watchdog's RSS with that many
 // idle host sessions held through its proxy (opened, then silent, their
 // connections closed), against its RSS before the first.
@@ -32,7 +27,7 @@ func (b *bench) heldOnce(ctx context.Context, n int) error {
 	}
 	defer p.stop()
 	pid := p.d.cmd.Process.Pid
-	time.Sleep(heldSettle)
+	time.Sleep(b.heldSettle)
 	_, before, err := procStats(pid)
 	if err != nil {
 		return err
@@ -44,7 +39,7 @@ func (b *bench) heldOnce(ctx context.Context, n int) error {
 	}
 	took := time.Since(start)
 	hc.CloseIdleConnections()
-	time.Sleep(heldSettle)
+	time.Sleep(b.heldSettle)
 	_, after, err := procStats(pid)
 	if err != nil {
 		return err
