@@ -55,6 +55,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		}
 	}
 	debugHooks(c, &opts, !useTray)
+	oneProc(c.getenv)
 	if useTray {
 		err = daemon.ServeWithTray(ctx, cfg, stateDir, opts)
 	} else {
