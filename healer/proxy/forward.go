@@ -156,7 +156,7 @@ func (p *Proxy) relay(w http.ResponseWriter, a answer, hostID string, limit int6
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return // the host went away
 			}
-			if streamed {
+			if streamed && err == nil { // the last read's bytes go out with the end, in one write
 				_ = rc.Flush()
 			}
 		}
