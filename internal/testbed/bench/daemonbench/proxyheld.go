@@ -45,12 +45,11 @@ func (b *bench) heldOnce(ctx context.Context, n int) error {
 		return err
 	}
 	per := float64(after-before) * 1024 / float64(n)
-	goal, ok := fmt.Sprintf("≤ %d KiB per session", maxHeldSession>>10), per <= maxHeldSession
+	goals := []goal{{fmt.Sprintf("≤ %d KiB per session", maxHeldSession>>10), per <= maxHeldSession}}
 	if n >= 10000 {
-		goal += fmt.Sprintf(", RSS ≤ %d MB", maxHeldRSS>>20)
-		ok = ok && after<<10 <= maxHeldRSS
+		goals = append(goals, goal{fmt.Sprintf("RSS ≤ %d MB", maxHeldRSS>>20), after<<10 <= maxHeldRSS})
 	}
 	fmt.Printf("| proxy: %d idle host sessions held (opened 32 at a time in %.1f s, then silent, connections closed), mcp-go server | "+
-		"%.1f KiB per session (RSS %.1f → %.1f MB) | %s | %s |\n", n, took.Seconds(), per/1024, mb(before), mb(after), goal, verdict(ok))
+		"%.1f KiB per session (RSS %.1f → %.1f MB) | %s | %s |\n", n, took.Seconds(), per/1024, mb(before), mb(after), goalList(goals), verdicts(goals))
 	return nil
 }
