@@ -35,7 +35,11 @@ func trimBinaryPages() error {
 	}
 	for line := range strings.SplitSeq(string(maps), "\n") {
 		f := strings.Fields(line)
-		if len(f) < 6 || f[5] != exe || f[1][1] == 'w' {
+		// The path is the rest of the line from its first slash: it may
+		// hold spaces. A binary replaced on disk reads "... (deleted)" in
+		// both, and is trimmed all the same: its mapping is the old file's.
+		slash := strings.IndexByte(line, '/')
+		if len(f) < 6 || slash < 0 || line[slash:] != exe || f[1][1] == 'w' {
 			continue
 		}
 		lo, hi, ok := strings.Cut(f[0], "-")
