@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -59,7 +60,8 @@ func (p *Proxy) roundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := p.rt.RoundTrip(req)
 	if err != nil {
 		// As the client would: the URL (masked by send) with the error.
-		return nil, &url.Error{Op: req.Method, URL: req.URL.String(), Err: err}
+		op := req.Method[:1] + strings.ToLower(req.Method[1:]) // "Post", as the client says it
+		return nil, &url.Error{Op: op, URL: req.URL.String(), Err: err}
 	}
 	return resp, nil
 }
