@@ -140,6 +140,9 @@ func (p *Proxy) relay(w http.ResponseWriter, a answer, hostID string, limit int6
 	if len(a.head) > 0 {
 		_, _ = w.Write(a.head)
 	}
+	if a.resp.ContentLength >= 0 && a.resp.ContentLength <= int64(len(a.head)) {
+		return // no body, or read whole already (an initialize's): no buffer needed
+	}
 	body := io.LimitReader(a.resp.Body, limit-int64(len(a.head))+1)
 	bp := relayBufs.Get().(*[]byte)
 	defer relayBufs.Put(bp)
