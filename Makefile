@@ -18,7 +18,7 @@ DEBUGTAGS := -tags watchdogdebug
 # about 1.5 MB less. The macOS tray needs cgo; tests keep it too (-race).
 BUILD_CGO ?= $(if $(filter Darwin,$(shell uname -s)),1,0)
 
-.PHONY: all build deps test vet fuzz bench repro clean soak soak-short pictures test-long-stream
+.PHONY: all build deps test vet fuzz bench bench-proxy repro clean soak soak-short pictures test-long-stream
 
 all: build
 
@@ -78,6 +78,12 @@ fuzz:
 # Benchmarks; the table lands in docs/BENCHMARKS.md.
 bench: build
 	bash scripts/bench.sh
+
+# The proxy-under-load rows of make bench alone (minutes, not the half
+# hour of the whole): printed, not written to docs/BENCHMARKS.md. The CPU
+# profile of the proxy lands in bench-out/proxy-cpu.txt.
+bench-proxy: build
+	bash scripts/bench-proxy.sh
 
 # The client bug and its fix on real servers: STUCK unpatched, RECOVERED patched.
 # The docs' pictures, from the tests' own runs: the timeline page as

@@ -80,6 +80,8 @@ added=$(pm added-p50-ms)
 verdict=$(awk -v a="$added" 'BEGIN { print (a != "" && a + 0 <= 1) ? "met" : "**missed**" }')
 echo "| a tool call through the proxy vs straight to the Go SDK server, loopback, 1,000 calls each way, alternated | added p50 ${added} ms, p99 $(pm added-p99-ms) ms (straight: p50 $(pm direct-p50-ms), p99 $(pm direct-p99-ms) ms; through the proxy: p50 $(pm proxy-p50-ms), p99 $(pm proxy-p99-ms) ms); $(pm proxy-calls/s) calls/s one at a time | added p50 ≤ 1 ms | $verdict |" >>"$rows"
 
+bash scripts/bench-proxy.sh >>"$rows"
+
 echo "bench: keep-warm over 200 idle timeouts of a 3 s server, with and without" >&2
 bench -mode keepwarm -samples 200 -servers 20
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
@@ -55,14 +56,24 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		}
 	}
 	debugHooks(c, &opts, !useTray)
-	if useTray {
-		err = daemon.ServeWithTray(ctx, cfg, stateDir, opts)
-	} else {
-		err = daemon.Serve(ctx, cfg, stateDir, opts)
-	}
-	if err != nil {
+	oneProc(c.getenv)
+	if err := serveDaemon(ctx, useTray, cfg, stateDir, opts); err != nil {
 		fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
 		return exitFailed
 	}
 	return exitOK
+}
+
+// serveDaemon runs the daemon, with a tray or without, and lets go of the
+// binary's unused pages meanwhile (trimLoop).
+func serveDaemon(ctx context.Context, useTray bool, cfg config.Config, stateDir string, opts daemon.Options) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	tctx, stopTrim := context.WithCancel(ctx)
+	defer stopTrim()
+	wg.Go(func() { trimLoop(tctx, opts.Logger) })
+	if useTray {
+		return daemon.ServeWithTray(ctx, cfg, stateDir, opts)
+	}
+	return daemon.Serve(ctx, cfg, stateDir, opts)
 }

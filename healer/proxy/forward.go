@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
@@ -28,8 +31,11 @@ var hopByHop = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Proxy-A
 // copyHeaders copies src to dst without the hop-by-hop headers, those the
 // Connection header names, and the session id (the caller sets its own).
 func copyHeaders(dst, src http.Header) {
-	named := map[string]bool{}
+	var named map[string]bool // nil (no allocation) without a Connection header
 	for _, v := range src.Values("Connection") {
+		if named == nil {
+			named = map[string]bool{}
+		}
 		for f := range strings.SplitSeq(v, ",") {
 			named[http.CanonicalHeaderKey(strings.TrimSpace(f))] = true
 		}
@@ -122,13 +128,25 @@ func (p *Proxy) relay(w http.ResponseWriter, a answer, hostID string, limit int6
 	if hostID != "" && a.resp.Header.Get(mcphttp.HeaderSessionID) != "" {
 		w.Header().Set(mcphttp.HeaderSessionID, hostID)
 	}
+	// An answer of known length that is not an event stream goes out as
+	// it came, unflushed: one write with its length, where flushing after
+	// each read made it chunked and cost a second write for its end.
+	streamed := a.resp.ContentLength < 0 || isEventStream(a.resp.Header)
+	if !streamed && a.resp.ContentLength > 0 && a.resp.ContentLength <= limit {
+		w.Header().Set("Content-Length", strconv.FormatInt(a.resp.ContentLength, 10))
+	}
 	w.WriteHeader(a.resp.StatusCode)
 	rc := http.NewResponseController(w)
 	if len(a.head) > 0 {
 		_, _ = w.Write(a.head)
 	}
+	if a.resp.ContentLength >= 0 && a.resp.ContentLength <= int64(len(a.head)) {
+		return // no body, or read whole already (an initialize's): no buffer needed
+	}
 	body := io.LimitReader(a.resp.Body, limit-int64(len(a.head))+1)
-	buf := make([]byte, 32<<10)
+	bp := relayBufs.Get().(*[]byte)
+	defer relayBufs.Put(bp)
+	buf := *bp
 	sent := int64(len(a.head))
 	for {
 		n, err := body.Read(buf)
@@ -141,13 +159,26 @@ func (p *Proxy) relay(w http.ResponseWriter, a answer, hostID string, limit int6
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return // the host went away
 			}
-			_ = rc.Flush()
+			if streamed && err == nil { // the last read's bytes go out with the end, in one write
+				_ = rc.Flush()
+			}
 		}
 		if err != nil {
 			return
 		}
 	}
 }
+
+// isEventStream reports whether h says the body is an SSE stream.
+func isEventStream(h http.Header) bool {
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return mt == "text/event-stream"
+}
+
+// relayBufs are relay's buffers, one per answer under way: made per
+// answer, they were most of what the proxy allocated per call, as
+// httputil.ReverseProxy found before (its BufferPool).
+var relayBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // rpcError answers the host with a JSON-RPC error of the proxy's own.
 func rpcError(w http.ResponseWriter, status, code int, msg string) {
@@ -171,6 +202,13 @@ func badGateway(w http.ResponseWriter, err error) {
 func readBody(r *http.Request, max int64) ([]byte, error) {
 	if r.ContentLength > max { // refused before a byte of it is read
 		return nil, fmt.Errorf("the request is larger than the proxy's limit of %d bytes", max)
+	}
+	if r.ContentLength > 0 { // the usual case: read into one exact buffer
+		b := make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(r.Body, b); err != nil {
+			return nil, err
+		}
+		return b, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, max+1))
 	if err != nil {

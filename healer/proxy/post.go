@@ -59,7 +59,13 @@ func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 		s = p.adopt(r.Context(), id, r.Header)
 	}
 	if s != nil {
-		p.sessions.with(func() { s.last, s.header = p.opts.Now(), r.Header.Clone() })
+		now := p.opts.Now()
+		p.sessions.with(func() {
+			s.last = now
+			if !sameKept(s.header, r.Header) { // most calls: the same as the last
+				s.header = keptHeader(r.Header)
+			}
+		})
 		return s
 	}
 	if p.isStateless() {
@@ -153,7 +159,7 @@ func (p *Proxy) initialize(w http.ResponseWriter, r *http.Request, body []byte) 
 	protocol, caps := initResult(resp.Header.Get("Content-Type"), data)
 	init := paramsOf(body)
 	s := &session{hostID: newHostID(), init: init, client: clientName(init), upstream: upstream,
-		protocol: protocol, caps: caps, last: p.opts.Now(), header: r.Header.Clone()}
+		protocol: protocol, caps: caps, last: p.opts.Now(), header: keptHeader(r.Header)}
 	evicted := p.sessions.add(s)
 	p.opts.Observe(Event{Kind: EvSession, Server: p.opts.Server, Time: s.last, HostSession: s.hostID,
 		Upstream: upstream, Client: s.client, Detail: "a host opened a session through the proxy"})

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 
@@ -22,7 +23,8 @@ const (
 	// recently used one without a GET stream is let go, upstream with
 	// DELETE. Hosts hold a handful each; an idle one costs the proxy's
 	// heap well under 1 KiB (BenchmarkHeldSessions). The state file is
-	// written whole on every new session: ~3 MiB, tens of ms, at the cap.
+	// written whole when the table changes (~3 MiB, tens of ms, at the
+	// cap), one write shared by the sessions opened meanwhile (table.save).
 	DefaultMaxSessions = 10000
 	// DefaultAnswerTimeout bounds the wait for a server's answer to begin
 	// (its headers): longer than a slow tool takes, and than most hosts'
@@ -93,7 +95,8 @@ type Options struct {
 	// Now is the clock for activity times. nil: time.Now.
 	Now func() time.Time
 	// HTTPClient carries the upstream requests; redirects are never
-	// followed. nil: a client of its own.
+	// followed. nil: a client of its own, which keeps a connection per
+	// concurrent call (see upstreamTransport).
 	HTTPClient *http.Client
 }
 
@@ -103,6 +106,10 @@ type Proxy struct {
 	endpoint string // "/<secret>/mcp"
 	log      *slog.Logger
 	hc       *http.Client
+	// rt carries the forwarded requests when the proxy owns its transport:
+	// straight to it, without the client's per-request copy of the headers
+	// (kept for redirects, which the proxy never follows). nil: hc.
+	rt       http.RoundTripper
 	sessions *table
 	ping     *mcphttp.Client // for checks with the config's headers only
 
@@ -140,6 +147,9 @@ func New(opts Options) (*Proxy, error) {
 	}
 	p := &Proxy{opts: opts, endpoint: "/" + opts.Secret + Path, log: opts.Logger.With("server", opts.Server, "part", "proxy"), hc: hc, ping: ping,
 		idle: opts.IdleTimeout, retune: make(chan struct{}, 1)}
+	if u, uerr := url.Parse(opts.Upstream); opts.HTTPClient == nil && uerr == nil && u.User == nil {
+		p.rt = hc.Transport // a URL with user:pass needs the client, which turns it into Basic auth
+	}
 	p.sessions, err = loadTable(opts.StateFile, opts.MaxSessions, p.log)
 	if err != nil {
 		return nil, err
@@ -244,10 +254,25 @@ func positive(v, def int64) int64 {
 }
 
 func noRedirects(hc *http.Client) *http.Client {
-	c := &http.Client{}
+	c := &http.Client{Transport: upstreamTransport()}
 	if hc != nil {
 		*c = *hc
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return c
+}
+
+// maxIdleUpstream is how many idle connections to the server the proxy
+// keeps. net/http's default keeps two: with more calls at once than that,
+// every call that ended past the second closed its connection, and the
+// next one dialled anew (a connect, a goroutine pair and their buffers:
+// the most of the proxy's cost per call at 8 concurrent calls). Hosts
+// make a few calls at once; this covers a busy machine's.
+const maxIdleUpstream = 256
+
+// upstreamTransport is the proxy's own transport to its server.
+func upstreamTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns, t.MaxIdleConnsPerHost = maxIdleUpstream, maxIdleUpstream
+	return t
 }

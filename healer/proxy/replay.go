@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
@@ -57,14 +58,58 @@ func (p *Proxy) replayHeaders(h http.Header) map[string]string {
 	for k, v := range p.opts.Headers {
 		out[http.CanonicalHeaderKey(k)] = v
 	}
-	fwd := http.Header{}
-	copyHeaders(fwd, h)
-	for k, vs := range fwd {
-		switch k {
-		case "Accept", "Content-Type", "Host", mcphttp.HeaderProtocolVersion, mcphttp.HeaderMethod, "Origin", "User-Agent":
+	eachReplayed(h, func(k string, vs []string) { out[k] = strings.Join(vs, ", ") })
+	return out
+}
+
+// eachReplayed calls f with each of h's headers that the proxy's own
+// requests carry: not of one connection, not the protocol's own.
+func eachReplayed(h http.Header, f func(k string, vs []string)) {
+	conn := h.Values("Connection")
+	for k, vs := range h {
+		ck := http.CanonicalHeaderKey(k)
+		switch ck {
+		case "Accept", "Content-Type", "Host", mcphttp.HeaderProtocolVersion, mcphttp.HeaderMethod, "Origin", "User-Agent", mcphttp.HeaderSessionID:
 			continue
 		}
-		out[k] = strings.Join(vs, ", ")
+		if !isHopByHop(ck) && !namedIn(conn, ck) {
+			f(ck, vs)
+		}
 	}
+}
+
+// namedIn reports whether a Connection header's values name k.
+func namedIn(conn []string, k string) bool {
+	for _, v := range conn {
+		for f := range strings.SplitSeq(v, ",") {
+			if http.CanonicalHeaderKey(strings.TrimSpace(f)) == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keptHeader is what a session keeps of the host's headers: those its
+// replays and pings carry (eachReplayed), nil when none (most hosts
+// without credentials). The rest differs per call or is the protocol's.
+func keptHeader(h http.Header) http.Header {
+	var out http.Header
+	eachReplayed(h, func(k string, vs []string) {
+		if out == nil {
+			out = http.Header{}
+		}
+		out[k] = slices.Clone(vs)
+	})
 	return out
+}
+
+// sameKept reports whether keptHeader(h) would equal kept, without making it.
+func sameKept(kept, h http.Header) bool {
+	n, same := 0, true
+	eachReplayed(h, func(k string, vs []string) {
+		n++
+		same = same && slices.Equal(vs, kept[k])
+	})
+	return same && n == len(kept)
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -42,7 +43,7 @@ type session struct {
 	caps     lists  // the lists the server offers, to re-read after a loss
 	last     time.Time
 	pinged   time.Time   // the last keep-warm answer
-	header   http.Header // the host's last request headers (memory only)
+	header   http.Header // what replays carry of the host's last headers (keptHeader; memory only)
 	streams  []*stream   // the host's open GET streams
 	pending  []string    // notifications for the next GET stream
 }
@@ -81,7 +82,19 @@ type table struct {
 	path     string
 	max      int
 	log      *slog.Logger
+
+	// changes counts the changes save was asked to write (under mu);
+	// written is the count the last write covered (under writeMu, which
+	// serialises writes).
+	changes uint64
+	writeMu sync.Mutex
+	written uint64
+	writes  int          // files written, for the tests
+	buf     bytes.Buffer // the file's bytes, reused between writes (under writeMu)
 }
+
+// maxKeptBuf: a state file buffer past this size is let go after its write.
+const maxKeptBuf = 1 << 20
 
 // stateFile is the state file's shape. Full ids: the file is 0600, like
 // every other state file that holds them.
@@ -242,27 +255,54 @@ func (t *table) with(f func()) {
 	f()
 }
 
-// save writes the state file atomically; a failure is logged, and the
-// sessions stay served from memory.
+// save writes the state file atomically, and returns once a write that
+// holds the caller's change is on disk; a failure is logged, and the
+// sessions stay served from memory. Callers that change the table at once
+// share writes (group commit): a write takes the whole table, so one
+// begun after a change carries it, and those waiting behind a write need
+// only the next one. Hosts opening sessions by the hundred then cost a
+// write per batch, not one each (the file holds every session).
 func (t *table) save() {
 	if t.path == "" {
 		return
 	}
 	t.mu.Lock()
-	st := stateFile{Version: stateVersion, Released: slices.Clone(t.released)}
-	for _, s := range t.byID {
-		st.Sessions = append(st.Sessions, stateRecord{Host: s.hostID, Upstream: s.upstream, Init: s.init,
-			Protocol: s.protocol, Lists: s.caps, Last: s.last})
+	t.changes++
+	mine := t.changes
+	t.mu.Unlock()
+	t.writeMu.Lock()
+	defer t.writeMu.Unlock()
+	if t.written >= mine {
+		return // a write begun after the change has carried it
 	}
+	t.mu.Lock()
+	covers := t.changes
+	st := t.snapshotLocked()
 	t.mu.Unlock()
 	slices.SortFunc(st.Sessions, func(a, b stateRecord) int { return a.Last.Compare(b.Last) })
-	data, err := json.Marshal(st)
+	t.buf.Reset()
+	err := json.NewEncoder(&t.buf).Encode(st)
 	if err == nil {
-		err = fsutil.WriteAtomic(t.path, data, 0o600)
+		err = fsutil.WriteAtomic(t.path, t.buf.Bytes(), 0o600)
+	}
+	if t.buf.Cap() > maxKeptBuf {
+		t.buf = bytes.Buffer{} // a table near the cap: not kept between writes
 	}
 	if err != nil {
 		t.log.Warn("cannot save the proxy's sessions; a restart would give their hosts new ones", "path", t.path, "err", err)
 	}
+	t.written = covers
+	t.writes++
+}
+
+// snapshotLocked is the state file's content (t.mu held).
+func (t *table) snapshotLocked() stateFile {
+	st := stateFile{Version: stateVersion, Released: slices.Clone(t.released), Sessions: make([]stateRecord, 0, len(t.byID))}
+	for _, s := range t.byID {
+		st.Sessions = append(st.Sessions, stateRecord{Host: s.hostID, Upstream: s.upstream, Init: s.init,
+			Protocol: s.protocol, Lists: s.caps, Last: s.last})
+	}
+	return st
 }
 
 // clientName reads clientInfo.name from initialize params.

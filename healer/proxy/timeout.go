@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -21,7 +23,7 @@ var errNoAnswer = errors.New("the server did not answer in time")
 func (p *Proxy) doWithin(req *http.Request, d time.Duration) (*http.Response, error) {
 	ctx, cancel := context.WithCancelCause(req.Context())
 	timer := time.AfterFunc(d, func() { cancel(errNoAnswer) })
-	resp, err := p.hc.Do(req.WithContext(ctx))
+	resp, err := p.roundTrip(req.WithContext(ctx))
 	if !timer.Stop() {
 		// Fired: the answer, if one came at this very instant, is cut anyway.
 		if err == nil {
@@ -48,4 +50,18 @@ func (c *cancelOnClose) Close() error {
 	err := c.ReadCloser.Close()
 	c.cancel()
 	return err
+}
+
+// roundTrip sends req on the proxy's own transport, or its client's.
+func (p *Proxy) roundTrip(req *http.Request) (*http.Response, error) {
+	if p.rt == nil {
+		return p.hc.Do(req)
+	}
+	resp, err := p.rt.RoundTrip(req)
+	if err != nil {
+		// As the client would: the URL (masked by send) with the error.
+		op := req.Method[:1] + strings.ToLower(req.Method[1:]) // "Post", as the client says it
+		return nil, &url.Error{Op: op, URL: req.URL.String(), Err: err}
+	}
+	return resp, nil
 }

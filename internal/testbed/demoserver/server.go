@@ -31,6 +31,9 @@ const shutdownGrace = time.Second
 type Options struct {
 	// Addr is the listen address; empty means DefaultAddr.
 	Addr string
+	// Listener, when set, is served instead of listening on Addr (a
+	// benchmark counts the connections it accepts). Close closes it.
+	Listener net.Listener
 	// IdleTimeout is the SDK's SessionTimeout; 0 means sessions never expire.
 	IdleTimeout time.Duration
 	// Stateless serves without sessions (the 2026-07-28 protocol era).
@@ -97,10 +100,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", s.opts.Addr)
+	ln, err := s.listen()
 	if err != nil {
 		s.log.close()
-		return nil, fmt.Errorf("demoserver listen %s: %w", s.opts.Addr, err)
+		return nil, err
 	}
 	s.url = "http://" + ln.Addr().String() + "/mcp"
 	if err := s.store.flush(); err != nil {
@@ -111,6 +114,18 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	s.announce()
 	s.launch(ctx, ln)
 	return s, nil
+}
+
+// listen is Options.Listener, or a listener on Options.Addr.
+func (s *Server) listen() (net.Listener, error) {
+	if s.opts.Listener != nil {
+		return s.opts.Listener, nil
+	}
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("demoserver listen %s: %w", s.opts.Addr, err)
+	}
+	return ln, nil
 }
 
 // newServer builds the server and its MCP handler without listening.

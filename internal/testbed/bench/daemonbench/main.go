@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -22,13 +24,20 @@ func main() {
 
 func run(ctx context.Context) int {
 	bin := flag.String("watchdog", "bin/watchdog", "the watchdog binary")
-	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood")
+	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood | proxyload | proxyheld")
 	samples := flag.Int("samples", 1000, "samples for latency modes")
 	files := flag.Int("files", 20, "followed log files (idle, latency)")
 	servers := flag.Int("servers", 2, "servers (idle; latency: more than its own 25)")
 	dur := flag.Duration("duration", 60*time.Second, "measurement window (idle)")
 	lines := flag.Int("lines", 1000000, "log lines (flood)")
 	settle := flag.Duration("settle", 3*time.Second, "wait after the start before an idle window (idle, growth)")
+	upstreams := flag.String("upstreams", "go-sdk,mcp-go", "servers behind the proxy (proxyload)")
+	concs := flag.String("conc", "1,8,64", "concurrent sessions (proxyload)")
+	window := flag.Duration("window", 2*time.Second, "one straight or proxied window (proxyload)")
+	rounds := flag.Int("rounds", 2, "straight/proxied window pairs (proxyload)")
+	held := flag.String("held", "1000,10000", "idle sessions held (proxyheld)")
+	heldSettle := flag.Duration("held-settle", 10*time.Second, "proxyheld: wait before each RSS reading")
+	perf := flag.String("perf", "", "proxyload: record the watchdog with perf and write its report here")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "daemonbench")
 	if err != nil {
@@ -36,7 +45,7 @@ func run(ctx context.Context) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	b := &bench{bin: *bin, dir: dir, settle: *settle}
+	b := &bench{bin: *bin, dir: dir, settle: *settle, perf: *perf, heldSettle: *heldSettle}
 	switch *mode {
 	case "latency":
 		err = b.lineLatency(ctx, *samples, *files, *servers)
@@ -50,6 +59,12 @@ func run(ctx context.Context) int {
 		err = b.keepWarm(ctx, *samples, *servers)
 	case "flood":
 		err = b.flood(ctx, *lines)
+	case "proxyload":
+		err = b.proxyLoad(ctx, strings.Split(*upstreams, ","), ints(*concs), *window, *rounds)
+	case "serve":
+		err = serve(ctx, *upstreams)
+	case "proxyheld":
+		err = b.proxyHeld(ctx, ints(*held))
 	default:
 		err = fmt.Errorf("unknown mode %q", *mode)
 	}
@@ -58,4 +73,18 @@ func run(ctx context.Context) int {
 		return 1
 	}
 	return 0
+}
+
+// ints reads a comma-separated list of numbers; a bad one is fatal.
+func ints(s string) []int {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "daemonbench: %q is not a list of numbers: %v\n", s, err)
+			os.Exit(2)
+		}
+		out = append(out, n)
+	}
+	return out
 }
