@@ -3,7 +3,7 @@
 package main
 
 import (
-	"bytes"
+	"debug/elf"
 	"fmt"
 	"os"
 	"strconv"
@@ -26,7 +26,7 @@ func trimBinaryPages() error {
 	if err != nil {
 		return err
 	}
-	if pie, err := isPIE("/proc/self/exe"); err != nil || pie {
+	if ok, err := trimmable("/proc/self/exe"); err != nil || !ok {
 		return err
 	}
 	maps, err := os.ReadFile("/proc/self/maps")
@@ -55,21 +55,29 @@ func trimBinaryPages() error {
 	return nil
 }
 
-// isPIE reports whether the ELF file at path is position-independent
-// (ET_DYN) rather than loaded at a fixed address (ET_EXEC).
-func isPIE(path string) (bool, error) {
-	f, err := os.Open(path)
+// trimmable reports whether the binary at path has nothing but its file's
+// bytes behind its read-only mappings, so that dropping them loses
+// nothing: loaded at a fixed address (ET_EXEC: a position-independent
+// binary is relocated at load), and no RELRO segment (data an external
+// linker's binary has relocated at load and then made read-only, such as
+// its GOT). Go's own linker makes such a binary, cgo or not.
+func trimmable(path string) (bool, error) {
+	f, err := elf.Open(path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	var h [18]byte
-	if _, err := f.ReadAt(h[:], 0); err != nil {
-		return false, err
+	return trimmableELF(f), nil
+}
+
+func trimmableELF(f *elf.File) bool {
+	if f.Type != elf.ET_EXEC {
+		return false
 	}
-	if !bytes.HasPrefix(h[:], []byte("\x7fELF")) || h[5] != 1 { // little-endian only
-		return true, nil // unknown: treat as relocated, leave it alone
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_GNU_RELRO {
+			return false
+		}
 	}
-	const etExec = 2
-	return h[16] != etExec || h[17] != 0, nil
+	return true
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"debug/elf"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,8 +14,8 @@ import (
 // Trimming drops the resident pages of this (test) binary's read-only
 // mappings, and the code keeps running on them.
 func TestTrimBinaryPages(t *testing.T) {
-	if pie, err := isPIE("/proc/self/exe"); err != nil || pie {
-		t.Fatalf("the test binary: pie %v, err %v; want a non-PIE binary to trim", pie, err)
+	if ok, err := trimmable("/proc/self/exe"); err != nil || !ok {
+		t.Fatalf("the test binary: trimmable %v, err %v; want a non-PIE binary without RELRO to trim", ok, err)
 	}
 	before := rssFileKB(t)
 	if err := trimBinaryPages(); err != nil {
@@ -48,31 +49,29 @@ func rssFileKB(t *testing.T) int {
 	return 0
 }
 
-func TestIsPIE(t *testing.T) {
-	elf := func(typ byte) []byte {
-		h := make([]byte, 64)
-		copy(h, "\x7fELF\x02\x01\x01")
-		h[16] = typ
-		return h
-	}
+// TestTrimmable: only a fixed-address binary without RELRO is trimmed; a
+// file that is no ELF is an error, and nothing is trimmed.
+func TestTrimmable(t *testing.T) {
+	t.Parallel()
+	prog := func(pt elf.ProgType) *elf.Prog { return &elf.Prog{ProgHeader: elf.ProgHeader{Type: pt}} }
 	for _, tc := range []struct {
 		name string
-		head []byte
-		pie  bool
+		f    *elf.File
+		want bool
 	}{
-		{"ET_EXEC", elf(2), false},
-		{"ET_DYN", elf(3), true},
-		{"not ELF", []byte("#!/bin/sh\necho this is a script of some length\n"), true},
+		{"ET_EXEC", &elf.File{FileHeader: elf.FileHeader{Type: elf.ET_EXEC}, Progs: []*elf.Prog{prog(elf.PT_LOAD), prog(elf.PT_INTERP)}}, true},
+		{"ET_DYN (PIE)", &elf.File{FileHeader: elf.FileHeader{Type: elf.ET_DYN}, Progs: []*elf.Prog{prog(elf.PT_LOAD)}}, false},
+		{"ET_EXEC with RELRO", &elf.File{FileHeader: elf.FileHeader{Type: elf.ET_EXEC}, Progs: []*elf.Prog{prog(elf.PT_LOAD), prog(elf.PT_GNU_RELRO)}}, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "bin")
-			if err := os.WriteFile(path, tc.head, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			pie, err := isPIE(path)
-			if err != nil || pie != tc.pie {
-				t.Errorf("isPIE = %v, %v; want %v", pie, err, tc.pie)
-			}
-		})
+		if got := trimmableELF(tc.f); got != tc.want {
+			t.Errorf("%s: trimmable %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "script")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\necho this is a script of some length\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := trimmable(path); err == nil || ok {
+		t.Errorf("a script: trimmable %v, %v; want an error", ok, err)
 	}
 }
