@@ -32,7 +32,7 @@ func NewPinger(clients map[string]*mcphttp.Client, report func(health.Signal)) *
 func (p *Pinger) KeepWarm(ctx context.Context, t health.WarmTarget) bool {
 	return p.start(ctx, t.Server, func(c *mcphttp.Client) health.Signal {
 		resp, err := c.Ping(ctx, t.SessionID, "")
-		cl := mcphttp.Classify(resp, err)
+		cl := mcphttp.Judge(resp, err)
 		return health.Signal{Kind: health.SigKeepWarm, Server: t.Server, Session: t.SessionID,
 			Outcome: Outcome(cl.Verdict), Took: resp.Took, Detail: cl.Reason, NamedBy: t.NamedBy}
 	})
@@ -43,7 +43,7 @@ func (p *Pinger) KeepWarm(ctx context.Context, t health.WarmTarget) bool {
 func (p *Pinger) Liveness(ctx context.Context, server string) bool {
 	return p.start(ctx, server, func(c *mcphttp.Client) health.Signal {
 		resp, err := c.Ping(ctx, "", "")
-		cl := mcphttp.Classify(resp, err)
+		cl := mcphttp.Judge(resp, err)
 		out := health.OutcomeAlive
 		switch cl.Verdict {
 		case mcphttp.Down:

@@ -203,7 +203,7 @@ func livenessFinding(ctx context.Context, name string, s config.Server) finding 
 		return finding{Check: name, Detail: err.Error(), Fix: "fix the server's url or set allow_insecure"}
 	}
 	resp, err := c.Ping(ctx, "", "")
-	cl := mcphttp.Classify(resp, err)
+	cl := mcphttp.Judge(resp, err)
 	switch cl.Verdict {
 	case mcphttp.Down:
 		return finding{Check: name, Detail: fmt.Sprintf("%s does not answer: %s", mask.URL(s.URL), cl.Reason), Fix: "start the server, or fix its url"}

@@ -47,13 +47,13 @@ func cmdPatch(_ context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	target := found[0]
-	o := clientpatch.ApplyOptions{Host: prof, Force: *force, Home: home}
+	o := clientpatch.InstallOptions{Host: prof, Force: *force, Home: home}
 	var st clientpatch.Status
 	switch action {
 	case "status":
 		st, err = clientpatch.Inspect(target, clientpatch.InspectOptions{Host: prof, Home: home})
 	case "apply":
-		st, err = clientpatch.Apply(target, o)
+		st, err = clientpatch.Install(target, o)
 	case "revert":
 		st, err = clientpatch.Revert(target, o)
 	}

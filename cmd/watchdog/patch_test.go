@@ -280,7 +280,7 @@ func TestPatchUpgrade(t *testing.T) {
 func checkUpgrade(t *testing.T, from, says string) {
 	p, orig := realClientModule(t)
 	home := t.TempDir()
-	if _, err := clientpatch.Apply(p, clientpatch.ApplyOptions{Home: home, Version: from}); err != nil {
+	if _, err := clientpatch.Install(p, clientpatch.InstallOptions{Home: home, Version: from}); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := runPatch(t, home, "status", "--module", p)

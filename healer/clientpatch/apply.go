@@ -17,8 +17,8 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
-// ApplyOptions tune Apply and Revert; the zero value is usable.
-type ApplyOptions struct {
+// InstallOptions tune Install and Revert; the zero value is usable.
+type InstallOptions struct {
 	// Host is the host whose client the module is, as its profile says
 	// (the backup folder, and the names in advice and errors); zero:
 	// host.DSH(), whose client the patch is written for.
@@ -35,13 +35,13 @@ type ApplyOptions struct {
 	Node string
 	// Now stamps backup folders; nil: time.Now.
 	Now func() time.Time
-	// Version is the patch version Apply writes: "" is Version; "v1" the
+	// Version is the patch version Install writes: "" is Version; "v1" the
 	// first one, without the retry part, or "v2" (for reproductions of the
 	// behaviour they had, and for upgrade tests).
 	Version string
 }
 
-func (o ApplyOptions) withDefaults() (ApplyOptions, error) {
+func (o InstallOptions) withDefaults() (InstallOptions, error) {
 	if o.Home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
@@ -64,14 +64,14 @@ func (o ApplyOptions) withDefaults() (ApplyOptions, error) {
 	return o, nil
 }
 
-// Apply patches the module at path. A file already patched is left alone
+// Install patches the module at path. A file already patched is left alone
 // (no write, no new backup); one patched by an older version is upgraded
 // (its blocks swapped for the current ones; the backup stays the
 // original). Refusals leave the file untouched:
 // ErrUnknownVersion (not a known build, no Force), ErrUnsupported (a build
 // the patch cannot fix), ErrAnchorsMissing (the core fix does not fit),
 // ErrModified (patched, then changed), ErrReadOnly, ErrNodeCheck.
-func Apply(path string, o ApplyOptions) (Status, error) {
+func Install(path string, o InstallOptions) (Status, error) {
 	return withModule(path, o, func(m module) (Status, error) {
 		a := m.t.analyze(m.content, m.t.packageVersion(m.path), m.bk.hasDigest)
 		switch a.State {
@@ -112,7 +112,7 @@ func Apply(path string, o ApplyOptions) (Status, error) {
 // are a known build). A modified file needs Force, and then gets the
 // newest backup that is a known build. A file without our blocks is left
 // alone.
-func Revert(path string, o ApplyOptions) (Status, error) {
+func Revert(path string, o InstallOptions) (Status, error) {
 	return withModule(path, o, func(m module) (Status, error) {
 		a := m.t.analyze(m.content, m.t.packageVersion(m.path), m.bk.hasDigest)
 		var orig []byte
@@ -144,7 +144,7 @@ func Revert(path string, o ApplyOptions) (Status, error) {
 }
 
 // upgrade swaps an older version's blocks for the current ones (or the
-// ones ApplyOptions.Version asks for). The backup (if one is still
+// ones InstallOptions.Version asks for). The backup (if one is still
 // needed) is the original, never the old patch.
 func (m module) upgrade(a analysis) (Status, error) {
 	patched, err := buildVersion(a.stripped, m.o.Version)
@@ -176,13 +176,13 @@ type module struct {
 	content []byte
 	info    fs.FileInfo
 	bk      backups
-	o       ApplyOptions
+	o       InstallOptions
 	t       target
 }
 
 // withModule resolves and reads path under the backup folder's lock (one
 // apply or revert at a time) after clearing what killed runs left.
-func withModule(path string, o ApplyOptions, fn func(module) (Status, error)) (Status, error) {
+func withModule(path string, o InstallOptions, fn func(module) (Status, error)) (Status, error) {
 	o, err := o.withDefaults()
 	if err != nil {
 		return Status{Module: path}, err

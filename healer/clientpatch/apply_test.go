@@ -17,7 +17,7 @@ func TestApplyRevertRealClient(t *testing.T) {
 	t.Parallel()
 	p, orig := realClient(t)
 	o := opts(t)
-	st, err := Apply(p, o)
+	st, err := Install(p, o)
 	mustDo(t, err)
 	if st.State != StateApplied || !st.Trigger || !st.Retry || st.Version != Version || st.BaseDigest != digestRC8 ||
 		st.Base != "dsh-mcp-client 0.1.0-rc.8" || st.Package != "0.1.0-rc.8" {
@@ -101,11 +101,11 @@ func TestApplyTwice(t *testing.T) {
 	t.Parallel()
 	p, _ := realClient(t)
 	o := opts(t)
-	_, err := Apply(p, o)
+	_, err := Install(p, o)
 	mustDo(t, err)
 	first := readFile(t, p)
 	info1, _ := os.Stat(p)
-	st, err := Apply(p, o)
+	st, err := Install(p, o)
 	mustDo(t, err)
 	info2, _ := os.Stat(p)
 	if !bytes.Equal(readFile(t, p), first) || !os.SameFile(info1, info2) {
@@ -120,7 +120,7 @@ func TestApplyTwice(t *testing.T) {
 	// Revert and apply again: still one backup, the same bytes.
 	_, err = Revert(p, o)
 	mustDo(t, err)
-	_, err = Apply(p, o)
+	_, err = Install(p, o)
 	mustDo(t, err)
 	if !bytes.Equal(readFile(t, p), first) {
 		t.Fatal("apply after revert gave other bytes")
@@ -139,14 +139,14 @@ func TestUnknownVersion(t *testing.T) {
 	other := append([]byte("// a build the patch does not know\n"), orig...)
 	mustDo(t, os.WriteFile(p, other, 0o644))
 	o := opts(t)
-	st, err := Apply(p, o)
+	st, err := Install(p, o)
 	if !errors.Is(err, ErrUnknownVersion) || st.State != StateUnknownVersion {
 		t.Fatalf("apply of an unknown file: %+v, %v", st, err)
 	}
 	unchanged(t, p, other, o.Home)
 
 	o.Force = true
-	st, err = Apply(p, o)
+	st, err = Install(p, o)
 	mustDo(t, err)
 	if st.State != StateApplied || st.BaseDigest != digest(other) {
 		t.Fatalf("forced apply: %+v", st)
@@ -190,7 +190,7 @@ func TestForceWithoutAnchors(t *testing.T) {
 			mustDo(t, os.WriteFile(p, bad, 0o644))
 			o := opts(t)
 			o.Force = true
-			st, err := Apply(p, o)
+			st, err := Install(p, o)
 			if tc.missing == refused {
 				if !errors.Is(err, ErrAnchorsMissing) || !strings.Contains(err.Error(), "the core fix cannot go in") {
 					t.Fatalf("err %v, want ErrAnchorsMissing for the core fix", err)
@@ -226,7 +226,7 @@ func TestNodeCheckGuards(t *testing.T) {
 		p, orig := realClient(t)
 		o := opts(t)
 		o.Node = node
-		_, err := Apply(p, o)
+		_, err := Install(p, o)
 		if !errors.Is(err, ErrNodeCheck) {
 			t.Fatalf("node %s: err %v, want ErrNodeCheck", node, err)
 		}
@@ -272,7 +272,7 @@ func TestStaleLeftoversCleaned(t *testing.T) {
 	}
 	partial := filepath.Join(o.Home, backupDir, partialPrefix+"99")
 	mustDo(t, os.MkdirAll(partial, 0o700))
-	_, err := Apply(p, o)
+	_, err := Install(p, o)
 	mustDo(t, err)
 	for _, gone := range []string{stale, partial} {
 		if _, err := os.Stat(gone); !errors.Is(err, os.ErrNotExist) {
@@ -293,7 +293,7 @@ func TestApplyFollowsSymlink(t *testing.T) {
 	p, _ := realClient(t)
 	link := filepath.Join(t.TempDir(), "index.js")
 	mustDo(t, os.Symlink(p, link))
-	st, err := Apply(link, opts(t))
+	st, err := Install(link, opts(t))
 	mustDo(t, err)
 	if st.State != StateApplied || st.Module != p {
 		t.Fatalf("%+v", st)
@@ -308,7 +308,7 @@ func TestApplyKeepsMode(t *testing.T) {
 	t.Parallel()
 	p, _ := realClient(t)
 	mustDo(t, os.Chmod(p, 0o444))
-	_, err := Apply(p, opts(t))
+	_, err := Install(p, opts(t))
 	mustDo(t, err)
 	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o444 {
 		t.Fatalf("mode %v, want 0444", fi.Mode().Perm())
@@ -318,7 +318,7 @@ func TestApplyKeepsMode(t *testing.T) {
 func TestMissingModule(t *testing.T) {
 	t.Parallel()
 	p := filepath.Join(t.TempDir(), "lib", "index.js")
-	for name, fn := range map[string]func(string, ApplyOptions) (Status, error){"apply": Apply, "revert": Revert} {
+	for name, fn := range map[string]func(string, InstallOptions) (Status, error){"apply": Install, "revert": Revert} {
 		st, err := fn(p, opts(t))
 		if !errors.Is(err, ErrNotFound) || st.State != StateNotFound {
 			t.Errorf("%s: %+v, %v", name, st, err)
@@ -346,7 +346,7 @@ func TestReplacedDuringApply(t *testing.T) {
 	mustDo(t, os.WriteFile(wrapper, []byte(script), 0o755))
 	o := opts(t)
 	o.Node = wrapper
-	if _, err := Apply(p, o); err == nil || !strings.Contains(err.Error(), "changed during the apply") {
+	if _, err := Install(p, o); err == nil || !strings.Contains(err.Error(), "changed during the apply") {
 		t.Fatalf("err %v", err)
 	}
 	if !bytes.Equal(readFile(t, p), newer) || len(strayTemps(t, filepath.Dir(p))) > 0 {
@@ -370,7 +370,7 @@ func TestUpgradeFromV1(t *testing.T) {
 			o.Force = forced
 			mustDo(t, os.WriteFile(p, orig, 0o644))
 			o.Version = "v1"
-			_, err := Apply(p, o)
+			_, err := Install(p, o)
 			mustDo(t, err)
 			o.Version = ""
 			v1, err := buildVersion(orig, versionV1)
@@ -384,7 +384,7 @@ func TestUpgradeFromV1(t *testing.T) {
 				t.Fatalf("v1 file: %+v", st)
 			}
 			o.Force = false // an upgrade needs no --force, even on a forced base
-			st, err = Apply(p, o)
+			st, err = Install(p, o)
 			mustDo(t, err)
 			want, err := build(orig)
 			mustDo(t, err)

@@ -9,7 +9,7 @@ import (
 func BenchmarkInspect(b *testing.B) {
 	p, _ := realClient(b)
 	o := opts(b)
-	if _, err := Apply(p, o); err != nil {
+	if _, err := Install(p, o); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()

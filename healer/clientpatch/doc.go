@@ -15,7 +15,7 @@
 // server refused it before any tool ran) is sent once more on the
 // supervisor's new session; nothing else is ever retried. A v1 file (its
 // payloads are kept in payload/v1) reads as applied without the retry, and
-// Apply upgrades it. Writes are all-or-nothing:
+// Install upgrades it. Writes are all-or-nothing:
 // the new file is built in memory, written to a temp file in the module's
 // own directory (so Node reads it as ESM under the package's "type":
 // "module"), fsynced, checked with `node --check`, then renamed over the

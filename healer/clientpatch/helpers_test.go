@@ -67,10 +67,10 @@ func copyClient(t testing.TB, dir string) (string, []byte) {
 }
 
 // opts are test apply options: backups in a fresh home, a fixed clock.
-func opts(t testing.TB) ApplyOptions {
+func opts(t testing.TB) InstallOptions {
 	t.Helper()
 	at := time.Date(2026, 5, 4, 3, 2, 1, 0, time.UTC)
-	return ApplyOptions{Home: t.TempDir(), Now: func() time.Time { at = at.Add(time.Second); return at }}
+	return InstallOptions{Home: t.TempDir(), Now: func() time.Time { at = at.Add(time.Second); return at }}
 }
 
 func mustDo(t testing.TB, err error) {
@@ -157,7 +157,7 @@ func replaceLine(t testing.TB, content []byte, old, repl string) []byte {
 	return []byte(strings.Join(lines, "\n"))
 }
 
-// Child process: the read-only test runs Apply as another user.
+// Child process: the read-only test runs Install as another user.
 const childEnv = "CLIENTPATCH_TEST_CHILD"
 
 type childResult struct {
@@ -167,7 +167,7 @@ type childResult struct {
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "apply" {
-		_, err := Apply(os.Args[1], ApplyOptions{Home: os.Args[2]})
+		_, err := Install(os.Args[1], InstallOptions{Home: os.Args[2]})
 		res := childResult{ReadOnly: errors.Is(err, ErrReadOnly)}
 		if err != nil {
 			res.Err = err.Error()

@@ -95,7 +95,7 @@ func Inspect(path string, o InspectOptions) (Status, error) {
 	return st, nil
 }
 
-// analysis is a Status plus what Apply and Revert act on.
+// analysis is a Status plus what Install and Revert act on.
 type analysis struct {
 	Status
 	stripped []byte // the file minus our blocks, when they pair up
@@ -159,7 +159,7 @@ func (t target) analyzeOriginal(a analysis, content []byte) analysis {
 	case known && b.noSupervisor:
 		a.State, a.Base = StateUnsupported, b.name(t.name(), a.Package)
 		a.Advice = say.unsupported(a.Base)
-		a.WouldApply = nil // Apply refuses it
+		a.WouldApply = nil // Install refuses it
 	case known:
 		a.State, a.BaseDigest, a.Base, a.Advice = StateUnpatched, a.Digest, b.name(t.name(), a.Package), say.unpatched
 	case err != nil && len(a.Missing) > 0 && a.Missing[0].Name == FeatureCore:

@@ -12,7 +12,7 @@ import (
 
 // TestReadOnlyInstall: a module folder this user cannot write (a
 // root-owned global prefix) gets ErrReadOnly with the fix, and nothing
-// changes. Apply runs in a child process; as root (whom permissions do
+// changes. Install runs in a child process; as root (whom permissions do
 // not stop) the child runs as nobody.
 func TestReadOnlyInstall(t *testing.T) {
 	t.Parallel()

@@ -36,7 +36,7 @@ func TestApplyAndRevertRefuseAFIFO(t *testing.T) {
 	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "index.js")
 	mustDo(t, syscall.Mkfifo(fifo, 0o600))
-	for name, do := range map[string]func(string, ApplyOptions) (Status, error){"apply": Apply, "revert": Revert} {
+	for name, do := range map[string]func(string, InstallOptions) (Status, error){"apply": Install, "revert": Revert} {
 		done := make(chan error, 1)
 		go func() {
 			_, err := do(fifo, opts(t))

@@ -33,7 +33,7 @@ func TestStandIn(t *testing.T) {
 	if st.State != StateUnpatched {
 		t.Fatalf("stand-in reads as %s", st.State)
 	}
-	if st, err = Apply(p, o); err != nil || st.State != StateApplied {
+	if st, err = Install(p, o); err != nil || st.State != StateApplied {
 		t.Fatalf("apply: %+v, %v", st, err)
 	}
 	nodeCheckOK(t, p)

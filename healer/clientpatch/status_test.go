@@ -105,7 +105,7 @@ func TestRevertCases(t *testing.T) {
 		t.Parallel()
 		p, orig := realClient(t)
 		o := opts(t)
-		_, err := Apply(p, o)
+		_, err := Install(p, o)
 		mustDo(t, err)
 		edited := append(readFile(t, p), "// a user's edit\n"...)
 		mustDo(t, os.WriteFile(p, edited, 0o644))
@@ -115,7 +115,7 @@ func TestRevertCases(t *testing.T) {
 		if !bytes.Equal(readFile(t, p), edited) {
 			t.Fatal("a refused revert changed the file")
 		}
-		if _, err := Apply(p, o); !errors.Is(err, ErrModified) {
+		if _, err := Install(p, o); !errors.Is(err, ErrModified) {
 			t.Fatalf("apply over a modified patch: %v, want ErrModified", err)
 		}
 		o.Force = true
@@ -140,7 +140,7 @@ func TestRevertCases(t *testing.T) {
 		t.Parallel()
 		p, orig := realClient(t)
 		o := opts(t)
-		_, err := Apply(p, o)
+		_, err := Install(p, o)
 		mustDo(t, err)
 		// A newer backup holding another (forced) original must not be
 		// restored into this file.
@@ -162,7 +162,7 @@ func revertWithoutBackups(t *testing.T) {
 		t.Parallel()
 		p, orig := realClient(t)
 		o := opts(t)
-		_, err := Apply(p, o)
+		_, err := Install(p, o)
 		mustDo(t, err)
 		mustDo(t, os.RemoveAll(filepath.Join(o.Home, backupDir)))
 		_, err = Revert(p, o)
@@ -178,7 +178,7 @@ func revertWithoutBackups(t *testing.T) {
 		mustDo(t, os.WriteFile(p, other, 0o644))
 		o := opts(t)
 		o.Force = true
-		_, err := Apply(p, o)
+		_, err := Install(p, o)
 		mustDo(t, err)
 		mustDo(t, os.RemoveAll(filepath.Join(o.Home, backupDir)))
 		before := readFile(t, p)

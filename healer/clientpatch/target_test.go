@@ -89,7 +89,7 @@ func TestTargetFromProfile(t *testing.T) {
 	}
 	ao := opts(t)
 	ao.Host = other
-	st, err = Apply(p, ao)
+	st, err = Install(p, ao)
 	mustDo(t, err)
 	if !strings.HasPrefix(st.Backup, filepath.Join(ao.Home, ".acme", "backups")+string(filepath.Separator)) ||
 		!strings.Contains(st.Advice, "restart Acme so it loads the change") {

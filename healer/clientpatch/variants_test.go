@@ -29,11 +29,11 @@ func TestDerivedVariants(t *testing.T) {
 			nodeCheckOK(t, p)
 			o := opts(t)
 			checkVariantStatus(t, p, o, v)
-			if _, err := Apply(p, o); !errors.Is(err, ErrUnknownVersion) {
+			if _, err := Install(p, o); !errors.Is(err, ErrUnknownVersion) {
 				t.Fatalf("apply without --force: %v, want ErrUnknownVersion", err)
 			}
 			o.Force = true
-			st, err := Apply(p, o)
+			st, err := Install(p, o)
 			if !v.Core {
 				if !errors.Is(err, ErrAnchorsMissing) {
 					t.Fatalf("apply --force: %v, want ErrAnchorsMissing", err)
@@ -47,7 +47,7 @@ func TestDerivedVariants(t *testing.T) {
 			}
 			nodeCheckOK(t, p)
 			patched := readFile(t, p)
-			if st, err = Apply(p, o); err != nil || !bytes.Equal(readFile(t, p), patched) || len(backupDirs(t, o.Home)) != 1 {
+			if st, err = Install(p, o); err != nil || !bytes.Equal(readFile(t, p), patched) || len(backupDirs(t, o.Home)) != 1 {
 				t.Fatalf("second apply: %+v, %v; unchanged %v", st, err, bytes.Equal(readFile(t, p), patched))
 			}
 			if _, err := Revert(p, o); err != nil || !bytes.Equal(readFile(t, p), derived) {
@@ -60,7 +60,7 @@ func TestDerivedVariants(t *testing.T) {
 // checkVariantStatus: before any apply, status says the build is unknown,
 // which features would go in and which would not (each with its anchor
 // and cost), and, without the core fix, that the patch cannot help.
-func checkVariantStatus(t *testing.T, p string, o ApplyOptions, v variants.Variant) {
+func checkVariantStatus(t *testing.T, p string, o InstallOptions, v variants.Variant) {
 	t.Helper()
 	st, err := Inspect(p, InspectOptions{Home: o.Home})
 	mustDo(t, err)

@@ -11,7 +11,7 @@
 // proxy forwards every request, answer (JSON or SSE, streamed as it comes),
 // GET stream and DELETE, with the host's headers, to the server. It gives
 // the host a session id of its own and maps it to the server's. When the
-// server answers a POST with a session-lost answer (mcphttp.Classify: 404
+// server answers a POST with a session-lost answer (mcphttp.Judge: 404
 // unless -32601, the 400 quirk), nothing ran: the server refused the
 // request at its session lookup. The proxy then replays the host's
 // initialize and notifications/initialized on a new upstream session,

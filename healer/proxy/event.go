@@ -2,12 +2,12 @@ package proxy
 
 import "time"
 
-// EventKind is what the proxy saw.
-type EventKind int
+// SightingKind is what the proxy saw.
+type SightingKind int
 
 const (
 	// EvSession: a host opened a session (the server's id in Upstream).
-	EvSession EventKind = iota + 1
+	EvSession SightingKind = iota + 1
 	// EvRecovered: the server had lost the host's session; the proxy
 	// opened a new one and answered the host's call on it. Took is the
 	// host's call across the recovery.
@@ -36,17 +36,17 @@ const (
 
 var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped", "upstream", "refused"}
 
-func (k EventKind) String() string {
+func (k SightingKind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
 		return "unknown"
 	}
 	return kindNames[k]
 }
 
-// Event is one thing the proxy saw. Ids are full: whoever writes them out
+// Sighting is one thing the proxy saw. Ids are full: whoever writes them out
 // masks them.
-type Event struct {
-	Kind        EventKind
+type Sighting struct {
+	Kind        SightingKind
 	Server      string
 	Time        time.Time
 	HostSession string // the id the host holds (the proxy's)

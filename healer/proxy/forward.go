@@ -116,7 +116,7 @@ func (p *Proxy) verdict(resp *http.Response) (answer, mcphttp.Verdict) {
 		return a, mcphttp.Alive
 	}
 	a.head, _ = io.ReadAll(io.LimitReader(resp.Body, classifyCap))
-	return a, mcphttp.ClassifyRaw(resp.StatusCode, resp.Header, a.head).Verdict
+	return a, mcphttp.JudgeRaw(resp.StatusCode, resp.Header, a.head).Verdict
 }
 
 // relay writes an upstream answer to the host as it comes: headers (the

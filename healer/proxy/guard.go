@@ -35,7 +35,7 @@ func loopbackHostPort(hp string) bool {
 
 // refused reports a connection of another user that Serve closed.
 func (p *Proxy) refused(uid int) {
-	p.opts.Observe(Event{Kind: EvRefused, Server: p.opts.Server, Time: p.opts.Now(), UID: uid,
+	p.opts.OnSighting(Sighting{Kind: EvRefused, Server: p.opts.Server, Time: p.opts.Now(), UID: uid,
 		Detail: fmt.Sprintf("the proxy for %s refused a connection of uid %d: it serves only uid %d, the user the watchdog runs as",
 			p.opts.Server, uid, os.Geteuid())})
 }

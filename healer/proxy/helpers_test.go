@@ -21,7 +21,7 @@ type running struct {
 	secret string
 	stop   func()
 	mu     sync.Mutex
-	events []proxy.Event
+	events []proxy.Sighting
 }
 
 // startProxy serves a proxy for upstream on a free loopback port.
@@ -33,7 +33,7 @@ func startProxy(t testing.TB, opts proxy.Options) *running {
 func startProxyAt(t testing.TB, addr string, opts proxy.Options) *running {
 	t.Helper()
 	r := &running{}
-	opts.Observe = func(ev proxy.Event) {
+	opts.OnSighting = func(ev proxy.Sighting) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		r.events = append(r.events, ev)
@@ -76,10 +76,10 @@ func startProxyAt(t testing.TB, addr string, opts proxy.Options) *running {
 }
 
 // of lists the events of one kind so far.
-func (r *running) of(kind proxy.EventKind) []proxy.Event {
+func (r *running) of(kind proxy.SightingKind) []proxy.Sighting {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []proxy.Event
+	var out []proxy.Sighting
 	for _, ev := range r.events {
 		if ev.Kind == kind {
 			out = append(out, ev)

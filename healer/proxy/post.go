@@ -70,7 +70,7 @@ func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 	}
 	if p.isStateless() {
 		r.Header.Del(mcphttp.HeaderSessionID)
-		p.opts.Observe(Event{Kind: EvLegacyHeaderDropped, Server: p.opts.Server, Time: p.opts.Now(),
+		p.opts.OnSighting(Sighting{Kind: EvLegacyHeaderDropped, Server: p.opts.Server, Time: p.opts.Now(),
 			Detail: "the host sent a session header to a server without sessions; the proxy dropped it"})
 		return nil
 	}
@@ -161,7 +161,7 @@ func (p *Proxy) initialize(w http.ResponseWriter, r *http.Request, body []byte) 
 	s := &session{hostID: newHostID(), init: init, client: clientName(init), upstream: upstream,
 		protocol: protocol, caps: caps, last: p.opts.Now(), header: keptHeader(r.Header)}
 	evicted := p.sessions.add(s)
-	p.opts.Observe(Event{Kind: EvSession, Server: p.opts.Server, Time: s.last, HostSession: s.hostID,
+	p.opts.OnSighting(Sighting{Kind: EvSession, Server: p.opts.Server, Time: s.last, HostSession: s.hostID,
 		Upstream: upstream, Client: s.client, Detail: "a host opened a session through the proxy"})
 	p.relay(w, answer{resp: resp, head: data}, s.hostID, int64(len(data)))
 	p.letGo(r.Context(), evicted) // once the host has its answer
@@ -226,12 +226,12 @@ func (p *Proxy) current(s *session) (up, lost string) {
 }
 
 func (p *Proxy) recovered(s *session, old, now string, began time.Time, detail string) {
-	p.opts.Observe(Event{Kind: EvRecovered, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+	p.opts.OnSighting(Sighting{Kind: EvRecovered, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		Upstream: now, OldUpstream: old, Client: s.client, Took: time.Since(began), Detail: detail})
 }
 
 func (p *Proxy) failed(s *session, old string, err error) {
 	p.log.Warn("the server lost a host's session and a new one could not be opened", "err", err)
-	p.opts.Observe(Event{Kind: EvRecoverFailed, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+	p.opts.OnSighting(Sighting{Kind: EvRecoverFailed, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		OldUpstream: old, Client: s.client, Detail: "the server lost the host's session and a new one could not be opened: " + err.Error()})
 }

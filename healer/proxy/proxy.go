@@ -86,9 +86,9 @@ type Options struct {
 	// MaxPending caps the connections that have not sent a whole request
 	// yet. 0: DefaultMaxPending.
 	MaxPending int
-	// Observe receives what the proxy saw (new sessions, recoveries). It
+	// OnSighting receives what the proxy saw (new sessions, recoveries). It
 	// is called from request goroutines and must not block. nil: none.
-	Observe func(Event)
+	OnSighting func(Sighting)
 	// Logger receives problems; ids in it are masked, bodies never logged.
 	// nil: discard.
 	Logger *slog.Logger
@@ -134,8 +134,8 @@ func New(opts Options) (*Proxy, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.Observe == nil {
-		opts.Observe = func(Event) {}
+	if opts.OnSighting == nil {
+		opts.OnSighting = func(Sighting) {}
 	}
 	if err := CheckSecret(opts.Secret); err != nil {
 		return nil, fmt.Errorf("proxy for %s: secret: %w", opts.Server, err)

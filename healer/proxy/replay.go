@@ -32,7 +32,7 @@ func (p *Proxy) replace(ctx context.Context, s *session, lost string, h http.Hea
 	}
 	if resp.Status/100 != 2 || resp.SessionID == "" || resp.RPC == nil || resp.RPC.Error != nil {
 		return "", fmt.Errorf("the server answered the replayed initialize with %d and no new session: %s",
-			resp.Status, mcphttp.Classify(resp, nil).Reason)
+			resp.Status, mcphttp.Judge(resp, nil).Reason)
 	}
 	protocol, caps := parseInit(resp.RPC.Result)
 	if protocol == "" {
@@ -44,7 +44,7 @@ func (p *Proxy) replace(ctx context.Context, s *session, lost string, h http.Hea
 	}
 	p.sessions.with(func() { s.upstream, s.lost, s.protocol, s.caps = resp.SessionID, "", protocol, caps })
 	p.sessions.save()
-	p.opts.Observe(Event{Kind: EvUpstream, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+	p.opts.OnSighting(Sighting{Kind: EvUpstream, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		Upstream: resp.SessionID, OldUpstream: lost, Client: s.client, Detail: "the proxy opened a new upstream session for a host"})
 	p.tellLists(s)
 	return resp.SessionID, nil

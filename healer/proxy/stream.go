@@ -159,7 +159,7 @@ func (p *Proxy) sendGet(r *http.Request, up string) (*http.Response, error) {
 func (p *Proxy) confirmLost(ctx context.Context, s *session, up string) bool {
 	_, protocol := p.headerAndProtocol(s)
 	resp, err := p.pingClient(s).Ping(ctx, up, protocol)
-	return mcphttp.Classify(resp, err).Verdict == mcphttp.Lost
+	return mcphttp.Judge(resp, err).Verdict == mcphttp.Lost
 }
 
 // stream relays the server's SSE events to the host one whole event at a

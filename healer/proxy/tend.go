@@ -21,7 +21,7 @@ func (p *Proxy) delete(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.sessions.end(s.hostID)
-	p.opts.Observe(Event{Kind: EvEnded, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+	p.opts.OnSighting(Sighting{Kind: EvEnded, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		Client: s.client, Detail: "the host ended its session"})
 	up, _ := p.current(s)
 	if up == "" {
@@ -121,7 +121,7 @@ func (p *Proxy) tendOnce(ctx context.Context, idle time.Duration) time.Duration 
 func (p *Proxy) keepWarm(ctx context.Context, s *session, up string) {
 	_, protocol := p.headerAndProtocol(s)
 	resp, err := p.pingClient(s).Ping(ctx, up, protocol)
-	switch mcphttp.Classify(resp, err).Verdict {
+	switch mcphttp.Judge(resp, err).Verdict {
 	case mcphttp.Alive:
 		p.sessions.with(func() { s.pinged = p.opts.Now() })
 	case mcphttp.Lost:
@@ -148,7 +148,7 @@ func (p *Proxy) release(ctx context.Context, s *session, up string) {
 		p.sessions.releasedLocked(up)
 	})
 	p.sessions.save() // before the DELETE: a kill right after it still knows
-	p.opts.Observe(Event{Kind: EvReleased, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+	p.opts.OnSighting(Sighting{Kind: EvReleased, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		OldUpstream: up, Client: s.client, Detail: "the host sent nothing for longer than the server's idle timeout; its upstream session is ended"})
 	_, protocol := p.headerAndProtocol(s)
 	_, _ = p.pingClient(s).DeleteVersion(ctx, up, protocol)
@@ -163,7 +163,7 @@ func (p *Proxy) letGo(ctx context.Context, s *session) {
 		return
 	}
 	up, _ := p.current(s)
-	p.opts.Observe(Event{Kind: EvReleased, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
+	p.opts.OnSighting(Sighting{Kind: EvReleased, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		OldUpstream: up, Client: s.client, Detail: fmt.Sprintf("the proxy keeps at most %d sessions; the least recently used one was ended to make room", p.opts.MaxSessions)})
 	if up == "" {
 		return

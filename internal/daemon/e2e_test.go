@@ -116,7 +116,7 @@ func TestEndToEndExpiryAndLoss(t *testing.T) {
 // the store change that shows it, and names the session masked. The
 // server's own log line ("session closed ... reason=idle_timeout") may
 // tell it first; only then may the expiry come before the store change.
-func (e *e2eSetup) expiredOnTime(t *testing.T, expired daemontest.Event, id string) {
+func (e *e2eSetup) expiredOnTime(t *testing.T, expired daemontest.JournalLine, id string) {
 	t.Helper()
 	daemontest.WaitFor(t, 5*time.Second, "the store to drop the session", func() bool {
 		b, err := os.ReadFile(e.store)

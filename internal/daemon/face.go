@@ -102,10 +102,10 @@ func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
 	home, _ := os.UserHomeDir()
 	prof := d.mainHost().prof
 	goRun(&d.face.work, func() {
-		o := clientpatch.ApplyOptions{Host: prof, Home: home}
+		o := clientpatch.InstallOptions{Host: prof, Home: home}
 		var err error
 		if apply {
-			_, err = clientpatch.Apply(module, o)
+			_, err = clientpatch.Install(module, o)
 		} else {
 			_, err = clientpatch.Revert(module, o)
 		}

@@ -156,7 +156,7 @@ func (r faultRig) storeBarrier(t *testing.T) {
 	})
 }
 
-func kinds(evs []daemontest.Event) []string {
+func kinds(evs []daemontest.JournalLine) []string {
 	out := make([]string, 0, len(evs))
 	for _, ev := range evs {
 		out = append(out, ev.Str("kind"))

@@ -282,7 +282,7 @@ func (d *daemon) emit(evs []health.Event) {
 		if ok {
 			d.record(ev)
 		} else {
-			d.metrics.Observe(ev) // counted all the same
+			d.metrics.Count(ev) // counted all the same
 		}
 	}
 	if len(evs) > 0 {
@@ -295,7 +295,7 @@ func (d *daemon) emit(evs []health.Event) {
 func (d *daemon) record(ev health.Event) {
 	written := d.journal.w.write(ev)
 	d.log.Info(ev.Detail, "kind", ev.Kind, "server", ev.Server)
-	d.metrics.Observe(ev)
+	d.metrics.Count(ev)
 	if written {
 		d.tell(ev)
 	}
@@ -307,6 +307,6 @@ func (d *daemon) record(ev health.Event) {
 // shows the state; the bubbles follow once the journal takes the events.
 func (d *daemon) tell(ev health.Event) {
 	if d.face.notifier != nil {
-		d.face.notifier.Observe(ev)
+		d.face.notifier.Consider(ev)
 	}
 }

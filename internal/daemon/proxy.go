@@ -52,7 +52,7 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 		if s.ProxyListen == "" {
 			continue
 		}
-		p, ln, err := d.newProxy(s, func(ev proxy.Event) { d.proxySaw(ctx, ev) })
+		p, ln, err := d.newProxy(s, func(ev proxy.Sighting) { d.proxySaw(ctx, ev) })
 		if err != nil {
 			d.log.Warn("not serving the proxy", "server", s.Name, "listen", s.ProxyListen, "err", err)
 			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: s.Name,
@@ -74,14 +74,14 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 	}
 }
 
-func (d *daemon) newProxy(s config.Server, observe func(proxy.Event)) (*proxy.Proxy, net.Listener, error) {
+func (d *daemon) newProxy(s config.Server, observe func(proxy.Sighting)) (*proxy.Proxy, net.Listener, error) {
 	headers, err := s.ExpandedHeaders(os.Getenv)
 	if err != nil {
 		return nil, nil, err
 	}
 	p, err := proxy.New(proxy.Options{Server: s.Name, Upstream: s.URL, Secret: d.proxies.secret, AllowInsecure: s.AllowInsecure, Headers: headers,
 		IdleTimeout: s.IdleTimeout.Duration, KeepWarm: s.KeepWarm, StateFile: filepath.Join(d.stateDir, proxyStateName(s.Name)),
-		Observe: observe, Logger: d.log})
+		OnSighting: observe, Logger: d.log})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -95,7 +95,7 @@ func (d *daemon) newProxy(s config.Server, observe func(proxy.Event)) (*proxy.Pr
 // proxySaw turns what a proxy saw into signals: the losses it met and
 // whether it healed them. It runs on the proxy's request goroutines and
 // only queues.
-func (d *daemon) proxySaw(ctx context.Context, ev proxy.Event) {
+func (d *daemon) proxySaw(ctx context.Context, ev proxy.Sighting) {
 	switch ev.Kind {
 	case proxy.EvSession, proxy.EvUpstream:
 		d.proxyOpened(ctx, ev.Server, ev.Upstream)

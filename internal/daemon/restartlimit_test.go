@@ -15,7 +15,7 @@ import (
 
 // restartAttempts are the journal's host-restart heal_started and
 // heal_failed events: every time the daemon tried the last rung.
-func restartAttempts(t *testing.T, state string) (started, refused []daemontest.Event) {
+func restartAttempts(t *testing.T, state string) (started, refused []daemontest.JournalLine) {
 	t.Helper()
 	for _, ev := range daemontest.Journal(t, state, "heal_started", "heal_failed") {
 		if ev.Str("strategy") != "host_restart" {

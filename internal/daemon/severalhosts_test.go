@@ -28,7 +28,7 @@ func TestSeveralHostsEachToldItsOwn(t *testing.T) {
 	cc := calling(t, srv, "claude-code")
 	calling(t, srv, "cursor-vscode")
 	daemontest.WaitEvent(t, state, "session_lost", 2, 30*time.Second)
-	losses := map[string]daemontest.Event{}
+	losses := map[string]daemontest.JournalLine{}
 	for _, ev := range daemontest.Journal(t, state, "session_lost") {
 		losses[ev.Str("host")] = ev
 	}

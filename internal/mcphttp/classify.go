@@ -10,7 +10,7 @@ import (
 )
 
 // Verdict is what an answer to a POST says about the session it carried.
-// The zero value is VerdictUnknown, so a forgotten Classification never
+// The zero value is VerdictUnknown, so a forgotten Judgement never
 // reads as Alive.
 type Verdict int
 
@@ -46,13 +46,13 @@ func (v Verdict) String() string {
 // MarshalText writes the verdict's name, for journals and JSON.
 func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
 
-// Classification is a verdict with one human sentence saying why.
-type Classification struct {
+// Judgement is a verdict with one human sentence saying why.
+type Judgement struct {
 	Verdict Verdict
 	Reason  string
 }
 
-// Classify reads the answer to a POST (a ping or any request on a session).
+// Judge reads the answer to a POST (a ping or any request on a session).
 // It is for POST answers only: a 404 on the standalone GET stream is only a
 // hint (some servers answer GET with 404 on a live session, and treating that
 // as a loss makes clients reconnect in a loop); confirm it with a ping.
@@ -63,20 +63,20 @@ type Classification struct {
 // invalid, unknown or expired session → Lost, other 400 → Unexpected; 2xx
 // with a result or a JSON-RPC error that is not about the session → Alive;
 // anything else → Unexpected.
-func Classify(resp Response, err error) Classification {
+func Judge(resp Response, err error) Judgement {
 	if err != nil {
 		return classifyErr(err)
 	}
 	s := resp.Status
 	switch {
 	case s >= 300 && s < 400:
-		return Classification{Redirect, fmt.Sprintf("the server redirected (%d) to %q; redirects are not followed so session ids stay with the configured origin: configure the final URL", s, resp.Redact(resp.Header.Get("Location")))}
+		return Judgement{Redirect, fmt.Sprintf("the server redirected (%d) to %q; redirects are not followed so session ids stay with the configured origin: configure the final URL", s, resp.Redact(resp.Header.Get("Location")))}
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:
-		return Classification{Auth, fmt.Sprintf("the server refused the request (%d): configure the %s header for this server", s, authHeader(resp))}
+		return Judgement{Auth, fmt.Sprintf("the server refused the request (%d): configure the %s header for this server", s, authHeader(resp))}
 	case s == http.StatusTooManyRequests:
-		return Classification{Down, "the server is rate limiting (429); the session is not lost"}
+		return Judgement{Down, "the server is rate limiting (429); the session is not lost"}
 	case s >= 500:
-		return Classification{Down, fmt.Sprintf("the server failed (%d); the session is not known to be lost", s)}
+		return Judgement{Down, fmt.Sprintf("the server failed (%d); the session is not known to be lost", s)}
 	case s == http.StatusNotFound:
 		return classify404(resp)
 	case s == http.StatusBadRequest:
@@ -84,55 +84,55 @@ func Classify(resp Response, err error) Classification {
 	case s >= 200 && s < 300:
 		return classify2xx(resp)
 	}
-	return Classification{Unexpected, fmt.Sprintf("the server answered %d: %s", s, snippet(resp))}
+	return Judgement{Unexpected, fmt.Sprintf("the server answered %d: %s", s, snippet(resp))}
 }
 
-// ClassifyRaw is Classify for an answer someone else read (the proxy
+// JudgeRaw is Judge for an answer someone else read (the proxy
 // relays the host's own requests): its status, headers and the start of
 // its body. The JSON-RPC message is the body's one response, whatever its
 // id, since the request was the host's.
-func ClassifyRaw(status int, header http.Header, body []byte) Classification {
+func JudgeRaw(status int, header http.Header, body []byte) Judgement {
 	resp := Response{Status: status, Header: header, Body: body}
 	if msgs, ok := decodeMessages(body); ok && len(msgs) == 1 && msgs[0].IsResponse() {
 		resp.RPC = &msgs[0]
 	}
-	return Classify(resp, nil)
+	return Judge(resp, nil)
 }
 
-func classifyErr(err error) Classification {
+func classifyErr(err error) Judgement {
 	switch {
 	case errors.Is(err, ErrBodyTooLarge):
-		return Classification{Unexpected, "the server's answer exceeded the size limit"}
+		return Judgement{Unexpected, "the server's answer exceeded the size limit"}
 	case errors.Is(err, context.DeadlineExceeded):
-		return Classification{Down, "the server did not answer in time"}
+		return Judgement{Down, "the server did not answer in time"}
 	case errors.Is(err, context.Canceled):
-		return Classification{Down, "the request was cancelled before the server answered"}
+		return Judgement{Down, "the request was cancelled before the server answered"}
 	}
-	return Classification{Down, fmt.Sprintf("the server could not be reached: %v", err)}
+	return Judgement{Down, fmt.Sprintf("the server could not be reached: %v", err)}
 }
 
-func classify404(resp Response) Classification {
+func classify404(resp Response) Judgement {
 	if resp.RPC != nil && resp.RPC.Error != nil && resp.RPC.Error.Code == jsonrpc.CodeMethodNotFound {
-		return Classification{Stateless, "the server answered 404 method not found (-32601): a 2026-07-28 server without sessions or ping; nothing to lose"}
+		return Judgement{Stateless, "the server answered 404 method not found (-32601): a 2026-07-28 server without sessions or ping; nothing to lose"}
 	}
-	return Classification{Lost, fmt.Sprintf("the server answered 404 (%s): it no longer knows the session", snippet(resp))}
+	return Judgement{Lost, fmt.Sprintf("the server answered 404 (%s): it no longer knows the session", snippet(resp))}
 }
 
-func classify400(resp Response) Classification {
+func classify400(resp Response) Judgement {
 	if sessionComplaint(errText(resp)) {
-		return Classification{Lost, fmt.Sprintf("the server answered 400 about the session (%s): it does not know it", snippet(resp))}
+		return Judgement{Lost, fmt.Sprintf("the server answered 400 about the session (%s): it does not know it", snippet(resp))}
 	}
-	return Classification{Unexpected, fmt.Sprintf("the server answered 400: %s", snippet(resp))}
+	return Judgement{Unexpected, fmt.Sprintf("the server answered 400: %s", snippet(resp))}
 }
 
-func classify2xx(resp Response) Classification {
+func classify2xx(resp Response) Judgement {
 	switch {
 	case resp.RPC != nil && resp.RPC.Error != nil && sessionComplaint(resp.RPC.Error.Message):
-		return Classification{Lost, fmt.Sprintf("the server answered %d with a session error: %s", resp.Status, clip(resp.Redact(resp.RPC.Error.Message)))}
+		return Judgement{Lost, fmt.Sprintf("the server answered %d with a session error: %s", resp.Status, clip(resp.Redact(resp.RPC.Error.Message)))}
 	case resp.RPC != nil:
-		return Classification{Alive, fmt.Sprintf("the server answered %d", resp.Status)}
+		return Judgement{Alive, fmt.Sprintf("the server answered %d", resp.Status)}
 	case resp.Status == http.StatusAccepted || resp.Status == http.StatusNoContent:
-		return Classification{Alive, fmt.Sprintf("the server accepted the message (%d)", resp.Status)}
+		return Judgement{Alive, fmt.Sprintf("the server accepted the message (%d)", resp.Status)}
 	}
-	return Classification{Unexpected, fmt.Sprintf("the server answered %d without a JSON-RPC response to our request", resp.Status)}
+	return Judgement{Unexpected, fmt.Sprintf("the server answered %d without a JSON-RPC response to our request", resp.Status)}
 }

@@ -75,7 +75,7 @@ func TestClassify(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := Classify(tt.resp, tt.err)
+			got := Judge(tt.resp, tt.err)
 			if got.Verdict != tt.want || !strings.Contains(got.Reason, tt.reason) {
 				t.Fatalf("Classify = %v %q, want %v containing %q", got.Verdict, got.Reason, tt.want, tt.reason)
 			}
@@ -88,7 +88,7 @@ func TestClassify(t *testing.T) {
 func TestReasonMasksSession(t *testing.T) {
 	t.Parallel()
 	resp := answer(404, nil, "session sess-0123456789abcdef not found")
-	got := Classify(resp, nil)
+	got := Judge(resp, nil)
 	if strings.Contains(got.Reason, "sess-0123456789abcdef") || !strings.Contains(got.Reason, "sess…cdef") {
 		t.Fatalf("reason %q", got.Reason)
 	}

@@ -5,7 +5,7 @@
 // It is deliberately not a full MCP client. It sends one JSON-RPC message a
 // request, reads the answer (JSON or SSE) only until the response carrying
 // its own id, and hands back the HTTP status, headers and that message so the
-// caller can classify the answer with [Classify].
+// caller can classify the answer with [Judge].
 //
 // Guard rails, because session ids are credentials:
 //   - plain http is refused to any host that is not loopback unless

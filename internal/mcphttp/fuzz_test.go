@@ -46,7 +46,7 @@ func FuzzReadAnswer(f *testing.F) {
 		if rpc != nil && !rpc.hasID("watchdog-1") && !(rpc.Error != nil && rpc.nullID()) {
 			t.Fatalf("returned a message that is not ours: %+v", rpc)
 		}
-		_ = Classify(Response{Status: 404, RPC: rpc, Body: raw}, err)
+		_ = Judge(Response{Status: 404, RPC: rpc, Body: raw}, err)
 	})
 }
 

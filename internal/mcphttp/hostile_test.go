@@ -40,7 +40,7 @@ func TestRedirectNotFollowed(t *testing.T) {
 		if err != nil || resp.Status != http.StatusTemporaryRedirect {
 			t.Fatalf("call %d: %d %v", i, resp.Status, err)
 		}
-		got := Classify(resp, err)
+		got := Judge(resp, err)
 		if got.Verdict != Redirect || !strings.Contains(got.Reason, hs2.URL) {
 			t.Fatalf("call %d: %v %q", i, got.Verdict, got.Reason)
 		}
@@ -116,7 +116,7 @@ func TestBodyCap(t *testing.T) {
 			if tt.wantErr {
 				want = Unexpected
 			}
-			if got := Classify(resp, err); got.Verdict != want {
+			if got := Judge(resp, err); got.Verdict != want {
 				t.Fatalf("verdict %v %q, want %v", got.Verdict, got.Reason, want)
 			}
 		})
@@ -178,7 +178,7 @@ func TestDown(t *testing.T) {
 			if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
 				t.Fatalf("err %v, want %v", err, tc.want)
 			}
-			if got := Classify(resp, err); got.Verdict != Down {
+			if got := Judge(resp, err); got.Verdict != Down {
 				t.Fatalf("verdict %v %q", got.Verdict, got.Reason)
 			}
 		})
@@ -192,7 +192,7 @@ func TestStatelessIgnoresSessionHeader(t *testing.T) {
 	s := newSDKServer(t, mcp.StreamableHTTPOptions{Stateless: true}, nil)
 	c := newClient(t, s.http.URL, nil)
 	resp, err := c.Ping(testCtx(t), "made-up-session-0123456789", "2025-06-18")
-	if got := Classify(resp, err); got.Verdict != Alive {
+	if got := Judge(resp, err); got.Verdict != Alive {
 		t.Fatalf("%d %v %q", resp.Status, got.Verdict, got.Reason)
 	}
 }

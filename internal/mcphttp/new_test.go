@@ -91,7 +91,7 @@ func TestURLCredentialsNeverEchoed(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp, err := c.Ping(t.Context(), "", "")
-	cl := Classify(resp, err)
+	cl := Judge(resp, err)
 	if err == nil || cl.Verdict != Down {
 		t.Fatalf("ping of a closed port: %v, %v", err, cl)
 	}

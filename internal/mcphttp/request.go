@@ -71,7 +71,7 @@ type Response struct {
 
 // Do POSTs req and reads the answer. The error is non-nil only for transport
 // failures (refused, timeout, reset, a body over MaxBody, a bad request
-// value); every HTTP status, 3xx included, is a Response for [Classify].
+// value); every HTTP status, 3xx included, is a Response for [Judge].
 func (c *Client) Do(ctx context.Context, req Request) (Response, error) {
 	var id string
 	if !strings.HasPrefix(req.Method, "notifications/") {
@@ -93,7 +93,7 @@ func (c *Client) Do(ctx context.Context, req Request) (Response, error) {
 }
 
 // Ping sends a legacy ping on the session. A modern (2026-07-28) server has
-// no ping: it answers 404 with JSON-RPC -32601, which [Classify] reports as
+// no ping: it answers 404 with JSON-RPC -32601, which [Judge] reports as
 // Stateless, not as a lost session.
 func (c *Client) Ping(ctx context.Context, sessionID, protocolVersion string) (Response, error) {
 	return c.Do(ctx, Request{Method: "ping", SessionID: sessionID, ProtocolVersion: protocolVersion})
@@ -113,7 +113,7 @@ func (c *Client) DeleteVersion(ctx context.Context, sessionID, protocolVersion s
 
 // OpenStream opens the session's standalone GET stream and closes it at
 // once: it tells only how the server answers (200 SSE, 405, or the 404
-// quirk). Do not classify its answer with Classify: a 404 on GET is only a
+// quirk). Do not classify its answer with Judge: a 404 on GET is only a
 // hint, never proof of a lost session.
 func (c *Client) OpenStream(ctx context.Context, sessionID, protocolVersion string) (Response, error) {
 	h := c.baseHeader(sessionID, protocolVersion)

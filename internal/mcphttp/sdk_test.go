@@ -36,7 +36,7 @@ func TestAgainstSDK(t *testing.T) {
 				t.Fatalf("session id %q from a stateless=%v server", sid, tt.stateless)
 			}
 			resp, err := c.Ping(ctx, sid, pv)
-			if got := Classify(resp, err); got.Verdict != Alive {
+			if got := Judge(resp, err); got.Verdict != Alive {
 				t.Fatalf("ping: %v %q (status %d)", got.Verdict, got.Reason, resp.Status)
 			}
 			if isSSE(resp.Header.Get("Content-Type")) != tt.wantSSE {
@@ -44,7 +44,7 @@ func TestAgainstSDK(t *testing.T) {
 			}
 			modern, err := c.Do(ctx, Request{Method: "ping", Modern: true})
 			if tt.stateless {
-				if got := Classify(modern, err); got.Verdict != Stateless {
+				if got := Judge(modern, err); got.Verdict != Stateless {
 					t.Fatalf("modern ping on a stateless server: %v %q", got.Verdict, got.Reason)
 				}
 				return
@@ -60,18 +60,18 @@ func lifeOfSession(t *testing.T, c *Client, sid, pv string) {
 	t.Helper()
 	ctx := testCtx(t)
 	resp, err := c.Ping(ctx, "made-up-session-0123456789", pv)
-	if got := Classify(resp, err); got.Verdict != Lost || resp.Status != http.StatusNotFound {
+	if got := Judge(resp, err); got.Verdict != Lost || resp.Status != http.StatusNotFound {
 		t.Fatalf("unknown session: %d %v %q", resp.Status, got.Verdict, got.Reason)
 	}
-	if strings.Contains(Classify(resp, err).Reason, "made-up-session-0123456789") {
-		t.Fatalf("reason leaks the session id: %q", Classify(resp, err).Reason)
+	if strings.Contains(Judge(resp, err).Reason, "made-up-session-0123456789") {
+		t.Fatalf("reason leaks the session id: %q", Judge(resp, err).Reason)
 	}
 	del, err := c.DeleteVersion(ctx, sid, pv)
 	if err != nil || del.Status/100 != 2 {
 		t.Fatalf("DELETE: %d %v", del.Status, err)
 	}
 	resp, err = c.Ping(ctx, sid, pv)
-	if got := Classify(resp, err); got.Verdict != Lost {
+	if got := Judge(resp, err); got.Verdict != Lost {
 		t.Fatalf("ping after DELETE: %d %v %q", resp.Status, got.Verdict, got.Reason)
 	}
 }
@@ -102,7 +102,7 @@ func TestSessionlessPingOnStateful(t *testing.T) {
 	c := newClient(t, s.http.URL, nil)
 	for _, pv := range []string{"", "2025-06-18"} {
 		resp, err := c.Ping(testCtx(t), "", pv)
-		if got := Classify(resp, err); got.Verdict != Alive || resp.SessionID != "" {
+		if got := Judge(resp, err); got.Verdict != Alive || resp.SessionID != "" {
 			t.Fatalf("version %q: %v %q, session id issued: %v", pv, got.Verdict, got.Reason, resp.SessionID != "")
 		}
 	}

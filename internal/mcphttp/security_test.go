@@ -81,7 +81,7 @@ func TestSecurityRedirectAfterInitialize(t *testing.T) {
 				if err != nil || resp.Status != code {
 					t.Fatalf("%s: status %d, err %v; want the %d handed back", name, resp.Status, err, code)
 				}
-				cl := Classify(resp, err)
+				cl := Judge(resp, err)
 				if cl.Verdict != Redirect {
 					t.Errorf("%s: verdict %v %q", name, cl.Verdict, cl.Reason)
 				}
@@ -130,7 +130,7 @@ func TestSecurityEchoedHeaderValuesHidden(t *testing.T) {
 		if err != nil || !strings.Contains(string(resp.Body), token) && resp.RPC == nil {
 			t.Fatalf("%s: the server did not echo (err %v, body %q)", path, err, resp.Body)
 		}
-		reason := Classify(resp, err).Reason
+		reason := Judge(resp, err).Reason
 		for _, secret := range []string{token, key, sid} {
 			if strings.Contains(reason, secret) {
 				t.Errorf("%s: reason %q prints %q", path, reason, secret)

@@ -148,7 +148,7 @@ func TestIDsUnique(t *testing.T) {
 	for range 20 {
 		wg.Go(func() {
 			resp, err := c.Ping(testCtx(t), "", "2025-06-18")
-			if got := Classify(resp, err); got.Verdict != Alive {
+			if got := Judge(resp, err); got.Verdict != Alive {
 				t.Errorf("ping: %v %q", got.Verdict, got.Reason)
 			}
 		})

@@ -1,6 +1,6 @@
 // Package metrics exposes the watchdog's Prometheus metrics.
 //
-// The daemon feeds every journal event to Observe, so the journal and the
+// The daemon feeds every journal event to Count, so the journal and the
 // metrics come from one source of truth; gauges for session idleness and
 // server state are set directly. Each Metrics has its own registry (no
 // global default registry) and is served by Serve on a loopback address

@@ -75,7 +75,7 @@ func TestOpenServerCap(t *testing.T) {
 	m := New()
 	const n = maxOpenValues + 10
 	for i := range n {
-		m.Observe(event{Kind: "session_lost", Server: "server-" + string(rune('a'+i/26)) + string(rune('a'+i%26))})
+		m.Count(event{Kind: "session_lost", Server: "server-" + string(rune('a'+i/26)) + string(rune('a'+i%26))})
 	}
 	got := scrape(t, serveForTest(t, m))
 	series := 0

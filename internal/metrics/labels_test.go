@@ -59,9 +59,9 @@ func TestNoSessionIDInScrape(t *testing.T) {
 			"recovered", "heal_failed", "legacy_header_rejected", "host_restarted", "session_new"} {
 			typed.Kind = kind
 			typed.Server = srv
-			m.Observe(typed)
+			m.Count(typed)
 			typed.Server = id
-			m.Observe(typed)
+			m.Count(typed)
 		}
 		m.SetSessionIdle(srv, id, time.Minute)
 		m.SetSessionIdle(id, hostCli, time.Minute)
@@ -110,7 +110,7 @@ func TestConcurrentUse(t *testing.T) {
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 200 {
-				m.Observe(event{Kind: "recovered", Server: srv, Strategy: StrategyHostRestart, Took: time.Duration(i) * time.Millisecond})
+				m.Count(event{Kind: "recovered", Server: srv, Strategy: StrategyHostRestart, Took: time.Duration(i) * time.Millisecond})
 				m.SetServerState(srv, serverStates()[(g+i)%6])
 				m.SetSessionIdle(srv, hostCli, time.Duration(i)*time.Second)
 				if i%50 == 0 {

@@ -109,7 +109,7 @@ func waitDone(t *testing.T, done <-chan error) error {
 // scrapes, cancels and checks the port is closed.
 func TestServeStopsOnCancel(t *testing.T) {
 	m := New()
-	m.Observe(event{Kind: "host_restarted"})
+	m.Count(event{Kind: "host_restarted"})
 	logger, records := newRecordLogger()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

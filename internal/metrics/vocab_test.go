@@ -10,8 +10,8 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
-// notCounted are the kinds Observe deliberately counts nothing for, each
-// with its reason. A new kind must be counted by Observe or listed here.
+// notCounted are the kinds Count deliberately counts nothing for, each
+// with its reason. A new kind must be counted by Count or listed here.
 func notCounted() map[health.EventKind]string {
 	const (
 		life     = "the watchdog's own life, not a session's"
@@ -40,15 +40,15 @@ func TestEveryKindCountedOrListed(t *testing.T) {
 	for _, kind := range health.EventKinds() {
 		m := New()
 		before := gathered(t, m)
-		m.Observe(health.Event{Kind: kind, Server: srv, Incident: true, Strategy: health.StrategyReconnect,
+		m.Count(health.Event{Kind: kind, Server: srv, Incident: true, Strategy: health.StrategyReconnect,
 			Took: time.Second, Client: hostCli})
 		changed := !maps.Equal(before, gathered(t, m))
 		_, listed := skip[kind]
 		switch {
 		case !changed && !listed:
-			t.Errorf("%s: Observe counts nothing and notCounted does not list it: count it or list it with a reason", kind)
+			t.Errorf("%s: Count counts nothing and notCounted does not list it: count it or list it with a reason", kind)
 		case changed && listed:
-			t.Errorf("%s: listed in notCounted, but Observe counts it", kind)
+			t.Errorf("%s: listed in notCounted, but Count counts it", kind)
 		}
 	}
 	for kind := range skip {

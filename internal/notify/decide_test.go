@@ -120,7 +120,7 @@ func runMessages(t *testing.T, steps []step, restore []journal.Record) []Message
 		default:
 			e := *s.ev
 			e.Time = now
-			n.Observe(e)
+			n.Consider(e)
 		}
 	}
 	sendNow()
@@ -173,8 +173,8 @@ func TestRunSendsOffTheCallerWithTimeout(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
 	go func() { done <- n.Run(ctx) }()
-	n.Observe(*lost("mem"))
-	n.Observe(*recovered("mem", 5))
+	n.Consider(*lost("mem"))
+	n.Consider(*recovered("mem", 5))
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		mu.Lock()

@@ -107,7 +107,7 @@ func TestRunStopsWithAHungSender(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- n.Run(ctx) }()
 	for _, s := range []string{"s1", "s2", "s3", "s4"} {
-		n.Observe(*lost(s))
+		n.Consider(*lost(s))
 	}
 	if got := <-sent; got != lostTitle("s1") {
 		t.Fatalf("first bubble %q", got)

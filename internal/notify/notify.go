@@ -82,7 +82,7 @@ type Message struct {
 	Thread string
 }
 
-// Notifier decides and sends notifications. Observe and Restore may be
+// Notifier decides and sends notifications. Consider and Restore may be
 // called from any goroutine; Run sends.
 type Notifier struct {
 	showFn   func(Message) error
@@ -171,8 +171,8 @@ func (n *Notifier) Paused() bool {
 	return n.now().Before(n.pause)
 }
 
-// Observe decides on one event and queues what is to be said.
-func (n *Notifier) Observe(ev health.Event) {
+// Consider decides on one event and queues what is to be said.
+func (n *Notifier) Consider(ev health.Event) {
 	n.mu.Lock()
 	now := n.now()
 	msgs := n.st.observe(ev, now, n.now().Before(n.pause))

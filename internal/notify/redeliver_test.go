@@ -112,7 +112,7 @@ func TestResentLossHeldForTheSummaryIsTold(t *testing.T) {
 	}
 	n.Restore(recs)
 	got := titles(n.takePending())
-	n.Observe(health.Event{Time: now, Kind: health.EvRecovered, Server: "c", Took: 2 * time.Second})
+	n.Consider(health.Event{Time: now, Kind: health.EvRecovered, Server: "c", Took: 2 * time.Second})
 	got = append(got, titles(n.takePending())...)
 	now = now.Add(time.Minute)
 	n.Tick()

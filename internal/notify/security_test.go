@@ -28,7 +28,7 @@ func pingDetail(t *testing.T, sid string) string {
 		t.Fatal(err)
 	}
 	resp, err := c.Ping(context.Background(), sid, "")
-	cl := mcphttp.Classify(resp, err)
+	cl := mcphttp.Judge(resp, err)
 	if cl.Verdict != mcphttp.Lost {
 		t.Fatalf("the echoing server's answer reads %v %q, want lost", cl.Verdict, cl.Reason)
 	}
@@ -39,7 +39,7 @@ func pingDetail(t *testing.T, sid string) string {
 // the way the daemon's line reader does.
 func logSignal(t *testing.T, line, sid string) health.Signal {
 	t.Helper()
-	m, ok := classify.Classify([]byte(line))
+	m, ok := classify.Line([]byte(line))
 	if !ok || m.Kind != classify.SessionLost || m.Session != sid {
 		t.Fatalf("line %q: match %+v, %v", line, m, ok)
 	}
@@ -73,7 +73,7 @@ func TestSecurityNotificationsNeverShowAFullSessionID(t *testing.T) {
 	feed := func(evs []health.Event) {
 		for _, ev := range evs {
 			kinds = append(kinds, ev.Kind)
-			n.Observe(ev)
+			n.Consider(ev)
 		}
 	}
 	at := func(d time.Duration) time.Time { now = t0.Add(d); return now }

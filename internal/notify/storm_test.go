@@ -86,7 +86,7 @@ func TestRunSendsTheSummaryWhenItsWindowEnds(t *testing.T) {
 	done := make(chan error)
 	go func() { done <- n.Run(ctx) }()
 	for _, s := range []string{"s1", "s2", "s3", "s4"} {
-		n.Observe(*lost(s))
+		n.Consider(*lost(s))
 	}
 	want := []string{lostTitle("s1"), lostTitle("s2"), "MCP watchdog: 2 more sessions lost: s3, s4"}
 	var got []string

@@ -6,15 +6,15 @@ import (
 )
 
 // MaxLine is how much of a line is classified: a longer line is judged by
-// its first MaxLine bytes, by Classify and by the scan alike.
+// its first MaxLine bytes, by Line and by the scan alike.
 const MaxLine = 1 << 20
 
-// Match is what Classify found on a line.
+// Match is what Line found on a line.
 type Match struct {
 	Kind Kind
 	// Rule names the table row that matched, e.g. "rmcp_session_not_found".
 	Rule string
-	// Session is the session id the line names, "" when none. Classify
+	// Session is the session id the line names, "" when none. Line
 	// returns it whole (the caller may need it to act); scan reports mask it.
 	Session string
 	// IdleTimeout and StorePath are the seconds= and store_path= fields of an
@@ -28,15 +28,15 @@ type Match struct {
 	Time time.Time
 }
 
-// Classify reports what a log line says about an MCP session, if anything.
+// Line reports what a log line says about an MCP session, if anything.
 // A trailing "\n" or "\r\n" is ignored. Timestamps without a zone are read
-// in time.Local; use ClassifyIn to choose.
-func Classify(line []byte) (Match, bool) {
+// in time.Local; use LineIn to choose.
+func Line(line []byte) (Match, bool) {
 	return classifyLine(line, time.Local, MaxLine)
 }
 
-// ClassifyIn is Classify reading zone-less timestamps in loc (nil: time.Local).
-func ClassifyIn(line []byte, loc *time.Location) (Match, bool) {
+// LineIn is Line reading zone-less timestamps in loc (nil: time.Local).
+func LineIn(line []byte, loc *time.Location) (Match, bool) {
 	return classifyLine(line, loc, MaxLine)
 }
 
@@ -47,7 +47,7 @@ func classifyLine(line []byte, loc *time.Location, maxLine int) (Match, bool) {
 		return Match{}, false
 	}
 	// The literals must be in the raw line (so the scan's prefilter and
-	// Classify agree); the rest reads the line without colour codes.
+	// Line agree); the rest reads the line without colour codes.
 	plain := stripANSI(line)
 	for i := range std.rules {
 		r := &std.rules[i]

@@ -40,7 +40,7 @@ func FuzzClassify(f *testing.F) {
 	}
 	lits := Literals()
 	f.Fuzz(func(t *testing.T, line []byte) {
-		m, ok := ClassifyIn(line, time.UTC)
+		m, ok := LineIn(line, time.UTC)
 		clipped := clip(line, MaxLine)
 		var mask uint64
 		for i, l := range lits {
@@ -82,9 +82,9 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
-// FuzzScanMatchesClassify: ScanFile finds exactly the lines Classify
+// FuzzScanMatchesClassify: ScanFile finds exactly the lines Line
 // matches, with the same match; and so does a scanner with tiny reads and a
-// tiny line limit, against Classify with that limit.
+// tiny line limit, against Line with that limit.
 func FuzzScanMatchesClassify(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(s, uint8(3), uint8(20))

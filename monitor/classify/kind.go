@@ -5,7 +5,7 @@ import "fmt"
 // Kind is what a classified log line says about an MCP session.
 type Kind int
 
-// The zero Kind is not a signal; Classify never returns it with ok == true.
+// The zero Kind is not a signal; Line never returns it with ok == true.
 const (
 	// SessionLost: the server no longer knows the session (404 "Session not
 	// found" in its spellings, a POST answered 404, the TypeScript example

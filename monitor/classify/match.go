@@ -52,7 +52,7 @@ func gramAt(s string, end int) uint32 {
 }
 
 // newMatcher builds the tables. Literals must be 3..255 bytes long and at most
-// 64 of them (Classify keeps their presence in a bit mask).
+// 64 of them (Line keeps their presence in a bit mask).
 func newMatcher(lits []string) *matcher {
 	if len(lits) == 0 || len(lits) > 64 {
 		panic("classify: need 1..64 literals")

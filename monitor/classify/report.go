@@ -40,7 +40,7 @@ type FileSummary struct {
 type Finding struct {
 	File string
 	Line int64 // 1-based
-	// Match.Session is masked. When Classify named no session, it is the
+	// Match.Session is masked. When Line named no session, it is the
 	// first id display masking hides ("Session not found: X"), if any.
 	Match Match
 	// Text is the line, session ids masked, cut to about MaxText bytes,

@@ -41,7 +41,7 @@ func (p *prober) discover(ctx context.Context) (bool, error) {
 // discoverRefused reads a refused server/discover. Per the 2026-07-28 spec a
 // 400 with a recognised JSON-RPC error (-32022, -32021, -32020) comes from a
 // modern server; anything else from a legacy one.
-func (p *prober) discoverRefused(resp mcphttp.Response, cl mcphttp.Classification) bool {
+func (p *prober) discoverRefused(resp mcphttp.Response, cl mcphttp.Judgement) bool {
 	var code int
 	if resp.RPC != nil && resp.RPC.Error != nil {
 		code = resp.RPC.Error.Code

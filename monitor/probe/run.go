@@ -123,14 +123,14 @@ func (p *prober) note(format string, args ...any) {
 
 // send runs one timed request; a session id in the answer that the probe
 // did not ask for is remembered so that it can be ended.
-func (p *prober) send(ctx context.Context, step string, req mcphttp.Request) (mcphttp.Response, mcphttp.Classification, error) {
+func (p *prober) send(ctx context.Context, step string, req mcphttp.Request) (mcphttp.Response, mcphttp.Judgement, error) {
 	resp, err := p.c.Do(ctx, req)
 	p.r.Timings[step] = resp.Took
 	if err == nil {
 		p.answered = p.answered || resp.RPC != nil
 		p.last = step + ": " + describe(resp)
 	}
-	return resp, mcphttp.Classify(resp, err), err
+	return resp, mcphttp.Judge(resp, err), err
 }
 
 // describe says what came back, for a person: status, content type and
@@ -169,7 +169,7 @@ func cutRune(b []byte) []byte {
 }
 
 // blocking turns answers that make probing pointless into Run's error.
-func (p *prober) blocking(step string, resp mcphttp.Response, cl mcphttp.Classification, err error) error {
+func (p *prober) blocking(step string, resp mcphttp.Response, cl mcphttp.Judgement, err error) error {
 	switch {
 	case err != nil:
 		p.note("%s: %s", step, cl.Reason)
@@ -194,6 +194,6 @@ func (p *prober) endStray(ctx context.Context, sid string) {
 		// Already gone: the server closed the never-initialized session itself.
 	default:
 		p.r.SessionLeft = true
-		p.note("server/discover opened a session that the probe could not end (%s); it ends at the server's idle timeout", mcphttp.Classify(resp, err).Reason)
+		p.note("server/discover opened a session that the probe could not end (%s); it ends at the server's idle timeout", mcphttp.Judge(resp, err).Reason)
 	}
 }

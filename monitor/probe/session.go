@@ -48,7 +48,7 @@ func (p *prober) getStream(ctx context.Context, sid, pv string) {
 	p.r.Timings[StepGET] = resp.Took
 	switch {
 	case err != nil:
-		p.r.GETStream = "failed: " + mcphttp.Classify(resp, err).Reason
+		p.r.GETStream = "failed: " + mcphttp.Judge(resp, err).Reason
 	case resp.Status == http.StatusOK && isSSE(resp.Header):
 		p.r.GETStream = "200: stream offered"
 	case resp.Status == http.StatusMethodNotAllowed:
@@ -102,7 +102,7 @@ func (p *prober) end(ctx context.Context, sid, pv string) {
 	p.r.Timings[StepDelete] = resp.Took
 	switch {
 	case err != nil:
-		p.r.Delete = "failed: " + mcphttp.Classify(resp, err).Reason
+		p.r.Delete = "failed: " + mcphttp.Judge(resp, err).Reason
 		p.note("DELETE failed: the probe's session ends at the server's idle timeout")
 		return
 	case resp.Status/100 == 2:

@@ -11,14 +11,14 @@ import (
 	"time"
 )
 
-// Event is one journal line as JSON decodes it.
-type Event map[string]any
+// JournalLine is one journal line as JSON decodes it.
+type JournalLine map[string]any
 
 // Str is the string field k ("" when absent or not a string).
-func (e Event) Str(k string) string { s, _ := e[k].(string); return s }
+func (e JournalLine) Str(k string) string { s, _ := e[k].(string); return s }
 
 // Time is the event's time; a time that does not parse fails the test.
-func (e Event) Time(t *testing.T) time.Time {
+func (e JournalLine) Time(t *testing.T) time.Time {
 	t.Helper()
 	ts, err := time.Parse(time.RFC3339Nano, e.Str("time"))
 	if err != nil {
@@ -29,7 +29,7 @@ func (e Event) Time(t *testing.T) time.Time {
 
 // Journal returns the journal's events of the given kinds (all when none),
 // failing the test on any line that does not parse.
-func Journal(t *testing.T, stateDir string, kinds ...string) []Event {
+func Journal(t *testing.T, stateDir string, kinds ...string) []JournalLine {
 	t.Helper()
 	f, err := os.Open(filepath.Join(stateDir, "events.jsonl"))
 	if os.IsNotExist(err) {
@@ -39,10 +39,10 @@ func Journal(t *testing.T, stateDir string, kinds ...string) []Event {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var evs []Event
+	var evs []JournalLine
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var ev Event
+		var ev JournalLine
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatalf("journal line does not parse: %q: %v", sc.Text(), err)
 		}
@@ -66,9 +66,9 @@ func WaitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 }
 
 // WaitEvent waits for the n-th (1-based) event of a kind and returns it.
-func WaitEvent(t *testing.T, stateDir, kind string, n int, timeout time.Duration) Event {
+func WaitEvent(t *testing.T, stateDir, kind string, n int, timeout time.Duration) JournalLine {
 	t.Helper()
-	var got []Event
+	var got []JournalLine
 	WaitFor(t, timeout, fmt.Sprintf("event #%d of kind %s", n, kind), func() bool {
 		got = Journal(t, stateDir, kind)
 		return len(got) >= n

@@ -33,7 +33,7 @@ func TestFastMCPIdleTimeoutStandsWhileAStreamIsOpen(t *testing.T) {
 		{"its GET stream open", streamed, mcphttp.Alive},
 	} {
 		resp, err := c.Ping(ctx, tt.sid, legacyVersion)
-		if got := mcphttp.Classify(resp, err); got.Verdict != tt.want {
+		if got := mcphttp.Judge(resp, err); got.Verdict != tt.want {
 			t.Errorf("a session with %s, after 3 idle timeouts: %s (%s), want %s", tt.name, got.Verdict, got.Reason, tt.want)
 		}
 	}

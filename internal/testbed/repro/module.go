@@ -41,8 +41,8 @@ func prepareModule(o Options, p paths, node, dir, home string) (string, error) {
 	}
 	// No Force for the two clients themselves: both are known bases, which
 	// this also proves. A derived build is not.
-	ao := clientpatch.ApplyOptions{Home: home, Node: node, Version: o.patchVersion(), Force: o.Derive != nil}
-	if _, err := clientpatch.Apply(module, ao); err != nil {
+	ao := clientpatch.InstallOptions{Home: home, Node: node, Version: o.patchVersion(), Force: o.Derive != nil}
+	if _, err := clientpatch.Install(module, ao); err != nil {
 		return "", fmt.Errorf("repro: patch %s: %w", o.Client, err)
 	}
 	return module, nil
@@ -122,8 +122,8 @@ func applyAndRevert(module, home, node string) error {
 	if err != nil {
 		return fmt.Errorf("repro: %w", err)
 	}
-	o := clientpatch.ApplyOptions{Home: home, Node: node}
-	if _, err := clientpatch.Apply(module, o); err != nil {
+	o := clientpatch.InstallOptions{Home: home, Node: node}
+	if _, err := clientpatch.Install(module, o); err != nil {
 		return fmt.Errorf("repro: patch: %w", err)
 	}
 	if _, err := clientpatch.Revert(module, o); err != nil {

@@ -86,7 +86,7 @@ type Options struct {
 	Server ServerKind
 	// Client is the client module; "" is StandIn.
 	Client ClientKind
-	// Patched applies the client patch (healer/clientpatch.Apply) to a
+	// Patched applies the client patch (healer/clientpatch.Install) to a
 	// copy of the module before the host loads it.
 	Patched bool
 	// NoRetry, with Patched, applies the first patch version (v1): the

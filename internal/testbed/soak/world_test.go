@@ -248,7 +248,7 @@ func (w *world) patchedModule() string {
 	if err != nil {
 		t.Fatalf("node (make deps): %v", err)
 	}
-	if _, err := clientpatch.Apply(module, clientpatch.ApplyOptions{Home: w.home, Node: node}); err != nil {
+	if _, err := clientpatch.Install(module, clientpatch.InstallOptions{Home: w.home, Node: node}); err != nil {
 		t.Fatalf("patch the stand-in client: %v", err)
 	}
 	return module

@@ -49,13 +49,13 @@ func feed(t *tray.Tray, n *notify.Notifier) {
 		case "healthy":
 			t.Update(view(health.Healthy))
 		case "lost":
-			n.Observe(health.Event{Time: now, Kind: health.EvSessionLost, Server: server,
+			n.Consider(health.Event{Time: now, Kind: health.EvSessionLost, Server: server,
 				Detail: "session on " + server + " lost: 404 session not found", Incident: true})
 			t.Update(view(health.Lost))
 		case "healing":
 			t.Update(view(health.Healing))
 		case "recovered":
-			n.Observe(health.Event{Time: now, Kind: health.EvRecovered, Server: server,
+			n.Consider(health.Event{Time: now, Kind: health.EvRecovered, Server: server,
 				Detail: server + " recovered: the host reconnected", Took: 1200 * time.Millisecond})
 			t.Update(view(health.Healthy))
 		}

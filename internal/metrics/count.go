@@ -2,11 +2,11 @@ package metrics
 
 import "github.com/mcpwatchdog/watchdog/internal/health"
 
-// Observe counts one journal event. Kinds without a metric (heal_started,
+// Count counts one journal event. Kinds without a metric (heal_started,
 // session_new, ...) are ignored; TestEveryKindCountedOrListed keeps that
 // list explicit. Of the event only its kind, server, Strategy and Took are
 // read; nothing else, in particular no session id, reaches a label.
-func (m *Metrics) Observe(ev health.Event) {
+func (m *Metrics) Count(ev health.Event) {
 	switch ev.Kind {
 	case health.EvSessionLost:
 		m.sessionsLost.WithLabelValues(m.servers.value(ev.Server)).Inc()

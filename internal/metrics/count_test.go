@@ -37,10 +37,10 @@ func times(n int, ev event) []event {
 	return out
 }
 
-// TestObserveKinds observes each kind and asserts the whole scrape: every
+// TestCountKinds counts each kind and asserts the whole scrape: every
 // series present, with its exact value, and nothing else.
 // Long: a table of 13 cases.
-func TestObserveKinds(t *testing.T) {
+func TestCountKinds(t *testing.T) {
 	heals := func(strategy health.Strategy, result string) string {
 		return `mcp_watchdog_heals_total{result="` + result + `",server="` + srv + `",strategy="` + string(strategy) + `"}`
 	}
@@ -122,7 +122,7 @@ func TestObserveKinds(t *testing.T) {
 			t.Parallel()
 			m := newFixed()
 			for _, ev := range tc.events {
-				m.Observe(ev)
+				m.Count(ev)
 			}
 			want := map[string]float64{restart: 0}
 			for k, v := range tc.want {
@@ -139,7 +139,7 @@ func TestObserveKinds(t *testing.T) {
 // in seconds.
 func TestHealDurationBuckets(t *testing.T) {
 	m := New()
-	m.Observe(event{Kind: "recovered", Server: srv, Strategy: StrategyHostRestart, Took: 1500 * time.Millisecond})
+	m.Count(event{Kind: "recovered", Server: srv, Strategy: StrategyHostRestart, Took: 1500 * time.Millisecond})
 	fams := parse(t, scrapeRaw(t, serveForTest(t, m)))
 	h := fams["mcp_watchdog_heal_duration_seconds"].GetMetric()[0].GetHistogram()
 	if h.GetSampleCount() != 1 || h.GetSampleSum() != 1.5 {
@@ -160,7 +160,7 @@ func TestHealDurationBuckets(t *testing.T) {
 // state; anything else is "other".
 func TestConfiguredServers(t *testing.T) {
 	m := NewWith(&Options{Servers: []string{srv}, Clients: []string{hostCli}})
-	m.Observe(event{Kind: "session_lost", Server: "intruder"})
+	m.Count(event{Kind: "session_lost", Server: "intruder"})
 	m.SetSessionIdle("intruder", "someone-else", time.Minute)
 	want := map[string]float64{
 		restart: 0,
@@ -187,8 +187,8 @@ func TestConfiguredServers(t *testing.T) {
 // TestCustomStrategies: Options.Strategies replaces the default set.
 func TestCustomStrategies(t *testing.T) {
 	m := NewWith(&Options{Strategies: []health.Strategy{"replay_initialize"}})
-	m.Observe(event{Kind: "heal_failed", Server: srv, Strategy: "replay_initialize"})
-	m.Observe(event{Kind: "heal_failed", Server: srv, Strategy: StrategyHostRestart})
+	m.Count(event{Kind: "heal_failed", Server: srv, Strategy: "replay_initialize"})
+	m.Count(event{Kind: "heal_failed", Server: srv, Strategy: StrategyHostRestart})
 	got := scrape(t, serveForTest(t, m))
 	for k, want := range map[string]float64{
 		`mcp_watchdog_heals_total{result="failed",server="nowledge-mem",strategy="replay_initialize"}`: 1,
