@@ -6,31 +6,21 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"runtime"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/adopt"
-	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/doctor"
 	"github.com/mcpwatchdog/watchdog/internal/host"
-	"github.com/mcpwatchdog/watchdog/internal/mask"
-	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 	"github.com/mcpwatchdog/watchdog/monitor/hosts"
-	"github.com/mcpwatchdog/watchdog/monitor/probe"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
-
-// probeBudget bounds how long `watchdog hosts` waits for its probes (they
-// run at once, one per server URL) to tell stateless servers apart.
-const probeBudget = 3 * time.Second
 
 // cmdHosts lists every host found and what protects each of its servers;
 // `hosts adopt` and `hosts release` route a host through the proxy and back.
@@ -59,8 +49,12 @@ func cmdHosts(ctx context.Context, c cli, args []string) int {
 		return code
 	}
 	found := hosts.Find(ctx, findOptions(c))
-	known := hostFacts(ctx, cfg, found, !*offline)
-	known.served(ctx, stateDir)
+	client := version
+	if *offline {
+		client = doctor.Offline
+	}
+	known := doctor.HostFacts(ctx, cfg, found, client)
+	known.Served(daemonAnswers(stateDir)(ctx) == nil)
 	rep := hostsReport(found, known)
 	if co.json {
 		_ = writeJSON(c.stdout, rep)
@@ -85,76 +79,6 @@ func hostRunning(ctx context.Context, p host.Profile) (int32, bool) {
 	}
 	h, ok, err := proc.Find(ctx, proc.Target{Name: p.Process})
 	return h.PID, ok && err == nil
-}
-
-// facts are what protects the servers, per host name.
-type facts map[string]hosts.Facts
-
-func hostFacts(ctx context.Context, cfg config.Config, found []hosts.Found, probeServers bool) facts {
-	proxies := cfg.ProxyUpstreams()
-	var stateless map[string]bool
-	if probeServers {
-		stateless = probeStateless(ctx, found, proxies)
-	}
-	out := facts{}
-	home, _ := os.UserHomeDir()
-	for _, f := range found {
-		hf := hosts.Facts{Proxies: proxies, Stateless: stateless}
-		if f.Profile.Patchable() {
-			st := clientpatch.LookFor(clientpatch.FindOptions{Host: f.Profile, Home: home})
-			hf.Patched = st.Module != "" && st.Status.State == clientpatch.StateApplied
-		}
-		out[f.Profile.Name] = hf
-	}
-	return out
-}
-
-// served notes whether a watchdog answers in stateDir to serve the proxies.
-func (fs facts) served(ctx context.Context, stateDir string) {
-	_, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
-	for name, f := range fs {
-		f.Served = err == nil
-		fs[name] = f
-	}
-}
-
-// probeStateless probes each distinct proxyable URL (not the watchdog's own
-// proxies) at once, within probeBudget, and returns those that issue no
-// session.
-func probeStateless(ctx context.Context, found []hosts.Found, proxies map[string]string) map[string]bool {
-	ctx, cancel := context.WithTimeout(ctx, probeBudget)
-	defer cancel()
-	seen := map[string]bool{}
-	var urls []string
-	for _, f := range found {
-		for _, file := range f.Files {
-			for _, s := range file.Servers {
-				if s.Proxyable() && proxies[hostOf(s.URL)] == "" && !seen[s.URL] {
-					seen[s.URL] = true
-					urls = append(urls, s.URL)
-				}
-			}
-		}
-	}
-	stateless := map[string]bool{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, u := range urls {
-		wg.Go(func() {
-			client, err := mcphttp.New(mcphttp.Options{URL: u, ClientName: "mcp-watchdog-probe", ClientVersion: version})
-			if err != nil {
-				return
-			}
-			rep, err := probe.Run(ctx, client)
-			if err == nil && rep.Era != probe.EraUnknown && !rep.Stateful {
-				mu.Lock()
-				stateless[u] = true
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return stateless
 }
 
 // hostsDoc is `watchdog hosts --json`.
@@ -187,7 +111,7 @@ type hostServerDoc struct {
 	Fix        string           `json:"fix,omitempty"`
 }
 
-func hostsReport(found []hosts.Found, fs facts) hostsDoc {
+func hostsReport(found []hosts.Found, fs doctor.Facts) hostsDoc {
 	doc := hostsDoc{Hosts: []hostDoc{}}
 	for _, f := range found {
 		h := hostDoc{Name: f.Profile.Name, Running: f.Running, PID: f.PID, OnLoss: f.Profile.OnLoss,
@@ -201,32 +125,12 @@ func hostsReport(found []hosts.Found, fs facts) hostsDoc {
 			for _, s := range file.Servers {
 				v := hosts.Protect(f.Profile, s, fs[f.Profile.Name])
 				h.Servers = append(h.Servers, hostServerDoc{Name: s.Name, File: file.Path, Transport: s.Transport,
-					URL: redact(s.URL), Protection: v.Protection, Upstream: redact(v.Upstream), Why: v.Why, Fix: v.Fix})
+					URL: doctor.Redact(s.URL), Protection: v.Protection, Upstream: doctor.Redact(v.Upstream), Why: v.Why, Fix: v.Fix})
 			}
 		}
 		doc.Hosts = append(doc.Hosts, h)
 	}
 	return doc
-}
-
-// redact masks a URL's credentials, and the secret of a watchdog proxy's
-// URL (a path segment shaped like one).
-func redact(u string) string {
-	if u == "" {
-		return ""
-	}
-	p, err := url.Parse(u)
-	if err != nil {
-		return mask.URL(u)
-	}
-	segs := strings.Split(p.Path, "/")
-	for i, seg := range segs {
-		if proxy.CheckSecret(seg) == nil {
-			segs[i] = mask.Redacted
-		}
-	}
-	p.Path, p.RawPath = strings.Join(segs, "/"), ""
-	return mask.URL(p.String())
 }
 
 func (d hostsDoc) writeText(w io.Writer) {
@@ -258,14 +162,6 @@ func (d hostsDoc) writeText(w io.Writer) {
 			}
 		}
 	}
-}
-
-func hostOf(u string) string {
-	p, err := mask.ParseURL(u)
-	if err != nil {
-		return ""
-	}
-	return p.Host
 }
 
 // multiFlag is a flag that may be given more than once.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/doctor"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
@@ -46,11 +47,11 @@ url = "http://127.0.0.1:9/mcp"
 	if code != exitFailed {
 		t.Fatalf("doctor exit %d with problems, want 1; stderr %s", code, stderr)
 	}
-	var rep doctorReport
+	var rep doctor.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("doctor --json: %v: %s", err, out)
 	}
-	byCheck := map[string]finding{}
+	byCheck := map[string]doctor.Finding{}
 	for _, f := range rep.Findings {
 		byCheck[f.Check] = f
 		if f.Problem && f.Fix == "" {
@@ -111,11 +112,11 @@ name = "mem"
 url = "http://127.0.0.1:9/mcp"
 `, process, filepath.Join(dir, "logs", "*.log")))
 			_, out, stderr := runWatchdog(t, "doctor", "--json", "--config", cfg, "--state-dir", state)
-			var rep doctorReport
+			var rep doctor.Report
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
 				t.Fatalf("doctor --json: %v: %s %s", err, out, stderr)
 			}
-			var host finding
+			var host doctor.Finding
 			for _, f := range rep.Findings {
 				if f.Check == "host" {
 					host = f

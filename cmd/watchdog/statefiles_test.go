@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/doctor"
 	"github.com/mcpwatchdog/watchdog/internal/instance"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
@@ -89,7 +90,7 @@ func TestFIFOInputsNeverHang(t *testing.T) {
 	state := filepath.Join(dir, "state")
 
 	code, out, stderr := runWatchdogTimeout(t, 30*time.Second, "doctor", "--json", "--config", cfg, "--state-dir", state)
-	var rep doctorReport
+	var rep doctor.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitFailed {
 		t.Fatalf("doctor: exit %d, %v: %s %s", code, err, out, stderr)
 	}
@@ -118,13 +119,13 @@ func TestFIFOInputsNeverHang(t *testing.T) {
 	}
 }
 
-func findingOf(rep doctorReport, check string) finding {
+func findingOf(rep doctor.Report, check string) doctor.Finding {
 	for _, f := range rep.Findings {
 		if f.Check == check {
 			return f
 		}
 	}
-	return finding{}
+	return doctor.Finding{}
 }
 
 // runWatchdogTimeout is runWatchdog that kills the command, failing the

@@ -1,4 +1,4 @@
-package main
+package doctor
 
 import (
 	"os"
@@ -7,24 +7,24 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/config"
 )
 
-// doctorPatch reports the host client's module and its patch state.
-func doctorPatch(rep *doctorReport, cfg config.Config) {
+// checkPatch reports the host client's module and its patch state.
+func checkPatch(rep *Report, cfg config.Config) {
 	home, _ := os.UserHomeDir()
 	prof := cfg.MainHost().Profile()
 	if !prof.Patchable() {
-		rep.add(finding{Check: "client module", OK: true, Detail: cfg.MainHost().DisplayName() + "'s client takes no patch: the proxy heals it (`" + prof.AdoptCommand() + "`)"})
+		rep.Add(Finding{Check: "client module", OK: true, Detail: cfg.MainHost().DisplayName() + "'s client takes no patch: the proxy heals it (`" + prof.AdoptCommand() + "`)"})
 		return
 	}
 	st := clientpatch.LookFor(clientpatch.FindOptions{Host: prof, ConfigModule: cfg.MainHost().ClientModule, Home: home})
 	if st.Module == "" {
-		rep.add(finding{Check: "client module", Detail: st.Detail,
+		rep.Add(Finding{Check: "client module", Detail: st.Detail,
 			Fix: "set host.client_module to " + prof.Client.ShortName() + "'s " + prof.Client.Entry + ", or pass --module to `watchdog patch`"})
 		return
 	}
 	current := st.Status.State == clientpatch.StateApplied && st.Status.Version == clientpatch.Version
-	f := finding{Check: "client module", OK: current, Detail: st.Module + ": " + st.Detail}
+	f := Finding{Check: "client module", OK: current, Detail: st.Module + ": " + st.Detail}
 	if !f.OK {
 		f.Fix = st.Status.Advice
 	}
-	rep.add(f)
+	rep.Add(f)
 }

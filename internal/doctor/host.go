@@ -1,4 +1,4 @@
-package main
+package doctor
 
 import (
 	"context"
@@ -16,22 +16,22 @@ import (
 // a process watcher that finds none is looking for the wrong name.
 const hostLogFresh = 10 * time.Minute
 
-// doctorHost looks for each watched host's process and logs.
-func doctorHost(ctx context.Context, rep *doctorReport, cfg config.Config, stateDir string) {
+// checkHosts looks for each watched host's process and logs.
+func checkHosts(ctx context.Context, rep *Report, cfg config.Config, stateDir string) {
 	main := cfg.MainHost()
 	for i, h := range cfg.Hosts {
 		key := cfg.HostKey(i)
 		logFile := restart.HostFileName("host", ".log", h.Name, h.Name == main.Name)
 		if h.Process == "" && h.Port == 0 {
-			rep.add(finding{Check: "host", Detail: h.DisplayName() + " not watched", Fix: "set " + key + ".process or " + key + ".port so sessions of a stopped host are not kept alive"})
+			rep.Add(Finding{Check: "host", Detail: h.DisplayName() + " not watched", Fix: "set " + key + ".process or " + key + ".port so sessions of a stopped host are not kept alive"})
 		} else if host, ok, err := proc.Find(ctx, proc.Target{Name: h.Process, Port: h.Port}); err != nil {
-			rep.add(finding{Check: "host", Detail: err.Error(), Fix: "check " + key + ".process and " + key + ".port"})
+			rep.Add(Finding{Check: "host", Detail: err.Error(), Fix: "check " + key + ".process and " + key + ".port"})
 		} else if ok {
-			rep.add(finding{Check: "host", OK: true, Detail: fmt.Sprintf("%s running, pid %d, since %s", h.Name, host.PID, host.Started.Format(time.RFC3339))})
+			rep.Add(Finding{Check: "host", OK: true, Detail: fmt.Sprintf("%s running, pid %d, since %s", h.Name, host.PID, host.Started.Format(time.RFC3339))})
 		} else {
-			rep.add(hostNotFound(h, key, filepath.Join(stateDir, logFile), time.Now()))
+			rep.Add(hostNotFound(h, key, filepath.Join(stateDir, logFile), time.Now()))
 		}
-		rep.add(globFinding("host logs", h.Logs, h.DisplayName()+" may write no log file: when the watchdog restarts it, its output goes to STATE_DIR/"+logFile+"; or set "+key+".logs"))
+		rep.Add(globFinding("host logs", h.Logs, h.DisplayName()+" may write no log file: when the watchdog restarts it, its output goes to STATE_DIR/"+logFile+"; or set "+key+".logs"))
 	}
 }
 
@@ -40,13 +40,13 @@ func doctorHost(ctx context.Context, rep *doctorReport, cfg config.Config, state
 // since then the host runs and the watchdog cannot see it.
 // key is the host's table in the config, hostLog the file its output goes
 // to when the watchdog restarts it.
-func hostNotFound(h config.Host, key, hostLog string, now time.Time) finding {
-	notRunning := finding{Check: "host", Detail: fmt.Sprintf("%s is not running (no process matches %s)", h.Name, lookedFor(h))}
+func hostNotFound(h config.Host, key, hostLog string, now time.Time) Finding {
+	notRunning := Finding{Check: "host", Detail: fmt.Sprintf("%s is not running (no process matches %s)", h.Name, lookedFor(h))}
 	path, written, ok := newestLog(h.Logs, hostLog)
 	if !ok || now.Sub(written) > hostLogFresh {
 		return notRunning
 	}
-	return finding{Check: "host",
+	return Finding{Check: "host",
 		Detail: fmt.Sprintf("no process matches %s, yet %s's log %s was written %s: it probably runs under another name",
 			lookedFor(h), h.Name, path, ago(now.Sub(written))),
 		Fix: fmt.Sprintf("set %s.process to %s's executable or script name as `ps -o args` shows it "+

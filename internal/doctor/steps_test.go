@@ -1,4 +1,4 @@
-package main
+package doctor
 
 import (
 	"context"
@@ -16,24 +16,26 @@ import (
 func TestDoctorStepTimesOut(t *testing.T) {
 	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "fifo")
-	mustDo(t, syscall.Mkfifo(fifo, 0o600))
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { // a writer lets the stuck open return
 		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
 			w.Close()
 		}
 	})
-	rep := &doctorReport{}
-	steps := []doctorStep{
-		{"stuck", func(_ context.Context, r *doctorReport) {
+	rep := &Report{}
+	steps := []step{
+		{"stuck", func(_ context.Context, r *Report) {
 			if f, err := os.Open(fifo); err == nil {
 				f.Close()
 			}
-			r.add(finding{Check: "stuck", OK: true, Detail: "came back"})
+			r.Add(Finding{Check: "stuck", OK: true, Detail: "came back"})
 		}},
-		{"next", func(_ context.Context, r *doctorReport) { r.add(finding{Check: "next", OK: true, Detail: "ran"}) }},
+		{"next", func(_ context.Context, r *Report) { r.Add(Finding{Check: "next", OK: true, Detail: "ran"}) }},
 	}
 	began := time.Now()
-	runDoctorSteps(context.Background(), rep, steps, 300*time.Millisecond)
+	runSteps(context.Background(), rep, steps, 300*time.Millisecond)
 	if took := time.Since(began); took > 5*time.Second {
 		t.Fatalf("steps took %v", took)
 	}
