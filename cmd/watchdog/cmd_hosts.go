@@ -48,7 +48,7 @@ func cmdHosts(ctx context.Context, c cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	found := hosts.Find(ctx, findOptions(c))
+	found := hosts.Discover(ctx, findOptions(c))
 	client := version
 	if *offline {
 		client = doctor.Offline

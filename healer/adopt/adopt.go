@@ -299,7 +299,7 @@ func addrOf(raw string) string {
 func apply(o Options, rec *Record, files []hostFile, cfgData []byte, plans []plan, res Result) (Result, error) {
 	edits := map[int][]hostconfig.Edit{}
 	for _, p := range plans {
-		to := proxy.URL(p.listen, o.Secret)
+		to := proxy.URLFor(p.listen, o.Secret)
 		edits[p.file] = append(edits[p.file], hostconfig.Edit{Path: p.server.Path, From: p.server.URL, To: to})
 	}
 	out := map[int][]byte{}
@@ -324,7 +324,7 @@ func apply(o Options, rec *Record, files []hostFile, cfgData []byte, plans []pla
 		for _, p := range plans {
 			if p.file == i {
 				fr.Servers = append(fr.Servers, ServerRecord{Name: p.server.Name, Path: p.server.Path, URL: p.server.URL,
-					Literal: p.server.Literal, ProxyURL: proxy.URL(p.listen, o.Secret), Server: p.wd})
+					Literal: p.server.Literal, ProxyURL: proxy.URLFor(p.listen, o.Secret), Server: p.wd})
 			}
 		}
 		hr.Files = mergeFile(hr.Files, fr)

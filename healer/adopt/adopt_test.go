@@ -121,7 +121,7 @@ func checkAdopted(t *testing.T, o Options, path string, orig []byte) {
 	upstream := map[string]string{}
 	for _, s := range cfg.Servers {
 		if s.ProxyListen != "" {
-			upstream[proxy.URL(s.ProxyListen, o.Secret)] = s.URL
+			upstream[proxy.URLFor(s.ProxyListen, o.Secret)] = s.URL
 		}
 	}
 	f, _ := hostconfig.FormatOf(path)
@@ -217,7 +217,7 @@ func TestTwoHostsShareOneProxy(t *testing.T) {
 	if err != nil || len(cfg.Servers) != 1 || cfg.Servers[0].ProxyListen == "" {
 		t.Fatalf("one proxy for both: %+v %v", cfg.Servers, err)
 	}
-	if !bytes.Contains(read(t, codexFile), []byte(proxy.URL(cfg.Servers[0].ProxyListen, r.o.Secret))) {
+	if !bytes.Contains(read(t, codexFile), []byte(proxy.URLFor(cfg.Servers[0].ProxyListen, r.o.Secret))) {
 		t.Fatal("codex does not name the shared proxy")
 	}
 	if _, err := Release(r.o); err != nil {

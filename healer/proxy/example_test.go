@@ -40,7 +40,7 @@ func ExampleProxy_Serve() {
 	}
 	go func() { _ = p.Serve(ctx, ln) }()
 
-	host, err := demoserver.Connect(ctx, proxy.URL(ln.Addr().String(), secret), "any-host")
+	host, err := demoserver.Connect(ctx, proxy.URLFor(ln.Addr().String(), secret), "any-host")
 	if err != nil {
 		panic(err)
 	}

@@ -56,7 +56,7 @@ func startProxyAt(t testing.TB, addr string, opts proxy.Options) *running {
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, ln) }()
 	r.Proxy, r.addr, r.secret = p, ln.Addr().String(), opts.Secret
-	r.url = proxy.URL(r.addr, r.secret)
+	r.url = proxy.URLFor(r.addr, r.secret)
 	var once sync.Once
 	r.stop = func() {
 		once.Do(func() {

@@ -28,9 +28,9 @@ const (
 // ErrBadSecret: a secret that is not 26 base32 characters (A-Z, 2-7).
 var ErrBadSecret = errors.New("not a proxy secret (26 characters A-Z and 2-7)")
 
-// URL is the proxy's URL for a host: http://<listen>/<secret>/mcp. It is a
+// URLFor is the proxy's URL for a host: http://<listen>/<secret>/mcp. It is a
 // credential: print it only where the user asks for the URL to give a host.
-func URL(listen, secret string) string { return "http://" + listen + "/" + secret + Path }
+func URLFor(listen, secret string) string { return "http://" + listen + "/" + secret + Path }
 
 // NewSecret makes a fresh random secret; its alphabet is URL-safe.
 func NewSecret() string { return rand.Text() }

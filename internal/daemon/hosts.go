@@ -32,7 +32,7 @@ func (d *daemon) watchHosts(ctx context.Context, wg *sync.WaitGroup) {
 		t := time.NewTicker(hostsEvery)
 		defer t.Stop()
 		for {
-			found := hosts.Find(ctx, o)
+			found := hosts.Discover(ctx, o)
 			if !d.send(ctx, item{hosts: &found}) {
 				return
 			}

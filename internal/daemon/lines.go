@@ -40,7 +40,7 @@ func (r *lineReader) run(ctx context.Context, lines <-chan follow.Line) {
 // the watchdog first saw it) only teach announcements: old failures there
 // are history, not new alerts.
 func (r *lineReader) signal(ln follow.Line) (health.Signal, bool) {
-	m, ok := classify.Line(ln.Text)
+	m, ok := classify.LogLine(ln.Text)
 	if !ok {
 		return health.Signal{}, false
 	}

@@ -53,7 +53,7 @@ func TestProtectFromTheTray(t *testing.T) {
 		t.Fatalf("the watchdog's config after Protect: %+v %v", cfg.Servers, err)
 	}
 	d.cfg = cfg // as the next run has it
-	d.noteHosts(hosts.Find(t.Context(), hosts.Options{Home: home, GOOS: "linux"}))
+	d.noteHosts(hosts.Discover(t.Context(), hosts.Options{Home: home, GOOS: "linux"}))
 	if len(d.face.found) != 1 || d.face.found[0].Servers[0].Protection != string(hosts.Proxied) {
 		t.Fatalf("hosts after Protect: %+v", d.face.found)
 	}

@@ -37,7 +37,7 @@ func proxyURL(s config.Server, secret string) string {
 	if s.ProxyListen == "" {
 		return ""
 	}
-	return proxy.URL(s.ProxyListen, secret)
+	return proxy.URLFor(s.ProxyListen, secret)
 }
 
 // proxyStateName is a proxied server's sessions in the state directory.

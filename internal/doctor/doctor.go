@@ -48,7 +48,7 @@ type Options struct {
 	// control socket (the caller knows where: only cmd/watchdog imports
 	// the daemon). Nil: none is taken to.
 	DaemonAnswers func(ctx context.Context) error
-	// Find says where to look for the hosts (monitor/hosts.Find).
+	// Find says where to look for the hosts (monitor/hosts.Discover).
 	Find hosts.Options
 	// ClientVersion is the probes' clientInfo.version. "": "dev".
 	ClientVersion string

@@ -29,7 +29,7 @@ const probeBudget = 3 * time.Second
 // checkFoundHosts lists the hosts found on this machine: each exposed server a
 // problem with the command that protects it, the rest one line per host.
 func checkFoundHosts(ctx context.Context, rep *Report, o Options) {
-	found := hosts.Find(ctx, o.Find)
+	found := hosts.Discover(ctx, o.Find)
 	fs := HostFacts(ctx, o.Config, found, o.ClientVersion)
 	fs.Served(o.DaemonAnswers(ctx) == nil)
 	for _, f := range found {

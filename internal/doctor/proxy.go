@@ -19,5 +19,5 @@ func proxyFinding(check string, s config.Server, stateDir string) Finding {
 	}
 	return Finding{Check: check, OK: true, Detail: fmt.Sprintf(
 		"the daemon serves a session-keeping proxy at %s, to the user it runs as only: give the host that URL in place of %s "+
-			"(it holds a secret: keep it to the host's config)", proxy.URL(s.ProxyListen, secret), mask.URL(s.URL))}
+			"(it holds a secret: keep it to the host's config)", proxy.URLFor(s.ProxyListen, secret), mask.URL(s.URL))}
 }

@@ -39,7 +39,7 @@ func pingDetail(t *testing.T, sid string) string {
 // the way the daemon's line reader does.
 func logSignal(t *testing.T, line, sid string) health.Signal {
 	t.Helper()
-	m, ok := classify.Line([]byte(line))
+	m, ok := classify.LogLine([]byte(line))
 	if !ok || m.Kind != classify.SessionLost || m.Session != sid {
 		t.Fatalf("line %q: match %+v, %v", line, m, ok)
 	}

@@ -25,7 +25,7 @@ func BenchmarkClassify(b *testing.B) {
 			b.SetBytes(int64(len(line)))
 			b.ReportAllocs()
 			for b.Loop() {
-				Line(line)
+				LogLine(line)
 			}
 		})
 	}

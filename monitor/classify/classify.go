@@ -28,15 +28,15 @@ type Match struct {
 	Time time.Time
 }
 
-// Line reports what a log line says about an MCP session, if anything.
+// LogLine reports what a log line says about an MCP session, if anything.
 // A trailing "\n" or "\r\n" is ignored. Timestamps without a zone are read
 // in time.Local; use LineIn to choose.
-func Line(line []byte) (Match, bool) {
+func LogLine(line []byte) (Match, bool) {
 	return classifyLine(line, time.Local, MaxLine)
 }
 
-// LineIn is Line reading zone-less timestamps in loc (nil: time.Local).
-func LineIn(line []byte, loc *time.Location) (Match, bool) {
+// LogLineIn is LogLine reading zone-less timestamps in loc (nil: time.Local).
+func LogLineIn(line []byte, loc *time.Location) (Match, bool) {
 	return classifyLine(line, loc, MaxLine)
 }
 
@@ -47,7 +47,7 @@ func classifyLine(line []byte, loc *time.Location, maxLine int) (Match, bool) {
 		return Match{}, false
 	}
 	// The literals must be in the raw line (so the scan's prefilter and
-	// Line agree); the rest reads the line without colour codes.
+	// LogLine agree); the rest reads the line without colour codes.
 	plain := stripANSI(line)
 	for i := range std.rules {
 		r := &std.rules[i]

@@ -110,7 +110,7 @@ func TestClassify(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			m, ok := LineIn([]byte(tc.line), time.UTC)
+			m, ok := LogLineIn([]byte(tc.line), time.UTC)
 			if ok != tc.ok {
 				t.Fatalf("ok = %v, want %v (match %+v)", ok, tc.ok, m)
 			}
@@ -130,7 +130,7 @@ func TestClassify(t *testing.T) {
 func TestClassifyFields(t *testing.T) {
 	t.Parallel()
 	line := "2025-11-29T08:00:00.104988Z  INFO nowledge_mem::mcp: MCP session idle timeout and restart restore store configured seconds=43200 store_path=/home/u/.local/share/co.nowledge.mem.desktop/mcp-sessions.json"
-	m, ok := Line([]byte(line))
+	m, ok := LogLine([]byte(line))
 	if !ok {
 		t.Fatal("no match")
 	}
@@ -165,7 +165,7 @@ func TestClassifyEndReason(t *testing.T) {
 		{"INFO SSE session closed by the browser", ""},
 	}
 	for _, tc := range tests {
-		m, ok := Line([]byte(tc.line))
+		m, ok := LogLine([]byte(tc.line))
 		if tc.want == "" {
 			if ok && m.Kind == SessionClosed {
 				t.Errorf("%q classified as an end with reason %q", tc.line, m.EndReason)
@@ -181,7 +181,7 @@ func TestClassifyEndReason(t *testing.T) {
 func TestClassifyStripsColour(t *testing.T) {
 	t.Parallel()
 	line := "\x1b[2m2025-11-29T20:16:02.690001Z\x1b[0m \x1b[33m WARN\x1b[0m session not found \x1b[3msession_id\x1b[0m\x1b[2m=\x1b[0m0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d"
-	m, ok := Line([]byte(line))
+	m, ok := LogLine([]byte(line))
 	if !ok || m.Kind != SessionLost {
 		t.Fatalf("got %+v %v", m, ok)
 	}

@@ -9,13 +9,13 @@ import (
 
 // A server's log line that says a session is gone, and one that announces
 // the idle timeout and where the sessions are kept.
-func ExampleLineIn() {
+func ExampleLogLineIn() {
 	for _, line := range []string{
 		`2025-11-29T20:15:44.872Z error [dsh-mcp-client] mem: Error POSTing to endpoint (HTTP 404): {"jsonrpc":"2.0","error":{"code":-32001,"message":"Session not found"},"id":null}`,
 		"2025-11-29T08:00:00.104988Z  INFO nowledge_mem::mcp: MCP session idle timeout and restart restore store configured seconds=43200 store_path=/data/mcp-sessions.json",
 		"2025-11-29T08:00:01Z INFO a line about nothing the watchdog follows",
 	} {
-		m, ok := classify.LineIn([]byte(line), time.UTC)
+		m, ok := classify.LogLineIn([]byte(line), time.UTC)
 		if !ok {
 			fmt.Println("nothing")
 			continue

@@ -40,7 +40,7 @@ func FuzzClassify(f *testing.F) {
 	}
 	lits := Literals()
 	f.Fuzz(func(t *testing.T, line []byte) {
-		m, ok := LineIn(line, time.UTC)
+		m, ok := LogLineIn(line, time.UTC)
 		clipped := clip(line, MaxLine)
 		var mask uint64
 		for i, l := range lits {

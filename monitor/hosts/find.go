@@ -52,9 +52,9 @@ type Options struct {
 	Read func(path string, l host.Layout) File
 }
 
-// Find returns every host with a config file present or its process
+// Discover returns every host with a config file present or its process
 // running, in the order of Options.Profiles.
-func Find(ctx context.Context, o Options) []Found {
+func Discover(ctx context.Context, o Options) []Found {
 	profiles := o.Profiles
 	if profiles == nil {
 		profiles = host.Profiles()

@@ -72,7 +72,7 @@ func TestFind(t *testing.T) {
 	touch(t, filepath.Join(home, ".cursor/mcp.json"), `{"mcpServers": {"mem": {"url": "http://127.0.0.1:1/mcp"}}}`)
 	touch(t, filepath.Join(home, ".gemini/settings.json"), `{"mcpServers": {`)
 	running := func(_ context.Context, p host.Profile) (int32, bool) { return 7, p.Name == host.CodexCLI().Name }
-	found := Find(t.Context(), Options{Home: home, GOOS: "linux", Running: running})
+	found := Discover(t.Context(), Options{Home: home, GOOS: "linux", Running: running})
 	var names []string
 	for _, f := range found {
 		names = append(names, f.Profile.Name)
@@ -144,7 +144,7 @@ func TestProjectFiles(t *testing.T) {
 	touch(t, filepath.Join(home, ".claude.json"), fmt.Sprintf(`{"projects": {%q: {"mcpServers": {}}, %q: {}, "relative/dir": {}}}`, proj, bare))
 	touch(t, filepath.Join(proj, ".mcp.json"), `{"mcpServers": {"shared": {"type": "http", "url": "http://127.0.0.1:1/mcp"}}}`)
 	p := host.ClaudeCode()
-	found := Find(t.Context(), Options{Home: home, GOOS: "linux", Profiles: []host.Profile{p}})
+	found := Discover(t.Context(), Options{Home: home, GOOS: "linux", Profiles: []host.Profile{p}})
 	if len(found) != 1 || len(found[0].Files) != 2 {
 		t.Fatalf("found %+v, want ~/.claude.json and the project's .mcp.json", found)
 	}

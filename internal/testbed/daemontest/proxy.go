@@ -15,5 +15,5 @@ func ProxyURL(t testing.TB, stateDir, listen string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return proxy.URL(listen, secret)
+	return proxy.URLFor(listen, secret)
 }

@@ -90,7 +90,7 @@ func (s *stage) restartProxied(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the proxy's secret: %w", err)
 	}
-	return proxy.URL(listen, secret), nil
+	return proxy.URLFor(listen, secret), nil
 }
 
 func proxyRecovery(r Record) bool {

@@ -25,5 +25,5 @@ func startProxy(ctx context.Context, upstream string, o Options) (stop func(), u
 		defer close(done)
 		_ = p.Serve(ctx, ln)
 	}()
-	return func() { cancel(); <-done }, proxy.URL(ln.Addr().String(), secret), nil
+	return func() { cancel(); <-done }, proxy.URLFor(ln.Addr().String(), secret), nil
 }

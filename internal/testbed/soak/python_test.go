@@ -26,7 +26,7 @@ func (w *world) startPython(seed uint64) {
 	args := []string{"soak_client.py", "--name", unpatchedClient, "--seed", fmt.Sprint(seed % (1 << 31)),
 		"--max-gap-ms", fmt.Sprint(w.clients[0].MaxGap.Milliseconds())}
 	for _, cs := range w.clients {
-		args = append(args, cs.Name+"="+proxy.URL(w.proxyAddrs[cs.Name], secret))
+		args = append(args, cs.Name+"="+proxy.URLFor(w.proxyAddrs[cs.Name], secret))
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir

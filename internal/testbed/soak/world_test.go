@@ -323,7 +323,7 @@ func (w *world) startUnpatched(seed uint64) {
 		w.t.Fatal(err)
 	}
 	for _, cs := range w.clients {
-		cs.URL = proxy.URL(w.proxyAddrs[cs.Name], secret)
+		cs.URL = proxy.URLFor(w.proxyAddrs[cs.Name], secret)
 		servers = append(servers, cs)
 	}
 	out := &lineWriter{line: w.callLine}

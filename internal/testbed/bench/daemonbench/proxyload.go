@@ -50,7 +50,7 @@ func (b *bench) startProxied(ctx context.Context, name string) (*proxied, error)
 		_ = srv.Close()
 		return nil, err
 	}
-	return &proxied{d: d, url: proxy.URL(listen, secret), upstream: srv}, nil
+	return &proxied{d: d, url: proxy.URLFor(listen, secret), upstream: srv}, nil
 }
 
 func (p *proxied) stop() {
