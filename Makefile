@@ -26,13 +26,14 @@ build:
 	CGO_ENABLED=$(BUILD_CGO) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/watchdog
 
 # deps installs everything the tests need: the missing Debian packages
-# (scripts/deps-debian.sh), Go modules and the pinned TypeScript SDK
-# servers under testdata.
+# (scripts/deps-debian.sh), Go modules, the pinned TypeScript SDK
+# servers under testdata and the real DSH host (scripts/deps-dsh.sh).
 deps:
 	bash scripts/deps-debian.sh
 	$(GO) mod download
 	bash scripts/deps-node.sh
 	bash scripts/deps-dshclient.sh
+	bash scripts/deps-dsh.sh
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
