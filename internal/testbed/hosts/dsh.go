@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
+	"text/template"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
@@ -21,8 +23,8 @@ func DSHTool(tool string) string { return "mcp__" + DSHServerName + "__" + tool 
 
 // DSHOptions configure one run of the real DSH host.
 type DSHOptions struct {
-	// Home is DSH_HOME (and HOME): the profile, sessions and the client's
-	// beacons live under it. It must exist.
+	// Home is the host's home folder (DSH_HOME and HOME): the profile,
+	// sessions and the client's beacons live under it.
 	Home string
 	// Workdir is the directory DSH runs in (its workspace root).
 	Workdir string
@@ -42,40 +44,39 @@ type DSH struct {
 	err    error // Wait's, once exited is closed
 }
 
-// dshProfile is the headless profile's user patch layer: the one MCP
-// server, and the session title's own model call left out (it would ask
-// the stand-in model for a title at a moment the test does not drive).
-const dshProfile = `# Written by internal/testbed/hosts: one MCP server, no title model call.
-- id: session-title-llm
-  disabled: true
-- insert:
-    - id: mcp-%[1]s
-      name: '@deepseek-ai/dsh-mcp-client'
-      config:
-        serverName: %[1]s
-        transport: streamable-http
-        url: %[2]q
-`
+// dshVars fill the install's headless.patch.yml and headless.env.
+type dshVars struct {
+	ServerName, URL, Home, ModelURL string
+}
 
-// StartDSH boots `dsh --profile headless "task"` on the install: the
-// deepseek-official provider pointed at the stand-in model, every tool
-// allowed (no approval prompt: nobody is there to answer it), telemetry off.
+// StartDSH boots `dsh --profile headless "task"` on the install, with the
+// profile patch layer and environment its folder keeps (headless.patch.yml,
+// headless.env): the one MCP server, the model provider pointed at the
+// stand-in model, every tool allowed, telemetry off.
 func StartDSH(in DSHInstall, o DSHOptions) (*DSH, error) {
+	v := dshVars{ServerName: DSHServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
+	patch, err := fill(filepath.Join(in.Recipe, "headless.patch.yml"), v)
+	if err != nil {
+		return nil, err
+	}
 	profile := filepath.Join(o.Home, "profiles", "headless")
 	if err := os.MkdirAll(profile, 0o700); err != nil {
-		return nil, fmt.Errorf("dsh: %w", err)
+		return nil, fmt.Errorf("hosts: %w", err)
 	}
-	patch := fmt.Sprintf(dshProfile, DSHServerName, o.ServerURL)
 	if err := os.WriteFile(filepath.Join(profile, "cordis.patch.yml"), []byte(patch), 0o600); err != nil {
-		return nil, fmt.Errorf("dsh: %w", err)
+		return nil, fmt.Errorf("hosts: %w", err)
+	}
+	envText, err := fill(filepath.Join(in.Recipe, "headless.env"), v)
+	if err != nil {
+		return nil, err
 	}
 	cmd := exec.Command(in.Node, in.Bin, "--profile", "headless", o.Task)
 	cmd.Dir = o.Workdir
-	cmd.Env = dshEnv(in, o)
+	cmd.Env = hostEnv(os.Environ(), envText, filepath.Dir(in.Node))
 	d := &DSH{cmd: cmd, out: &tailbuf.Buffer{Max: 1 << 20}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = d.out, d.out
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("dsh: start %s: %w", in.Bin, err)
+		return nil, fmt.Errorf("hosts: start %s: %w", in.Bin, err)
 	}
 	go func() {
 		d.err = cmd.Wait()
@@ -84,27 +85,49 @@ func StartDSH(in DSHInstall, o DSHOptions) (*DSH, error) {
 	return d, nil
 }
 
-// dshEnv is the host's environment: PATH with Node 22 first (DSH's
-// plugins spawn `node`), nothing of the caller's DSH or model settings.
-func dshEnv(in DSHInstall, o DSHOptions) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "DSH_") || strings.HasPrefix(name, "DEEPSEEK_") ||
-			name == "HOME" || name == "PATH" {
-			continue
-		}
-		env = append(env, kv)
+// fill executes the text/template in file with v.
+func fill(file string, v any) (string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("hosts: %w", err)
 	}
-	return append(env,
-		"PATH="+filepath.Dir(in.Node)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"HOME="+o.Home,
-		"DSH_HOME="+o.Home,
-		"DEEPSEEK_BASE_URL="+o.ModelURL,
-		"DEEPSEEK_API_KEY=sk-standin",
-		"DSH_PERMISSION_MODE=danger-full-access",
-		"DSH_TELEMETRY_DISABLED=1",
-	)
+	tmpl, err := template.New(filepath.Base(file)).Option("missingkey=error").Parse(string(b))
+	if err != nil {
+		return "", fmt.Errorf("hosts: %s: %w", file, err)
+	}
+	var out strings.Builder
+	if err := tmpl.Execute(&out, v); err != nil {
+		return "", fmt.Errorf("hosts: %s: %w", file, err)
+	}
+	return out.String(), nil
+}
+
+// hostEnv is inherited with the env file's lines applied ("-PREFIX" drops
+// inherited names starting with it, KEY=VALUE sets) and nodeDir first on
+// PATH: the host's plugins spawn `node`, and need the same Node 22.
+func hostEnv(inherited []string, envFile, nodeDir string) []string {
+	var drop, set []string
+	for _, line := range strings.Split(envFile, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, "-"):
+			drop = append(drop, line[1:])
+		default:
+			set = append(set, line)
+		}
+	}
+	var env []string
+	for _, kv := range inherited {
+		name, _, _ := strings.Cut(kv, "=")
+		dropped := name == "PATH" || slices.ContainsFunc(drop, func(p string) bool { return strings.HasPrefix(name, p) }) ||
+			slices.ContainsFunc(set, func(s string) bool { return strings.HasPrefix(s, name+"=") })
+		if !dropped {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PATH="+nodeDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return append(env, set...)
 }
 
 // Pid is the host's process id.
@@ -122,7 +145,7 @@ func (d *DSH) Wait(within time.Duration) error {
 	case <-d.exited:
 		return d.err
 	case <-time.After(within):
-		return fmt.Errorf("dsh: still running after %v", within)
+		return fmt.Errorf("hosts: the host is still running after %v", within)
 	}
 }
 

@@ -218,7 +218,7 @@ func (m *ModelAPI) answer(w http.ResponseWriter, turn Turn) {
 			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": nil}}},
 		{"id": "standin", "object": "chat.completion.chunk", "model": "standin",
 			"choices": []map[string]any{{"index": 0, "delta": map[string]any{}, "finish_reason": finish}},
-			"usage": map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}},
+			"usage":   map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}},
 	}
 	for _, c := range chunks {
 		b, _ := json.Marshal(c)

@@ -1,0 +1,59 @@
+package hosts
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/monitor/classify"
+)
+
+// idle is the server's idle timeout in the DSH rows: short, so a row
+// waits seconds for the loss (the server's own end event, not a sleep).
+const idle = 2 * time.Second
+
+// dshClient is the clientInfo.name DSH's MCP client sends.
+var dshClient = host.DSH().ClientName
+
+// The real DSH host, straight to the server, unpatched: the call after the
+// server expired the session fails with the seed's error, and so does
+// every later one (STUCK); the server ran none of them.
+func TestDSHStuckAfterIdleExpiry(t *testing.T) {
+	t.Parallel()
+	r := NewRig(t, idle)
+	r.StartDSH(MustDSH(t), r.Server.URL())
+	callOK(t, r, "before")
+	if tools := r.Model.Tools(); !slices.Contains(tools, DSHTool("echo")) {
+		t.Fatalf("DSH offered the model %v; want %s among them", tools, DSHTool("echo"))
+	}
+	r.WaitEnd(dshClient, demoserver.ReasonIdleTimeout)
+	for i := 1; i <= 3; i++ {
+		text := fmt.Sprintf("after-%d", i)
+		res, ok := r.Call(text)
+		if ok {
+			t.Fatalf("call %d after the loss worked (%q): the real DSH is not stuck", i, res.Content)
+		}
+		if m, hit := classify.Classify([]byte(res.Content)); !hit || m.Kind != classify.SessionLost {
+			t.Errorf("call %d after the loss failed with %q; the watchdog does not read it as a lost session (%v, %v)", i, res.Content, m, hit)
+		}
+		if n := r.Ran(text); n != 0 {
+			t.Errorf("the server ran call %q %d times, want 0", text, n)
+		}
+	}
+	r.Finish()
+}
+
+// callOK makes a call that must work and run once on the server.
+func callOK(t *testing.T, r *Rig, text string) {
+	t.Helper()
+	res, ok := r.Call(text)
+	if !ok {
+		t.Fatalf("call %q: DSH handed back %q, want the echo", text, res.Content)
+	}
+	if n := r.Ran(text); n != 1 {
+		t.Errorf("the server ran call %q %d times, want once", text, n)
+	}
+}

@@ -1,0 +1,203 @@
+package hosts
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+)
+
+// Waits of the rig: generous, since DSH boots a few hundred plugins and
+// the machine may be busy; a test never sleeps them out.
+const (
+	bootWithin = 90 * time.Second // DSH's first model request
+	callWithin = 60 * time.Second // a tool call's result
+	lossWithin = 30 * time.Second // the server ending a session
+)
+
+// Rig is one real host with one real server and the stand-in model API.
+// Every server event is kept: the ground truth of which sessions ended
+// and which calls ran.
+type Rig struct {
+	t      *testing.T
+	Server *demoserver.Server
+	Model  *ModelAPI
+	Host   *DSH
+	Home   string // the host's DSH_HOME and HOME
+
+	mu     sync.Mutex
+	events []demoserver.Event
+	ended  chan demoserver.Event
+}
+
+// NewRig starts the real Go SDK server (sessions expire after idle) and
+// the stand-in model; StartDSH then starts the host.
+func NewRig(t *testing.T, idle time.Duration) *Rig {
+	t.Helper()
+	r := &Rig{t: t, Home: t.TempDir(), ended: make(chan demoserver.Event, 64)}
+	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: idle, OnEvent: r.onEvent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	r.Server = srv
+	m, err := StartModelAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	r.Model = m
+	return r
+}
+
+func (r *Rig) onEvent(e demoserver.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+	if e.Kind == demoserver.EventEnd {
+		select {
+		case r.ended <- e:
+		default:
+		}
+	}
+}
+
+// MustDSH is the installed real DSH host; a missing install fails the
+// test with the command that installs it.
+func MustDSH(t *testing.T) DSHInstall {
+	t.Helper()
+	root, err := fsutil.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := FindDSH(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// PrivateDSH is a copy of the install the test may change (the client
+// patch): hard links, so it costs no disk and a moment; the patch writes
+// a new file and renames it over its link, never into the shared install.
+// It is laid out as a global npm prefix: PREFIX/lib/node_modules.
+func PrivateDSH(t *testing.T, in DSHInstall) (DSHInstall, string) {
+	t.Helper()
+	prefix := t.TempDir()
+	mods := filepath.Join(prefix, "lib", "node_modules")
+	if err := os.MkdirAll(filepath.Dir(mods), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(in.Dir, "node_modules")
+	if out, err := exec.Command("cp", "-al", src, mods).CombinedOutput(); err != nil {
+		t.Fatalf("copy the %s install (cp -al %s %s): %v\n%s", in.Name, src, mods, err, out)
+	}
+	rel := func(p string) string {
+		r, err := filepath.Rel(src, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(mods, r)
+	}
+	return DSHInstall{Name: in.Name, Dir: prefix, Recipe: in.Recipe, Node: rel(in.Node), Bin: rel(in.Bin), Version: in.Version}, prefix
+}
+
+// StartDSH starts the host on the install with its one server at url.
+func (r *Rig) StartDSH(in DSHInstall, url string) {
+	r.t.Helper()
+	d, err := StartDSH(in, DSHOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url,
+		ModelURL: r.Model.URL(), Task: "Call the echo tool when asked."})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.Host = d
+	r.t.Cleanup(func() {
+		d.Stop()
+		if r.t.Failed() {
+			r.t.Logf("%s's output:\n%s", in.Name, d.Output())
+		}
+	})
+}
+
+// Call has the model call the server's echo tool with text and returns
+// what the host handed back, and whether it is the echo (the call worked).
+func (r *Rig) Call(text string) (ToolResult, bool) {
+	r.t.Helper()
+	args, _ := json.Marshal(demoserver.EchoInput{Text: text})
+	if err := r.Model.Say(Turn{Tool: DSHTool("echo"), Args: string(args)}, r.within(bootWithin)); err != nil {
+		r.t.Fatal(err)
+	}
+	res, err := r.Model.Result(r.within(callWithin))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return res, res.Content == text
+}
+
+// within is d, or less when the host already exited (then the wait fails
+// at once, with the host's output).
+func (r *Rig) within(d time.Duration) time.Duration {
+	if r.Host == nil {
+		return d
+	}
+	select {
+	case <-r.Host.Exited():
+		r.t.Fatalf("the host exited: %v\n%s", r.Host.Wait(0), r.Host.Output())
+	default:
+	}
+	return d
+}
+
+// Finish has the model end the task and waits for the host to exit 0.
+func (r *Rig) Finish() {
+	r.t.Helper()
+	if err := r.Model.Say(Turn{Text: "done"}, r.within(callWithin)); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := r.Host.Wait(callWithin); err != nil {
+		r.t.Fatalf("the host did not end its task cleanly: %v\n%s", err, r.Host.Output())
+	}
+}
+
+// WaitEnd waits for the server to end a session of client for reason
+// and returns that event.
+func (r *Rig) WaitEnd(client string, reason demoserver.Reason) demoserver.Event {
+	r.t.Helper()
+	timer := time.NewTimer(lossWithin)
+	defer timer.Stop()
+	for {
+		select {
+		case e := <-r.ended:
+			if e.Client == client && e.Reason == reason {
+				return e
+			}
+		case <-timer.C:
+			r.t.Fatalf("the server ended no session of %q (%s) within %v; its events: %v", client, reason, lossWithin, r.Events())
+		}
+	}
+}
+
+// Events are the server's events so far.
+func (r *Rig) Events() []demoserver.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]demoserver.Event(nil), r.events...)
+}
+
+// Ran counts the echo calls the server ran with text.
+func (r *Rig) Ran(text string) int {
+	n := 0
+	for _, e := range r.Events() {
+		if e.Kind == demoserver.EventCall && e.Text == text {
+			n++
+		}
+	}
+	return n
+}
