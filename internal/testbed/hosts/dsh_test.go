@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 	"github.com/mcpwatchdog/watchdog/monitor/classify"
 )
@@ -55,5 +56,25 @@ func callOK(t *testing.T, r *Rig, text string) {
 	}
 	if n := r.Ran(text); n != 1 {
 		t.Errorf("the server ran call %q %d times, want once", text, n)
+	}
+}
+
+// The real DSH host through the watchdog's proxy: the server expires the
+// session upstream of the proxy, and every call after it works and runs
+// once; the journal says the proxy healed it.
+func TestDSHThroughTheProxy(t *testing.T) {
+	t.Parallel()
+	r := NewRig(t, idle)
+	w := r.StartWatchdog("demo", idle, true, "process = \"\"\nport = 0")
+	r.StartDSH(MustDSH(t), w.ProxyURL(t))
+	callOK(t, r, "before")
+	r.WaitEnd(dshClient, demoserver.ReasonIdleTimeout)
+	for i := 1; i <= 3; i++ {
+		callOK(t, r, fmt.Sprintf("after-%d", i))
+	}
+	r.Finish()
+	rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
+	if rec.Str("source") != "proxy" {
+		t.Errorf("recovered = %v; want source proxy", rec)
 	}
 }
