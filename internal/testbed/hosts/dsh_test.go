@@ -45,6 +45,9 @@ func TestDSHStuckAfterIdleExpiry(t *testing.T) {
 		}
 	}
 	r.Finish()
+	if n := r.Started(dshClient); n != 1 {
+		t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
+	}
 }
 
 // callOK makes a call that must work and run once on the server.
@@ -76,5 +79,23 @@ func TestDSHThroughTheProxy(t *testing.T) {
 	rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
 	if rec.Str("source") != "proxy" {
 		t.Errorf("recovered = %v; want source proxy", rec)
+	}
+}
+
+// The real DSH host with the client patch applied to its module in a
+// global layout: the call after the server expired the session works, and
+// so does every later one, each run once (RECOVERED).
+func TestDSHPatchedRecovers(t *testing.T) {
+	t.Parallel()
+	r := NewRig(t, idle)
+	r.StartDSH(r.PatchDSH(MustDSH(t)), r.Server.URL())
+	callOK(t, r, "before")
+	r.WaitEnd(dshClient, demoserver.ReasonIdleTimeout)
+	for i := 1; i <= 3; i++ {
+		callOK(t, r, fmt.Sprintf("after-%d", i))
+	}
+	r.Finish()
+	if n := r.Started(dshClient); n != 2 {
+		t.Errorf("the host opened %d sessions on the server, want 2 (the patched client's new one after the loss)", n)
 	}
 }

@@ -201,3 +201,14 @@ func (r *Rig) Ran(text string) int {
 	}
 	return n
 }
+
+// Started counts the sessions the server started for client.
+func (r *Rig) Started(client string) int {
+	n := 0
+	for _, e := range r.Events() {
+		if e.Kind == demoserver.EventStart && e.Client == client {
+			n++
+		}
+	}
+	return n
+}
