@@ -32,6 +32,13 @@ type DSHInstall struct {
 	Node string
 	// Bin is DSH's command line entry (the `dsh` command).
 	Bin string
+	// Command, when set, is the host's command as a global install has
+	// it (a link to Bin, run by its #! line with Node 22 first on PATH);
+	// "": Node runs Bin.
+	Command string
+	// Module is the client module the patch was applied to ("" when not
+	// patched): the watchdog's host.client_module.
+	Module string
 	// Version is the installed @deepseek-ai/dsh version.
 	Version string
 }

@@ -71,6 +71,9 @@ func StartDSH(in DSHInstall, o DSHOptions) (*DSH, error) {
 		return nil, err
 	}
 	cmd := exec.Command(in.Node, in.Bin, "--profile", "headless", o.Task)
+	if in.Command != "" {
+		cmd = exec.Command(in.Command, "--profile", "headless", o.Task)
+	}
 	cmd.Dir = o.Workdir
 	cmd.Env = hostEnv(os.Environ(), envText, filepath.Dir(in.Node))
 	d := &DSH{cmd: cmd, out: &tailbuf.Buffer{Max: 1 << 20}, exited: make(chan struct{})}

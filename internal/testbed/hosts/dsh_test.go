@@ -2,11 +2,13 @@ package hosts
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 	"github.com/mcpwatchdog/watchdog/monitor/classify"
@@ -98,4 +100,37 @@ func TestDSHPatchedRecovers(t *testing.T) {
 	if n := r.Started(dshClient); n != 2 {
 		t.Errorf("the host opened %d sessions on the server, want 2 (the patched client's new one after the loss)", n)
 	}
+}
+
+// The watchdog against the real DSH host, patched: it finds the host's
+// process (node running the global install's dsh), reads the beacon the
+// real patched client writes (source beacon, the client's own session),
+// and on the idle expiry triggers the client's recovery: the client opens
+// a new session before any call, and the next call runs on it.
+func TestDSHWatchdogHealsTheRealHost(t *testing.T) {
+	t.Parallel()
+	r := NewRig(t, idle)
+	priv := r.PatchDSH(MustDSH(t))
+	w := r.StartWatchdog("demo", idle, false,
+		fmt.Sprintf("process = %q\nport = 0\nclient_module = %q", filepath.Base(priv.Command), priv.Module))
+	r.StartDSH(priv, r.Server.URL())
+	callOK(t, r, "before")
+	first := r.SessionsOf(dshClient)[0]
+	up := daemontest.WaitEvent(t, w.State, "host_up", 1, 20*time.Second)
+	if pid, _ := up["pid"].(float64); int(pid) != r.Host.Pid() {
+		t.Errorf("host_up = %v; want the real host's pid %d", up, r.Host.Pid())
+	}
+	lost := daemontest.WaitEvent(t, w.State, "session_lost", 1, lossWithin)
+	if lost.Str("source") != "beacon" || lost.Str("session") != mask.ID(first) {
+		t.Errorf("session_lost = %v; want source beacon and the client's session %s", lost, mask.ID(first))
+	}
+	rec := daemontest.WaitEvent(t, w.State, "recovered", 1, lossWithin)
+	if rec.Str("strategy") != "client_recovery" || rec.Str("source") != "beacon" {
+		t.Errorf("recovered = %v; want strategy client_recovery, source beacon", rec)
+	}
+	if got := r.SessionsOf(dshClient); len(got) < 2 || rec.Str("new_session") != mask.ID(got[1]) {
+		t.Errorf("recovered names new session %s; the server started %v for the host", rec.Str("new_session"), got)
+	}
+	callOK(t, r, "after")
+	r.Finish()
 }

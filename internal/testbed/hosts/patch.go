@@ -47,6 +47,7 @@ func (r *Rig) PatchDSH(in DSHInstall) DSHInstall {
 	if after := digest(r.t, shared); after != before {
 		r.t.Fatalf("patching the private copy changed the shared install's %s", shared)
 	}
+	priv.Module = found[0]
 	return priv
 }
 

@@ -2,6 +2,8 @@ package hosts
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
@@ -31,6 +34,9 @@ type Rig struct {
 	Model  *ModelAPI
 	Host   *DSH
 	Home   string // the host's DSH_HOME and HOME
+	// Store and Log are the server's session store and log, as a real
+	// server keeps them (what the watchdog follows).
+	Store, Log string
 
 	mu     sync.Mutex
 	events []demoserver.Event
@@ -41,8 +47,11 @@ type Rig struct {
 // the stand-in model; StartDSH then starts the host.
 func NewRig(t *testing.T, idle time.Duration) *Rig {
 	t.Helper()
-	r := &Rig{t: t, Home: t.TempDir(), ended: make(chan demoserver.Event, 64)}
-	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: idle, OnEvent: r.onEvent})
+	dir := t.TempDir()
+	r := &Rig{t: t, Home: t.TempDir(), ended: make(chan demoserver.Event, 64),
+		Store: filepath.Join(dir, "mcp-sessions.json"), Log: filepath.Join(dir, "server.log")}
+	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: idle,
+		StorePath: r.Store, LogPath: r.Log, OnEvent: r.onEvent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,15 +94,23 @@ func MustDSH(t *testing.T) DSHInstall {
 }
 
 // PrivateDSH is a copy of the install the test may change (the client
-// patch): hard links, so it costs no disk and a moment; the patch writes
-// a new file and renames it over its link, never into the shared install.
-// It is laid out as a global npm prefix: PREFIX/lib/node_modules.
+// patch), laid out as `npm install -g` lays a global prefix out:
+// PREFIX/lib/node_modules, and PREFIX/bin/dsh-<random> linking to the
+// host's entry (its process then runs as `node PREFIX/bin/dsh-<random>`,
+// as a real one runs as `node PREFIX/bin/dsh`; the random part keeps a
+// test's watchdog from taking another test's host for its own).
+// The copy is hard links, so it costs no disk and a moment; the patch
+// writes a new file and renames it over its link, never into the shared
+// install.
 func PrivateDSH(t *testing.T, in DSHInstall) (DSHInstall, string) {
 	t.Helper()
 	prefix := t.TempDir()
 	mods := filepath.Join(prefix, "lib", "node_modules")
-	if err := os.MkdirAll(filepath.Dir(mods), 0o700); err != nil {
-		t.Fatal(err)
+	bin := filepath.Join(prefix, "bin")
+	for _, dir := range []string{filepath.Dir(mods), bin} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
 	}
 	src := filepath.Join(in.Dir, "node_modules")
 	if out, err := exec.Command("cp", "-al", src, mods).CombinedOutput(); err != nil {
@@ -106,7 +123,20 @@ func PrivateDSH(t *testing.T, in DSHInstall) (DSHInstall, string) {
 		}
 		return filepath.Join(mods, r)
 	}
-	return DSHInstall{Name: in.Name, Dir: prefix, Recipe: in.Recipe, Node: rel(in.Node), Bin: rel(in.Bin), Version: in.Version}, prefix
+	priv := DSHInstall{Name: in.Name, Dir: prefix, Recipe: in.Recipe, Node: rel(in.Node), Bin: rel(in.Bin), Version: in.Version}
+	var token [4]byte
+	if _, err := rand.Read(token[:]); err != nil {
+		t.Fatal(err)
+	}
+	priv.Command = filepath.Join(bin, host.DSH().Process+"-"+hex.EncodeToString(token[:]))
+	target, err := filepath.Rel(bin, priv.Bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, priv.Command); err != nil {
+		t.Fatal(err)
+	}
+	return priv, prefix
 }
 
 // StartDSH starts the host on the install with its one server at url.
@@ -203,12 +233,16 @@ func (r *Rig) Ran(text string) int {
 }
 
 // Started counts the sessions the server started for client.
-func (r *Rig) Started(client string) int {
-	n := 0
+func (r *Rig) Started(client string) int { return len(r.SessionsOf(client)) }
+
+// SessionsOf lists the ids of the sessions the server started for client,
+// in order.
+func (r *Rig) SessionsOf(client string) []string {
+	var ids []string
 	for _, e := range r.Events() {
 		if e.Kind == demoserver.EventStart && e.Client == client {
-			n++
+			ids = append(ids, e.ID)
 		}
 	}
-	return n
+	return ids
 }

@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -9,7 +10,9 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 )
@@ -23,15 +26,15 @@ type Watchdog struct {
 }
 
 // StartWatchdog serves a config for the rig's server named name (its
-// idle timeout idle), with a proxy when proxied, and hostKeys as its
+// idle timeout idle, its log and store), with a proxy when proxied, and hostKeys as its
 // [host] table's keys; the daemon's home is the host's (the beacons the
 // host's client writes). The test's cleanup stops it.
 func (r *Rig) StartWatchdog(name string, idle time.Duration, proxied bool, hostKeys string) *Watchdog {
 	r.t.Helper()
 	dir := r.t.TempDir()
 	w := &Watchdog{State: filepath.Join(dir, "state"), log: &tailbuf.Buffer{Max: 16 << 20}}
-	body := fmt.Sprintf("[host]\n%s\n[[server]]\nname = %q\nurl = %q\nidle_timeout = %q\nkeep_warm = false\n",
-		hostKeys, name, r.Server.URL(), idle.String())
+	body := fmt.Sprintf("[host]\n%s\n[[server]]\nname = %q\nurl = %q\nlogs = [%q]\nstore = %q\nidle_timeout = %q\nkeep_warm = false\n",
+		hostKeys, name, r.Server.URL(), r.Log, r.Store, idle.String())
 	if proxied {
 		w.Proxy = daemontest.FreePort(r.t)
 		body += fmt.Sprintf("proxy_listen = %q\n", w.Proxy)
@@ -42,7 +45,11 @@ func (r *Rig) StartWatchdog(name string, idle time.Duration, proxied bool, hostK
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	opts := daemon.Options{Home: r.Home, Logger: slog.New(slog.NewTextHandler(w.log, nil))}
+	// Send set: the desktop's notification service is never asked (on a
+	// machine without a session bus, asking autolaunches a dbus-daemon
+	// that outlives the test).
+	opts := daemon.Options{Home: r.Home, Logger: slog.New(slog.NewTextHandler(w.log, nil)),
+		Send: func(string, string) error { return nil }}
 	go func() { done <- daemon.Serve(ctx, cfg, w.State, opts) }()
 	r.t.Cleanup(func() {
 		cancel()
@@ -63,4 +70,20 @@ func (r *Rig) StartWatchdog(name string, idle time.Duration, proxied bool, hostK
 func (w *Watchdog) ProxyURL(t *testing.T) string {
 	t.Helper()
 	return daemontest.ProxyURL(t, w.State, w.Proxy)
+}
+
+// Status is the watchdog's status as its control socket answers it.
+func (w *Watchdog) Status(t *testing.T) health.Status {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	raw, err := control.Dial(daemon.SocketPath(w.State)).Status(ctx)
+	if err != nil {
+		t.Fatalf("status: %v", err)
+	}
+	var st health.Status
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatalf("status: %v: %s", err, raw)
+	}
+	return st
 }
