@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -21,34 +22,80 @@ const idle = 2 * time.Second
 // dshClient is the clientInfo.name DSH's MCP client sends.
 var dshClient = host.DSH().ClientName
 
-// The real DSH host, straight to the server, unpatched: the call after the
-// server expired the session fails with the seed's error, and so does
-// every later one (STUCK); the server ran none of them.
-func TestDSHStuckAfterIdleExpiry(t *testing.T) {
+// A loss the server inflicts on the host's session.
+type loss struct {
+	name   string
+	idle   time.Duration     // the server's idle timeout (0: never)
+	reason demoserver.Reason // how the server ends the session
+	cause  func(*Rig)        // what the test does to cause it; nil: wait
+}
+
+var losses = []loss{
+	{name: "idle expiry", idle: idle, reason: demoserver.ReasonIdleTimeout},
+	{name: "server restart", reason: demoserver.ReasonShutdown, cause: func(r *Rig) { r.Server.ForgetAll() }},
+}
+
+// The real DSH host's row of the host table, each loss × each setup:
+// straight to the server unpatched the call after the loss fails with the
+// seed's error and so does every later one, none run, no new session
+// (STUCK); with the client patch applied to the module in a global layout,
+// or through the watchdog's proxy, every call after the loss works and
+// runs once.
+func TestDSHRow(t *testing.T) {
 	t.Parallel()
-	r := NewRig(t, idle)
-	r.StartDSH(MustDSH(t), r.Server.URL())
-	callOK(t, r, "before")
-	if tools := r.Model.Tools(); !slices.Contains(tools, DSHTool("echo")) {
-		t.Fatalf("DSH offered the model %v; want %s among them", tools, DSHTool("echo"))
+	setups := []struct {
+		name           string
+		patched, proxy bool
+		stuck          bool
+	}{
+		{name: "unpatched", stuck: true},
+		{name: "patched", patched: true},
+		{name: "proxied", proxy: true},
 	}
-	r.WaitEnd(dshClient, demoserver.ReasonIdleTimeout)
-	for i := 1; i <= 3; i++ {
-		text := fmt.Sprintf("after-%d", i)
-		res, ok := r.Call(text)
-		if ok {
-			t.Fatalf("call %d after the loss worked (%q): the real DSH is not stuck", i, res.Content)
+	for _, l := range losses {
+		for _, su := range setups {
+			t.Run(l.name+"/"+su.name, func(t *testing.T) {
+				t.Parallel()
+				r := NewRig(t, l.idle)
+				in := MustDSH(t)
+				url := r.Server.URL()
+				if su.patched {
+					in = r.PatchDSH(in)
+				}
+				var w *Watchdog
+				if su.proxy {
+					w = r.StartWatchdog("demo", cmp.Or(l.idle, time.Hour), true, "process = \"\"\nport = 0")
+					url = w.ProxyURL(t)
+				}
+				r.StartDSH(in, url)
+				callOK(t, r, "before")
+				if tools := r.Model.Tools(); !slices.Contains(tools, DSHTool("echo")) {
+					t.Fatalf("DSH offered the model %v; want %s among them", tools, DSHTool("echo"))
+				}
+				if l.cause != nil {
+					l.cause(r)
+				}
+				r.WaitEnd(dshClient, l.reason)
+				for i := 1; i <= 3; i++ {
+					text := fmt.Sprintf("after-%d", i)
+					if su.stuck {
+						callLost(t, r, text)
+					} else {
+						callOK(t, r, text)
+					}
+				}
+				r.Finish()
+				if n := r.Started(dshClient); su.stuck && n != 1 {
+					t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
+				}
+				if w != nil {
+					rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
+					if rec.Str("source") != "proxy" {
+						t.Errorf("recovered = %v; want source proxy", rec)
+					}
+				}
+			})
 		}
-		if m, hit := classify.Classify([]byte(res.Content)); !hit || m.Kind != classify.SessionLost {
-			t.Errorf("call %d after the loss failed with %q; the watchdog does not read it as a lost session (%v, %v)", i, res.Content, m, hit)
-		}
-		if n := r.Ran(text); n != 0 {
-			t.Errorf("the server ran call %q %d times, want 0", text, n)
-		}
-	}
-	r.Finish()
-	if n := r.Started(dshClient); n != 1 {
-		t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
 	}
 }
 
@@ -64,41 +111,19 @@ func callOK(t *testing.T, r *Rig, text string) {
 	}
 }
 
-// The real DSH host through the watchdog's proxy: the server expires the
-// session upstream of the proxy, and every call after it works and runs
-// once; the journal says the proxy healed it.
-func TestDSHThroughTheProxy(t *testing.T) {
-	t.Parallel()
-	r := NewRig(t, idle)
-	w := r.StartWatchdog("demo", idle, true, "process = \"\"\nport = 0")
-	r.StartDSH(MustDSH(t), w.ProxyURL(t))
-	callOK(t, r, "before")
-	r.WaitEnd(dshClient, demoserver.ReasonIdleTimeout)
-	for i := 1; i <= 3; i++ {
-		callOK(t, r, fmt.Sprintf("after-%d", i))
+// callLost makes a call that must fail as a lost session (the error the
+// watchdog's classifier reads so) and never reach the tool.
+func callLost(t *testing.T, r *Rig, text string) {
+	t.Helper()
+	res, ok := r.Call(text)
+	if ok {
+		t.Fatalf("call %q after the loss worked: the real DSH is not stuck", text)
 	}
-	r.Finish()
-	rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
-	if rec.Str("source") != "proxy" {
-		t.Errorf("recovered = %v; want source proxy", rec)
+	if m, hit := classify.Classify([]byte(res.Content)); !hit || m.Kind != classify.SessionLost {
+		t.Errorf("call %q after the loss failed with %q; the watchdog does not read it as a lost session (%v, %v)", text, res.Content, m, hit)
 	}
-}
-
-// The real DSH host with the client patch applied to its module in a
-// global layout: the call after the server expired the session works, and
-// so does every later one, each run once (RECOVERED).
-func TestDSHPatchedRecovers(t *testing.T) {
-	t.Parallel()
-	r := NewRig(t, idle)
-	r.StartDSH(r.PatchDSH(MustDSH(t)), r.Server.URL())
-	callOK(t, r, "before")
-	r.WaitEnd(dshClient, demoserver.ReasonIdleTimeout)
-	for i := 1; i <= 3; i++ {
-		callOK(t, r, fmt.Sprintf("after-%d", i))
-	}
-	r.Finish()
-	if n := r.Started(dshClient); n != 2 {
-		t.Errorf("the host opened %d sessions on the server, want 2 (the patched client's new one after the loss)", n)
+	if n := r.Ran(text); n != 0 {
+		t.Errorf("the server ran call %q %d times, want 0", text, n)
 	}
 }
 
