@@ -32,10 +32,11 @@ type loss struct {
 
 var losses = []loss{
 	{name: "idle expiry", idle: idle, reason: demoserver.ReasonIdleTimeout},
-	{name: "server restart", reason: demoserver.ReasonShutdown, cause: func(r *Rig) { r.Server.ForgetAll() }},
+	{name: "server restart", reason: demoserver.ReasonShutdown, cause: func(r *Rig) { r.Server.restart() }},
 }
 
-// The real DSH host's row of the host table, each loss × each setup:
+// The real DSH host's row of the host table, each server (the Go SDK's
+// only, unless -hosts.matrix) × each loss × each setup:
 // straight to the server unpatched the call after the loss fails with the
 // seed's error and so does every later one, none run, no new session
 // (STUCK); with the client patch applied to the module in a global layout,
@@ -52,49 +53,62 @@ func TestDSHRow(t *testing.T) {
 		{name: "patched", patched: true},
 		{name: "proxied", proxy: true},
 	}
-	for _, l := range losses {
-		for _, su := range setups {
-			t.Run(l.name+"/"+su.name, func(t *testing.T) {
-				t.Parallel()
-				r := NewRig(t, l.idle)
-				in := MustDSH(t)
-				url := r.Server.URL()
-				if su.patched {
-					in = r.PatchDSH(in)
-				}
-				var w *Watchdog
-				if su.proxy {
-					w = r.StartWatchdog("demo", cmp.Or(l.idle, time.Hour), true, "process = \"\"\nport = 0")
-					url = w.ProxyURL(t)
-				}
-				r.StartDSH(in, url)
-				callOK(t, r, "before")
-				if tools := r.Model.Tools(); !slices.Contains(tools, DSHTool("echo")) {
-					t.Fatalf("DSH offered the model %v; want %s among them", tools, DSHTool("echo"))
-				}
-				if l.cause != nil {
-					l.cause(r)
-				}
-				r.WaitEnd(dshClient, l.reason)
-				for i := 1; i <= 3; i++ {
-					text := fmt.Sprintf("after-%d", i)
-					if su.stuck {
-						callLost(t, r, text)
-					} else {
-						callOK(t, r, text)
+	tb := &table{versions: []string{MustDSH(t).Name + " " + MustDSH(t).Version}}
+	t.Cleanup(func() { tb.write(t) })
+	order := 0
+	for _, kind := range serverKinds() {
+		for _, l := range losses {
+			for _, su := range setups {
+				order++
+				cell := order
+				t.Run(string(kind)+"/"+l.name+"/"+su.name, func(t *testing.T) {
+					t.Parallel()
+					r := NewRig(t, kind, l.idle)
+					in := MustDSH(t)
+					url := r.Server.url
+					if su.patched {
+						in = r.PatchDSH(in)
 					}
-				}
-				r.Finish()
-				if n := r.Started(dshClient); su.stuck && n != 1 {
-					t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
-				}
-				if w != nil {
-					rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
-					if rec.Str("source") != "proxy" {
-						t.Errorf("recovered = %v; want source proxy", rec)
+					var w *Watchdog
+					if su.proxy {
+						w = r.StartWatchdog("demo", cmp.Or(l.idle, time.Hour), true, "process = \"\"\nport = 0")
+						url = w.ProxyURL(t)
 					}
-				}
-			})
+					r.StartDSH(in, url)
+					callOK(t, r, "before")
+					if tools := r.Model.Tools(); !slices.Contains(tools, DSHTool("echo")) {
+						t.Fatalf("DSH offered the model %v; want %s among them", tools, DSHTool("echo"))
+					}
+					if l.cause != nil {
+						l.cause(r)
+					}
+					r.WaitEnd(dshClient, l.reason)
+					got := row{host: in.Name, server: string(kind), loss: l.name, setup: su.name, order: cell}
+					for i := 1; i <= 3; i++ {
+						text := fmt.Sprintf("after-%d", i)
+						res := callAfter(t, r, text, su.stuck)
+						got.calls++
+						if res.Content != text {
+							got.failed++
+							got.seen = cmp.Or(got.seen, res.Content)
+						}
+						if r.Ran(text) > 1 {
+							got.ranTwice++
+						}
+					}
+					r.Finish()
+					tb.add(got)
+					if n := r.Started(dshClient); su.stuck && n != 1 {
+						t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
+					}
+					if w != nil {
+						rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
+						if rec.Str("source") != "proxy" {
+							t.Errorf("recovered = %v; want source proxy", rec)
+						}
+					}
+				})
+			}
 		}
 	}
 }
@@ -102,29 +116,31 @@ func TestDSHRow(t *testing.T) {
 // callOK makes a call that must work and run once on the server.
 func callOK(t *testing.T, r *Rig, text string) {
 	t.Helper()
-	res, ok := r.Call(text)
-	if !ok {
-		t.Fatalf("call %q: DSH handed back %q, want the echo", text, res.Content)
-	}
-	if n := r.Ran(text); n != 1 {
-		t.Errorf("the server ran call %q %d times, want once", text, n)
-	}
+	callAfter(t, r, text, false)
 }
 
-// callLost makes a call that must fail as a lost session (the error the
-// watchdog's classifier reads so) and never reach the tool.
-func callLost(t *testing.T, r *Rig, text string) {
+// callAfter makes a call that must work and run once on the server, or,
+// when stuck, fail as a lost session (the error the watchdog's classifier
+// reads so) and never reach the tool. It returns what the host handed back.
+func callAfter(t *testing.T, r *Rig, text string, stuck bool) ToolResult {
 	t.Helper()
 	res, ok := r.Call(text)
-	if ok {
-		t.Fatalf("call %q after the loss worked: the real DSH is not stuck", text)
+	want := 1
+	switch {
+	case stuck && ok:
+		t.Errorf("call %q after the loss worked: the real DSH is not stuck", text)
+	case stuck:
+		want = 0
+		if m, hit := classify.Classify([]byte(res.Content)); !hit || m.Kind != classify.SessionLost {
+			t.Errorf("call %q after the loss failed with %q; the watchdog does not read it as a lost session (%v, %v)", text, res.Content, m, hit)
+		}
+	case !ok:
+		t.Errorf("call %q: DSH handed back %q, want the echo", text, res.Content)
 	}
-	if m, hit := classify.Classify([]byte(res.Content)); !hit || m.Kind != classify.SessionLost {
-		t.Errorf("call %q after the loss failed with %q; the watchdog does not read it as a lost session (%v, %v)", text, res.Content, m, hit)
+	if n := r.Ran(text); n != want {
+		t.Errorf("the server ran call %q %d times, want %d", text, n, want)
 	}
-	if n := r.Ran(text); n != 0 {
-		t.Errorf("the server ran call %q %d times, want 0", text, n)
-	}
+	return res
 }
 
 // The watchdog against the real DSH host, patched: it finds the host's
@@ -134,11 +150,11 @@ func callLost(t *testing.T, r *Rig, text string) {
 // a new session before any call, and the next call runs on it.
 func TestDSHWatchdogHealsTheRealHost(t *testing.T) {
 	t.Parallel()
-	r := NewRig(t, idle)
+	r := NewRig(t, GoSDK, idle)
 	priv := r.PatchDSH(MustDSH(t))
 	w := r.StartWatchdog("demo", idle, false,
 		fmt.Sprintf("process = %q\nport = 0\nclient_module = %q", filepath.Base(priv.Command), priv.Module))
-	r.StartDSH(priv, r.Server.URL())
+	r.StartDSH(priv, r.Server.url)
 	callOK(t, r, "before")
 	first := r.SessionsOf(dshClient)[0]
 	up := daemontest.WaitEvent(t, w.State, "host_up", 1, 20*time.Second)

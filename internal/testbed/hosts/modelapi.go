@@ -74,26 +74,33 @@ func StartModelAPI() (*ModelAPI, error) {
 // URL is the base URL to give the host (no trailing slash).
 func (m *ModelAPI) URL() string { return m.url }
 
+// ErrHostExited: the host exited while the stand-in waited for it.
+var ErrHostExited = errors.New("model api: the host exited")
+
 // Say hands the host's next model request its answer; it waits until the
-// host asks (or within runs out).
-func (m *ModelAPI) Say(t Turn, within time.Duration) error {
+// host asks, within runs out, or exited is closed (the host is gone).
+func (m *ModelAPI) Say(t Turn, within time.Duration, exited <-chan struct{}) error {
 	timer := time.NewTimer(within)
 	defer timer.Stop()
 	select {
 	case m.turns <- t:
 		return nil
+	case <-exited:
+		return fmt.Errorf("%w before it asked the model anything more", ErrHostExited)
 	case <-timer.C:
 		return fmt.Errorf("model api: the host asked the model nothing within %v (%s)", within, m.Err())
 	}
 }
 
-// Result waits for the next tool result the host sends back.
-func (m *ModelAPI) Result(within time.Duration) (ToolResult, error) {
+// Result waits for the next tool result the host sends back (as Say waits).
+func (m *ModelAPI) Result(within time.Duration, exited <-chan struct{}) (ToolResult, error) {
 	timer := time.NewTimer(within)
 	defer timer.Stop()
 	select {
 	case r := <-m.results:
 		return r, nil
+	case <-exited:
+		return ToolResult{}, fmt.Errorf("%w before it handed back a tool result", ErrHostExited)
 	case <-timer.C:
 		return ToolResult{}, fmt.Errorf("model api: no tool result within %v (%s)", within, m.Err())
 	}
@@ -176,7 +183,13 @@ func (m *ModelAPI) note(req chatRequest) {
 			continue
 		}
 		m.seen[msg.ToolCallID] = true
-		m.results <- ToolResult{CallID: msg.ToolCallID, Content: contentText(msg.Content)}
+		select {
+		case m.results <- ToolResult{CallID: msg.ToolCallID, Content: contentText(msg.Content)}:
+		default: // nobody reads them: a test that made over 64 calls without looking
+			if m.err == nil {
+				m.err = errors.New("model api: more tool results than anyone read")
+			}
+		}
 	}
 }
 

@@ -1,13 +1,14 @@
 package hosts
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,7 +31,8 @@ const (
 // and which calls ran.
 type Rig struct {
 	t      *testing.T
-	Server *demoserver.Server
+	Server server
+	Kind   ServerKind
 	Model  *ModelAPI
 	Host   *DSH
 	Home   string // the host's DSH_HOME and HOME
@@ -43,20 +45,14 @@ type Rig struct {
 	ended  chan demoserver.Event
 }
 
-// NewRig starts the real Go SDK server (sessions expire after idle) and
-// the stand-in model; StartDSH then starts the host.
-func NewRig(t *testing.T, idle time.Duration) *Rig {
+// NewRig starts the real server of kind (sessions expire after idle; 0:
+// never) and the stand-in model; StartDSH then starts the host.
+func NewRig(t *testing.T, kind ServerKind, idle time.Duration) *Rig {
 	t.Helper()
 	dir := t.TempDir()
-	r := &Rig{t: t, Home: t.TempDir(), ended: make(chan demoserver.Event, 64),
+	r := &Rig{t: t, Kind: kind, Home: t.TempDir(), ended: make(chan demoserver.Event, 64),
 		Store: filepath.Join(dir, "mcp-sessions.json"), Log: filepath.Join(dir, "server.log")}
-	srv, err := demoserver.Start(context.Background(), demoserver.Options{IdleTimeout: idle,
-		StorePath: r.Store, LogPath: r.Log, OnEvent: r.onEvent})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	r.Server = srv
+	r.Server = r.startServer(t, kind, idle)
 	m, err := StartModelAPI()
 	if err != nil {
 		t.Fatal(err)
@@ -161,38 +157,41 @@ func (r *Rig) StartDSH(in DSHInstall, url string) {
 func (r *Rig) Call(text string) (ToolResult, bool) {
 	r.t.Helper()
 	args, _ := json.Marshal(demoserver.EchoInput{Text: text})
-	if err := r.Model.Say(Turn{Tool: DSHTool("echo"), Args: string(args)}, r.within(bootWithin)); err != nil {
-		r.t.Fatal(err)
+	if err := r.Model.Say(Turn{Tool: DSHTool("echo"), Args: string(args)}, bootWithin, r.Host.Exited()); err != nil {
+		r.hostFailed(err)
 	}
-	res, err := r.Model.Result(r.within(callWithin))
+	res, err := r.Model.Result(callWithin, r.Host.Exited())
 	if err != nil {
-		r.t.Fatal(err)
+		r.hostFailed(err)
 	}
 	return res, res.Content == text
 }
 
-// within is d, or less when the host already exited (then the wait fails
-// at once, with the host's output).
-func (r *Rig) within(d time.Duration) time.Duration {
-	if r.Host == nil {
-		return d
-	}
+// hostFailed fails the test with how the host ended and what it printed.
+func (r *Rig) hostFailed(err error) {
+	r.t.Helper()
+	how := "still running"
 	select {
 	case <-r.Host.Exited():
-		r.t.Fatalf("the host exited: %v\n%s", r.Host.Wait(0), r.Host.Output())
+		how = fmt.Sprintf("exited: %v", r.Host.Wait(0))
 	default:
 	}
-	return d
+	out := r.Host.Output()
+	if strings.Contains(out, "EMFILE") {
+		how += " (EMFILE: the host needs an inotify instance to boot, and this user's " +
+			"fs.inotify.max_user_instances are used up: look for leaked processes holding them)"
+	}
+	r.t.Fatalf("%v; the host %s; its output:\n%s", err, how, out)
 }
 
 // Finish has the model end the task and waits for the host to exit 0.
 func (r *Rig) Finish() {
 	r.t.Helper()
-	if err := r.Model.Say(Turn{Text: "done"}, r.within(callWithin)); err != nil {
-		r.t.Fatal(err)
+	if err := r.Model.Say(Turn{Text: "done"}, callWithin, r.Host.Exited()); err != nil {
+		r.hostFailed(err)
 	}
 	if err := r.Host.Wait(callWithin); err != nil {
-		r.t.Fatalf("the host did not end its task cleanly: %v\n%s", err, r.Host.Output())
+		r.hostFailed(fmt.Errorf("the task did not end cleanly: %w", err))
 	}
 }
 

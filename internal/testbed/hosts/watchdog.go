@@ -34,7 +34,7 @@ func (r *Rig) StartWatchdog(name string, idle time.Duration, proxied bool, hostK
 	dir := r.t.TempDir()
 	w := &Watchdog{State: filepath.Join(dir, "state"), log: &tailbuf.Buffer{Max: 16 << 20}}
 	body := fmt.Sprintf("[host]\n%s\n[[server]]\nname = %q\nurl = %q\nlogs = [%q]\nstore = %q\nidle_timeout = %q\nkeep_warm = false\n",
-		hostKeys, name, r.Server.URL(), r.Log, r.Store, idle.String())
+		hostKeys, name, r.Server.url, r.Log, r.Store, idle.String())
 	if proxied {
 		w.Proxy = daemontest.FreePort(r.t)
 		body += fmt.Sprintf("proxy_listen = %q\n", w.Proxy)

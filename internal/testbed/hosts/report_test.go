@@ -1,0 +1,88 @@
+package hosts
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var (
+	reportPath = flag.String("hosts.report", "", "write the measured host table (markdown) to this file")
+	matrix     = flag.Bool("hosts.matrix", false, "measure every server (make hosts); without it a host's row is measured on the Go SDK server only")
+)
+
+// serverKinds are the servers this run measures each host against.
+func serverKinds() []ServerKind {
+	if *matrix {
+		return ServerKinds()
+	}
+	return ServerKinds()[:1]
+}
+
+// row is one measured cell of the host table: a host, a server, a loss, a
+// setup, and what the host's user saw of the calls after the loss.
+type row struct {
+	host, server, loss, setup string
+	order                     int // the cell's place in the table
+	calls, failed, ranTwice   int
+	seen                      string // the first failed call's text
+}
+
+func (r row) verdict() string {
+	switch {
+	case r.failed == r.calls:
+		return "STUCK"
+	case r.failed == 0:
+		return "every call worked"
+	default:
+		return fmt.Sprintf("%d of %d failed", r.failed, r.calls)
+	}
+}
+
+// table collects the rows of one test's subtests (they run in parallel).
+type table struct {
+	mu       sync.Mutex
+	rows     []row
+	versions []string
+}
+
+func (tb *table) add(r row) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	tb.rows = append(tb.rows, r)
+}
+
+// write renders the table into -hosts.report, when given, once every
+// subtest is done (call it from the parent's Cleanup).
+func (tb *table) write(t *testing.T) {
+	if *reportPath == "" || t.Failed() {
+		return
+	}
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	rows := slices.Clone(tb.rows)
+	slices.SortFunc(rows, func(a, b row) int { return a.order - b.order })
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The host table, measured\n\nWritten by internal/testbed/hosts (`make hosts`) on %s, %s/%s. Real hosts: %s. "+
+		"A stand-in model API on loopback drives the calls; no model, no network. Three calls are made after each loss.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, strings.Join(tb.versions, ", "))
+	b.WriteString("| Host | Server | Loss | Setup | After the loss | Failed calls | Run twice | What the host's user saw |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		seen := strings.ReplaceAll(strings.TrimSpace(r.seen), "|", "\\|")
+		if seen == "" {
+			seen = "the tool's answer"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d of %d | %d | %s |\n",
+			r.host, r.server, r.loss, r.setup, r.verdict(), r.failed, r.calls, r.ranTwice, "`"+seen+"`")
+	}
+	if err := os.WriteFile(*reportPath, []byte(b.String()), 0o644); err != nil {
+		t.Errorf("write the host table: %v", err)
+	}
+}
