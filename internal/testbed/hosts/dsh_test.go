@@ -35,6 +35,19 @@ var losses = []loss{
 	{name: "server restart", reason: demoserver.ReasonShutdown, cause: func(r *Rig) { r.Server.restart() }},
 }
 
+// setup is how the host reaches the server in a cell of the table.
+type setup struct {
+	name           string
+	patched, proxy bool
+	stuck          bool // what the cell must measure: STUCK, or every call working
+}
+
+var setups = []setup{
+	{name: "unpatched", stuck: true},
+	{name: "patched", patched: true},
+	{name: "proxied", proxy: true},
+}
+
 // The real DSH host's row of the host table, each server (the Go SDK's
 // only, unless -hosts.matrix) × each loss × each setup:
 // straight to the server unpatched the call after the loss fails with the
@@ -44,15 +57,6 @@ var losses = []loss{
 // runs once.
 func TestDSHRow(t *testing.T) {
 	t.Parallel()
-	setups := []struct {
-		name           string
-		patched, proxy bool
-		stuck          bool
-	}{
-		{name: "unpatched", stuck: true},
-		{name: "patched", patched: true},
-		{name: "proxied", proxy: true},
-	}
 	tb := &table{versions: []string{MustDSH(t).Name + " " + MustDSH(t).Version}}
 	t.Cleanup(func() { tb.write(t) })
 	order := 0
@@ -60,57 +64,62 @@ func TestDSHRow(t *testing.T) {
 		for _, l := range losses {
 			for _, su := range setups {
 				order++
-				cell := order
+				cell := row{server: string(kind), loss: l.name, setup: su.name, order: order}
 				t.Run(string(kind)+"/"+l.name+"/"+su.name, func(t *testing.T) {
 					t.Parallel()
-					r := NewRig(t, kind, l.idle)
-					in := MustDSH(t)
-					url := r.Server.url
-					if su.patched {
-						in = r.PatchDSH(in)
-					}
-					var w *Watchdog
-					if su.proxy {
-						w = r.StartWatchdog("demo", cmp.Or(l.idle, time.Hour), true, "process = \"\"\nport = 0")
-						url = w.ProxyURL(t)
-					}
-					r.StartDSH(in, url)
-					callOK(t, r, "before")
-					if tools := r.Model.Tools(); !slices.Contains(tools, DSHTool("echo")) {
-						t.Fatalf("DSH offered the model %v; want %s among them", tools, DSHTool("echo"))
-					}
-					if l.cause != nil {
-						l.cause(r)
-					}
-					r.WaitEnd(dshClient, l.reason)
-					got := row{host: in.Name, server: string(kind), loss: l.name, setup: su.name, order: cell}
-					for i := 1; i <= 3; i++ {
-						text := fmt.Sprintf("after-%d", i)
-						res := callAfter(t, r, text, su.stuck)
-						got.calls++
-						if res.Content != text {
-							got.failed++
-							got.seen = cmp.Or(got.seen, res.Content)
-						}
-						if r.Ran(text) > 1 {
-							got.ranTwice++
-						}
-					}
-					r.Finish()
-					tb.add(got)
-					if n := r.Started(dshClient); su.stuck && n != 1 {
-						t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
-					}
-					if w != nil {
-						rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
-						if rec.Str("source") != "proxy" {
-							t.Errorf("recovered = %v; want source proxy", rec)
-						}
-					}
+					tb.add(measureDSH(t, kind, l, su, cell))
 				})
 			}
 		}
 	}
+}
+
+// measureDSH measures one cell of DSH's row and checks it against su.
+func measureDSH(t *testing.T, kind ServerKind, l loss, su setup, got row) row {
+	r := NewRig(t, kind, l.idle)
+	in := MustDSH(t)
+	url := r.Server.url
+	if su.patched {
+		in = r.PatchDSH(in)
+	}
+	var w *Watchdog
+	if su.proxy {
+		w = r.StartWatchdog("demo", cmp.Or(l.idle, time.Hour), true, "process = \"\"\nport = 0")
+		url = w.ProxyURL(t)
+	}
+	r.StartDSH(in, url)
+	callOK(t, r, "before")
+	if tools := r.Model.Tools(); !slices.Contains(tools, DSHTool("echo")) {
+		t.Fatalf("DSH offered the model %v; want %s among them", tools, DSHTool("echo"))
+	}
+	if l.cause != nil {
+		l.cause(r)
+	}
+	r.WaitEnd(dshClient, l.reason)
+	got.host = in.Name
+	for i := 1; i <= 3; i++ {
+		text := fmt.Sprintf("after-%d", i)
+		res := callAfter(t, r, text, su.stuck)
+		got.calls++
+		if res.Content != text {
+			got.failed++
+			got.seen = cmp.Or(got.seen, res.Content)
+		}
+		if r.Ran(text) > 1 {
+			got.ranTwice++
+		}
+	}
+	r.Finish()
+	if n := r.Started(dshClient); su.stuck && n != 1 {
+		t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
+	}
+	if w != nil {
+		rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
+		if rec.Str("source") != "proxy" {
+			t.Errorf("recovered = %v; want source proxy", rec)
+		}
+	}
+	return got
 }
 
 // callOK makes a call that must work and run once on the server.
