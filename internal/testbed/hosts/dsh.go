@@ -7,11 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"text/template"
-	"time"
-
-	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 )
 
 // DSHServerName is the serverName of the one MCP server the rig gives DSH;
@@ -36,14 +32,6 @@ type DSHOptions struct {
 	Task string
 }
 
-// DSH is a running real DSH host.
-type DSH struct {
-	cmd    *exec.Cmd
-	out    *tailbuf.Buffer // stdout and stderr
-	exited chan struct{}
-	err    error // Wait's, once exited is closed
-}
-
 // dshVars fill the install's headless.patch.yml and headless.env.
 type dshVars struct {
 	ServerName, URL, Home, ModelURL string
@@ -53,7 +41,7 @@ type dshVars struct {
 // profile patch layer and environment its folder keeps (headless.patch.yml,
 // headless.env): the one MCP server, the model provider pointed at the
 // stand-in model, every tool allowed, telemetry off.
-func StartDSH(in DSHInstall, o DSHOptions) (*DSH, error) {
+func StartDSH(in DSHInstall, o DSHOptions) (*Proc, error) {
 	v := dshVars{ServerName: DSHServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
 	patch, err := fill(filepath.Join(in.Recipe, "headless.patch.yml"), v)
 	if err != nil {
@@ -76,16 +64,7 @@ func StartDSH(in DSHInstall, o DSHOptions) (*DSH, error) {
 	}
 	cmd.Dir = o.Workdir
 	cmd.Env = hostEnv(os.Environ(), envText, filepath.Dir(in.Node))
-	d := &DSH{cmd: cmd, out: &tailbuf.Buffer{Max: 1 << 20}, exited: make(chan struct{})}
-	cmd.Stdout, cmd.Stderr = d.out, d.out
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("hosts: start %s: %w", in.Bin, err)
-	}
-	go func() {
-		d.err = cmd.Wait()
-		close(d.exited)
-	}()
-	return d, nil
+	return startProc(cmd)
 }
 
 // fill executes the text/template in file with v.
@@ -131,40 +110,4 @@ func hostEnv(inherited []string, envFile, nodeDir string) []string {
 	}
 	env = append(env, "PATH="+nodeDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	return append(env, set...)
-}
-
-// Pid is the host's process id.
-func (d *DSH) Pid() int { return d.cmd.Process.Pid }
-
-// Output is what the host printed so far (stdout and stderr).
-func (d *DSH) Output() string { return d.out.String() }
-
-// Exited is closed once the host has exited.
-func (d *DSH) Exited() <-chan struct{} { return d.exited }
-
-// Wait waits up to within for the host to exit and returns how it ended.
-func (d *DSH) Wait(within time.Duration) error {
-	select {
-	case <-d.exited:
-		return d.err
-	case <-time.After(within):
-		return fmt.Errorf("hosts: the host is still running after %v", within)
-	}
-}
-
-// Stop ends the host: SIGTERM, then SIGKILL after 10 s (DSH's own
-// shutdown grace is 5 s). Safe to call after it exited.
-func (d *DSH) Stop() {
-	select {
-	case <-d.exited:
-		return
-	default:
-	}
-	_ = d.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-d.exited:
-	case <-time.After(10 * time.Second):
-		_ = d.cmd.Process.Kill()
-		<-d.exited
-	}
 }

@@ -29,7 +29,8 @@ type ToolResult struct {
 
 // ModelAPI stands in for a host's model API on loopback: OpenAI-style chat
 // completions, streamed, as DSH's deepseek-official provider speaks them
-// (POST {base}/chat/completions, SSE chunks, data: [DONE]). Each request
+// (POST {base}/chat/completions, SSE chunks, data: [DONE]), and the
+// Responses API as Codex CLI speaks it (POST {base}/responses). Each request
 // waits for the test's next Turn; each tool result the host sends back is
 // reported once, in order. No model, no network.
 type ModelAPI struct {
@@ -62,6 +63,7 @@ func StartModelAPI() (*ModelAPI, error) {
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /chat/completions", m.chat)
+	mux.HandleFunc("POST /responses", m.responses)
 	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	m.wg.Add(1)
 	go func() {
@@ -157,34 +159,51 @@ func (m *ModelAPI) chat(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	m.note(req)
-	var turn Turn
-	select {
-	case turn = <-m.turns:
-	case <-r.Context().Done():
-		return
-	case <-m.done:
-		http.Error(w, "model api closed", http.StatusServiceUnavailable)
+	var tools []string
+	for _, t := range req.Tools {
+		tools = append(tools, t.Function.Name)
+	}
+	var results []ToolResult
+	for _, msg := range req.Messages {
+		if msg.Role == "tool" {
+			results = append(results, ToolResult{CallID: msg.ToolCallID, Content: contentText(msg.Content)})
+		}
+	}
+	m.noteTurn(tools, results)
+	turn, ok := m.nextTurn(w, r)
+	if !ok {
 		return
 	}
 	m.answer(w, turn)
 }
 
-// note reports the request's new tool results and keeps its tool names.
-func (m *ModelAPI) note(req chatRequest) {
+// nextTurn waits for the test's next turn; false when the request or the
+// stand-in ended first.
+func (m *ModelAPI) nextTurn(w http.ResponseWriter, r *http.Request) (Turn, bool) {
+	select {
+	case turn := <-m.turns:
+		return turn, true
+	case <-r.Context().Done():
+		return Turn{}, false
+	case <-m.done:
+		http.Error(w, "model api closed", http.StatusServiceUnavailable)
+		return Turn{}, false
+	}
+}
+
+// noteTurn keeps a request's tool names and reports its tool results not
+// reported before (a request carries the whole conversation).
+func (m *ModelAPI) noteTurn(tools []string, results []ToolResult) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.tools = m.tools[:0]
-	for _, t := range req.Tools {
-		m.tools = append(m.tools, t.Function.Name)
-	}
-	for _, msg := range req.Messages {
-		if msg.Role != "tool" || m.seen[msg.ToolCallID] {
+	m.tools = tools
+	for _, res := range results {
+		if m.seen[res.CallID] {
 			continue
 		}
-		m.seen[msg.ToolCallID] = true
+		m.seen[res.CallID] = true
 		select {
-		case m.results <- ToolResult{CallID: msg.ToolCallID, Content: contentText(msg.Content)}:
+		case m.results <- res:
 		default: // nobody reads them: a test that made over 64 calls without looking
 			if m.err == nil {
 				m.err = errors.New("model api: more tool results than anyone read")

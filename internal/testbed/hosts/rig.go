@@ -34,7 +34,7 @@ type Rig struct {
 	Server server
 	Kind   ServerKind
 	Model  *ModelAPI
-	Host   *DSH
+	Host   *Proc
 	Home   string // the host's DSH_HOME and HOME
 	// Store and Log are the server's session store and log, as a real
 	// server keeps them (what the watchdog follows).
