@@ -27,13 +27,14 @@ build:
 
 # deps installs everything the tests need: the missing Debian packages
 # (scripts/deps-debian.sh), Go modules, the pinned TypeScript SDK
-# servers under testdata and the real DSH host (scripts/deps-dsh.sh).
+# servers under testdata and the real hosts (scripts/deps-dsh.sh, deps-codex.sh).
 deps:
 	bash scripts/deps-debian.sh
 	$(GO) mod download
 	bash scripts/deps-node.sh
 	bash scripts/deps-dshclient.sh
 	bash scripts/deps-dsh.sh
+	bash scripts/deps-codex.sh
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
@@ -79,7 +80,7 @@ fuzz:
 # the host's model API; no model, no network. It writes docs/HOSTS-LATEST.md.
 # make test runs each host's row on the Go SDK server only.
 hosts: deps
-	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 20m -v -run '^TestDSH' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md
+	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 20m -v -run '^Test(DSH|Codex)' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md
 
 # Benchmarks; the table lands in docs/BENCHMARKS.md.
 bench: build

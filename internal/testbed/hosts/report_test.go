@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -45,7 +46,24 @@ func (r row) verdict() string {
 	}
 }
 
-// table collects the rows of one test's subtests (they run in parallel).
+// report is the host table this run measures: every host's row test adds
+// its cells, and TestMain writes it once all passed. Test-only state, as
+// the flags are.
+var report = &table{}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if code == 0 && *reportPath != "" {
+		if err := report.write(*reportPath); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// table collects the cells of the host rows (subtests run in parallel).
 type table struct {
 	mu       sync.Mutex
 	rows     []row
@@ -58,31 +76,41 @@ func (tb *table) add(r row) {
 	tb.rows = append(tb.rows, r)
 }
 
-// write renders the table into -hosts.report, when given, once every
-// subtest is done (call it from the parent's Cleanup).
-func (tb *table) write(t *testing.T) {
-	if *reportPath == "" || t.Failed() {
-		return
-	}
+// host notes a host's name and version for the table's heading.
+func (tb *table) host(nameVersion string) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	tb.versions = append(tb.versions, nameVersion)
+}
+
+// write renders the table into path.
+func (tb *table) write(path string) error {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
 	rows := slices.Clone(tb.rows)
-	slices.SortFunc(rows, func(a, b row) int { return a.order - b.order })
+	slices.SortFunc(rows, func(a, b row) int { return cmp.Or(strings.Compare(a.host, b.host), a.order-b.order) })
+	versions := slices.Sorted(slices.Values(tb.versions))
 	var b strings.Builder
 	fmt.Fprintf(&b, "# The host table, measured\n\nWritten by internal/testbed/hosts (`make hosts`) on %s, %s/%s. Real hosts: %s. "+
 		"A stand-in model API on loopback drives the calls; no model, no network. Three calls are made after each loss.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, strings.Join(tb.versions, ", "))
+		time.Now().UTC().Format("2006-01-02 15:04 MST"), runtime.GOOS, runtime.GOARCH, strings.Join(versions, ", "))
 	b.WriteString("| Host | Server | Loss | Setup | After the loss | Failed calls | Run twice | What the host's user saw |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
-		seen := strings.ReplaceAll(strings.TrimSpace(r.seen), "|", "\\|")
+		seen, _, _ := strings.Cut(r.seen, "\n\nStack backtrace")
+		seen = strings.Join(strings.Fields(seen), " ")
+		if len(seen) > 200 {
+			seen = seen[:200] + "…"
+		}
+		seen = strings.NewReplacer("|", "\\|", "`", "'").Replace(seen)
 		if seen == "" {
-			seen = "the tool's answer"
+			seen = "the echo"
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d of %d | %d | %s |\n",
 			r.host, r.server, r.loss, r.setup, r.verdict(), r.failed, r.calls, r.ranTwice, "`"+seen+"`")
 	}
-	if err := os.WriteFile(*reportPath, []byte(b.String()), 0o644); err != nil {
-		t.Errorf("write the host table: %v", err)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write the host table: %w", err)
 	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // responsesRequest is what the stand-in reads of an OpenAI Responses API
@@ -48,6 +49,10 @@ func (m *ModelAPI) responses(w http.ResponseWriter, r *http.Request) {
 	m.answerResponses(w, turn)
 }
 
+// A Turn's Tool "namespace/name" is a tool inside a namespace tool (Codex
+// offers each MCP server's tools as one namespace, mcp__<server>): the
+// call names both.
+
 // outputText is a function_call_output's output as text: a JSON string,
 // the text parts of a content list joined, or the raw JSON.
 func outputText(raw json.RawMessage) string {
@@ -76,6 +81,9 @@ func (m *ModelAPI) answerResponses(w http.ResponseWriter, turn Turn) {
 	if turn.Tool != "" {
 		item = map[string]any{"type": "function_call", "id": "fc_" + id, "call_id": id, "name": turn.Tool,
 			"arguments": turn.Args, "status": "completed"}
+		if ns, name, ok := strings.Cut(turn.Tool, "/"); ok {
+			item["namespace"], item["name"] = ns, name
+		}
 	} else {
 		item = map[string]any{"type": "message", "id": "msg_" + id, "role": "assistant", "status": "completed",
 			"content": []map[string]any{{"type": "output_text", "text": turn.Text, "annotations": []any{}}}}

@@ -35,6 +35,10 @@ type Rig struct {
 	Kind   ServerKind
 	Model  *ModelAPI
 	Host   *Proc
+	tool   string // the model-facing name of the server's echo tool in the host
+	// echoed says whether a tool result is the echo of text: how the
+	// host hands back a call that worked.
+	echoed func(content, text string) bool
 	Home   string // the host's DSH_HOME and HOME
 	// Store and Log are the server's session store and log, as a real
 	// server keeps them (what the watchdog follows).
@@ -143,7 +147,8 @@ func (r *Rig) StartDSH(in DSHInstall, url string) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	r.Host = d
+	r.Host, r.tool = d, DSHTool("echo")
+	r.echoed = func(content, text string) bool { return content == text }
 	r.t.Cleanup(func() {
 		d.Stop()
 		if r.t.Failed() {
@@ -157,14 +162,14 @@ func (r *Rig) StartDSH(in DSHInstall, url string) {
 func (r *Rig) Call(text string) (ToolResult, bool) {
 	r.t.Helper()
 	args, _ := json.Marshal(demoserver.EchoInput{Text: text})
-	if err := r.Model.Say(Turn{Tool: DSHTool("echo"), Args: string(args)}, bootWithin, r.Host.Exited()); err != nil {
+	if err := r.Model.Say(Turn{Tool: r.tool, Args: string(args)}, bootWithin, r.Host.Exited()); err != nil {
 		r.hostFailed(err)
 	}
 	res, err := r.Model.Result(callWithin, r.Host.Exited())
 	if err != nil {
 		r.hostFailed(err)
 	}
-	return res, res.Content == text
+	return res, r.echoed(res.Content, text)
 }
 
 // hostFailed fails the test with how the host ended and what it printed.
@@ -244,4 +249,44 @@ func (r *Rig) SessionsOf(client string) []string {
 		}
 	}
 	return ids
+}
+
+// StartCodex starts the Codex CLI on the install with its one server at url.
+func (r *Rig) StartCodex(in CodexInstall, url string) {
+	r.t.Helper()
+	d, err := StartCodex(in, DSHOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url,
+		ModelURL: r.Model.URL(), Task: "Call the echo tool when asked."})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.Host, r.tool = d, CodexTool("echo")
+	// Codex hands back "Wall time: …\nOutput:" and then the structured
+	// result ({"text":…}, the Go SDK server's) or else the text.
+	r.echoed = func(content, text string) bool {
+		_, out, ok := strings.Cut(content, "\nOutput:")
+		want, _ := json.Marshal(demoserver.EchoOutput{Text: text})
+		out = strings.TrimSpace(out)
+		return ok && (out == text || out == string(want))
+	}
+	r.t.Cleanup(func() {
+		d.Stop()
+		if r.t.Failed() {
+			r.t.Logf("%s's output:\n%s", in.Name, d.Output())
+		}
+	})
+}
+
+// MustCodex is the installed real Codex CLI; a missing install fails the
+// test with the command that installs it.
+func MustCodex(t *testing.T) CodexInstall {
+	t.Helper()
+	root, err := fsutil.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := FindCodex(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
