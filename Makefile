@@ -27,7 +27,8 @@ build:
 
 # deps installs everything the tests need: the missing Debian packages
 # (scripts/deps-debian.sh), Go modules, the pinned TypeScript SDK
-# servers under testdata and the real hosts (scripts/deps-dsh.sh, deps-codex.sh).
+# servers under testdata and the real hosts (scripts/deps-dsh.sh, deps-codex.sh,
+# deps-gemini.sh).
 deps:
 	bash scripts/deps-debian.sh
 	$(GO) mod download
@@ -35,6 +36,7 @@ deps:
 	bash scripts/deps-dshclient.sh
 	bash scripts/deps-dsh.sh
 	bash scripts/deps-codex.sh
+	bash scripts/deps-gemini.sh
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
@@ -80,7 +82,7 @@ fuzz:
 # the host's model API; no model, no network. It writes docs/HOSTS-LATEST.md.
 # make test runs each host's row on the Go SDK server only.
 hosts: deps
-	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 20m -v -run '^Test(DSH|Codex)' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md
+	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 20m -v -run '^Test(DSH|Codex|Gemini)' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md
 
 # Benchmarks; the table lands in docs/BENCHMARKS.md.
 bench: build

@@ -64,6 +64,7 @@ func StartModelAPI() (*ModelAPI, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /chat/completions", m.chat)
 	mux.HandleFunc("POST /responses", m.responses)
+	mux.HandleFunc("POST /v1beta/models/{call}", m.gemini)
 	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	m.wg.Add(1)
 	go func() {

@@ -98,6 +98,12 @@ func (tb *table) write(path string) error {
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		seen, _, _ := strings.Cut(r.seen, "\n\nStack backtrace")
+		// A host that wraps the SDK's error in its own JSON: the SDK's words.
+		if i := strings.Index(seen, "Error POSTing to endpoint"); i > 0 && strings.HasPrefix(seen, "{") {
+			seen = strings.NewReplacer(`\\\"`, `"`, `\\n`, "", `\"`, `"`, `\n`, "").Replace(seen[i:])
+			seen, _, _ = strings.Cut(seen, `","isError"`)
+			seen = "… " + seen
+		}
 		seen = strings.Join(strings.Fields(seen), " ")
 		if len(seen) > 200 {
 			seen = seen[:200] + "…"

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -285,6 +286,47 @@ func MustCodex(t *testing.T) CodexInstall {
 		t.Fatal(err)
 	}
 	in, err := FindCodex(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// StartGemini starts the Gemini CLI on the install with its one server at url.
+func (r *Rig) StartGemini(in GeminiInstall, url string) {
+	r.t.Helper()
+	d, err := StartGemini(in, DSHOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url,
+		ModelURL: r.Model.URL(), Task: "Call the echo tool when asked."})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.Host, r.tool = d, GeminiTool("echo")
+	// Gemini CLI hands back {"output": …} (the text, fenced as untrusted
+	// context) or {"error": …}.
+	r.echoed = func(content, text string) bool {
+		var res struct{ Output, Error string }
+		if json.Unmarshal([]byte(content), &res) != nil || res.Error != "" {
+			return false
+		}
+		return slices.Contains(strings.Split(res.Output, "\n"), text)
+	}
+	r.t.Cleanup(func() {
+		d.Stop()
+		if r.t.Failed() {
+			r.t.Logf("%s's output:\n%s", in.Name, d.Output())
+		}
+	})
+}
+
+// MustGemini is the installed real Gemini CLI; a missing install fails
+// the test with the command that installs it.
+func MustGemini(t *testing.T) GeminiInstall {
+	t.Helper()
+	root, err := fsutil.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := FindGemini(root)
 	if err != nil {
 		t.Fatal(err)
 	}
