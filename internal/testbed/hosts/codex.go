@@ -51,8 +51,8 @@ func FindCodex(root string) (CodexInstall, error) {
 // (config.toml: the stand-in model as the provider, the one MCP server)
 // written into CODEX_HOME, every approval and the sandbox off (nobody is
 // there to answer, and the echo tool touches nothing).
-func StartCodex(in CodexInstall, o DSHOptions) (*Proc, error) {
-	v := dshVars{ServerName: DSHServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
+func StartCodex(in CodexInstall, o HostOptions) (*Proc, error) {
+	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
 	cfg, err := fill(filepath.Join(in.Recipe, "config.toml"), v)
 	if err != nil {
 		return nil, err
@@ -75,4 +75,4 @@ func StartCodex(in CodexInstall, o DSHOptions) (*Proc, error) {
 }
 
 // CodexTool is the model-facing name Codex gives the server's tool.
-func CodexTool(tool string) string { return "mcp__" + DSHServerName + "/" + tool }
+func CodexTool(tool string) string { return "mcp__" + ServerName + "/" + tool }

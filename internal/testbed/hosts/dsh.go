@@ -10,15 +10,16 @@ import (
 	"text/template"
 )
 
-// DSHServerName is the serverName of the one MCP server the rig gives DSH;
-// DSH offers its tools to the model as mcp__<serverName>__<tool>.
-const DSHServerName = "demo"
+// ServerName is the name of the one MCP server the rig gives a host (in
+// DSH's profile, Codex's and Gemini's config); each host names its tools
+// for the model after it.
+const ServerName = "demo"
 
 // DSHTool is the model-facing name DSH gives the server's tool.
-func DSHTool(tool string) string { return "mcp__" + DSHServerName + "__" + tool }
+func DSHTool(tool string) string { return "mcp__" + ServerName + "__" + tool }
 
-// DSHOptions configure one run of the real DSH host.
-type DSHOptions struct {
+// HostOptions configure one run of a real host.
+type HostOptions struct {
 	// Home is the host's home folder (DSH_HOME and HOME): the profile,
 	// sessions and the client's beacons live under it.
 	Home string
@@ -28,12 +29,13 @@ type DSHOptions struct {
 	ServerURL string
 	// ModelURL is the stand-in model API's base URL.
 	ModelURL string
-	// Task is the one task of `dsh --profile headless "task"`.
+	// Task is the host's one task (`dsh --profile headless TASK`, `codex exec TASK`, `gemini -p TASK`).
 	Task string
 }
 
-// dshVars fill the install's headless.patch.yml and headless.env.
-type dshVars struct {
+// recipeVars fill a host's recipe files (testdata/hosts/<host>: its config
+// and its environment, Go text/templates).
+type recipeVars struct {
 	ServerName, URL, Home, ModelURL string
 }
 
@@ -41,8 +43,8 @@ type dshVars struct {
 // profile patch layer and environment its folder keeps (headless.patch.yml,
 // headless.env): the one MCP server, the model provider pointed at the
 // stand-in model, every tool allowed, telemetry off.
-func StartDSH(in DSHInstall, o DSHOptions) (*Proc, error) {
-	v := dshVars{ServerName: DSHServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
+func StartDSH(in DSHInstall, o HostOptions) (*Proc, error) {
+	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
 	patch, err := fill(filepath.Join(in.Recipe, "headless.patch.yml"), v)
 	if err != nil {
 		return nil, err

@@ -60,8 +60,8 @@ const geminiModel = "gemini-2.5-flash"
 // StartGemini runs `gemini -p task` with every tool allowed (--yolo), its
 // settings.json (the one MCP server, API-key auth, nothing sent home)
 // written into $HOME/.gemini, the stand-in as its Gemini API.
-func StartGemini(in GeminiInstall, o DSHOptions) (*Proc, error) {
-	v := dshVars{ServerName: DSHServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
+func StartGemini(in GeminiInstall, o HostOptions) (*Proc, error) {
+	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
 	settings, err := fill(filepath.Join(in.Recipe, "settings.json"), v)
 	if err != nil {
 		return nil, err
@@ -84,4 +84,4 @@ func StartGemini(in GeminiInstall, o DSHOptions) (*Proc, error) {
 }
 
 // GeminiTool is the model-facing name Gemini CLI gives the server's tool.
-func GeminiTool(tool string) string { return "mcp_" + DSHServerName + "_" + tool }
+func GeminiTool(tool string) string { return "mcp_" + ServerName + "_" + tool }

@@ -143,7 +143,7 @@ func PrivateDSH(t *testing.T, in DSHInstall) (DSHInstall, string) {
 // StartDSH starts the host on the install with its one server at url.
 func (r *Rig) StartDSH(in DSHInstall, url string) {
 	r.t.Helper()
-	d, err := StartDSH(in, DSHOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url,
+	d, err := StartDSH(in, HostOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url,
 		ModelURL: r.Model.URL(), Task: "Call the echo tool when asked."})
 	if err != nil {
 		r.t.Fatal(err)
@@ -255,7 +255,7 @@ func (r *Rig) SessionsOf(client string) []string {
 // StartCodex starts the Codex CLI on the install with its one server at url.
 func (r *Rig) StartCodex(in CodexInstall, url string) {
 	r.t.Helper()
-	d, err := StartCodex(in, DSHOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url,
+	d, err := StartCodex(in, HostOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url,
 		ModelURL: r.Model.URL(), Task: "Call the echo tool when asked."})
 	if err != nil {
 		r.t.Fatal(err)
@@ -295,7 +295,7 @@ func MustCodex(t *testing.T) CodexInstall {
 // StartGemini starts the Gemini CLI on the install with its one server at url.
 func (r *Rig) StartGemini(in GeminiInstall, url string) {
 	r.t.Helper()
-	d, err := StartGemini(in, DSHOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url,
+	d, err := StartGemini(in, HostOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url,
 		ModelURL: r.Model.URL(), Task: "Call the echo tool when asked."})
 	if err != nil {
 		r.t.Fatal(err)
