@@ -44,29 +44,40 @@ type recipeVars struct {
 // headless.env): the one MCP server, the model provider pointed at the
 // stand-in model, every tool allowed, telemetry off.
 func StartDSH(in DSHInstall, o HostOptions) (*Proc, error) {
+	cmd, err := DSHCommand(in, o, "headless", "--profile", "headless", o.Task)
+	if err != nil {
+		return nil, err
+	}
+	return startProc(cmd)
+}
+
+// DSHCommand prepares the host's command line args (after `dsh`) for the
+// profile: its patch layer written, its environment set. The web profile
+// (`dsh web`) takes the same patch layer as the headless one.
+func DSHCommand(in DSHInstall, o HostOptions, profile string, args ...string) (*exec.Cmd, error) {
 	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
 	patch, err := fill(filepath.Join(in.Recipe, "headless.patch.yml"), v)
 	if err != nil {
 		return nil, err
 	}
-	profile := filepath.Join(o.Home, "profiles", "headless")
-	if err := os.MkdirAll(profile, 0o700); err != nil {
+	dir := filepath.Join(o.Home, "profiles", profile)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("hosts: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(profile, "cordis.patch.yml"), []byte(patch), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "cordis.patch.yml"), []byte(patch), 0o600); err != nil {
 		return nil, fmt.Errorf("hosts: %w", err)
 	}
 	envText, err := fill(filepath.Join(in.Recipe, "headless.env"), v)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(in.Node, in.Bin, "--profile", "headless", o.Task)
+	cmd := exec.Command(in.Node, append([]string{in.Bin}, args...)...)
 	if in.Command != "" {
-		cmd = exec.Command(in.Command, "--profile", "headless", o.Task)
+		cmd = exec.Command(in.Command, args...)
 	}
 	cmd.Dir = o.Workdir
 	cmd.Env = hostEnv(os.Environ(), envText, filepath.Dir(in.Node))
-	return startProc(cmd)
+	return cmd, nil
 }
 
 // fill executes the text/template in file with v.
