@@ -29,6 +29,9 @@ type HostOptions struct {
 	ServerURL string
 	// ModelURL is the stand-in model API's base URL.
 	ModelURL string
+	// KeepConfig leaves a host config already written as it is (a test
+	// that had the watchdog adopt it).
+	KeepConfig bool
 	// Task is the host's one task (`dsh --profile headless TASK`, `codex exec TASK`, `gemini -p TASK`).
 	Task string
 }
@@ -56,16 +59,10 @@ func StartDSH(in DSHInstall, o HostOptions) (*Proc, error) {
 // (`dsh web`) takes the same patch layer as the headless one.
 func DSHCommand(in DSHInstall, o HostOptions, profile string, args ...string) (*exec.Cmd, error) {
 	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
-	patch, err := fill(filepath.Join(in.Recipe, "headless.patch.yml"), v)
-	if err != nil {
-		return nil, err
-	}
-	dir := filepath.Join(o.Home, "profiles", profile)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("hosts: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "cordis.patch.yml"), []byte(patch), 0o600); err != nil {
-		return nil, fmt.Errorf("hosts: %w", err)
+	if _, err := os.Stat(DSHProfilePatch(o.Home, profile)); !o.KeepConfig || err != nil {
+		if err := WriteDSHProfile(in, o, profile); err != nil {
+			return nil, err
+		}
 	}
 	envText, err := fill(filepath.Join(in.Recipe, "headless.env"), v)
 	if err != nil {
@@ -78,6 +75,29 @@ func DSHCommand(in DSHInstall, o HostOptions, profile string, args ...string) (*
 	cmd.Dir = o.Workdir
 	cmd.Env = hostEnv(os.Environ(), envText, filepath.Dir(in.Node))
 	return cmd, nil
+}
+
+// DSHProfilePatch is the user patch layer of profile under home.
+func DSHProfilePatch(home, profile string) string {
+	return filepath.Join(home, "profiles", profile, "cordis.patch.yml")
+}
+
+// WriteDSHProfile writes profile's patch layer (headless.patch.yml filled):
+// the one MCP server at o.ServerURL.
+func WriteDSHProfile(in DSHInstall, o HostOptions, profile string) error {
+	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
+	patch, err := fill(filepath.Join(in.Recipe, "headless.patch.yml"), v)
+	if err != nil {
+		return err
+	}
+	file := DSHProfilePatch(o.Home, profile)
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return fmt.Errorf("hosts: %w", err)
+	}
+	if err := os.WriteFile(file, []byte(patch), 0o600); err != nil {
+		return fmt.Errorf("hosts: %w", err)
+	}
+	return nil
 }
 
 // fill executes the text/template in file with v.

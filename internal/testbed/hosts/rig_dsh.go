@@ -73,10 +73,11 @@ func PrivateDSH(t *testing.T, in DSHInstall) (DSHInstall, string) {
 	return priv, prefix
 }
 
-// StartDSH starts the host on the install with its one server at url.
+// StartDSH starts the host on the install with its one server at url
+// ("": the profile already written is kept).
 func (r *Rig) StartDSH(in DSHInstall, url string) {
 	r.t.Helper()
-	d, err := StartDSH(in, HostOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url,
+	d, err := StartDSH(in, HostOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url, KeepConfig: url == "",
 		ModelURL: r.Model.URL(), Task: "Call the echo tool when asked."})
 	if err != nil {
 		r.t.Fatal(err)

@@ -20,9 +20,10 @@ import (
 // Watchdog is the daemon, run in the test's process, watching the rig's
 // server (and its host, when the config says so).
 type Watchdog struct {
-	State string // its state dir: the journal, the proxy's secret
-	Proxy string // the proxy's listen address; "" when none
-	log   *tailbuf.Buffer
+	State  string // its state dir: the journal, the proxy's secret
+	Proxy  string // the proxy's listen address; "" when none
+	Config string // its config file, which it follows
+	log    *tailbuf.Buffer
 }
 
 // StartWatchdog serves a config for the rig's server named name (its
@@ -39,7 +40,8 @@ func (r *Rig) StartWatchdog(name string, idle time.Duration, proxied bool, hostK
 		w.Proxy = daemontest.FreePort(r.t)
 		body += fmt.Sprintf("proxy_listen = %q\n", w.Proxy)
 	}
-	cfg, err := config.Load(daemontest.WriteConfig(r.t, dir, body))
+	w.Config = daemontest.WriteConfig(r.t, dir, body)
+	cfg, err := config.Load(w.Config)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func (r *Rig) StartWatchdog(name string, idle time.Duration, proxied bool, hostK
 	// machine without a session bus, asking autolaunches a dbus-daemon
 	// that outlives the test).
 	opts := daemon.Options{Home: r.Home, Logger: slog.New(slog.NewTextHandler(w.log, nil)),
-		Send: func(string, string) error { return nil }}
+		Send: func(string, string) error { return nil }, ConfigFile: w.Config}
 	go func() { done <- daemon.Serve(ctx, cfg, w.State, opts) }()
 	r.t.Cleanup(func() {
 		cancel()
