@@ -130,6 +130,8 @@ func measureCell(t *testing.T, h hostRow, kind ServerKind, l loss, su setup, got
 		}
 	}
 	r.Finish()
+	t.Logf("verdict: %s %s, %s server, %s, %s: %s (%d of %d calls after the loss failed)",
+		h.name, h.version, kind, l.name, su.name, got.verdict(), got.failed, got.calls)
 	if n := r.Started(h.client); stuck && n != 1 {
 		t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
 	}
