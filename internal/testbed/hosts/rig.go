@@ -13,7 +13,8 @@ import (
 )
 
 // Waits of the rig: generous, since DSH boots a few hundred plugins and
-// the machine may be busy; a test never sleeps them out.
+// the machine may be busy; each is a bound on waiting for an event, never
+// a sleep.
 const (
 	bootWithin = 90 * time.Second // DSH's first model request
 	callWithin = 60 * time.Second // a tool call's result
@@ -33,7 +34,7 @@ type Rig struct {
 	// echoed says whether a tool result is the echo of text: how the
 	// host hands back a call that worked.
 	echoed func(content, text string) bool
-	Home   string // the host's DSH_HOME and HOME
+	Home   string // the host's HOME (and DSH_HOME, CODEX_HOME below it)
 	// Store and Log are the server's session store and log, as a real
 	// server keeps them (what the watchdog follows).
 	Store, Log string
@@ -44,7 +45,8 @@ type Rig struct {
 }
 
 // NewRig starts the real server of kind (sessions expire after idle; 0:
-// never) and the stand-in model; StartDSH then starts the host.
+// never) and the stand-in model; StartDSH, StartCodex or StartGemini then
+// starts the host.
 func NewRig(t *testing.T, kind ServerKind, idle time.Duration) *Rig {
 	t.Helper()
 	dir := t.TempDir()
