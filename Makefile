@@ -18,7 +18,7 @@ DEBUGTAGS := -tags watchdogdebug
 # about 1.5 MB less. The macOS tray needs cgo; tests keep it too (-race).
 BUILD_CGO ?= $(if $(filter Darwin,$(shell uname -s)),1,0)
 
-.PHONY: all build deps test vet fuzz bench bench-proxy repro clean soak soak-short pictures test-long-stream
+.PHONY: all build deps test vet fuzz bench bench-proxy repro clean soak soak-short pictures test-long-stream hosts
 
 all: build
 
@@ -27,13 +27,17 @@ build:
 
 # deps installs everything the tests need: the missing Debian packages
 # (scripts/deps-debian.sh), Go modules, the pinned TypeScript SDK
-# servers and the pinned Python MCP peers under testdata.
+# servers and the pinned Python MCP peers under testdata, and the real hosts
+# (scripts/deps-dsh.sh, deps-codex.sh, deps-gemini.sh).
 deps:
 	bash scripts/deps-debian.sh
 	$(GO) mod download
 	bash scripts/deps-node.sh
 	bash scripts/deps-python.sh
 	bash scripts/deps-dshclient.sh
+	bash scripts/deps-dsh.sh
+	bash scripts/deps-codex.sh
+	bash scripts/deps-gemini.sh
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }
@@ -74,6 +78,14 @@ test-long-stream:
 # testdata/fuzz/<Target>/ and stay there as seed corpus entries.
 fuzz:
 	FUZZTIME=$(FUZZTIME) FUZZPARALLEL=$(FUZZPARALLEL) bash scripts/fuzz.sh
+
+# The host table on the real hosts (internal/testbed/hosts): each installed
+# host x each real server (Go SDK, TS SDK, the 400 quirk) x (idle expiry,
+# server restart) x (unpatched, patched, proxied), driven by a stand-in of
+# the host's model API; no model, no network. It writes docs/HOSTS-LATEST.md.
+# make test runs each host's row on the Go SDK server only.
+hosts: deps
+	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 20m -v -run '^Test(DSH|Codex|Gemini)' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md
 
 # Benchmarks; the table lands in docs/BENCHMARKS.md.
 bench: build

@@ -1,0 +1,78 @@
+package hosts
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
+)
+
+// codexVersion is the Codex CLI release the rig is fitted to.
+const codexVersion = "0.169.0"
+
+// codexFix names the command that installs the real Codex CLI.
+const codexFix = "run `make deps` (scripts/deps-codex.sh installs the host " + codexVersion +
+	" into testdata/hosts/codex; npm: apt-get install -y nodejs npm)"
+
+// CodexInstall is the real Codex CLI as scripts/deps-codex.sh installs it.
+type CodexInstall struct {
+	Name    string // the host's name, as its profile says
+	Recipe  string // testdata/hosts/codex: config.toml, exec.env
+	Bin     string // the native binary
+	Version string
+}
+
+// FindCodex returns the install under root, or an error wrapping
+// ErrMissingDeps that says how to install it.
+func FindCodex(root string) (CodexInstall, error) {
+	dir := filepath.Join(root, "testdata", "hosts", "codex")
+	in := CodexInstall{Name: host.CodexCLI().Name, Recipe: dir,
+		Bin: filepath.Join(dir, "node_modules", "@openai", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex")}
+	for _, f := range []string{in.Bin, filepath.Join(dir, "node_modules", ".deps-codex-stamp")} {
+		if _, err := os.Stat(f); err != nil {
+			return in, fmt.Errorf("%w: %s: %v; %s", ErrMissingDeps, in.Name, err, codexFix)
+		}
+	}
+	out, err := exec.Command(in.Bin, "--version").Output()
+	if err != nil {
+		return in, fmt.Errorf("%w: %s: %s --version: %v; %s", ErrMissingDeps, in.Name, in.Bin, err, codexFix)
+	}
+	in.Version = strings.TrimPrefix(strings.TrimSpace(string(out)), "codex-cli ")
+	if in.Version != codexVersion {
+		return in, fmt.Errorf("%w: %s %s installed, want %s; %s", ErrMissingDeps, in.Name, in.Version, codexVersion, codexFix)
+	}
+	return in, nil
+}
+
+// StartCodex runs `codex exec` with one task: the config its folder keeps
+// (config.toml: the stand-in model as the provider, the one MCP server)
+// written into CODEX_HOME, every approval and the sandbox off (nobody is
+// there to answer, and the echo tool touches nothing).
+func StartCodex(in CodexInstall, o HostOptions) (*Proc, error) {
+	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
+	cfg, err := fill(filepath.Join(in.Recipe, "config.toml"), v)
+	if err != nil {
+		return nil, err
+	}
+	codexHome := filepath.Join(o.Home, ".codex")
+	if err := os.MkdirAll(codexHome, 0o700); err != nil {
+		return nil, fmt.Errorf("hosts: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
+		return nil, fmt.Errorf("hosts: %w", err)
+	}
+	envText, err := fill(filepath.Join(in.Recipe, "exec.env"), v)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(in.Bin, "exec", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", o.Task)
+	cmd.Dir = o.Workdir
+	cmd.Env = hostEnv(os.Environ(), envText, filepath.Dir(in.Bin))
+	return startProc(cmd)
+}
+
+// CodexTool is the model-facing name Codex gives the server's tool.
+func CodexTool(tool string) string { return "mcp__" + ServerName + "/" + tool }

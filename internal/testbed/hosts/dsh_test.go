@@ -1,0 +1,213 @@
+package hosts
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/monitor/classify"
+)
+
+// idle is the server's idle timeout in the DSH rows: short, so a row
+// waits seconds for the loss (the server's own end event, not a sleep).
+const idle = 2 * time.Second
+
+// dshClient is the clientInfo.name DSH's MCP client sends.
+var dshClient = host.DSH().ClientName
+
+// A loss the server inflicts on the host's session.
+type loss struct {
+	name   string
+	idle   time.Duration     // the server's idle timeout (0: never)
+	reason demoserver.Reason // how the server ends the session
+	cause  func(*Rig)        // what the test does to cause it; nil: wait
+}
+
+var losses = []loss{
+	{name: "idle expiry", idle: idle, reason: demoserver.ReasonIdleTimeout},
+	{name: "server restart", reason: demoserver.ReasonShutdown, cause: func(r *Rig) { r.Server.restart() }},
+}
+
+// setup is how the host reaches the server in a cell of the table.
+type setup struct {
+	name           string
+	patched, proxy bool
+	// stuckOn says on which servers the cell must measure STUCK (every
+	// call after the loss fails and none runs); on the others every call
+	// must work and run once. nil: never stuck.
+	stuckOn func(ServerKind) bool
+}
+
+func always(ServerKind) bool { return true }
+
+// hostRow is one host of the table: how the rig starts it, and its setups.
+type hostRow struct {
+	name, version, client string
+	start                 func(t *testing.T, r *Rig, url string, patched bool)
+	setups                []setup
+	// lostWords: a failed call's text reads as a lost session to the
+	// watchdog's classifier (the seed's error, which the watchdog also
+	// reads in logs).
+	lostWords bool
+}
+
+func dshRow(t *testing.T) hostRow {
+	in := MustDSH(t)
+	return hostRow{name: in.Name, version: in.Version, client: host.DSH().ClientName,
+		start: func(t *testing.T, r *Rig, url string, patched bool) {
+			if patched {
+				r.StartDSH(r.PatchDSH(MustDSH(t)), url)
+				return
+			}
+			r.StartDSH(MustDSH(t), url)
+		},
+		setups:    []setup{{name: "unpatched", stuckOn: always}, {name: "patched", patched: true}, {name: "proxied", proxy: true}},
+		lostWords: true}
+}
+
+// The real DSH host's row of the host table, each server (the Go SDK's
+// only, unless -hosts.matrix) × each loss × each setup:
+// straight to the server unpatched the call after the loss fails with the
+// seed's error and so does every later one, none run, no new session
+// (STUCK); with the client patch applied to the module in a global layout,
+// or through the watchdog's proxy, every call after the loss works and
+// runs once.
+func TestDSHRow(t *testing.T) {
+	t.Parallel()
+	measureRow(t, dshRow(t))
+}
+
+// measureRow measures each cell of h's row, in parallel, into the table.
+func measureRow(t *testing.T, h hostRow) {
+	report.host(h.name + " " + h.version)
+	order := 0
+	for _, kind := range serverKinds() {
+		for _, l := range losses {
+			for _, su := range h.setups {
+				order++
+				cell := row{host: h.name, server: string(kind), loss: l.name, setup: su.name, order: order}
+				t.Run(string(kind)+"/"+l.name+"/"+su.name, func(t *testing.T) {
+					t.Parallel()
+					report.add(measureCell(t, h, kind, l, su, cell))
+				})
+			}
+		}
+	}
+}
+
+// measureCell measures one cell of h's row and checks it against su.
+func measureCell(t *testing.T, h hostRow, kind ServerKind, l loss, su setup, got row) row {
+	r := NewRig(t, kind, l.idle)
+	url := r.Server.url
+	var w *Watchdog
+	if su.proxy {
+		w = r.StartWatchdog("demo", cmp.Or(l.idle, time.Hour), true, "process = \"\"\nport = 0")
+		url = w.ProxyURL(t)
+	}
+	h.start(t, r, url, su.patched)
+	callOK(t, r, "before")
+	if l.cause != nil {
+		l.cause(r)
+	}
+	r.WaitEnd(h.client, l.reason)
+	stuck := su.stuckOn != nil && su.stuckOn(kind)
+	for i := 1; i <= 3; i++ {
+		text := fmt.Sprintf("after-%d", i)
+		res, ok := callAfter(t, r, text, stuck, h.lostWords)
+		got.calls++
+		if !ok {
+			got.failed++
+			got.seen = cmp.Or(got.seen, res.Content)
+		}
+		if r.Ran(text) > 1 {
+			got.ranTwice++
+		}
+	}
+	r.Finish()
+	t.Logf("verdict: %s %s, %s server, %s, %s: %s (%d of %d calls after the loss failed)",
+		h.name, h.version, kind, l.name, su.name, got.verdict(), got.failed, got.calls)
+	if n := r.Started(h.client); stuck && n != 1 {
+		t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
+	}
+	if w != nil {
+		rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
+		if rec.Str("source") != "proxy" {
+			t.Errorf("recovered = %v; want source proxy", rec)
+		}
+	}
+	return got
+}
+
+// callOK makes a call that must work and run once on the server.
+func callOK(t *testing.T, r *Rig, text string) {
+	t.Helper()
+	_, _ = callAfter(t, r, text, false, false)
+}
+
+// callAfter makes a call that must work and run once on the server, or,
+// when stuck, fail as a lost session (the error the watchdog's classifier
+// reads so) and never reach the tool. It returns what the host handed back
+// and whether the call worked. lostWords: a failure must read as a lost
+// session.
+func callAfter(t *testing.T, r *Rig, text string, stuck, lostWords bool) (ToolResult, bool) {
+	t.Helper()
+	res, ok := r.Call(text)
+	want := 1
+	switch {
+	case stuck && ok:
+		t.Errorf("call %q after the loss worked: the real DSH is not stuck", text)
+	case stuck:
+		want = 0
+		if !lostWords {
+			break
+		}
+		if m, hit := classify.LogLine([]byte(res.Content)); !hit || m.Kind != classify.SessionLost {
+			t.Errorf("call %q after the loss failed with %q; the watchdog does not read it as a lost session (%v, %v)", text, res.Content, m, hit)
+		}
+	case !ok:
+		t.Errorf("call %q: the host handed back %q, want the echo", text, res.Content)
+	}
+	if n := r.Ran(text); n != want {
+		t.Errorf("the server ran call %q %d times, want %d", text, n, want)
+	}
+	return res, ok
+}
+
+// The watchdog against the real DSH host, patched: it finds the host's
+// process (node running the global install's dsh), reads the beacon the
+// real patched client writes (source beacon, the client's own session),
+// and on the idle expiry triggers the client's recovery: the client opens
+// a new session before any call, and the next call runs on it.
+func TestDSHWatchdogHealsTheRealHost(t *testing.T) {
+	t.Parallel()
+	r := NewRig(t, GoSDK, idle)
+	priv := r.PatchDSH(MustDSH(t))
+	w := r.StartWatchdog("demo", idle, false,
+		fmt.Sprintf("process = %q\nport = 0\nclient_module = %q", filepath.Base(priv.Command), priv.Module))
+	r.StartDSH(priv, r.Server.url)
+	callOK(t, r, "before")
+	first := r.SessionsOf(dshClient)[0]
+	up := daemontest.WaitEvent(t, w.State, "host_up", 1, 20*time.Second)
+	if pid, _ := up["pid"].(float64); int(pid) != r.Host.Pid() {
+		t.Errorf("host_up = %v; want the real host's pid %d", up, r.Host.Pid())
+	}
+	lost := daemontest.WaitEvent(t, w.State, "session_lost", 1, lossWithin)
+	if lost.Str("source") != "beacon" || lost.Str("session") != mask.ID(first) {
+		t.Errorf("session_lost = %v; want source beacon and the client's session %s", lost, mask.ID(first))
+	}
+	rec := daemontest.WaitEvent(t, w.State, "recovered", 1, lossWithin)
+	if rec.Str("strategy") != "client_recovery" || rec.Str("source") != "beacon" {
+		t.Errorf("recovered = %v; want strategy client_recovery, source beacon", rec)
+	}
+	if got := r.SessionsOf(dshClient); len(got) < 2 || rec.Str("new_session") != mask.ID(got[1]) {
+		t.Errorf("recovered names new session %s; the server started %v for the host", rec.Str("new_session"), got)
+	}
+	callOK(t, r, "after")
+	r.Finish()
+}

@@ -1,0 +1,124 @@
+package hosts
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
+)
+
+// The watchdog's last resort on the real host: `dsh web` (unpatched, so
+// nothing else heals it) holds a session the server expires; the watchdog
+// stops it (SIGTERM) and starts `dsh web` again from its restart command,
+// and the new DSH's client opens a new session: recovered by host_restart.
+func TestDSHWebRestartedAsLastResort(t *testing.T) {
+	t.Parallel()
+	r := NewRig(t, GoSDK, idle)
+	priv, _ := PrivateDSH(t, MustDSH(t))
+	o := HostOptions{Home: r.Home, Workdir: t.TempDir(), ServerURL: r.Server.url, ModelURL: r.Model.URL()}
+	port := strings.TrimPrefix(daemontest.FreePort(t)[len("127.0.0.1"):], ":")
+	cmd, err := DSHCommand(priv, o, "web", "web", "--no-open", "--port", port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The restart runs the same command with the same environment.
+	restart := append(append([]string{"/usr/bin/env", "-i"}, cmd.Env...), cmd.Args...)
+	// After the watchdog stopped (it restarts no more): the hosts it started.
+	t.Cleanup(func() { stopHosts(priv.Command) })
+	w := r.StartWatchdog("demo", idle, false, fmt.Sprintf("process = %q\nport = 0\nrestart = [%s]\nauto_restart = true",
+		filepath.Base(priv.Command), tomlList(restart)))
+	p, err := startProc(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Host = p
+	t.Cleanup(func() {
+		p.Stop()
+		if t.Failed() {
+			t.Logf("the first host's output:\n%s", p.Output())
+		}
+	})
+	up := daemontest.WaitEvent(t, w.State, "host_up", 1, bootWithin)
+	if pid, _ := up["pid"].(float64); int(pid) != p.Pid() {
+		t.Fatalf("host_up = %v; want the real host's pid %d", up, p.Pid())
+	}
+	daemontest.WaitEvent(t, w.State, "session_lost", 1, lossWithin)
+	rec := daemontest.WaitEvent(t, w.State, "recovered", 1, bootWithin)
+	if rec.Str("strategy") != "host_restart" {
+		t.Errorf("recovered = %v; want strategy host_restart", rec)
+	}
+	if err := p.Wait(10 * time.Second); err != nil {
+		t.Errorf("the first host, stopped by the watchdog: %v; want it ended by SIGTERM with exit 0", err)
+	}
+	again := daemontest.WaitEvent(t, w.State, "host_restarted", 1, 20*time.Second)
+	if again["pid"] == up["pid"] || again["pid"] == nil {
+		t.Errorf("host_restarted = %v; want the new host's pid, not %v", again, up["pid"])
+	}
+	if n := r.Started(dshClient); n < 2 {
+		t.Errorf("the server started %d sessions of the host; want a new one from the restarted host", n)
+	}
+}
+
+// tomlList is args as a TOML array's items.
+func tomlList(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = strconv.Quote(a)
+	}
+	return strings.Join(q, ", ")
+}
+
+// stopHosts ends every process running command (a path unique to the
+// test: the hosts the watchdog started are not the test's children):
+// SIGTERM, then SIGKILL to what still runs a few seconds later.
+func stopHosts(command string) {
+	pids := running(command)
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(8 * time.Second)
+	for _, pid := range pids {
+		for time.Now().Before(deadline) && alive(pid) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if alive(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// running lists the processes whose command line has command as an argument.
+func running(command string) []int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var pids []int
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "cmdline"))
+		if err != nil {
+			continue
+		}
+		for _, arg := range strings.Split(string(b), "\x00") {
+			if arg == command {
+				pid, _ := strconv.Atoi(filepath.Base(d))
+				pids = append(pids, pid)
+				break
+			}
+		}
+	}
+	return pids
+}
+
+// alive: pid runs and is no zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	_, after, _ := strings.Cut(string(b), ") ")
+	return !strings.HasPrefix(after, "Z")
+}

@@ -1,0 +1,87 @@
+package hosts
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
+)
+
+// geminiVersion is the Gemini CLI release the rig is fitted to.
+const geminiVersion = "0.61.0"
+
+// geminiFix names the command that installs the real Gemini CLI.
+const geminiFix = "run `make deps` (scripts/deps-gemini.sh installs the host " + geminiVersion +
+	" into testdata/hosts/gemini; node and npm: apt-get install -y nodejs npm)"
+
+// GeminiInstall is the real Gemini CLI as scripts/deps-gemini.sh installs it.
+type GeminiInstall struct {
+	Name    string // the host's name, as its profile says
+	Recipe  string // testdata/hosts/gemini: settings.json, run.env
+	Node    string // the node that runs it (the system's, 20+)
+	Bin     string // its bundled entry
+	Version string
+}
+
+// FindGemini returns the install under root, or an error wrapping
+// ErrMissingDeps that says how to install it.
+func FindGemini(root string) (GeminiInstall, error) {
+	dir := filepath.Join(root, "testdata", "hosts", "gemini")
+	in := GeminiInstall{Name: host.GeminiCLI().Name, Recipe: dir,
+		Bin: filepath.Join(dir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return in, fmt.Errorf("%w: %s: node: %v; %s", ErrMissingDeps, in.Name, err, geminiFix)
+	}
+	in.Node = node
+	for _, f := range []string{in.Bin, filepath.Join(dir, "node_modules", ".deps-gemini-stamp")} {
+		if _, err := os.Stat(f); err != nil {
+			return in, fmt.Errorf("%w: %s: %v; %s", ErrMissingDeps, in.Name, err, geminiFix)
+		}
+	}
+	out, err := exec.Command(in.Node, in.Bin, "--version").Output()
+	if err != nil {
+		return in, fmt.Errorf("%w: %s: %s --version: %v; %s", ErrMissingDeps, in.Name, in.Bin, err, geminiFix)
+	}
+	in.Version = strings.TrimSpace(string(out))
+	if in.Version != geminiVersion {
+		return in, fmt.Errorf("%w: %s %s installed, want %s; %s", ErrMissingDeps, in.Name, in.Version, geminiVersion, geminiFix)
+	}
+	return in, nil
+}
+
+// geminiModel is the model the rig names: a fixed one, so Gemini CLI asks
+// no routing question of the model before the conversation.
+const geminiModel = "gemini-2.5-flash"
+
+// StartGemini runs `gemini -p task` with every tool allowed (--yolo), its
+// settings.json (the one MCP server, API-key auth, nothing sent home)
+// written into $HOME/.gemini, the stand-in as its Gemini API.
+func StartGemini(in GeminiInstall, o HostOptions) (*Proc, error) {
+	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
+	settings, err := fill(filepath.Join(in.Recipe, "settings.json"), v)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(o.Home, ".gemini")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("hosts: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o600); err != nil {
+		return nil, fmt.Errorf("hosts: %w", err)
+	}
+	envText, err := fill(filepath.Join(in.Recipe, "run.env"), v)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(in.Node, in.Bin, "--model", geminiModel, "--yolo", "-p", o.Task)
+	cmd.Dir = o.Workdir
+	cmd.Env = hostEnv(os.Environ(), envText, filepath.Dir(in.Node))
+	return startProc(cmd)
+}
+
+// GeminiTool is the model-facing name Gemini CLI gives the server's tool.
+func GeminiTool(tool string) string { return "mcp_" + ServerName + "_" + tool }

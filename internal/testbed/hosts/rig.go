@@ -1,0 +1,169 @@
+package hosts
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+)
+
+// Waits of the rig: generous, since DSH boots a few hundred plugins and
+// the machine may be busy; each is a bound on waiting for an event, never
+// a sleep.
+const (
+	bootWithin = 90 * time.Second // DSH's first model request
+	callWithin = 60 * time.Second // a tool call's result
+	lossWithin = 30 * time.Second // the server ending a session
+)
+
+// Rig is one real host with one real server and the stand-in model API.
+// Every server event is kept: the ground truth of which sessions ended
+// and which calls ran.
+type Rig struct {
+	t      *testing.T
+	Server server
+	Kind   ServerKind
+	Model  *ModelAPI
+	Host   *Proc
+	tool   string // the model-facing name of the server's echo tool in the host
+	// echoed says whether a tool result is the echo of text: how the
+	// host hands back a call that worked.
+	echoed func(content, text string) bool
+	Home   string // the host's HOME (and DSH_HOME, CODEX_HOME below it)
+	// Store and Log are the server's session store and log, as a real
+	// server keeps them (what the watchdog follows).
+	Store, Log string
+
+	mu     sync.Mutex
+	events []demoserver.Event
+	ended  chan demoserver.Event
+}
+
+// NewRig starts the real server of kind (sessions expire after idle; 0:
+// never) and the stand-in model; StartDSH, StartCodex or StartGemini then
+// starts the host.
+func NewRig(t *testing.T, kind ServerKind, idle time.Duration) *Rig {
+	t.Helper()
+	dir := t.TempDir()
+	r := &Rig{t: t, Kind: kind, Home: t.TempDir(), ended: make(chan demoserver.Event, 64),
+		Store: filepath.Join(dir, "mcp-sessions.json"), Log: filepath.Join(dir, "server.log")}
+	r.Server = r.startServer(t, kind, idle)
+	m, err := StartModelAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	r.Model = m
+	return r
+}
+
+func (r *Rig) onEvent(e demoserver.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+	if e.Kind == demoserver.EventEnd {
+		select {
+		case r.ended <- e:
+		default:
+		}
+	}
+}
+
+// Call has the model call the server's echo tool with text and returns
+// what the host handed back, and whether it is the echo (the call worked).
+func (r *Rig) Call(text string) (ToolResult, bool) {
+	r.t.Helper()
+	args, _ := json.Marshal(demoserver.EchoInput{Text: text})
+	if err := r.Model.Say(Turn{Tool: r.tool, Args: string(args)}, bootWithin, r.Host.Exited()); err != nil {
+		r.hostFailed(err)
+	}
+	res, err := r.Model.Result(callWithin, r.Host.Exited())
+	if err != nil {
+		r.hostFailed(err)
+	}
+	return res, r.echoed(res.Content, text)
+}
+
+// hostFailed fails the test with how the host ended and what it printed.
+func (r *Rig) hostFailed(err error) {
+	r.t.Helper()
+	how := "still running"
+	select {
+	case <-r.Host.Exited():
+		how = fmt.Sprintf("exited: %v", r.Host.Wait(0))
+	default:
+	}
+	out := r.Host.Output()
+	if strings.Contains(out, "EMFILE") {
+		how += " (EMFILE: the host needs an inotify instance to boot, and this user's " +
+			"fs.inotify.max_user_instances are used up: look for leaked processes holding them)"
+	}
+	r.t.Fatalf("%v; the host %s; its output:\n%s", err, how, out)
+}
+
+// Finish has the model end the task and waits for the host to exit 0.
+func (r *Rig) Finish() {
+	r.t.Helper()
+	if err := r.Model.Say(Turn{Text: "done"}, callWithin, r.Host.Exited()); err != nil {
+		r.hostFailed(err)
+	}
+	if err := r.Host.Wait(callWithin); err != nil {
+		r.hostFailed(fmt.Errorf("the task did not end cleanly: %w", err))
+	}
+}
+
+// WaitEnd waits for the server to end a session of client for reason
+// and returns that event.
+func (r *Rig) WaitEnd(client string, reason demoserver.Reason) demoserver.Event {
+	r.t.Helper()
+	timer := time.NewTimer(lossWithin)
+	defer timer.Stop()
+	for {
+		select {
+		case e := <-r.ended:
+			if e.Client == client && e.Reason == reason {
+				return e
+			}
+		case <-timer.C:
+			r.t.Fatalf("the server ended no session of %q (%s) within %v; its events: %v", client, reason, lossWithin, r.Events())
+		}
+	}
+}
+
+// Events are the server's events so far.
+func (r *Rig) Events() []demoserver.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]demoserver.Event(nil), r.events...)
+}
+
+// Ran counts the echo calls the server ran with text.
+func (r *Rig) Ran(text string) int {
+	n := 0
+	for _, e := range r.Events() {
+		if e.Kind == demoserver.EventCall && e.Text == text {
+			n++
+		}
+	}
+	return n
+}
+
+// Started counts the sessions the server started for client.
+func (r *Rig) Started(client string) int { return len(r.SessionsOf(client)) }
+
+// SessionsOf lists the ids of the sessions the server started for client,
+// in order.
+func (r *Rig) SessionsOf(client string) []string {
+	var ids []string
+	for _, e := range r.Events() {
+		if e.Kind == demoserver.EventStart && e.Client == client {
+			ids = append(ids, e.ID)
+		}
+	}
+	return ids
+}
