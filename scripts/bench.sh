@@ -134,8 +134,9 @@ cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
   small HTTP/1.1 reader and writer forwarding on kept connections with no goroutine handoff: the
   transport alone hands each call between three goroutines, the server starts a background reader
   per request), and at one session even that cannot add under ~9 µs of latency to a 35 µs round
-  trip. Against the Go SDK server, which spends more per call, the ratio is met at 8 and 64
-  sessions (1.02, 0.91) and 0.69 at one.
+  trip. Against the Go SDK server, which spends more per call, the ratio was met at 8 and 64
+  sessions (1.02, 0.91) and 0.69 at one at 42f2864, and 0.76 / 0.73 / 0.86 at 74c8a5e: it swings
+  with the machine around 0.8, and lifting it is the Go SDK CPU item below.
 - **CPU ≤ 50 µs a call against the Go SDK server** (64–68 µs at 1 and 8 sessions, 40 at 64 at 42f2864;
   met against mcp-go at 26–35). The Go SDK answers each call as an SSE stream and writes the event and
   the stream's end apart, so the proxy wakes, reads and writes twice per call. It would take
