@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
@@ -31,20 +30,10 @@ func FindCodex(root string) (CodexInstall, error) {
 	dir := filepath.Join(root, "testdata", "hosts", "codex")
 	in := CodexInstall{Name: host.CodexCLI().Name, Recipe: dir,
 		Bin: filepath.Join(dir, "node_modules", "@openai", "codex-linux-x64", "vendor", "x86_64-unknown-linux-musl", "bin", "codex")}
-	for _, f := range []string{in.Bin, filepath.Join(dir, "node_modules", ".deps-codex-stamp")} {
-		if _, err := os.Stat(f); err != nil {
-			return in, fmt.Errorf("%w: %s: %v; %s", ErrMissingDeps, in.Name, err, codexFix)
-		}
-	}
-	out, err := exec.Command(in.Bin, "--version").Output()
-	if err != nil {
-		return in, fmt.Errorf("%w: %s: %s --version: %v; %s", ErrMissingDeps, in.Name, in.Bin, err, codexFix)
-	}
-	in.Version = strings.TrimPrefix(strings.TrimSpace(string(out)), "codex-cli ")
-	if in.Version != codexVersion {
-		return in, fmt.Errorf("%w: %s %s installed, want %s; %s", ErrMissingDeps, in.Name, in.Version, codexVersion, codexFix)
-	}
-	return in, nil
+	var err error
+	in.Version, err = checkInstall(in.Name, codexFix, codexVersion, "codex-cli ", exec.Command(in.Bin, "--version"),
+		in.Bin, filepath.Join(dir, "node_modules", ".deps-codex-stamp"))
+	return in, err
 }
 
 // StartCodex runs `codex exec` with one task: the config its folder keeps

@@ -74,3 +74,23 @@ func FindDSH(root string) (DSHInstall, error) {
 	}
 	return in, nil
 }
+
+// checkInstall checks a host install as its deps script leaves it: files
+// all there, and the version cmd prints (less prefix) want. It returns
+// that version; its error wraps ErrMissingDeps and ends with fix.
+func checkInstall(name, fix, want, prefix string, cmd *exec.Cmd, files ...string) (string, error) {
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			return "", fmt.Errorf("%w: %s: %v; %s", ErrMissingDeps, name, err, fix)
+		}
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%w: %s: %s: %v; %s", ErrMissingDeps, name, strings.Join(cmd.Args, " "), err, fix)
+	}
+	got := strings.TrimPrefix(strings.TrimSpace(string(out)), prefix)
+	if got != want {
+		return got, fmt.Errorf("%w: %s %s installed, want %s; %s", ErrMissingDeps, name, got, want, fix)
+	}
+	return got, nil
+}

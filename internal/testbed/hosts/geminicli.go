@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
@@ -37,20 +36,9 @@ func FindGemini(root string) (GeminiInstall, error) {
 		return in, fmt.Errorf("%w: %s: node: %v; %s", ErrMissingDeps, in.Name, err, geminiFix)
 	}
 	in.Node = node
-	for _, f := range []string{in.Bin, filepath.Join(dir, "node_modules", ".deps-gemini-stamp")} {
-		if _, err := os.Stat(f); err != nil {
-			return in, fmt.Errorf("%w: %s: %v; %s", ErrMissingDeps, in.Name, err, geminiFix)
-		}
-	}
-	out, err := exec.Command(in.Node, in.Bin, "--version").Output()
-	if err != nil {
-		return in, fmt.Errorf("%w: %s: %s --version: %v; %s", ErrMissingDeps, in.Name, in.Bin, err, geminiFix)
-	}
-	in.Version = strings.TrimSpace(string(out))
-	if in.Version != geminiVersion {
-		return in, fmt.Errorf("%w: %s %s installed, want %s; %s", ErrMissingDeps, in.Name, in.Version, geminiVersion, geminiFix)
-	}
-	return in, nil
+	in.Version, err = checkInstall(in.Name, geminiFix, geminiVersion, "", exec.Command(in.Node, in.Bin, "--version"),
+		in.Bin, filepath.Join(dir, "node_modules", ".deps-gemini-stamp"))
+	return in, err
 }
 
 // geminiModel is the model the rig names: a fixed one, so Gemini CLI asks
