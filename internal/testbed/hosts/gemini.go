@@ -33,9 +33,7 @@ type geminiRequest struct {
 func (m *ModelAPI) gemini(w http.ResponseWriter, r *http.Request) {
 	_, method, _ := strings.Cut(r.PathValue("call"), ":")
 	var req geminiRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		m.fail(fmt.Errorf("model api: a request that is not Gemini API JSON: %w", err))
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !m.decode(w, r, "Gemini API", &req) {
 		return
 	}
 	if method != "streamGenerateContent" {
@@ -56,12 +54,7 @@ func (m *ModelAPI) gemini(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	m.noteTurn(tools, results)
-	turn, ok := m.nextTurn(w, r)
-	if !ok {
-		return
-	}
-	m.answerGemini(w, turn, true)
+	m.converse(w, r, tools, results, func(w http.ResponseWriter, turn Turn) { m.answerGemini(w, turn, true) })
 }
 
 // answerGemini answers with turn as one GenerateContentResponse: streamed

@@ -155,9 +155,7 @@ type chatRequest struct {
 
 func (m *ModelAPI) chat(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		m.fail(fmt.Errorf("model api: a request that is not chat completions JSON: %w", err))
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !m.decode(w, r, "chat completions", &req) {
 		return
 	}
 	var tools []string
@@ -170,12 +168,31 @@ func (m *ModelAPI) chat(w http.ResponseWriter, r *http.Request) {
 			results = append(results, ToolResult{CallID: msg.ToolCallID, Content: contentText(msg.Content)})
 		}
 	}
-	m.noteTurn(tools, results)
-	turn, ok := m.nextTurn(w, r)
-	if !ok {
-		return
+	m.converse(w, r, tools, results, m.answer)
+}
+
+// namedTools are a request's tools where each names itself at its top
+// level (the Responses API).
+type namedTools []struct {
+	Name string `json:"name"`
+}
+
+func (ts namedTools) names() []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Name)
 	}
-	m.answer(w, turn)
+	return out
+}
+
+// converse is one model request of the conversation: it notes the tools
+// and tool results the request carries, waits for the test's next turn
+// and answers with it.
+func (m *ModelAPI) converse(w http.ResponseWriter, r *http.Request, tools []string, results []ToolResult, answer func(http.ResponseWriter, Turn)) {
+	m.noteTurn(tools, results)
+	if turn, ok := m.nextTurn(w, r); ok {
+		answer(w, turn)
+	}
 }
 
 // nextTurn waits for the test's next turn; false when the request or the
@@ -221,6 +238,28 @@ func contentText(raw json.RawMessage) string {
 		return s
 	}
 	return string(raw)
+}
+
+// decode reads r's JSON body into v; a body that is not api's JSON is
+// answered 400 and kept as the stand-in's error.
+func (m *ModelAPI) decode(w http.ResponseWriter, r *http.Request, api string, v any) bool {
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		m.fail(fmt.Errorf("model api: a request that is not %s JSON: %w", api, err))
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
+// streamEvents answers with events as server-sent events, each named by
+// its "type" field (as the Responses API names them).
+func streamEvents(w http.ResponseWriter, events []map[string]any) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	for _, e := range events {
+		b, _ := json.Marshal(e)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e["type"], b)
+	}
 }
 
 func (m *ModelAPI) fail(err error) {

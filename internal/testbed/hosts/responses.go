@@ -2,7 +2,6 @@ package hosts
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 )
@@ -16,24 +15,15 @@ type responsesRequest struct {
 		CallID string          `json:"call_id"`
 		Output json.RawMessage `json:"output"`
 	} `json:"input"`
-	Tools []struct {
-		Type string `json:"type"`
-		Name string `json:"name"`
-	} `json:"tools"`
+	Tools namedTools `json:"tools"`
 }
 
 // responses serves POST {base}/responses, streamed as the Responses API's
 // server-sent events.
 func (m *ModelAPI) responses(w http.ResponseWriter, r *http.Request) {
 	var req responsesRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		m.fail(fmt.Errorf("model api: a request that is not Responses API JSON: %w", err))
-		http.Error(w, err.Error(), http.StatusBadRequest)
+	if !m.decode(w, r, "Responses API", &req) {
 		return
-	}
-	var tools []string
-	for _, t := range req.Tools {
-		tools = append(tools, t.Name)
 	}
 	var results []ToolResult
 	for _, in := range req.Input {
@@ -41,12 +31,7 @@ func (m *ModelAPI) responses(w http.ResponseWriter, r *http.Request) {
 			results = append(results, ToolResult{CallID: in.CallID, Content: outputText(in.Output)})
 		}
 	}
-	m.noteTurn(tools, results)
-	turn, ok := m.nextTurn(w, r)
-	if !ok {
-		return
-	}
-	m.answerResponses(w, turn)
+	m.converse(w, r, req.Tools.names(), results, m.answerResponses)
 }
 
 // A Turn's Tool "namespace/name" is a tool inside a namespace tool (Codex
@@ -74,8 +59,6 @@ func outputText(raw json.RawMessage) string {
 }
 
 func (m *ModelAPI) answerResponses(w http.ResponseWriter, turn Turn) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
 	id := m.callID()
 	var item map[string]any
 	if turn.Tool != "" {
@@ -98,10 +81,7 @@ func (m *ModelAPI) answerResponses(w http.ResponseWriter, turn Turn) {
 				"input_tokens_details":  map[string]any{"cached_tokens": 0},
 				"output_tokens_details": map[string]any{"reasoning_tokens": 0}}})},
 	}
-	for _, e := range events {
-		b, _ := json.Marshal(e)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e["type"], b)
-	}
+	streamEvents(w, events)
 }
 
 func merge(a, b map[string]any) map[string]any {

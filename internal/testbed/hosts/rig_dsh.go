@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
@@ -16,15 +15,7 @@ import (
 // test with the command that installs it.
 func MustDSH(t *testing.T) DSHInstall {
 	t.Helper()
-	root, err := fsutil.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := FindDSH(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
+	return mustFind(t, FindDSH)
 }
 
 // PrivateDSH is a copy of the install the test may change (the client
