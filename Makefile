@@ -28,7 +28,7 @@ build:
 # deps installs everything the tests need: the missing Debian packages
 # (scripts/deps-debian.sh), Go modules, the pinned TypeScript SDK
 # servers and the pinned Python MCP peers under testdata, and the real hosts
-# (scripts/deps-dsh.sh, deps-codex.sh, deps-gemini.sh).
+# (scripts/deps-dsh.sh, deps-codex.sh, deps-gemini.sh, deps-claude.sh).
 deps:
 	bash scripts/deps-debian.sh
 	$(GO) mod download
@@ -38,6 +38,7 @@ deps:
 	bash scripts/deps-dsh.sh
 	bash scripts/deps-codex.sh
 	bash scripts/deps-gemini.sh
+	bash scripts/deps-claude.sh
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt: files above need formatting'; exit 1; }

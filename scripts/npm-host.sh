@@ -1,12 +1,14 @@
-# Sourced by scripts/deps-codex.sh and deps-gemini.sh: installs a real host
+# Sourced by scripts/deps-codex.sh, deps-gemini.sh and deps-claude.sh: installs a real host
 # from the npm lockfile of testdata/hosts/$HOST_DIR into its node_modules
 # (git-ignored), skipped while a stamp of the lockfile's digest matches
 # (FORCE=1 installs anyway), then checks what it installed. The caller sets
-#   HOST_DIR   the folder under testdata/hosts (codex, gemini)
+#   HOST_DIR   the folder under testdata/hosts (codex, gemini, claude)
 #   HOST_LABEL what messages call it ("@openai/codex 0.169.0")
 #   HOST_BIN   the file the install must leave, relative to the folder
 #   host_version  a function printing the installed host's version
 #   HOST_WANT  what host_version must print
+#   host_postinstall  optional: a function doing, after npm ci, what the
+#                     host's own install scripts would (--ignore-scripts)
 # Linux x86_64 only, as the rig's other hosts.
 set -euo pipefail
 cd "$(dirname "$0")/../testdata/hosts/$HOST_DIR"
@@ -37,6 +39,7 @@ if ! npm ci --no-audit --no-fund --ignore-scripts >"$log" 2>&1; then
   fail "npm ci in testdata/hosts/$HOST_DIR failed; check the npm registry is reachable (npm config get registry), then run: make deps"
 fi
 rm -f "$log"
+if declare -F host_postinstall >/dev/null; then host_postinstall; fi
 [ -e "$HOST_BIN" ] || fail "$HOST_BIN is missing after npm ci"
 got=$(host_version)
 [ "$got" = "$HOST_WANT" ] || fail "$HOST_BIN --version says $got, want $HOST_WANT"
