@@ -29,10 +29,12 @@ type ToolResult struct {
 
 // ModelAPI stands in for a host's model API on loopback: OpenAI-style chat
 // completions, streamed, as DSH's deepseek-official provider speaks them
-// (POST {base}/chat/completions, SSE chunks, data: [DONE]), and the
-// Responses API as Codex CLI speaks it (POST {base}/responses). Each request
-// waits for the test's next Turn; each tool result the host sends back is
-// reported once, in order. No model, no network.
+// (POST {base}/chat/completions, SSE chunks, data: [DONE]), the Responses
+// API as Codex CLI speaks it (POST {base}/responses), the Gemini API as
+// Gemini CLI does, and the Anthropic Messages API as Claude Code does (POST
+// {base}/v1/messages). Each request waits for the test's next Turn; each
+// tool result the host sends back is reported once, in order. No model,
+// no network.
 type ModelAPI struct {
 	srv     *http.Server
 	url     string
@@ -65,6 +67,7 @@ func StartModelAPI() (*ModelAPI, error) {
 	mux.HandleFunc("POST /chat/completions", m.chat)
 	mux.HandleFunc("POST /responses", m.responses)
 	mux.HandleFunc("POST /v1beta/models/{call}", m.gemini)
+	mux.HandleFunc("POST /v1/messages", m.messages)
 	m.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	m.wg.Add(1)
 	go func() {
@@ -172,7 +175,7 @@ func (m *ModelAPI) chat(w http.ResponseWriter, r *http.Request) {
 }
 
 // namedTools are a request's tools where each names itself at its top
-// level (the Responses API).
+// level (the Responses and Messages APIs).
 type namedTools []struct {
 	Name string `json:"name"`
 }
@@ -252,7 +255,7 @@ func (m *ModelAPI) decode(w http.ResponseWriter, r *http.Request, api string, v 
 }
 
 // streamEvents answers with events as server-sent events, each named by
-// its "type" field (as the Responses API names them).
+// its "type" field (as the Responses and Messages APIs name theirs).
 func streamEvents(w http.ResponseWriter, events []map[string]any) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
