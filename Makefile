@@ -86,7 +86,7 @@ fuzz:
 # the host's model API; no model, no network. It writes docs/HOSTS-LATEST.md.
 # make test runs each host's row on the Go SDK server only.
 hosts: deps
-	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 20m -v -run '^Test(DSH|Codex|Gemini)' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md
+	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 20m -v -run '^Test(DSH|Codex|Gemini|Claude)' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md
 
 # Benchmarks; the table lands in docs/BENCHMARKS.md.
 bench: build

@@ -92,3 +92,18 @@ func MustGemini(t *testing.T) GeminiInstall {
 	t.Helper()
 	return mustFind(t, FindGemini)
 }
+
+// StartClaude starts Claude Code on the install with its one server at url.
+func (r *Rig) StartClaude(in ClaudeInstall, url string) {
+	r.t.Helper()
+	// Claude Code hands back the tool's result as it is.
+	r.startCLI(in.Name, url, func(o HostOptions) (*Proc, error) { return StartClaude(in, o) }, ClaudeTool("echo"),
+		isEcho)
+}
+
+// MustClaude is the installed real Claude Code CLI; a missing install
+// fails the test with the command that installs it.
+func MustClaude(t *testing.T) ClaudeInstall {
+	t.Helper()
+	return mustFind(t, FindClaude)
+}
