@@ -2,6 +2,7 @@ package healer
 
 import (
 	"context"
+	"crypto/rand"
 	"maps"
 	"slices"
 	"sync"
@@ -38,20 +39,31 @@ func (p *Pinger) KeepWarm(ctx context.Context, t health.WarmTarget) bool {
 	})
 }
 
-// Liveness asks a server something that needs no session (a sessionless
-// ping): any answer means it is up; a 2026-07-28 answer means stateless.
-func (p *Pinger) Liveness(ctx context.Context, server string) bool {
+// Liveness asks a server something that needs no session of anyone's:
+// any answer means it is up; a 2026-07-28 answer means stateless. With
+// ask, the ping carries a made-up session id, and a lost-session answer
+// says how the server tells a client its session is gone (Signal.Status:
+// 404 as the spec says, or 400), which decides what some hosts do next.
+func (p *Pinger) Liveness(ctx context.Context, server string, ask bool) bool {
 	return p.start(ctx, server, func(c *mcphttp.Client) health.Signal {
-		resp, err := c.Ping(ctx, "", "")
+		id := ""
+		if ask {
+			id = health.AskedSession + rand.Text()
+		}
+		resp, err := c.Ping(ctx, id, "")
 		cl := mcphttp.Judge(resp, err)
-		out := health.OutcomeAlive
+		sig := health.Signal{Kind: health.SigLiveness, Server: server, Outcome: health.OutcomeAlive, Took: resp.Took, Detail: cl.Reason}
 		switch cl.Verdict {
 		case mcphttp.Down:
-			out = health.OutcomeDown
+			sig.Outcome = health.OutcomeDown
 		case mcphttp.Stateless:
-			out = health.OutcomeStateless
+			sig.Outcome = health.OutcomeStateless
+		case mcphttp.Lost:
+			if ask {
+				sig.Status, sig.Session = resp.Status, id
+			}
 		}
-		return health.Signal{Kind: health.SigLiveness, Server: server, Outcome: out, Took: resp.Took, Detail: cl.Reason}
+		return sig
 	})
 }
 

@@ -83,7 +83,7 @@ func (d *daemon) react(ctx context.Context, h *hostWatch, evs []health.Event) {
 		if _, _, open := h.model.Incident(ev.Server); !open {
 			continue
 		}
-		if h.model.HostHeals() {
+		if h.model.HostHeals(ev.Server) {
 			continue // it opens a new session itself; the model closes the incident on it
 		}
 		if h.main && d.opts.Patch == nil && !d.client.seen && h.prof.Patchable() {

@@ -62,11 +62,14 @@ func (d *daemon) homeDir() (string, error) {
 
 // noteHosts keeps what protects each found host's server (loop only).
 func (d *daemon) noteHosts(found []hosts.Found) {
-	f := hosts.Facts{Proxies: d.cfg.ProxyUpstreams(), Stateless: map[string]bool{}, Served: true,
+	f := hosts.Facts{Proxies: d.cfg.ProxyUpstreams(), Stateless: map[string]bool{}, LostAnswer: map[string]int{}, Served: true,
 		Patched: d.client.look.Status.State == clientpatch.StateApplied}
 	for _, s := range d.mainHost().model.Status(d.now()).Servers {
 		if s.Mode == health.Stateless {
 			f.Stateless[s.URL] = true
+		}
+		if s.LostAnswer != 0 {
+			f.LostAnswer[s.URL] = s.LostAnswer
 		}
 	}
 	d.face.found = nil

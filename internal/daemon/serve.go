@@ -144,6 +144,7 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 	pinger, warnings := d.newPinger(ctx)
 	d.pings.pinger = pinger
 	d.pings.live = healer.NewLiveness(pinger.Servers(), d.now())
+	d.pings.asked = map[string]bool{}
 	defer pinger.Wait()
 	handover := d.warmThroughStart(ctx)
 	recs, err := journal.ReadTail(stateDir, restoreWindow)

@@ -17,8 +17,11 @@ import (
 type pings struct {
 	pinger *healer.Pinger
 	// live: when each server's sessionless check is due; nil before Serve.
-	live     *healer.Liveness
-	warmOn   map[string]bool      // servers whose hosts' sessions are kept warm
+	live   *healer.Liveness
+	warmOn map[string]bool // servers whose hosts' sessions are kept warm
+	// asked: servers that answered a liveness check about a made-up
+	// session (how they say a session is gone): asked once per run.
+	asked    map[string]bool
 	verified map[string]time.Time // server+session → last verifying ping
 }
 
@@ -172,8 +175,15 @@ func (d *daemon) checkLiveness(ctx context.Context) {
 	}
 	now := d.now()
 	for _, s := range d.pings.live.Due(now) {
-		if !d.pings.pinger.Liveness(ctx, s) {
+		ask := !d.pings.asked[s]
+		if !d.pings.pinger.Liveness(ctx, s, ask) {
 			d.pings.live.Unsent(s, now)
+			continue
+		}
+		for _, h := range d.watched {
+			if ask {
+				h.model.Asking(s, now) // its log's echo of the made-up session is no loss
+			}
 		}
 	}
 }
@@ -201,6 +211,9 @@ func (d *daemon) noteLife(sig health.Signal) {
 	switch sig.Kind {
 	case health.SigLiveness:
 		d.pings.live.Answered(sig.Server, sig.Outcome != health.OutcomeDown, now)
+		if sig.Outcome != health.OutcomeDown {
+			d.pings.asked[sig.Server] = true
+		}
 	case health.SigKeepWarm:
 		if sig.Outcome != health.OutcomeDown {
 			d.pings.live.Alive(sig.Server, now)

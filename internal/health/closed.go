@@ -44,7 +44,7 @@ func (s *server) closedIdle(sess *session, wasCurrent bool, idle time.Duration, 
 			clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second))})
 	if wasCurrent {
 		evs = append(evs, s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone: the server's idle timeout ended it (idle %s); %s",
-			s.cfg.Name, idle.Round(time.Second), s.words.nextCall()))...)
+			s.cfg.Name, idle.Round(time.Second), s.nextCall()))...)
 	}
 	return evs
 }

@@ -87,6 +87,9 @@ func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
 
 // liveness applies a liveness check (a request without a session).
 func (m *Model) liveness(s *server, sig Signal, now time.Time) []Event {
+	if sig.Status != 0 {
+		s.lostAnswer = sig.Status
+	}
 	switch sig.Outcome {
 	case OutcomeDown:
 		return s.setDown(true, now, sig.Detail)

@@ -3,8 +3,40 @@ package health
 import (
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 )
+
+// AskedSession begins the made-up session ids the watchdog's liveness
+// check asks a server about (how it says a session is gone): a server's
+// log line about one is the question's echo, never a loss.
+const AskedSession = "mcp-watchdog-check-"
+
+// askEcho: the first server-log loss naming no session this close to the
+// watchdog's question (Asking) is taken for its echo, not the host's loss:
+// a line naming none cannot be told apart. One line at most, once per
+// question: a second line, the store and the next loss still tell a real
+// loss in that moment.
+const askEcho = 2 * time.Second
+
+// askEcho reports whether sig is the echo of the last question, and uses
+// it up.
+func (s *server) askEcho(sig Signal, now time.Time) bool {
+	if sig.Session != "" || sig.HostLog || !s.echoLeft || now.Sub(s.askedAt).Abs() >= askEcho {
+		return false
+	}
+	s.echoLeft = false
+	return true
+}
+
+// Asking notes that the watchdog is asking server about a made-up
+// session now (the liveness check's question; its answer comes later as
+// SigLiveness with Status).
+func (m *Model) Asking(server string, now time.Time) {
+	if s, ok := m.servers[server]; ok {
+		s.askedAt, s.echoLeft = now, true
+	}
+}
 
 // open starts an incident unless one is open: one loss, one event. A loss
 // told again while it is open is counted into it (lostAgain).
@@ -18,7 +50,7 @@ func (s *server) open(now time.Time, sessionID, detail string) []Event {
 	}
 	s.incident = &incident{since: now, session: sessionID, hostPID: s.hostPID()}
 	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sessionID, Detail: detail,
-		Incident: true, Extra: s.words.extra()}}
+		Incident: true, Extra: s.lossExtra()}}
 }
 
 // hostPID is the running host's pid, 0 when none is known to run.
@@ -95,6 +127,9 @@ func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 	if _, old := s.gone[sig.Session]; old && sig.Session != "" {
 		return nil // that session's end was already judged
 	}
+	if strings.HasPrefix(sig.Session, AskedSession) || s.askEcho(sig, now) {
+		return nil // the server logging the made-up session the watchdog asks about
+	}
 	if _, known := s.sessions[sig.Session]; !known && s.viaProxySession(sig.Session) {
 		return nil // the proxy's, unseen in any store: the proxy meets its loss itself
 	}
@@ -118,7 +153,7 @@ func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 	if id == "" {
 		id = curID
 	}
-	return s.open(now, id, fmt.Sprintf("session on %s lost: %s%s", s.cfg.Name, sig.Detail, m.howHostSeen(sig)))
+	return s.open(now, id, fmt.Sprintf("session on %s lost: %s%s; %s", s.cfg.Name, sig.Detail, m.howHostSeen(sig), s.nextCall()))
 }
 
 // howHostSeen says, for a loss the host's own log reports, how the host was

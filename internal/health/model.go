@@ -27,6 +27,10 @@ type Config struct {
 	// SelfHealing: the host's profile says its client opens a new session
 	// by itself after a loss; its losses say so, and nothing heals them.
 	SelfHealing bool
+	// SelfHealingOn400: it does so also when the server answers the lost
+	// session with a 400 instead of the spec's 404 (the TypeScript SDK
+	// examples' quirk): some hosts that heal a 404 hang on that.
+	SelfHealingOn400 bool
 	// Patchable: the host's client can carry the watchdog's fix. Whether
 	// it heals is then the patch's state, never learned from a recovery.
 	Patchable bool
@@ -71,8 +75,14 @@ type server struct {
 	down       bool                 // the last request of ours got no answer
 	downSince  time.Time            // when down was last set
 	stateless  bool                 // a 2026-07-28 server: no sessions
-	held       *Held                // the beacon's entry for this server; nil: none
-	healAt     time.Time            // the last heal we started: the client may act on it late
+	// lostAnswer is the HTTP status it answers a session it does not know
+	// with (404 as the spec says, or 400), 0 until the watchdog asked;
+	// askedAt is when the answer came.
+	lostAnswer int
+	askedAt    time.Time
+	echoLeft   bool      // the question's echo in the log is yet to come
+	held       *Held     // the beacon's entry for this server; nil: none
+	healAt     time.Time // the last heal we started: the client may act on it late
 	// serverStarted is when the process serving the port started, as of the
 	// last snapshot; restartAt is when it was last seen to restart, and
 	// restarts counts the restarts seen. Which restart a session survived
@@ -138,7 +148,8 @@ func (in *incident) differs(id string, created time.Time) bool {
 // New returns a model for cfg.
 func New(cfg Config) *Model {
 	m := &Model{cfg: cfg, servers: make(map[string]*server, len(cfg.Servers))}
-	m.words = &hostWords{name: cfg.HostName, selfHealing: cfg.SelfHealing, host: &m.host}
+	m.words = &hostWords{name: cfg.HostName, selfHealing: cfg.SelfHealing, on400: cfg.SelfHealingOn400,
+		seen: map[int]bool{}, host: &m.host, patched: &m.beaconLive}
 	for _, sc := range cfg.Servers {
 		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}, viaProxy: map[string]time.Time{},
 			releasedByProxy: map[string]time.Time{}, words: m.words}

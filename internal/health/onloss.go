@@ -4,21 +4,55 @@ import "time"
 
 // hostWords is what the model knows of how the host meets a lost session.
 // Its servers share it: a loss of the host's session says what the host
-// will do, and a host seen to heal itself is judged so from then on.
+// will do, and a host seen to heal itself is judged so from then on. What
+// a host does may depend on how the server says the session is gone (a
+// 404 as the spec says, or a 400): each server's answer is its own.
 type hostWords struct {
 	name        string
-	selfHealing bool       // its profile says it opens a new session by itself
-	seen        bool       // it was seen to, with no heal of the watchdog's
-	host        *hostState // the model's: which run of the host lost a session
+	selfHealing bool         // its profile: it opens a new session by itself after a 404
+	on400       bool         // and after a 400
+	seen        map[int]bool // it was seen to, with no heal of the watchdog's, after that answer
+	host        *hostState   // the model's: which run of the host lost a session
+	patched     *bool        // the model's beaconLive: the patched client speaks
 }
 
-// heals reports whether the host opens a new session by itself.
-func (w *hostWords) heals() bool { return w.selfHealing || w.seen }
+// answerOf is the answer a server's losses are judged by: 400 when it
+// was seen to answer so, else the spec's 404.
+func answerOf(status int) int {
+	if status == 400 {
+		return 400
+	}
+	return 404
+}
 
-// nextCall says what the host's next call meets after a loss.
-func (w *hostWords) nextCall() string {
-	if w.heals() {
+// byProfile: the host's profile says it heals a loss answered with status.
+func (w *hostWords) byProfile(status int) bool {
+	if answerOf(status) == 400 {
+		return w.on400
+	}
+	return w.selfHealing
+}
+
+// heals reports whether the host opens a new session by itself after a
+// loss its server answers with status.
+func (w *hostWords) heals(status int) bool {
+	return w.byProfile(status) || w.seen[answerOf(status)]
+}
+
+// patchHeals: the host's patched client speaks (its beacon is live), and
+// the patch re-initializes on the next call whatever the profile says.
+func (w *hostWords) patchHeals() bool { return w.patched != nil && *w.patched }
+
+// nextCall says what the host's next call meets after a loss its server
+// answers with status.
+func (w *hostWords) nextCall(status int) string {
+	switch {
+	case w.patchHeals():
+		return "its patched client re-initializes on its next call"
+	case w.heals(status):
 		return "it re-initializes on its next call"
+	case answerOf(status) == 400 && w.selfHealing:
+		return "its next call will fail: it re-initializes after a 404, but this server answers a lost session with 400"
 	}
 	return "its next call will fail"
 }
@@ -29,16 +63,20 @@ const (
 	onLossSelfHealing = "self-healing"
 	onLossFromProfile = "profile"
 	onLossFromSeen    = "seen"
+	onLossFromPatch   = "patch"
 )
 
-// extra is the host fields of a loss of the host's session: which host,
-// what it does on a loss, and how that is known.
-func (w *hostWords) extra() map[string]any {
+// extra is the host fields of a loss of the host's session on a server
+// answering status: which host, what it does on the loss, and how that is
+// known.
+func (w *hostWords) extra(status int) map[string]any {
 	onLoss, from := onLossStuck, onLossFromProfile
 	switch {
-	case w.selfHealing:
+	case w.patchHeals():
+		onLoss, from = onLossSelfHealing, onLossFromPatch
+	case w.byProfile(status):
 		onLoss = onLossSelfHealing
-	case w.seen:
+	case w.seen[answerOf(status)]:
 		onLoss, from = onLossSelfHealing, onLossFromSeen
 	}
 	out := map[string]any{"on_loss": onLoss, "on_loss_source": from}
@@ -49,9 +87,18 @@ func (w *hostWords) extra() map[string]any {
 }
 
 // HostHeals reports whether the host opens a new session by itself after
-// a loss (its profile says so, or it was seen to): the heal ladder then
-// waits for that session instead of acting.
-func (m *Model) HostHeals() bool { return m.words.heals() }
+// a loss on server (its profile says so for how that server answers a
+// lost session, or it was seen to): the heal ladder then waits for that
+// session instead of acting. A patched client's healing is not counted:
+// the watchdog's trigger hurries it.
+func (m *Model) HostHeals(server string) bool {
+	s, ok := m.servers[server]
+	return ok && m.words.heals(s.lostAnswer)
+}
+
+// nextCall and lossExtra are the host's words for a loss on s.
+func (s *server) nextCall() string          { return s.words.nextCall(s.lostAnswer) }
+func (s *server) lossExtra() map[string]any { return s.words.extra(s.lostAnswer) }
 
 // openedByItself closes s's incident on the host's new session sess. A
 // host that opened it with no heal of the watchdog's under way, in the run
@@ -59,11 +106,11 @@ func (m *Model) HostHeals() bool { return m.words.heals() }
 // patchable host's healing is its patch's, and is never learned).
 func (m *Model) openedByItself(s *server, sess *session, now time.Time) []Event {
 	in := s.incident
-	learned := !m.cfg.Patchable && in.healing == "" && !m.words.heals() && in.hostPID != 0 && m.host.running && m.host.pid == in.hostPID
+	learned := !m.cfg.Patchable && in.healing == "" && !m.words.heals(s.lostAnswer) && in.hostPID != 0 && m.host.running && m.host.pid == in.hostPID
 	if !learned {
 		return s.recover(now, hostOpenedNew, sess.id)
 	}
-	m.words.seen = true
+	m.words.seen[answerOf(s.lostAnswer)] = true
 	if s.flap.on {
 		s.flapHealed(now)
 		return nil

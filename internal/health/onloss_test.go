@@ -56,8 +56,8 @@ func TestLossesSayWhatTheHostDoes(t *testing.T) {
 			}
 			evs = m.Apply(snap(), t0.Add(2*time.Minute))
 			checkLoss(t, evs, tt.second, tt.selfHealing || tt.source == onLossFromSeen)
-			if m.HostHeals() != (tt.selfHealing || tt.source == onLossFromSeen) {
-				t.Errorf("HostHeals() = %v", m.HostHeals())
+			if m.HostHeals(srv) != (tt.selfHealing || tt.source == onLossFromSeen) {
+				t.Errorf("HostHeals() = %v", m.HostHeals(srv))
 			}
 		})
 	}
@@ -87,5 +87,86 @@ func checkLoss(t *testing.T, evs []Event, says string, heals bool) {
 	}
 	if lost.Extra["on_loss"] != want || lost.Extra["host"] != "Cursor" {
 		t.Errorf("loss fields %v, want on_loss %s and host Cursor", lost.Extra, want)
+	}
+}
+
+// A host's words depend on how the server says a session is gone: the
+// watchdog's liveness check asks about a made-up session and learns the
+// answer (404 or 400); a host that heals a 404 but hangs on a 400 (Codex
+// CLI, measured) is stuck on a server answering 400. A patched client
+// whose beacon speaks heals itself whatever its profile says.
+func TestLossWordsFollowTheServersAnswer(t *testing.T) {
+	t.Parallel()
+	const T = time.Hour
+	host := sess("host-session-0001", hostClient, t0, t0)
+	tests := []struct {
+		name                 string
+		selfHealing, on400   bool
+		answer               int // the liveness check's Status; 0: never asked
+		beacon               bool
+		says, onLoss, source string
+		heals                bool
+	}{
+		{"heals a 404, not asked yet", true, false, 0, false, "it re-initializes on its next call", onLossSelfHealing, onLossFromProfile, true},
+		{"heals a 404, the server answers 404", true, false, 404, false, "it re-initializes on its next call", onLossSelfHealing, onLossFromProfile, true},
+		{"heals a 404, the server answers 400", true, false, 400, false, "this server answers a lost session with 400", onLossStuck, onLossFromProfile, false},
+		{"heals both, the server answers 400", true, true, 400, false, "it re-initializes on its next call", onLossSelfHealing, onLossFromProfile, true},
+		{"stuck, the server answers 404", false, false, 404, false, "its next call will fail", onLossStuck, onLossFromProfile, false},
+		{"stuck by its profile, its patched client speaks", false, false, 400, true, "its patched client re-initializes on its next call", onLossSelfHealing, onLossFromPatch, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := New(Config{HostName: "Cursor", ClientName: hostClient, SelfHealing: tt.selfHealing, SelfHealingOn400: tt.on400,
+				Patchable: tt.beacon, Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: T}}})
+			m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-T)}, t0)
+			m.Apply(snap(host), t0)
+			if tt.answer != 0 {
+				m.Apply(Signal{Kind: SigLiveness, Server: srv, Outcome: OutcomeAlive, Status: tt.answer, Session: "made-up-0001"}, t0)
+			}
+			if tt.beacon {
+				m.Apply(Signal{Kind: SigBeacon, PID: 42, Held: map[string]Held{srv: {Session: host.ID, Connected: true, Since: t0}}}, t0)
+			}
+			evs := m.Apply(snap(), t0.Add(time.Minute))
+			lost := find(evs, EvSessionLost)
+			if lost == nil {
+				t.Fatalf("no session_lost: %+v", evs)
+			}
+			if !strings.Contains(lost.Detail, tt.says) || lost.Extra["on_loss"] != tt.onLoss || lost.Extra["on_loss_source"] != tt.source {
+				t.Errorf("loss %q %v; want it to say %q, on_loss %s from %s", lost.Detail, lost.Extra, tt.says, tt.onLoss, tt.source)
+			}
+			if m.HostHeals(srv) != tt.heals {
+				t.Errorf("HostHeals = %v, want %v", m.HostHeals(srv), tt.heals)
+			}
+		})
+	}
+}
+
+// The server's log may report the made-up session the liveness check asked
+// about: a line naming it, or the first naming no session right after the
+// question, is the question's echo, not the host's loss; a second line
+// naming none is a loss.
+func TestTheAnswerCheckIsNoLoss(t *testing.T) {
+	t.Parallel()
+	m := New(Config{HostName: "Cursor", ClientName: hostClient,
+		Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: time.Hour}}})
+	m.Apply(snap(sess("host-session-0001", hostClient, t0, t0)), t0)
+	m.Asking(srv, t0)
+	// The server's log may be read before the answer arrives.
+	for _, sig := range []Signal{
+		{Kind: SigSessionLost, Server: srv, Session: AskedSession + "0001", Detail: "session not found"},
+		{Kind: SigSessionLost, Server: srv, Detail: "session not found"},
+	} {
+		if evs := m.Apply(sig, t0.Add(time.Second)); len(evs) != 0 {
+			t.Errorf("%+v: %+v; want no event", sig, evs)
+		}
+	}
+	m.Apply(Signal{Kind: SigLiveness, Server: srv, Outcome: OutcomeAlive, Status: 404, Session: AskedSession + "0001"}, t0.Add(time.Second))
+	if evs := m.Apply(Signal{Kind: SigSessionLost, Server: srv, Session: AskedSession + "0001"}, t0.Add(time.Hour)); len(evs) != 0 {
+		t.Errorf("a late line about the made-up session: %+v; want no event", evs)
+	}
+	evs := m.Apply(Signal{Kind: SigSessionLost, Server: srv, Detail: "session not found"}, t0.Add(askEcho/2))
+	if lost := find(evs, EvSessionLost); lost == nil || !strings.Contains(lost.Detail, "its next call will fail") {
+		t.Errorf("a loss after the question: %+v; want session_lost saying what the host does", evs)
 	}
 }

@@ -58,6 +58,9 @@ type ServerStatus struct {
 	Mode               Mode   `json:"mode"`
 	State              State  `json:"state"`
 	IdleTimeoutSeconds int64  `json:"idle_timeout_seconds"`
+	// LostAnswer is the HTTP status the server answers a session it does
+	// not know with (404 as the spec says, or 400); absent until asked.
+	LostAnswer int `json:"lost_answer,omitempty"`
 	// Source is where the judgement of the host's session comes from.
 	Source IdentitySource `json:"source"`
 	// ProxyURL is the URL to give the host in place of URL, when the
@@ -118,7 +121,7 @@ func (m *Model) Status(now time.Time) Status {
 
 func (m *Model) serverStatus(s *server, now time.Time) ServerStatus {
 	// The URL may carry a credential (a query token): status leaves the process.
-	ss := ServerStatus{Name: s.cfg.Name, URL: mask.URL(s.cfg.URL), Mode: s.mode(), State: m.serverState(s, now),
+	ss := ServerStatus{Name: s.cfg.Name, URL: mask.URL(s.cfg.URL), Mode: s.mode(), State: m.serverState(s, now), LostAnswer: s.lostAnswer,
 		IdleTimeoutSeconds: int64(s.timeout().Seconds()), Source: m.source(s), ProxyURL: s.cfg.ProxyURL, Sessions: []SessionStatus{}}
 	cur := m.currentSession(s)
 	for _, sess := range s.sessions {

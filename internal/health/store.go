@@ -153,7 +153,7 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 		}
 	}
 	if wasCurrent {
-		evs = append(evs, s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone from the server (idle %s); %s", s.cfg.Name, idle.Round(time.Second), s.words.nextCall()))...)
+		evs = append(evs, s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone from the server (idle %s); %s", s.cfg.Name, idle.Round(time.Second), s.nextCall()))...)
 	}
 	return evs
 }
@@ -234,7 +234,7 @@ func (s *server) remember(id string, now time.Time) {
 // incident.
 func (m *Model) endedByRestart(s *server, sess *session, wasCurrent bool, idle time.Duration, now time.Time) []Event {
 	if wasCurrent {
-		return s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone: the server restarted; %s", s.cfg.Name, s.words.nextCall()))
+		return s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone: the server restarted; %s", s.cfg.Name, s.nextCall()))
 	}
 	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sess.id, Client: sess.client,
 		Detail: fmt.Sprintf("a session of %s on %s is gone: the server restarted (idle %s)", clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second))}}

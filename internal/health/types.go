@@ -47,7 +47,7 @@ const (
 	SigWarning                                    // a monitor hit a non-fatal problem
 	SigWoke                                       // the wall clock jumped (sleep/wake)
 	SigKeepWarm                                   // a keep-warm ping's outcome
-	SigLiveness                                   // a sessionless request's outcome: up, down, stateless
+	SigLiveness                                   // a liveness request's outcome: up, down, stateless (Status: how it answers a lost session)
 	SigHealStarted                                // the healer began a strategy
 	SigHealFailed                                 // a strategy failed; Detail says what to do
 	SigBeacon                                     // the patched client's beacon: what the host holds (Held)
@@ -96,6 +96,10 @@ type Signal struct {
 	Gap       time.Duration // SigWoke: how far the wall clock jumped
 	Source    LogPosition   // the log line observed; every event it causes carries it
 	Outcome   Outcome       // SigKeepWarm, SigLiveness
+	// Status (SigLiveness): the HTTP status the server answered a session
+	// it does not know with (Session: the made-up id asked about), 0 when
+	// the check asked no such thing or the answer was no lost session.
+	Status    int
 	Took      time.Duration // SigKeepWarm
 	Strategy  Strategy      // SigHealStarted, SigHealFailed
 	Within    time.Duration // SigHealStarted: recovery due within this long (0: no deadline)

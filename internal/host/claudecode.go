@@ -4,8 +4,9 @@ package host
 // ~/.claude.json under mcpServers, and each project's under
 // projects[<path>].mcpServers (CLAUDE_CONFIG_DIR moves the file's folder);
 // a project's shared servers are in <path>/.mcp.json, under mcpServers.
-// It rewrites that file itself while it runs. Measured on 2.1.328: after a
-// 404 it re-initializes and the call succeeds.
+// It rewrites that file itself while it runs. Measured on 2.1.332 (the
+// host table): after a 404, and after the 400 some servers answer
+// instead, it re-initializes and retries the call, which succeeds.
 func ClaudeCode() Profile {
 	return Profile{
 		Name:       "Claude Code",

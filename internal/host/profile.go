@@ -41,6 +41,10 @@ type Profile struct {
 	// its sources and trackers; observation may correct it (a host seen to
 	// open a new session by itself after a loss heals itself).
 	OnLoss Behaviour
+	// OnBadRequest is what it does when the server says so with a 400
+	// instead of the spec's 404 (the TypeScript SDK examples' quirk):
+	// measured, it differs for some hosts. "" means as OnLoss.
+	OnBadRequest Behaviour
 	// ReadsConfigLive: the host takes a changed config file without a
 	// restart (DSH reloads its plugins); otherwise adopt says to restart it.
 	ReadsConfigLive bool
@@ -72,6 +76,15 @@ func (p Profile) LayoutOf(file string) Layout {
 		}
 	}
 	return p.Layout
+}
+
+// Meets is what the host does on a lost session a server answers with
+// status: 400 is OnBadRequest, anything else (404, or not known yet) OnLoss.
+func (p Profile) Meets(status int) Behaviour {
+	if status == 400 && p.OnBadRequest != "" {
+		return p.OnBadRequest
+	}
+	return p.OnLoss
 }
 
 // Patchable reports whether the host's client has a fix the watchdog can

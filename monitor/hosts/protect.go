@@ -36,6 +36,10 @@ type Facts struct {
 	// Stateless holds the URLs a probe found serving the 2026-07-28
 	// protocol only.
 	Stateless map[string]bool
+	// LostAnswer holds, per URL, the HTTP status the server was seen to
+	// answer a session it does not know with (404, or 400): some hosts
+	// heal one and not the other.
+	LostAnswer map[string]int
 }
 
 // Verdict is a server's protection, why, and what protects it if nothing does.
@@ -75,12 +79,19 @@ func Protect(p host.Profile, s hostconfig.Server, f Facts) Verdict {
 		return Verdict{Protection: SelfHealing, Why: "its stdio bridge (mcp-remote) replays initialize on a lost session"}
 	case p.Patchable() && f.Patched:
 		return Verdict{Protection: Patched, Why: "the client's fix reconnects on a lost session"}
-	case p.OnLoss.SelfHealing():
-		return Verdict{Protection: SelfHealing, Why: "the host opens a new session by itself (" + string(p.OnLoss) + ")"}
+	case p.Meets(f.LostAnswer[s.URL]).SelfHealing():
+		v := Verdict{Protection: SelfHealing, Why: "the host opens a new session by itself (" + string(p.Meets(f.LostAnswer[s.URL])) + ")"}
+		if !p.Meets(400).SelfHealing() && f.LostAnswer[s.URL] == 0 {
+			v.Why += ", but not when the server answers a lost session with 400 (`watchdog probe URL` says how it answers)"
+		}
+		return v
 	case f.SeenSelfHealing:
 		return Verdict{Protection: SelfHealing, Why: "the host was seen to open a new session by itself"}
 	}
 	v := Verdict{Protection: Exposed, Why: "the host keeps a lost session's id: every later call fails", Fix: adoptCommand(p, s)}
+	if p.OnLoss.SelfHealing() {
+		v.Why = "the server answers a lost session with 400, and the host re-initializes only after a 404: every later call fails"
+	}
 	if p.Patchable() {
 		v.Fix += " (or: watchdog patch apply)"
 	}
