@@ -16,16 +16,27 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
 
+// webIdle is the server's idle timeout in the dsh web test: the first
+// host's chat must land before its session expires. Measured here from
+// the session's start to that call: 0.2 to 0.6 s, idle or busy.
+const webIdle = 5 * time.Second
+
 // The watchdog's last resort on the real host: `dsh web` (unpatched, so
-// nothing else heals it) holds a session the server expires; the watchdog
-// stops it (SIGTERM) and starts `dsh web` again from its restart command,
-// and the new DSH's client opens a new session: recovered by host_restart.
-// The restarted host's tools then work: a chat submitted to it through
-// its own web API has the model call the echo tool, which comes back and
-// ran once, on a session the restarted host opened.
+// nothing else heals it) holds a session, used by a chat with a tool call,
+// that the server then expires; the watchdog stops it (SIGTERM) and starts
+// `dsh web` again from its restart command, and the new DSH's client opens
+// a new session: recovered by host_restart. The restarted host's tools
+// then work: a chat submitted to it through its own web API has the model
+// call the echo tool, which comes back and ran once, on a session the
+// restarted host opened.
 func TestDSHWebRestartedAsLastResort(t *testing.T) {
 	t.Parallel()
 	r, w, p, workdir := startDSHWeb(t)
+	// Both chats go to one workspace, as a user's would.
+	const before = "before the loss"
+	if session, res, ok := r.WebCall(workdir, before); !ok {
+		t.Fatalf("the first host's chat (session %s) handed back %q; want the echo %q", session, res.Content, before)
+	}
 	up := daemontest.WaitEvent(t, w.State, "host_up", 1, bootWithin)
 	if pid, _ := up["pid"].(float64); int(pid) != p.Pid() {
 		t.Fatalf("host_up = %v; want the real host's pid %d", up, p.Pid())
@@ -53,8 +64,12 @@ func TestDSHWebRestartedAsLastResort(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(w.State, restart.HostLogFile))
 		return string(b)
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the restarted host's output:\n%s", r.HostOutput())
+		}
+	})
 	const text = "after the restart"
-	// The chat goes to the first host's workspace, as a user's would.
 	session, res, ok := r.WebCall(workdir, text)
 	if !ok {
 		t.Errorf("the restarted host's chat (session %s) handed back %q; want the echo %q", session, res.Content, text)
@@ -64,19 +79,22 @@ func TestDSHWebRestartedAsLastResort(t *testing.T) {
 		t.Fatalf("the server ran the call %d times; want once", len(ran))
 	}
 	lost := r.SessionsOf(dshClient)[0]
+	if used := r.RanOn(before); !slices.Equal(used, []string{lost}) {
+		t.Errorf("the first host's call ran %d times; want once, on the session it then lost (%s)", len(used), mask.ID(lost))
+	}
 	if ran[0] == lost || !slices.Contains(r.SessionsOf(dshClient)[1:], ran[0]) {
 		t.Errorf("the call ran on session %s; want one the restarted host opened, not the lost %s",
 			mask.ID(ran[0]), mask.ID(lost))
 	}
 }
 
-// startDSHWeb starts the rig's server (idle timeout idle), a watchdog
+// startDSHWeb starts the rig's server (idle timeout webIdle), a watchdog
 // that may restart the host on its own, and the first `dsh web` (unpatched,
 // on a private install, in workdir); the test's cleanup stops the hosts
 // the watchdog started.
 func startDSHWeb(t *testing.T) (r *Rig, w *Watchdog, p *Proc, workdir string) {
 	t.Helper()
-	r = NewRig(t, GoSDK, idle)
+	r = NewRig(t, GoSDK, webIdle)
 	priv, _ := PrivateDSH(t, MustDSH(t))
 	o := HostOptions{Home: r.Home, Workdir: t.TempDir(), ServerURL: r.Server.url, ModelURL: r.Model.URL()}
 	port := strings.TrimPrefix(daemontest.FreePort(t)[len("127.0.0.1"):], ":")
@@ -88,7 +106,7 @@ func startDSHWeb(t *testing.T) (r *Rig, w *Watchdog, p *Proc, workdir string) {
 	argv := append(append([]string{"/usr/bin/env", "-i"}, cmd.Env...), cmd.Args...)
 	// After the watchdog stopped (it restarts no more): the hosts it started.
 	t.Cleanup(func() { stopHosts(priv.Command) })
-	w = r.StartWatchdog("demo", idle, false, fmt.Sprintf("process = %q\nport = 0\nrestart = [%s]\nauto_restart = true",
+	w = r.StartWatchdog("demo", webIdle, false, fmt.Sprintf("process = %q\nport = 0\nrestart = [%s]\nauto_restart = true",
 		filepath.Base(priv.Command), tomlList(argv)))
 	p, err = startProc(cmd)
 	if err != nil {
