@@ -29,8 +29,11 @@ type Rig struct {
 	Server server
 	Kind   ServerKind
 	Model  *ModelAPI
-	Host   *Proc
-	tool   string // the model-facing name of the server's echo tool in the host
+	// Host is the host the test started; nil for one it did not (the
+	// host the watchdog restarted), whose output HostOutput reads.
+	Host       *Proc
+	HostOutput func() string
+	tool       string // the model-facing name of the server's echo tool in the host
 	// echoed says whether a tool result is the echo of text: how the
 	// host hands back a call that worked.
 	echoed func(content, text string) bool
@@ -79,26 +82,50 @@ func (r *Rig) onEvent(e demoserver.Event) {
 func (r *Rig) Call(text string) (ToolResult, bool) {
 	r.t.Helper()
 	args, _ := json.Marshal(demoserver.EchoInput{Text: text})
-	if err := r.Model.Say(Turn{Tool: r.tool, Args: string(args)}, bootWithin, r.Host.Exited()); err != nil {
+	if err := r.Model.Say(Turn{Tool: r.tool, Args: string(args)}, bootWithin, r.exited()); err != nil {
 		r.hostFailed(err)
 	}
-	res, err := r.Model.Result(callWithin, r.Host.Exited())
+	res, err := r.Model.Result(callWithin, r.exited())
 	if err != nil {
 		r.hostFailed(err)
 	}
 	return res, r.echoed(res.Content, text)
 }
 
+// exited is closed once the host exited; nil (never closed) for a host
+// the test did not start, which only the waits' bounds then cut short.
+func (r *Rig) exited() <-chan struct{} {
+	if r.Host == nil {
+		return nil
+	}
+	return r.Host.Exited()
+}
+
+// output is what the host printed so far.
+func (r *Rig) output() string {
+	if r.Host == nil {
+		if r.HostOutput == nil {
+			return "(unknown)"
+		}
+		return r.HostOutput()
+	}
+	return r.Host.Output()
+}
+
 // hostFailed fails the test with how the host ended and what it printed.
 func (r *Rig) hostFailed(err error) {
 	r.t.Helper()
 	how := "still running"
-	select {
-	case <-r.Host.Exited():
-		how = fmt.Sprintf("exited: %v", r.Host.Wait(0))
-	default:
+	if r.Host == nil {
+		how = "(not the test's child) may be running"
+	} else {
+		select {
+		case <-r.Host.Exited():
+			how = fmt.Sprintf("exited: %v", r.Host.Wait(0))
+		default:
+		}
 	}
-	out := r.Host.Output()
+	out := r.output()
 	if strings.Contains(out, "EMFILE") {
 		how += " (EMFILE: the host needs an inotify instance to boot, and this user's " +
 			"fs.inotify.max_user_instances are used up: look for leaked processes holding them)"
@@ -106,12 +133,19 @@ func (r *Rig) hostFailed(err error) {
 	r.t.Fatalf("%v; the host %s; its output:\n%s", err, how, out)
 }
 
+// EndTurn has the model end the turn: its final text answers the host's
+// next request.
+func (r *Rig) EndTurn() {
+	r.t.Helper()
+	if err := r.Model.Say(Turn{Text: "done"}, callWithin, r.exited()); err != nil {
+		r.hostFailed(err)
+	}
+}
+
 // Finish has the model end the task and waits for the host to exit 0.
 func (r *Rig) Finish() {
 	r.t.Helper()
-	if err := r.Model.Say(Turn{Text: "done"}, callWithin, r.Host.Exited()); err != nil {
-		r.hostFailed(err)
-	}
+	r.EndTurn()
 	if err := r.Host.Wait(callWithin); err != nil {
 		r.hostFailed(fmt.Errorf("the task did not end cleanly: %w", err))
 	}
@@ -143,14 +177,18 @@ func (r *Rig) Events() []demoserver.Event {
 }
 
 // Ran counts the echo calls the server ran with text.
-func (r *Rig) Ran(text string) int {
-	n := 0
+func (r *Rig) Ran(text string) int { return len(r.RanOn(text)) }
+
+// RanOn lists the sessions the server ran each echo call with text on,
+// in order.
+func (r *Rig) RanOn(text string) []string {
+	var ids []string
 	for _, e := range r.Events() {
 		if e.Kind == demoserver.EventCall && e.Text == text {
-			n++
+			ids = append(ids, e.ID)
 		}
 	}
-	return n
+	return ids
 }
 
 // Started counts the sessions the server started for client.

@@ -1,12 +1,15 @@
 package hosts
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
@@ -73,12 +76,66 @@ func (r *Rig) StartDSH(in DSHInstall, url string) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	r.Host, r.tool = d, DSHTool("echo")
-	r.echoed = func(content, text string) bool { return content == text }
+	r.Host = d
+	r.dshTools()
 	r.t.Cleanup(func() {
 		d.Stop()
 		if r.t.Failed() {
 			r.t.Logf("%s's output:\n%s", in.Name, d.Output())
 		}
 	})
+}
+
+// dshTools names the server's echo tool as DSH offers it, and how DSH
+// hands back its result: the echoed text.
+func (r *Rig) dshTools() {
+	r.tool = DSHTool("echo")
+	r.echoed = func(content, text string) bool { return content == text }
+}
+
+// WebCall chats with the rig's host, a `dsh web`, through its own API as
+// its browser would: once it announced it is ready, a new conversation in
+// cwd and the user's message; then the model calls the echo tool with
+// text (Call) and ends the turn. It returns the conversation's session
+// id, what the host handed back, and whether that is the echo.
+func (r *Rig) WebCall(cwd, text string) (string, ToolResult, bool) {
+	r.t.Helper()
+	r.dshTools()
+	url := r.webReady()
+	ctx, cancel := context.WithTimeout(context.Background(), callWithin)
+	defer cancel()
+	web := NewDSHWeb(url)
+	session, err := web.CreateSession(ctx, cwd)
+	if err != nil {
+		r.hostFailed(err)
+	}
+	if err := web.Prompt(ctx, session, "Call the echo tool when asked."); err != nil {
+		r.hostFailed(err)
+	}
+	res, ok := r.Call(text)
+	r.EndTurn()
+	return session, res, ok
+}
+
+// webReady waits for the host to announce it is ready and returns the URL
+// it serves at. The announcement is a line of its output, which has no
+// event of its own: a bounded wait that looks every 50 ms.
+func (r *Rig) webReady() string {
+	r.t.Helper()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.NewTimer(bootWithin)
+	defer timeout.Stop()
+	for {
+		if url, ok := DSHWebURL(r.output()); ok {
+			return url
+		}
+		select {
+		case <-tick.C:
+		case <-r.exited():
+			r.hostFailed(fmt.Errorf("%w before it announced it was ready", ErrHostExited))
+		case <-timeout.C:
+			r.hostFailed(fmt.Errorf("dsh web did not announce it was ready (%q) within %v", dshWebReady, bootWithin))
+		}
+	}
 }
