@@ -83,10 +83,11 @@ fuzz:
 # The host table on the real hosts (internal/testbed/hosts): each installed
 # host x each real server (Go SDK, TS SDK, the 400 quirk) x (idle expiry,
 # server restart) x (unpatched, patched, proxied), driven by a stand-in of
-# the host's model API; no model, no network. It writes docs/HOSTS-LATEST.md.
+# the host's model API; no model, no network. It writes docs/HOSTS-LATEST.md
+# (every cell) and the README's host table (a line per host).
 # make test runs each host's row on the Go SDK server only.
 hosts: deps
-	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 20m -v -run '^Test(DSH|Codex|Gemini|Claude)' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md
+	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 20m -v -run '^Test(DSH|Codex|Gemini|Claude)' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md -hosts.readme=$(CURDIR)/README.md
 
 # Benchmarks; the table lands in docs/BENCHMARKS.md.
 bench: build

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,16 +109,44 @@ func measureCell(t *testing.T, h hostRow, kind ServerKind, l loss, su setup, got
 	url := r.Server.url
 	var w *Watchdog
 	if su.proxy {
-		w = r.StartWatchdog("demo", cmp.Or(l.idle, time.Hour), true, "process = \"\"\nport = 0")
+		w = r.StartWatchdog("demo", cmp.Or(l.idle, time.Hour), true, watchedHost(h.name, ""))
 		url = w.ProxyURL(t)
 	}
 	h.start(t, r, url, su.patched)
+	if !su.proxy {
+		// Watching a host it does not proxy, the watchdog knows the loss
+		// from the server's store and log, and says what the host will do.
+		w = r.StartWatchdog("demo", cmp.Or(l.idle, time.Hour), false, watchedHost(h.name, r.Module))
+	}
 	callOK(t, r, "before")
 	if l.cause != nil {
 		l.cause(r)
 	}
 	r.WaitEnd(h.client, l.reason)
 	stuck := su.stuckOn != nil && su.stuckOn(kind)
+	got = threeCalls(t, r, h, stuck, got)
+	if !su.proxy {
+		checkWords(t, r, w, h, stuck) // while the host still holds its session
+	}
+	r.Finish()
+	t.Logf("verdict: %s %s, %s server, %s, %s: %s (%d of %d calls after the loss failed)",
+		h.name, h.version, kind, l.name, su.name, got.verdict(), got.failed, got.calls)
+	if n := r.Started(h.client); stuck && n != 1 {
+		t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
+	}
+	if su.proxy {
+		rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
+		if rec.Str("source") != "proxy" {
+			t.Errorf("recovered = %v; want source proxy", rec)
+		}
+	}
+	return got
+}
+
+// threeCalls makes the three calls after the loss and counts into got
+// what became of them.
+func threeCalls(t *testing.T, r *Rig, h hostRow, stuck bool, got row) row {
+	t.Helper()
 	for i := 1; i <= 3; i++ {
 		text := fmt.Sprintf("after-%d", i)
 		res, ok := callAfter(t, r, text, stuck, h.lostWords)
@@ -129,19 +159,57 @@ func measureCell(t *testing.T, h hostRow, kind ServerKind, l loss, su setup, got
 			got.ranTwice++
 		}
 	}
-	r.Finish()
-	t.Logf("verdict: %s %s, %s server, %s, %s: %s (%d of %d calls after the loss failed)",
-		h.name, h.version, kind, l.name, su.name, got.verdict(), got.failed, got.calls)
-	if n := r.Started(h.client); stuck && n != 1 {
-		t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
+	return got
+}
+
+// watchedHost is the [host] table's keys for the host named name: its
+// process not watched (another cell's host may run the same program),
+// its patched client module when module is not "".
+func watchedHost(name, module string) string {
+	keys := fmt.Sprintf("name = %q\nprocess = \"\"\nport = 0", name)
+	if module != "" {
+		keys += fmt.Sprintf("\nclient_module = %q", module)
 	}
-	if w != nil {
-		rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
-		if rec.Str("source") != "proxy" {
-			t.Errorf("recovered = %v; want source proxy", rec)
+	return keys
+}
+
+// checkWords checks that the watchdog told the truth of a loss the host
+// met straight from the server. A stuck host: the loss names the host and
+// says its next call fails, and nothing says it recovered. A host that
+// healed itself: once the watchdog has seen its newest session,
+// every loss it reported of the host's says the host re-initializes, and
+// each was followed by a recovery (a client that moved on before any call
+// met the loss may have had none reported).
+func checkWords(t *testing.T, r *Rig, w *Watchdog, h hostRow, stuck bool) {
+	t.Helper()
+	if stuck {
+		lost := daemontest.WaitEvent(t, w.State, "session_lost", 1, lossWithin)
+		if lost.Str("host") != h.name || lost.Str("on_loss") != "stuck" || !strings.Contains(lost.Str("detail"), "its next call will fail") {
+			t.Errorf("session_lost = %v; want host %q, on_loss stuck, and the words %q", lost, h.name, "its next call will fail")
+		}
+		if rec := daemontest.Journal(t, w.State, "recovered"); len(rec) > 0 {
+			t.Errorf("the watchdog says the stuck host recovered: %v", rec)
+		}
+		return
+	}
+	ids := r.SessionsOf(h.client)
+	newest := mask.ID(ids[len(ids)-1])
+	daemontest.WaitFor(t, lossWithin, "the watchdog to see the host's newest session "+newest, func() bool {
+		return slices.ContainsFunc(daemontest.Journal(t, w.State, "session_new"), func(e daemontest.JournalLine) bool { return e.Str("session") == newest })
+	})
+	var lost int
+	for _, ev := range daemontest.Journal(t, w.State, "session_lost") {
+		if ev.Str("host") == "" {
+			continue // another client's session, as the watchdog judged it
+		}
+		lost++
+		if ev.Str("host") != h.name || ev.Str("on_loss") != "self-healing" || !strings.Contains(ev.Str("detail"), "re-initializes on its next call") {
+			t.Errorf("session_lost = %v; want host %q, on_loss self-healing, and the words %q", ev, h.name, "re-initializes on its next call")
 		}
 	}
-	return got
+	if lost > 0 {
+		daemontest.WaitEvent(t, w.State, "recovered", lost, lossWithin)
+	}
 }
 
 // callOK makes a call that must work and run once on the server.

@@ -48,6 +48,7 @@ func (r *Rig) PatchDSH(in DSHInstall) DSHInstall {
 		r.t.Fatalf("patching the private copy changed the shared install's %s", shared)
 	}
 	priv.Module = found[0]
+	r.Module = priv.Module
 	return priv
 }
 

@@ -15,6 +15,7 @@ import (
 
 var (
 	reportPath = flag.String("hosts.report", "", "write the measured host table (markdown) to this file")
+	readmePath = flag.String("hosts.readme", "", "write the host table's summary between the host-table markers of this file (the README)")
 	matrix     = flag.Bool("hosts.matrix", false, "measure every server (make hosts); without it a host's row is measured on the Go SDK server only")
 )
 
@@ -56,6 +57,12 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if code == 0 && *reportPath != "" {
 		if err := report.write(*reportPath); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	if code == 0 && *readmePath != "" {
+		if err := report.writeSummary(*readmePath); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			code = 1
 		}

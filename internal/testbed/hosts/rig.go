@@ -41,6 +41,9 @@ type Rig struct {
 	// Store and Log are the server's session store and log, as a real
 	// server keeps them (what the watchdog follows).
 	Store, Log string
+	// Module is the patched client module the host runs ("" when it runs
+	// unpatched): the watchdog's client_module.
+	Module string
 
 	mu     sync.Mutex
 	events []demoserver.Event
