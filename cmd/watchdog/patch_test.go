@@ -269,7 +269,7 @@ func leftovers(t *testing.T, dir, home string) bool {
 // revert still gives the original back.
 func TestPatchUpgrade(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ from, says string }{{"v1", "no retry"}, {"v2", "upgrades it to v3"}} {
+	for _, tc := range []struct{ from, says string }{{"v1", "no retry"}, {"v2", "upgrades it to v4"}, {"v3", "upgrades it to v4"}} {
 		t.Run(tc.from, func(t *testing.T) {
 			t.Parallel()
 			checkUpgrade(t, tc.from, tc.says)
@@ -284,11 +284,11 @@ func checkUpgrade(t *testing.T, from, says string) {
 		t.Fatal(err)
 	}
 	code, out, errOut := runPatch(t, home, "status", "--module", p)
-	if code != exitOK || !strings.Contains(out, "applied (patch "+from) || !strings.Contains(out, says) || !strings.Contains(out, "to v3") {
+	if code != exitOK || !strings.Contains(out, "applied (patch "+from) || !strings.Contains(out, says) || !strings.Contains(out, "to "+clientpatch.Version) {
 		t.Fatalf("status of a %s module: exit %d\n%s%s", from, code, out, errOut)
 	}
 	code, out, errOut = runPatch(t, home, "apply", "--module", p)
-	if code != exitOK || !strings.Contains(out, "upgraded from patch "+from+" to v3") {
+	if code != exitOK || !strings.Contains(out, "upgraded from patch "+from+" to "+clientpatch.Version) {
 		t.Fatalf("apply over %s: exit %d\n%s%s", from, code, out, errOut)
 	}
 	mustNodeCheck(t, p)
@@ -297,7 +297,7 @@ func checkUpgrade(t *testing.T, from, says string) {
 	if err := json.Unmarshal([]byte(out), &st); code != exitOK || err != nil {
 		t.Fatalf("status --json: exit %d, %v\n%s%s", code, err, out, errOut)
 	}
-	if st.State != clientpatch.StateApplied || st.Version != clientpatch.Version || !st.Retry || !slices.Contains(st.Parts, "track v3") {
+	if st.State != clientpatch.StateApplied || st.Version != clientpatch.Version || !st.Retry || !slices.Contains(st.Parts, "track "+clientpatch.Version) {
 		t.Fatalf("after the upgrade: %+v", st)
 	}
 	code, out, errOut = runPatch(t, home, "revert", "--module", p)
@@ -357,7 +357,7 @@ func TestPatchPartsOnADerivedBuild(t *testing.T) {
 		t.Fatalf("present %+v, missing %+v", st.Present, st.Missing)
 	}
 	code, out, errOut = runPatch(t, home, "status", "--module", p)
-	if code != exitOK || !strings.Contains(out, "applied in part (patch v3: core, trigger, dispose; not in: retry)") {
+	if code != exitOK || !strings.Contains(out, "applied in part (patch "+clientpatch.Version+": core, trigger, dispose; not in: retry)") {
 		t.Fatalf("status after apply: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -36,8 +36,8 @@ type InstallOptions struct {
 	// Now stamps backup folders; nil: time.Now.
 	Now func() time.Time
 	// Version is the patch version Install writes: "" is Version; "v1" the
-	// first one, without the retry part, or "v2" (for reproductions of the
-	// behaviour they had, and for upgrade tests).
+	// first one, without the retry part, "v2" or "v3" (for reproductions of
+	// the behaviour they had, and for upgrade tests).
 	Version string
 }
 

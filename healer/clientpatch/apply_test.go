@@ -23,7 +23,7 @@ func TestApplyRevertRealClient(t *testing.T) {
 		st.Base != "dsh-mcp-client 0.1.0-rc.8" || st.Package != "0.1.0-rc.8" {
 		t.Fatalf("after apply: %+v", st)
 	}
-	wantParts := []string{"retry v3", "module v3", "onerror v3", "track v3", "register v3", "dispose v3"}
+	wantParts := []string{"retry " + Version, "module " + Version, "onerror " + Version, "track " + Version, "register " + Version, "dispose " + Version}
 	if !slices.Equal(st.Parts, wantParts) {
 		t.Fatalf("parts %v, want %v", st.Parts, wantParts)
 	}
@@ -354,52 +354,60 @@ func TestReplacedDuringApply(t *testing.T) {
 	}
 }
 
-// TestUpgradeFromV1: a file patched by v1 reads as applied v1 without the
-// retry; apply swaps in v2 (the same bytes as a fresh v2 apply), keeps the
-// one backup of the original, and revert still gives the original back.
-func TestUpgradeFromV1(t *testing.T) {
+// TestUpgradeFromOlderVersions: a file patched by an older version reads
+// as applied at that version (v1 without the retry); apply swaps in the
+// current version (the same bytes as a fresh apply), keeps the one backup
+// of the original, and revert still gives the original back.
+func TestUpgradeFromOlderVersions(t *testing.T) {
 	t.Parallel()
-	for _, forced := range []bool{false, true} {
-		t.Run(fmt.Sprintf("forced=%v", forced), func(t *testing.T) {
-			t.Parallel()
-			p, orig := realClient(t)
-			if forced {
-				orig = append([]byte("// a build the patch does not know\n"), orig...)
-			}
-			o := opts(t)
-			o.Force = forced
-			mustDo(t, os.WriteFile(p, orig, 0o644))
-			o.Version = "v1"
-			_, err := Install(p, o)
-			mustDo(t, err)
-			o.Version = ""
-			v1, err := buildVersion(orig, versionV1)
-			mustDo(t, err)
-			if !bytes.Equal(readFile(t, p), v1) {
-				t.Fatal("ApplyOptions.Version v1 did not write the v1 patch")
-			}
-			st, err := Inspect(p, InspectOptions{Home: o.Home})
-			mustDo(t, err)
-			if st.State != StateApplied || st.Version != versionV1 || st.Retry || !st.Trigger || !strings.Contains(st.Advice, "watchdog patch apply") {
-				t.Fatalf("v1 file: %+v", st)
-			}
-			o.Force = false // an upgrade needs no --force, even on a forced base
-			st, err = Install(p, o)
-			mustDo(t, err)
-			want, err := build(orig)
-			mustDo(t, err)
-			if !bytes.Equal(readFile(t, p), want) || st.Version != Version || !st.Retry || !strings.Contains(st.Advice, "upgraded from patch v1") {
-				t.Fatalf("after the upgrade: %+v (bytes of a fresh v2 apply: %v)", st, bytes.Equal(readFile(t, p), want))
-			}
-			nodeCheckOK(t, p)
-			if b := backupDirs(t, o.Home); len(b) != 1 || !bytes.Equal(readFile(t, st.Backup), orig) {
-				t.Fatalf("backups %v, want the one original", b)
-			}
-			_, err = Revert(p, o)
-			mustDo(t, err)
-			if !bytes.Equal(readFile(t, p), orig) {
-				t.Fatal("revert after the upgrade is not the original")
-			}
-		})
+	for _, from := range []string{versionV1, versionV2, versionV3} {
+		for _, forced := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/forced=%v", from, forced), func(t *testing.T) {
+				t.Parallel()
+				checkUpgrade(t, from, forced)
+			})
+		}
+	}
+}
+
+func checkUpgrade(t *testing.T, from string, forced bool) {
+	p, orig := realClient(t)
+	if forced {
+		orig = append([]byte("// a build the patch does not know\n"), orig...)
+	}
+	o := opts(t)
+	o.Force = forced
+	mustDo(t, os.WriteFile(p, orig, 0o644))
+	o.Version = from
+	_, err := Install(p, o)
+	mustDo(t, err)
+	o.Version = ""
+	old, err := buildVersion(orig, from)
+	mustDo(t, err)
+	if !bytes.Equal(readFile(t, p), old) {
+		t.Fatalf("InstallOptions.Version %s did not write the %s patch", from, from)
+	}
+	st, err := Inspect(p, InspectOptions{Home: o.Home})
+	mustDo(t, err)
+	if st.State != StateApplied || st.Version != from || st.Retry != (from != versionV1) || !st.Trigger ||
+		!strings.Contains(st.Advice, "watchdog patch apply") || !strings.Contains(st.Advice, "to "+Version) {
+		t.Fatalf("%s file: %+v", from, st)
+	}
+	o.Force = false // an upgrade needs no --force, even on a forced base
+	st, err = Install(p, o)
+	mustDo(t, err)
+	want, err := build(orig)
+	mustDo(t, err)
+	if !bytes.Equal(readFile(t, p), want) || st.Version != Version || !st.Retry || !strings.Contains(st.Advice, "upgraded from patch "+from+" to "+Version) {
+		t.Fatalf("after the upgrade: %+v (bytes of a fresh %s apply: %v)", st, Version, bytes.Equal(readFile(t, p), want))
+	}
+	nodeCheckOK(t, p)
+	if b := backupDirs(t, o.Home); len(b) != 1 || !bytes.Equal(readFile(t, st.Backup), orig) {
+		t.Fatalf("backups %v, want the one original", b)
+	}
+	_, err = Revert(p, o)
+	mustDo(t, err)
+	if !bytes.Equal(readFile(t, p), orig) {
+		t.Fatal("revert after the upgrade is not the original")
 	}
 }

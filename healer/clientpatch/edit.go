@@ -16,24 +16,31 @@ var errPayload = errors.New("clientpatch: payload")
 // Version is the patch version written into every marker. v2 added the
 // "retry" part (a tool call that meets a lost session is sent once more on
 // the new session); v3 made each feature stand alone (apply --force puts in
-// what fits on a build the patch does not know) and reads SDK 2's errors.
+// what fits on a build the patch does not know) and reads SDK 2's errors;
+// v4 sends a tool call made while its session is being replaced (after the
+// watchdog's trigger, during the reconnect backoff) on the new session,
+// where v3 sent it on the closed one and it failed "Not connected".
 // Files of older versions are recognised, reported and upgraded.
-const Version = "v3"
+const Version = "v4"
 
-// Older patch versions: v1 had no retry; v2 needed every anchor.
+// Older patch versions: v1 had no retry; v2 needed every anchor; v3 sent a
+// call made during a reconnect on the closed generation.
 const (
 	versionV1 = "v1"
 	versionV2 = "v2"
+	versionV3 = "v3"
 )
 
 // The current payloads, and the older versions' kept byte for byte so that
 // their files can be told from edited ones.
 //
-//go:embed payload/*.js payload/v1/*.js payload/v2/*.js
+//go:embed payload/*.js payload/v1/*.js payload/v2/*.js payload/v3/*.js
 var payloadFS embed.FS
 
 // knownVersion: a patch version this engine can build (and so recognise).
-func knownVersion(v string) bool { return v == Version || v == versionV1 || v == versionV2 }
+func knownVersion(v string) bool {
+	return v == Version || v == versionV1 || v == versionV2 || v == versionV3
+}
 
 // payloadDir is where a version's payload files are embedded.
 func payloadDir(version string) string {

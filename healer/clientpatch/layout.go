@@ -59,9 +59,10 @@ func layout(version string) (fs []feature, strict bool) {
 	return layoutV3(), false
 }
 
-// layoutV3 is the current version's features. The track block (the
-// retry's link to the supervisor) sits right after onerror, inside the
-// attempt where the generation is in scope.
+// layoutV3 is the features of v3 and later (v4 changed what the blocks
+// say, not where they go). The track block (the retry's link to the
+// supervisor) sits right after onerror, inside the attempt where the
+// generation is in scope.
 func layoutV3() []feature {
 	return []feature{
 		{name: FeatureCore,

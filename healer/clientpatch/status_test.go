@@ -28,21 +28,24 @@ func inspectCases(t *testing.T, orig []byte) []inspectCase {
 		t.Fatal("the onerror payload changed: edit another line of it here")
 	}
 	outside := bytes.Replace(patched, []byte("const GENERATION_CLOSE_TIMEOUT_MS"), []byte("const  GENERATION_CLOSE_TIMEOUT_MS"), 1)
-	noEnd := bytes.Replace(patched, []byte("/* mcp-watchdog:end dispose v3 */"), nil, 1)
+	noEnd := bytes.Replace(patched, []byte("/* mcp-watchdog:end dispose "+Version+" */"), nil, 1)
 	v1, err := buildVersion(orig, versionV1)
 	mustDo(t, err)
 	v2, err := buildVersion(orig, versionV2)
 	mustDo(t, err)
-	mixed := bytes.Replace(patched, []byte("mcp-watchdog:begin dispose v3 */"), []byte("mcp-watchdog:begin dispose v1 */"), 1)
-	mixed = bytes.Replace(mixed, []byte("mcp-watchdog:end dispose v3 */"), []byte("mcp-watchdog:end dispose v1 */"), 1)
-	v4 := bytes.ReplaceAll(patched, []byte(" v3 */"), []byte(" v4 */"))
+	v3, err := buildVersion(orig, versionV3)
+	mustDo(t, err)
+	mixed := bytes.Replace(patched, []byte("mcp-watchdog:begin dispose "+Version+" */"), []byte("mcp-watchdog:begin dispose v1 */"), 1)
+	mixed = bytes.Replace(mixed, []byte("mcp-watchdog:end dispose "+Version+" */"), []byte("mcp-watchdog:end dispose v1 */"), 1)
+	unknown := bytes.ReplaceAll(patched, []byte(" "+Version+" */"), []byte(" v99 */"))
 	return []inspectCase{
 		{"original", orig, StateUnpatched, "watchdog patch apply"},
 		{"patched", patched, StateApplied, "restart DSH"},
-		{"patched by v1", v1, StateApplied, "upgrade it to v3"},
-		{"patched by v2", v2, StateApplied, "upgrades it to v3"},
-		{"v3 blocks but a v1 dispose", mixed, StateModified, "revert --force"},
-		{"a version this engine does not know", v4, StateModified, "revert --force"},
+		{"patched by v1", v1, StateApplied, "upgrade it to " + Version},
+		{"patched by v2", v2, StateApplied, "upgrades it to " + Version},
+		{"patched by v3", v3, StateApplied, "upgrades it to " + Version},
+		{"current blocks but a v1 dispose", mixed, StateModified, "revert --force"},
+		{"a version this engine does not know", unknown, StateModified, "revert --force"},
 		{"v1 with a block gone", stripPart(t, v1, "register"), StateModified, "revert --force"},
 		{"unknown", append([]byte("// new build\n"), orig...), StateUnknownVersion, "--force"},
 		{"edited inside a block", insideBlock, StateModified, "revert --force"},

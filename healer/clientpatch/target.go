@@ -59,8 +59,12 @@ func (t target) advice() advice {
 				return "an older patch (v1) is in: a lost session heals, but the call that meets it still fails; run `watchdog patch apply`" +
 					" to upgrade it to " + Version + " (that call is then retried once on the new session), then restart " + h
 			}
+			gains := "a tool call made while the session is being replaced then waits for the new session instead of failing"
+			if v == versionV2 {
+				gains = "it also reads SDK 2's session-expired error, and " + gains
+			}
 			return "an older patch (" + v + ") is in and works; `watchdog patch apply` upgrades it to " + Version +
-				" (it also reads SDK 2's session-expired error), then restart " + h
+				" (" + gains + "), then restart " + h
 		},
 		partial: func(missing string) string {
 			return "the core fix is in, on a build the patch does not know; not in, for want of their anchors: " + missing +
@@ -94,7 +98,7 @@ func (t target) feature(name string) FeatureStatus {
 		f.Without = "the watchdog cannot heal before the next call (keep-warm and restarting " + h + " are left), and guesses " +
 			h + "'s session from the server's store"
 	case FeatureRetry:
-		f.Gives = "a tool call that meets a lost session is sent once more on the new session, so it does not fail"
+		f.Gives = "a tool call that meets a lost session is sent once more on the new session, and one made while the session is being replaced waits for it, so neither fails"
 		f.Without = "the first call after a loss fails; the next one works on the new session"
 	case FeatureDispose:
 		f.Gives = "a plugin reload or quit takes the server out of the beacon and stops its trigger watch"

@@ -25,7 +25,7 @@ func TestZeroTargetSaysWhatItSaid(t *testing.T) {
 		"unpatched":   "this client has the session-loss bug: run `watchdog patch apply`, then restart DSH",
 		"applied":     "the fix is in: restart DSH if it was running when the patch was applied; reinstalling or updating DSH removes the patch (run `watchdog patch apply` again then)",
 		"unknown":     "this dsh-mcp-client build is not one the patch knows: check that it still lacks an onerror handler (`grep -c onerror lib/index.js` is 0), then `watchdog patch apply --force` puts in every part whose anchors are found (the parts above)",
-		"outdated v1": "an older patch (v1) is in: a lost session heals, but the call that meets it still fails; run `watchdog patch apply` to upgrade it to v3 (that call is then retried once on the new session), then restart DSH",
+		"outdated v1": "an older patch (v1) is in: a lost session heals, but the call that meets it still fails; run `watchdog patch apply` to upgrade it to v4 (that call is then retried once on the new session), then restart DSH",
 		"modified":    "the patched file was changed after patching: `watchdog patch revert --force` restores the original from the backup, then run `watchdog patch apply` again",
 		"notFound":    "dsh-mcp-client was not found: pass --module PATH/lib/index.js or set host.client_module in the config",
 		"restart":     "restart DSH so it loads the change; reinstalling or updating DSH removes the patch (run `watchdog patch apply` again then)",

@@ -1,10 +1,13 @@
-// MCP session watchdog, client patch v3 (https://github.com/mcpwatchdog/watchdog).
+// MCP session watchdog, client patch v4 (https://github.com/mcpwatchdog/watchdog).
 // A lost session never closes the transport: the SDK reports it through onerror only,
 // so these helpers feed it into the path onclose already uses (generationDown), let the
 // watchdog ask for the same recovery through a trigger file, and publish each server's
 // session in a beacon file the watchdog reads. A tool call that meets a lost session is
 // sent once more on the new session: the server refused it at the session lookup, before
-// any tool ran, so it cannot run twice. No other failure is ever retried.
+// any tool ran, so it cannot run twice. A tool call made while its generation is already
+// down (the client's tools close over the generation they were registered with) is not
+// sent on it but on the new session: it was never sent, so it cannot run twice either.
+// No other failure is ever retried.
 /** Messages of a 400 answer that mean the server does not know our session. */
 const __mcpWatchdogLostSession400 = /no valid session|session not found|session (?:has )?expired|invalid (?:or missing )?session|unknown session|session (?:id )?(?:is )?(?:missing|invalid|unknown|expired)/i;
 /** How often the beacon follows the supervisor's state (ms). */
@@ -270,9 +273,10 @@ function __mcpWatchdogWriteBeacon(reg) {
 }
 /**
 * Link a new generation to its supervisor (created with the first generation). access:
-* { label, logger, current() -> the connected generation or undefined, settling() -> the
-* attempt in flight, hurry() -> start the first reconnect of an outage now, retire() -> take
-* this generation down }. When this generation's attempt settles, waiting calls look again.
+* { label, logger, current() -> the connected generation or undefined, coming() -> whether a
+* generation is connecting or a reconnect is scheduled, settling() -> the attempt in flight,
+* hurry() -> start the first reconnect of an outage now, retire() -> take this generation
+* down }. When this generation's attempt settles, waiting calls look again.
 */
 function __mcpWatchdogTrack(generation, key, access) {
 	let supervisor = __mcpWatchdogSupervisors.get(key);
@@ -293,26 +297,48 @@ function __mcpWatchdogTrack(generation, key, access) {
 	});
 }
 /**
-* Send a tool call on generation; when it meets a lost session (a POST answered 404, or the
-* 400 quirk), take the generation down, wait for the supervisor's new one (at most
-* __mcpWatchdogRetryWaitMs) and send the same call once on it; that answer is the caller's.
+* Send a tool call on generation, the one its tool was registered with. A call made after the
+* supervisor took that generation down (the watchdog's trigger, or a loss another call met,
+* then the reconnect backoff) is not sent on it, where it would fail ("Not connected", or
+* "Connection closed" while it closes): it waits for the supervisor's connected generation
+* (at most __mcpWatchdogRetryWaitMs; it was never sent, so it cannot run twice) and is sent
+* there; when none comes, or the call is aborted, it is sent on its own generation so the
+* caller gets the client's own error. When a sent call meets a lost session (a POST answered
+* 404, or the 400 quirk), take its generation down, wait for the new one and send the same call
+* once on it; that answer is the caller's. Nothing else is resent: a call already in flight
+* when its generation is taken down keeps the answer it gets (its result, or "Connection
+* closed" once the generation closes), since the server may have run it.
 */
 async function __mcpWatchdogCallTool(generation, exec, send) {
-	const link = __mcpWatchdogGenerations.get(generation);
+	let target = generation;
+	const own = __mcpWatchdogGenerations.get(generation);
+	if (own !== void 0 && own.supervisor.current() !== generation) {
+		// Not sent yet: any connected generation will do, this one included if it is still connecting.
+		target = await __mcpWatchdogNextGeneration(own.supervisor, void 0, exec?.signal) ?? generation;
+		if (target !== generation) own.supervisor.logger.info(`${own.supervisor.label}: a tool call came while the session was being replaced; sending it on the new session`);
+	}
+	const link = __mcpWatchdogGenerations.get(target);
 	try {
-		return await send(generation);
+		return await send(target);
 	} catch (error) {
 		if (link === void 0 || exec?.signal?.aborted || !__mcpWatchdogIsSessionLost(error)) throw error;
 		link.retire();
-		const next = await __mcpWatchdogNextGeneration(link.supervisor, generation, exec?.signal);
+		const next = await __mcpWatchdogNextGeneration(link.supervisor, target, exec?.signal);
 		if (next === void 0) throw error;
 		link.supervisor.logger.warn(`${link.supervisor.label}: a tool call met the lost session; sending it once more on the new session`);
 		return send(next);
 	}
 }
-/** The supervisor's connected generation other than old, or undefined after the wait or an abort. */
+/**
+* The supervisor's connected generation other than old, or undefined after the wait, on an
+* abort, or once no generation is coming (reconnect given up, disabled, or the plugin disposed).
+*/
 function __mcpWatchdogNextGeneration(supervisor, old, signal) {
 	return new Promise((resolve) => {
+		if (signal?.aborted) {
+			resolve(void 0);
+			return;
+		}
 		let timer;
 		const finish = (next) => {
 			clearTimeout(timer);
@@ -323,6 +349,7 @@ function __mcpWatchdogNextGeneration(supervisor, old, signal) {
 		const check = () => {
 			const current = supervisor.current();
 			if (current !== void 0 && current !== old) finish(current);
+			else if (current === void 0 && !supervisor.coming()) finish(void 0);
 		};
 		const onAbort = () => finish(void 0);
 		timer = setTimeout(finish, __mcpWatchdogRetryWaitMs);

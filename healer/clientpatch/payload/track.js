@@ -2,6 +2,7 @@ __mcpWatchdogTrack(generation, generationDown, {
 	label,
 	logger: ctx.logger,
 	current: () => disposed || connectedAt === void 0 ? void 0 : client,
+	coming: () => !disposed && (client !== void 0 || reconnectTimer !== void 0),
 	settling: () => settling,
 	hurry: () => {
 		if (disposed || reconnectTimer === void 0 || failedAttempts !== 1) return;

@@ -247,6 +247,20 @@ func callAfter(t *testing.T, r *Rig, text string, stuck, lostWords bool) (ToolRe
 	return res, ok
 }
 
+// startWatchedPatchedDSH starts the real DSH host, patched, on a Go SDK
+// server whose sessions idle out, with the watchdog watching its process
+// and client module, and makes one call that must work.
+func startWatchedPatchedDSH(t *testing.T) (*Rig, *Watchdog) {
+	t.Helper()
+	r := NewRig(t, GoSDK, idle)
+	priv := r.PatchDSH(MustDSH(t))
+	w := r.StartWatchdog("demo", idle, false,
+		fmt.Sprintf("process = %q\nport = 0\nclient_module = %q", filepath.Base(priv.Command), priv.Module))
+	r.StartDSH(priv, r.Server.url)
+	callOK(t, r, "before")
+	return r, w
+}
+
 // The watchdog against the real DSH host, patched: it finds the host's
 // process (node running the global install's dsh), reads the beacon the
 // real patched client writes (source beacon, the client's own session),
@@ -254,12 +268,7 @@ func callAfter(t *testing.T, r *Rig, text string, stuck, lostWords bool) (ToolRe
 // a new session before any call, and the next call runs on it.
 func TestDSHWatchdogHealsTheRealHost(t *testing.T) {
 	t.Parallel()
-	r := NewRig(t, GoSDK, idle)
-	priv := r.PatchDSH(MustDSH(t))
-	w := r.StartWatchdog("demo", idle, false,
-		fmt.Sprintf("process = %q\nport = 0\nclient_module = %q", filepath.Base(priv.Command), priv.Module))
-	r.StartDSH(priv, r.Server.url)
-	callOK(t, r, "before")
+	r, w := startWatchedPatchedDSH(t)
 	first := r.SessionsOf(dshClient)[0]
 	up := daemontest.WaitEvent(t, w.State, "host_up", 1, 20*time.Second)
 	if pid, _ := up["pid"].(float64); int(pid) != r.Host.Pid() {
@@ -277,5 +286,27 @@ func TestDSHWatchdogHealsTheRealHost(t *testing.T) {
 		t.Errorf("recovered names new session %s; the server started %v for the host", rec.Str("new_session"), got)
 	}
 	callOK(t, r, "after")
+	r.Finish()
+}
+
+// Calls the real patched DSH makes while the watchdog's recovery is under
+// way: the trigger has taken the lost session's generation down and the
+// client waits out its reconnect backoff, yet the tools it registered on
+// that generation are still the model's. Each call must wait for the new
+// session and run there once; sent on the closed generation it fails "Not
+// connected" (patch v3 did so, the server never saw it).
+func TestDSHPatchedCallsDuringTheWatchdogsRecovery(t *testing.T) {
+	t.Parallel()
+	r, w := startWatchedPatchedDSH(t)
+	r.WaitEnd(dshClient, demoserver.ReasonIdleTimeout)
+	// heal_started is journaled once the trigger is written: from here on
+	// the client is retiring the generation, or has.
+	heal := daemontest.WaitEvent(t, w.State, "heal_started", 1, lossWithin)
+	if heal.Str("strategy") != "client_recovery" {
+		t.Fatalf("heal_started = %v; want strategy client_recovery", heal)
+	}
+	for i := 1; i <= 3; i++ {
+		callOK(t, r, fmt.Sprintf("during-%d", i))
+	}
 	r.Finish()
 }

@@ -24,7 +24,8 @@ import (
 // must never follow: "flaky" runs, then its answer is replaced by a 500;
 // "slow" outlives the client's call timeout. After loseAll, every
 // tools/call POST that carries a session id is answered 404 "session not
-// found", on the fresh session too: session loss twice in a row.
+// found", on the fresh session too: session loss twice in a row. "held"
+// signals held when it starts and runs until the test releases it.
 type countingServer struct {
 	srv       *httptest.Server
 	lost      atomic.Bool
@@ -32,11 +33,13 @@ type countingServer struct {
 	runs      map[string]int // tool executions by name
 	toolPOSTs map[string]int // tools/call POSTs by tool name
 	inits     int            // initialize POSTs
+	held      chan struct{}  // a token each time "held" starts running
+	release   chan struct{}  // closed: "held" returns
 }
 
 func startCountingServer(t *testing.T) *countingServer {
 	t.Helper()
-	c := &countingServer{runs: map[string]int{}, toolPOSTs: map[string]int{}}
+	c := &countingServer{runs: map[string]int{}, toolPOSTs: map[string]int{}, held: make(chan struct{}, 1), release: make(chan struct{})}
 	s := mcp.NewServer(&mcp.Implementation{Name: "retry-test", Version: "1.0.0"}, nil)
 	for _, name := range []string{"echo", "flaky"} {
 		mcp.AddTool(s, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
@@ -51,6 +54,15 @@ func startCountingServer(t *testing.T) *countingServer {
 		case <-time.After(30 * time.Second):
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "slow ran"}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "held"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		c.ran("held")
+		c.held <- struct{}{}
+		select {
+		case <-ctx.Done():
+		case <-c.release:
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "held ran"}}}, nil, nil
 	})
 	inner := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { c.serve(w, r, inner) }))
@@ -112,11 +124,15 @@ func (c *countingServer) serve(w http.ResponseWriter, r *http.Request, inner htt
 	inner.ServeHTTP(w, r)
 }
 
-// startRetryHost runs the host with the patched (v2) client against c.
-func startRetryHost(t *testing.T, c *countingServer, client ClientKind) (*host, Options) {
+// startRetryHost runs the host with the patched client against c; each
+// tune changes the options first.
+func startRetryHost(t *testing.T, c *countingServer, client ClientKind, tune ...func(*Options)) (*host, Options) {
 	t.Helper()
 	o := testOptions(t)
 	o.Client, o.Patched, o.ToolCallTimeout = client, true, 2*time.Second
+	for _, f := range tune {
+		f(&o)
+	}
 	o, err := o.withDefaults()
 	mustDo(t, err)
 	o.Root, err = fsutil.RepoRoot()
@@ -210,5 +226,85 @@ func TestSessionLostTwice(t *testing.T) {
 				t.Fatalf("%d tools/call POSTs after the client reconnected, want still 3: a retry loop", posts)
 			}
 		})
+	}
+}
+
+// recoverNow writes the watchdog's trigger for h's server and waits for the
+// client to say it took the session down (it logs that first, then takes
+// the generation down in the same turn).
+func recoverNow(t *testing.T, h *host, o Options) {
+	t.Helper()
+	trigger(t, o.Home, o.ServerName)
+	deadline := time.Now().Add(callWithin)
+	for !strings.Contains(h.stderr(), "mcp-watchdog asked for a new session") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the client never acted on the trigger\n%s", h.stderr())
+		}
+		time.Sleep(2 * time.Millisecond) // a poll: the call below must come within the backoff
+	}
+}
+
+// TestCallDuringATriggeredRecovery: a call made right after the watchdog's
+// trigger took the session down, while the client waits out its reconnect
+// backoff, comes on the generation its tool was registered with. It is not
+// sent on that closed generation (patch v3 did: "Not connected", the server
+// never saw it): it waits for the new session and runs there once.
+func TestCallDuringATriggeredRecovery(t *testing.T) {
+	t.Parallel()
+	c := startCountingServer(t)
+	// The client's own first reconnect delay (500 ms): the call comes well within it.
+	h, o := startRetryHost(t, c, Real, func(o *Options) { o.ReconnectInitial = 0 })
+	if res, err := h.call(o.tool(), "{}"); err != nil || !res.OK {
+		t.Fatalf("echo before the trigger: %+v, %v", res, err)
+	}
+	recoverNow(t, h, o)
+	if res, err := h.call(o.tool(), "{}"); err != nil || !res.OK {
+		t.Fatalf("echo during the recovery: %+v, %v\n%s", res, err, h.stderr())
+	}
+	if !strings.Contains(h.stderr(), "sending it on the new session") {
+		t.Errorf("the client did not say it sent the call on the new session:\n%s", h.stderr())
+	}
+	if runs, posts, inits := c.counts("echo"); runs != 2 || posts != 2 || inits != 2 {
+		t.Errorf("echo: %d runs in %d tools/call POSTs, %d sessions; want 2 runs in 2 POSTs (before and during), 2 sessions", runs, posts, inits)
+	}
+}
+
+// TestCallInFlightAtATriggerIsNotResent: the trigger takes the session down
+// while a call is in flight on it. That call was sent and the server may
+// have run it, so whatever its answer, it is never sent again: not on the
+// new session, nor after it.
+func TestCallInFlightAtATriggerIsNotResent(t *testing.T) {
+	t.Parallel()
+	c := startCountingServer(t)
+	h, o := startRetryHost(t, c, Real, func(o *Options) { o.ToolCallTimeout = callWithin })
+	type answer struct {
+		res callResult
+		err error
+	}
+	held := make(chan answer, 1)
+	go func() {
+		res, err := h.call(o.toolNamed("held"), "{}")
+		held <- answer{res, err}
+	}()
+	select {
+	case <-c.held:
+	case <-time.After(callWithin):
+		t.Fatalf("the held call never reached the server\n%s", h.stderr())
+	}
+	recoverNow(t, h, o)
+	close(c.release)
+	got := <-held
+	mustDo(t, got.err)
+	t.Logf("the call in flight got %+v", got.res)
+	if runs, posts, _ := c.counts("held"); runs != 1 || posts != 1 {
+		t.Fatalf("held ran %d times in %d tools/call POSTs, want once", runs, posts)
+	}
+	// The next call, still on the taken-down generation's tool, waits for
+	// the new session; the held call is never sent there.
+	if res, err := h.call(o.tool(), "{}"); err != nil || !res.OK {
+		t.Fatalf("echo after the recovery: %+v, %v\n%s", res, err, h.stderr())
+	}
+	if runs, posts, inits := c.counts("held"); runs != 1 || posts != 1 || inits != 2 {
+		t.Errorf("held: %d runs in %d tools/call POSTs, %d sessions; want 1 in 1 POST, 2 sessions", runs, posts, inits)
 	}
 }

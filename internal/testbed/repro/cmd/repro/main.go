@@ -140,7 +140,7 @@ func matrix(ctx context.Context, c config, stdout io.Writer) error {
 	if !ok {
 		return errUnexpected
 	}
-	fmt.Fprintln(stdout, "OK: every unpatched client STUCK, every patched client RECOVERED, and with v2 no call failed")
+	fmt.Fprintln(stdout, "OK: every unpatched client STUCK, every patched client RECOVERED, and with "+clientpatch.Version+" no call failed")
 	return nil
 }
 

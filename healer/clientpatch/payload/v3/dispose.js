@@ -1,0 +1,1 @@
+__mcpWatchdogUnregister(__mcpWatchdogInstance);

@@ -1,0 +1,15 @@
+__mcpWatchdogTrack(generation, generationDown, {
+	label,
+	logger: ctx.logger,
+	current: () => disposed || connectedAt === void 0 ? void 0 : client,
+	settling: () => settling,
+	hurry: () => {
+		if (disposed || reconnectTimer === void 0 || failedAttempts !== 1) return;
+		clearTimeout(reconnectTimer);
+		reconnectTimer = void 0;
+		settling = connectGeneration(false);
+	},
+	retire: () => {
+		if (attemptSettled && isCurrent(generation)) __mcpWatchdogRetire(generation, generationDown, false);
+	}
+});
