@@ -64,7 +64,7 @@ func dshRow(t *testing.T) hostRow {
 	return hostRow{name: in.Name, version: in.Version, client: host.DSH().ClientName,
 		start: func(t *testing.T, r *Rig, url string, patched bool) {
 			if patched {
-				r.StartDSH(r.PatchDSH(MustDSH(t)), url)
+				r.StartDSH(r.PatchDSH(MustDSH(t), true), url) // as `npm install -g` nests it
 				return
 			}
 			r.StartDSH(MustDSH(t), url)
@@ -253,7 +253,7 @@ func callAfter(t *testing.T, r *Rig, text string, stuck, lostWords bool) (ToolRe
 func startWatchedPatchedDSH(t *testing.T) (*Rig, *Watchdog) {
 	t.Helper()
 	r := NewRig(t, GoSDK, idle)
-	priv := r.PatchDSH(MustDSH(t))
+	priv := r.PatchDSH(MustDSH(t), false)
 	w := r.StartWatchdog("demo", idle, false,
 		fmt.Sprintf("process = %q\nport = 0\nclient_module = %q", filepath.Base(priv.Command), priv.Module))
 	r.StartDSH(priv, r.Server.url)

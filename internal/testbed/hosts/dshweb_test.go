@@ -95,7 +95,7 @@ func TestDSHWebRestartedAsLastResort(t *testing.T) {
 func startDSHWeb(t *testing.T) (r *Rig, w *Watchdog, p *Proc, workdir string) {
 	t.Helper()
 	r = NewRig(t, GoSDK, webIdle)
-	priv, _ := PrivateDSH(t, MustDSH(t))
+	priv, _ := PrivateDSH(t, MustDSH(t), false)
 	o := HostOptions{Home: r.Home, Workdir: t.TempDir(), ServerURL: r.Server.url, ModelURL: r.Model.URL()}
 	port := strings.TrimPrefix(daemontest.FreePort(t)[len("127.0.0.1"):], ":")
 	cmd, err := DSHCommand(priv, o, "web", "web", "--no-open", "--port", port)

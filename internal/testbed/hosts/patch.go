@@ -13,15 +13,15 @@ import (
 
 // PatchDSH applies the client patch as `watchdog patch apply` does, to the
 // module discovery finds in a private copy of the install laid out as a
-// global npm prefix (NPM_CONFIG_PREFIX; `npm root -g` and the system
-// prefixes are left out, so no install elsewhere on the machine is found
-// first). It returns the private install the host must run from, and
+// global npm prefix, hoisted or nested (PrivateDSH; NPM_CONFIG_PREFIX;
+// `npm root -g` and the system prefixes are left out, so no install
+// elsewhere on the machine is found first). It returns the private install the host must run from, and
 // fails when the shared install changed.
-func (r *Rig) PatchDSH(in DSHInstall) DSHInstall {
+func (r *Rig) PatchDSH(in DSHInstall, nested bool) DSHInstall {
 	r.t.Helper()
 	shared := filepath.Join(in.Dir, "node_modules", filepath.FromSlash(host.DSH().Client.Package), filepath.FromSlash(host.DSH().Client.Entry))
 	before := digest(r.t, shared)
-	priv, prefix := PrivateDSH(r.t, in)
+	priv, prefix := PrivateDSH(r.t, in, nested)
 	prof := host.DSH()
 	found, err := clientpatch.Find(clientpatch.FindOptions{
 		Host:       prof,
@@ -34,6 +34,10 @@ func (r *Rig) PatchDSH(in DSHInstall) DSHInstall {
 		r.t.Fatal(err)
 	}
 	want := filepath.Join(prefix, "lib", "node_modules", filepath.FromSlash(prof.Client.Package), filepath.FromSlash(prof.Client.Entry))
+	if nested {
+		want = filepath.Join(prefix, "lib", "node_modules", filepath.FromSlash(prof.Client.HostPackage), "node_modules",
+			filepath.FromSlash(prof.Client.Package), filepath.FromSlash(prof.Client.Entry))
+	}
 	if len(found) != 1 || found[0] != want {
 		r.t.Fatalf("discovery found %v; want only %s", found, want)
 	}

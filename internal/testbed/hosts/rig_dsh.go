@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,11 +27,14 @@ func MustDSH(t *testing.T) DSHInstall {
 // PREFIX/lib/node_modules, and PREFIX/bin/dsh-<random> linking to the
 // host's entry (its process then runs as `node PREFIX/bin/dsh-<random>`,
 // as a real one runs as `node PREFIX/bin/dsh`; the random part keeps a
-// test's watchdog from taking another test's host for its own).
+// test's watchdog from taking another test's host for its own). Hoisted,
+// every package sits in PREFIX/lib/node_modules; nested, as npm lays out
+// a global install of one package, only the host's own package does, and
+// everything it needs (the MCP client too) is in its node_modules.
 // The copy is hard links, so it costs no disk and a moment; the patch
 // writes a new file and renames it over its link, never into the shared
 // install.
-func PrivateDSH(t *testing.T, in DSHInstall) (DSHInstall, string) {
+func PrivateDSH(t *testing.T, in DSHInstall, nested bool) (DSHInstall, string) {
 	t.Helper()
 	prefix := t.TempDir()
 	mods := filepath.Join(prefix, "lib", "node_modules")
@@ -41,15 +45,17 @@ func PrivateDSH(t *testing.T, in DSHInstall) (DSHInstall, string) {
 		}
 	}
 	src := filepath.Join(in.Dir, "node_modules")
-	if out, err := exec.Command("cp", "-al", src, mods).CombinedOutput(); err != nil {
-		t.Fatalf("copy the %s install (cp -al %s %s): %v\n%s", in.Name, src, mods, err, out)
+	place := copyHoisted
+	if nested {
+		place = copyNested
 	}
+	at := place(t, src, mods)
 	rel := func(p string) string {
 		r, err := filepath.Rel(src, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return filepath.Join(mods, r)
+		return at(r)
 	}
 	priv := DSHInstall{Name: in.Name, Dir: prefix, Recipe: in.Recipe, Node: rel(in.Node), Bin: rel(in.Bin), Version: in.Version}
 	var token [4]byte
@@ -65,6 +71,52 @@ func PrivateDSH(t *testing.T, in DSHInstall) (DSHInstall, string) {
 		t.Fatal(err)
 	}
 	return priv, prefix
+}
+
+// copyHoisted hard-links the install's node_modules src as mods, and says
+// where a path inside src (relative to it) lands.
+func copyHoisted(t *testing.T, src, mods string) func(string) string {
+	t.Helper()
+	cpal(t, mods, src)
+	return func(r string) string { return filepath.Join(mods, r) }
+}
+
+// copyNested hard-links the host's own package into mods and every other
+// package of src into that package's node_modules, and says where a path
+// inside src (relative to it) lands.
+func copyNested(t *testing.T, src, mods string) func(string) string {
+	t.Helper()
+	own := filepath.FromSlash(host.DSH().Client.HostPackage)
+	nest := filepath.Join(mods, own, "node_modules")
+	if err := os.MkdirAll(filepath.Join(mods, filepath.Dir(own)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cpal(t, filepath.Join(mods, own), filepath.Join(src, own)) // before its node_modules: cp -al into a folder nests
+	if err := os.MkdirAll(filepath.Join(nest, filepath.Dir(own)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tops, _ := filepath.Glob(filepath.Join(src, "*"))
+	scoped, _ := filepath.Glob(filepath.Join(src, filepath.Dir(own), "*"))
+	for _, p := range append(tops, scoped...) {
+		r, _ := filepath.Rel(src, p)
+		if r != filepath.Dir(own) && r != own {
+			cpal(t, filepath.Join(nest, r), p)
+		}
+	}
+	return func(r string) string {
+		if r == own || strings.HasPrefix(r, own+string(filepath.Separator)) {
+			return filepath.Join(mods, r)
+		}
+		return filepath.Join(nest, r)
+	}
+}
+
+// cpal hard-links the tree at src as dst.
+func cpal(t *testing.T, dst, src string) {
+	t.Helper()
+	if out, err := exec.Command("cp", "-al", src, dst).CombinedOutput(); err != nil {
+		t.Fatalf("copy the install (cp -al %s %s): %v\n%s", src, dst, err, out)
+	}
 }
 
 // StartDSH starts the host on the install with its one server at url
