@@ -164,7 +164,7 @@ func (d *daemon) restoreTracked(recs []journal.Record) trackedFile {
 			parts[h] = append(parts[h], ss)
 		}
 		for h, part := range parts {
-			h.model.RestoreTracked(server, part, now)
+			h.model.RestoreTracked(server, part, saved.Saved, now)
 		}
 	}
 	d.tracked.resume(saved)

@@ -112,7 +112,8 @@ type session struct {
 	// restored: known only from the last run's saved state, not yet seen
 	// in this run's store nor answering a ping: it may have ended while
 	// the daemon was down, so it proves no recovery.
-	restored bool
+	restored  bool
+	seenUntil time.Time // restored: the last run saw it alive until then
 }
 
 // incident is an open loss on a server: its host session is gone and not yet

@@ -142,6 +142,12 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 	}
 	var evs []Event
 	switch {
+	case s.endedUnseen(sess, idle):
+		if !wasCurrent {
+			evs = append(evs, Event{Time: now, Kind: EvSessionEnded, Server: s.cfg.Name, Session: sess.id, Client: sess.client, Idle: journaledIdle,
+				Detail: fmt.Sprintf("session of %s on %s ended while the watchdog was not running, after at most %s idle (timeout %s): it may have expired",
+					clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second), s.timeout())})
+		}
 	case s.expiredAt(idle):
 		evs = append(evs, Event{Time: now, Kind: EvSessionExpired, Server: s.cfg.Name, Session: sess.id, Client: sess.client, Idle: journaledIdle,
 			Detail: fmt.Sprintf("session of %s on %s expired after %s idle (timeout %s)", clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second), s.timeout())})
@@ -156,6 +162,14 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 		evs = append(evs, s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone from the server (idle %s); %s", s.cfg.Name, idle.Round(time.Second), s.nextCall()))...)
 	}
 	return evs
+}
+
+// endedUnseen: sess, known from the last run, vanished past its timeout,
+// but its timeout came after the last run stopped looking: it may have
+// expired or ended another way while nobody watched, and neither is said.
+// Its idle time is only an upper bound, so nothing is learnt from it.
+func (s *server) endedUnseen(sess *session, idle time.Duration) bool {
+	return sess.restored && s.expiredAt(idle) && !s.expiredAt(s.idle(sess, sess.seenUntil))
 }
 
 func (s *server) storeGone(now time.Time, detail string) []Event {

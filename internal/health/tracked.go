@@ -32,11 +32,12 @@ func (m *Model) Tracked() map[string][]StoreSession {
 	return out
 }
 
-// RestoreTracked seeds a server with the sessions a previous run tracked.
-// The next snapshot is then compared against them: what vanished meanwhile
-// is judged (expired, ended or lost) as if it had just happened. now stands
-// in for unknown creation times.
-func (m *Model) RestoreTracked(serverName string, sessions []StoreSession, now time.Time) {
+// RestoreTracked seeds a server with the sessions a previous run tracked
+// and saved at saved (it saw them alive until then at least). The next
+// snapshot is then compared against them: what vanished meanwhile is judged
+// (expired, ended or lost) as far as the blind spell allows. now stands in
+// for unknown creation times.
+func (m *Model) RestoreTracked(serverName string, sessions []StoreSession, saved, now time.Time) {
 	s, ok := m.servers[serverName]
 	if !ok || s.everStore {
 		return
@@ -50,7 +51,10 @@ func (m *Model) RestoreTracked(serverName string, sessions []StoreSession, now t
 			st.LastActivity = now // saved before the clock was set back
 		}
 		sess := newSession(st, now)
-		sess.restored = true
+		sess.restored, sess.seenUntil = true, saved
+		if saved.After(now) {
+			sess.seenUntil = now // saved before the clock was set back
+		}
 		s.sessions[st.ID] = sess
 	}
 }

@@ -30,31 +30,46 @@ func TestRestoreTrackedJudgesWhatVanishedMeanwhile(t *testing.T) {
 	tests := []struct {
 		name    string
 		restore []StoreSession
+		saved   time.Time // the last run saw them alive until then
 		first   Signal
 		want    []EventKind
+		detail  string // of the first event, when set
 	}{
 		{"host session expired meanwhile",
-			[]StoreSession{sess("host-1", hostClient, t0, t0)},
-			snap(), []EventKind{EvSessionExpired, EvSessionLost}},
+			[]StoreSession{sess("host-1", hostClient, t0, t0)}, t0.Add(5 * time.Second),
+			snap(), []EventKind{EvSessionExpired, EvSessionLost}, ""},
 		{"other client's session ended meanwhile",
-			[]StoreSession{sess("host-1", hostClient, t0, t0.Add(9*time.Second)), sess("other-1", "other", t0, t0.Add(9*time.Second))},
-			snap(sess("host-1", hostClient, t0, t0.Add(9*time.Second))), []EventKind{EvSessionEnded}},
+			[]StoreSession{sess("host-1", hostClient, t0, t0.Add(9*time.Second)), sess("other-1", "other", t0, t0.Add(9*time.Second))}, t0.Add(9 * time.Second),
+			snap(sess("host-1", hostClient, t0, t0.Add(9*time.Second))), []EventKind{EvSessionEnded}, ""},
+		// The soak found it: a session deleted 1.4 s into a 2 s timeout while
+		// the daemon was down was journaled as expired after 5 s idle. Its
+		// timeout fell after the last run stopped looking: it may have
+		// expired, or ended another way, and the journal must not say which.
+		{"other client's session gone past its timeout, which came after the last look",
+			[]StoreSession{sess("other-1", "other", t0, t0)}, t0.Add(time.Second),
+			snap(), []EventKind{EvSessionEnded}, "session of other on mem ended while the watchdog was not running, after at most 10s idle (timeout 3s): it may have expired"},
+		{"host session gone past its timeout, which came after the last look",
+			[]StoreSession{sess("host-1", hostClient, t0, t0)}, t0.Add(time.Second),
+			snap(), []EventKind{EvSessionLost}, ""},
 		{"a session opened meanwhile is new",
-			[]StoreSession{sess("host-1", hostClient, t0, t0.Add(9*time.Second))},
+			[]StoreSession{sess("host-1", hostClient, t0, t0.Add(9*time.Second))}, t0.Add(9 * time.Second),
 			snap(sess("host-1", hostClient, t0, t0.Add(9*time.Second)), sess("other-2", "other", t0.Add(9*time.Second), t0.Add(9*time.Second))),
-			[]EventKind{EvSessionNew}},
+			[]EventKind{EvSessionNew}, ""},
 		{"nothing restored: the first snapshot is a baseline",
-			nil, snap(sess("other-2", "other", t0, t0)), nil},
+			nil, time.Time{}, snap(sess("other-2", "other", t0, t0)), nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newTestModel(3 * time.Second)
 			if tt.restore != nil {
-				m.RestoreTracked(srv, tt.restore, t0.Add(10*time.Second))
+				m.RestoreTracked(srv, tt.restore, tt.saved, t0.Add(10*time.Second))
 			}
 			evs := m.Apply(tt.first, t0.Add(10*time.Second))
 			if got := kinds(evs); !slices.Equal(got, tt.want) {
 				t.Fatalf("events %v, want %v (%+v)", got, tt.want, evs)
+			}
+			if tt.detail != "" && evs[0].Detail != tt.detail {
+				t.Fatalf("detail %q, want %q", evs[0].Detail, tt.detail)
 			}
 		})
 	}
@@ -63,8 +78,8 @@ func TestRestoreTrackedJudgesWhatVanishedMeanwhile(t *testing.T) {
 func TestRestoreTrackedNeverOverridesALiveView(t *testing.T) {
 	m := newTestModel(3 * time.Second)
 	m.Apply(snap(sess("host-1", hostClient, t0, t0)), t0)
-	m.RestoreTracked(srv, []StoreSession{sess("stale", hostClient, t0, t0)}, t0)
-	m.RestoreTracked("no-such-server", []StoreSession{sess("x", hostClient, t0, t0)}, t0)
+	m.RestoreTracked(srv, []StoreSession{sess("stale", hostClient, t0, t0)}, t0, t0)
+	m.RestoreTracked("no-such-server", []StoreSession{sess("x", hostClient, t0, t0)}, t0, t0)
 	if got := m.Tracked()[srv]; len(got) != 1 || got[0].ID != "host-1" {
 		t.Fatalf("tracked %v, want only host-1", got)
 	}
@@ -141,7 +156,7 @@ func TestRestartedHostDoesNotAdoptOldSession(t *testing.T) {
 func TestNoWarmTargetsBeforeTheHostWatcherLooked(t *testing.T) {
 	m := New(Config{HostName: "DSH", ClientName: hostClient, HostWatched: true,
 		Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: 3 * time.Second}}})
-	m.RestoreTracked(srv, []StoreSession{sess("host-1", hostClient, t0, t0)}, t0)
+	m.RestoreTracked(srv, []StoreSession{sess("host-1", hostClient, t0, t0)}, t0, t0)
 	if got := m.WarmTargets(t0.Add(2 * time.Second)); len(got) != 0 {
 		t.Fatalf("warm targets %+v before the watcher looked, want none", got)
 	}
@@ -156,7 +171,7 @@ func TestNoWarmTargetsBeforeTheHostWatcherLooked(t *testing.T) {
 // clock to catch up. The soak found it after a jump and a kill -9.
 func TestRestoreTrackedClampsFutureActivity(t *testing.T) {
 	m := newTestModel(3 * time.Second)
-	m.RestoreTracked(srv, []StoreSession{sess("host-1", hostClient, t0, t0.Add(time.Minute))}, t0)
+	m.RestoreTracked(srv, []StoreSession{sess("host-1", hostClient, t0, t0.Add(time.Minute))}, t0, t0)
 	m.Apply(snap(sess("host-1", hostClient, t0, t0)), t0)
 	got := m.WarmTargets(t0.Add(2 * time.Second))
 	if len(got) != 1 || got[0].Idle != 2*time.Second {
@@ -175,7 +190,7 @@ func TestRestoredSessionIsNoProofOfRecovery(t *testing.T) {
 	start := func() *Model {
 		m := newTestModel(time.Minute)
 		m.RestoreIncident(srv, lost, since)
-		m.RestoreTracked(srv, []StoreSession{sess(next, hostClient, t0.Add(-4*time.Second), t0.Add(-4*time.Second))}, t0)
+		m.RestoreTracked(srv, []StoreSession{sess(next, hostClient, t0.Add(-4*time.Second), t0.Add(-4*time.Second))}, t0, t0)
 		return m
 	}
 	held := beaconSig(map[string]Held{srv: {Session: next, Connected: true, Since: t0.Add(-4 * time.Second)}})
