@@ -23,9 +23,7 @@ func (m *Model) sessionClosed(s *server, sig Signal, now time.Time) []Event {
 		return m.endedByRestart(s, sess, wasCurrent, idle, now)
 	case EndDeleted:
 		// The client ended it itself: nothing was lost, whoever it was.
-		return []Event{{Time: now, Kind: EvSessionEnded, Server: s.cfg.Name, Session: sess.id, Client: sess.client,
-			Idle: idle.Truncate(time.Second), Detail: fmt.Sprintf("session of %s on %s ended: its client closed it (the server's log)",
-				clientLabel(sess.client), s.cfg.Name)}}
+		return []Event{s.endEvent(EvSessionEnded, sess, idle, now, "ended: its client closed it (the server's log)")}
 	}
 	return s.closedIdle(sess, wasCurrent, idle, now)
 }
@@ -39,9 +37,8 @@ func (s *server) closedIdle(sess *session, wasCurrent bool, idle time.Duration, 
 	if !s.expiredAt(idle) {
 		evs = append(evs, s.learn(idle, now)...)
 	}
-	evs = append(evs, Event{Time: now, Kind: EvSessionExpired, Server: s.cfg.Name, Session: sess.id, Client: sess.client,
-		Idle: idle.Truncate(time.Second), Detail: fmt.Sprintf("session of %s on %s expired after %s idle: the server's idle timeout ended it (its log)",
-			clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second))})
+	evs = append(evs, s.endEvent(EvSessionExpired, sess, idle, now,
+		fmt.Sprintf("expired after %s idle: the server's idle timeout ended it (its log)", idle.Round(time.Second))))
 	if wasCurrent {
 		evs = append(evs, s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone: the server's idle timeout ended it (idle %s); %s",
 			s.cfg.Name, idle.Round(time.Second), s.nextCall()))...)

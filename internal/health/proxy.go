@@ -66,9 +66,8 @@ func (s *server) releasedEvent(sess *session, idle time.Duration, now time.Time)
 		return Event{}, false
 	}
 	delete(s.releasedByProxy, sess.id)
-	return Event{Time: now, Kind: EvSessionEnded, Server: s.cfg.Name, Session: sess.id, Client: sess.client,
-		Idle:   idle.Truncate(time.Second),
-		Detail: fmt.Sprintf("session of %s on %s ended after %s idle: the watchdog's proxy ended it for its host", clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second))}, true
+	return s.endEvent(EvSessionEnded, sess, idle, now,
+		fmt.Sprintf("ended after %s idle: the watchdog's proxy ended it for its host", idle.Round(time.Second))), true
 }
 
 // viaProxySession: a proxy of the same server said it opened id.

@@ -133,7 +133,6 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 	delete(s.sessions, sess.id)
 	s.remember(sess.id, now)
 	idle := s.idle(sess, now)
-	journaledIdle := idle.Truncate(time.Second) // whole seconds, as journaled
 	if s.endedByRestart(sess) {
 		return m.endedByRestart(s, sess, wasCurrent, idle, now)
 	}
@@ -144,24 +143,28 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 	switch {
 	case s.endedUnseen(sess, idle):
 		if !wasCurrent {
-			evs = append(evs, Event{Time: now, Kind: EvSessionEnded, Server: s.cfg.Name, Session: sess.id, Client: sess.client, Idle: journaledIdle,
-				Detail: fmt.Sprintf("session of %s on %s ended while the watchdog was not running, after at most %s idle (timeout %s): it may have expired",
-					clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second), s.timeout())})
+			evs = append(evs, s.endEvent(EvSessionEnded, sess, idle, now, fmt.Sprintf(
+				"ended while the watchdog was not running, after at most %s idle (timeout %s): it may have expired", idle.Round(time.Second), s.timeout())))
 		}
 	case s.expiredAt(idle):
-		evs = append(evs, Event{Time: now, Kind: EvSessionExpired, Server: s.cfg.Name, Session: sess.id, Client: sess.client, Idle: journaledIdle,
-			Detail: fmt.Sprintf("session of %s on %s expired after %s idle (timeout %s)", clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second), s.timeout())})
+		evs = append(evs, s.endEvent(EvSessionExpired, sess, idle, now, fmt.Sprintf("expired after %s idle (timeout %s)", idle.Round(time.Second), s.timeout())))
 	default:
 		evs = append(evs, s.learn(idle, now)...)
 		if !wasCurrent {
-			evs = append(evs, Event{Time: now, Kind: EvSessionEnded, Server: s.cfg.Name, Session: sess.id, Client: sess.client, Idle: journaledIdle,
-				Detail: fmt.Sprintf("session of %s on %s ended after %s idle", clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second))})
+			evs = append(evs, s.endEvent(EvSessionEnded, sess, idle, now, fmt.Sprintf("ended after %s idle", idle.Round(time.Second))))
 		}
 	}
 	if wasCurrent {
 		evs = append(evs, s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone from the server (idle %s); %s", s.cfg.Name, idle.Round(time.Second), s.nextCall()))...)
 	}
 	return evs
+}
+
+// endEvent is the journal event of sess leaving its server after idle
+// (journaled in whole seconds); how ends "session of CLIENT on SERVER ...".
+func (s *server) endEvent(kind EventKind, sess *session, idle time.Duration, now time.Time, how string) Event {
+	return Event{Time: now, Kind: kind, Server: s.cfg.Name, Session: sess.id, Client: sess.client, Idle: idle.Truncate(time.Second),
+		Detail: fmt.Sprintf("session of %s on %s %s", clientLabel(sess.client), s.cfg.Name, how)}
 }
 
 // endedUnseen: sess, known from the last run, vanished past its timeout,
