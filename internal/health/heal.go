@@ -89,6 +89,8 @@ func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
 func (m *Model) liveness(s *server, sig Signal, now time.Time) []Event {
 	if sig.Status != 0 {
 		s.lostAnswer = sig.Status
+	} else {
+		s.echoLeft = false // no lost-session answer: the question left no loss line to echo
 	}
 	switch sig.Outcome {
 	case OutcomeDown:

@@ -170,3 +170,25 @@ func TestTheAnswerCheckIsNoLoss(t *testing.T) {
 		t.Errorf("a loss after the question: %+v; want session_lost saying what the host does", evs)
 	}
 }
+
+// A question the server never heard (it could not be reached, or it
+// answered no lost-session status) has no echo: a loss line naming no
+// session right after it is a loss. make bench found it: its first loss
+// line, written as the daemon started, was taken for the echo of a
+// question its unreachable server never got.
+func TestAQuestionUnheardHasNoEcho(t *testing.T) {
+	t.Parallel()
+	for _, answer := range []Signal{
+		{Kind: SigLiveness, Server: srv, Outcome: OutcomeDown, Detail: "connection refused"},
+		{Kind: SigLiveness, Server: srv, Outcome: OutcomeAlive},
+	} {
+		m := New(Config{HostName: "Cursor", ClientName: hostClient,
+			Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: time.Hour}}})
+		m.Asking(srv, t0)
+		m.Apply(answer, t0.Add(10*time.Millisecond))
+		evs := m.Apply(Signal{Kind: SigSessionLost, Server: srv, Detail: "session not found"}, t0.Add(askEcho/2))
+		if find(evs, EvSessionLost) == nil {
+			t.Errorf("answer %+v, then a loss line: %+v; want session_lost", answer, evs)
+		}
+	}
+}
