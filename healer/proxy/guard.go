@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
@@ -12,17 +13,35 @@ import (
 
 // foreign says why r may not come from a program on this machine, or "".
 // A web page can make the browser send requests to loopback: a Host that
-// is not a loopback name (DNS rebinding) gives it away, and so does any
-// Origin at all. No MCP client a host runs sends one, and a page of a
-// loopback origin is no more the host than any other page.
+// is not a loopback name (DNS rebinding) gives it away, and so does an
+// Origin other than the proxy's own loopback address (the MCP spec's
+// rule for local servers, which the conformance suite checks). No page
+// has the proxy's own origin: it serves none, and a rebound name is not
+// loopback. A page of another loopback origin (another local web app) is
+// no more the host than any other page.
 func foreign(r *http.Request) string {
 	if !loopbackHostPort(r.Host) {
 		return "the Host header names another machine"
 	}
-	if _, ok := r.Header["Origin"]; ok {
-		return "the request came from a web page (it carries an Origin)"
+	if origin, ok := r.Header["Origin"]; ok && (len(origin) != 1 || !ownOrigin(r, origin[0])) {
+		return "the request came from a web page (its Origin is not the proxy's own address)"
 	}
 	return ""
+}
+
+// ownOrigin reports whether origin is http://<loopback name>:<the port r
+// came in on>, nothing more.
+func ownOrigin(r *http.Request, origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme != "http" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return false
+	}
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return false
+	}
+	_, port, err := net.SplitHostPort(local.String())
+	return err == nil && u.Port() == port && mcphttp.IsLoopback(u.Hostname())
 }
 
 func loopbackHostPort(hp string) bool {

@@ -38,6 +38,9 @@ type Options struct {
 	IdleTimeout time.Duration
 	// Stateless serves without sessions (the 2026-07-28 protocol era).
 	Stateless bool
+	// NoHostCheck turns off the SDK's own DNS rebinding protection (its
+	// check of Host against loopback), as a server meant for a LAN runs.
+	NoHostCheck bool
 	// StorePath, when set, is a JSON session store mirroring the live
 	// sessions: {"sessions":[{"id","client_name","created_at","last_activity"}]},
 	// times in RFC 3339 with nanoseconds, rewritten atomically after every
@@ -152,7 +155,8 @@ func newServer(opts Options) (*Server, error) {
 	s.log = lf
 	s.mcp = s.newMCPServer()
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{SessionTimeout: opts.IdleTimeout, Stateless: opts.Stateless})
+		&mcp.StreamableHTTPOptions{SessionTimeout: opts.IdleTimeout, Stateless: opts.Stateless,
+			DisableLocalhostProtection: opts.NoHostCheck})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.observe(handler))
 	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
