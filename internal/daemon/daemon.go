@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -96,7 +97,12 @@ func (d *daemon) status() health.Status {
 	if !d.mainHost().prof.Patchable() {
 		st.Host.Patch = string(healer.PatchNone)
 	}
-	d.proxies.addSessions(&st)
+	listen := map[string]string{}
+	for _, s := range d.cfg.Servers {
+		listen[s.Name] = s.ProxyListen
+	}
+	d.proxies.addProxies(&st, listen)
+	st.Daemon = &health.DaemonStatus{PID: os.Getpid(), ConfigFile: d.opts.ConfigFile, StateDir: d.stateDir}
 	return st
 }
 

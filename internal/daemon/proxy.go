@@ -55,6 +55,7 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 		p, ln, err := d.newProxy(s, func(ev proxy.Sighting) { d.proxySaw(ctx, ev) })
 		if err != nil {
 			d.log.Warn("not serving the proxy", "server", s.Name, "listen", s.ProxyListen, "err", err)
+			d.proxies.failed(s.Name, err.Error())
 			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: s.Name,
 				Detail: "the proxy for " + s.Name + " is not served on " + s.ProxyListen + ": " + err.Error()})
 			continue

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
@@ -26,7 +27,7 @@ func TestDaemonProxyHealsAnExpiry(t *testing.T) {
 	_, cfg, state := daemontest.KeepWarmSetup(t, false, "")
 	listen := daemontest.FreePort(t)
 	appendTo(t, cfg, "proxy_listen = \""+listen+"\"\n")
-	startDaemon(t, cfg, state)
+	startDaemonOpts(t, cfg, state, daemon.Options{ConfigFile: cfg})
 	proxyURL := daemontest.ProxyURL(t, state, listen)
 	cs := callAcrossAnExpiry(t, proxyURL)
 	rec := daemontest.WaitEvent(t, state, "recovered", 1, 5*time.Second)
@@ -41,8 +42,12 @@ func TestDaemonProxyHealsAnExpiry(t *testing.T) {
 	st := status(t, state)
 	servers, _ := st["servers"].([]any)
 	mem, _ := servers[0].(map[string]any)
-	if mem["proxy_url"] != proxyURL || mem["source"] != "proxy" {
-		t.Errorf("status of mem: proxy_url %v, source %v; want %s and proxy", mem["proxy_url"], mem["source"], proxyURL)
+	if mem["proxy_url"] != proxyURL || mem["source"] != "proxy" || mem["proxy_listen"] != listen || mem["proxy_served"] != true {
+		t.Errorf("status of mem: proxy_url %v, source %v, listen %v, served %v; want %s and proxy, %s, served",
+			mem["proxy_url"], mem["source"], mem["proxy_listen"], mem["proxy_served"], proxyURL, listen)
+	}
+	if d, _ := st["daemon"].(map[string]any); d["config_file"] != cfg || d["state_dir"] != state || d["pid"] == nil {
+		t.Errorf("status says the daemon is %v; want its config file %s and state dir %s", d, cfg, state)
 	}
 	held, _ := mem["proxy_sessions"].([]any)
 	if len(held) != 1 {
@@ -89,7 +94,8 @@ func appendTo(t *testing.T, path, text string) {
 
 // A proxy_listen port another program holds: a warning naming the
 // address that is not served (not the URL: the journal never holds the
-// secret), and the daemon goes on.
+// secret), the daemon goes on, and its status says the proxy is not
+// served and why (hosts pointed at it fail: `hosts` must not say proxied).
 func TestProxyPortTakenWarns(t *testing.T) {
 	t.Parallel()
 	_, cfg, state := daemontest.KeepWarmSetup(t, false, "")
@@ -111,8 +117,14 @@ func TestProxyPortTakenWarns(t *testing.T) {
 		}
 		return false
 	})
-	if st := status(t, state); st == nil {
+	st := status(t, state)
+	if st == nil {
 		t.Fatal("the daemon does not answer after its proxy could not listen")
+	}
+	servers, _ := st["servers"].([]any)
+	mem, _ := servers[0].(map[string]any)
+	if mem["proxy_served"] == true || !strings.Contains(fmt.Sprint(mem["proxy_problem"]), "address already in use") || mem["proxy_listen"] != held.Addr().String() {
+		t.Errorf("status of a proxy whose port is held: served %v, problem %v, listen %v", mem["proxy_served"], mem["proxy_problem"], mem["proxy_listen"])
 	}
 }
 

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"sync"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
@@ -14,16 +15,26 @@ type proxySet struct {
 	secret string // the first segment of every proxy's path
 	mu     sync.Mutex
 	by     map[string]*proxy.Proxy
+	// problems says, per server, why its proxy is not served now.
+	problems map[string]string
 }
 
 func newProxySet(secret string) *proxySet {
-	return &proxySet{secret: secret, by: map[string]*proxy.Proxy{}}
+	return &proxySet{secret: secret, by: map[string]*proxy.Proxy{}, problems: map[string]string{}}
+}
+
+// failed notes that server's proxy is not served, and why.
+func (ps *proxySet) failed(server, why string) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.problems[server] = why
 }
 
 func (ps *proxySet) put(server string, p *proxy.Proxy) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.by[server] = p
+	delete(ps.problems, server)
 }
 
 // get is server's proxy, nil when none is served.
@@ -33,13 +44,22 @@ func (ps *proxySet) get(server string) *proxy.Proxy {
 	return ps.by[server]
 }
 
-// addSessions puts each proxy's host sessions into the status.
-func (ps *proxySet) addSessions(st *health.Status) {
+// addProxies puts into the status whether each configured proxy
+// (listen: its address by server) is served now, and its host sessions.
+func (ps *proxySet) addProxies(st *health.Status, listen map[string]string) {
 	for i := range st.Servers {
-		p := ps.get(st.Servers[i].Name)
+		ss := &st.Servers[i]
+		ss.ProxyListen = listen[ss.Name]
+		p := ps.get(ss.Name)
 		if p == nil {
+			if ss.ProxyListen != "" {
+				ps.mu.Lock()
+				ss.ProxyProblem = cmp.Or(ps.problems[ss.Name], "not started yet")
+				ps.mu.Unlock()
+			}
 			continue
 		}
+		ss.ProxyServed = true
 		for _, v := range p.Sessions() {
 			st.Servers[i].ProxySessions = append(st.Servers[i].ProxySessions, health.ProxySession{ID: v.ID, Upstream: v.Upstream,
 				Client: v.Client, IdleSeconds: int64(v.Idle.Seconds()), Streaming: v.Streaming})

@@ -17,6 +17,17 @@ type Status struct {
 	// Hosts are the MCP hosts found on this machine and what protects each
 	// of their servers (the daemon adds them from the hosts' config files).
 	Hosts []HostSummary `json:"hosts,omitempty"`
+	// Daemon is the running daemon itself (the daemon adds it): what
+	// `watchdog hosts adopt` must write to reach it.
+	Daemon *DaemonStatus `json:"daemon,omitempty"`
+}
+
+// DaemonStatus says which daemon answered: its process and the config
+// file it runs with ("" when it runs with none).
+type DaemonStatus struct {
+	PID        int    `json:"pid"`
+	ConfigFile string `json:"config_file"`
+	StateDir   string `json:"state_dir"`
 }
 
 // HostSummary is one host found on this machine, as `watchdog hosts` has it,
@@ -65,8 +76,15 @@ type ServerStatus struct {
 	Source IdentitySource `json:"source"`
 	// ProxyURL is the URL to give the host in place of URL, when the
 	// watchdog proxies the server.
-	ProxyURL string          `json:"proxy_url,omitempty"`
-	Sessions []SessionStatus `json:"sessions"`
+	ProxyURL string `json:"proxy_url,omitempty"`
+	// ProxyListen is the proxy's address, and ProxyServed whether the
+	// daemon accepts on it now (the daemon fills both in); when it does
+	// not, ProxyProblem says why (the port is held by another program).
+	// A host pointed at a proxy that is not served has every call fail.
+	ProxyListen  string          `json:"proxy_listen,omitempty"`
+	ProxyServed  bool            `json:"proxy_served,omitempty"`
+	ProxyProblem string          `json:"proxy_problem,omitempty"`
+	Sessions     []SessionStatus `json:"sessions"`
 	// ProxySessions are the hosts' sessions the proxy holds (the daemon
 	// adds them: the proxy, not the model, owns them).
 	ProxySessions []ProxySession `json:"proxy_sessions,omitempty"`
