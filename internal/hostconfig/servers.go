@@ -1,13 +1,16 @@
 package hostconfig
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
 // Errors callers branch on.
@@ -62,15 +65,60 @@ type Server struct {
 	// Headers: the entry sends headers of its own (they stay in the host's
 	// file when it is adopted, and pass through the proxy).
 	Headers bool
+	// Line is the line of URL's literal in the file (1-based); 0 when the
+	// entry has no URL or its place is not known.
+	Line int
+	// Twice holds the lines of every entry of this name in this table, when
+	// there is more than one: the host uses one, which is its parser's
+	// business, and nothing can tell which the user means.
+	Twice []int
 
+	entry      []string // the entry's own path
 	start, end int
 }
 
-// Proxyable reports whether the proxy can stand in front of the server:
-// Streamable HTTP, directly or through a stdio bridge. (The legacy SSE
+// Proxyable reports whether the proxy can stand in front of the server
+// (Unproxyable says why not).
+func (s Server) Proxyable() bool { return s.Unproxyable() == "" }
+
+// Unproxyable says why the proxy cannot stand in front of the server, ""
+// when it can: Streamable HTTP, directly or through a stdio bridge, at an
+// http(s) URL with a host, named once in its table. (The legacy SSE
 // transport keeps no Mcp-Session-Id to lose, and the proxy does not speak it.)
-func (s Server) Proxyable() bool {
-	return (s.Transport == host.StreamableHTTP || s.Transport == host.Bridged) && s.URL != ""
+func (s Server) Unproxyable() string {
+	switch {
+	case s.Transport == host.Stdio:
+		return "stdio: no HTTP session to lose"
+	case s.Transport == host.SSE:
+		return "legacy SSE transport, which the proxy does not speak"
+	case s.URL == "":
+		return "the entry names no URL the watchdog can read"
+	case s.Transport != host.StreamableHTTP && s.Transport != host.Bridged:
+		return "its transport is not one the watchdog knows"
+	case len(s.Twice) > 1:
+		return fmt.Sprintf("it is named twice in its file (lines %s): the host uses only one of them; remove the other", joinLines(s.Twice))
+	}
+	u, err := url.Parse(s.URL)
+	switch {
+	case err != nil:
+		return "its URL does not parse: " + mask.URL(s.URL)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Sprintf("its URL %s is not an http(s) URL", mask.URL(s.URL))
+	case u.Hostname() == "":
+		return fmt.Sprintf("its URL %s names no host", mask.URL(s.URL))
+	}
+	return ""
+}
+
+func joinLines(lines []int) string {
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		parts[i] = strconv.Itoa(l)
+	}
+	if len(parts) == 2 {
+		return parts[0] + " and " + parts[1]
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Servers reads the servers the layout l finds in data.
@@ -79,7 +127,30 @@ func Servers(f Format, data []byte, l host.Layout) ([]Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return find(root, data, l), nil
+	return twice(find(root, data, l)), nil
+}
+
+// twice notes, on each entry that shares its table and name with another,
+// the lines of all of them.
+func twice(ss []Server) []Server {
+	at := map[string][]int{}
+	for i, s := range ss {
+		k := strings.Join(s.entry, "\x00")
+		at[k] = append(at[k], i)
+	}
+	for _, idx := range at {
+		if len(idx) < 2 {
+			continue
+		}
+		var lines []int
+		for _, i := range idx {
+			lines = append(lines, ss[i].Line)
+		}
+		for _, i := range idx {
+			ss[i].Twice = lines
+		}
+	}
+	return ss
 }
 
 // Projects lists the project folders the layout l's Projects table names
@@ -97,16 +168,32 @@ func Projects(f Format, data []byte, l host.Layout) ([]string, error) {
 	return out, nil
 }
 
+// utf8BOM is the byte order mark some editors put at the start of a
+// UTF-8 file. The parsers are given what follows it, and every range is
+// moved past it: a rewrite keeps the mark where it was.
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
 func parse(f Format, data []byte) (*node, error) {
+	skip := 0
+	if bytes.HasPrefix(data, utf8BOM) {
+		skip = len(utf8BOM)
+	}
+	var root *node
+	var err error
 	switch f {
 	case JSON:
-		return parseJSON(data)
+		root, err = parseJSON(data[skip:])
 	case TOML:
-		return parseTOML(data)
+		root, err = parseTOML(data[skip:])
 	case YAML:
-		return parseYAML(data)
+		root, err = parseYAML(data[skip:])
+	default:
+		return nil, fmt.Errorf("format %q: %w", f, ErrFormat)
 	}
-	return nil, fmt.Errorf("format %q: %w", f, ErrFormat)
+	if err == nil && skip > 0 {
+		root.shift(skip)
+	}
+	return root, err
 }
 
 func find(root *node, data []byte, l host.Layout) []Server {
@@ -115,6 +202,7 @@ func find(root *node, data []byte, l host.Layout) []Server {
 		if s, ok := readEntry(l, name, e, at); ok {
 			if s.Editable {
 				s.Literal = string(data[s.start:s.end])
+				s.Line = 1 + bytes.Count(data[:s.start], []byte("\n"))
 			}
 			out = append(out, s)
 		}
@@ -179,7 +267,7 @@ func readEntry(l host.Layout, name string, e *node, at []string) (Server, bool) 
 	if e == nil || e.kind != object {
 		return Server{}, false
 	}
-	s := Server{Name: name, Headers: e.get("headers") != nil}
+	s := Server{Name: name, Headers: e.get("headers") != nil, entry: at}
 	typ := transportOf(e.text(l.TypeKey))
 	for _, k := range l.URLKeys {
 		if u := e.get(k.Key); u != nil && u.kind == text {

@@ -69,3 +69,14 @@ func (n *node) set(key string, v *node) {
 func textNode(s string, start, end int) *node {
 	return &node{kind: text, str: s, start: start, end: end}
 }
+
+// shift moves every byte range in the tree n bytes on.
+func (n *node) shift(by int) {
+	if n.start >= 0 && n.kind == text {
+		n.start += by
+		n.end += by
+	}
+	for _, e := range n.elems {
+		e.shift(by)
+	}
+}

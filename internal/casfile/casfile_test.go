@@ -1,0 +1,235 @@
+package casfile
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+func write(t *testing.T, path, text string, mode os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustRead(t *testing.T, path string) Snapshot {
+	t.Helper()
+	s, err := Read(path, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A file reached through a symbolic link (a dotfile manager's) is written
+// at its target, the link stays a link, and the mode stays the file's.
+func TestReplaceKeepsLinkAndMode(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles", "mcp.json")
+	if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write(t, target, "old", 0o640)
+	link := filepath.Join(dir, "mcp.json")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(mustRead(t, link), []byte("new"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link is no longer a link: %v %v", fi, err)
+	}
+	fi, err := os.Stat(target)
+	if b, _ := os.ReadFile(target); string(b) != "new" || err != nil || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("target %q, mode %v, %v", b, fi.Mode(), err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "dotfiles", ".*")); len(left) != 0 {
+		t.Errorf("temp files left: %v", left)
+	}
+}
+
+// A read-only file is its owner's "leave it": refused, untouched, and
+// the message says how to allow it. Measured before: adopt replaced a
+// 0444 file silently.
+func TestReadOnlyRefused(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "settings.json")
+	write(t, path, "keep", 0o444)
+	err := Replace(mustRead(t, path), []byte("new"), nil)
+	if !errors.Is(err, ErrReadOnly) || !bytes.Contains([]byte(err.Error()), []byte("chmod u+w")) {
+		t.Fatalf("Replace of a 0444 file: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "keep" {
+		t.Fatalf("the read-only file now holds %q", b)
+	}
+}
+
+// A change made after the snapshot is kept, and Replace says so.
+func TestChangeSinceReadKept(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "f")
+	write(t, path, "v1", 0o600)
+	s := mustRead(t, path)
+	write(t, path, "v2 (the host's)", 0o600)
+	if err := Replace(s, []byte("ours"), nil); !errors.Is(err, ErrConflict) {
+		t.Fatalf("Replace after a change: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "v2 (the host's)" {
+		t.Fatalf("the host's change is gone: %q", b)
+	}
+}
+
+// A file that does not exist is created, unless it appeared meanwhile.
+func TestCreateOnlyWhenStillMissing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "new.json")
+	s := mustRead(t, path)
+	if s.Exists {
+		t.Fatal("a missing file read as existing")
+	}
+	if err := Replace(s, []byte("a"), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(s, []byte("b"), nil); !errors.Is(err, ErrConflict) {
+		t.Fatalf("creating over a file made meanwhile: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "a" {
+		t.Fatalf("file holds %q", b)
+	}
+}
+
+// A fault at each step leaves the file as it was and no temp file behind.
+func TestFaultAtEachStepLeavesTheFile(t *testing.T) {
+	t.Parallel()
+	for _, step := range []string{"write", "swap"} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "f")
+		write(t, path, "as it was", 0o600)
+		full := errors.New("no space left on device")
+		err := Replace(mustRead(t, path), []byte("new"), &Options{Fault: func(s string) error {
+			if s == step {
+				return full
+			}
+			return nil
+		}})
+		if !errors.Is(err, full) {
+			t.Errorf("%s: %v", step, err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != "as it was" {
+			t.Errorf("%s: the file holds %q", step, b)
+		}
+		if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) != 0 {
+			t.Errorf("%s: temp files left: %v", step, left)
+		}
+	}
+}
+
+// TestNoWriteOfAConcurrentWriterLost: another program rewrites the file
+// every millisecond, each time adding a key of its own to what it read
+// (as Claude Code rewrites ~/.claude.json), by temp file and rename. Meanwhile
+// this side edits its own key again and again, retrying on ErrConflict.
+// Every key the other program wrote is in the file at the end.
+func TestNoWriteOfAConcurrentWriterLost(t *testing.T) {
+	t.Parallel()
+	for _, inPlace := range []bool{false, true} {
+		t.Run(fmt.Sprint("in place ", inPlace), func(t *testing.T) {
+			t.Parallel()
+			racingWriters(t, inPlace)
+		})
+	}
+}
+
+func racingWriters(t *testing.T, inPlace bool) {
+	path := filepath.Join(t.TempDir(), "claude.json")
+	write(t, path, `{}`, 0o600)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var written int
+	wg.Go(func() { written = otherWriter(ctx, t, path, inPlace) })
+	conflicts := 0
+	for i := range 300 {
+		for {
+			s := mustRead(t, path)
+			var m map[string]any
+			if err := json.Unmarshal(s.Data, &m); err != nil {
+				continue // read while written in place
+			}
+			m["ours"] = i
+			b, _ := json.Marshal(m)
+			err := Replace(s, b, nil)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, ErrConflict) {
+				t.Fatal(err)
+			}
+			conflicts++
+		}
+	}
+	cancel()
+	wg.Wait()
+	var m map[string]any
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	lost := 0
+	for k := range written {
+		if _, ok := m[fmt.Sprint("w", k)]; !ok {
+			lost++
+		}
+	}
+	t.Logf("the other program wrote %d times; %d conflicts retried", written, conflicts)
+	if lost > 0 {
+		t.Fatalf("%d of the other program's %d writes lost", lost, written)
+	}
+}
+
+// otherWriter adds key w<n> to the file every millisecond until ctx ends,
+// by temp file and rename (or in place), and returns how many it wrote.
+func otherWriter(ctx context.Context, t *testing.T, path string, inPlace bool) int {
+	n := 0
+	for ctx.Err() == nil {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Error(err)
+			return n
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Error(err)
+			return n
+		}
+		m[fmt.Sprint("w", n)] = true
+		out, _ := json.Marshal(m)
+		if inPlace {
+			err = os.WriteFile(path, out, 0o600)
+		} else {
+			tmp := path + ".other"
+			if err = os.WriteFile(tmp, out, 0o600); err == nil {
+				err = os.Rename(tmp, path)
+			}
+		}
+		if err != nil {
+			t.Error(err)
+			return n
+		}
+		n++
+		time.Sleep(time.Millisecond)
+	}
+	return n
+}
