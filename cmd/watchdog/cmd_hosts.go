@@ -181,7 +181,7 @@ func cmdHostsAdopt(ctx context.Context, c cli, args []string) int {
 		return code
 	}
 	o.Servers = servers
-	res, err := adopt.Adopt(o)
+	res, err := adopt.Adopt(ctx, o)
 	return adoptDone(ctx, c, co, o, res, err, "adopt")
 }
 
@@ -195,7 +195,7 @@ func cmdHostsRelease(ctx context.Context, c cli, args []string) int {
 		return code
 	}
 	o.Force = *force
-	res, err := adopt.Release(o)
+	res, err := adopt.Release(ctx, o)
 	return adoptDone(ctx, c, co, o, res, err, "release")
 }
 
@@ -241,7 +241,7 @@ func adoptDone(ctx context.Context, c cli, co common, o adopt.Options, res adopt
 	esc := textsafe.Escape
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog hosts %s: %s\n", verb, esc(err.Error()))
-		if errors.Is(err, adopt.ErrNoServer) || errors.Is(err, adopt.ErrNotAdopted) || errors.Is(err, adopt.ErrChanged) {
+		if errors.Is(err, adopt.ErrNoServer) || errors.Is(err, adopt.ErrNotAdopted) || errors.Is(err, adopt.ErrOAuth) {
 			return exitUsage
 		}
 		return exitFailed

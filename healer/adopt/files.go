@@ -1,86 +1,173 @@
 package adopt
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/gofrs/flock"
+
+	"github.com/mcpwatchdog/watchdog/internal/casfile"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
 	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 )
 
-// backupDir holds the copies of hosts' files taken before adopt wrote them.
-const backupDir = "adopted"
+// Files of the state directory.
+const (
+	// backupDir holds the copies of hosts' files taken before adopt or
+	// release wrote them.
+	backupDir = "adopted"
+	// lockFile is held through every adopt and release.
+	lockFile = "adopt.lock"
+	// keepBackups is how many backups of one file are kept.
+	keepBackups = 5
+	// lockWait bounds the wait for another adopt or release to end.
+	lockWait = 30 * time.Second
+	// maxConfig bounds the watchdog's own config file.
+	maxConfig = 1 << 20
+)
 
-// readFile reads a host's config file, bounded as monitor/hosts reads it.
-func readFile(path string) ([]byte, error) {
-	b, err := fsutil.ReadRegular(path, hosts.MaxFileSize)
+// lock takes the adopt lock of stateDir, waiting up to lockWait.
+func lock(ctx context.Context, stateDir string) (func(), error) {
+	if err := fsutil.PrivateDir(stateDir); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(stateDir, lockFile)
+	fl := flock.New(path)
+	ctx, cancel := context.WithTimeout(ctx, lockWait)
+	defer cancel()
+	ok, err := fl.TryLockContext(ctx, 20*time.Millisecond)
+	if !ok {
+		if err == nil || errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%w (it holds %s): wait for it to end, and try again", ErrBusy, path)
+		}
+		return nil, fmt.Errorf("taking the lock %s: %w", path, err)
+	}
+	return func() { _ = fl.Unlock() }, nil
+}
+
+// state is every file a transaction reads, as it was read.
+type state struct {
+	rec    *Record
+	recRaw []byte // the record's bytes; nil when there is none
+	cfg    casfile.Snapshot
+	files  []hostFile
+}
+
+// hostFile is one of the host's files as read.
+type hostFile struct {
+	snap    casfile.Snapshot
+	format  hostconfig.Format
+	layout  host.Layout
+	servers []hostconfig.Server
+	err     error // why it could not be read or parsed; its servers are left alone
+}
+
+// snapshot reads the record, the watchdog's config and the host's files:
+// o.Files and those the record holds for the host.
+func snapshot(o Options) (*state, error) {
+	rec, raw, err := loadRecord(o.StateDir)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		return nil, err
 	}
-	return b, nil
+	st := &state{rec: rec, recRaw: raw}
+	if st.cfg, err = casfile.Read(o.ConfigPath, maxConfig); err != nil {
+		return nil, fmt.Errorf("the watchdog's config: %w", err)
+	}
+	paths := slices.Clone(o.Files)
+	if hr := rec.Hosts[o.Host.Name]; hr != nil {
+		for _, fr := range hr.Files {
+			if !slices.Contains(paths, fr.Path) {
+				paths = append(paths, fr.Path)
+			}
+		}
+	}
+	for _, path := range paths {
+		st.files = append(st.files, readHostFile(o.Host, path))
+	}
+	return st, nil
 }
 
-// writeFile replaces the file path names (following a symbolic link, as a
-// dotfile manager makes them) with data, keeping its mode.
-func writeFile(path string, data []byte) error {
-	target, err := filepath.EvalSymlinks(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		target = path // a new file
-	case err != nil:
-		return fmt.Errorf("writing %s: %w", path, err)
+func readHostFile(p host.Profile, path string) hostFile {
+	format, err := hostconfig.FormatOf(path)
+	if err != nil {
+		return hostFile{snap: casfile.Snapshot{Path: path}, err: err}
 	}
-	mode := fs.FileMode(0o600)
-	if fi, err := os.Stat(target); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	return fsutil.WriteAtomic(target, data, mode)
+	return readWith(path, format, p.LayoutOf(path))
 }
 
-// backup copies data, a host's file as it was, into the state directory:
-// adopted/<host>/<file name>.<time>, 0600.
+// readWith reads a host file in a known format and layout.
+func readWith(path string, format hostconfig.Format, layout host.Layout) hostFile {
+	f := hostFile{format: format, layout: layout, snap: casfile.Snapshot{Path: path}}
+	var err error
+	if f.snap, err = casfile.Read(path, hosts.MaxFileSize); err != nil {
+		f.err = err
+		return f
+	}
+	if !f.snap.Exists {
+		f.err = fmt.Errorf("%s is gone", path)
+		return f
+	}
+	if f.servers, err = hostconfig.Servers(f.format, f.snap.Data, f.layout); err != nil {
+		f.err = fmt.Errorf("%s: %w", path, err)
+	}
+	return f
+}
+
+// fileOf is the index of path among st's files, -1 when it is not there.
+func (st *state) fileOf(path string) int {
+	return slices.IndexFunc(st.files, func(f hostFile) bool { return f.snap.Path == path })
+}
+
+// backup keeps a copy of a host file's data in the state directory, at
+// adopted/<host>/<file name>.<folder hash>.<time>.<content hash>, 0600: a
+// new one only when no kept copy of that file holds data (a copy that
+// does is renamed to now, the newest), the last keepBackups kept. It
+// returns the copy that holds data.
 func backup(stateDir, hostSlug, path string, data []byte, now time.Time) (string, error) {
 	dir := filepath.Join(stateDir, backupDir, hostSlug)
-	if err := fsutil.PrivateDir(filepath.Join(stateDir, backupDir)); err != nil {
-		return "", err
-	}
-	if err := fsutil.PrivateDir(dir); err != nil {
-		return "", err
+	for _, d := range []string{filepath.Join(stateDir, backupDir), dir} {
+		if err := fsutil.PrivateDir(d); err != nil {
+			return "", fmt.Errorf("backing up %s: %w", path, err)
+		}
 	}
 	// The folder's hash tells apart files of one name (DSH's profiles'
-	// cordis.yml, Claude Code's projects' .mcp.json) backed up at once.
+	// cordis.yml, projects' .mcp.json).
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(filepath.Dir(path)))
-	name := fmt.Sprintf("%s.%08x.%s", strings.TrimPrefix(filepath.Base(path), "."), h.Sum32(), now.UTC().Format("20060102T150405.000000000Z"))
-	dst := filepath.Join(dir, name)
-	if err := fsutil.WriteAtomic(dst, data, 0o600); err != nil {
+	prefix := fmt.Sprintf("%s.%08x.", strings.TrimPrefix(filepath.Base(path), "."), h.Sum32())
+	sum := sha256.Sum256(data)
+	dst := filepath.Join(dir, prefix+now.UTC().Format("20060102T150405.000000000Z")+"."+hex.EncodeToString(sum[:8]))
+	have, _ := filepath.Glob(filepath.Join(dir, globEscape(prefix)+"*"))
+	i := slices.IndexFunc(have, func(b string) bool { return strings.HasSuffix(b, "."+hex.EncodeToString(sum[:8])) })
+	var err error
+	if i >= 0 {
+		err = os.Rename(have[i], dst) // the same bytes: no copy, but the newest now
+		have = slices.Delete(have, i, i+1)
+	} else {
+		err = fsutil.WriteAtomic(dst, data, 0o600)
+	}
+	if err != nil {
 		return "", fmt.Errorf("backing up %s: %w", path, err)
+	}
+	slices.Sort(have) // the time in the name sorts them
+	for _, old := range have[:max(0, len(have)-(keepBackups-1))] {
+		_ = os.Remove(old)
 	}
 	return dst, nil
 }
 
-// readConfig reads the watchdog's config file; a missing one is "".
-func readConfig(path string) ([]byte, bool, error) {
-	b, err := fsutil.ReadRegular(path, 64<<10)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("reading the watchdog's config %s: %w", path, err)
-	}
-	return b, true, nil
-}
-
-// writeConfig writes the watchdog's config, making its folder when new.
-func writeConfig(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("writing the watchdog's config: %w", err)
-	}
-	return writeFile(path, data)
+// globEscape quotes the pattern characters of a file name for Glob.
+func globEscape(s string) string {
+	return strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`).Replace(s)
 }

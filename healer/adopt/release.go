@@ -1,173 +1,196 @@
 package adopt
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"slices"
-	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
 
-// Release puts back the original URL literals of every file adopt changed
-// for the host, and takes out of the watchdog's config the proxies no
-// other adopted host uses. A file whose adopted URLs were changed since is
-// refused, and then nothing at all is written, unless o.Force.
-func Release(o Options) (Result, error) {
+// Release puts back the original URL of each of the host's adopted
+// servers (those named, when o.Servers names some) whose value still
+// holds a URL adopt wrote, and takes out of the watchdog's config the
+// proxies no adopted server uses any more. A value the user changed since
+// is named and left alone: the record keeps it until release --force
+// forgets it. Release never writes over a value the user changed.
+func Release(ctx context.Context, o Options) (Result, error) {
 	o.fill()
-	rec, err := loadRecord(o.StateDir)
-	if err != nil {
-		return Result{}, err
-	}
-	hr := rec.Hosts[o.Host.Name]
-	if hr == nil {
-		return Result{}, fmt.Errorf("%s: %w by the watchdog: there is nothing to release", o.Host.Name, ErrNotAdopted)
-	}
-	outs, res, err := restore(o, hr)
-	if err != nil {
-		return Result{}, err
-	}
-	cfgData, cfgRes, err := unconfigure(o, rec, hr)
-	if err != nil {
-		return Result{}, err
-	}
-	res.Lines = append(res.Lines, cfgRes...)
-	for path, b := range outs {
-		if err := writeFile(path, b); err != nil {
-			return Result{}, err
-		}
-	}
-	delete(rec.Hosts, o.Host.Name)
-	if err := putConfig(o.ConfigPath, cfgData, rec); err != nil {
-		return Result{}, fmt.Errorf("%w (the host's files are put back)", err)
-	}
-	if err := rec.save(o.StateDir); err != nil {
-		return Result{}, fmt.Errorf("%w (the host's files are put back)", err)
-	}
-	res.Changed = true
-	res.RestartHost = !o.Host.ReadsConfigLive
-	return res, nil
+	return transact(ctx, o, planRelease)
 }
 
-// restore computes each file put back; it writes nothing.
-func restore(o Options, hr *HostRecord) (map[string][]byte, Result, error) {
-	outs := map[string][]byte{}
-	var res Result
-	var changed []string
-	for _, fr := range hr.Files {
-		format, err := hostconfig.FormatOf(fr.Path)
-		if err != nil {
-			return nil, Result{}, err
+// planRelease plans the release of o's host from st.
+func planRelease(_ context.Context, o *Options, st *state) (*change, error) {
+	ch := newChange(o.Host.Name, st.rec, true)
+	ch.recRaw = st.recRaw
+	named := map[string]bool{}
+	ch.writtenBack(o, st, named)
+	hr := st.rec.Hosts[o.Host.Name]
+	if hr == nil {
+		if len(ch.edits) > 0 {
+			return ch, ch.rewriteBack(st)
 		}
-		data, err := readFile(fr.Path)
-		if err != nil {
-			return nil, Result{}, fmt.Errorf("%w; nothing was changed (its backup: %s)", err, fr.Backup)
-		}
-		now, err := hostconfig.Servers(format, data, o.Host.LayoutOf(fr.Path))
-		if err != nil {
-			return nil, Result{}, fmt.Errorf("%s: %w; nothing was changed (its backup: %s)", fr.Path, err, fr.Backup)
-		}
-		var edits []hostconfig.Edit
-		for _, s := range fr.Servers {
-			cur, found := at(now, s.Path)
-			switch {
-			case found && cur.URL == s.ProxyURL:
-			case !found:
-				changed = append(changed, fmt.Sprintf("%s: %s is gone from the file", fr.Path, s.Name))
+		return ch, fmt.Errorf("%s: %w by the watchdog: there is nothing to release", o.Host.Name, ErrNotAdopted)
+	}
+	var used []string
+	for _, fr := range slices.Clone(hr.Files) {
+		for _, rs := range slices.Clone(fr.Servers) {
+			if len(o.Servers) > 0 && !slices.Contains(o.Servers, rs.Name) {
 				continue
-			case cur.URL == s.URL:
-				res.Lines = append(res.Lines, s.Name+": already back at its own URL")
-				continue
-			default:
-				changed = append(changed, fmt.Sprintf("%s: %s's URL was changed since", fr.Path, s.Name))
-				if !o.Force {
-					continue
-				}
 			}
-			edits = append(edits, hostconfig.Edit{Path: s.Path, From: cur.URL, To: s.URL, Literal: s.Literal})
-			res.Lines = append(res.Lines, s.Name+": back at its own URL")
+			named[rs.Name] = true
+			used = append(used, rs.Server)
+			ch.releaseOne(o, st, fr.Path, rs)
 		}
-		if len(edits) == 0 {
+	}
+	for _, want := range o.Servers {
+		if !named[want] {
+			return ch, fmt.Errorf("%s: %q was %w by the watchdog (adopted: %s)", o.Host.Name, want, ErrNotAdopted, listOr(adoptedNames(hr)))
+		}
+	}
+	if len(named) == 0 && len(ch.edits) == 0 {
+		return ch, fmt.Errorf("%s: %w by the watchdog: there is nothing to release", o.Host.Name, ErrNotAdopted)
+	}
+	if err := ch.rewriteBack(st); err != nil {
+		return ch, err
+	}
+	ch.unconfigure(o, st, used)
+	return ch, nil
+}
+
+func adoptedNames(hr *HostRecord) []string {
+	var out []string
+	for _, fr := range hr.Files {
+		for _, s := range fr.Servers {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// writtenBack plans putting back entries released before whose file
+// points at the proxy again: the host wrote it back from a copy it read
+// before that release. Nothing else would ever take them back.
+func (ch *change) writtenBack(o *Options, st *state, named map[string]bool) {
+	for fi, f := range st.files {
+		if f.err != nil {
 			continue
 		}
-		out, err := hostconfig.Rewrite(format, data, o.Host.LayoutOf(fr.Path), edits)
-		if err != nil {
-			return nil, Result{}, fmt.Errorf("%s: %w; nothing was changed", fr.Path, err)
+		for _, s := range f.servers {
+			if len(o.Servers) > 0 && !slices.Contains(o.Servers, s.Name) {
+				continue
+			}
+			p, ok := proxyurl.Parse(s.URL)
+			if !ok {
+				continue
+			}
+			if _, active := st.rec.find(o.Host.Name, f.snap.Path, s.Path, ""); active {
+				continue
+			}
+			rs, ok := st.rec.wasReleased(o.Host.Name, f.snap.Path, s.Path, p.Listen)
+			if !ok || !proxyurl.SameListen(rs.Listen, p.Listen) {
+				continue
+			}
+			named[s.Name] = true
+			ch.edits[fi] = append(ch.edits[fi], fileEdit{Edit: hostconfig.Edit{Path: s.Path, From: s.URL, To: rs.URL, Literal: rs.Literal},
+				name: s.Name, back: s.Literal})
+			ch.res.Lines = append(ch.res.Lines, s.Name+": back at its own URL (it pointed at the proxy again: the host wrote back a copy it read before it was released)")
 		}
-		outs[fr.Path] = out
 	}
-	if len(changed) > 0 && !o.Force {
-		return nil, Result{}, fmt.Errorf("%w, so nothing was changed: %s; put them back by hand, or run release with --force to write the original URLs over them",
-			ErrChanged, strings.Join(changed, "; "))
-	}
-	return outs, res, nil
 }
 
-func at(servers []hostconfig.Server, path []string) (hostconfig.Server, bool) {
-	i := slices.IndexFunc(servers, func(s hostconfig.Server) bool { return slices.Equal(s.Path, path) })
-	if i < 0 {
-		return hostconfig.Server{}, false
+// releaseOne decides for one adopted entry: put back, forget, or leave.
+func (ch *change) releaseOne(o *Options, st *state, file string, rs ServerRecord) {
+	say := func(format string, args ...any) {
+		ch.res.Lines = append(ch.res.Lines, rs.Name+": "+fmt.Sprintf(format, args...))
 	}
-	return servers[i], true
+	forget := func() { st.rec.forget(o.Host.Name, file, rs.Path) }
+	force := "`watchdog hosts release " + shellWord(o.Host.Name) + " --server " + shellWord(rs.Name) + " --force` forgets it"
+	fi := st.fileOf(file)
+	f := st.files[fi]
+	if f.err != nil {
+		if o.Force {
+			forget()
+			say("forgotten (--force): %v", f.err)
+		} else {
+			say("left as it is: %v; fix the file and release again, or %s", f.err, force)
+		}
+		return
+	}
+	cur, ok := at(f.servers, rs.Path)
+	switch {
+	case !ok:
+		forget()
+		say("gone from %s: nothing to put back", file)
+	case proxyurl.SameListen(hostPort(cur.URL), rs.Listen):
+		forget()
+		ch.edits[fi] = append(ch.edits[fi], fileEdit{Edit: hostconfig.Edit{Path: rs.Path, From: cur.URL, To: rs.URL, Literal: rs.Literal},
+			name: rs.Name, back: cur.Literal})
+		say("back at its own URL")
+	case cur.URL == rs.URL:
+		forget()
+		say("already back at its own URL")
+	case o.Force:
+		forget()
+		say("left alone: its URL was changed since adopt (to %s); forgotten (--force)", redacted(cur.URL))
+	default:
+		say("left alone: its URL was changed since adopt (to %s); the record keeps it: %s", redacted(cur.URL), force)
+	}
 }
 
-// unconfigure takes the host off the proxies it used and removes what adopt
-// added for those nobody uses now. It returns the config to write (nil:
-// unchanged) and a line for each proxy left in place.
-func unconfigure(o Options, rec *Record, hr *HostRecord) ([]byte, []string, error) {
-	data, existed, err := readConfig(o.ConfigPath)
-	if err != nil || !existed {
-		return nil, nil, err
+// rewriteBack plans each file with its original URLs back.
+func (ch *change) rewriteBack(st *state) error {
+	for fi, edits := range ch.edits {
+		f := st.files[fi]
+		if err := f.snap.Writable(); err != nil {
+			return fmt.Errorf("%w; nothing was changed", err)
+		}
+		plain := make([]hostconfig.Edit, len(edits))
+		for i, e := range edits {
+			plain[i] = e.Edit
+		}
+		out, err := hostconfig.Rewrite(f.format, f.snap.Data, f.layout, plain)
+		if err != nil {
+			return fmt.Errorf("%s: %w; nothing was changed", f.snap.Path, err)
+		}
+		ch.files[fi] = out
 	}
-	var lines []string
-	changed := false
-	for _, name := range usedBy(hr) {
-		c := rec.Config[name]
-		if c == nil {
+	return nil
+}
+
+// unconfigure takes the host off the proxies of watchdog servers used
+// that it no longer goes through, and removes what adopt added for those
+// nobody's adopted servers use now; the config adopt made is removed when
+// it is back to what adopt first wrote.
+func (ch *change) unconfigure(o *Options, st *state, used []string) {
+	if !st.cfg.Exists {
+		return
+	}
+	data := st.cfg.Data
+	for _, name := range slices.Compact(slices.Sorted(slices.Values(used))) {
+		c := st.rec.Config[name]
+		if c == nil || st.rec.usedBy(name, o.Host.Name) {
 			continue
 		}
 		c.Users = slices.DeleteFunc(c.Users, func(u string) bool { return u == o.Host.Name })
-		if len(c.Users) > 0 || c.Added.Text == "" {
+		if st.rec.inUse(name) {
 			continue
 		}
-		var ok bool
-		if data, ok = c.Added.Remove(data); ok {
-			changed = true
-		} else {
-			lines = append(lines, fmt.Sprintf("watchdog server %q: its proxy was left in the config (its lines were edited since)", name))
-		}
-		delete(rec.Config, name)
-	}
-	if !changed {
-		return nil, lines, nil
-	}
-	return data, lines, nil
-}
-
-func usedBy(hr *HostRecord) []string {
-	var names []string
-	for _, fr := range hr.Files {
-		for _, s := range fr.Servers {
-			if !slices.Contains(names, s.Server) {
-				names = append(names, s.Server)
+		if c.Added.Text != "" {
+			var ok bool
+			if data, ok = c.Added.Remove(data); !ok {
+				ch.res.Lines = append(ch.res.Lines, fmt.Sprintf("watchdog server %q: its proxy was left in the config (its lines were edited since)", name))
 			}
 		}
+		delete(st.rec.Config, name)
 	}
-	return names
-}
-
-// putConfig writes the watchdog's config released (nil: unchanged), or
-// removes it when adopt made it and it is back to what adopt first wrote.
-func putConfig(path string, data []byte, rec *Record) error {
-	if data == nil {
-		return nil
+	if len(st.rec.Hosts) == 0 && st.rec.CreatedConfig != "" && string(data) == st.rec.CreatedConfig {
+		st.rec.CreatedConfig = ""
+		ch.cfgGone = true
+		return
 	}
-	if len(rec.Hosts) == 0 && rec.CreatedConfig != "" && string(data) == rec.CreatedConfig {
-		rec.CreatedConfig = ""
-		if err := os.Remove(path); err != nil {
-			return fmt.Errorf("removing the watchdog config adopt made: %w", err)
-		}
-		return nil
+	if string(data) != string(st.cfg.Data) {
+		ch.cfg = data
 	}
-	return writeConfig(path, data)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 	"github.com/mcpwatchdog/watchdog/internal/peer"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
 
 // Defaults for the zero values in [Options].
@@ -41,7 +42,7 @@ const (
 	// a host's fresh connection always gets in.
 	DefaultMaxPending = 128
 	// Path is where the proxy serves MCP, after its secret (see URL).
-	Path = "/mcp"
+	Path = proxyurl.Path
 )
 
 // ErrNotLoopback: the proxy listens on loopback addresses only; elsewhere

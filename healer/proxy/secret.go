@@ -9,39 +9,32 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
 
 // The proxy's secret is the first segment of its URL's path
 // (http://<listen>/<secret>/mcp): on a system that does not name a TCP
 // peer's owner (macOS) it is what keeps other local users out, and
-// everywhere it keeps out whoever guesses ports.
-const (
-	// SecretFile holds the secret in the state directory (0600).
-	SecretFile = "proxy-secret"
-	// secretLen: crypto/rand.Text's 26 base32 characters, 130 random bits.
-	secretLen = 26
-)
+// everywhere it keeps out whoever guesses ports. The URL's shape is
+// internal/proxyurl's.
+
+// SecretFile holds the secret in the state directory (0600).
+const SecretFile = "proxy-secret"
 
 // ErrBadSecret: a secret that is not 26 base32 characters (A-Z, 2-7).
-var ErrBadSecret = errors.New("not a proxy secret (26 characters A-Z and 2-7)")
+var ErrBadSecret = proxyurl.ErrBadSecret
 
 // URLFor is the proxy's URL for a host: http://<listen>/<secret>/mcp. It is a
 // credential: print it only where the user asks for the URL to give a host.
-func URLFor(listen, secret string) string { return "http://" + listen + "/" + secret + Path }
+func URLFor(listen, secret string) string { return proxyurl.For(listen, secret) }
 
 // NewSecret makes a fresh random secret; its alphabet is URL-safe.
 func NewSecret() string { return rand.Text() }
 
 // CheckSecret reports whether s has the shape of a secret.
-func CheckSecret(s string) error {
-	if len(s) != secretLen || strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") != "" {
-		return ErrBadSecret
-	}
-	return nil
-}
+func CheckSecret(s string) error { return proxyurl.CheckSecret(s) }
 
 // LoadSecret reads the secret kept in stateDir, making it on first need:
 // it is the same across daemon restarts, and `doctor`, which runs without

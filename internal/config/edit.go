@@ -31,7 +31,10 @@ func (a Added) Remove(data []byte) ([]byte, bool) {
 // name and URL, and where a key added to it goes.
 type ServerTable struct {
 	Name, URL, ProxyListen string
-	insertAt               int // the start of the line after its last key
+	// Marked: adopt wrote the table (its header line carries AddedMark).
+	Marked   bool
+	start    int // the start of its header line
+	insertAt int // the start of the line after its last key
 }
 
 // ServerTables reads the [[server]] tables of a config file's text.
@@ -46,7 +49,10 @@ func ServerTables(data []byte) ([]ServerTable, error) {
 		case unstable.ArrayTable, unstable.Table:
 			in = e.Kind == unstable.ArrayTable && keyString(e.Key()) == "server"
 			if in {
-				out = append(out, ServerTable{insertAt: lineAfter(data, int(e.Raw.Offset+e.Raw.Length))})
+				at := keyOffset(&p, e)
+				end := lineAfter(data, at)
+				start := bytes.LastIndexByte(data[:at], '\n') + 1
+				out = append(out, ServerTable{insertAt: end, start: start, Marked: bytes.Contains(data[start:end], []byte(AddedMark))})
 			}
 		case unstable.KeyValue:
 			if !in {
@@ -71,6 +77,22 @@ func ServerTables(data []byte) ([]ServerTable, error) {
 	return out, nil
 }
 
+// keyOffset is where a table header's key is in the parser's data: a
+// table expression carries no range of its own. A key whose bytes are not
+// the input's (an escaped quoted key) gives 0.
+func keyOffset(p *unstable.Parser, e *unstable.Node) int {
+	it := e.Key()
+	if !it.Next() {
+		return 0
+	}
+	data, b := p.Data(), it.Node().Data
+	off := cap(data) - cap(b)
+	if len(b) == 0 || off < 0 || off+len(b) > len(data) || !bytes.Equal(data[off:off+len(b)], b) {
+		return 0
+	}
+	return off
+}
+
 func keyString(it unstable.Iterator) string {
 	var parts []string
 	for it.Next() {
@@ -88,14 +110,37 @@ func lineAfter(data []byte, off int) int {
 	return len(data)
 }
 
-// AddProxyListen adds proxy_listen = listen to the [[server]] table t of data.
+// AddProxyListen adds proxy_listen = listen to the [[server]] table t of
+// data. In a table adopt wrote itself (Marked), what is added is the whole
+// table again, from the blank line before it: release takes it all out.
 func AddProxyListen(data []byte, t ServerTable, listen string) ([]byte, Added) {
 	text := "proxy_listen = " + strconv.Quote(listen) + " " + AddedMark + "\n"
 	at := t.insertAt
 	if at == len(data) && len(data) > 0 && data[len(data)-1] != '\n' {
 		text = "\n" + text
 	}
-	return concat(data[:at], text, data[at:]), Added{Text: text}
+	out := concat(data[:at], text, data[at:])
+	if !t.Marked || !onlyAdoptKeys(data[t.start:at]) {
+		return out, Added{Text: text}
+	}
+	from := t.start
+	if from >= 2 && out[from-1] == '\n' && out[from-2] == '\n' {
+		from-- // the blank line AddServer puts before a table
+	}
+	return out, Added{Text: string(out[from : at+len(text)])}
+}
+
+// onlyAdoptKeys reports whether a table holds nothing but the keys adopt
+// writes: one the user added to is not adopt's alone to take out.
+func onlyAdoptKeys(table []byte) bool {
+	lines := strings.Split(string(table), "\n")
+	for _, l := range lines[1:] {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "name =") && !strings.HasPrefix(l, "url =") && !strings.HasPrefix(l, "proxy_listen =") {
+			return false
+		}
+	}
+	return true
 }
 
 // AddServer appends a [[server]] table for a proxy of url, listening on

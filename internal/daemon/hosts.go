@@ -96,7 +96,7 @@ func (d *daemon) protectFromTray(ctx context.Context, name string) {
 		return
 	}
 	goRun(&d.face.work, func() {
-		res, err := d.adopt(p)
+		res, err := d.adopt(ctx, p)
 		switch {
 		case err != nil:
 			d.send(ctx, item{emit: []health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "failed"},
@@ -110,7 +110,7 @@ func (d *daemon) protectFromTray(ctx context.Context, name string) {
 	})
 }
 
-func (d *daemon) adopt(p host.Profile) (adopt.Result, error) {
+func (d *daemon) adopt(ctx context.Context, p host.Profile) (adopt.Result, error) {
 	if d.opts.ConfigFile == "" {
 		return adopt.Result{}, errors.New("the daemon runs with no config file to write")
 	}
@@ -118,7 +118,7 @@ func (d *daemon) adopt(p host.Profile) (adopt.Result, error) {
 	if err != nil {
 		return adopt.Result{}, err
 	}
-	return adopt.Adopt(adopt.Options{Host: p, Files: hosts.Paths(p, d.home(), runtime.GOOS, os.Getenv),
+	return adopt.Adopt(ctx, adopt.Options{Host: p, Files: hosts.Paths(p, d.home(), runtime.GOOS, os.Getenv),
 		ConfigPath: d.opts.ConfigFile, StateDir: d.stateDir, Secret: secret})
 }
 

@@ -37,6 +37,7 @@ func jsonNode(v *hujson.Value) *node {
 		if t.Kind() == '"' {
 			return textNode(t.String(), v.StartOffset, v.EndOffset)
 		}
+		return &node{kind: other, str: string(t), start: -1}
 	}
 	return &node{kind: other, start: -1}
 }

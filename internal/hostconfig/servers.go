@@ -65,6 +65,11 @@ type Server struct {
 	// Headers: the entry sends headers of its own (they stay in the host's
 	// file when it is adopted, and pass through the proxy).
 	Headers bool
+	// StaticAuth: the entry signs in with a credential of its own (an
+	// Authorization header, Codex's bearer_token_env_var), which passes
+	// through the proxy. OAuth: the entry has an oauth block (Claude Code,
+	// Gemini CLI): the host signs in with tokens bound to the server's URL.
+	StaticAuth, OAuth bool
 	// Line is the line of URL's literal in the file (1-based); 0 when the
 	// entry has no URL or its place is not known.
 	Line int
@@ -267,7 +272,7 @@ func readEntry(l host.Layout, name string, e *node, at []string) (Server, bool) 
 	if e == nil || e.kind != object {
 		return Server{}, false
 	}
-	s := Server{Name: name, Headers: e.get("headers") != nil, entry: at}
+	s := Server{Name: name, Headers: e.get("headers") != nil, entry: at, StaticAuth: staticAuth(e), OAuth: oauthBlock(e)}
 	typ := transportOf(e.text(l.TypeKey))
 	for _, k := range l.URLKeys {
 		if u := e.get(k.Key); u != nil && u.kind == text {
@@ -291,6 +296,41 @@ func readEntry(l host.Layout, name string, e *node, at []string) (Server, bool) 
 		s.Transport = typ
 	}
 	return s, true
+}
+
+// headerKeys are the keys an entry's headers are under, across hosts
+// (Codex: http_headers, and env_http_headers naming variables).
+var headerKeys = []string{"headers", "http_headers", "env_http_headers"}
+
+// staticAuth reports whether the entry sends a credential of its own.
+func staticAuth(e *node) bool {
+	if e.get("bearer_token_env_var") != nil {
+		return true
+	}
+	for _, k := range headerKeys {
+		if h := e.get(k); h != nil && h.kind == object {
+			for _, name := range h.keys {
+				if strings.EqualFold(name, "Authorization") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// oauthBlock reports whether the entry configures an OAuth sign-in (an
+// "oauth" object that is not turned off, or Gemini's authProviderType).
+func oauthBlock(e *node) bool {
+	if e.get("authProviderType") != nil {
+		return true
+	}
+	o := e.get("oauth")
+	if o == nil || o.kind != object {
+		return false
+	}
+	en := o.get("enabled")
+	return en == nil || en.kind != other || en.str != "false"
 }
 
 func (s *Server) setURL(u *node, at []string) {

@@ -86,5 +86,5 @@ func tomlValue(v *unstable.Node) *node {
 		}
 		return n
 	}
-	return &node{kind: other, start: -1}
+	return &node{kind: other, str: string(v.Data), start: -1}
 }

@@ -4,7 +4,7 @@ package hostconfig
 type kind uint8
 
 const (
-	other kind = iota // a number, bool, null, or a string that cannot be edited in place
+	other kind = iota // a number, bool, null (str: its literal), or a string that cannot be edited in place
 	text              // a string
 	object
 	list

@@ -43,7 +43,7 @@ func yamlNode(data []byte, lines []int, y *yaml.Node) *node {
 		return n
 	case yaml.ScalarNode:
 		if y.Tag != "!!str" {
-			return &node{kind: other, start: -1}
+			return &node{kind: other, str: y.Value, start: -1}
 		}
 		start, end := scalarRange(data, lines, y)
 		return textNode(y.Value, start, end)

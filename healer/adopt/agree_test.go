@@ -1,0 +1,77 @@
+package adopt
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
+)
+
+// agree fails the test unless the record and the watchdog's config agree:
+// every adopted entry's proxy is a [[server]] of its URL with its address;
+// every text the record says adopt added is in the config once; every
+// line adopt marks in the config is one the record holds; no config
+// holds a proxy's secret or a proxy URL.
+func agree(t *testing.T, o Options) {
+	t.Helper()
+	rec, _, err := loadRecord(o.StateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(o.ConfigPath)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte(o.Secret)) {
+		t.Fatalf("the watchdog's config holds the proxy's secret:\n%s", data)
+	}
+	tables, err := config.ServerTables(data)
+	if err != nil {
+		t.Fatalf("the watchdog's config does not parse: %v\n%s", err, data)
+	}
+	for _, tb := range tables {
+		if _, ok := proxyurl.Parse(tb.URL); ok {
+			t.Fatalf("the watchdog's config has a proxy URL for server %s", tb.Name)
+		}
+	}
+	for host, hr := range rec.Hosts {
+		for _, fr := range hr.Files {
+			for _, s := range fr.Servers {
+				found := false
+				for _, tb := range tables {
+					found = found || tb.Name == s.Server && tb.URL == s.URL && proxyurl.SameListen(tb.ProxyListen, s.Listen)
+				}
+				if !found {
+					t.Fatalf("record: %s's %s goes through %s on %s for %s; the config has no such proxy:\n%s", host, s.Name, s.Server, s.Listen, s.URL, data)
+				}
+			}
+		}
+	}
+	marked := 0
+	for name, c := range rec.Config {
+		if c.Added.Text == "" {
+			continue
+		}
+		if n := bytes.Count(data, []byte(c.Added.Text)); n != 1 {
+			t.Fatalf("record: what adopt added for %s is in the config %d times:\n%s", name, n, data)
+		}
+		marked += strings.Count(c.Added.Text, config.AddedMark)
+	}
+	if n := bytes.Count(data, []byte(config.AddedMark)); n != marked {
+		t.Fatalf("the config has %d lines adopt marks, the record accounts for %d:\n%s", n, marked, data)
+	}
+}
+
+// noTemps fails the test when a temp file is left beside path.
+func noTemps(t *testing.T, path string) {
+	t.Helper()
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*watchdog*"))
+	left2, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*.tmp*"))
+	if len(left)+len(left2) > 0 {
+		t.Fatalf("temp files left: %v %v", left, left2)
+	}
+}

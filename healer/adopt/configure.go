@@ -1,0 +1,123 @@
+package adopt
+
+import (
+	"fmt"
+	"hash/fnv"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
+)
+
+// newConfigText starts a watchdog config where there was none: the
+// built-in servers written out, so that the file keeps them.
+func newConfigText() string {
+	return "# The watchdog's config, started by `watchdog hosts adopt`: see the README.\n\n" + config.DefaultServersText()
+}
+
+// configure gives each pick to adopt or repair a proxy in the watchdog's
+// config: the one a [[server]] of its URL has, or one added to that
+// table, or a new [[server]]. The config must load afterwards.
+func configure(o *Options, cfgData []byte, picks []pick) ([]byte, error) {
+	for i := range picks {
+		p := &picks[i]
+		if p.verdict != adoptIt && p.verdict != repair {
+			continue
+		}
+		if _, ok := proxyurl.Parse(p.upstream); ok {
+			// Never: a proxy in front of a proxy, its secret in the config.
+			return nil, fmt.Errorf("%s: refusing a watchdog proxy's URL as a server's own; nothing was changed", p.server.Name)
+		}
+		tables, err := config.ServerTables(cfgData)
+		if err != nil {
+			return nil, err
+		}
+		j := slices.IndexFunc(tables, func(t config.ServerTable) bool { return t.URL == p.upstream && t.ProxyListen != "" })
+		if j < 0 {
+			j = slices.IndexFunc(tables, func(t config.ServerTable) bool { return t.URL == p.upstream })
+		}
+		switch {
+		case j >= 0 && tables[j].ProxyListen != "":
+			p.wd, p.listen = tables[j].Name, tables[j].ProxyListen
+		case j >= 0:
+			p.wd, p.listen = tables[j].Name, listenFor(o, p.prefer, tables[j].Name, tables)
+			cfgData, p.added = config.AddProxyListen(cfgData, tables[j], p.listen)
+		default:
+			name := p.wd
+			if name == "" || slices.ContainsFunc(tables, func(t config.ServerTable) bool { return strings.EqualFold(t.Name, name) }) {
+				name = uniqueName(slug(o.Host.Name)+"-"+slug(p.server.Name), tables)
+			}
+			p.wd, p.listen = name, listenFor(o, p.prefer, name, tables)
+			cfgData, p.added = config.AddServer(cfgData, p.wd, p.upstream, p.listen, o.Host.Name+": "+p.server.Name)
+		}
+	}
+	if _, err := config.Parse(o.ConfigPath, cfgData); err != nil {
+		return nil, fmt.Errorf("the watchdog's config would not load with the new proxies, so nothing was changed: %w", err)
+	}
+	return cfgData, nil
+}
+
+// listenFor is the proxy's address for watchdog server name: prefer (the
+// address a repaired URL had) when no other table uses it and it is free,
+// else a port from the name, moved up past those the config uses or that
+// are taken.
+func listenFor(o *Options, prefer, name string, tables []config.ServerTable) string {
+	used := func(addr string) bool {
+		return slices.ContainsFunc(tables, func(t config.ServerTable) bool {
+			return t.ProxyListen != "" && proxyurl.SameListen(t.ProxyListen, addr)
+		})
+	}
+	if prefer != "" && !used(prefer) && o.Free(prefer) {
+		return prefer
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(name))
+	start := int(h.Sum32() % 500)
+	for k := range 1000 {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(BasePort+(start+k)%1000))
+		if !used(addr) && o.Free(addr) {
+			return addr
+		}
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(BasePort+start))
+}
+
+func uniqueName(base string, tables []config.ServerTable) string {
+	name := base
+	for n := 2; slices.ContainsFunc(tables, func(t config.ServerTable) bool { return strings.EqualFold(t.Name, name) }); n++ {
+		name = base + "-" + strconv.Itoa(n)
+	}
+	return name
+}
+
+// slug makes a name fit for a watchdog server name: letters, digits, '.',
+// '_' and '-', lower case, at most 30.
+func slug(s string) string {
+	out := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return '-'
+	}, s)
+	out = strings.Trim(out, "-.")
+	if len(out) > 30 {
+		out = out[:30]
+	}
+	if out == "" {
+		out = "server"
+	}
+	return out
+}
+
+func shellWord(s string) string { return host.ShellWord(s) }
+
+// redacted is a URL as a message may show it.
+func redacted(u string) string { return mask.URL(u) }

@@ -1,0 +1,346 @@
+package adopt
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
+)
+
+// verdict is what adopt does with one server entry.
+type verdict int
+
+const (
+	skip    verdict = iota // left alone, for pick.why
+	adoptIt                // routed through the proxy
+	repair                 // a proxy URL adopt wrote, mended (pick.why says what was wrong)
+	already                // goes through the served proxy with the current secret
+	refuse                 // named with --server, and cannot be adopted: the run fails
+)
+
+// pick is one server entry and what adopt does with it.
+type pick struct {
+	verdict verdict
+	file    int
+	server  hostconfig.Server
+	why     string
+	err     error // refuse: the error to fail with
+	// upstream is the server's own URL, literal its original bytes (from
+	// the entry, or from the record for a repair); prefer the address to
+	// keep (a repair's old one).
+	upstream, literal, prefer string
+	wd, listen                string // the proxy it goes through
+	added                     config.Added
+	quiet                     bool // a skip not worth a line (stdio)
+}
+
+// planAdopt plans the adoption of o's host from st.
+func planAdopt(ctx context.Context, o *Options, st *state) (*change, error) {
+	ch := newChange(o.Host.Name, st.rec, false)
+	ch.recRaw = st.recRaw
+	cfgData := st.cfg.Data
+	if !st.cfg.Exists {
+		cfgData = []byte(newConfigText())
+		if len(st.rec.Hosts) == 0 {
+			st.rec.CreatedConfig = string(cfgData)
+		}
+	}
+	tables, err := config.ServerTables(cfgData)
+	if err != nil {
+		return ch, fmt.Errorf("the watchdog's config %s: %w; fix it, then adopt again", o.ConfigPath, err)
+	}
+	picks, err := judgeAll(ctx, o, st, tables)
+	if err != nil {
+		return ch, err
+	}
+	if cfgData, err = configure(o, cfgData, picks); err != nil {
+		return ch, err
+	}
+	if !st.cfg.Exists || !slices.Equal(cfgData, st.cfg.Data) {
+		ch.cfg = cfgData
+	}
+	if err := ch.rewrite(o, st, picks); err != nil {
+		return ch, err
+	}
+	ch.say(o, picks)
+	return ch, nil
+}
+
+// judgeAll judges every entry of the host's files (those named, when
+// o.Servers names some), and fails when a named one cannot be adopted.
+func judgeAll(ctx context.Context, o *Options, st *state, tables []config.ServerTable) ([]pick, error) {
+	var picks []pick
+	named := map[string]bool{}
+	var all []string
+	for fi, f := range st.files {
+		if f.err != nil {
+			if slices.Contains(o.Files, f.snap.Path) {
+				picks = append(picks, pick{verdict: skip, file: fi, why: fmt.Sprintf("%v: its servers were left alone; fix the file, then adopt again", f.err)})
+			}
+			continue
+		}
+		unwritable := f.snap.Writable()
+		for _, s := range f.servers {
+			all = append(all, s.Name)
+			if len(o.Servers) > 0 && !slices.Contains(o.Servers, s.Name) {
+				continue
+			}
+			named[s.Name] = true
+			p := judge(ctx, o, st, tables, fi, s)
+			if unwritable != nil && (p.verdict == adoptIt || p.verdict == repair) {
+				p = pick{verdict: skip, file: fi, server: s, quiet: true}
+			}
+			picks = append(picks, p)
+		}
+		if unwritable != nil && slices.ContainsFunc(picks, func(p pick) bool { return p.file == fi && p.quiet && p.server.Transport != "stdio" }) {
+			picks = append(picks, pick{verdict: skip, file: fi, why: fmt.Sprintf("%v; its servers were left alone", unwritable)})
+		}
+	}
+	for _, want := range o.Servers {
+		if !named[want] {
+			return nil, fmt.Errorf("%s has no server %q (%w); its servers: %s", o.Host.Name, want, ErrNoServer, listOr(all))
+		}
+	}
+	for _, p := range picks {
+		if p.verdict == refuse {
+			return nil, p.err
+		}
+	}
+	if !slices.ContainsFunc(picks, func(p pick) bool { return p.verdict != skip }) {
+		var why []string
+		for _, p := range picks {
+			if p.file >= 0 && p.server.Name != "" && !p.quiet {
+				why = append(why, p.server.Name+": "+p.why)
+			} else if p.server.Name == "" {
+				why = append(why, p.why)
+			}
+		}
+		return nil, fmt.Errorf("%s has no server the watchdog's proxy can stand in front of (%w)%s", o.Host.Name, ErrNoServer, listed(why))
+	}
+	return picks, nil
+}
+
+func listed(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(lines, "; ")
+}
+
+func listOr(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(slices.Compact(slices.Sorted(slices.Values(names))), ", ")
+}
+
+// judge decides what adopt does with server s of file fi.
+func judge(ctx context.Context, o *Options, st *state, tables []config.ServerTable, fi int, s hostconfig.Server) pick {
+	p := pick{file: fi, server: s, upstream: s.URL, literal: s.Literal}
+	named := slices.Contains(o.Servers, s.Name)
+	if listen, ok := proxyAddress(s.URL, tables, st.rec); ok {
+		return judgeProxied(o, st, tables, p, listen)
+	}
+	if why := s.Unproxyable(); why != "" {
+		p.why, p.quiet = why, s.Transport == "stdio" && !named
+		return refuseIfNamed(p, named, fmt.Errorf("%s cannot go through the watchdog's proxy (%w): %s", s.Name, ErrNoServer, why))
+	}
+	if !s.Editable {
+		p.why = "its URL is written in a way adopt cannot rewrite in place (a YAML block, or a value over several lines): write it on one line, then adopt again"
+		return refuseIfNamed(p, named, fmt.Errorf("%s (%w): %s", s.Name, ErrNoServer, p.why))
+	}
+	if signsInWithOAuth(ctx, o, s) {
+		const why = "it signs in with OAuth: its tokens are bound to its own URL (RFC 8707), so no proxy can stand in for it; left alone"
+		switch {
+		case named && !o.Force:
+			p.verdict, p.err = refuse, fmt.Errorf("%s %w: its tokens are bound to its own URL, and through the proxy its sign-in would fail; nothing was changed (--force adopts it anyway)", s.Name, ErrOAuth)
+			return p
+		case !named:
+			p.why = why
+			return p
+		}
+		p.why = "warning: it signs in with OAuth, and its sign-in will fail through the proxy (adopted anyway: --force); `watchdog hosts release " + shellWord(o.Host.Name) + " --server " + shellWord(s.Name) + "` puts it back"
+	}
+	p.verdict = adoptIt
+	return p
+}
+
+func refuseIfNamed(p pick, named bool, err error) pick {
+	if named {
+		p.verdict, p.err = refuse, err
+	}
+	return p
+}
+
+// signsInWithOAuth: the entry says so (an oauth block), or the server
+// does (probed). An entry with a static Authorization header or token
+// signs in by that, which passes through the proxy.
+func signsInWithOAuth(ctx context.Context, o *Options, s hostconfig.Server) bool {
+	switch {
+	case s.StaticAuth:
+		return false
+	case s.OAuth:
+		return true
+	case o.SignIn == nil:
+		return false
+	}
+	return o.SignIn(ctx, s.URL) == SignInOAuth
+}
+
+// proxyAddress is the proxy address s's URL points at, when it is one: a
+// URL of a proxy's shape, or one on a loopback port the watchdog's config
+// or adopt's record has a proxy on.
+func proxyAddress(url string, tables []config.ServerTable, rec *Record) (string, bool) {
+	if p, ok := proxyurl.Parse(url); ok {
+		return p.Listen, true
+	}
+	hp := hostPort(url)
+	for _, t := range tables {
+		if t.ProxyListen != "" && proxyurl.SameListen(hp, t.ProxyListen) {
+			return hp, true
+		}
+	}
+	for _, hr := range rec.Hosts {
+		for _, fr := range hr.Files {
+			for _, s := range fr.Servers {
+				if proxyurl.SameListen(hp, s.Listen) {
+					return hp, true
+				}
+			}
+		}
+	}
+	for _, e := range rec.Released {
+		if proxyurl.SameListen(hp, e.Listen) {
+			return hp, true
+		}
+	}
+	return "", false
+}
+
+// judgeProxied decides for an entry that points at a watchdog proxy: it
+// is never taken for a server's own URL. One adopt wrote is mended from
+// its record; one the config has by hand, from the config.
+func judgeProxied(o *Options, st *state, tables []config.ServerTable, p pick, listen string) pick {
+	s, file := p.server, st.files[p.file].snap.Path
+	if rs, ok := st.rec.find(o.Host.Name, file, s.Path, listen); ok {
+		p.upstream, p.literal, p.prefer, p.wd = rs.URL, rs.Literal, rs.Listen, rs.Server
+	} else if rs, ok := st.rec.wasReleased(o.Host.Name, file, s.Path, listen); ok {
+		p.upstream, p.literal, p.prefer = rs.URL, rs.Literal, rs.Listen
+	} else if t, ok := tableListening(tables, listen); ok {
+		p.upstream, p.literal, p.prefer = t.URL, "", t.ProxyListen
+	} else {
+		p.why = fmt.Sprintf("it points at a watchdog proxy on %s that neither the watchdog's config nor adopt's record knows (unknown proxy): put the server's own URL back in %s, then adopt again", listen, file)
+		return refuseIfNamed(p, slices.Contains(o.Servers, s.Name), fmt.Errorf("%s (%w): %s", s.Name, ErrNoServer, p.why))
+	}
+	if _, pxOK := proxyurl.Parse(p.upstream); pxOK || p.upstream == "" {
+		p.why = "adopt's record names no server of its own for it: put the server's own URL back in " + file + ", then adopt again"
+		return p
+	}
+	t, served := tableOf(tables, p.upstream)
+	switch {
+	case served && s.URL == proxyurl.For(t.ProxyListen, o.Secret):
+		p.verdict, p.wd, p.listen = already, t.Name, t.ProxyListen
+		return p
+	case !served:
+		p.why = "repaired: its proxy was gone from the watchdog's config"
+	case !proxyurl.SameListen(t.ProxyListen, listen):
+		p.why = "repaired: its proxy moved to " + t.ProxyListen
+	default:
+		p.why = "repaired: it held an old secret, which the proxy answers with 404"
+	}
+	p.verdict = repair
+	return p
+}
+
+// tableOf is the [[server]] of url that has a proxy, if any.
+func tableOf(tables []config.ServerTable, url string) (config.ServerTable, bool) {
+	for _, t := range tables {
+		if t.URL == url && t.ProxyListen != "" {
+			return t, true
+		}
+	}
+	return config.ServerTable{}, false
+}
+
+func tableListening(tables []config.ServerTable, listen string) (config.ServerTable, bool) {
+	for _, t := range tables {
+		if t.ProxyListen != "" && proxyurl.SameListen(t.ProxyListen, listen) {
+			return t, true
+		}
+	}
+	return config.ServerTable{}, false
+}
+
+// rewrite plans each file's new bytes and the record.
+func (ch *change) rewrite(o *Options, st *state, picks []pick) error {
+	for _, p := range picks {
+		if p.verdict != adoptIt && p.verdict != repair {
+			continue
+		}
+		f := st.files[p.file]
+		to := proxyurl.For(p.listen, o.Secret)
+		ch.edits[p.file] = append(ch.edits[p.file], fileEdit{Edit: hostconfig.Edit{Path: p.server.Path, From: p.server.URL, To: to},
+			name: p.server.Name, back: p.server.Literal})
+		st.rec.put(o.Host.Name, f.snap.Path, "", ServerRecord{Name: p.server.Name, Path: p.server.Path, URL: p.upstream,
+			Literal: p.literal, Listen: p.listen, Server: p.wd})
+		st.rec.use(p.wd, o.Host.Name, p.added)
+		ch.listens = append(ch.listens, p.listen)
+	}
+	for fi, edits := range ch.edits {
+		f := st.files[fi]
+		plain := make([]hostconfig.Edit, len(edits))
+		for i, e := range edits {
+			plain[i] = e.Edit
+		}
+		out, err := hostconfig.Rewrite(f.format, f.snap.Data, f.layout, plain)
+		if err != nil {
+			return fmt.Errorf("%s: %w; nothing was changed", f.snap.Path, err)
+		}
+		ch.files[fi] = out
+	}
+	if ch.cfg != nil {
+		if err := st.cfg.Writable(); err != nil {
+			return fmt.Errorf("the watchdog's config: %w; nothing was changed", err)
+		}
+	}
+	return nil
+}
+
+// say writes a line per server, and what the host must do.
+func (ch *change) say(o *Options, picks []pick) {
+	for _, p := range picks {
+		name := p.server.Name
+		switch {
+		case p.verdict == skip && p.quiet:
+		case p.verdict == skip && name == "":
+			ch.res.Lines = append(ch.res.Lines, p.why)
+		case p.verdict == skip:
+			ch.res.Lines = append(ch.res.Lines, name+": left alone: "+p.why)
+		case p.verdict == already:
+			ch.res.Lines = append(ch.res.Lines, name+": already goes through the watchdog's proxy")
+			ch.res.Listens = append(ch.res.Listens, p.listen)
+		default:
+			line := fmt.Sprintf("%s: now through the watchdog's proxy on %s (watchdog server %q)", name, p.listen, p.wd)
+			if p.why != "" {
+				line = name + ": " + p.why + "; " + strings.TrimPrefix(line, name+": ")
+			}
+			ch.res.Lines = append(ch.res.Lines, line)
+			ch.res.Listens = append(ch.res.Listens, p.listen)
+		}
+	}
+	ch.res.RestartHost = ch.writes() && len(ch.files) > 0 && !o.Host.ReadsConfigLive
+}
+
+// hostPort is the address part of a URL, "" when it has none.
+func hostPort(raw string) string {
+	u, err := mask.ParseURL(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
