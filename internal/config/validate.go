@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
 
 // Validate checks every rule and reports all problems at once, each naming
@@ -120,6 +121,11 @@ func checkURL(p *problems, key string, s *Server) {
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		p.add(key, `"%s" is not an http(s) URL; %s`, mask.URL(s.URL), fix)
+		return
+	}
+	if px, ok := proxyurl.Parse(s.URL); ok {
+		// Never a proxy in front of a proxy, and never the secret in here.
+		p.add(key, "is a watchdog proxy's URL (on %s), not a server's own: give the server's own URL; `watchdog hosts adopt` mends hosts pointed at a proxy", px.Listen)
 		return
 	}
 	if port := u.Port(); port != "" {

@@ -52,6 +52,7 @@ func TestValidate(t *testing.T) {
 		{name: "url no host", edit: func(c *Config) { c.Servers[0].URL = "http:///mcp" }, err: "is not an http(s) URL"},
 		{name: "url ws", edit: func(c *Config) { c.Servers[0].URL = "ws://127.0.0.1/mcp" }, err: "is not an http(s) URL"},
 		{name: "url relative", edit: func(c *Config) { c.Servers[0].URL = "/mcp" }, err: "is not an http(s) URL"},
+		{name: "url a proxy's", edit: func(c *Config) { c.Servers[0].URL = "http://127.0.0.1:14301/ABCDEFGHIJKLMNOPQRSTUVWXYZ/mcp" }, err: "is a watchdog proxy's URL (on 127.0.0.1:14301"},
 		{name: "url garbage", edit: func(c *Config) { c.Servers[0].URL = "http://[::1/mcp" }, err: "does not parse: http://[::1/…: missing ']' in host"},
 		{name: "url bad port", edit: func(c *Config) { c.Servers[0].URL = "http://127.0.0.1:99999/mcp" }, err: "has no valid port"},
 		{name: "plain http remote", edit: func(c *Config) { c.Servers[0].URL = "http://10.0.0.5/mcp" }, err: "allow_insecure = true"},
