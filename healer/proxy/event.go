@@ -32,9 +32,14 @@ const (
 	// when its owner could not be found) was closed before a byte of it
 	// was read.
 	EvRefused
+	// EvOAuth: the server answered a host's request with an OAuth
+	// challenge (401 naming RFC 9728 metadata): its tokens are bound to
+	// its own URL, so a host signing in through the proxy fails. Once per
+	// proxy's run.
+	EvOAuth
 )
 
-var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped", "upstream", "refused"}
+var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped", "upstream", "refused", "oauth"}
 
 func (k SightingKind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {

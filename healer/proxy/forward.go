@@ -81,6 +81,9 @@ func (p *Proxy) send(ctx context.Context, r *http.Request, body []byte, upstream
 	if errors.Is(err, errNoAnswer) {
 		return nil, err
 	}
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		p.sawUnauthorized(resp.Header)
+	}
 	if err == nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		resp.Body.Close()
 		// Never followed, and never handed on: the host would follow it

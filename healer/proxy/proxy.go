@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
@@ -116,6 +117,7 @@ type Proxy struct {
 
 	modeMu    sync.Mutex
 	stateless bool          // the server issued no session id: pass everything as is
+	oauthSeen atomic.Bool   // EvOAuth was told
 	idle      time.Duration // the server's idle timeout (Options.IdleTimeout, or learned)
 	retune    chan struct{} // SetIdleTimeout changed idle
 }

@@ -71,6 +71,8 @@ func Judge(resp Response, err error) Judgement {
 	switch {
 	case s >= 300 && s < 400:
 		return Judgement{Redirect, fmt.Sprintf("the server redirected (%d) to %q; redirects are not followed so session ids stay with the configured origin: configure the final URL", s, resp.Redact(resp.Header.Get("Location")))}
+	case s == http.StatusUnauthorized && isOAuth(resp.Header):
+		return Judgement{Auth, "the server signs in with OAuth (401 naming its RFC 9728 metadata): the host signs in itself, with tokens bound to the server's own URL; no header in the watchdog's config stands in for that"}
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:
 		return Judgement{Auth, fmt.Sprintf("the server refused the request (%d): configure the %s header for this server", s, authHeader(resp))}
 	case s == http.StatusTooManyRequests:
@@ -135,4 +137,9 @@ func classify2xx(resp Response) Judgement {
 		return Judgement{Alive, fmt.Sprintf("the server accepted the message (%d)", resp.Status)}
 	}
 	return Judgement{Unexpected, fmt.Sprintf("the server answered %d without a JSON-RPC response to our request", resp.Status)}
+}
+
+func isOAuth(h http.Header) bool {
+	_, ok := OAuthChallenge(h)
+	return ok
 }

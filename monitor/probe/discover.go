@@ -19,7 +19,7 @@ func (p *prober) discover(ctx context.Context) (bool, error) {
 			mcp.MetaKeyClientInfo: map[string]string{"name": ClientName, "version": p.c.ClientVersion()},
 		}},
 	})
-	if err := p.blocking("server/discover", resp, cl, err); err != nil {
+	if err := p.blocking(ctx, "server/discover", resp, cl, err); err != nil {
 		return false, err
 	}
 	if resp.SessionID != "" {

@@ -19,7 +19,7 @@ func (p *prober) initialize(ctx context.Context) (string, bool, error) {
 			"clientInfo":      map[string]string{"name": ClientName, "version": p.c.ClientVersion()},
 		},
 	})
-	if err := p.blocking("initialize", resp, cl, err); err != nil {
+	if err := p.blocking(ctx, "initialize", resp, cl, err); err != nil {
 		return "", false, err
 	}
 	if resp.Status != http.StatusOK || resp.RPC == nil || resp.RPC.Result == nil {

@@ -44,6 +44,13 @@ type Report struct {
 	GET404Quirk bool `json:"get_404_quirk"`
 	// Delete: "supported", "405", or what else came.
 	Delete string `json:"delete"`
+	// SignIn says how a server that wanted credentials signs its users in:
+	// SignInOAuth or SignInHeader; "" when it asked for none. For OAuth,
+	// ResourceMetadata is where its RFC 9728 metadata is and Resource the
+	// URL its tokens are bound to (both as mask.URL shows them).
+	SignIn           string `json:"sign_in,omitempty"`
+	ResourceMetadata string `json:"resource_metadata,omitempty"`
+	Resource         string `json:"resource,omitempty"`
 	// SessionLeft is false when the probe verified that its session is gone
 	// (or none was opened).
 	SessionLeft bool                     `json:"session_left"`
@@ -82,6 +89,9 @@ func (r Report) WriteText(w io.Writer) error {
 	if r.ServerName != "" {
 		line("server", strings.TrimSpace(r.ServerName+" "+r.ServerVersion))
 	}
+	if r.SignIn != "" {
+		line("sign-in", r.signInText())
+	}
 	line("unknown session", orDash(r.UnknownSession))
 	line("GET stream", orDash(r.GETStream))
 	line("DELETE", orDash(r.Delete))
@@ -95,6 +105,14 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func (r Report) signInText() string {
+	if r.SignIn != SignInOAuth {
+		return "a credential of its own (configure the header the server wants)"
+	}
+	return "OAuth (metadata " + orDash(r.ResourceMetadata) + ", resource " + orDash(r.Resource) +
+		"): its tokens are bound to its own URL, so hosts sign in themselves and the watchdog's proxy cannot stand in front of it"
 }
 
 func (r Report) eraText() string {

@@ -169,7 +169,7 @@ func cutRune(b []byte) []byte {
 }
 
 // blocking turns answers that make probing pointless into Run's error.
-func (p *prober) blocking(step string, resp mcphttp.Response, cl mcphttp.Judgement, err error) error {
+func (p *prober) blocking(ctx context.Context, step string, resp mcphttp.Response, cl mcphttp.Judgement, err error) error {
 	switch {
 	case err != nil:
 		p.note("%s: %s", step, cl.Reason)
@@ -178,6 +178,9 @@ func (p *prober) blocking(step string, resp mcphttp.Response, cl mcphttp.Judgeme
 		p.note("%s: %s", step, cl.Reason)
 		return fmt.Errorf("%w: %d", ErrRedirect, resp.Status)
 	case cl.Verdict == mcphttp.Auth:
+		if err := p.signIn(ctx, step, resp); err != nil {
+			return err
+		}
 		p.note("%s: %s", step, cl.Reason)
 		return fmt.Errorf("%w: %d", ErrAuth, resp.Status)
 	}
