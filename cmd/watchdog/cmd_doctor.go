@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/mcpwatchdog/watchdog/internal/control"
-	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/doctor"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
@@ -24,8 +22,8 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	rep := doctor.Run(ctx, doctor.Options{Config: cfg, StateDir: stateDir, DaemonAnswers: daemonAnswers(stateDir),
-		Find: findOptions(c), ClientVersion: version})
+	rep := doctor.Run(ctx, doctor.Options{Config: cfg, StateDir: stateDir, DaemonStatus: daemonStatus(stateDir),
+		Find: findOptions(c, nil), ClientVersion: version})
 	if co.json {
 		_ = writeJSON(c.stdout, rep)
 	} else {
@@ -35,14 +33,6 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	return exitOK
-}
-
-// daemonAnswers asks the control socket of stateDir whether a daemon runs.
-func daemonAnswers(stateDir string) func(ctx context.Context) error {
-	return func(ctx context.Context) error {
-		_, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
-		return err
-	}
 }
 
 // writeDoctor prints the report for people; findings quote paths, file

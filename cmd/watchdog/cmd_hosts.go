@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -16,7 +17,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/doctor"
+	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/hostsview"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
@@ -35,7 +38,9 @@ func cmdHosts(ctx context.Context, c cli, args []string) int {
 	}
 	var co common
 	fs := newFlagSet("hosts", c, &co)
-	offline := fs.Bool("offline", false, "do not probe the servers (stateless ones then show as exposed)")
+	offline := fs.Bool("offline", false, "do not probe the servers (stateless and OAuth servers then show as exposed)")
+	var projects multiFlag
+	fs.Var(&projects, "project", "look in this project folder too (repeatable; the current directory always is)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageErr(err)
@@ -48,29 +53,40 @@ func cmdHosts(ctx context.Context, c cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	found := hosts.Discover(ctx, findOptions(c))
+	fo := findOptions(c, projects)
+	found := hosts.Discover(ctx, fo)
 	client := version
 	if *offline {
 		client = doctor.Offline
 	}
-	known := doctor.HostFacts(ctx, cfg, found, client)
-	known.Served(daemonAnswers(stateDir)(ctx) == nil)
-	rep := hostsReport(found, known)
+	st, _ := daemonStatus(stateDir)(ctx)
+	facts := doctor.HostFacts(ctx, doctor.FactsInput{Config: cfg, Found: found, ClientVersion: client, Status: st, StateDir: stateDir})
+	doc := hostsview.Build(found, facts, doctor.Redact)
 	if co.json {
-		_ = writeJSON(c.stdout, rep)
+		_ = writeJSON(c.stdout, doc)
 	} else {
-		rep.writeText(c.stdout)
+		doc.WriteText(c.stdout)
 	}
 	return exitOK
 }
 
-// findOptions: this machine's home, system, environment and processes.
-func findOptions(c cli) hosts.Options {
+// findOptions: this machine's home, system, environment and processes;
+// the project folders looked in are the current directory and projects.
+func findOptions(c cli, projects []string) hosts.Options {
 	home := c.getenv("HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	return hosts.Options{Home: home, GOOS: runtime.GOOS, Getenv: c.getenv, Running: hostRunning}
+	var dirs []string
+	if wd, err := os.Getwd(); err == nil {
+		dirs = append(dirs, wd)
+	}
+	for _, p := range projects {
+		if abs, err := filepath.Abs(p); err == nil {
+			dirs = append(dirs, abs)
+		}
+	}
+	return hosts.Options{Home: home, GOOS: runtime.GOOS, Getenv: c.getenv, Running: hostRunning, Projects: dirs}
 }
 
 func hostRunning(ctx context.Context, p host.Profile) (int32, bool) {
@@ -81,86 +97,19 @@ func hostRunning(ctx context.Context, p host.Profile) (int32, bool) {
 	return h.PID, ok && err == nil
 }
 
-// hostsDoc is `watchdog hosts --json`.
-type hostsDoc struct {
-	Hosts []hostDoc `json:"hosts"`
-}
-
-type hostDoc struct {
-	Name    string          `json:"name"`
-	Running bool            `json:"running"`
-	PID     int32           `json:"pid,omitempty"`
-	OnLoss  host.Behaviour  `json:"on_loss"`
-	Files   []hostFileDoc   `json:"files"`
-	Servers []hostServerDoc `json:"servers"`
-}
-
-type hostFileDoc struct {
-	Path  string `json:"path"`
-	Error string `json:"error,omitempty"`
-}
-
-type hostServerDoc struct {
-	Name       string           `json:"name"`
-	File       string           `json:"file"`
-	Transport  host.Transport   `json:"transport"`
-	URL        string           `json:"url,omitempty"` // redacted
-	Protection hosts.Protection `json:"protection"`
-	Upstream   string           `json:"upstream,omitempty"` // redacted
-	Why        string           `json:"why"`
-	Fix        string           `json:"fix,omitempty"`
-}
-
-func hostsReport(found []hosts.Found, fs doctor.Facts) hostsDoc {
-	doc := hostsDoc{Hosts: []hostDoc{}}
-	for _, f := range found {
-		h := hostDoc{Name: f.Profile.Name, Running: f.Running, PID: f.PID, OnLoss: f.Profile.OnLoss,
-			Files: []hostFileDoc{}, Servers: []hostServerDoc{}}
-		for _, file := range f.Files {
-			fd := hostFileDoc{Path: file.Path}
-			if file.Err != nil {
-				fd.Error = file.Err.Error()
-			}
-			h.Files = append(h.Files, fd)
-			for _, s := range file.Servers {
-				v := hosts.Protect(f.Profile, s, fs[f.Profile.Name])
-				h.Servers = append(h.Servers, hostServerDoc{Name: s.Name, File: file.Path, Transport: s.Transport,
-					URL: doctor.Redact(s.URL), Protection: v.Protection, Upstream: doctor.Redact(v.Upstream), Why: v.Why, Fix: v.Fix})
-			}
+// daemonStatus asks the daemon of stateDir for its status document; an
+// error (control.ErrNoDaemon) when none answers.
+func daemonStatus(stateDir string) func(ctx context.Context) (*health.Status, error) {
+	return func(ctx context.Context) (*health.Status, error) {
+		raw, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
+		if err != nil {
+			return nil, err
 		}
-		doc.Hosts = append(doc.Hosts, h)
-	}
-	return doc
-}
-
-func (d hostsDoc) writeText(w io.Writer) {
-	esc := textsafe.Escape
-	if len(d.Hosts) == 0 {
-		fmt.Fprintln(w, "no MCP host found on this machine (looked for: "+esc(fmt.Sprint(host.Names()))+")")
-		return
-	}
-	for _, h := range d.Hosts {
-		state := "not running"
-		if h.Running {
-			state = fmt.Sprintf("running, pid %d", h.PID)
+		var st health.Status
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return nil, fmt.Errorf("the daemon's status: %w", err)
 		}
-		fmt.Fprintf(w, "%s (%s; on a lost session: %s)\n", esc(h.Name), state, h.OnLoss)
-		for _, f := range h.Files {
-			if f.Error != "" {
-				fmt.Fprintf(w, "  %s: %s\n", esc(f.Path), esc(f.Error))
-			}
-		}
-		for _, s := range h.Servers {
-			fmt.Fprintf(w, "  %-16s %-15s %-13s %s\n", esc(s.Name), s.Transport, s.Protection, esc(s.URL))
-			why := s.Why
-			if s.Upstream != "" {
-				why += ", for " + s.Upstream
-			}
-			fmt.Fprintf(w, "  %16s %s\n", "", esc(why))
-			if s.Fix != "" {
-				fmt.Fprintf(w, "  %16s protect it: %s\n", "", esc(s.Fix))
-			}
-		}
+		return &st, nil
 	}
 }
 
@@ -170,75 +119,120 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
+// hostFlags are the flags adopt and release share.
+type hostFlags struct {
+	common
+	servers, projects multiFlag
+	force             *bool
+}
+
+func newHostFlags(name string, c cli, force string) (*flag.FlagSet, *hostFlags) {
+	hf := &hostFlags{}
+	fs := newFlagSet(name, c, &hf.common)
+	fs.Var(&hf.servers, "server", "only this server of the host (repeatable)")
+	fs.Var(&hf.projects, "project", "the host's files in this project folder too (repeatable; the current directory always is)")
+	hf.force = fs.Bool("force", false, force)
+	return fs, hf
+}
+
 // cmdHostsAdopt routes a host's Streamable HTTP servers through the proxy.
 func cmdHostsAdopt(ctx context.Context, c cli, args []string) int {
-	var co common
-	fs := newFlagSet("hosts adopt", c, &co)
-	var servers multiFlag
-	fs.Var(&servers, "server", "adopt only this server of the host (repeatable)")
-	o, code := adoptOptions(ctx, c, fs, &co, args)
-	if code != exitOK {
+	fs, hf := newHostFlags("hosts adopt", c, "adopt a server named with --server even though it signs in with OAuth (its sign-in will fail)")
+	o, code := adoptOptions(ctx, c, fs, hf, args)
+	if code != exitOK || o == nil {
 		return code
 	}
-	o.Servers = servers
-	res, err := adopt.Adopt(ctx, o)
-	return adoptDone(ctx, c, co, o, res, err, "adopt")
+	res, err := adopt.Adopt(ctx, *o)
+	return adoptDone(c, *o, res, err, "adopt")
 }
 
 // cmdHostsRelease puts a host's original URLs back.
 func cmdHostsRelease(ctx context.Context, c cli, args []string) int {
-	var co common
-	fs := newFlagSet("hosts release", c, &co)
-	force := fs.Bool("force", false, "put the original URLs back even over values changed since adopt")
-	o, code := adoptOptions(ctx, c, fs, &co, args)
-	if code != exitOK {
+	fs, hf := newHostFlags("hosts release", c, "forget the values changed since adopt (never written over)")
+	o, code := adoptOptions(ctx, c, fs, hf, args)
+	if code != exitOK || o == nil {
 		return code
 	}
-	o.Force = *force
-	res, err := adopt.Release(ctx, o)
-	return adoptDone(ctx, c, co, o, res, err, "release")
+	res, err := adopt.Release(ctx, *o)
+	return adoptDone(c, *o, res, err, "release")
 }
 
 // adoptOptions parses HOST and the flags, and finds the host's files, the
-// watchdog's config and state directory, and the proxy's secret.
-func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, co *common, args []string) (adopt.Options, int) {
+// config the running watchdog uses (or the one it would), the state
+// directory and the proxy's secret. nil options with exitOK: help was shown.
+func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, args []string) (*adopt.Options, int) {
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return adopt.Options{}, usageErr(err)
+		return nil, usageErr(err)
 	}
 	if len(pos) != 1 {
-		fmt.Fprintf(c.stderr, "%s: name one host, e.g. %q (known: %s)\n", fs.Name(), host.Default().Name, strings.Join(host.Names(), ", "))
-		return adopt.Options{}, exitUsage
+		fmt.Fprintf(c.stderr, "watchdog %s: name one host, e.g. %q (known: %s)\n", fs.Name(), host.Default().Name, strings.Join(host.Names(), ", "))
+		return nil, exitUsage
 	}
 	p, ok := host.Lookup(pos[0])
 	if !ok {
-		fmt.Fprintf(c.stderr, "%s: %q is not a host the watchdog knows; known: %s\n", fs.Name(), pos[0], strings.Join(host.Names(), ", "))
-		return adopt.Options{}, exitUsage
+		fmt.Fprintf(c.stderr, "watchdog %s: %q is not a host the watchdog knows; known: %s\n", fs.Name(), pos[0], strings.Join(host.Names(), ", "))
+		return nil, exitUsage
 	}
-	_, stateDir, code := loadConfig(c, *co)
+	_, stateDir, code := loadConfig(c, hf.common)
 	if code != exitOK {
-		return adopt.Options{}, code
+		return nil, code
 	}
-	cfgPath := co.configPath
-	if cfgPath == "" {
-		if cfgPath, err = config.DefaultPath(); err != nil {
-			fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
-			return adopt.Options{}, exitFailed
-		}
+	st, _ := daemonStatus(stateDir)(ctx)
+	cfgPath, err := adoptConfigPath(hf.configPath, st)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "watchdog %s: %s\n", fs.Name(), textsafe.Escape(err.Error()))
+		return nil, exitUsage
 	}
 	secret, err := proxy.LoadSecret(stateDir)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "%s: %v\n", fs.Name(), err)
-		return adopt.Options{}, exitFailed
+		fmt.Fprintf(c.stderr, "watchdog %s: %v\n", fs.Name(), err)
+		return nil, exitFailed
 	}
-	fo := findOptions(c)
-	return adopt.Options{Host: p, Files: hosts.Paths(p, fo.Home, fo.GOOS, fo.Getenv), ConfigPath: cfgPath,
-		StateDir: stateDir, Secret: secret}, exitOK
+	o := &adopt.Options{Host: p, Files: hosts.Paths(p, findOptions(c, hf.projects)), Servers: hf.servers, ConfigPath: cfgPath,
+		StateDir: stateDir, Secret: secret, Force: *hf.force, SignIn: signIn}
+	if st != nil {
+		o.Served = servedBy(daemonStatus(stateDir))
+	}
+	return o, exitOK
+}
+
+// adoptConfigPath is the config adopt writes: the one the running daemon
+// runs with, and it must be the one named (--config, WATCHDOG_CONFIG),
+// when a config is named: a config the daemon does not read changes
+// nothing for the host it is meant to protect.
+func adoptConfigPath(named string, st *health.Status) (string, error) {
+	running := ""
+	if st != nil && st.Daemon != nil {
+		running = st.Daemon.ConfigFile
+	}
+	switch {
+	case named != "" && running != "" && !samePath(named, running):
+		return "", fmt.Errorf("the running watchdog (pid %d) runs with the config %s, and adopt would write %s, which it does not read; "+
+			"run adopt with --config %s, or stop that watchdog first", st.Daemon.PID, running, named, host.ShellWord(running))
+	case named != "":
+		return named, nil
+	case running != "":
+		return running, nil
+	}
+	return config.DefaultPath()
+}
+
+func samePath(a, b string) bool {
+	ea, errA := filepath.EvalSymlinks(a)
+	eb, errB := filepath.EvalSymlinks(b)
+	if errA != nil || errB != nil {
+		ea, eb = filepath.Clean(a), filepath.Clean(b)
+	}
+	return ea == eb
 }
 
 // adoptDone prints what adopt or release did and what the user must do next.
-func adoptDone(ctx context.Context, c cli, co common, o adopt.Options, res adopt.Result, err error, verb string) int {
+func adoptDone(c cli, o adopt.Options, res adopt.Result, err error, verb string) int {
 	esc := textsafe.Escape
+	for _, l := range res.Lines {
+		fmt.Fprintf(c.stdout, "%s: %s\n", esc(o.Host.Name), esc(l))
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog hosts %s: %s\n", verb, esc(err.Error()))
 		if errors.Is(err, adopt.ErrNoServer) || errors.Is(err, adopt.ErrNotAdopted) || errors.Is(err, adopt.ErrOAuth) {
@@ -246,17 +240,16 @@ func adoptDone(ctx context.Context, c cli, co common, o adopt.Options, res adopt
 		}
 		return exitFailed
 	}
-	for _, l := range res.Lines {
-		fmt.Fprintf(c.stdout, "%s: %s\n", esc(o.Host.Name), esc(l))
-	}
 	if !res.Changed {
 		return exitOK
 	}
 	if res.RestartHost {
 		fmt.Fprintf(c.stdout, "restart %s so that it reads its changed config\n", esc(o.Host.Name))
 	}
-	if _, err := control.Dial(daemon.SocketPath(o.StateDir)).Status(ctx); err == nil {
-		fmt.Fprintln(c.stdout, "the running watchdog takes its changed config by itself (`watchdog status` shows the proxies)")
+	if verb == "adopt" && o.Served == nil {
+		fmt.Fprintf(c.stdout, "no watchdog runs: %s's adopted servers fail until one does (`watchdog run`, and `watchdog autostart enable` to keep it running)\n", esc(o.Host.Name))
+	} else if o.Served != nil {
+		fmt.Fprintln(c.stdout, "the running watchdog took its changed config (`watchdog status` shows the proxies)")
 	}
 	return exitOK
 }

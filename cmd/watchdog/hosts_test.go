@@ -115,9 +115,10 @@ func TestHostsSaysWhatProtectsEachServer(t *testing.T) {
 	}
 }
 
-// TestHostsAdoptAndRelease: the CLI adopts Cursor's exposed server, the
-// listing then says proxied (never printing the proxy's secret), and
-// release gives Cursor's file back byte for byte.
+// TestHostsAdoptAndRelease: the CLI adopts Cursor's exposed server and
+// says that no watchdog runs; the listing then says "proxy down" (the
+// host's calls fail until a daemon serves the proxy), never printing the
+// proxy's secret; release gives Cursor's file back byte for byte.
 func TestHostsAdoptAndRelease(t *testing.T) {
 	t.Parallel()
 	home, stateful, _ := hostsHome(t)
@@ -126,7 +127,7 @@ func TestHostsAdoptAndRelease(t *testing.T) {
 	file := filepath.Join(home, ".cursor", "mcp.json")
 	orig, _ := os.ReadFile(file)
 	code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--server", "mem")
-	if code != 0 || !strings.Contains(out, "restart Cursor") {
+	if code != 0 || !strings.Contains(out, "restart Cursor") || !strings.Contains(out, "no watchdog runs") {
 		t.Fatalf("adopt exit %d: %s %s", code, out, errOut)
 	}
 	secret, err := os.ReadFile(filepath.Join(state, "proxy-secret"))
@@ -134,8 +135,8 @@ func TestHostsAdoptAndRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc, raw := listHosts(t, env)
-	// No watchdog runs here: the host would call a proxy nobody serves.
-	if p, fix := doc.protection("Cursor", "mem"); p != "proxied" || !strings.Contains(fix, "start the watchdog") {
+	// No watchdog runs here: the host calls a proxy nobody serves.
+	if p, fix := doc.protection("Cursor", "mem"); p != "proxy down" || !strings.Contains(fix, "watchdog run") {
 		t.Fatalf("after adopt, with no watchdog running: %q %q\n%s", p, fix, raw)
 	}
 	if s := strings.TrimSpace(string(secret)); strings.Contains(raw, s) || strings.Contains(out, s) {
@@ -222,8 +223,10 @@ func TestStatusShowsTheHostsFound(t *testing.T) {
 }
 
 // TestAdoptWhileTheDaemonRuns: `hosts adopt` rewrites the config of a
-// running daemon, which takes it (its status then gives the proxy's URL)
-// and journals host_adopted; release is journaled as host_released.
+// running daemon, and returns only once the daemon serves the new proxy
+// (before the host's file is rewritten: the host is never pointed at a
+// proxy that is not there); the daemon journals host_adopted; release is
+// journaled as host_released.
 func TestAdoptWhileTheDaemonRuns(t *testing.T) {
 	t.Parallel()
 	home, stateful, _ := hostsHome(t)
@@ -235,8 +238,11 @@ func TestAdoptWhileTheDaemonRuns(t *testing.T) {
 	defer p.Stop(t)
 	if code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--server", "mem", "--config", cfg, "--state-dir", state); code != 0 {
 		t.Fatalf("adopt exit %d: %s %s", code, out, errOut)
-	} else if !strings.Contains(out, "takes its changed config by itself") {
-		t.Errorf("adopt does not say the daemon takes the change: %s", out)
+	} else if !strings.Contains(out, "the running watchdog took its changed config") {
+		t.Errorf("adopt does not say the daemon took the change: %s", out)
+	}
+	if code, out, _ := runWatchdogEnv(t, nil, "status", "--json", "--config", cfg, "--state-dir", state); code != 0 || !strings.Contains(out, `"proxy_served":true`) {
+		t.Fatalf("adopt returned before the daemon served the proxy: %s", out)
 	}
 	ev := daemontest.WaitEvent(t, state, "host_adopted", 1, 20*time.Second)
 	if ev.Str("host") != "Cursor" || !strings.Contains(ev.Str("detail"), "mem") {

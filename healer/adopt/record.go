@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
@@ -312,4 +313,28 @@ func Written(stateDir string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// Entry is one adopted server entry: the host and the server's name in it.
+type Entry struct{ Host, Name string }
+
+// Through lists the adopted entries that go through the proxy of
+// watchdog server name, sorted.
+func Through(stateDir, name string) ([]Entry, error) {
+	r, _, err := loadRecord(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for h, hr := range r.Hosts {
+		for _, f := range hr.Files {
+			for _, s := range f.Servers {
+				if s.Server == name {
+					out = append(out, Entry{Host: h, Name: s.Name})
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Host+"\x00"+a.Name, b.Host+"\x00"+b.Name) })
+	return slices.Compact(out), nil
 }

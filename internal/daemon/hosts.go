@@ -27,7 +27,8 @@ const hostsEvery = time.Minute
 // watchHosts looks for the hosts on this machine now and every hostsEvery,
 // off the loop, and hands each look to it.
 func (d *daemon) watchHosts(ctx context.Context, wg *sync.WaitGroup) {
-	o := hosts.Options{Home: d.home(), GOOS: runtime.GOOS, Getenv: os.Getenv, Read: newCachedRead()}
+	o := d.findOptions()
+	o.Read = newCachedRead()
 	goRun(wg, func() {
 		t := time.NewTicker(hostsEvery)
 		defer t.Stop()
@@ -43,6 +44,28 @@ func (d *daemon) watchHosts(ctx context.Context, wg *sync.WaitGroup) {
 			}
 		}
 	})
+}
+
+// findOptions is where the hosts' files are: this user's home and
+// environment (the daemon has no current project of its own).
+func (d *daemon) findOptions() hosts.Options {
+	return hosts.Options{Home: d.home(), GOOS: runtime.GOOS, Getenv: os.Getenv}
+}
+
+// servedProxies are the config's proxies, each as the daemon serves it now.
+func (d *daemon) servedProxies() map[string]hosts.Proxy {
+	out := map[string]hosts.Proxy{}
+	for _, s := range d.cfg.Servers {
+		if s.ProxyListen == "" {
+			continue
+		}
+		p := hosts.Proxy{Upstream: s.URL, Problem: d.proxies.problem(s.Name)}
+		if d.proxies.get(s.Name) != nil {
+			p.Served, p.URL = true, proxyURL(s, d.proxies.secret)
+		}
+		out[s.ProxyListen] = p
+	}
+	return out
 }
 
 // home is where the hosts' files and the client's folders are; "" when
@@ -62,8 +85,9 @@ func (d *daemon) homeDir() (string, error) {
 
 // noteHosts keeps what protects each found host's server (loop only).
 func (d *daemon) noteHosts(found []hosts.Found) {
-	f := hosts.Facts{Proxies: d.cfg.ProxyUpstreams(), Stateless: map[string]bool{}, LostAnswer: map[string]int{}, Served: true,
-		Patched: d.client.look.Status.State == clientpatch.StateApplied}
+	written, _ := adopt.Written(d.stateDir)
+	f := hosts.Facts{Proxies: d.servedProxies(), Daemon: true, Written: written, Stateless: map[string]bool{}, LostAnswer: map[string]int{},
+		OAuth: d.proxies.oauthUpstreams(), Patched: d.client.look.Status.State == clientpatch.StateApplied}
 	for _, s := range d.mainHost().model.Status(d.now()).Servers {
 		if s.Mode == health.Stateless {
 			f.Stateless[s.URL] = true
@@ -118,7 +142,7 @@ func (d *daemon) adopt(ctx context.Context, p host.Profile) (adopt.Result, error
 	if err != nil {
 		return adopt.Result{}, err
 	}
-	return adopt.Adopt(ctx, adopt.Options{Host: p, Files: hosts.Paths(p, d.home(), runtime.GOOS, os.Getenv),
+	return adopt.Adopt(ctx, adopt.Options{Host: p, Files: hosts.Paths(p, d.findOptions()),
 		ConfigPath: d.opts.ConfigFile, StateDir: d.stateDir, Secret: secret})
 }
 

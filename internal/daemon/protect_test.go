@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
@@ -14,7 +15,8 @@ import (
 
 // TestProtectFromTheTray: the tray's Protect adopts the host (its file now
 // names the proxy, the watchdog's config has it) and journals the outcome,
-// host named, for the notifier to tell; the hosts look then says proxied.
+// host named, for the notifier to tell; the hosts look then says "proxy
+// down" until the next run serves the proxy, and proxied once it does.
 func TestProtectFromTheTray(t *testing.T) {
 	t.Parallel()
 	dir, home := t.TempDir(), t.TempDir()
@@ -53,8 +55,23 @@ func TestProtectFromTheTray(t *testing.T) {
 		t.Fatalf("the watchdog's config after Protect: %+v %v", cfg.Servers, err)
 	}
 	d.cfg = cfg // as the next run has it
-	d.noteHosts(hosts.Discover(t.Context(), hosts.Options{Home: home, GOOS: "linux"}))
-	if len(d.face.found) != 1 || d.face.found[0].Servers[0].Protection != string(hosts.Proxied) {
-		t.Fatalf("hosts after Protect: %+v", d.face.found)
+	found := hosts.Discover(t.Context(), hosts.Options{Home: home, GOOS: "linux"})
+	d.noteHosts(found)
+	if len(d.face.found) != 1 || d.face.found[0].Servers[0].Protection != string(hosts.ProxyDown) {
+		t.Fatalf("hosts after Protect, the proxy not served yet: %+v", d.face.found)
+	}
+	secret, err := proxy.LoadSecret(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.proxies.secret = secret
+	p, err := proxy.New(proxy.Options{Server: cfg.Servers[0].Name, Upstream: cfg.Servers[0].URL, Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.proxies.put(cfg.Servers[0].Name, p) // as the next run serves it
+	d.noteHosts(found)
+	if d.face.found[0].Servers[0].Protection != string(hosts.Proxied) {
+		t.Fatalf("hosts with the proxy served: %+v", d.face.found)
 	}
 }

@@ -2,14 +2,17 @@ package daemon
 
 import (
 	"context"
+	"strings"
 	"net"
 	"os"
 	"path/filepath"
 	"sync"
 
+	"github.com/mcpwatchdog/watchdog/healer/adopt"
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // proxied says whether the config serves a proxy for server.
@@ -109,7 +112,29 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Sighting) {
 		d.peerRefused(ev.Server, "the proxy for "+ev.Server, ev.UID)
 	case proxy.EvLegacyHeaderDropped:
 		d.metrics.LegacyHeaderDropped(ev.Server)
+	case proxy.EvOAuth:
+		d.oauthSeen(ctx, ev)
 	}
+}
+
+// oauthSeen: a proxied server signs in with OAuth, which no proxy can
+// carry. The journal says so once, with the command that puts each host
+// that goes through it back at the server's own URL.
+func (d *daemon) oauthSeen(ctx context.Context, ev proxy.Sighting) {
+	s, ok := d.server(ev.Server)
+	if !ok {
+		return
+	}
+	d.proxies.sawOAuth(s.URL)
+	fix := "release it from the proxy with `watchdog hosts release HOST --server NAME`"
+	if users, err := adopt.Through(d.stateDir, ev.Server); err == nil && len(users) > 0 {
+		var cmds []string
+		for _, u := range users {
+			cmds = append(cmds, "watchdog hosts release "+host.ShellWord(u.Host)+" --server "+host.ShellWord(u.Name))
+		}
+		fix = "release it from the proxy: " + strings.Join(cmds, "; ")
+	}
+	d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: ev.Server, Detail: ev.Detail + ": " + fix})
 }
 
 // proxyOpened tells every direct entry of the proxied server's URL that

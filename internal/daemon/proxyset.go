@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"cmp"
+	"maps"
 	"sync"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
@@ -17,10 +18,33 @@ type proxySet struct {
 	by     map[string]*proxy.Proxy
 	// problems says, per server, why its proxy is not served now.
 	problems map[string]string
+	oauth    map[string]bool // upstream URLs seen to sign in with OAuth
 }
 
 func newProxySet(secret string) *proxySet {
-	return &proxySet{secret: secret, by: map[string]*proxy.Proxy{}, problems: map[string]string{}}
+	return &proxySet{secret: secret, by: map[string]*proxy.Proxy{}, problems: map[string]string{}, oauth: map[string]bool{}}
+}
+
+// problem says why server's proxy is not served ("" when it is, or was
+// never tried).
+func (ps *proxySet) problem(server string) string {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.problems[server]
+}
+
+// sawOAuth notes that the server behind a proxy signs in with OAuth.
+func (ps *proxySet) sawOAuth(upstream string) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.oauth[upstream] = true
+}
+
+// oauthUpstreams are the servers behind proxies seen to sign in with OAuth.
+func (ps *proxySet) oauthUpstreams() map[string]bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return maps.Clone(ps.oauth)
 }
 
 // failed notes that server's proxy is not served, and why.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 )
 
@@ -44,10 +45,10 @@ func (r *Report) Add(f Finding) {
 type Options struct {
 	Config   config.Config
 	StateDir string
-	// DaemonAnswers asks whether a daemon answers on the state directory's
-	// control socket (the caller knows where: only cmd/watchdog imports
-	// the daemon). Nil: none is taken to.
-	DaemonAnswers func(ctx context.Context) error
+	// DaemonStatus asks the daemon on the state directory's control
+	// socket for its status (the caller knows where: only cmd/watchdog
+	// imports the daemon); an error when none answers. Nil: none is taken to.
+	DaemonStatus func(ctx context.Context) (*health.Status, error)
 	// Find says where to look for the hosts (monitor/hosts.Discover).
 	Find hosts.Options
 	// ClientVersion is the probes' clientInfo.version. "": "dev".
@@ -68,8 +69,8 @@ func Run(ctx context.Context, o Options) *Report {
 	if o.ClientVersion == "" {
 		o.ClientVersion = "dev"
 	}
-	if o.DaemonAnswers == nil {
-		o.DaemonAnswers = func(context.Context) error { return errNoDaemon }
+	if o.DaemonStatus == nil {
+		o.DaemonStatus = func(context.Context) (*health.Status, error) { return nil, errNoDaemon }
 	}
 	rep := &Report{Config: o.Config.Path, StateDir: o.StateDir}
 	if rep.Config == "" {
@@ -132,7 +133,7 @@ var errNoDaemon = fmt.Errorf("no daemon")
 func checkDaemon(ctx context.Context, rep *Report, o Options) {
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if err := o.DaemonAnswers(sctx); err != nil {
+	if _, err := o.DaemonStatus(sctx); err != nil {
 		rep.Add(Finding{Check: "daemon", Detail: "not running", Fix: "start it: `watchdog run` (or `watchdog autostart enable`)"})
 		return
 	}

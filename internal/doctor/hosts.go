@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -9,11 +10,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/healer/adopt"
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 	"github.com/mcpwatchdog/watchdog/monitor/probe"
 )
@@ -26,12 +30,13 @@ const Offline = "\x00offline"
 // run at once, one per server URL) to tell stateless servers apart.
 const probeBudget = 3 * time.Second
 
-// checkFoundHosts lists the hosts found on this machine: each exposed server a
-// problem with the command that protects it, the rest one line per host.
+// checkFoundHosts lists the hosts found on this machine: each server with
+// a fix (exposed, or pointed at a proxy that does not answer) a problem
+// with the command that mends it, the rest one line per host.
 func checkFoundHosts(ctx context.Context, rep *Report, o Options) {
 	found := hosts.Discover(ctx, o.Find)
-	fs := HostFacts(ctx, o.Config, found, o.ClientVersion)
-	fs.Served(o.DaemonAnswers(ctx) == nil)
+	st, _ := o.DaemonStatus(ctx)
+	fs := HostFacts(ctx, FactsInput{Config: o.Config, Found: found, ClientVersion: o.ClientVersion, Status: st, StateDir: o.StateDir})
 	for _, f := range found {
 		check := "host " + f.Profile.Name
 		var kept []string
@@ -41,15 +46,12 @@ func checkFoundHosts(ctx context.Context, rep *Report, o Options) {
 			}
 			for _, s := range file.Servers {
 				v := hosts.Protect(f.Profile, s, fs[f.Profile.Name])
-				if v.Fix == "" {
+				if v.Fix == "" && !v.Protection.Broken() {
 					kept = append(kept, s.Name+" "+string(v.Protection))
 					continue
 				}
-				fix := v.Fix
-				if fix == "" {
-					fix = "nothing the watchdog can do for it"
-				}
-				rep.Add(Finding{Check: check, Detail: fmt.Sprintf("%s (%s) is %s: %s", s.Name, Redact(s.URL), v.Protection, v.Why), Fix: fix})
+				rep.Add(Finding{Check: check, Detail: fmt.Sprintf("%s (%s) is %s: %s", s.Name, Redact(s.URL), v.Protection, v.Why),
+					Fix: cmp.Or(v.Fix, "nothing the watchdog can do for it")})
 			}
 		}
 		if len(kept) > 0 {
@@ -61,19 +63,34 @@ func checkFoundHosts(ctx context.Context, rep *Report, o Options) {
 // Facts are what protects the servers, per host name.
 type Facts map[string]hosts.Facts
 
+// FactsInput is what HostFacts weighs.
+type FactsInput struct {
+	Config config.Config
+	Found  []hosts.Found
+	// ClientVersion is the probes' clientInfo.version; Offline skips them
+	// (stateless and OAuth servers then show as exposed).
+	ClientVersion string
+	// Status is the running daemon's status document; nil: none answers.
+	Status *health.Status
+	// StateDir holds adopt's record: the proxy URLs adopt wrote.
+	StateDir string
+}
+
 // HostFacts works out what protects each found host's servers: the
-// config's proxies, the client patch, and (unless clientVersion is
-// "offline") which servers are stateless, probed at once within probeBudget.
-func HostFacts(ctx context.Context, cfg config.Config, found []hosts.Found, clientVersion string) Facts {
-	proxies := cfg.ProxyUpstreams()
-	var stateless map[string]bool
-	if clientVersion != Offline {
-		stateless = probeStateless(ctx, found, proxies, clientVersion)
+// proxies and whether the running daemon serves them now, what adopt
+// wrote, the client patch, and (unless offline) which servers are
+// stateless or sign in with OAuth, probed at once within probeBudget.
+func HostFacts(ctx context.Context, in FactsInput) Facts {
+	proxies := proxiesOf(in.Config, in.Status)
+	written, _ := adopt.Written(in.StateDir)
+	var probed probeResults
+	if in.ClientVersion != Offline {
+		probed = probeServers(ctx, in.Found, proxies, in.ClientVersion)
 	}
 	out := Facts{}
 	home, _ := os.UserHomeDir()
-	for _, f := range found {
-		hf := hosts.Facts{Proxies: proxies, Stateless: stateless}
+	for _, f := range in.Found {
+		hf := hosts.Facts{Proxies: proxies, Daemon: in.Status != nil, Written: written, Stateless: probed.stateless, OAuth: probed.oauth}
 		if f.Profile.Patchable() {
 			st := clientpatch.LookFor(clientpatch.FindOptions{Host: f.Profile, Home: home})
 			hf.Patched = st.Module != "" && st.Status.State == clientpatch.StateApplied
@@ -83,33 +100,65 @@ func HostFacts(ctx context.Context, cfg config.Config, found []hosts.Found, clie
 	return out
 }
 
-// Served notes whether a watchdog answers to serve the proxies.
-func (fs Facts) Served(daemonAnswers bool) {
-	for name, f := range fs {
-		f.Served = daemonAnswers
-		fs[name] = f
+// proxiesOf are the proxies by address: the running daemon's own word on
+// each (served now or not, the URL it serves), else the config's, none
+// served.
+func proxiesOf(cfg config.Config, st *health.Status) map[string]hosts.Proxy {
+	out := map[string]hosts.Proxy{}
+	if st == nil {
+		for _, s := range cfg.Servers {
+			if s.ProxyListen != "" {
+				out[s.ProxyListen] = hosts.Proxy{Upstream: s.URL, Problem: "no watchdog runs"}
+			}
+		}
+		return out
 	}
+	own := map[string]string{}
+	for _, s := range cfg.Servers {
+		own[s.Name] = s.URL
+	}
+	for _, s := range st.Servers {
+		if s.ProxyListen == "" {
+			continue
+		}
+		out[s.ProxyListen] = hosts.Proxy{Upstream: cmp.Or(own[s.Name], s.URL), Served: s.ProxyServed, URL: s.ProxyURL, Problem: s.ProxyProblem}
+	}
+	return out
 }
 
-// probeStateless probes each distinct proxyable URL (not the watchdog's own
-// proxies) at once, within probeBudget, and returns those that issue no
-// session.
-func probeStateless(ctx context.Context, found []hosts.Found, proxies map[string]string, clientVersion string) map[string]bool {
+type probeResults struct {
+	stateless, oauth map[string]bool
+}
+
+// probeServers probes each distinct server URL the hosts name (and the
+// server behind each proxy a host goes through) at once, within
+// probeBudget: which issue no session, and which sign in with OAuth.
+func probeServers(ctx context.Context, found []hosts.Found, proxies map[string]hosts.Proxy, clientVersion string) probeResults {
 	ctx, cancel := context.WithTimeout(ctx, probeBudget)
 	defer cancel()
 	seen := map[string]bool{}
 	var urls []string
+	add := func(u string) {
+		if u != "" && !seen[u] {
+			seen[u] = true
+			urls = append(urls, u)
+		}
+	}
 	for _, f := range found {
 		for _, file := range f.Files {
 			for _, s := range file.Servers {
-				if s.Proxyable() && proxies[hostOf(s.URL)] == "" && !seen[s.URL] {
-					seen[s.URL] = true
-					urls = append(urls, s.URL)
+				if !s.Proxyable() {
+					continue
+				}
+				if p, ok := proxies[hostOf(s.URL)]; ok {
+					add(p.Upstream)
+				} else if _, isProxy := proxyurl.Parse(s.URL); !isProxy {
+					add(s.URL)
 				}
 			}
 		}
 	}
-	stateless := map[string]bool{}
+	res := probeResults{stateless: map[string]bool{}, oauth: map[string]bool{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, u := range urls {
@@ -119,15 +168,18 @@ func probeStateless(ctx context.Context, found []hosts.Found, proxies map[string
 				return
 			}
 			rep, err := probe.Run(ctx, client)
-			if err == nil && rep.Era != probe.EraUnknown && !rep.Stateful {
-				mu.Lock()
-				stateless[u] = true
-				mu.Unlock()
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case rep.SignIn == probe.SignInOAuth:
+				res.oauth[u] = true
+			case err == nil && rep.Era != probe.EraUnknown && !rep.Stateful:
+				res.stateless[u] = true
 			}
 		})
 	}
 	wg.Wait()
-	return stateless
+	return res
 }
 
 // Redact masks a URL's credentials, and the secret of a watchdog proxy's

@@ -1,9 +1,10 @@
 package host
 
 // ClaudeCode is Anthropic's Claude Code CLI. Its user-scope servers are in
-// ~/.claude.json under mcpServers, and each project's under
+// ~/.claude.json under mcpServers, and each project's local ones under
 // projects[<path>].mcpServers (CLAUDE_CONFIG_DIR moves the file's folder);
 // a project's shared servers are in <path>/.mcp.json, under mcpServers.
+// In a project, local wins over project, project over user.
 // It rewrites that file itself while it runs. Measured on 2.1.332 (the
 // host table): after a 404, and after the 400 some servers answer
 // instead, it re-initializes and retries the call, which succeeds.
@@ -19,6 +20,7 @@ func ClaudeCode() Profile {
 			URLKeys:  []URLKey{{"url", StreamableHTTP}},
 			Projects: []string{"projects"},
 		},
+		// The projects' keys in its own file name its project folders.
 		ProjectFiles: ProjectFiles{Names: []string{".mcp.json"}, Layout: mcpServers(URLKey{"url", StreamableHTTP})},
 		OnLoss:       Retries,
 	}

@@ -9,10 +9,18 @@ type ConfigFile struct {
 	// Darwin and Linux are the folder relative to the home directory on
 	// each system; "" is the home directory itself.
 	Darwin, Linux string
-	// Env is an environment variable that, when set, is the folder.
-	Env string
+	// Env is an environment variable that, when set, is the folder (or
+	// its parent, with EnvSub under it: GEMINI_CLI_HOME stands for the
+	// home directory).
+	Env, EnvSub string
 	// Names are the files in that folder.
 	Names []string
+}
+
+// with is c naming names in its folder.
+func (c ConfigFile) with(names ...string) ConfigFile {
+	c.Names = names
+	return c
 }
 
 // Layout is where in a host's config file its MCP servers are and how an
@@ -37,12 +45,69 @@ type Layout struct {
 	Projects []string
 }
 
-// ProjectFiles are the files a host keeps servers in inside each project
-// folder its own config file lists (Layout.Projects): Names in the folder,
-// read through Layout.
+// ProjectFiles are the files a host reads servers from inside a project
+// folder (the folder it runs in): Names in the folder, slash-separated,
+// read through Layout. The folders looked in are those the host's own
+// files name (Layout.Projects, and the Listed files), the current
+// directory and any the user names (`watchdog hosts --project DIR`).
 type ProjectFiles struct {
 	Names  []string
 	Layout Layout
+	// Listed are files of the host's that name project folders it has
+	// been used in.
+	Listed []ProjectList
+	// Trust, when set, is where the host keeps which folders it trusts:
+	// a project file in a folder it does not trust is not read at all.
+	Trust *TrustedFolders
+}
+
+// ProjectList is a file (or files: Names may hold *) whose content names
+// project folders: the keys of the object at Keys, or the value under
+// Value (a folder, or a file:// URI of one).
+type ProjectList struct {
+	File  ConfigFile
+	Keys  []string
+	Value string
+}
+
+// TrustedFolders is a host's list of folders it trusts (Gemini CLI's
+// trustedFolders.json): an object of folder to TRUST_FOLDER (the folder
+// and below), TRUST_PARENT (its parent and below) or DO_NOT_TRUST; the
+// longest rule that covers a folder decides. EnvTrust, when set to "true"
+// in the environment, trusts every folder; Setting is the key path in the
+// host's own file that turns the check off when false.
+type TrustedFolders struct {
+	File     ConfigFile
+	EnvTrust string
+	Setting  []string
+}
+
+// Scope is where a host reads a server from, and which wins when two of
+// its scopes name the same server: the higher Rank.
+type ScopeKind string
+
+// The scopes.
+const (
+	// UserScope: the host's own config file, for every folder.
+	UserScope ScopeKind = "user"
+	// ProjectScope: a file in a project folder, for that folder.
+	ProjectScope ScopeKind = "project"
+	// LocalScope: a project's entries in the host's own file (Claude
+	// Code's projects.<dir>.mcpServers), for that folder, above its
+	// project file.
+	LocalScope ScopeKind = "local"
+)
+
+// Rank orders the scopes: a server named in a higher one is the one the
+// host uses in that folder.
+func (k ScopeKind) Rank() int {
+	switch k {
+	case LocalScope:
+		return 3
+	case ProjectScope:
+		return 2
+	}
+	return 1
 }
 
 // Plugin is the shape of a host whose servers are plugin instances in a

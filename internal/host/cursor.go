@@ -1,16 +1,28 @@
 package host
 
-// Cursor is the Cursor editor: ~/.cursor/mcp.json, mcpServers.<name>.url.
+// Cursor is the Cursor editor: ~/.cursor/mcp.json, mcpServers.<name>.url,
+// and a project's .cursor/mcp.json, which wins over the global file for
+// that project; the folders it opened are in its workspace storage.
 // Reports are mixed (stuck until the server is toggled, cursor #3640;
 // re-initializes in 2026 builds): it is taken to be stuck until seen to
 // heal itself.
 func Cursor() Profile {
+	layout := mcpServers(URLKey{"url", StreamableHTTP})
 	return Profile{
 		Name:       "Cursor",
 		ClientName: "cursor-vscode",
 		Process:    "Cursor",
 		Config:     []ConfigFile{{Darwin: ".cursor", Linux: ".cursor", Names: []string{"mcp.json"}}},
-		Layout:     mcpServers(URLKey{"url", StreamableHTTP}),
-		OnLoss:     Stuck,
+		Layout:     layout,
+		ProjectFiles: ProjectFiles{Names: []string{".cursor/mcp.json"}, Layout: layout,
+			Listed: []ProjectList{workspaces("Cursor")}},
+		OnLoss: Stuck,
 	}
+}
+
+// workspaces is the folders a VS Code-based editor opened: each
+// workspaceStorage/*/workspace.json names one as a file:// URI.
+func workspaces(app string) ProjectList {
+	return ProjectList{File: ConfigFile{Darwin: "Library/Application Support/" + app + "/User/workspaceStorage",
+		Linux: ".config/" + app + "/User/workspaceStorage", Names: []string{"*/workspace.json"}}, Value: "folder"}
 }

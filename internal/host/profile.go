@@ -67,11 +67,13 @@ func ShellWord(s string) string {
 }
 
 // LayoutOf is the layout of the host's file at file (a path): a project
-// file's when its name is one of ProjectFiles.Names, else the host's own.
+// file's when its path ends in one of ProjectFiles.Names, else the host's
+// own. (Where a project file shares its name with the host's own, as
+// Cursor's .cursor/mcp.json does, the two layouts are one.)
 func (p Profile) LayoutOf(file string) Layout {
-	base := file[strings.LastIndexAny(file, `/\`)+1:]
+	file = strings.ReplaceAll(file, `\`, "/")
 	for _, n := range p.ProjectFiles.Names {
-		if n == base {
+		if strings.HasSuffix(file, "/"+n) {
 			return p.ProjectFiles.Layout
 		}
 	}

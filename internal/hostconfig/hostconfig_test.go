@@ -27,7 +27,8 @@ var fixtures = []struct {
 	{"vscode.json", "VS Code", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "fetch stdio -", "legacy sse http://localhost:9000/sse"}},
 	{"windsurf.json", "Windsurf", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "sequential-thinking stdio -"}},
 	{"codex.toml", "Codex CLI", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "docs stdio -", "tracker streamable-http http://localhost:8931/mcp"}},
-	{"gemini.json", "Gemini CLI", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "events sse http://localhost:8080/sse", "git stdio -"}},
+	// Gemini tries Streamable HTTP on a url without a type, and SSE only when that fails.
+	{"gemini.json", "Gemini CLI", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "events streamable-http http://localhost:8080/sse", "git stdio -"}},
 	{"claude-code-project/.mcp.json", "Claude Code", []string{"shared-mem streamable-http http://127.0.0.1:14242/mcp",
 		"docs sse https://docs.example.com/sse", "db stdio -"}},
 	{"dsh-cordis.yml", "DSH", []string{"github stdio -", "mem streamable-http http://127.0.0.1:14242/mcp", "web streamable-http http://localhost:3000/mcp"}},

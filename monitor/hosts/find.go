@@ -19,7 +19,9 @@ const MaxFileSize = 32 << 20
 // Found is one host found on this machine.
 type Found struct {
 	Profile host.Profile
-	Files   []File
+	// Files are its config files, every scope it reads: its own (user)
+	// first, then the project files.
+	Files []File
 	// Running: its process runs now (PID is one of them).
 	Running bool
 	PID     int32
@@ -28,11 +30,16 @@ type Found struct {
 // File is one of a host's config files.
 type File struct {
 	Path    string // as found; a link is followed when written
+	Scope   Scope
 	Format  hostconfig.Format
 	Servers []hostconfig.Server
 	// Projects are the project folders the file lists (host.Layout.Projects),
 	// where more of the host's files may be.
 	Projects []string
+	// Ignored says why the host does not read the file at all (a folder
+	// it does not trust); "" when it does. Note says more that a person
+	// should know of the scope ("" for nothing).
+	Ignored, Note string
 	// Err says why the file could not be read or parsed; Servers is then empty.
 	Err error
 }
@@ -44,12 +51,29 @@ type Options struct {
 	GOOS     string
 	Getenv   func(string) string
 	Profiles []host.Profile // default: host.Profiles()
+	// Projects are folders to look in for the hosts' project files besides
+	// those the hosts' own files name: the current directory, --project.
+	Projects []string
 	// Running reports whether the host's process runs; nil: never looked
 	// for (a host is then found by its files alone).
 	Running func(ctx context.Context, p host.Profile) (pid int32, ok bool)
 	// Read reads one config file; nil: Read (a caller that looks often
 	// may skip files that did not change).
 	Read func(path string, l host.Layout) File
+}
+
+func (o Options) read() func(string, host.Layout) File {
+	if o.Read == nil {
+		return Read
+	}
+	return o.Read
+}
+
+func (o Options) getenv(k string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(k)
 }
 
 // Discover returns every host with a config file present or its process
@@ -59,19 +83,9 @@ func Discover(ctx context.Context, o Options) []Found {
 	if profiles == nil {
 		profiles = host.Profiles()
 	}
-	read := o.Read
-	if read == nil {
-		read = Read
-	}
 	var out []Found
 	for _, p := range profiles {
-		f := Found{Profile: p}
-		for _, path := range ownPaths(p, o.Home, o.GOOS, o.Getenv) {
-			f.Files = append(f.Files, read(path, p.Layout))
-		}
-		for _, path := range projectPaths(p, f.Files) {
-			f.Files = append(f.Files, read(path, p.LayoutOf(path)))
-		}
+		f := Found{Profile: p, Files: Files(p, o)}
 		if o.Running != nil {
 			f.PID, f.Running = o.Running(ctx, p)
 		}
@@ -82,57 +96,67 @@ func Discover(ctx context.Context, o Options) []Found {
 	return out
 }
 
-// Paths returns the host's config files that exist, globs expanded, in
-// profile order, then the project files they list (read to find them).
-func Paths(p host.Profile, home, goos string, getenv func(string) string) []string {
-	own := ownPaths(p, home, goos, getenv)
-	if len(p.Layout.Projects) == 0 {
-		return own
+// Files are the host's config files that exist, read: its own (user
+// scope) in profile order, then its project files, by folder.
+func Files(p host.Profile, o Options) []File {
+	read := o.read()
+	var files []File
+	own := ownPaths(p, o)
+	for _, path := range own {
+		f := read(path, p.Layout)
+		f.Scope = Scope{Kind: host.UserScope}
+		files = append(files, f)
 	}
-	files := make([]File, len(own))
-	for i, path := range own {
-		files[i] = Read(path, p.Layout)
-	}
-	return append(own, projectPaths(p, files)...)
-}
-
-// projectPaths are the host's project files (host.ProjectFiles) that exist
-// in the folders its own files list, each once, sorted.
-func projectPaths(p host.Profile, own []File) []string {
-	var out []string
-	for _, f := range own {
-		for _, dir := range f.Projects {
-			if !filepath.IsAbs(dir) {
-				continue // a key that is no folder of this machine
+	for _, dir := range projectDirs(p, o, files) {
+		for _, name := range p.ProjectFiles.Names {
+			path := filepath.Join(dir, filepath.FromSlash(name))
+			if slices.Contains(own, path) {
+				continue // the host's own file, found from inside the home folder
 			}
-			for _, name := range p.ProjectFiles.Names {
-				path := filepath.Join(dir, name)
-				if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
-					out = append(out, path)
-				}
+			if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+				continue
 			}
+			f := read(path, p.LayoutOf(path))
+			f.Scope = Scope{Kind: host.ProjectScope, Dir: dir}
+			f.Ignored, f.Note = trusted(p, o, files, dir)
+			files = append(files, f)
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return files
+}
+
+// Paths are the paths of Files: what adopt and release go through.
+func Paths(p host.Profile, o Options) []string {
+	var out []string
+	for _, f := range Files(p, o) {
+		out = append(out, f.Path)
+	}
+	return out
 }
 
 // ownPaths are the host's own config files that exist, globs expanded.
-func ownPaths(p host.Profile, home, goos string, getenv func(string) string) []string {
+func ownPaths(p host.Profile, o Options) []string {
 	var out []string
 	for _, c := range p.Config {
-		dir := filepath.Join(home, filepath.FromSlash(c.Linux))
-		if goos == "darwin" {
-			dir = filepath.Join(home, filepath.FromSlash(c.Darwin))
-		}
-		if c.Env != "" && getenv != nil && getenv(c.Env) != "" {
-			dir = getenv(c.Env)
-		}
-		for _, name := range c.Names {
-			matches, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(name)))
-			slices.Sort(matches)
-			out = append(out, matches...)
-		}
+		out = append(out, configPaths(c, o)...)
+	}
+	return out
+}
+
+// configPaths are the files c names that exist, globs expanded, sorted.
+func configPaths(c host.ConfigFile, o Options) []string {
+	dir := filepath.Join(o.Home, filepath.FromSlash(c.Linux))
+	if o.GOOS == "darwin" {
+		dir = filepath.Join(o.Home, filepath.FromSlash(c.Darwin))
+	}
+	if v := o.getenv(c.Env); c.Env != "" && v != "" {
+		dir = filepath.Join(v, filepath.FromSlash(c.EnvSub))
+	}
+	var out []string
+	for _, name := range c.Names {
+		matches, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(name)))
+		slices.Sort(matches)
+		out = append(out, matches...)
 	}
 	return out
 }

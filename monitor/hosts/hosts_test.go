@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
 
 func touch(t *testing.T, path, text string) {
@@ -58,7 +59,7 @@ func TestPaths(t *testing.T) {
 		for _, w := range tt.want {
 			want = append(want, filepath.Join(tt.base, filepath.FromSlash(w)))
 		}
-		if got := Paths(tt.p, home, tt.goos, tt.env); !slices.Equal(got, want) {
+		if got := Paths(tt.p, Options{Home: home, GOOS: tt.goos, Getenv: tt.env}); !slices.Equal(got, want) {
 			t.Errorf("%s on %s: %q, want %q", tt.p.Name, tt.goos, got, want)
 		}
 	}
@@ -97,8 +98,15 @@ func TestProtect(t *testing.T) {
 	http := func(u string) hostconfig.Server {
 		return hostconfig.Server{Name: "mem", Transport: host.StreamableHTTP, URL: u}
 	}
-	const up = "http://127.0.0.1:14242/mcp"
-	proxied := Facts{Proxies: map[string]string{"127.0.0.1:14301": up}, Served: true}
+	const (
+		up     = "http://127.0.0.1:14242/mcp"
+		secret = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		old    = "ZYXWVUTSRQPONMLKJIHGFEDCBA"
+	)
+	current := proxyurl.For("127.0.0.1:14301", secret)
+	served := map[string]Proxy{"127.0.0.1:14301": {Upstream: up, Served: true, URL: current}}
+	proxied := Facts{Proxies: served, Daemon: true}
+	release := "watchdog hosts release Cursor --server mem"
 	tests := []struct {
 		name string
 		p    host.Profile
@@ -112,9 +120,28 @@ func TestProtect(t *testing.T) {
 		{"stuck host with a space in its name", host.GeminiCLI(), http(up), Facts{}, Exposed, "watchdog hosts adopt 'Gemini CLI' --server mem"},
 		{"patchable host", host.DSH(), http(up), Facts{}, Exposed, "watchdog hosts adopt DSH --server mem (or: watchdog patch apply)"},
 		{"patched", host.DSH(), http(up), Facts{Patched: true}, Patched, ""},
-		{"proxied", host.Cursor(), http("http://127.0.0.1:14301/SECRET/mcp"), proxied, Proxied, ""},
-		{"proxied, no watchdog running", host.Cursor(), http("http://127.0.0.1:14301/SECRET/mcp"), Facts{Proxies: proxied.Proxies}, Proxied,
-			"start the watchdog (`watchdog`), or put the server back: watchdog hosts release Cursor"},
+		{"proxied: served now, the current secret", host.Cursor(), http(current), proxied, Proxied, ""},
+		{"proxied, spelt localhost", host.Cursor(), http(proxyurl.For("localhost:14301", secret)), proxied, Proxied, ""},
+		{"no watchdog running", host.Cursor(), http(current), Facts{Proxies: served}, ProxyDown,
+			"watchdog run (and `watchdog autostart enable` to keep it running), or: " + release},
+		{"its port held by another program", host.Cursor(), http(current),
+			Facts{Daemon: true, Proxies: map[string]Proxy{"127.0.0.1:14301": {Upstream: up, Problem: "address already in use"}}}, ProxyDown,
+			"see `watchdog status`; or: " + release},
+		{"an old secret", host.Cursor(), http(proxyurl.For("127.0.0.1:14301", old)), proxied, Stale, "watchdog hosts adopt Cursor --server mem"},
+		{"the proxy's port without a secret", host.Cursor(), http("http://127.0.0.1:14301/mcp"), proxied, Stale, "watchdog hosts adopt Cursor --server mem"},
+		{"a proxy taken out of the config, known to adopt", host.Cursor(), http(proxyurl.For("127.0.0.1:14302", secret)),
+			Facts{Daemon: true, Written: map[string]string{"127.0.0.1:14302": up}}, UnknownProxy, "watchdog hosts adopt Cursor --server mem"},
+		{"a proxy nobody knows", host.Cursor(), http(proxyurl.For("127.0.0.1:14303", secret)), proxied, UnknownProxy,
+			"put the server's own URL back in the host's file"},
+		{"proxied, and the server now signs in with OAuth", host.Cursor(), http(current),
+			Facts{Proxies: served, Daemon: true, OAuth: map[string]bool{up: true}}, OAuth, release},
+		{"signs in with OAuth (probed)", host.Cursor(), http(up), Facts{OAuth: map[string]bool{up: true}}, OAuth, ""},
+		{"signs in with OAuth (its entry's oauth block)", host.Cursor(), hostconfig.Server{Name: "mem", Transport: host.StreamableHTTP, URL: up, OAuth: true},
+			Facts{}, OAuth, ""},
+		{"a static Authorization header, on an OAuth server", host.Cursor(), hostconfig.Server{Name: "mem", Transport: host.StreamableHTTP, URL: up, StaticAuth: true},
+			Facts{OAuth: map[string]bool{up: true}}, Exposed, "watchdog hosts adopt Cursor --server mem"},
+		{"OAuth, and the host heals itself", host.ClaudeCode(), http(up), Facts{OAuth: map[string]bool{up: true}}, SelfHealing, ""},
+		{"not an http URL", host.Cursor(), http("ws://127.0.0.1:9/mcp"), Facts{}, Exposed, ""},
 		{"stateless", host.Cursor(), http(up), Facts{Stateless: map[string]bool{up: true}}, Stateless, ""},
 		{"retries", host.CodexCLI(), http(up), Facts{}, SelfHealing, ""},
 		{"retries after a 404, and the server answers 404", host.CodexCLI(), http(up), Facts{LostAnswer: map[string]int{up: 404}}, SelfHealing, ""},
@@ -132,7 +159,7 @@ func TestProtect(t *testing.T) {
 		if v.Protection != tt.want || v.Fix != tt.fix || v.Why == "" {
 			t.Errorf("%s: %+v; want %s, fix %q", tt.name, v, tt.want, tt.fix)
 		}
-		if tt.want == Proxied && v.Upstream != up {
+		if (tt.want == Proxied || tt.want == Stale) && v.Upstream != up {
 			t.Errorf("%s: upstream %q", tt.name, v.Upstream)
 		}
 	}
@@ -156,7 +183,7 @@ func TestProjectFiles(t *testing.T) {
 		t.Errorf("the project's file: %+v", f)
 	}
 	want := []string{filepath.Join(home, ".claude.json"), filepath.Join(proj, ".mcp.json")}
-	if got := Paths(p, home, "linux", nil); !slices.Equal(got, want) {
+	if got := Paths(p, Options{Home: home, GOOS: "linux"}); !slices.Equal(got, want) {
 		t.Errorf("Paths = %q, want %q", got, want)
 	}
 }

@@ -37,7 +37,7 @@ func TestDSHAdoptedByTheWatchdog(t *testing.T) {
 		t.Fatal(err)
 	}
 	prof := host.DSH()
-	files := hosts.Paths(prof, r.Home, "linux", func(k string) string { return map[string]string{"DSH_HOME": r.Home}[k] })
+	files := hosts.Paths(prof, hosts.Options{Home: r.Home, GOOS: "linux", Getenv: func(k string) string { return map[string]string{"DSH_HOME": r.Home}[k] }})
 	res, err := adopt.Adopt(t.Context(), adopt.Options{Host: prof, Files: files, ConfigPath: w.Config, StateDir: w.State, Secret: secret})
 	if err != nil || !res.Changed {
 		t.Fatalf("adopt: %+v, %v", res, err)
