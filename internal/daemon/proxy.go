@@ -2,10 +2,10 @@ package daemon
 
 import (
 	"context"
-	"strings"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/mcpwatchdog/watchdog/healer/adopt"
