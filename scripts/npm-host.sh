@@ -11,6 +11,8 @@
 #                     host's own install scripts would (--ignore-scripts)
 # Linux x86_64 only, as the rig's other hosts.
 set -euo pipefail
+# shellcheck source=scripts/isolate.sh
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/isolate.sh"
 cd "$(dirname "$0")/../testdata/hosts/$HOST_DIR"
 
 fail() {
@@ -41,7 +43,7 @@ fi
 rm -f "$log"
 if declare -F host_postinstall >/dev/null; then host_postinstall; fi
 [ -e "$HOST_BIN" ] || fail "$HOST_BIN is missing after npm ci"
-got=$(host_version)
+got=$(isolated host_version)
 [ "$got" = "$HOST_WANT" ] || fail "$HOST_BIN --version says $got, want $HOST_WANT"
 echo "$want" >"$stamp"
 echo "deps-$HOST_DIR: installed $HOST_LABEL into testdata/hosts/$HOST_DIR/node_modules"

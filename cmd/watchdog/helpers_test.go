@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/homeguard"
 )
 
 // asBinary makes the test binary act as the watchdog binary, so end-to-end
@@ -18,15 +20,19 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(homeguard.Main(m))
 }
 
-// watchdogCmd prepares the watchdog as a subprocess.
+// watchdogCmd prepares the watchdog as a subprocess, with a HOME and XDG
+// folders of its own (a test that wants others appends them to Env).
 func watchdogCmd(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
+	home := t.TempDir()
 	// GORACE: a race-enabled binary otherwise sleeps 1 s at exit.
-	cmd.Env = append(os.Environ(), asBinary+"=1", "WATCHDOG_CONFIG=", "WATCHDOG_STATE_DIR=", "XDG_CONFIG_HOME="+t.TempDir(),
+	cmd.Env = append(os.Environ(), asBinary+"=1", "WATCHDOG_CONFIG=", "WATCHDOG_STATE_DIR=", "HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".local/state"),
+		"XDG_DATA_HOME="+filepath.Join(home, ".local/share"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
 		"GORACE=atexit_sleep_ms=0")
 	return cmd
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/homeguard"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/otheruser"
 )
 
@@ -40,7 +41,7 @@ func TestMain(m *testing.M) {
 		listenMain()
 		return
 	}
-	os.Exit(m.Run())
+	os.Exit(homeguard.Main(m))
 }
 
 // serveMain serves the daemon on args as `watchdog run --headless` takes
@@ -81,6 +82,7 @@ func serveMain(args []string) int {
 func daemonCmd(args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	// GORACE: a race-enabled binary otherwise sleeps 1 s at exit.
+	// HOME is homeguard's temp folder, inherited.
 	cmd.Env = append(os.Environ(), asDaemon+"=1", "GORACE=atexit_sleep_ms=0")
 	return cmd
 }

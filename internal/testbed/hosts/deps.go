@@ -64,7 +64,7 @@ func FindDSH(root string) (DSHInstall, error) {
 			return in, fmt.Errorf("%w: %s: %v; %s", ErrMissingDeps, in.Name, err, dshFix)
 		}
 	}
-	out, err := exec.Command(in.Node, in.Bin, "--version").Output()
+	out, err := outputIn(exec.Command(in.Node, in.Bin, "--version"))
 	if err != nil {
 		return in, fmt.Errorf("%w: %s: %s %s --version: %v; %s", ErrMissingDeps, in.Name, in.Node, in.Bin, err, dshFix)
 	}
@@ -84,7 +84,7 @@ func checkInstall(name, fix, want, prefix string, cmd *exec.Cmd, files ...string
 			return "", fmt.Errorf("%w: %s: %v; %s", ErrMissingDeps, name, err, fix)
 		}
 	}
-	out, err := cmd.Output()
+	out, err := outputIn(cmd)
 	if err != nil {
 		return "", fmt.Errorf("%w: %s: %s: %v; %s", ErrMissingDeps, name, strings.Join(cmd.Args, " "), err, fix)
 	}
@@ -93,4 +93,20 @@ func checkInstall(name, fix, want, prefix string, cmd *exec.Cmd, files ...string
 		return got, fmt.Errorf("%w: %s %s installed, want %s; %s", ErrMissingDeps, name, got, want, fix)
 	}
 	return got, nil
+}
+
+// outputIn runs cmd with a HOME and XDG folders of its own, removed once
+// it has run, and returns its stdout: a host's `--version` writes its
+// project registry (Gemini's ~/.gemini/projects.json.*.tmp) or its temp
+// folder (~/.codex/tmp) into the HOME it is given.
+func outputIn(cmd *exec.Cmd) ([]byte, error) {
+	home, err := os.MkdirTemp("", "host-version-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(home)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local/state"), "XDG_DATA_HOME="+filepath.Join(home, ".local/share"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "CODEX_HOME="+filepath.Join(home, ".codex"), "GEMINI_CLI_HOME="+home)
+	return cmd.Output()
 }

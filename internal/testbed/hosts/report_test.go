@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/homeguard"
 )
 
 var (
@@ -54,7 +56,7 @@ var report = &table{}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	code := m.Run()
+	code := homeguard.Main(m)
 	if code == 0 && *reportPath != "" {
 		if err := report.write(*reportPath); err != nil {
 			fmt.Fprintln(os.Stderr, err)
