@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -174,7 +175,7 @@ func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, a
 		fmt.Fprintf(c.stderr, "watchdog %s: %q is not a host the watchdog knows; known: %s\n", fs.Name(), pos[0], strings.Join(host.Names(), ", "))
 		return nil, exitUsage
 	}
-	_, stateDir, code := loadConfig(c, hf.common)
+	stateDir, code := adoptStateDir(c, hf.common)
 	if code != exitOK {
 		return nil, code
 	}
@@ -195,6 +196,24 @@ func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, a
 		o.Served = servedBy(daemonStatus(stateDir))
 	}
 	return o, exitOK
+}
+
+// adoptStateDir is the state directory adopt and release use: the
+// config's, or when the config named does not exist yet (adopt makes it),
+// the flags' and the environment's.
+func adoptStateDir(c cli, co common) (string, int) {
+	if co.configPath != "" {
+		if _, err := os.Stat(co.configPath); errors.Is(err, fs.ErrNotExist) {
+			dir, err := config.ResolveStateDir(co.stateDir, c.getenv("WATCHDOG_STATE_DIR"), "")
+			if err != nil {
+				fmt.Fprintf(c.stderr, "watchdog: state directory: %v\n", err)
+				return "", exitUsage
+			}
+			return dir, exitOK
+		}
+	}
+	_, dir, code := loadConfig(c, co)
+	return dir, code
 }
 
 // adoptConfigPath is the config adopt writes: the one the running daemon
