@@ -233,3 +233,31 @@ func otherWriter(ctx context.Context, t *testing.T, path string, inPlace bool) i
 	}
 	return n
 }
+
+// A file of another user, written by root (the watchdog run with sudo,
+// or a test as root), stays that user's; as that user, a file of another
+// is refused with the reason.
+func TestOwnerKept(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "mcp.json")
+	write(t, path, "old", 0o640)
+	if os.Geteuid() != 0 {
+		if err := Replace(Snapshot{Path: path, Target: path, Data: []byte("old"), Exists: true, Mode: 0o640, UID: os.Geteuid() + 1}, []byte("new"), nil); !errors.Is(err, ErrNotOwner) {
+			t.Fatalf("a file of another user: %v", err)
+		}
+		return
+	}
+	if err := os.Chown(path, 4242, 4343); err != nil {
+		t.Fatal(err)
+	}
+	if err := Replace(mustRead(t, path), []byte("new"), nil); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if uid, gid := owner(fi); uid != 4242 || gid != 4343 || fi.Mode().Perm() != 0o640 {
+		t.Fatalf("after Replace as root: uid %d gid %d mode %v; want 4242 4343 0640", uid, gid, fi.Mode())
+	}
+}
