@@ -5,8 +5,9 @@
 // URL. The proxy serves its owner only: on Linux a connection of another
 // local user is closed before a byte of it is read (internal/peer); the
 // secret path (LoadSecret) keeps out whoever does not know it, and is all
-// that does on macOS, which names no TCP peer's owner; any request with
-// an Origin is a web page's and gets 403. The configured headers go only
+// that does on macOS, which names no TCP peer's owner; a request with a
+// Host that is not loopback, or an Origin but the proxy's own, is a web
+// page's and gets 403. The configured headers go only
 // with requests that passed all three. The
 // proxy forwards every request, answer (JSON or SSE, streamed as it comes),
 // GET stream and DELETE, with the host's headers, to the server. It gives
