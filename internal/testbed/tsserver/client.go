@@ -99,6 +99,36 @@ func StartLineClient(t testing.TB, name, bin, dir string, args []string) *Client
 	return c
 }
 
+// StartClientRefused runs client.mjs at url where its handshake is to be
+// refused: it waits for the client to end without connecting and returns
+// what it wrote to stderr. A client that connects fails the test.
+func StartClientRefused(t testing.TB, url string) string {
+	t.Helper()
+	root, err := fsutil.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, err := checkDeps(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "client.mjs", "--url", url)
+	cmd.Dir, cmd.WaitDelay = serverDir(root), 5*time.Second
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader("quit\n")
+	var stderr tailbuf.Buffer
+	stderr.Max = 64 << 10
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if strings.Contains(string(out), "READY") {
+		t.Fatalf("the client connected to %s", url)
+	}
+	if err == nil {
+		t.Fatalf("the client ended well without connecting: %q", out)
+	}
+	return stderr.String()
+}
+
 func (c *Client) read(cmd *exec.Cmd, stdout io.Reader) {
 	defer close(c.done)
 	defer close(c.lines)
