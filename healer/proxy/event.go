@@ -32,9 +32,12 @@ const (
 	// when its owner could not be found) was closed before a byte of it
 	// was read.
 	EvRefused
+	// EvBridging: the server serves only the 2026-07-28 protocol and the
+	// proxy serves its legacy hosts over it; said once per era change.
+	EvBridging
 )
 
-var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped", "upstream", "refused"}
+var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped", "upstream", "refused", "bridging"}
 
 func (k SightingKind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
