@@ -109,6 +109,8 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Sighting) {
 		d.peerRefused(ev.Server, "the proxy for "+ev.Server, ev.UID)
 	case proxy.EvLegacyHeaderDropped:
 		d.metrics.LegacyHeaderDropped(ev.Server)
+	case proxy.EvBridging:
+		d.signal(ctx, health.Signal{Kind: health.SigProxyBridging, Server: ev.Server, Detail: ev.Detail})
 	}
 }
 

@@ -197,6 +197,21 @@ func (c *Client) LearnEra(ctx context.Context, params any) (Era, Discovery, erro
 	return EraOf(d, resp), d, nil
 }
 
+// EraWith learns the era from legacy, the answer to a legacy request
+// already made (a liveness ping), and a server/discover asked now. A
+// modern-only refusal needs no discover: only such a server gives it.
+func (c *Client) EraWith(ctx context.Context, legacy Response) (Era, error) {
+	if ModernOnlyRefusal(legacy) {
+		return EraModernOnly, nil
+	}
+	d, resp, err := c.Discover(ctx, nil)
+	c.endStray(ctx, resp)
+	if err != nil {
+		return EraUnknown, err
+	}
+	return EraOf(d, legacy), nil
+}
+
 // endStray ends a session an answer opened unasked (some legacy servers
 // open one for any request without a session id).
 func (c *Client) endStray(ctx context.Context, resp Response) {
