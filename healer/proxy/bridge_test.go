@@ -254,3 +254,53 @@ func TestBridgeTakesSessionlessHosts(t *testing.T) {
 		t.Fatalf("era %q", px.Era())
 	}
 }
+
+// Keep-warm never pings a modern server: the proxy's ping of a host's
+// session meets the refusal of a server that came back modern-only, and
+// every session moves to the bridge at once (no upstream session, nothing
+// to ping), before the host's next call, which then runs once.
+func TestKeepWarmStopsAtAModernOnlyServer(t *testing.T) {
+	t.Parallel()
+	legacy := startServer(t, demoserver.Options{IdleTimeout: 4 * idleTimeout})
+	px := startProxy(t, proxy.Options{Upstream: legacy.URL(), IdleTimeout: 4 * idleTimeout, KeepWarm: true})
+	c := tsserver.StartClient(t, px.url)
+	if line := c.Call(t, "count"); !strings.HasPrefix(line, "OK ") {
+		t.Fatalf("the first call: %s", line)
+	}
+	_ = legacy.Close()
+	modern := tsmodern.Start(t, tsmodern.Options{Port: portOf(legacy.URL())})
+	waitFor(t, "keep-warm to find the server modern-only", px.Bridging)
+	for _, s := range px.Sessions() {
+		if !s.Bridged || s.Upstream != "" {
+			t.Fatalf("a session was left off the bridge: %+v", s)
+		}
+	}
+	if line := c.Call(t, "count"); !strings.HasPrefix(line, "OK ") {
+		t.Fatalf("the call after the server came back modern-only: %s", line)
+	}
+	if n := modern.Count(t); n != 1 {
+		t.Fatalf("the modern-only server ran %d tools, want 1", n)
+	}
+}
+
+// The demo's modern-only server (the Go SDK's stateless handler behind a
+// legacy-refusing front that answers as the TypeScript SDK v2 does) is
+// bridged the same: each legacy client's calls run once.
+func TestBridgeOverTheGoModernOnlyServer(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, demoserver.Options{ModernOnly: true})
+	px := startProxy(t, proxy.Options{Upstream: srv.URL()})
+	for _, cl := range legacyClients[1:] {
+		if _, err := cl.connect(t, srv.URL()); err == nil {
+			t.Fatalf("%s connected straight to the modern-only server", cl.name)
+		}
+		call, err := cl.connect(t, px.url)
+		if err != nil {
+			t.Fatalf("%s through the proxy: %v", cl.name, err)
+		}
+		mustCall(t, call, cl.name+"'s call")
+	}
+	if n := srv.Count(); n != 2 || !px.Bridging() {
+		t.Fatalf("the server ran %d tools (want 2); era %q", n, px.Era())
+	}
+}
