@@ -325,22 +325,7 @@ const (
 // refusedRetryFor passes. Any other failure reaches the host, never
 // retried: the server may have run the request.
 func (p *Proxy) sendModern(r *http.Request, body []byte) (*http.Response, error) {
-	deadline := time.Now().Add(refusedRetryFor)
-	wait := refusedBackoff
-	for {
-		resp, err := p.send(r.Context(), r, body, "")
-		if err == nil || !refusedBeforeSending(err) || time.Now().Add(wait).After(deadline) {
-			return resp, err
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-r.Context().Done():
-			t.Stop()
-			return nil, err
-		case <-t.C:
-		}
-		wait = min(2*wait, refusedMax)
-	}
+	return p.sendAgainWhile(r, body, "", backoff{refusedRetryFor, refusedBackoff, refusedMax}, refusedBeforeSending)
 }
 
 // refusedBeforeSending reports whether err is a connection that was never

@@ -51,15 +51,22 @@ func StartBridgedClient(t testing.TB, url string) *Client {
 
 func startClient(t testing.TB, url string, flags ...string) *Client {
 	t.Helper()
+	node, dir := clientDeps(t)
+	return StartLineClient(t, "ts client", node, dir, append([]string{"client.mjs", "--url", url}, flags...))
+}
+
+// clientDeps is node and client.mjs's directory; missing ones fail the test.
+func clientDeps(t testing.TB) (node, dir string) {
+	t.Helper()
 	root, err := fsutil.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := checkDeps(root, nil)
+	node, err = checkDeps(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return StartLineClient(t, "ts client", node, serverDir(root), append([]string{"client.mjs", "--url", url}, flags...))
+	return node, serverDir(root)
 }
 
 // StartLineClient runs another client that speaks client.mjs's line protocol (READY,
@@ -104,16 +111,9 @@ func StartLineClient(t testing.TB, name, bin, dir string, args []string) *Client
 // what it wrote to stderr. A client that connects fails the test.
 func StartClientRefused(t testing.TB, url string) string {
 	t.Helper()
-	root, err := fsutil.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, err := checkDeps(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	node, dir := clientDeps(t)
 	cmd := exec.Command(node, "client.mjs", "--url", url)
-	cmd.Dir, cmd.WaitDelay = serverDir(root), 5*time.Second
+	cmd.Dir, cmd.WaitDelay = dir, 5*time.Second
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	cmd.Stdin = strings.NewReader("quit\n")
 	var stderr tailbuf.Buffer
