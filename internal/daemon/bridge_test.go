@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsmodern"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
 // A modern-only server (the TypeScript SDK v2, legacy: 'reject') with a
@@ -22,29 +23,7 @@ import (
 // the proxy, though keep_warm is on.
 func TestDaemonBridgesAModernOnlyServer(t *testing.T) {
 	t.Parallel()
-	srv := tsmodern.Start(t, tsmodern.Options{})
-	dir := t.TempDir()
-	listen := daemontest.FreePort(t)
-	cfg := daemontest.WriteConfig(t, dir, fmt.Sprintf(`
-[host]
-client_name = %q
-process = ""
-port = 0
-
-[[server]]
-name = "mem"
-url = %q
-idle_timeout = "2s"
-keep_warm = true
-proxy_listen = %q
-
-[[server]]
-name = "direct"
-url = %q
-idle_timeout = "2s"
-keep_warm = true
-`, daemontest.HostClient(), srv.URL(), listen, srv.URL()))
-	state := dir + "/state"
+	srv, cfg, state, listen := modernOnlySetup(t)
 	startDaemonOpts(t, cfg, state, daemon.Options{ConfigFile: cfg})
 	proxyURL := daemontest.ProxyURL(t, state, listen)
 
@@ -88,6 +67,37 @@ keep_warm = true
 	if n := srv.Count(t); n != 2 {
 		t.Fatalf("the server ran %d tools, want 2", n)
 	}
+}
+
+// modernOnlySetup: the TypeScript SDK v2 modern-only server and a config
+// that names it twice, "mem" through a proxy and "direct", keep_warm on,
+// a 2 s idle timeout; it returns the server, the config, the state dir
+// and the proxy's address.
+func modernOnlySetup(t *testing.T) (srv *tsserver.Server, cfg, state, listen string) {
+	t.Helper()
+	srv = tsmodern.Start(t, tsmodern.Options{})
+	dir := t.TempDir()
+	listen = daemontest.FreePort(t)
+	cfg = daemontest.WriteConfig(t, dir, fmt.Sprintf(`
+[host]
+client_name = %q
+process = ""
+port = 0
+
+[[server]]
+name = "mem"
+url = %q
+idle_timeout = "2s"
+keep_warm = true
+proxy_listen = %q
+
+[[server]]
+name = "direct"
+url = %q
+idle_timeout = "2s"
+keep_warm = true
+`, daemontest.HostClient(), srv.URL(), listen, srv.URL()))
+	return srv, cfg, dir + "/state", listen
 }
 
 func serverOf(st map[string]any, name string) map[string]any {

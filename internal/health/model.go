@@ -227,14 +227,8 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 		return s.healStarted(sig, now)
 	case SigHealFailed:
 		return s.healFailed(sig, now)
-	case SigProxy:
-		return s.proxied(sig, now)
-	case SigProxyUpstream:
-		s.proxyOpened(sig.Session, now)
-	case SigProxyReleased:
-		s.proxyReleased(sig.Session, now)
-	case SigProxyBridging:
-		return s.proxyBridging(now)
+	case SigProxy, SigProxyUpstream, SigProxyReleased, SigProxyBridging:
+		return s.fromProxy(sig, now)
 	}
 	return nil
 }

@@ -23,6 +23,8 @@ func answer(status int, header http.Header, body string) Response {
 	return Response{Status: status, Header: header, RPC: rpc, Body: raw, sentSession: "sess-0123456789abcdef"}
 }
 
+// TestClassify: every answer the watchdog has met, and what it means.
+// Long: a table of answers, one row each.
 func TestClassify(t *testing.T) {
 	t.Parallel()
 	jsonH := http.Header{"Content-Type": {"application/json"}}
