@@ -46,16 +46,18 @@ func (p *Proxy) bridgePost(w http.ResponseWriter, r *http.Request, body []byte, 
 		p.serveBridged(w, r, body, s, began)
 		return true
 	}
-	if isModernRequest(r.Header, body) {
+	// Every call of a host that speaks 2026-07-28 comes this way: its
+	// version header lets it pass before the body is read again.
+	if mcphttp.IsModernVersion(r.Header.Get(mcphttp.HeaderProtocolVersion)) {
 		return false
 	}
-	if methodOf(body) != "initialize" {
+	initialize := methodOf(body) == "initialize"
+	if !initialize && p.Era() != mcphttp.EraModernOnly || isModernRequest(r.Header, body) {
+		return false
+	}
+	if !initialize {
 		// A host without a session (it met the server when it issued
-		// none): served over the bridge as one, when the server is
-		// modern-only.
-		if p.Era() != mcphttp.EraModernOnly {
-			return false
-		}
+		// none), served over the bridge as one.
 		p.serveBridged(w, r, body, &session{bridged: true}, began)
 		return true
 	}
@@ -74,8 +76,8 @@ func (p *Proxy) bridgePost(w http.ResponseWriter, r *http.Request, body []byte, 
 // while the server is modern-only, taken on as a new bridged session.
 // Nil: not the bridge's.
 func (p *Proxy) bridgedSession(ctx context.Context, id string, h http.Header) *session {
-	if s := p.sessions.get(id); s != nil {
-		if !p.isBridged(s) {
+	if s, bridged := p.sessions.getBridged(id); s != nil {
+		if !bridged {
 			return nil
 		}
 		return s
@@ -333,12 +335,6 @@ func (p *Proxy) sendModern(r *http.Request, body []byte) (*http.Response, error)
 func refusedBeforeSending(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) && op.Op == "dial"
-}
-
-// isBridged reports whether s is served over the bridge.
-func (p *Proxy) isBridged(s *session) (b bool) {
-	p.sessions.with(func() { b = s.bridged })
-	return b
 }
 
 // touch notes a host's request on s: when, and the headers its replays

@@ -171,6 +171,14 @@ func (t *table) get(id string) *session {
 	return t.byID[id]
 }
 
+// getBridged is get, and whether the session is served over the bridge.
+func (t *table) getBridged(id string) (*session, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.byID[id]
+	return s, s != nil && s.bridged
+}
+
 // add keeps s. When full, it drops the least recently used session that
 // holds no GET stream and returns it (nil when none was dropped): the
 // caller lets its upstream session go. The scan is O(sessions), once per
