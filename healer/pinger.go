@@ -44,7 +44,11 @@ func (p *Pinger) KeepWarm(ctx context.Context, t health.WarmTarget) bool {
 // ask, the ping carries a made-up session id, and a lost-session answer
 // says how the server tells a client its session is gone (Signal.Status:
 // 404 as the spec says, or 400), which decides what some hosts do next.
-func (p *Pinger) Liveness(ctx context.Context, server string, ask bool) bool {
+// The server's era (Signal.Era) comes with it: a modern-only server
+// refuses the ping itself; otherwise, when era (what the daemon knows)
+// is unknown or was modern-only, a server/discover tells legacy from
+// both eras.
+func (p *Pinger) Liveness(ctx context.Context, server string, ask bool, era string) bool {
 	return p.start(ctx, server, func(c *mcphttp.Client) health.Signal {
 		id := ""
 		if ask {
@@ -63,8 +67,28 @@ func (p *Pinger) Liveness(ctx context.Context, server string, ask bool) bool {
 				sig.Status, sig.Session = resp.Status, id
 			}
 		}
+		sig.Era = learnEra(ctx, c, resp, cl.Verdict, era)
 		return sig
 	})
+}
+
+// learnEra is the era a liveness ping's answer tells, asking
+// server/discover when it must ("": nothing learned).
+func learnEra(ctx context.Context, c *mcphttp.Client, ping mcphttp.Response, v mcphttp.Verdict, known string) string {
+	modernOnly := mcphttp.ModernOnlyRefusal(ping)
+	switch {
+	case v == mcphttp.Down || v == mcphttp.Redirect || v == mcphttp.Auth:
+		return ""
+	case modernOnly:
+		return string(mcphttp.EraModernOnly)
+	case known != "" && known != health.EraModernOnly:
+		return "" // nothing says it changed
+	}
+	e, err := c.EraWith(ctx, ping)
+	if err != nil {
+		return ""
+	}
+	return string(e)
 }
 
 func (p *Pinger) start(ctx context.Context, server string, do func(*mcphttp.Client) health.Signal) bool {

@@ -51,7 +51,7 @@ func TestSecurityKeepWarmNeverFollowsARedirect(t *testing.T) {
 			t.Fatal("the keep-warm ping was not started")
 		}
 		p.Wait()
-		if !p.Liveness(ctx, "mem", false) {
+		if !p.Liveness(ctx, "mem", false, "") {
 			t.Fatal("the liveness check was not started")
 		}
 		p.Wait()

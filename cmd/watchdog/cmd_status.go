@@ -130,14 +130,20 @@ func writeStatus(w io.Writer, st health.Status) {
 	}
 	writeHostsFound(w, st.Hosts)
 	for _, s := range st.Servers {
-		fmt.Fprintf(w, "server %s (%s): %s, %s, idle timeout %s, host session %s\n", esc(s.Name), esc(s.URL), esc(string(s.State)),
-			esc(string(s.Mode)), time.Duration(s.IdleTimeoutSeconds)*time.Second, sourceLabel(s.Source))
+		fmt.Fprintf(w, "server %s (%s): %s, %s%s, idle timeout %s, host session %s\n", esc(s.Name), esc(s.URL), esc(string(s.State)),
+			esc(string(s.Mode)), eraLabel(s.Era), time.Duration(s.IdleTimeoutSeconds)*time.Second, sourceLabel(s.Source))
 		if s.ProxyURL != "" {
 			fmt.Fprintf(w, "  proxy: give the host %s in place of the server's url\n", esc(s.ProxyURL))
 		}
+		if s.ProxyBridges {
+			fmt.Fprintln(w, "  proxy: bridges the eras: the server speaks only 2026-07-28, the proxy serves its legacy hosts over it")
+		}
 		for _, ps := range s.ProxySessions {
 			up := "none open (the next call opens one)"
-			if ps.Upstream != "" {
+			switch {
+			case ps.Bridged:
+				up = "bridged (the server keeps no session)"
+			case ps.Upstream != "":
 				up = "server session " + esc(ps.Upstream)
 			}
 			stream := ""
@@ -164,6 +170,14 @@ func writeStatus(w io.Writer, st health.Status) {
 				s.SessionsOmitted, health.MaxStatusSessions)
 		}
 	}
+}
+
+// eraLabel is ", <era>" when the server's protocol era is known.
+func eraLabel(era string) string {
+	if era == "" {
+		return ""
+	}
+	return ", " + textsafe.Escape(era)
 }
 
 // trunc keeps the first n characters of s, marking a cut with "…".

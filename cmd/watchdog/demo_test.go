@@ -27,13 +27,15 @@ func TestDemoFast(t *testing.T) {
 		"notification:      nowledge-mem-demo recovered", "the next tool call succeeds",
 		"act 3: the server restarts and forgets every session",
 		"act 4: an UNPATCHED client through the watchdog's proxy", "the call after the restart succeeds too",
+		"act 5: the server restarts speaking ONLY the 2026-07-28 protocol", "a new legacy client is refused",
+		"two calls after the restart succeed", "the watchdog's proxy bridges its legacy hosts",
 		"every act did what it narrated",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("narration lacks %q:\n%s", want, out)
 		}
 	}
-	for _, row := range []string{`(?m)^act\s+what\s+result\s+evidence$`, `(?m)^1\s.*\sok\s`, `(?m)^2\s.*\sok\s`, `(?m)^3\s.*\sok\s`, `(?m)^4\s.*\sok\s`} {
+	for _, row := range []string{`(?m)^act\s+what\s+result\s+evidence$`, `(?m)^1\s.*\sok\s`, `(?m)^2\s.*\sok\s`, `(?m)^3\s.*\sok\s`, `(?m)^4\s.*\sok\s`, `(?m)^5\s.*\sok\s`} {
 		if !regexp.MustCompile(row).MatchString(out) {
 			t.Errorf("summary lacks row %s:\n%s", row, out)
 		}
@@ -62,14 +64,37 @@ func TestDemoFast(t *testing.T) {
 	if byStrategy["client_recovery"] != 2 || byStrategy["proxy"] != 2 || len(byStrategy) != 2 {
 		t.Errorf("recovered events by strategy %v, want 2 by client_recovery (acts 2, 3) and 2 by proxy (act 4)", byStrategy)
 	}
+	checkDemoBridge(t, state)
+	checkDemoIDs(t, dir, out+errOut)
+}
+
+// checkDemoIDs: the server issued the sessions the acts open, and none of
+// their full ids was printed.
+func checkDemoIDs(t *testing.T, dir, printed string) {
+	t.Helper()
 	ids := serverSessionIDs(t, filepath.Join(dir, "server", "server.log"))
-	if len(ids) != 6 {
-		t.Errorf("the server issued %d sessions, want 6 (one per act of the first three, three in act 4)", len(ids))
+	if len(ids) != 7 {
+		t.Errorf("the server issued %d sessions, want 7 (one per act of the first three, three in act 4, one in act 5 before it went modern-only)", len(ids))
 	}
 	for _, id := range ids {
-		if strings.Contains(out, id) || strings.Contains(errOut, id) {
+		if strings.Contains(printed, id) {
 			t.Errorf("the full session id %s… was printed", id[:4])
 		}
+	}
+}
+
+// checkDemoBridge: act 5's journal says once that the proxy bridges the
+// server.
+func checkDemoBridge(t *testing.T, state string) {
+	t.Helper()
+	var bridged int
+	for _, ev := range daemontest.Journal(t, state, "server_mode") {
+		if ev["bridged"] == true {
+			bridged++
+		}
+	}
+	if bridged != 1 {
+		t.Errorf("the journal said %d times that the proxy bridges the server, want once (act 5)", bridged)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/pypeer"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/tsmodern"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
@@ -67,8 +68,15 @@ func TestProbeRealServers(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer srv.Close()
-		if p := probeJSON(t, srv.URL()); p.Stateful || p.Era == "legacy" || p.Era == "unknown" {
-			t.Fatalf("probe %+v, want a stateless 2026-07-28 server", p)
+		if p := probeJSON(t, srv.URL()); p.Stateful || p.Era != "both eras" {
+			t.Fatalf("probe %+v, want a stateless server of both eras", p)
+		}
+	})
+	t.Run("typescript v2 modern-only", func(t *testing.T) {
+		t.Parallel()
+		srv := tsmodern.Start(t, tsmodern.Options{})
+		if p := probeJSON(t, srv.URL()); p.Stateful || p.Era != "modern-only" || p.SessionLeft {
+			t.Fatalf("probe %+v, want a modern-only server", p)
 		}
 	})
 	for _, tt := range []struct {
@@ -104,7 +112,7 @@ func TestProbeFastMCP(t *testing.T) {
 	t.Parallel()
 	srv := pypeer.StartFastMCP(t, pypeer.FastMCPOptions{IdleTimeout: time.Minute})
 	p := probeJSON(t, srv.URL())
-	if !p.Stateful || p.UnknownSession != "404 (spec)" || p.Era != "both" || p.SessionLeft {
+	if !p.Stateful || p.UnknownSession != "404 (spec)" || p.Era != "both eras" || p.SessionLeft {
 		t.Fatalf("probe %+v, want a stateful server of both eras answering 404 to an unknown session", p)
 	}
 	if ids := srv.Sessions(t); len(ids) != 0 {

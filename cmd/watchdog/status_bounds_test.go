@@ -70,6 +70,21 @@ func waitSocket(t *testing.T, path string) {
 	t.Fatalf("no socket at %s", path)
 }
 
+// TestStatusSaysTheEra: the text status names a server's protocol era and
+// says when its proxy bridges the eras, and which host sessions ride on it.
+func TestStatusSaysTheEra(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	writeStatus(&b, health.Status{Servers: []health.ServerStatus{{Name: "mem", Mode: health.Stateless, Era: health.EraModernOnly,
+		State: health.Healthy, ProxyURL: "http://127.0.0.1:1/s/mcp", ProxyBridges: true,
+		ProxySessions: []health.ProxySession{{ID: "ab12…9f3e", Client: "c", Bridged: true}}}}})
+	for _, want := range []string{"healthy, stateless, modern-only, idle timeout", "bridges the eras", "bridged (the server keeps no session)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("status text %q does not say %q", b.String(), want)
+		}
+	}
+}
+
 // TestStatusSaysSessionsOmitted: the text status says how many sessions
 // the daemon left out of its list.
 func TestStatusSaysSessionsOmitted(t *testing.T) {

@@ -37,9 +37,12 @@ const (
 	// its own URL, so a host signing in through the proxy fails. Once per
 	// proxy's run.
 	EvOAuth
+	// EvBridging: the server serves only the 2026-07-28 protocol and the
+	// proxy serves its legacy hosts over it; said once per era change.
+	EvBridging
 )
 
-var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped", "upstream", "refused", "oauth"}
+var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped", "upstream", "refused", "oauth", "bridging"}
 
 func (k SightingKind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {

@@ -32,6 +32,9 @@ func (p *Proxy) post(w http.ResponseWriter, r *http.Request) {
 		rpcError(w, http.StatusRequestEntityTooLarge, -32600, "watchdog proxy: "+err.Error())
 		return
 	}
+	if p.bridgePost(w, r, body, began) { // bridge.go: modern-only servers
+		return
+	}
 	hostID := r.Header.Get(mcphttp.HeaderSessionID)
 	switch {
 	case hostID == "" && methodOf(body) == "initialize":
@@ -59,13 +62,7 @@ func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 		s = p.adopt(r.Context(), id, r.Header)
 	}
 	if s != nil {
-		now := p.opts.Now()
-		p.sessions.with(func() {
-			s.last = now
-			if !sameKept(s.header, r.Header) { // most calls: the same as the last
-				s.header = keptHeader(r.Header)
-			}
-		})
+		p.touch(s, r.Header)
 		return s
 	}
 	if p.isStateless() {
@@ -85,13 +82,7 @@ func (p *Proxy) session(w http.ResponseWriter, r *http.Request) *session {
 // the proxy's own (no client capabilities: the server will not ask this
 // host to sample or elicit). The log says so.
 func (p *Proxy) adopt(ctx context.Context, id string, h http.Header) *session {
-	version := h.Get(mcphttp.HeaderProtocolVersion)
-	if version == "" {
-		version = "2025-06-18"
-	}
-	init, _ := json.Marshal(map[string]any{"protocolVersion": version, "capabilities": map[string]any{},
-		"clientInfo": map[string]string{"name": adoptedClient, "version": "1"}})
-	s := &session{hostID: id, init: init, client: adoptedClient, last: p.opts.Now()}
+	s := &session{hostID: id, init: adoptedInit(h.Get(mcphttp.HeaderProtocolVersion)), client: adoptedClient, last: p.opts.Now()}
 	p.letGo(ctx, p.sessions.add(s))
 	p.log.Warn("a host holds a session this proxy no longer knows (its state was lost); serving it on a new session", "session", mask.ID(id))
 	return s
@@ -99,6 +90,17 @@ func (p *Proxy) adopt(ctx context.Context, id string, h http.Header) *session {
 
 // adoptedClient is the clientInfo.name of an adopted session's initialize.
 const adoptedClient = "mcp-watchdog-proxy (adopted session)"
+
+// adoptedInit is the initialize of the proxy's own for an adopted session,
+// at version ("": 2025-06-18).
+func adoptedInit(version string) json.RawMessage {
+	if version == "" {
+		version = "2025-06-18"
+	}
+	init, _ := json.Marshal(map[string]any{"protocolVersion": version, "capabilities": map[string]any{},
+		"clientInfo": map[string]string{"name": adoptedClient, "version": "1"}})
+	return init
+}
 
 // isHostID: id has the shape of the ids the proxy gives out.
 func isHostID(id string) bool {
@@ -129,7 +131,14 @@ func (p *Proxy) pass(w http.ResponseWriter, r *http.Request, body []byte) {
 		badGateway(w, err)
 		return
 	}
-	p.relay(w, answer{resp: resp}, "", p.opts.MaxAnswer)
+	a := answer{resp: resp}
+	if resp.StatusCode == http.StatusBadRequest && body != nil {
+		var v mcphttp.Verdict
+		if a, v = p.verdict(resp); v == mcphttp.Stateless && p.bridgeRefusedPass(w, r, body, a) { // the server went modern-only
+			return
+		}
+	}
+	p.relay(w, a, "", p.opts.MaxAnswer)
 }
 
 // initialize forwards a host's initialize. A server that answers with a
@@ -141,12 +150,16 @@ func (p *Proxy) initialize(w http.ResponseWriter, r *http.Request, body []byte) 
 		badGateway(w, err)
 		return
 	}
+	a, v := p.verdict(resp)
+	if v == mcphttp.Stateless && p.bridgeRefusedInit(w, r, body, a) { // the server went modern-only
+		return
+	}
 	upstream := resp.Header.Get(mcphttp.HeaderSessionID)
 	if upstream == "" || resp.StatusCode/100 != 2 {
 		if resp.StatusCode/100 == 2 {
 			p.setStateless(true)
 		}
-		p.relay(w, answer{resp: resp}, "", p.opts.MaxAnswer)
+		p.relay(w, a, "", p.opts.MaxAnswer)
 		return
 	}
 	defer resp.Body.Close()
@@ -191,6 +204,9 @@ func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, s *ses
 		return
 	}
 	a, v := p.verdict(resp)
+	if v == mcphttp.Stateless && p.bridgeRefusedCall(w, r, body, s, a, began) { // the server went modern-only
+		return
+	}
 	if v != mcphttp.Lost {
 		p.relay(w, a, s.hostID, p.opts.MaxAnswer)
 		return

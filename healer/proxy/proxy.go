@@ -115,6 +115,8 @@ type Proxy struct {
 	sessions *table
 	ping     *mcphttp.Client // for checks with the config's headers only
 
+	eras eraBook // the server's protocol era (era.go)
+
 	modeMu    sync.Mutex
 	stateless bool          // the server issued no session id: pass everything as is
 	oauthSeen atomic.Bool   // EvOAuth was told
@@ -221,6 +223,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if reason := foreign(r); reason != "" {
 		p.log.Warn("refused a request that did not come from this machine's host", "why", reason)
 		http.Error(w, "forbidden: "+reason, http.StatusForbidden)
+		return
+	}
+	if r.Method != http.MethodPost && p.bridgeLocal(w, r) { // bridge.go: GET and DELETE on a bridged session
 		return
 	}
 	switch r.Method {

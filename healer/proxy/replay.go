@@ -21,8 +21,7 @@ func (p *Proxy) replace(ctx context.Context, s *session, lost string, h http.Hea
 	if cur, _ := p.current(s); cur != "" && cur != lost {
 		return cur, nil // another call replaced it meanwhile
 	}
-	c, err := mcphttp.New(mcphttp.Options{URL: p.opts.Upstream, Headers: p.replayHeaders(h), AllowInsecure: p.opts.AllowInsecure,
-		HTTPClient: p.hc, MaxBody: maxInitAnswer})
+	c, err := p.upstreamClient(h)
 	if err != nil {
 		return "", err
 	}
@@ -48,6 +47,13 @@ func (p *Proxy) replace(ctx context.Context, s *session, lost string, h http.Hea
 		Upstream: resp.SessionID, OldUpstream: lost, Client: s.client, Detail: "the proxy opened a new upstream session for a host"})
 	p.tellLists(s)
 	return resp.SessionID, nil
+}
+
+// upstreamClient talks to the server for the proxy itself (replays, era
+// probes) with the host's credentials (h) or the config's.
+func (p *Proxy) upstreamClient(h http.Header) (*mcphttp.Client, error) {
+	return mcphttp.New(mcphttp.Options{URL: p.opts.Upstream, Headers: p.replayHeaders(h), AllowInsecure: p.opts.AllowInsecure,
+		HTTPClient: p.hc, MaxBody: maxInitAnswer})
 }
 
 // replayHeaders are the host's headers that the proxy's own requests carry

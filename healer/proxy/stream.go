@@ -136,22 +136,8 @@ const (
 // client closes on a 502 to its stream's reconnect (issue 31), and the
 // stream's reconnect comes while the server restarts.
 func (p *Proxy) sendGet(r *http.Request, up string) (*http.Response, error) {
-	deadline := time.Now().Add(getRetryFor)
-	wait := getBackoff
-	for {
-		resp, err := p.send(r.Context(), r, nil, up)
-		if !errors.Is(err, errUnreachable) || time.Now().Add(wait).After(deadline) {
-			return resp, err
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-r.Context().Done():
-			t.Stop()
-			return nil, err
-		case <-t.C:
-		}
-		wait = min(2*wait, getBackoffMax)
-	}
+	return p.sendAgainWhile(r, nil, up, backoff{getRetryFor, getBackoff, getBackoffMax},
+		func(err error) bool { return errors.Is(err, errUnreachable) })
 }
 
 // confirmLost pings the upstream session: only a POST's answer says a

@@ -44,8 +44,12 @@ type session struct {
 	last     time.Time
 	pinged   time.Time   // the last keep-warm answer
 	header   http.Header // what replays carry of the host's last headers (keptHeader; memory only)
-	streams  []*stream   // the host's open GET streams
-	pending  []string    // notifications for the next GET stream
+	// bridged: the server is modern-only and the proxy serves this host
+	// the legacy era over it (bridge.go); upstream is then always "".
+	bridged  bool
+	logLevel string    // logging/setLevel's level, sent in each bridged request's _meta (memory only)
+	streams  []*stream // the host's open GET streams
+	pending  []string  // notifications for the next GET stream
 }
 
 // lists are the server's capabilities whose lists a host caches.
@@ -111,6 +115,7 @@ type stateRecord struct {
 	Protocol string          `json:"protocol,omitempty"`
 	Lists    lists           `json:"lists"`
 	Last     time.Time       `json:"last"`
+	Bridged  bool            `json:"bridged,omitempty"`
 }
 
 // loadTable reads the state file. One that cannot be used is set aside
@@ -148,7 +153,7 @@ func loadTable(path string, max int, log *slog.Logger) (*table, error) {
 			continue
 		}
 		t.byID[r.Host] = &session{hostID: r.Host, init: r.Init, client: clientName(r.Init),
-			upstream: r.Upstream, protocol: r.Protocol, caps: r.Lists, last: r.Last}
+			upstream: r.Upstream, protocol: r.Protocol, caps: r.Lists, last: r.Last, bridged: r.Bridged}
 	}
 	return t, nil
 }
@@ -164,6 +169,14 @@ func (t *table) get(id string) *session {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.byID[id]
+}
+
+// getBridged is get, and whether the session is served over the bridge.
+func (t *table) getBridged(id string) (*session, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.byID[id]
+	return s, s != nil && s.bridged
 }
 
 // add keeps s. When full, it drops the least recently used session that
@@ -248,6 +261,24 @@ func (t *table) all() []*session {
 	return out
 }
 
+// moveAll moves every session to the bridge (bridged) or off it, when the
+// server changed eras: an upstream session of the old era is gone with it.
+// A session moved off the bridge opens one at its host's next call.
+func (t *table) moveAll(bridged bool) {
+	t.mu.Lock()
+	n := 0
+	for _, s := range t.byID {
+		if s.bridged != bridged {
+			s.bridged, s.upstream, s.lost = bridged, "", ""
+			n++
+		}
+	}
+	t.mu.Unlock()
+	if n > 0 {
+		t.save()
+	}
+}
+
 // with runs f under the table's lock, for the fields it guards.
 func (t *table) with(f func()) {
 	t.mu.Lock()
@@ -300,7 +331,7 @@ func (t *table) snapshotLocked() stateFile {
 	st := stateFile{Version: stateVersion, Released: slices.Clone(t.released), Sessions: make([]stateRecord, 0, len(t.byID))}
 	for _, s := range t.byID {
 		st.Sessions = append(st.Sessions, stateRecord{Host: s.hostID, Upstream: s.upstream, Init: s.init,
-			Protocol: s.protocol, Lists: s.caps, Last: s.last})
+			Protocol: s.protocol, Lists: s.caps, Last: s.last, Bridged: s.bridged})
 	}
 	return st
 }
@@ -323,6 +354,7 @@ type SessionView struct {
 	Client    string
 	Idle      time.Duration // since the host's last request
 	Streaming bool          // the host holds a GET stream open
+	Bridged   bool          // served over the bridge to a modern-only server
 }
 
 // Sessions lists the host sessions, least idle first.
@@ -333,7 +365,8 @@ func (p *Proxy) Sessions() []SessionView {
 	p.sessions.with(func() {
 		for i := len(all) - 1; i >= 0; i-- {
 			s := all[i]
-			v := SessionView{ID: mask.ID(s.hostID), Client: s.client, Idle: max(now.Sub(s.last), 0), Streaming: len(s.streams) > 0}
+			v := SessionView{ID: mask.ID(s.hostID), Client: s.client, Idle: max(now.Sub(s.last), 0), Streaming: len(s.streams) > 0,
+				Bridged: s.bridged}
 			if s.upstream != "" {
 				v.Upstream = mask.ID(s.upstream)
 			}

@@ -119,9 +119,13 @@ func (p *Proxy) tendOnce(ctx context.Context, idle time.Duration) time.Duration 
 // keepWarm pings the upstream session. A session found lost is replaced
 // at the host's next call, before the call is sent.
 func (p *Proxy) keepWarm(ctx context.Context, s *session, up string) {
-	_, protocol := p.headerAndProtocol(s)
+	h, protocol := p.headerAndProtocol(s)
 	resp, err := p.pingClient(s).Ping(ctx, up, protocol)
 	switch mcphttp.Judge(resp, err).Verdict {
+	case mcphttp.Stateless:
+		if mcphttp.ModernOnlyRefusal(resp) { // the server went modern-only: every session moves to the bridge
+			p.relearn(ctx, h, s.init)
+		}
 	case mcphttp.Alive:
 		p.sessions.with(func() { s.pinged = p.opts.Now() })
 	case mcphttp.Lost:

@@ -86,11 +86,15 @@ func (d *daemon) homeDir() (string, error) {
 // noteHosts keeps what protects each found host's server (loop only).
 func (d *daemon) noteHosts(found []hosts.Found) {
 	written, _ := adopt.Written(d.stateDir)
-	f := hosts.Facts{Proxies: d.servedProxies(), Daemon: true, Written: written, Stateless: map[string]bool{}, LostAnswer: map[string]int{},
-		OAuth: d.proxies.oauthUpstreams(), Patched: d.client.look.Status.State == clientpatch.StateApplied}
+	f := hosts.Facts{Proxies: d.servedProxies(), Daemon: true, Written: written, Stateless: map[string]bool{}, ModernOnly: map[string]bool{},
+		LostAnswer: map[string]int{},
+		OAuth:      d.proxies.oauthUpstreams(), Patched: d.client.look.Status.State == clientpatch.StateApplied}
 	for _, s := range d.mainHost().model.Status(d.now()).Servers {
 		if s.Mode == health.Stateless {
 			f.Stateless[s.URL] = true
+		}
+		if s.Era == health.EraModernOnly {
+			f.ModernOnly[s.URL] = true
 		}
 		if s.LostAnswer != 0 {
 			f.LostAnswer[s.URL] = s.LostAnswer

@@ -114,6 +114,8 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Sighting) {
 		d.metrics.LegacyHeaderDropped(ev.Server)
 	case proxy.EvOAuth:
 		d.oauthSeen(ctx, ev)
+	case proxy.EvBridging:
+		d.signal(ctx, health.Signal{Kind: health.SigProxyBridging, Server: ev.Server, Detail: ev.Detail})
 	}
 }
 

@@ -84,9 +84,13 @@ func (ps *proxySet) addProxies(st *health.Status, listen map[string]string) {
 			continue
 		}
 		ss.ProxyServed = true
+		if e := p.Era(); e != "" { // learned from the traffic itself: the freshest word
+			ss.Era = string(e)
+		}
+		ss.ProxyBridges = p.Bridging()
 		for _, v := range p.Sessions() {
 			st.Servers[i].ProxySessions = append(st.Servers[i].ProxySessions, health.ProxySession{ID: v.ID, Upstream: v.Upstream,
-				Client: v.Client, IdleSeconds: int64(v.Idle.Seconds()), Streaming: v.Streaming})
+				Client: v.Client, IdleSeconds: int64(v.Idle.Seconds()), Streaming: v.Streaming, Bridged: v.Bridged})
 		}
 	}
 }

@@ -176,7 +176,7 @@ func (d *daemon) checkLiveness(ctx context.Context) {
 	now := d.now()
 	for _, s := range d.pings.live.Due(now) {
 		ask := !d.pings.asked[s]
-		if !d.pings.pinger.Liveness(ctx, s, ask) {
+		if !d.pings.pinger.Liveness(ctx, s, ask, d.mainHost().model.Era(s)) {
 			d.pings.live.Unsent(s, now)
 			continue
 		}

@@ -90,7 +90,8 @@ func HostFacts(ctx context.Context, in FactsInput) Facts {
 	out := Facts{}
 	home, _ := os.UserHomeDir()
 	for _, f := range in.Found {
-		hf := hosts.Facts{Proxies: proxies, Daemon: in.Status != nil, Written: written, Stateless: probed.stateless, OAuth: probed.oauth}
+		hf := hosts.Facts{Proxies: proxies, Daemon: in.Status != nil, Written: written, Stateless: probed.stateless,
+			ModernOnly: probed.modernOnly, OAuth: probed.oauth}
 		if f.Profile.Patchable() {
 			st := clientpatch.LookFor(clientpatch.FindOptions{Host: f.Profile, Home: home})
 			hf.Patched = st.Module != "" && st.Status.State == clientpatch.StateApplied
@@ -127,7 +128,7 @@ func proxiesOf(cfg config.Config, st *health.Status) map[string]hosts.Proxy {
 }
 
 type probeResults struct {
-	stateless, oauth map[string]bool
+	stateless, modernOnly, oauth map[string]bool
 }
 
 // probeServers probes each distinct server URL the hosts name (and the
@@ -158,7 +159,7 @@ func probeServers(ctx context.Context, found []hosts.Found, proxies map[string]h
 			}
 		}
 	}
-	res := probeResults{stateless: map[string]bool{}, oauth: map[string]bool{}}
+	res := probeResults{stateless: map[string]bool{}, modernOnly: map[string]bool{}, oauth: map[string]bool{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, u := range urls {
@@ -173,6 +174,8 @@ func probeServers(ctx context.Context, found []hosts.Found, proxies map[string]h
 			switch {
 			case rep.SignIn == probe.SignInOAuth:
 				res.oauth[u] = true
+			case rep.Era == probe.EraModernOnly:
+				res.modernOnly[u] = true
 			case err == nil && rep.Era != probe.EraUnknown && !rep.Stateful:
 				res.stateless[u] = true
 			}

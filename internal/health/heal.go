@@ -87,6 +87,7 @@ func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
 
 // liveness applies a liveness check (a request without a session).
 func (m *Model) liveness(s *server, sig Signal, now time.Time) []Event {
+	evs := s.learnEra(sig.Era, now)
 	if sig.Status != 0 {
 		s.lostAnswer = sig.Status
 	} else {
@@ -94,11 +95,11 @@ func (m *Model) liveness(s *server, sig Signal, now time.Time) []Event {
 	}
 	switch sig.Outcome {
 	case OutcomeDown:
-		return s.setDown(true, now, sig.Detail)
+		return append(evs, s.setDown(true, now, sig.Detail)...)
 	case OutcomeStateless:
-		return append(s.setDown(false, now, ""), s.becomeStateless(now, sig.Detail)...)
+		return append(append(evs, s.setDown(false, now, "")...), s.becomeStateless(now, sig.Detail)...)
 	}
-	return s.setDown(false, now, "")
+	return append(evs, s.setDown(false, now, "")...)
 }
 
 func (s *server) setDown(down bool, now time.Time, detail string) []Event {
@@ -107,7 +108,7 @@ func (s *server) setDown(down bool, now time.Time, detail string) []Event {
 	}
 	s.down = down
 	if down {
-		s.downSince = now
+		s.downSince, s.eraStale = now, true // it may come back in another era
 		return []Event{{Time: now, Kind: EvServerDown, Server: s.cfg.Name, Detail: fmt.Sprintf("%s is not answering: %s", s.cfg.Name, detail)}}
 	}
 	return []Event{{Time: now, Kind: EvServerUp, Server: s.cfg.Name, Detail: fmt.Sprintf("%s answers", s.cfg.Name)}}
@@ -118,8 +119,53 @@ func (s *server) becomeStateless(now time.Time, detail string) []Event {
 		return nil
 	}
 	s.stateless = true
-	return []Event{{Time: now, Kind: EvServerMode, Server: s.cfg.Name, Extra: map[string]any{"mode": string(Stateless)},
+	extra := map[string]any{"mode": string(Stateless)}
+	if s.era != "" {
+		extra["era"] = s.era
+	}
+	return []Event{{Time: now, Kind: EvServerMode, Server: s.cfg.Name, Extra: extra,
 		Detail: fmt.Sprintf("%s speaks the 2026-07-28 protocol: no session to lose, nothing to keep warm (%s)", s.cfg.Name, detail)}}
+}
+
+// learnEra takes the era a check learned ("": none). A modern-only server
+// has no sessions (becomeStateless says so when the check's answer does);
+// one that serves the legacy era again after being modern-only (a
+// restart) has sessions to keep warm again, and the journal says so.
+func (s *server) learnEra(era string, now time.Time) []Event {
+	if era == "" {
+		return nil
+	}
+	s.era, s.eraStale = era, false
+	if era != EraLegacy || !s.stateless {
+		return nil
+	}
+	s.stateless = false
+	return []Event{{Time: now, Kind: EvServerMode, Server: s.cfg.Name, Extra: map[string]any{"mode": string(s.mode()), "era": era},
+		Detail: fmt.Sprintf("%s serves the legacy protocol again (it restarted): its sessions are kept warm again", s.cfg.Name)}}
+}
+
+// proxyBridging journals, once a run, that the server's proxy bridges the
+// protocol eras: the server is modern-only, the proxy serves its legacy
+// hosts the legacy protocol over it.
+func (s *server) proxyBridging(now time.Time) []Event {
+	s.era, s.eraStale = EraModernOnly, false
+	if s.bridgeTold {
+		return nil
+	}
+	s.bridgeTold, s.stateless = true, true
+	return []Event{{Time: now, Kind: EvServerMode, Server: s.cfg.Name,
+		Extra:  map[string]any{"mode": string(Stateless), "era": EraModernOnly, "bridged": true},
+		Detail: fmt.Sprintf("%s serves only the 2026-07-28 protocol; the watchdog's proxy bridges its legacy hosts over it (it answers their initialize and ping itself and sends every other request on in the 2026-07-28 shape, never twice)", s.cfg.Name)}}
+}
+
+// Era is the server's protocol era as last learned, "" while unknown or
+// since the server was down (it may come back in another era).
+func (m *Model) Era(server string) string {
+	s, ok := m.servers[server]
+	if !ok || s.eraStale {
+		return ""
+	}
+	return s.era
 }
 
 // healStarted marks the open incident as being healed by strategy.

@@ -75,6 +75,12 @@ type server struct {
 	down       bool                 // the last request of ours got no answer
 	downSince  time.Time            // when down was last set
 	stateless  bool                 // a 2026-07-28 server: no sessions
+	// era is its protocol era as last learned ("" unknown); eraStale: it
+	// was down since, and may come back in another era; bridgeTold: its
+	// proxy's bridge was journaled (once a run).
+	era        string
+	eraStale   bool
+	bridgeTold bool
 	// lostAnswer is the HTTP status it answers a session it does not know
 	// with (404 as the spec says, or 400), 0 until the watchdog asked;
 	// askedAt is when the answer came.
@@ -221,12 +227,8 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 		return s.healStarted(sig, now)
 	case SigHealFailed:
 		return s.healFailed(sig, now)
-	case SigProxy:
-		return s.proxied(sig, now)
-	case SigProxyUpstream:
-		s.proxyOpened(sig.Session, now)
-	case SigProxyReleased:
-		s.proxyReleased(sig.Session, now)
+	case SigProxy, SigProxyUpstream, SigProxyReleased, SigProxyBridging:
+		return s.fromProxy(sig, now)
 	}
 	return nil
 }

@@ -5,6 +5,21 @@ import (
 	"time"
 )
 
+// fromProxy applies what a proxy of the server saw.
+func (s *server) fromProxy(sig Signal, now time.Time) []Event {
+	switch sig.Kind {
+	case SigProxy:
+		return s.proxied(sig, now)
+	case SigProxyUpstream:
+		s.proxyOpened(sig.Session, now)
+	case SigProxyReleased:
+		s.proxyReleased(sig.Session, now)
+	case SigProxyBridging:
+		return s.proxyBridging(now)
+	}
+	return nil
+}
+
 // proxied journals a loss the watchdog's proxy met on a host's call. It
 // answered the call on a new session: a loss and its recovery at once,
 // Took being the host's call across both. Or it could not open one: a

@@ -65,8 +65,12 @@ func (h HostSummary) Exposed() []string {
 type ServerStatus struct {
 	Name string `json:"name"`
 	// URL as mask.URL shows it: user info and query values redacted.
-	URL                string `json:"url"`
-	Mode               Mode   `json:"mode"`
+	URL  string `json:"url"`
+	Mode Mode   `json:"mode"`
+	// Era is its protocol era: legacy, both eras or modern-only (absent
+	// while unknown). A legacy host reaches a modern-only server only
+	// through the watchdog's proxy, which bridges the eras (ProxyBridges).
+	Era                string `json:"era,omitempty"`
 	State              State  `json:"state"`
 	IdleTimeoutSeconds int64  `json:"idle_timeout_seconds"`
 	// LostAnswer is the HTTP status the server answers a session it does
@@ -81,9 +85,12 @@ type ServerStatus struct {
 	// daemon accepts on it now (the daemon fills both in); when it does
 	// not, ProxyProblem says why (the port is held by another program).
 	// A host pointed at a proxy that is not served has every call fail.
-	ProxyListen  string          `json:"proxy_listen,omitempty"`
-	ProxyServed  bool            `json:"proxy_served,omitempty"`
-	ProxyProblem string          `json:"proxy_problem,omitempty"`
+	ProxyListen  string `json:"proxy_listen,omitempty"`
+	ProxyServed  bool   `json:"proxy_served,omitempty"`
+	ProxyProblem string `json:"proxy_problem,omitempty"`
+	// ProxyBridges: the server is modern-only and its proxy serves the
+	// hosts the legacy era over it (the daemon fills it in).
+	ProxyBridges bool            `json:"proxy_bridges,omitempty"`
 	Sessions     []SessionStatus `json:"sessions"`
 	// ProxySessions are the hosts' sessions the proxy holds (the daemon
 	// adds them: the proxy, not the model, owns them).
@@ -105,7 +112,8 @@ type ProxySession struct {
 	Upstream    string `json:"upstream,omitempty"` // the server's; absent while none
 	Client      string `json:"client"`
 	IdleSeconds int64  `json:"idle_seconds"`
-	Streaming   bool   `json:"streaming"` // its GET stream is open
+	Streaming   bool   `json:"streaming"`         // its GET stream is open
+	Bridged     bool   `json:"bridged,omitempty"` // served over the proxy's bridge to a modern-only server
 }
 
 // SessionStatus is one tracked session in Status.
@@ -139,7 +147,7 @@ func (m *Model) Status(now time.Time) Status {
 
 func (m *Model) serverStatus(s *server, now time.Time) ServerStatus {
 	// The URL may carry a credential (a query token): status leaves the process.
-	ss := ServerStatus{Name: s.cfg.Name, URL: mask.URL(s.cfg.URL), Mode: s.mode(), State: m.serverState(s, now), LostAnswer: s.lostAnswer,
+	ss := ServerStatus{Name: s.cfg.Name, URL: mask.URL(s.cfg.URL), Mode: s.mode(), Era: s.era, State: m.serverState(s, now), LostAnswer: s.lostAnswer,
 		IdleTimeoutSeconds: int64(s.timeout().Seconds()), Source: m.source(s), ProxyURL: s.cfg.ProxyURL, Sessions: []SessionStatus{}}
 	cur := m.currentSession(s)
 	for _, sess := range s.sessions {

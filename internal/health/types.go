@@ -55,6 +55,15 @@ const (
 	SigProxy                                      // the watchdog's proxy healed (or could not heal) a loss: ProxyHealed
 	SigProxyUpstream                              // a proxy of the same server opened Session upstream: not this entry's host's
 	SigProxyReleased                              // a proxy of the same server ends Session upstream itself (DELETE)
+	SigProxyBridging                              // the server is modern-only and its proxy bridges its legacy hosts over it
+)
+
+// A server's protocol era, in the words probe and status use (the values
+// of mcphttp.Era; healer checks they agree). "" is unknown.
+const (
+	EraLegacy     = "legacy"      // initialize and sessions, no 2026-07-28
+	EraBoth       = "both eras"   // 2026-07-28, and still the legacy era
+	EraModernOnly = "modern-only" // 2026-07-28 only: a legacy host reaches it only through the proxy's bridge
 )
 
 // EndReason is why a server says it ended a session.
@@ -99,7 +108,10 @@ type Signal struct {
 	// Status (SigLiveness): the HTTP status the server answered a session
 	// it does not know with (Session: the made-up id asked about), 0 when
 	// the check asked no such thing or the answer was no lost session.
-	Status    int
+	Status int
+	// Era (SigLiveness): the server's protocol era as the check learned it
+	// (EraLegacy, EraBoth, EraModernOnly); "" when it learned none.
+	Era       string
 	Took      time.Duration // SigKeepWarm
 	Strategy  Strategy      // SigHealStarted, SigHealFailed
 	Within    time.Duration // SigHealStarted: recovery due within this long (0: no deadline)

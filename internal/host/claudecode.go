@@ -4,7 +4,8 @@ package host
 // ~/.claude.json under mcpServers, and each project's local ones under
 // projects[<path>].mcpServers (CLAUDE_CONFIG_DIR moves the file's folder);
 // a project's shared servers are in <path>/.mcp.json, under mcpServers.
-// In a project, local wins over project, project over user.
+// In a project, local wins over project, project over user. It speaks the
+// 2026-07-28 protocol (2.1.328 opens with server/discover).
 // It rewrites that file itself while it runs. Measured on 2.1.332 (the
 // host table): after a 404, and after the 400 some servers answer
 // instead, it re-initializes and retries the call, which succeeds.
@@ -23,5 +24,7 @@ func ClaudeCode() Profile {
 		// The projects' keys in its own file name its project folders.
 		ProjectFiles: ProjectFiles{Names: []string{".mcp.json"}, Layout: mcpServers(URLKey{"url", StreamableHTTP})},
 		OnLoss:       Retries,
+		// Measured on 2.1.328: it opens with server/discover at 2026-07-28.
+		SpeaksModern: true,
 	}
 }

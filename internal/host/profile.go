@@ -48,6 +48,10 @@ type Profile struct {
 	// ReadsConfigLive: the host takes a changed config file without a
 	// restart (DSH reloads its plugins); otherwise adopt says to restart it.
 	ReadsConfigLive bool
+	// SpeaksModern: the host's client speaks the 2026-07-28 protocol
+	// (it opens with server/discover); the others reach a server that
+	// serves only that era through the proxy's bridge alone.
+	SpeaksModern bool
 }
 
 // AdoptCommand is the command that routes the host's servers through the

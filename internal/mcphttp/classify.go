@@ -59,7 +59,8 @@ type Judgement struct {
 //
 // The rules, in order: transport error → Down (a body over the size limit →
 // Unexpected); 3xx → Redirect; 401/403 → Auth; 429, 5xx → Down; 404 with
-// JSON-RPC -32601 → Stateless, other 404 → Lost; 400 naming a missing,
+// JSON-RPC -32601 → Stateless, other 404 → Lost; 400 -32022 naming only
+// 2026-07-28 or later (a modern-only server) → Stateless; 400 naming a missing,
 // invalid, unknown or expired session → Lost, other 400 → Unexpected; 2xx
 // with a result or a JSON-RPC error that is not about the session → Alive;
 // anything else → Unexpected.
@@ -121,6 +122,9 @@ func classify404(resp Response) Judgement {
 }
 
 func classify400(resp Response) Judgement {
+	if ModernOnlyRefusal(resp) {
+		return Judgement{Stateless, fmt.Sprintf("the server serves only the 2026-07-28 protocol and refused a legacy request (%s); it has no session to lose", snippet(resp))}
+	}
 	if sessionComplaint(errText(resp)) {
 		return Judgement{Lost, fmt.Sprintf("the server answered 400 about the session (%s): it does not know it", snippet(resp))}
 	}

@@ -23,6 +23,8 @@ func answer(status int, header http.Header, body string) Response {
 	return Response{Status: status, Header: header, RPC: rpc, Body: raw, sentSession: "sess-0123456789abcdef"}
 }
 
+// TestClassify: every answer the watchdog has met, and what it means.
+// Long: a table of answers, one row each.
 func TestClassify(t *testing.T) {
 	t.Parallel()
 	jsonH := http.Header{"Content-Type": {"application/json"}}
@@ -55,6 +57,8 @@ func TestClassify(t *testing.T) {
 		{"400 unknown session", answer(400, nil, "unknown session id"), nil, Lost, "400"},
 		{"400 other", answer(400, nil, "Bad Request: Unsupported protocol version"), nil, Unexpected, "Unsupported protocol version"},
 		{"400 -32022 modern", answer(400, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","error":{"code":-32022,"message":"protocol version not supported"}}`), nil, Unexpected, "-32022"},
+		{"400 -32022 modern-only (TypeScript SDK v2, legacy: reject)", answer(400, jsonH, `{"jsonrpc":"2.0","error":{"code":-32022,"message":"Unsupported protocol version: 2025-11-25","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}},"id":"watchdog-1"}`), nil, Stateless, "only the 2026-07-28"},
+		{"400 -32022 naming a legacy version", answer(400, jsonH, `{"jsonrpc":"2.0","error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28","2025-11-25"]}},"id":"watchdog-1"}`), nil, Unexpected, "-32022"},
 		{"401 bearer", answer(401, http.Header{"Www-Authenticate": {`Bearer realm="mem"`}}, ""), nil, Auth, "Authorization"},
 		{"401 nmem header", answer(401, http.Header{"Www-Authenticate": {`X-NMEM-API-Key`}}, ""), nil, Auth, "X-NMEM-API-Key"},
 		{"403 nmem in body", answer(403, nil, `missing x-nmem-api-key`), nil, Auth, "X-NMEM-API-Key"},

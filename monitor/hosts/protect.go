@@ -47,8 +47,10 @@ type Facts struct {
 	// after a loss, whatever its profile says.
 	SeenSelfHealing bool
 	// Stateless holds the URLs a probe found serving the 2026-07-28
-	// protocol only.
-	Stateless map[string]bool
+	// protocol (no session to lose); ModernOnly those that serve nothing
+	// else, which a host that speaks only the legacy era reaches through
+	// the proxy's bridge alone.
+	Stateless, ModernOnly map[string]bool
 	// LostAnswer holds, per URL, the HTTP status the server was seen to
 	// answer a session it does not know with (404, or 400): some hosts
 	// heal one and not the other.
@@ -91,7 +93,10 @@ func Protect(p host.Profile, s hostconfig.Server, f Facts) Verdict {
 		return throughProxy(p, s, f, addr)
 	}
 	switch {
-	case f.Stateless[s.URL]:
+	case f.ModernOnly[s.URL] && !p.SpeaksModern && s.Unproxyable() == "":
+		return Verdict{Protection: Exposed, Fix: adoptCommand(p, s),
+			Why: "needs the bridge: the server serves only the 2026-07-28 protocol, which this host does not speak, so every call fails; the proxy bridges the eras"}
+	case f.Stateless[s.URL] || f.ModernOnly[s.URL]:
 		return Verdict{Protection: Stateless, Why: "it serves the 2026-07-28 protocol: no session to lose"}
 	case s.Transport == host.SSE:
 		return Verdict{Protection: Exposed, Why: "legacy SSE transport, which the proxy does not speak",

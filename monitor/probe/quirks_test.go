@@ -115,7 +115,7 @@ func TestRunQuirks(t *testing.T) {
 			want(t, !pinged, r)
 		}, 1},
 		{"2026-07-28 only", mcp.StreamableHTTPOptions{Stateless: true}, modernOnly, func(t *testing.T, r Report) {
-			want(t, r.Era == EraModern && !r.Stateful && !r.SessionLeft, r)
+			want(t, r.Era == EraModernOnly && !r.Stateful && !r.SessionLeft, r)
 			want(t, hasNote(r, "initialize is not served"), r)
 		}, 0},
 	}

@@ -8,15 +8,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
-// Era values.
+// Era values, as status says them too (mcphttp.Era).
 const (
-	EraModern  = "2026-07-28" // server/discover lists 2026-07-28; initialize does not work
-	EraLegacy  = "legacy"     // initialize works; server/discover does not offer 2026-07-28
-	EraBoth    = "both"       // both work: a stateless server that still serves legacy clients
-	EraUnknown = "unknown"
+	EraModernOnly = string(mcphttp.EraModernOnly) // server/discover lists 2026-07-28; initialize does not work
+	EraLegacy     = string(mcphttp.EraLegacy)     // initialize works; server/discover does not offer 2026-07-28
+	EraBoth       = string(mcphttp.EraBoth)       // both work: a stateless server that still serves legacy clients
+	EraUnknown    = "unknown"
 )
 
 // Report is what the probe found.
@@ -24,7 +25,7 @@ type Report struct {
 	// URL is the endpoint as mask.URL shows it: user info and query
 	// values redacted.
 	URL string `json:"url"`
-	// Era is EraModern, EraLegacy, EraBoth or EraUnknown.
+	// Era is EraModernOnly, EraLegacy, EraBoth or EraUnknown.
 	Era string `json:"era"`
 	// Stateful: initialize issued an Mcp-Session-Id.
 	Stateful bool `json:"stateful"`

@@ -75,6 +75,9 @@ func Run(ctx context.Context, c *mcphttp.Client) (Report, error) {
 	}
 	sid, legacy, err := p.initialize(ctx)
 	p.r.Era = era(modern, legacy)
+	if p.r.Era == EraModernOnly {
+		p.note("a host that speaks only the legacy protocol (most do) cannot use this server straight: route it through the watchdog's proxy, which bridges the eras (watchdog hosts adopt HOST)")
+	}
 	if err == nil && !p.answered {
 		err = fmt.Errorf("%w: %s", ErrNoAnswer, p.last)
 	}
@@ -97,7 +100,7 @@ func era(modern, legacy bool) string {
 	case modern && legacy:
 		return EraBoth
 	case modern:
-		return EraModern
+		return EraModernOnly
 	case legacy:
 		return EraLegacy
 	}

@@ -27,6 +27,7 @@ func (s *stage) act4(ctx context.Context, a Act) Act {
 	if err != nil {
 		return fail(a, "%v", err)
 	}
+	s.proxyURL = url
 	s.n.say("the watchdog proxies %s on %s; the client is given its URL (which `watchdog status` prints, a secret path in it)", ServerName, s.proxyListen)
 	cs, err := demoserver.Connect(ctx, url, plainClient)
 	if err != nil {

@@ -74,7 +74,7 @@ func (r Result) OK() bool {
 }
 
 // actCount is how many acts a whole demo plays.
-const actCount = 4
+const actCount = 5
 
 // stage is the demo's world: the server, the client, the daemon.
 type stage struct {
@@ -88,10 +88,11 @@ type stage struct {
 	tail    *Tail
 	n       *narrator
 	stopDmn func() error
-	// proxyListen, from act 4 on, is where the watchdog proxies the server.
-	proxyListen string
-	bg          sync.WaitGroup // the journal reader and the trigger watch
-	stopBg      context.CancelFunc
+	// proxyListen, from act 4 on, is where the watchdog proxies the server,
+	// and proxyURL the URL a host is given.
+	proxyListen, proxyURL string
+	bg                    sync.WaitGroup // the journal reader and the trigger watch
+	stopBg                context.CancelFunc
 
 	mu    sync.Mutex
 	notes []note // notifications the daemon sent
@@ -103,7 +104,7 @@ type note struct {
 	title, body string
 }
 
-// Run stages the demo, plays the four acts and prints the summary. The
+// Run stages the demo, plays the five acts and prints the summary. The
 // error is for a stage that could not be set up; failed acts are in Result.
 func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Out == nil {
@@ -151,6 +152,7 @@ func (s *stage) plays() []play {
 		{"keep-warm paused: expiry healed", s.act2},
 		{"server restart: lost session healed", s.act3},
 		{"unpatched client through the proxy", s.act4},
+		{"legacy client, server now modern-only", s.act5},
 	}
 }
 

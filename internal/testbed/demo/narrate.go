@@ -65,7 +65,7 @@ func verb(kind health.EventKind) (string, bool) {
 		return "detected", true
 	case health.EvHealStarted:
 		return "healing", true
-	case health.EvTimeoutLearned:
+	case health.EvTimeoutLearned, health.EvServerMode:
 		return "learned", true
 	}
 	return "", false

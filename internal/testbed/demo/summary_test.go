@@ -10,7 +10,8 @@ import (
 func TestSummaryTable(t *testing.T) {
 	t.Parallel()
 	ok := []Act{{N: 1, Title: "one", OK: true, Evidence: "7 pings"}, {N: 2, Title: "two", OK: true, Evidence: "fast"},
-		{N: 3, Title: "three", OK: true, Evidence: "quick"}, {N: 4, Title: "four", OK: true, Evidence: "no failed call"}}
+		{N: 3, Title: "three", OK: true, Evidence: "quick"}, {N: 4, Title: "four", OK: true, Evidence: "no failed call"},
+		{N: 5, Title: "five", OK: true, Evidence: "bridged"}}
 	failed := append(append([]Act(nil), ok[:2]...), Act{N: 3, Title: "three", Failure: "no trigger"})
 	tests := []struct {
 		name   string
@@ -46,7 +47,7 @@ func TestNarration(t *testing.T) {
 	n := &narrator{out: &out, start: time.Now(), ids: func() []string { return []string{id} }}
 	n.say("client: session %s", id)
 	n.journal(Record{Kind: "session_lost", Detail: "gone " + id, Incident: true})
-	n.journal(Record{Kind: "server_mode", Detail: "not narrated"})
+	n.journal(Record{Kind: "notified", Detail: "not narrated"})
 	got := out.String()
 	if strings.Contains(got, id) || !strings.Contains(got, "H54N…5JOG") {
 		t.Errorf("full id printed or not masked:\n%s", got)

@@ -27,7 +27,11 @@ type CountOutput struct {
 // newMCPServer builds the SDK server with the demo tools and the hook that
 // sees sessions being created.
 func (s *Server) newMCPServer() *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: "1.0.0"}, nil)
+	var opts *mcp.ServerOptions
+	if s.opts.ModernOnly {
+		opts = &mcp.ServerOptions{SupportedProtocolVersions: []string{modernOnlyVersion}}
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: "1.0.0"}, opts)
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Returns its text argument."}, s.echoTool)
 	mcp.AddTool(srv, &mcp.Tool{Name: "count", Description: "Counts its own executions on this server."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, CountOutput, error) {

@@ -36,8 +36,13 @@ type Options struct {
 	Listener net.Listener
 	// IdleTimeout is the SDK's SessionTimeout; 0 means sessions never expire.
 	IdleTimeout time.Duration
-	// Stateless serves without sessions (the 2026-07-28 protocol era).
+	// Stateless serves without sessions (the 2026-07-28 protocol era),
+	// and still the legacy era to legacy clients (both eras).
 	Stateless bool
+	// ModernOnly serves 2026-07-28 and nothing older, as the TypeScript
+	// SDK v2 with legacy: 'reject' does (modernonly.go): a legacy request
+	// gets 400 -32022, GET and DELETE 405. It implies Stateless.
+	ModernOnly bool
 	// NoHostCheck turns off the SDK's own DNS rebinding protection (its
 	// check of Host against loopback), as a server meant for a LAN runs.
 	NoHostCheck bool
@@ -154,9 +159,12 @@ func newServer(opts Options) (*Server, error) {
 	}
 	s.log = lf
 	s.mcp = s.newMCPServer()
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{SessionTimeout: opts.IdleTimeout, Stateless: opts.Stateless,
+	var handler http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
+		&mcp.StreamableHTTPOptions{SessionTimeout: opts.IdleTimeout, Stateless: opts.Stateless || opts.ModernOnly,
 			DisableLocalhostProtection: opts.NoHostCheck})
+	if opts.ModernOnly {
+		handler = refuseLegacy(handler)
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.observe(handler))
 	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}

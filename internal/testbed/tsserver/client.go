@@ -51,15 +51,22 @@ func StartBridgedClient(t testing.TB, url string) *Client {
 
 func startClient(t testing.TB, url string, flags ...string) *Client {
 	t.Helper()
+	node, dir := clientDeps(t)
+	return StartLineClient(t, "ts client", node, dir, append([]string{"client.mjs", "--url", url}, flags...))
+}
+
+// clientDeps is node and client.mjs's directory; missing ones fail the test.
+func clientDeps(t testing.TB) (node, dir string) {
+	t.Helper()
 	root, err := fsutil.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := checkDeps(root, nil)
+	node, err = checkDeps(root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return StartLineClient(t, "ts client", node, serverDir(root), append([]string{"client.mjs", "--url", url}, flags...))
+	return node, serverDir(root)
 }
 
 // StartLineClient runs another client that speaks client.mjs's line protocol (READY,
@@ -97,6 +104,29 @@ func StartLineClient(t testing.TB, name, bin, dir string, args []string) *Client
 		t.Fatalf("%s did not connect: %q\nstderr:\n%s", name, line, c.stderr.String())
 	}
 	return c
+}
+
+// StartClientRefused runs client.mjs at url where its handshake is to be
+// refused: it waits for the client to end without connecting and returns
+// what it wrote to stderr. A client that connects fails the test.
+func StartClientRefused(t testing.TB, url string) string {
+	t.Helper()
+	node, dir := clientDeps(t)
+	cmd := exec.Command(node, "client.mjs", "--url", url)
+	cmd.Dir, cmd.WaitDelay = dir, 5*time.Second
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader("quit\n")
+	var stderr tailbuf.Buffer
+	stderr.Max = 64 << 10
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if strings.Contains(string(out), "READY") {
+		t.Fatalf("the client connected to %s", url)
+	}
+	if err == nil {
+		t.Fatalf("the client ended well without connecting: %q", out)
+	}
+	return stderr.String()
 }
 
 func (c *Client) read(cmd *exec.Cmd, stdout io.Reader) {
