@@ -96,11 +96,7 @@ func (h *cursorHome) daemon(t *testing.T) *daemontest.Proc {
 func TestOAuthServerLeftAloneByAdopt(t *testing.T) {
 	t.Parallel()
 	oauth := tsserver.StartOAuth(t)
-	mem, err := demoserver.Start(t.Context(), demoserver.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mem.Close() })
+	mem := startMem(t)
 	h := newCursorHome(t, map[string]string{"remote": oauth.URL(), "mem": mem.URL()})
 	doc, raw := listHosts(t, h.env)
 	if p, fix := doc.protection("Cursor", "remote"); p != "oauth" || fix != "" {
@@ -151,11 +147,7 @@ func TestOAuthServerLeftAloneByAdopt(t *testing.T) {
 // calls work again.
 func TestSecretChangeSaidAndMended(t *testing.T) {
 	t.Parallel()
-	mem, err := demoserver.Start(t.Context(), demoserver.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mem.Close() })
+	mem := startMem(t)
 	h := newCursorHome(t, map[string]string{"mem": mem.URL()})
 	p := h.daemon(t)
 	if code, out, errOut := h.run(t, "hosts", "adopt", "Cursor"); code != 0 {
@@ -186,6 +178,17 @@ func TestSecretChangeSaidAndMended(t *testing.T) {
 	call(t, h.url(t, "mem"))
 }
 
+// startMem is a real server (the Go SDK's) for the host's mem.
+func startMem(t *testing.T) *demoserver.Server {
+	t.Helper()
+	mem, err := demoserver.Start(t.Context(), demoserver.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mem.Close() })
+	return mem
+}
+
 // call makes one tool call at url as a host would (the Go SDK's client).
 func call(t *testing.T, url string) {
 	t.Helper()
@@ -207,11 +210,7 @@ func call(t *testing.T, url string) {
 // refuses (exit 2, naming it) a --config that is another.
 func TestAdoptWritesTheRunningDaemonsConfig(t *testing.T) {
 	t.Parallel()
-	mem, err := demoserver.Start(t.Context(), demoserver.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = mem.Close() })
+	mem := startMem(t)
 	h := newCursorHome(t, map[string]string{"mem": mem.URL()})
 	p := h.daemon(t)
 	defer p.Stop(t)

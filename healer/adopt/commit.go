@@ -38,6 +38,28 @@ func newChange(host string, rec *Record, release bool) *change {
 	return &change{rec: rec, files: map[int][]byte{}, edits: map[int][]fileEdit{}, release: release, host: host}
 }
 
+// plain are the edits of file fi as hostconfig takes them.
+func (c *change) plain(fi int) []hostconfig.Edit {
+	out := make([]hostconfig.Edit, len(c.edits[fi]))
+	for i, e := range c.edits[fi] {
+		out[i] = e.Edit
+	}
+	return out
+}
+
+// render makes each edited file's new bytes from its snapshot.
+func (c *change) render(st *state) error {
+	for fi := range c.edits {
+		f := st.files[fi]
+		out, err := hostconfig.Rewrite(f.format, f.snap.Data, f.layout, c.plain(fi))
+		if err != nil {
+			return fmt.Errorf("%s: %w; nothing was changed", f.snap.Path, err)
+		}
+		c.files[fi] = out
+	}
+	return nil
+}
+
 // fileEdit is one URL a change rewrites, and what undoes it.
 type fileEdit struct {
 	hostconfig.Edit
@@ -231,10 +253,7 @@ const fileTries = 20
 // as a conflict: it is planned again from the start.
 func (c *change) writeFile(t *txn, st *state, fi int, name string) error {
 	f := &st.files[fi]
-	plain := make([]hostconfig.Edit, len(c.edits[fi]))
-	for i, e := range c.edits[fi] {
-		plain[i] = e.Edit
-	}
+	plain := c.plain(fi)
 	opts := &casfile.Options{Fault: stepFault(t, name)}
 	for try := 1; ; try++ {
 		err := casfile.Replace(f.snap, c.files[fi], opts)

@@ -291,17 +291,8 @@ func (ch *change) rewrite(o *Options, st *state, picks []pick) error {
 		st.rec.use(p.wd, o.Host.Name, p.added)
 		ch.listens = append(ch.listens, p.listen)
 	}
-	for fi, edits := range ch.edits {
-		f := st.files[fi]
-		plain := make([]hostconfig.Edit, len(edits))
-		for i, e := range edits {
-			plain[i] = e.Edit
-		}
-		out, err := hostconfig.Rewrite(f.format, f.snap.Data, f.layout, plain)
-		if err != nil {
-			return fmt.Errorf("%s: %w; nothing was changed", f.snap.Path, err)
-		}
-		ch.files[fi] = out
+	if err := ch.render(st); err != nil {
+		return err
 	}
 	if ch.cfg != nil {
 		if err := st.cfg.Writable(); err != nil {

@@ -141,22 +141,12 @@ func (ch *change) releaseOne(o *Options, st *state, file string, rs ServerRecord
 
 // rewriteBack plans each file with its original URLs back.
 func (ch *change) rewriteBack(st *state) error {
-	for fi, edits := range ch.edits {
-		f := st.files[fi]
-		if err := f.snap.Writable(); err != nil {
+	for fi := range ch.edits {
+		if err := st.files[fi].snap.Writable(); err != nil {
 			return fmt.Errorf("%w; nothing was changed", err)
 		}
-		plain := make([]hostconfig.Edit, len(edits))
-		for i, e := range edits {
-			plain[i] = e.Edit
-		}
-		out, err := hostconfig.Rewrite(f.format, f.snap.Data, f.layout, plain)
-		if err != nil {
-			return fmt.Errorf("%s: %w; nothing was changed", f.snap.Path, err)
-		}
-		ch.files[fi] = out
 	}
-	return nil
+	return ch.render(st)
 }
 
 // unconfigure takes the host off the proxies of watchdog servers used

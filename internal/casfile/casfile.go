@@ -129,7 +129,7 @@ func Replace(s Snapshot, data []byte, o *Options) error {
 	}
 	err = swap(s, tmp, data)
 	if err == nil {
-		syncDir(filepath.Dir(s.Target))
+		fsutil.SyncDir(filepath.Dir(s.Target))
 	}
 	return err
 }
@@ -217,15 +217,6 @@ func compareAndRename(s Snapshot, tmp string) error {
 		return fmt.Errorf("replacing %s: %w", s.Path, err)
 	}
 	return nil
-}
-
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
 }
 
 // sameFile reports whether a and b are one file, unchanged between them.

@@ -42,13 +42,13 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	syncDir(dir)
+	SyncDir(dir)
 	return nil
 }
 
-// syncDir makes a rename durable. Some systems cannot fsync a directory;
+// SyncDir makes a rename durable. Some systems cannot fsync a directory;
 // the rename is then as durable as they allow, so the error is dropped.
-func syncDir(dir string) {
+func SyncDir(dir string) {
 	d, err := os.Open(dir)
 	if err != nil {
 		return

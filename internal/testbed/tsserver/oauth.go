@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 )
 
 // StartOAuth runs testdata/tsservers/oauth-server.mjs: a real TypeScript SDK server
@@ -16,15 +15,8 @@ import (
 // this server's own URL). It stops when the test ends.
 func StartOAuth(t testing.TB) *Server {
 	t.Helper()
-	root, err := fsutil.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, err := checkDeps(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return StartProgram(t, Program{Name: "tsserver: OAuth server", Bin: node, Dir: serverDir(root), Args: []string{"oauth-server.mjs"}})
+	node, dir := clientDeps(t)
+	return StartProgram(t, Program{Name: "tsserver: OAuth server", Bin: node, Dir: dir, Args: []string{"oauth-server.mjs"}})
 }
 
 // SignIn runs testdata/tsservers/oauth-client.mjs against url: the TypeScript SDK's own
@@ -32,18 +24,11 @@ func StartOAuth(t testing.TB) *Server {
 // calls echo once. It returns the client's one line, "OK <text>" or "ERR <message>".
 func SignIn(t testing.TB, url string) string {
 	t.Helper()
-	root, err := fsutil.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, err := checkDeps(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	node, dir := clientDeps(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "oauth-client.mjs", "--url", url)
-	cmd.Dir = serverDir(root)
+	cmd.Dir = dir
 	out, _ := cmd.Output() // the line says how it went; the exit code says the same
 	return strings.TrimSpace(string(out))
 }
