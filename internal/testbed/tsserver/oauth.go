@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // StartOAuth runs testdata/tsservers/oauth-server.mjs: a real TypeScript SDK server
