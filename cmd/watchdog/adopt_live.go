@@ -5,33 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/healer/adopt"
 	"github.com/mcpwatchdog/watchdog/internal/health"
-	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
-	"github.com/mcpwatchdog/watchdog/monitor/probe"
 )
-
-// signIn probes how the server at url signs its users in, for adopt,
-// which leaves a server that signs in with OAuth alone.
-func signIn(ctx context.Context, url string) adopt.SignIn {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	client, err := mcphttp.New(mcphttp.Options{URL: url, ClientName: probe.ClientName, ClientVersion: version})
-	if err != nil {
-		return adopt.SignInUnknown
-	}
-	rep, err := probe.Run(ctx, client)
-	switch {
-	case rep.SignIn == probe.SignInOAuth:
-		return adopt.SignInOAuth
-	case rep.SignIn == probe.SignInHeader:
-		return adopt.SignInHeader
-	case err == nil:
-		return adopt.SignInNone
-	}
-	return adopt.SignInUnknown
-}
 
 // servedWait bounds how long adopt waits for the running daemon to take
 // its changed config and serve the new proxies.

@@ -191,7 +191,7 @@ func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, a
 		return nil, exitFailed
 	}
 	o := &adopt.Options{Host: p, Files: hosts.Paths(p, findOptions(c, hf.projects)), Servers: hf.servers, ConfigPath: cfgPath,
-		StateDir: stateDir, Secret: secret, Force: *hf.force, SignIn: signIn}
+		StateDir: stateDir, Secret: secret, Force: *hf.force, SignIn: adopt.ProbeSignIn(version)}
 	if st != nil {
 		o.Served = servedBy(daemonStatus(stateDir))
 	}

@@ -147,7 +147,7 @@ func (d *daemon) adopt(ctx context.Context, p host.Profile) (adopt.Result, error
 		return adopt.Result{}, err
 	}
 	return adopt.Adopt(ctx, adopt.Options{Host: p, Files: hosts.Paths(p, d.findOptions()),
-		ConfigPath: d.opts.ConfigFile, StateDir: d.stateDir, Secret: secret})
+		ConfigPath: d.opts.ConfigFile, StateDir: d.stateDir, Secret: secret, SignIn: adopt.ProbeSignIn(d.opts.Version)})
 }
 
 // newCachedRead reads a host's config file again only when its size or
