@@ -67,7 +67,7 @@ func planAdopt(ctx context.Context, o *Options, st *state) (*change, error) {
 	if err := ch.rewrite(o, st, picks); err != nil {
 		return ch, err
 	}
-	ch.say(o, picks)
+	ch.say(o, st, picks)
 	return ch, nil
 }
 
@@ -302,8 +302,9 @@ func (ch *change) rewrite(o *Options, st *state, picks []pick) error {
 	return nil
 }
 
-// say writes a line per server, and what the host must do.
-func (ch *change) say(o *Options, picks []pick) {
+// say writes a line per server, and what the host must do. A server left
+// alone is named with its file: the same name may be in several.
+func (ch *change) say(o *Options, st *state, picks []pick) {
 	for _, p := range picks {
 		name := p.server.Name
 		switch {
@@ -311,7 +312,7 @@ func (ch *change) say(o *Options, picks []pick) {
 		case p.verdict == skip && name == "":
 			ch.res.Lines = append(ch.res.Lines, p.why)
 		case p.verdict == skip:
-			ch.res.Lines = append(ch.res.Lines, name+": left alone: "+p.why)
+			ch.res.Lines = append(ch.res.Lines, name+": left alone: "+p.why+" ("+st.files[p.file].snap.Path+")")
 		case p.verdict == already:
 			ch.res.Lines = append(ch.res.Lines, name+": already goes through the watchdog's proxy")
 			ch.res.Listens = append(ch.res.Listens, p.listen)
