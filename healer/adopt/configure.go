@@ -29,7 +29,7 @@ func configure(o *Options, cfgData []byte, picks []pick) ([]byte, error) {
 		if p.verdict != adoptIt && p.verdict != repair {
 			continue
 		}
-		if _, ok := proxyurl.Parse(p.upstream); ok {
+		if isProxyURL(p.upstream) {
 			// Never: a proxy in front of a proxy, its secret in the config.
 			return nil, fmt.Errorf("%s: refusing a watchdog proxy's URL as a server's own; nothing was changed", p.server.Name)
 		}

@@ -192,6 +192,12 @@ func signsInWithOAuth(ctx context.Context, o *Options, s hostconfig.Server) bool
 	return o.SignIn(ctx, s.URL) == SignInOAuth
 }
 
+// isProxyURL reports whether url has a watchdog proxy's shape.
+func isProxyURL(url string) bool {
+	_, ok := proxyurl.Parse(url)
+	return ok
+}
+
 // proxyAddress is the proxy address s's URL points at, when it is one: a
 // URL of a proxy's shape, or one on a loopback port the watchdog's config
 // or adopt's record has a proxy on.
@@ -237,7 +243,7 @@ func judgeProxied(o *Options, st *state, tables []config.ServerTable, p pick, li
 		p.why = fmt.Sprintf("it points at a watchdog proxy on %s that neither the watchdog's config nor adopt's record knows (unknown proxy): put the server's own URL back in %s, then adopt again", listen, file)
 		return refuseIfNamed(p, slices.Contains(o.Servers, s.Name), fmt.Errorf("%s (%w): %s", s.Name, ErrNoServer, p.why))
 	}
-	if _, pxOK := proxyurl.Parse(p.upstream); pxOK || p.upstream == "" {
+	if isProxyURL(p.upstream) || p.upstream == "" {
 		p.why = "adopt's record names no server of its own for it: put the server's own URL back in " + file + ", then adopt again"
 		return p
 	}

@@ -12,6 +12,11 @@
 // ErrConflict, and nothing of theirs is lost. Where the file system has no
 // exchange it compares just before a plain rename, which leaves a window
 // of microseconds instead of none.
+//
+// What no scheme without the other program's lock can exclude: a program
+// that writes in place (open, truncate, write) and opened the file just
+// before the swap writes into the file swapped out. Hosts and editors
+// replace their files by temp file and rename; for them nothing is lost.
 package casfile
 
 import (

@@ -142,15 +142,12 @@ func TestFaultAtEachStepLeavesTheFile(t *testing.T) {
 // every millisecond, each time adding a key of its own to what it read
 // (as Claude Code rewrites ~/.claude.json), by temp file and rename. Meanwhile
 // this side edits its own key again and again, retrying on ErrConflict.
-// Every key the other program wrote is in the file at the end.
+// Every key the other program wrote is in the file at the end. (A program
+// that writes in place can still lose a write that lands in the instant of
+// the swap, into the file swapped out: see the package's doc.)
 func TestNoWriteOfAConcurrentWriterLost(t *testing.T) {
 	t.Parallel()
-	for _, inPlace := range []bool{false, true} {
-		t.Run(fmt.Sprint("in place ", inPlace), func(t *testing.T) {
-			t.Parallel()
-			racingWriters(t, inPlace)
-		})
-	}
+	racingWriters(t, false)
 }
 
 func racingWriters(t *testing.T, inPlace bool) {

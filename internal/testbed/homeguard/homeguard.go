@@ -16,14 +16,44 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
-// Watched are the places, under HOME, that hosts and the watchdog write.
-var Watched = []string{
-	".claude.json", ".claude", ".gemini", ".codex", ".cursor", ".copilot", ".qwen", ".dsh", ".codeium", ".continue",
-	".lmstudio", ".cline", ".kilocode", ".config/opencode", ".config/crush", ".config/goose", ".config/zed",
-	".config/kilo", ".config/Code", ".config/Cursor", ".config/Claude", ".config/mcp-watchdog",
-	".local/state/mcp-watchdog", ".local/share/crush", ".config/autostart", ".config/systemd/user",
+// watchdogPlaces are the watchdog's own places under HOME: its config,
+// its state, and where start-at-login files go.
+var watchdogPlaces = []string{".config/mcp-watchdog", ".local/state/mcp-watchdog", ".config/autostart", ".config/systemd/user",
+	"Library/Application Support/mcp-watchdog", "Library/LaunchAgents"}
+
+// Watched are the places, under HOME, that hosts and the watchdog write:
+// every known host's config folders (its files, where a host keeps them in
+// HOME itself), its project lists and trust files, and the watchdog's own.
+func Watched() []string {
+	out := slices.Clone(watchdogPlaces)
+	add := func(c host.ConfigFile) {
+		for _, dir := range []string{c.Linux, c.Darwin} {
+			if dir != "" {
+				out = append(out, dir)
+				continue
+			}
+			for _, n := range c.Names {
+				out = append(out, n)
+			}
+		}
+	}
+	for _, p := range host.Profiles() {
+		for _, c := range p.Config {
+			add(c)
+		}
+		for _, l := range p.ProjectFiles.Listed {
+			add(l.File)
+		}
+		if t := p.ProjectFiles.Trust; t != nil {
+			add(t.File)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // State is what the watched places held: each file's size and time.
@@ -35,7 +65,7 @@ type State struct {
 // Take records the watched places under home.
 func Take(home string) State {
 	s := State{home: home, files: map[string]string{}}
-	for _, w := range Watched {
+	for _, w := range Watched() {
 		root := filepath.Join(home, w)
 		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {

@@ -70,19 +70,25 @@ func TestHostsOwnCLIsRoundTrip(t *testing.T) {
 	}
 }
 
+// prepare leaves the host's HOME as its first run would for a project.
+func (c cliCase) prepare(t *testing.T, home, project string) {
+	t.Helper()
+	switch c.prof.Name {
+	case host.GeminiCLI().Name: // Gemini reads a project's file only in a folder it trusts
+		writeFile(t, filepath.Join(home, ".gemini", "trustedFolders.json"), fmt.Sprintf(`{%q: "TRUST_FOLDER"}`, project))
+	case host.CodexCLI().Name: // Codex wants its home there, as its first run leaves it
+		if err := os.MkdirAll(filepath.Join(home, ".codex"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func roundTrip(t *testing.T, c cliCase) {
 	cli := c.cli(t)
 	r := NewRig(t, GoSDK, time.Hour)
 	other := startOther(t)
 	project := t.TempDir()
-	switch c.prof.Name {
-	case host.GeminiCLI().Name: // Gemini reads a project's file only in a folder it trusts
-		writeFile(t, filepath.Join(r.Home, ".gemini", "trustedFolders.json"), fmt.Sprintf(`{%q: "TRUST_FOLDER"}`, project))
-	case host.CodexCLI().Name: // Codex wants its home there, as its first run leaves it
-		if err := os.MkdirAll(filepath.Join(r.Home, ".codex"), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	c.prepare(t, r.Home, project)
 	must := func(what string, args ...string) string {
 		t.Helper()
 		out, err := cli(r.Home, project, args...)
