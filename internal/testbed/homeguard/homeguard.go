@@ -36,9 +36,7 @@ func Watched() []string {
 				out = append(out, dir)
 				continue
 			}
-			for _, n := range c.Names {
-				out = append(out, n)
-			}
+			out = append(out, c.Names...)
 		}
 	}
 	for _, p := range host.Profiles() {
