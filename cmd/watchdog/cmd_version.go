@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"strings"
 )
 
 func cmdVersion(_ context.Context, c cli, args []string) int {
@@ -18,6 +19,15 @@ func cmdVersion(_ context.Context, c cli, args []string) int {
 		fmt.Fprintln(c.stdout, string(b))
 		return exitOK
 	}
-	fmt.Fprintf(c.stdout, "watchdog %s (commit %s, %s %s/%s)\n", version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(c.stdout, "watchdog %s (%s%s %s/%s)\n", version, commitWords(version, commit), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	return exitOK
+}
+
+// commitWords is "commit C, " unless the version says C already (a
+// `git describe` version of an untagged tree is the commit).
+func commitWords(version, commit string) string {
+	if commit == "" || strings.Contains(version, commit) {
+		return ""
+	}
+	return "commit " + commit + ", "
 }

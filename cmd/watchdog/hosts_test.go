@@ -262,3 +262,18 @@ func TestAdoptWhileTheDaemonRuns(t *testing.T) {
 		t.Fatalf("host_adopted told %d times", n)
 	}
 }
+
+// Measured: `version` printed the commit twice when the version was the
+// commit (`git describe` of an untagged tree).
+func TestVersionSaysTheCommitOnce(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ version, commit, want string }{
+		{"869ea65-dirty", "869ea65", ""},
+		{"v1.2.0", "869ea65", "commit 869ea65, "},
+		{"dev", "", ""},
+	} {
+		if got := commitWords(tt.version, tt.commit); got != tt.want {
+			t.Errorf("commitWords(%q, %q) = %q, want %q", tt.version, tt.commit, got, tt.want)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package soak
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -10,6 +12,18 @@ import (
 type table struct{ b strings.Builder }
 
 func (t *table) row(what string, v any) { fmt.Fprintf(&t.b, "| %s | %v |\n", what, v) }
+
+// counts writes a count per reason, in the reasons' order: "idle 3, killed 1".
+func counts(m map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
 
 // Markdown renders the figures as a table for docs/RELIABILITY.md (make
 // soak writes it to docs/SOAK-LATEST.md).
@@ -27,7 +41,7 @@ func (r Report) Markdown(d time.Duration, seed uint64, faults string) string {
 
 func (r Report) detectionRows(t *table) {
 	t.row("sessions the servers started", r.Sessions)
-	t.row("sessions they ended (by reason)", fmt.Sprintf("%d %v", r.Ended, r.EndedBy))
+	t.row("sessions they ended (by reason)", fmt.Sprintf("%d (%s)", r.Ended, counts(r.EndedBy)))
 	t.row("never seeable (lived < 300 ms while the watchdog ran)", r.Unseeable)
 	t.row("ended in the last second before the daemon's final stop, undetected (not judged)", r.AtTheEnd)
 	t.row("detected", r.Detected)
