@@ -18,7 +18,7 @@ DEBUGTAGS := -tags watchdogdebug
 # about 1.5 MB less. The macOS tray needs cgo; tests keep it too (-race).
 BUILD_CGO ?= $(if $(filter Darwin,$(shell uname -s)),1,0)
 
-.PHONY: all build deps test vet fuzz bench bench-proxy repro clean soak soak-short pictures test-long-stream hosts
+.PHONY: all build deps test check vet fuzz bench bench-proxy repro clean soak soak-short pictures test-long-stream hosts
 
 all: build
 
@@ -54,6 +54,12 @@ vet:
 test: deps vet
 	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 15m $$($(GO) list $(PKGS) | grep -v '/internal/testbed/soak$$')
 	$(MAKE) --no-print-directory soak-short
+
+# A change's check, on what make deps installed (it installs nothing):
+# gofmt, vet and staticcheck, then the tests without the race detector and
+# without the real hosts' rig and the soak. PKGS=./some/pkg/... narrows it.
+check: vet
+	$(GO) test $(DEBUGTAGS) -count=1 -timeout 15m $$($(GO) list $(PKGS) | grep -v -e '/internal/testbed/soak$$' -e '/internal/testbed/hosts$$')
 
 # The chaos soak (internal/testbed/soak): real servers, clients and daemon under
 # seeded faults, judged against the servers' own ground truth. SOAK_SEED
