@@ -111,9 +111,15 @@ func copyNested(t *testing.T, src, mods string) func(string) string {
 	}
 }
 
-// cpal hard-links the tree at src as dst.
+// cpal hard-links the tree at src as dst. A src that is a symbolic link
+// (an install shared with another checkout) is followed: copying the link
+// itself would have the test patch the shared install. (A patch replaces
+// the file by rename, so hard links leave the original alone.)
 func cpal(t *testing.T, dst, src string) {
 	t.Helper()
+	if real, err := filepath.EvalSymlinks(src); err == nil {
+		src = real
+	}
 	if out, err := exec.Command("cp", "-al", src, dst).CombinedOutput(); err != nil {
 		t.Fatalf("copy the install (cp -al %s %s): %v\n%s", src, dst, err, out)
 	}
