@@ -17,10 +17,12 @@ type proxySet struct {
 	by     map[string]*proxy.Proxy
 	// problems says, per server, why its proxy is not served now.
 	problems map[string]string
+	// from names, per served proxy, the supervisor that passed its socket.
+	from map[string]string
 }
 
 func newProxySet(secret string) *proxySet {
-	return &proxySet{secret: secret, by: map[string]*proxy.Proxy{}, problems: map[string]string{}}
+	return &proxySet{secret: secret, by: map[string]*proxy.Proxy{}, problems: map[string]string{}, from: map[string]string{}}
 }
 
 // failed notes that server's proxy is not served, and why.
@@ -30,10 +32,13 @@ func (ps *proxySet) failed(server, why string) {
 	ps.problems[server] = why
 }
 
-func (ps *proxySet) put(server string, p *proxy.Proxy) {
+// put notes that server's proxy is served now, on a socket from a
+// supervisor (from) or the daemon's own ("").
+func (ps *proxySet) put(server string, p *proxy.Proxy, from string) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.by[server] = p
+	ps.from[server] = from
 	delete(ps.problems, server)
 }
 
@@ -60,6 +65,9 @@ func (ps *proxySet) addProxies(st *health.Status, listen map[string]string) {
 			continue
 		}
 		ss.ProxyServed = true
+		ps.mu.Lock()
+		ss.ProxySocket = ps.from[ss.Name]
+		ps.mu.Unlock()
 		for _, v := range p.Sessions() {
 			st.Servers[i].ProxySessions = append(st.Servers[i].ProxySessions, health.ProxySession{ID: v.ID, Upstream: v.Upstream,
 				Client: v.Client, IdleSeconds: int64(v.Idle.Seconds()), Streaming: v.Streaming})

@@ -28,6 +28,10 @@ type DaemonStatus struct {
 	PID        int    `json:"pid"`
 	ConfigFile string `json:"config_file"`
 	StateDir   string `json:"state_dir"`
+	// Sockets says which supervisor passed the daemon its listening
+	// sockets and holds them while it restarts ("systemd", "launchd");
+	// absent when it opened every one itself.
+	Sockets string `json:"sockets,omitempty"`
 }
 
 // HostSummary is one host found on this machine, as `watchdog hosts` has it,
@@ -81,9 +85,13 @@ type ServerStatus struct {
 	// daemon accepts on it now (the daemon fills both in); when it does
 	// not, ProxyProblem says why (the port is held by another program).
 	// A host pointed at a proxy that is not served has every call fail.
+	// ProxySocket names the supervisor that holds the proxy's socket
+	// ("systemd", "launchd"): it stays open while the daemon restarts, so
+	// hosts' calls then wait instead of failing. Absent: the daemon's own.
 	ProxyListen  string          `json:"proxy_listen,omitempty"`
 	ProxyServed  bool            `json:"proxy_served,omitempty"`
 	ProxyProblem string          `json:"proxy_problem,omitempty"`
+	ProxySocket  string          `json:"proxy_socket,omitempty"`
 	Sessions     []SessionStatus `json:"sessions"`
 	// ProxySessions are the hosts' sessions the proxy holds (the daemon
 	// adds them: the proxy, not the model, owns them).
