@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 
+	"github.com/mcpwatchdog/watchdog/internal/autostart"
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/doctor"
@@ -25,7 +27,8 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 		return code
 	}
 	rep := doctor.Run(ctx, doctor.Options{Config: cfg, StateDir: stateDir, DaemonAnswers: daemonAnswers(stateDir),
-		Find: findOptions(c), ClientVersion: version})
+		Find: findOptions(c), ClientVersion: version, Control: daemon.SocketPath(stateDir),
+		Supervisor: autostart.Options{GOOS: runtime.GOOS, Getenv: c.getenv, Home: c.getenv("HOME")}})
 	if co.json {
 		_ = writeJSON(c.stdout, rep)
 	} else {
