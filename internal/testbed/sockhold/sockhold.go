@@ -57,6 +57,10 @@ type Holder struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
+	// gate is held while the command is started, and by KillThen until
+	// its fn has run: no start comes between a kill and what must see the
+	// killed run's leavings first.
+	gate     sync.Mutex
 	mu       sync.Mutex
 	stopping bool
 	cur      *exec.Cmd
@@ -145,7 +149,9 @@ func (h *Holder) closeFiles() {
 func (h *Holder) supervise(ctx context.Context) {
 	defer close(h.done)
 	for ctx.Err() == nil {
+		h.gate.Lock()
 		exited, err := h.startOnce()
+		h.gate.Unlock()
 		if err == nil {
 			<-exited
 		}
@@ -270,7 +276,14 @@ func (h *Holder) Exits() []Exit {
 // Kill sends SIGKILL to the running command and waits until it has been
 // reaped; the holder starts it again. It returns the killed pid, 0 when
 // none was running.
-func (h *Holder) Kill() int {
+func (h *Holder) Kill() int { return h.KillThen(func() {}) }
+
+// KillThen is Kill that runs fn once the command is reaped and before it
+// is started again (a look at the files the killed run left).
+func (h *Holder) KillThen(fn func()) int {
+	h.gate.Lock()
+	defer h.gate.Unlock()
+	defer fn()
 	h.mu.Lock()
 	cmd, exited := h.cur, h.exited
 	if cmd != nil {
