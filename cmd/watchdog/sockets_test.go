@@ -175,11 +175,15 @@ func proxyStatus(t *testing.T, cfg, state string) map[string]any {
 // and control sockets and starts it again after every exit, as systemd
 // does with the socket unit and Restart=always (sockhold), and waits until
 // it is ready.
-func superviseDaemon(t *testing.T, cfg, state, listen string) *sockhold.Holder {
+func superviseDaemon(t *testing.T, cfg, state string, listen ...string) *sockhold.Holder {
 	t.Helper()
 	stderr := &lockedWriter{}
-	h, err := sockhold.Start(sockhold.Options{TCP: []string{listen}, Unix: []string{daemon.SocketPath(state)},
-		Names: []string{sockact.ProxyName(listen), sockact.ControlName},
+	var names []string
+	for _, l := range listen {
+		names = append(names, sockact.ProxyName(l))
+	}
+	h, err := sockhold.Start(sockhold.Options{TCP: listen, Unix: []string{daemon.SocketPath(state)},
+		Names: append(names, sockact.ControlName),
 		Command: func() *exec.Cmd {
 			cmd := watchdogCmd(t, "run", "--headless", "--config", cfg, "--state-dir", state)
 			cmd.Stderr = stderr
@@ -275,6 +279,9 @@ func TestBusyProxyPortIsServedOnceFree(t *testing.T) {
 	if mem["proxy_served"] == true || !strings.Contains(fmt.Sprint(mem["proxy_problem"]), holder) {
 		t.Fatalf("status while the port is held: served %v, problem %v; want not served, naming %s", mem["proxy_served"], mem["proxy_problem"], holder)
 	}
+	if _, out, _ := runWatchdog(t, "status", "--config", cfg, "--state-dir", state); !strings.Contains(out, "proxy NOT SERVED on "+listen) || !strings.Contains(out, holder) {
+		t.Errorf("watchdog status while the port is held does not say so:\n%s", out)
+	}
 	held.Close()
 	daemontest.WaitFor(t, 20*time.Second, "the proxy served once its port is free", func() bool {
 		return proxyStatus(t, cfg, state)["proxy_served"] == true
@@ -292,5 +299,52 @@ func TestBusyProxyPortIsServedOnceFree(t *testing.T) {
 	}
 	if p := proxyStatus(t, cfg, state)["proxy_problem"]; p != nil {
 		t.Errorf("a served proxy still has a problem: %v", p)
+	}
+}
+
+// A socket passed for an address no proxy_listen names (a socket unit
+// written for another config) is journaled: hosts calling there would
+// wait for an answer that never comes.
+func TestUnusedPassedSocketIsWarned(t *testing.T) {
+	t.Parallel()
+	_, cfg, state, listen, _ := proxiedSetup(t)
+	stale := daemontest.FreePort(t)
+	superviseDaemon(t, cfg, state, listen, stale)
+	daemontest.WaitFor(t, 20*time.Second, "a warning about the unused socket", func() bool {
+		for _, ev := range daemontest.Journal(t, state, "warning") {
+			if d := ev.Str("detail"); strings.Contains(d, stale) && strings.Contains(d, "no proxy_listen") && strings.Contains(d, "autostart enable") {
+				return true
+			}
+		}
+		return false
+	})
+	if mem := proxyStatus(t, cfg, state); mem["proxy_served"] != true || mem["proxy_socket"] != "systemd" {
+		t.Errorf("the configured proxy beside the stale socket: %v", mem)
+	}
+}
+
+// A config reload ends a run of the daemon and starts the next in the same
+// process: the proxy is served on the passed socket again (each run gets
+// a duplicate of it, and the socket stays open between them), and the
+// host's session goes on.
+func TestReloadKeepsThePassedSocket(t *testing.T) {
+	t.Parallel()
+	srv, cfg, state, listen, url := proxiedSetup(t)
+	superviseDaemon(t, cfg, state, listen)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "some-host", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	daemontest.AppendLine(t, cfg, "# changed: the daemon takes it in a new run")
+	daemontest.WaitEvent(t, state, "started", 2, 20*time.Second)
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "count"}); err != nil || res.IsError || srv.Count() != 1 {
+		t.Fatalf("the call after the reload: %v (ran %d times)", err, srv.Count())
+	}
+	if mem := proxyStatus(t, cfg, state); mem["proxy_served"] != true || mem["proxy_socket"] != "systemd" {
+		t.Errorf("after the reload: %v", mem)
 	}
 }
