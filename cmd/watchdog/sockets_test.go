@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/sockhold"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
@@ -99,9 +99,9 @@ func TestSocketActivationStartsTheDaemon(t *testing.T) {
 
 // startAndWatch starts cmd with its stderr kept, and waits until want
 // appeared n times in it. The test's end kills the command.
-func startAndWatch(t *testing.T, cmd *exec.Cmd, want string, n int) *lockedBuffer {
+func startAndWatch(t *testing.T, cmd *exec.Cmd, want string, n int) *tailbuf.Buffer {
 	t.Helper()
-	out := &lockedBuffer{}
+	out := &tailbuf.Buffer{Max: 1 << 20}
 	r, w := io.Pipe()
 	cmd.Stderr = w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -112,7 +112,7 @@ func startAndWatch(t *testing.T, cmd *exec.Cmd, want string, n int) *lockedBuffe
 	go func() {
 		sc, count := bufio.NewScanner(r), 0
 		for sc.Scan() {
-			out.WriteString(sc.Text() + "\n")
+			_, _ = out.Write([]byte(sc.Text() + "\n"))
 			if strings.Contains(sc.Text(), want) {
 				if count++; count == n {
 					close(seen)
@@ -140,23 +140,6 @@ func startAndWatch(t *testing.T, cmd *exec.Cmd, want string, n int) *lockedBuffe
 	return out
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) WriteString(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.b.WriteString(s)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // proxyStatus is the status document's entry of the server "mem".
 func proxyStatus(t *testing.T, cfg, state string) map[string]any {
 	t.Helper()
@@ -177,7 +160,7 @@ func proxyStatus(t *testing.T, cfg, state string) map[string]any {
 // it is ready.
 func superviseDaemon(t *testing.T, cfg, state string, listen ...string) *sockhold.Holder {
 	t.Helper()
-	stderr := &lockedWriter{}
+	stderr := &tailbuf.Buffer{Max: 16 << 20}
 	var names []string
 	for _, l := range listen {
 		names = append(names, sockact.ProxyName(l))
@@ -201,10 +184,6 @@ func superviseDaemon(t *testing.T, cfg, state string, listen ...string) *sockhol
 	daemontest.WaitReady(t, state, 0)
 	return h
 }
-
-type lockedWriter struct{ lockedBuffer }
-
-func (l *lockedWriter) Write(b []byte) (int, error) { l.WriteString(string(b)); return len(b), nil }
 
 // The daemon killed with -9 again and again under a supervisor that holds
 // its sockets, while the TypeScript SDK client (unpatched: it never

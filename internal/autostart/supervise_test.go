@@ -88,6 +88,19 @@ func linuxOptions(t *testing.T, rt string, rec *recorder) Options {
 		Listen: []string{"127.0.0.1:14300"}, Control: filepath.Join(t.TempDir(), "watchdog.sock"), Run: rec.run}
 }
 
+// supervised is a home where systemd runs for the user, with the units
+// Supervise installed, and the recorder of the commands to come.
+func supervised(t *testing.T) (*recorder, Options) {
+	t.Helper()
+	rec := &recorder{}
+	o := linuxOptions(t, userManager(t), rec)
+	if _, err := Supervise(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	rec.take()
+	return rec, o
+}
+
 // Where systemd runs for the user, Supervise writes the service and the
 // socket unit and enables them (and with Now starts them, restarting
 // them when a file changed); run again with nothing changed it only
@@ -177,12 +190,7 @@ func TestSuperviseRealSystemctlFails(t *testing.T) {
 // as installed, whatever binary asks.
 func TestSyncSocketsSystemd(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
-	o := linuxOptions(t, userManager(t), rec)
-	if _, err := Supervise(context.Background(), o); err != nil {
-		t.Fatal(err)
-	}
-	rec.take()
+	rec, o := supervised(t)
 	service := filepath.Join(o.Getenv("XDG_CONFIG_HOME"), "systemd", "user", UnitName)
 	before, _ := os.ReadFile(service)
 	o.Exe, o.Listen = fakeExe(t), []string{"localhost:14300", "127.0.0.1:14301"}
@@ -251,12 +259,7 @@ func TestSyncSocketsLaunchAgent(t *testing.T) {
 // and link, and reloads.
 func TestUnsupervise(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
-	o := linuxOptions(t, userManager(t), rec)
-	if _, err := Supervise(context.Background(), o); err != nil {
-		t.Fatal(err)
-	}
-	rec.take()
+	rec, o := supervised(t)
 	o.Now = true
 	res, err := Unsupervise(context.Background(), o)
 	want := []string{"systemctl --user disable --now mcp-watchdog.socket mcp-watchdog.service", "systemctl --user daemon-reload"}

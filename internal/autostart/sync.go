@@ -59,17 +59,9 @@ func (r resolved) syncSystemd(ctx context.Context) (SyncResult, error) {
 		return res, err
 	}
 	old, _ := os.ReadFile(res.Path)
-	res.Sockets = SocketsOf(Systemd, want)
-	if bytes.Equal(old, want) {
-		res.Note = "the socket unit is current"
-		return res, nil
+	if err := res.write(old, want, "the socket unit"); err != nil || !res.Changed {
+		return res, err
 	}
-	res.ListChanged = !slices.Equal(SocketsOf(Systemd, old), res.Sockets)
-	if _, err := writeIfChanged(res.Path, want); err != nil {
-		return res, fmt.Errorf("autostart: %w", err)
-	}
-	res.Changed = true
-	res.Did = append(res.Did, "wrote "+res.Path)
 	if !userSystemd(r.getenv) {
 		res.Note = "no systemd user manager runs for this user here: it takes the new list at its next start"
 		return res, nil
@@ -101,17 +93,9 @@ func (r resolved) syncLaunchd(ctx context.Context) (SyncResult, error) {
 	if err != nil {
 		return res, err
 	}
-	res.Sockets = SocketsOf(LaunchAgent, want)
-	if bytes.Equal(old, want) {
-		res.Note = "the LaunchAgent is current"
-		return res, nil
+	if err := res.write(old, want, "the LaunchAgent"); err != nil || !res.Changed {
+		return res, err
 	}
-	res.ListChanged = !slices.Equal(SocketsOf(LaunchAgent, old), res.Sockets)
-	if _, err := writeIfChanged(res.Path, want); err != nil {
-		return res, fmt.Errorf("autostart: %w", err)
-	}
-	res.Changed = true
-	res.Did = append(res.Did, "wrote "+res.Path)
 	if r.goos != "darwin" || !res.ListChanged {
 		return res, nil
 	}
@@ -125,4 +109,22 @@ func (r resolved) syncLaunchd(ctx context.Context) (SyncResult, error) {
 	}
 	res.Did, res.Note = append(res.Did, steps.Did...), steps.Reason
 	return res, nil
+}
+
+// write puts want in res.Path in place of old unless they are the same
+// (what names the file in the note then), noting what it held before and
+// holds now.
+func (res *SyncResult) write(old, want []byte, what string) error {
+	res.Sockets = SocketsOf(res.Kind, want)
+	if bytes.Equal(old, want) {
+		res.Note = what + " is current"
+		return nil
+	}
+	res.ListChanged = !slices.Equal(SocketsOf(res.Kind, old), res.Sockets)
+	if _, err := writeIfChanged(res.Path, want); err != nil {
+		return fmt.Errorf("autostart: %w", err)
+	}
+	res.Changed = true
+	res.Did = append(res.Did, "wrote "+res.Path)
+	return nil
 }
