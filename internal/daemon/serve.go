@@ -151,6 +151,11 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 	d := newDaemon(cfg, stateDir, secret, opts, j)
 	d.socks = socks
 	d.run.cancel = cancel
+	// The proxies first: a host's call waiting in a held socket's queue is
+	// answered before the start reads the journal back and pings what it
+	// held. What they see waits in the loop's queue until it runs.
+	var wg sync.WaitGroup
+	d.startProxies(ctx, &wg)
 	pinger, warnings := d.newPinger(ctx)
 	d.pings.pinger = pinger
 	d.pings.live = healer.NewLiveness(pinger.Servers(), d.now())
@@ -169,38 +174,37 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 		warnings = append(warnings, h.heal.warnings...)
 	}
 	handover()
-	err = d.serve(ctx, cancel, back.forNotifier(recs), back.resume, warnings)
+	err = d.serve(ctx, cancel, &wg, back.forNotifier(recs), back.resume, warnings)
 	return d.run.next, err
 }
 
 // serve starts the loop and the sources, serves the control socket once
 // they are ready, and winds everything down in order when ctx ends (or
 // serve cancels it, its socket having failed).
-func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, recs []journal.Record, resume []follow.Position, warnings []health.Event) error {
-	var wg sync.WaitGroup
-	d.startNotifier(ctx, &wg, recs)
+func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, wg *sync.WaitGroup, recs []journal.Record, resume []follow.Position, warnings []health.Event) error {
+	d.startNotifier(ctx, wg, recs)
 	d.emit([]health.Event{d.startedEvent()})
 	d.emit(warnings)
 	d.firstBeacons(ctx)
 	loopDone := make(chan struct{})
 	go func() { defer close(loopDone); d.loop(ctx) }()
-	if err := d.startSources(ctx, &wg, resume); err != nil {
+	if err := d.startSources(ctx, wg, resume); err != nil {
 		cancel()
 		<-loopDone
 		wg.Wait()
 		d.closeDirWatch()
 		return err
 	}
-	goRun(&wg, func() { d.clock.watch(ctx, d.src.dirs, d.log) })
-	d.watchConfig(ctx, &wg)
-	d.watchHosts(ctx, &wg)
-	d.watchAdopted(ctx, &wg)
-	d.serveMetrics(ctx, &wg)
+	goRun(wg, func() { d.clock.watch(ctx, d.src.dirs, d.log) })
+	d.watchConfig(ctx, wg)
+	d.watchHosts(ctx, wg)
+	d.watchAdopted(ctx, wg)
+	d.serveMetrics(ctx, wg)
 	d.waitReady(ctx)
-	failure := d.serveControl(ctx, &wg)
+	failure := d.serveControl(ctx, wg)
 	cancel()
 	<-loopDone
-	d.stop(ctx, &wg)
+	d.stop(ctx, wg)
 	return failure
 }
 

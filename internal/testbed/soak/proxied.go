@@ -71,6 +71,11 @@ type ProxyFigures struct {
 	// NotRun: calls answered as a success that no server executed (or
 	// another server did).
 	NotRun []string
+	// Waited: successful calls that were under way while the daemon
+	// restarted (they waited in the socket its supervisor held), and the
+	// longest of them.
+	Waited    int
+	WaitedMax time.Duration
 	// Recovered: the proxy's recoveries (a host call met a lost session
 	// and was answered on a new one); TookMax the longest such call.
 	Recovered int
@@ -117,6 +122,10 @@ func (r *Report) proxiedCalls(in Input) {
 			f.RanTwice = append(f.RanTwice, fmt.Sprintf("%q ran %d times", c.Text, len(ran)))
 		}
 		if c.Failure == "" {
+			if _, down := overlapping(in.WatchdogDown, c.Start, c.End); down {
+				f.Waited++
+				f.WaitedMax = max(f.WaitedMax, c.End.Sub(c.Start))
+			}
 			if len(ran) == 0 || ran[0].Server != c.Server {
 				f.NotRun = append(f.NotRun, fmt.Sprintf("%q answered at %s, executed %d times", c.Text, fmtTime(c.End), len(ran)))
 			}
