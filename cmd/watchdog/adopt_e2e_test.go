@@ -231,3 +231,33 @@ func TestAdoptWritesTheRunningDaemonsConfig(t *testing.T) {
 	}
 	call(t, h.url(t, "mem"))
 }
+
+// Measured: with the daemon down, adopt neither warned nor enabled start
+// at login. Now adopt installs the supervisor (here, with no systemd user
+// manager, the XDG entry, which restarts nothing: adopt says so plainly,
+// and that the hosts depend on a running watchdog); --no-autostart leaves
+// start at login alone and says the same.
+func TestAdoptEnablesStartAtLogin(t *testing.T) {
+	t.Parallel()
+	mem := startMem(t)
+	for _, no := range []bool{false, true} {
+		h := newCursorHome(t, map[string]string{"mem": mem.URL()})
+		xdg := filepath.Join(h.home, ".config")
+		env := append(h.env, "XDG_CONFIG_HOME="+xdg)
+		args := []string{"hosts", "adopt", "Cursor"}
+		if no {
+			args = append(args, "--no-autostart")
+		}
+		code, out, errOut := runWatchdogEnv(t, env, args...)
+		if code != 0 || !strings.Contains(out, "no watchdog serves them now") {
+			t.Fatalf("adopt (--no-autostart %v) exit %d:\n%s%s", no, code, out, errOut)
+		}
+		_, err := os.Stat(filepath.Join(xdg, "autostart", "mcp-watchdog.desktop"))
+		if no != os.IsNotExist(err) {
+			t.Errorf("--no-autostart %v: the autostart entry: %v", no, err)
+		}
+		if !no && !strings.Contains(out, "supervisor: ") || !no && !strings.Contains(out, "depend on a running") {
+			t.Errorf("adopt did not say what starts the daemon and what the hosts depend on:\n%s", out)
+		}
+	}
+}

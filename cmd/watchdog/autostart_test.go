@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpwatchdog/watchdog/internal/autostart"
 )
 
 // runAutostart runs `watchdog autostart ARGS` as a subprocess in a temp
@@ -15,7 +17,10 @@ import (
 func runAutostart(t *testing.T, home, cfg string, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := watchdogCmd(t, append([]string{"autostart"}, args...)...)
-	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CONFIG_HOME="+cfg)
+	// No systemd user manager in the runtime directory: XDG is the default,
+	// and no real systemctl reaches the user's own.
+	cmd.Env = append(cmd.Env, "HOME="+home, "XDG_CONFIG_HOME="+cfg, "XDG_STATE_HOME="+filepath.Join(home, "state"),
+		"XDG_RUNTIME_DIR="+filepath.Join(home, "run"), "DBUS_SESSION_BUS_ADDRESS=")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -36,8 +41,8 @@ func TestAutostartCommand(t *testing.T) {
 		rel   string // under XDG_CONFIG_HOME
 		next  string // printed after enable
 	}{
-		{"xdg", nil, "autostart/mcp-watchdog.desktop", ""},
-		{"systemd", []string{"--systemd"}, "systemd/user/mcp-watchdog.service", "systemctl --user enable --now mcp-watchdog.service"},
+		{"xdg", nil, "autostart/mcp-watchdog.desktop", "nothing restarts the daemon"},
+		{"systemd", []string{"--systemd"}, "systemd/user/mcp-watchdog.service", autostart.SystemdEnableCommand},
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -91,5 +96,49 @@ func TestAutostartUsage(t *testing.T) {
 		if code, _, _ := runAutostart(t, t.TempDir(), t.TempDir(), args...); code != exitUsage {
 			t.Errorf("autostart %v: exit %d, want %d", args, code, exitUsage)
 		}
+	}
+}
+
+// enable writes a socket unit that holds every proxy_listen of the config
+// and the control socket, and a service that starts this config's daemon
+// and never gives up; where no user manager runs it says the proxies have
+// no supervisor yet and how to start them. With only the XDG entry, it and status say the proxies have no
+// supervisor.
+func TestAutostartHoldsTheProxies(t *testing.T) {
+	t.Parallel()
+	home, cfgHome := t.TempDir(), t.TempDir()
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	cfg := filepath.Join(dir, "work.toml")
+	body := "[[server]]\nname = \"a\"\nurl = \"http://127.0.0.1:1/mcp\"\nproxy_listen = \"127.0.0.1:14377\"\n" +
+		"[[server]]\nname = \"b\"\nurl = \"http://127.0.0.1:2/mcp\"\nproxy_listen = \"localhost:14378\"\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	flags := []string{"--config", cfg, "--state-dir", state}
+	code, out, errs := runAutostart(t, home, cfgHome, append([]string{"enable", "--systemd"}, flags...)...)
+	if code != 0 || !strings.Contains(out, autostart.SystemdEnableCommand) || !strings.Contains(out, "the proxies have no supervisor") {
+		t.Fatalf("enable --systemd: %d %q %q", code, out, errs)
+	}
+	sock, err := os.ReadFile(filepath.Join(cfgHome, "systemd", "user", autostart.SocketUnit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(state, "watchdog.sock"), "127.0.0.1:14377", "127.0.0.1:14378"}
+	if got := autostart.SocketsOf(autostart.Systemd, sock); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("the socket unit holds %q, want %q", got, want)
+	}
+	unit, _ := os.ReadFile(filepath.Join(cfgHome, "systemd", "user", autostart.UnitName))
+	if !bytes.Contains(unit, []byte(`run "--config" "`+cfg+`" "--state-dir" "`+state+`"`)) || !bytes.Contains(unit, []byte("Restart=always")) {
+		t.Errorf("the service does not start this config's daemon for good:\n%s", unit)
+	}
+	code, out, _ = runAutostart(t, home, cfgHome, append([]string{"status", "--systemd"}, flags...)...)
+	if code != 0 || !strings.Contains(out, "holds: "+strings.Join(want, ", ")) || strings.Contains(out, "not current") ||
+		!strings.Contains(out, "restarts it after every exit") || !strings.Contains(out, "not linked to the login yet") {
+		t.Errorf("status --systemd: %d %q", code, out)
+	}
+	code, out, _ = runAutostart(t, home, cfgHome, append([]string{"enable"}, flags...)...)
+	if code != 0 || !strings.Contains(out, "(xdg)") || !strings.Contains(out, "the proxies have no supervisor") {
+		t.Errorf("enable without a user manager: %d %q; want the XDG entry and the warning", code, out)
 	}
 }

@@ -6,66 +6,135 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
+	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/autostart"
+	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
-// cmdAutostart is `watchdog autostart enable|disable|status [--systemd]`.
-func cmdAutostart(_ context.Context, c cli, args []string) int {
+// cmdAutostart is `watchdog autostart enable|disable|status [--systemd|--xdg]`.
+func cmdAutostart(ctx context.Context, c cli, args []string) int {
 	var co common
 	fs := newFlagSet("autostart", c, &co)
-	systemd := fs.Bool("systemd", false, "a systemd user unit instead of the XDG autostart entry (Linux)")
+	systemd := fs.Bool("systemd", false, "the systemd user unit and socket unit, even where no user manager runs now (Linux)")
+	xdg := fs.Bool("xdg", false, "the XDG autostart entry, which nothing restarts (Linux)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return usageErr(err)
 	}
-	if len(pos) != 1 || (pos[0] != "enable" && pos[0] != "disable" && pos[0] != "status") {
-		fmt.Fprintln(c.stderr, "usage: watchdog autostart enable|disable|status [--systemd] [--json]")
+	if len(pos) != 1 || (pos[0] != "enable" && pos[0] != "disable" && pos[0] != "status") || *systemd && *xdg {
+		fmt.Fprintln(c.stderr, "usage: watchdog autostart enable|disable|status [--systemd|--xdg] [--json]")
 		return exitUsage
 	}
 	o := autostart.Options{GOOS: runtime.GOOS, Getenv: c.getenv, Home: c.getenv("HOME")}
-	if *systemd {
+	if pos[0] != "disable" { // disabling needs no config, and works with a broken one
+		cfg, stateDir, code := loadConfig(c, co)
+		if code != exitOK {
+			return code
+		}
+		o = autostart.ForConfig(o, cfg, daemon.SocketPath(stateDir))
+		if co.stateDir != "" || c.getenv("WATCHDOG_STATE_DIR") != "" {
+			o.StateDir = stateDir
+		}
+	}
+	switch {
+	case *systemd:
 		o.Kind = autostart.Systemd
+	case *xdg:
+		o.Kind = autostart.XDG
 	}
 	switch pos[0] {
 	case "enable":
-		return autostartEnable(c, co, o)
+		return autostartEnable(ctx, c, co, o)
 	case "disable":
-		return autostartDisable(c, co, o)
+		return autostartDisable(ctx, c, co, o)
 	}
 	return autostartStatus(c, co, o)
 }
 
-func autostartEnable(c cli, co common, o autostart.Options) int {
-	p, err := autostart.Enable(o)
-	if err != nil {
-		return autostartErr(c, "enable", err)
-	}
-	st, err := autostart.Status(o)
+// autostartEnable installs the supervisor and starts the daemon under it,
+// unless a watchdog it did not start runs now: their sockets would clash,
+// so the supervisor takes over at the next login.
+func autostartEnable(ctx context.Context, c cli, co common, o autostart.Options) int {
+	running := runningDaemon(ctx, o.Control)
+	o.Now = running == nil || running.Sockets != ""
+	res, err := autostart.Supervise(ctx, o)
 	if err != nil {
 		return autostartErr(c, "enable", err)
 	}
 	if co.json {
-		return printAutostartJSON(c, st)
+		st, _ := autostart.Status(o)
+		return printAutostartJSON(c, st, &res)
 	}
-	fmt.Fprintf(c.stdout, "autostart enabled (%s): %s\nstarts: %s run\n", st.Kind, p, st.Exe)
-	if st.Kind == autostart.Systemd {
-		fmt.Fprintf(c.stdout, "next, to start it at login and now: %s\n", autostart.SystemdEnableCommand)
+	fmt.Fprintf(c.stdout, "autostart enabled (%s): %s\n", res.Kind, strings.Join(res.Files, ", "))
+	for _, d := range res.Did {
+		fmt.Fprintf(c.stdout, "  %s\n", d)
+	}
+	fmt.Fprintln(c.stdout, supervisionSentence(res.Restarts, len(o.Listen)))
+	switch {
+	case running != nil && running.Sockets == "" && res.Restarts:
+		fmt.Fprintf(c.stdout, "a watchdog the supervisor did not start runs now (pid %d): the supervisor takes over at the next login, "+
+			"or at once when you stop that one and run: %s\n", running.PID, startCommand(res.Kind))
+	case res.Reason != "":
+		fmt.Fprintln(c.stdout, res.Reason)
 	}
 	return exitOK
 }
 
-func autostartDisable(c cli, co common, o autostart.Options) int {
-	p, err := autostart.Disable(o)
+// runningDaemon is the daemon answering on the control socket, nil when
+// none does.
+func runningDaemon(ctx context.Context, socket string) *health.DaemonStatus {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	raw, err := control.Dial(socket).Status(ctx)
+	if err != nil {
+		return nil
+	}
+	var st health.Status
+	if json.Unmarshal(raw, &st) != nil || st.Daemon == nil {
+		return &health.DaemonStatus{}
+	}
+	return st.Daemon
+}
+
+func startCommand(k autostart.Kind) string {
+	if k == autostart.LaunchAgent {
+		return "launchctl kickstart gui/$(id -u)/" + autostart.BundleID
+	}
+	return "systemctl --user start " + autostart.SocketUnit + " " + autostart.UnitName
+}
+
+// supervisionSentence says what starts and restarts the daemon.
+func supervisionSentence(restarts bool, proxies int) string {
+	if restarts {
+		return "starts the daemon at every login and restarts it after every exit; its proxies' and control sockets stay open meanwhile, " +
+			"so a host's call waits for it instead of failing"
+	}
+	if proxies > 0 {
+		return "the proxies have no supervisor: nothing restarts the daemon after an exit, and while it is down every call of a host pointed at its proxies fails"
+	}
+	return "nothing restarts the daemon after an exit"
+}
+
+func autostartDisable(ctx context.Context, c cli, co common, o autostart.Options) int {
+	res, err := autostart.Unsupervise(ctx, o)
 	if err != nil {
 		return autostartErr(c, "disable", err)
 	}
 	if co.json {
-		return printAutostartJSON(c, autostart.State{Kind: kindOf(o), Path: p})
+		return printAutostartJSON(c, autostart.State{Kind: res.Kind}, &res)
 	}
-	fmt.Fprintf(c.stdout, "autostart disabled: %s removed\n", p)
-	if o.Kind == autostart.Systemd {
-		fmt.Fprintln(c.stdout, "a running unit keeps running until: systemctl --user stop mcp-watchdog.service; systemctl --user daemon-reload")
+	for _, d := range res.Did {
+		fmt.Fprintf(c.stdout, "autostart disabled: %s\n", d)
+	}
+	if res.Kind == autostart.Systemd {
+		fmt.Fprintln(c.stdout, "a running daemon keeps running until: "+autostart.SystemdDisableCommand)
+	}
+	if res.Reason != "" {
+		fmt.Fprintln(c.stdout, res.Reason)
 	}
 	return exitOK
 }
@@ -76,7 +145,7 @@ func autostartStatus(c cli, co common, o autostart.Options) int {
 		return autostartErr(c, "status", err)
 	}
 	if co.json {
-		return printAutostartJSON(c, st)
+		return printAutostartJSON(c, st, nil)
 	}
 	switch {
 	case !st.Enabled:
@@ -85,37 +154,43 @@ func autostartStatus(c cli, co common, o autostart.Options) int {
 		fmt.Fprintf(c.stdout, "autostart enabled (%s): %s\nstarts this binary: %s\n", st.Kind, st.Path, st.Exe)
 	default:
 		fmt.Fprintf(c.stdout, "autostart enabled (%s): %s\nstarts %q, NOT this binary; point it here with: watchdog autostart enable%s\n",
-			st.Kind, st.Path, st.Exe, systemdFlag(st.Kind))
+			st.Kind, st.Path, st.Exe, kindFlag(st.Kind))
+	}
+	if st.Enabled {
+		fmt.Fprintln(c.stdout, supervisionSentence(st.Restarts, len(o.Listen)))
+		if len(st.Sockets) > 0 {
+			fmt.Fprintf(c.stdout, "holds: %s\n", strings.Join(st.Sockets, ", "))
+		}
+		if !st.Current {
+			fmt.Fprintf(c.stdout, "not current with the config: watchdog autostart enable%s\n", kindFlag(st.Kind))
+		}
 	}
 	if st.Enabled && st.Kind == autostart.Systemd && !st.Linked {
-		fmt.Fprintf(c.stdout, "not linked to the login session yet: %s\n", autostart.SystemdEnableCommand)
+		fmt.Fprintf(c.stdout, "not linked to the login yet: %s\n", autostart.SystemdEnableCommand)
 	}
 	return exitOK
 }
 
-func systemdFlag(k autostart.Kind) string {
-	if k == autostart.Systemd {
+func kindFlag(k autostart.Kind) string {
+	switch k {
+	case autostart.Systemd:
 		return " --systemd"
+	case autostart.XDG:
+		return " --xdg"
 	}
 	return ""
 }
 
-// kindOf is the kind o resolves to, for reports.
-func kindOf(o autostart.Options) autostart.Kind {
-	if o.Kind != autostart.Auto {
-		return o.Kind
-	}
-	if o.GOOS == "darwin" {
-		return autostart.LaunchAgent
-	}
-	return autostart.XDG
-}
-
-func printAutostartJSON(c cli, st autostart.State) int {
-	b, _ := json.Marshal(map[string]any{
+func printAutostartJSON(c cli, st autostart.State, res *autostart.Result) int {
+	v := map[string]any{
 		"kind": st.Kind.String(), "path": st.Path, "enabled": st.Enabled, "exe": st.Exe,
-		"points_here": st.PointsHere, "current": st.Current, "linked": st.Linked,
-	})
+		"points_here": st.PointsHere, "current": st.Current, "linked": st.Linked, "restarts": st.Restarts, "sockets": st.Sockets,
+	}
+	if res != nil {
+		v["kind"], v["did"], v["at_login"], v["running"], v["reason"] = res.Kind.String(), res.Did, res.AtLogin, res.Running, res.Reason
+		v["restarts"] = res.Restarts
+	}
+	b, _ := json.Marshal(v)
 	fmt.Fprintln(c.stdout, string(b))
 	return exitOK
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
 
+	"github.com/mcpwatchdog/watchdog/internal/autostart"
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/doctor"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
@@ -23,7 +26,8 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 		return code
 	}
 	rep := doctor.Run(ctx, doctor.Options{Config: cfg, StateDir: stateDir, DaemonStatus: daemonStatus(stateDir),
-		Find: findOptions(c, nil), ClientVersion: version})
+		Find: findOptions(c, nil), ClientVersion: version, Control: daemon.SocketPath(stateDir),
+		Supervisor: autostart.Options{GOOS: runtime.GOOS, Getenv: c.getenv, Home: c.getenv("HOME")}})
 	if co.json {
 		_ = writeJSON(c.stdout, rep)
 	} else {

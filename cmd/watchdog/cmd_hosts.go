@@ -125,6 +125,7 @@ type hostFlags struct {
 	common
 	servers, projects multiFlag
 	force             *bool
+	noAutostart       *bool // adopt only
 }
 
 func newHostFlags(name string, c cli, force string) (*flag.FlagSet, *hostFlags) {
@@ -139,63 +140,73 @@ func newHostFlags(name string, c cli, force string) (*flag.FlagSet, *hostFlags) 
 // cmdHostsAdopt routes a host's Streamable HTTP servers through the proxy.
 func cmdHostsAdopt(ctx context.Context, c cli, args []string) int {
 	fs, hf := newHostFlags("hosts adopt", c, "adopt a server named with --server even though it signs in with OAuth (its sign-in will fail)")
-	o, code := adoptOptions(ctx, c, fs, hf, args)
+	hf.noAutostart = fs.Bool("no-autostart", false, "leave start at login as it is (hosts then depend on a running watchdog)")
+	o, sv, code := adoptOptions(ctx, c, fs, hf, args)
 	if code != exitOK || o == nil {
 		return code
 	}
 	res, err := adopt.Adopt(ctx, *o)
-	return adoptDone(c, *o, res, err, "adopt")
+	if err == nil && res.Changed {
+		sv.after(ctx, o.ConfigPath, true)
+	}
+	return adoptDone(c, *o, sv, res, err, "adopt")
 }
 
 // cmdHostsRelease puts a host's original URLs back.
 func cmdHostsRelease(ctx context.Context, c cli, args []string) int {
 	fs, hf := newHostFlags("hosts release", c, "forget the values changed since adopt (never written over)")
-	o, code := adoptOptions(ctx, c, fs, hf, args)
+	o, sv, code := adoptOptions(ctx, c, fs, hf, args)
 	if code != exitOK || o == nil {
 		return code
 	}
 	res, err := adopt.Release(ctx, *o)
-	return adoptDone(c, *o, res, err, "release")
+	if err == nil && res.Changed {
+		sv.after(ctx, o.ConfigPath, false)
+	}
+	return adoptDone(c, *o, sv, res, err, "release")
 }
 
 // adoptOptions parses HOST and the flags, and finds the host's files, the
 // config the running watchdog uses (or the one it would), the state
 // directory and the proxy's secret. nil options with exitOK: help was shown.
-func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, args []string) (*adopt.Options, int) {
+func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, args []string) (*adopt.Options, *supervision, int) {
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, nil, usageErr(err)
 	}
 	if len(pos) != 1 {
 		fmt.Fprintf(c.stderr, "watchdog %s: name one host, e.g. %q (known: %s)\n", fs.Name(), host.Default().Name, strings.Join(host.Names(), ", "))
-		return nil, exitUsage
+		return nil, nil, exitUsage
 	}
 	p, ok := host.Lookup(pos[0])
 	if !ok {
 		fmt.Fprintf(c.stderr, "watchdog %s: %q is not a host the watchdog knows; known: %s\n", fs.Name(), pos[0], strings.Join(host.Names(), ", "))
-		return nil, exitUsage
+		return nil, nil, exitUsage
 	}
 	stateDir, code := adoptStateDir(c, hf.common)
 	if code != exitOK {
-		return nil, code
+		return nil, nil, code
 	}
 	st, _ := daemonStatus(stateDir)(ctx)
 	cfgPath, err := adoptConfigPath(hf.configPath, st)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog %s: %s\n", fs.Name(), textsafe.Escape(err.Error()))
-		return nil, exitUsage
+		return nil, nil, exitUsage
 	}
 	secret, err := proxy.LoadSecret(stateDir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog %s: %v\n", fs.Name(), err)
-		return nil, exitFailed
+		return nil, nil, exitFailed
 	}
 	o := &adopt.Options{Host: p, Files: hosts.Paths(p, findOptions(c, hf.projects)), Servers: hf.servers, ConfigPath: cfgPath,
 		StateDir: stateDir, Secret: secret, Force: *hf.force, SignIn: adopt.ProbeSignIn(version)}
+	sv := &supervision{c: c, stateDir: stateDir, noAutostart: hf.noAutostart == nil || *hf.noAutostart}
 	if st != nil {
 		o.Served = servedBy(daemonStatus(stateDir))
+	} else if hf.noAutostart != nil {
+		o.Served = sv.startNow(cfgPath, daemonStatus(stateDir))
 	}
-	return o, exitOK
+	return o, sv, exitOK
 }
 
 // adoptStateDir is the state directory adopt and release use: the
@@ -247,10 +258,13 @@ func samePath(a, b string) bool {
 }
 
 // adoptDone prints what adopt or release did and what the user must do next.
-func adoptDone(c cli, o adopt.Options, res adopt.Result, err error, verb string) int {
+func adoptDone(c cli, o adopt.Options, sv *supervision, res adopt.Result, err error, verb string) int {
 	esc := textsafe.Escape
 	for _, l := range res.Lines {
 		fmt.Fprintf(c.stdout, "%s: %s\n", esc(o.Host.Name), esc(l))
+	}
+	for _, l := range sv.said {
+		fmt.Fprintf(c.stdout, "supervisor: %s\n", esc(l))
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog hosts %s: %s\n", verb, esc(err.Error()))
@@ -265,10 +279,14 @@ func adoptDone(c cli, o adopt.Options, res adopt.Result, err error, verb string)
 	if res.RestartHost {
 		fmt.Fprintf(c.stdout, "restart %s so that it reads its changed config\n", esc(o.Host.Name))
 	}
-	if verb == "adopt" && o.Served == nil {
-		fmt.Fprintf(c.stdout, "no watchdog runs: %s's adopted servers fail until one does (`watchdog run`, and `watchdog autostart enable` to keep it running)\n", esc(o.Host.Name))
-	} else if o.Served != nil {
-		fmt.Fprintln(c.stdout, "the running watchdog took its changed config (`watchdog status` shows the proxies)")
+	if verb != "adopt" {
+		return exitOK
+	}
+	if st, err := daemonStatus(o.StateDir)(context.Background()); err == nil && unserved(st, res.Listens) == "" {
+		fmt.Fprintln(c.stdout, "the running watchdog serves the proxies (`watchdog status` shows them)")
+	} else {
+		fmt.Fprintf(c.stdout, "no watchdog serves them now: %s's adopted servers fail until one does (`watchdog run`, and `watchdog autostart enable` to keep it running)\n",
+			esc(o.Host.Name))
 	}
 	return exitOK
 }

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/instance"
+	"github.com/mcpwatchdog/watchdog/internal/sockact"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
 
@@ -26,6 +28,8 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
+	passed := takeSockets(c, cfg, stateDir)
+	defer passed.Close() // those Serve did not get (it closes its own)
 	useTray := !*headless && tray.SessionBusAvailable()
 	switch {
 	case *headless:
@@ -47,7 +51,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	defer lock.Release()
-	opts := daemon.Options{Version: version, Logger: newLogger(c.stderr, c.getenv), ConfigFile: cfg.Path}
+	opts := daemon.Options{Version: version, Logger: newLogger(c.stderr, c.getenv), ConfigFile: cfg.Path, Sockets: passed}
 	if opts.ConfigFile == "" {
 		// No file yet: the default one is followed, so that the one
 		// `watchdog hosts adopt` writes is taken.
@@ -76,4 +80,31 @@ func serveDaemon(ctx context.Context, useTray bool, cfg config.Config, stateDir 
 		return daemon.ServeWithTray(ctx, cfg, stateDir, opts)
 	}
 	return daemon.Serve(ctx, cfg, stateDir, opts)
+}
+
+// takeSockets takes the listening sockets a supervisor passed (systemd's
+// LISTEN_FDS, launchd's Sockets of the config's addresses) and says on
+// stderr where they came from, or why launchd's could not be taken.
+func takeSockets(c cli, cfg config.Config, stateDir string) sockact.Set {
+	names := []string{sockact.ControlName}
+	for _, s := range cfg.Servers {
+		if s.ProxyListen != "" {
+			names = append(names, sockact.ProxyName(s.ProxyListen))
+		}
+	}
+	set, err := sockact.Take(names)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
+	}
+	for _, sk := range set.Skipped {
+		fmt.Fprintf(c.stderr, "watchdog: a passed descriptor is not a listening socket, closed: %s\n", sk)
+	}
+	if !set.Empty() {
+		addrs := make([]string, 0, len(set.Sockets))
+		for _, so := range set.Sockets {
+			addrs = append(addrs, so.Addr())
+		}
+		fmt.Fprintf(c.stderr, "watchdog: serving on the sockets %s holds: %s (state dir %s)\n", set.Sockets[0].From, strings.Join(addrs, ", "), stateDir)
+	}
+	return set
 }

@@ -132,9 +132,7 @@ func writeStatus(w io.Writer, st health.Status) {
 	for _, s := range st.Servers {
 		fmt.Fprintf(w, "server %s (%s): %s, %s%s, idle timeout %s, host session %s\n", esc(s.Name), esc(s.URL), esc(string(s.State)),
 			esc(string(s.Mode)), eraLabel(s.Era), time.Duration(s.IdleTimeoutSeconds)*time.Second, sourceLabel(s.Source))
-		if s.ProxyURL != "" {
-			fmt.Fprintf(w, "  proxy: give the host %s in place of the server's url\n", esc(s.ProxyURL))
-		}
+		writeProxyLine(w, s)
 		if s.ProxyBridges {
 			fmt.Fprintln(w, "  proxy: bridges the eras: the server speaks only 2026-07-28, the proxy serves its legacy hosts over it")
 		}
@@ -226,5 +224,22 @@ func writeHostsFound(w io.Writer, found []health.HostSummary) {
 				fmt.Fprintf(w, "  protect %s: %s\n", esc(s.Name), esc(s.Fix))
 			}
 		}
+	}
+}
+
+// writeProxyLine says where the proxy is served, or that it is not and
+// why: a host pointed at a proxy that is not served has every call fail.
+func writeProxyLine(w io.Writer, s health.ServerStatus) {
+	esc := textsafe.Escape
+	switch {
+	case s.ProxyURL == "":
+	case s.ProxyListen != "" && !s.ProxyServed:
+		fmt.Fprintf(w, "  proxy NOT SERVED on %s: %s; every call of a host pointed at %s fails meanwhile\n",
+			esc(s.ProxyListen), esc(s.ProxyProblem), esc(s.ProxyURL))
+	case s.ProxySocket != "":
+		fmt.Fprintf(w, "  proxy: give the host %s in place of the server's url (its socket held by %s: calls wait while the daemon restarts)\n",
+			esc(s.ProxyURL), esc(s.ProxySocket))
+	default:
+		fmt.Fprintf(w, "  proxy: give the host %s in place of the server's url\n", esc(s.ProxyURL))
 	}
 }

@@ -33,6 +33,8 @@ func watchdogCmd(t *testing.T, args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), asBinary+"=1", "WATCHDOG_CONFIG=", "WATCHDOG_STATE_DIR=", "HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".local/state"),
 		"XDG_DATA_HOME="+filepath.Join(home, ".local/share"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		// No user manager of the machine's: a supervisor the watchdog installs is never started.
+		"XDG_RUNTIME_DIR="+filepath.Join(home, ".run"),
 		"GORACE=atexit_sleep_ms=0")
 	return cmd
 }

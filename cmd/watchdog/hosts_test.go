@@ -127,7 +127,7 @@ func TestHostsAdoptAndRelease(t *testing.T) {
 	file := filepath.Join(home, ".cursor", "mcp.json")
 	orig, _ := os.ReadFile(file)
 	code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--server", "mem")
-	if code != 0 || !strings.Contains(out, "restart Cursor") || !strings.Contains(out, "no watchdog runs") {
+	if code != 0 || !strings.Contains(out, "restart Cursor") || !strings.Contains(out, "no watchdog serves them now") {
 		t.Fatalf("adopt exit %d: %s %s", code, out, errOut)
 	}
 	secret, err := os.ReadFile(filepath.Join(state, "proxy-secret"))
@@ -238,7 +238,7 @@ func TestAdoptWhileTheDaemonRuns(t *testing.T) {
 	defer p.Stop(t)
 	if code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--server", "mem", "--config", cfg, "--state-dir", state); code != 0 {
 		t.Fatalf("adopt exit %d: %s %s", code, out, errOut)
-	} else if !strings.Contains(out, "the running watchdog took its changed config") {
+	} else if !strings.Contains(out, "the running watchdog serves the proxies") {
 		t.Errorf("adopt does not say the daemon took the change: %s", out)
 	}
 	if code, out, _ := runWatchdogEnv(t, nil, "status", "--json", "--config", cfg, "--state-dir", state); code != 0 || !strings.Contains(out, `"proxy_served":true`) {

@@ -1,15 +1,18 @@
-// Package autostart starts the watchdog at login: a LaunchAgent on macOS, an
-// XDG autostart entry on Linux, or a systemd user unit. The files come from
-// embedded templates with the real binary path written in at enable time, so
-// the CLI (`watchdog autostart`) and the tray's "Start at login" checkbox
-// share one code path.
+// Package autostart starts the watchdog at login and keeps it running: a
+// systemd user service with a socket unit that holds the proxies' and
+// the control socket while the daemon restarts (where systemd runs for
+// the user), a LaunchAgent with KeepAlive and a Sockets entry each on
+// macOS, or an XDG autostart entry elsewhere, which starts the daemon at
+// a desktop login and nothing more. The files come from embedded
+// templates with the real binary path written in at enable time, so the
+// CLI (`watchdog autostart`), the tray's "Start at login" checkbox and
+// `watchdog hosts adopt` share one code path (Supervise, SyncSockets).
 package autostart
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -19,13 +22,15 @@ import (
 type Kind int
 
 const (
-	// Auto is LaunchAgent on darwin and XDG elsewhere.
+	// Auto is LaunchAgent on darwin; elsewhere Systemd when a systemd
+	// user manager runs for the user, else XDG.
 	Auto Kind = iota
 	// LaunchAgent is ~/Library/LaunchAgents/<BundleID>.plist (macOS).
 	LaunchAgent
 	// XDG is $XDG_CONFIG_HOME/autostart/mcp-watchdog.desktop (Linux desktops).
 	XDG
-	// Systemd is $XDG_CONFIG_HOME/systemd/user/mcp-watchdog.service.
+	// Systemd is $XDG_CONFIG_HOME/systemd/user/mcp-watchdog.service, and
+	// mcp-watchdog.socket beside it when there are sockets to hold.
 	Systemd
 )
 
@@ -45,14 +50,15 @@ func (k Kind) String() string {
 
 // Names shared with packaging (Info.plist, the .deb).
 const (
-	BundleID = "dev.mcpwatchdog.watchdog"
-	UnitName = "mcp-watchdog.service"
-	AppID    = "mcp-watchdog"
-	// SystemdEnableCommand is the one step left after enabling the unit:
-	// Enable does not run systemctl (there may be no user bus).
-	SystemdEnableCommand = "systemctl --user enable --now " + UnitName
-	// SystemdDisableCommand stops a unit that systemd may still be running.
-	SystemdDisableCommand = "systemctl --user disable --now " + UnitName
+	BundleID   = "dev.mcpwatchdog.watchdog"
+	UnitName   = "mcp-watchdog.service"
+	SocketUnit = "mcp-watchdog.socket"
+	AppID      = "mcp-watchdog"
+	// SystemdEnableCommand starts the supervised daemon at login and now,
+	// where Supervise could not run it (no user manager reachable).
+	SystemdEnableCommand = "systemctl --user daemon-reload && systemctl --user enable --now " + SocketUnit + " " + UnitName
+	// SystemdDisableCommand stops what systemd may still be running.
+	SystemdDisableCommand = "systemctl --user disable --now " + SocketUnit + " " + UnitName
 )
 
 var (
@@ -60,16 +66,39 @@ var (
 	ErrUnsupported = errors.New("autostart kind not supported on this OS")
 	// ErrBadPath: the binary path cannot be written safely into the file.
 	ErrBadPath = errors.New("binary path not usable in a startup file")
+	// ErrBadListen: a proxy_listen no socket unit or LaunchAgent can hold.
+	ErrBadListen = errors.New("not a loopback host:port")
+	// ErrNoSockets: a socket unit with no socket to hold.
+	ErrNoSockets = errors.New("no socket to hold")
 )
 
-// Options says where and for which binary. Zero fields mean this process's
-// defaults: the user's home, os.Executable, runtime.GOOS, os.Getenv.
+// Options says where, for which binary and config, and which sockets the
+// supervisor holds. Zero fields mean this process's defaults: the user's
+// home, os.Executable, runtime.GOOS, os.Getenv, no flags, no sockets.
 type Options struct {
 	Kind   Kind
 	Home   string
 	Exe    string
 	GOOS   string
 	Getenv func(string) string
+	// ConfigFile and StateDir are written after `run` as --config and
+	// --state-dir when not empty, so the daemon the supervisor starts runs
+	// the config whose sockets it holds. Empty: the daemon's defaults
+	// (leave StateDir empty when the config file names it).
+	ConfigFile, StateDir string
+	// Listen is every proxy_listen to hold a socket for (ListensOf), and
+	// Control the control socket's path (the daemon's SocketPath), held
+	// so that `status` waits for a restarting daemon. Empty: none.
+	Listen  []string
+	Control string
+	// Now: Supervise also starts the supervised daemon now, not only at
+	// the next login. Leave it false while a watchdog the supervisor did
+	// not start runs: the supervisor's sockets would clash with its own.
+	Now bool
+	// Run runs systemctl or launchctl and returns what it printed. Zero:
+	// the real command, with HOME, XDG_RUNTIME_DIR and
+	// DBUS_SESSION_BUS_ADDRESS taken from Getenv.
+	Run func(ctx context.Context, name string, args ...string) ([]byte, error)
 }
 
 // State is what Status found.
@@ -80,32 +109,42 @@ type State struct {
 	Exe     string // the binary the file starts; "" when it names none
 	// PointsHere: Exe is this binary (symlinks resolved).
 	PointsHere bool
-	// Current: the file is byte for byte what Enable would write now.
+	// Current: the file (and the socket unit) is byte for byte what
+	// Enable would write now.
 	Current bool
-	// Linked (systemd only): graphical-session.target.wants holds the unit,
-	// i.e. systemctl enable was run.
+	// Linked (systemd only): default.target.wants holds the unit, i.e.
+	// systemctl enable was run.
 	Linked bool
+	// Restarts: the installed file restarts the daemon after every exit
+	// (systemd Restart=always, LaunchAgent KeepAlive); an XDG entry, or a
+	// unit of an older watchdog, does not.
+	Restarts bool
+	// Sockets are the proxy addresses and socket paths the installed
+	// supervisor holds (the socket unit's, the LaunchAgent's).
+	Sockets []string
 }
 
 // resolved is Options with every default filled in.
 type resolved struct {
+	Options
 	kind       Kind
 	home       string
 	configHome string
 	exe        string
 	goos       string
+	getenv     func(string) string
 }
 
 func resolve(o Options) (resolved, error) {
-	r := resolved{kind: o.Kind, home: o.Home, exe: o.Exe, goos: o.GOOS}
+	r := resolved{Options: o, kind: o.Kind, home: o.Home, exe: o.Exe, goos: o.GOOS, getenv: o.Getenv}
 	if r.goos == "" {
 		r.goos = runtime.GOOS
 	}
+	if r.getenv == nil {
+		r.getenv = os.Getenv
+	}
 	if r.kind == Auto {
-		r.kind = XDG
-		if r.goos == "darwin" {
-			r.kind = LaunchAgent
-		}
+		r.kind = autoKind(r.goos, r.getenv)
 	}
 	if r.kind == Systemd && r.goos == "darwin" {
 		return r, fmt.Errorf("%v on %s: %w", r.kind, r.goos, ErrUnsupported)
@@ -120,11 +159,7 @@ func resolve(o Options) (resolved, error) {
 		}
 		r.home = h
 	}
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	r.configHome = getenv("XDG_CONFIG_HOME")
+	r.configHome = r.getenv("XDG_CONFIG_HOME")
 	if !filepath.IsAbs(r.configHome) { // the XDG spec: relative values are ignored
 		r.configHome = filepath.Join(r.home, ".config")
 	}
@@ -134,6 +169,30 @@ func resolve(o Options) (resolved, error) {
 	}
 	r.exe = exe
 	return r, nil
+}
+
+// autoKind: launchd on macOS; systemd where a user manager runs for this
+// user; the XDG entry elsewhere.
+func autoKind(goos string, getenv func(string) string) Kind {
+	switch {
+	case goos == "darwin":
+		return LaunchAgent
+	case userSystemd(getenv):
+		return Systemd
+	}
+	return XDG
+}
+
+// userSystemd reports whether a systemd user manager runs for this user:
+// its private socket, which systemctl --user talks to, is in the runtime
+// directory.
+func userSystemd(getenv func(string) string) bool {
+	rt := getenv("XDG_RUNTIME_DIR")
+	if !filepath.IsAbs(rt) {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(rt, "systemd", "private"))
+	return err == nil && fi.Mode().Type() == os.ModeSocket
 }
 
 // realExe is the absolute, symlink-free path of exe (default: this process).
@@ -156,89 +215,37 @@ func realExe(exe string) (string, error) {
 	return real, nil
 }
 
+// spec is what r's files say.
+func (r resolved) spec() Spec {
+	s := Spec{Exe: r.exe, Listen: r.Listen, Control: r.Control}
+	if r.ConfigFile != "" {
+		s.Args = append(s.Args, "--config", r.ConfigFile)
+	}
+	if r.StateDir != "" {
+		s.Args = append(s.Args, "--state-dir", r.StateDir)
+	}
+	return s
+}
+
 func (r resolved) path() string {
 	switch r.kind {
 	case LaunchAgent:
 		return filepath.Join(r.home, "Library", "LaunchAgents", BundleID+".plist")
 	case Systemd:
-		return filepath.Join(r.configHome, "systemd", "user", UnitName)
+		return filepath.Join(r.unitDir(), UnitName)
 	}
 	return filepath.Join(r.configHome, "autostart", AppID+".desktop")
 }
 
-// wantsLink is where `systemctl --user enable` links the unit.
-func (r resolved) wantsLink() string {
-	return filepath.Join(r.configHome, "systemd", "user", "graphical-session.target.wants", UnitName)
-}
+func (r resolved) unitDir() string { return filepath.Join(r.configHome, "systemd", "user") }
 
-// Enable writes the startup file for o and returns its path. Writing the
-// same content again is a no-op; another binary path replaces the file.
-func Enable(o Options) (string, error) {
-	r, err := resolve(o)
-	if err != nil {
-		return "", err
-	}
-	data, err := Render(r.kind, r.exe)
-	if err != nil {
-		return "", err
-	}
-	p := r.path()
-	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
-		return p, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return "", fmt.Errorf("autostart: %w", err)
-	}
-	if err := writeAtomic(p, data); err != nil {
-		return "", fmt.Errorf("autostart: %w", err)
-	}
-	return p, nil
-}
+func (r resolved) socketPath() string { return filepath.Join(r.unitDir(), SocketUnit) }
 
-// Disable removes the startup file (and, for systemd, the wants link that
-// systemctl enable made) and returns the file's path. Absent is not an error.
-func Disable(o Options) (string, error) {
-	r, err := resolve(o)
-	if err != nil {
-		return "", err
-	}
-	p := r.path()
-	if r.kind == Systemd {
-		if fi, err := os.Lstat(r.wantsLink()); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			if err := os.Remove(r.wantsLink()); err != nil {
-				return p, fmt.Errorf("autostart: %w", err)
-			}
-		}
-	}
-	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return p, fmt.Errorf("autostart: %w", err)
-	}
-	return p, nil
-}
-
-// Status reports whether the startup file exists and whether it starts this
-// binary.
-func Status(o Options) (State, error) {
-	r, err := resolve(o)
-	if err != nil {
-		return State{Kind: r.kind}, err
-	}
-	st := State{Kind: r.kind, Path: r.path()}
-	data, err := os.ReadFile(st.Path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return st, nil
-	}
-	if err != nil {
-		return st, fmt.Errorf("autostart: %w", err)
-	}
-	st.Enabled = true
-	st.Exe = ExeOf(r.kind, data)
-	st.PointsHere = st.Exe == r.exe
-	want, err := Render(r.kind, r.exe)
-	st.Current = err == nil && bytes.Equal(data, want)
-	if r.kind == Systemd {
-		_, err := os.Stat(r.wantsLink()) // follows the link: a dangling one is not linked
-		st.Linked = err == nil
-	}
-	return st, nil
+// wantsLinks are where `systemctl --user enable` links the units: the
+// service under default.target (graphical-session.target for units of
+// older watchdogs), the socket under sockets.target.
+func (r resolved) wantsLinks() []string {
+	d := r.unitDir()
+	return []string{filepath.Join(d, "default.target.wants", UnitName), filepath.Join(d, "sockets.target.wants", SocketUnit),
+		filepath.Join(d, "graphical-session.target.wants", UnitName)}
 }

@@ -152,8 +152,8 @@ func TestXDGConfigHome(t *testing.T) {
 	}
 }
 
-// Disable for systemd also removes the link `systemctl --user enable` made,
-// and Status reports it.
+// Disable for systemd also removes the links `systemctl --user enable`
+// made (and those of an older watchdog's unit), and Status reports them.
 func TestSystemdWantsLink(t *testing.T) {
 	t.Parallel()
 	home := t.TempDir()
@@ -162,22 +162,27 @@ func TestSystemdWantsLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wants := filepath.Join(filepath.Dir(p), "graphical-session.target.wants")
-	if err := os.MkdirAll(wants, 0o755); err != nil {
-		t.Fatal(err)
+	var links []string
+	for _, target := range []string{"default.target", "graphical-session.target"} { // today's, and older watchdogs'
+		wants := filepath.Join(filepath.Dir(p), target+".wants")
+		if err := os.MkdirAll(wants, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		links = append(links, filepath.Join(wants, UnitName))
+		if err := os.Symlink(p, links[len(links)-1]); err != nil {
+			t.Fatal(err)
+		}
 	}
-	link := filepath.Join(wants, UnitName)
-	if err := os.Symlink(p, link); err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := Status(o); !st.Linked {
-		t.Fatalf("status %+v: want Linked", st)
+	if st, _ := Status(o); !st.Linked || !st.Restarts {
+		t.Fatalf("status %+v: want Linked and Restarts", st)
 	}
 	if _, err := Disable(o); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Lstat(link); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("wants link left behind: %v", err)
+	for _, link := range links {
+		if _, err := os.Lstat(link); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("wants link left behind: %v", err)
+		}
 	}
 }
 

@@ -3,8 +3,11 @@ package autostart
 import (
 	"bufio"
 	"bytes"
-	"encoding/xml"
+	"net"
+	"slices"
 	"strings"
+
+	"howett.net/plist"
 )
 
 // ExeOf is the binary a startup file of kind k starts, or "" when it names
@@ -33,8 +36,18 @@ func ExeOf(k Kind, data []byte) string {
 }
 
 // keyValue finds key= in [section] of an INI-like file (desktop entry,
-// systemd unit).
+// systemd unit): its first value.
 func keyValue(data []byte, section, key string) (string, bool) {
+	vs := keyValues(data, section, key)
+	if len(vs) == 0 {
+		return "", false
+	}
+	return vs[0], true
+}
+
+// keyValues is every value of key= in [section], in order.
+func keyValues(data []byte, section, key string) []string {
+	var out []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	in := false
 	for sc.Scan() {
@@ -45,10 +58,10 @@ func keyValue(data []byte, section, key string) (string, bool) {
 		}
 		k, v, ok := strings.Cut(line, "=")
 		if in && ok && strings.TrimSpace(k) == key {
-			return strings.TrimSpace(v), true
+			out = append(out, strings.TrimSpace(v))
 		}
 	}
-	return "", false
+	return out
 }
 
 // unescapeDesktopValue undoes a desktop entry string's escapes.
@@ -81,43 +94,99 @@ func firstArg(s string) string {
 	return "" // unterminated quote
 }
 
-// plistProgram is ProgramArguments[0] (or Program) of a launchd plist.
+// agent is the part of a launchd plist the watchdog reads back.
+type agent struct {
+	Program          string         `plist:"Program"`
+	ProgramArguments []string       `plist:"ProgramArguments"`
+	KeepAlive        any            `plist:"KeepAlive"` // true, or a dict of conditions
+	Sockets          map[string]any `plist:"Sockets"`   // a dict, or an array of dicts, per name
+}
+
+// agentOf parses a LaunchAgent (howett.net/plist: XML, binary or text);
+// ok is false when it does not parse. A parser fault on a file a user
+// edited is a file that does not parse, not a crash.
+func agentOf(data []byte) (a agent, ok bool) {
+	defer func() {
+		if recover() != nil {
+			a, ok = agent{}, false
+		}
+	}()
+	_, err := plist.Unmarshal(data, &a)
+	return a, err == nil
+}
+
+// plistProgram is ProgramArguments[0], or Program, of a launchd plist.
 func plistProgram(data []byte) string {
-	d := xml.NewDecoder(bytes.NewReader(data))
-	var key, program string
-	inArgs := false
-	for {
-		tok, err := d.Token()
-		if err != nil {
-			return program
-		}
-		se, ok := tok.(xml.StartElement)
-		if !ok {
-			if ee, ok := tok.(xml.EndElement); ok && ee.Name.Local == "array" {
-				inArgs = false
-			}
-			continue
-		}
-		switch se.Name.Local {
-		case "key":
-			if d.DecodeElement(&key, &se) != nil {
-				return ""
-			}
-			continue
-		case "array":
-			inArgs = key == "ProgramArguments"
-		case "string":
-			var s string
-			if d.DecodeElement(&s, &se) != nil {
-				return ""
-			}
-			if inArgs {
-				return s
-			}
-			if key == "Program" {
-				program = s
-			}
-		}
-		key = ""
+	a, ok := agentOf(data)
+	switch {
+	case !ok:
+		return ""
+	case len(a.ProgramArguments) > 0:
+		return a.ProgramArguments[0]
 	}
+	return a.Program
+}
+
+// restartsAlways: the file restarts the daemon after every exit.
+func restartsAlways(k Kind, data []byte) bool {
+	switch k {
+	case Systemd:
+		v, _ := keyValue(data, "Service", "Restart")
+		return v == "always"
+	case LaunchAgent:
+		a, ok := agentOf(data)
+		keep, isBool := a.KeepAlive.(bool)
+		return ok && isBool && keep
+	}
+	return false
+}
+
+// SocketsOf lists the sockets a startup file of kind k holds, as it
+// names them: a socket unit's ListenStream values (host:port or a path),
+// a LaunchAgent's Sockets entries (SockNodeName:SockServiceName or
+// SockPathName), sorted. Other kinds hold none.
+func SocketsOf(k Kind, data []byte) []string {
+	var out []string
+	switch k {
+	case Systemd:
+		for _, v := range keyValues(data, "Socket", "ListenStream") {
+			out = append(out, strings.ReplaceAll(v, "%%", "%"))
+		}
+	case LaunchAgent:
+		a, _ := agentOf(data)
+		for _, v := range a.Sockets {
+			out = append(out, sockEntries(v)...)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sockEntries reads one Sockets value: a dict, or an array of them.
+func sockEntries(v any) []string {
+	var out []string
+	switch e := v.(type) {
+	case []any:
+		for _, x := range e {
+			out = append(out, sockEntries(x)...)
+		}
+	case map[string]any:
+		if p, ok := e["SockPathName"].(string); ok {
+			return []string{p}
+		}
+		node, _ := e["SockNodeName"].(string)
+		service, _ := e["SockServiceName"].(string)
+		out = append(out, net.JoinHostPort(node, service))
+	}
+	return out
+}
+
+// programArgs are a LaunchAgent's arguments after `run`; ok is false when
+// it starts no `run`.
+func programArgs(data []byte) ([]string, bool) {
+	a, ok := agentOf(data)
+	if !ok || len(a.ProgramArguments) < 2 || a.ProgramArguments[1] != "run" {
+		return nil, false
+	}
+	return a.ProgramArguments[2:], true
 }

@@ -2,26 +2,17 @@ package autostart
 
 import (
 	"bytes"
-	"encoding/xml"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
-)
 
-// enabled writes kind k for a binary whose path needs quoting and returns
-// the file's path and that binary.
-func enabled(t *testing.T, k Kind) (path, exe string) {
-	t.Helper()
-	exe = exeFor(t, k)
-	p, err := Enable(Options{Kind: k, Home: t.TempDir(), Exe: exe, GOOS: "linux", Getenv: noEnv})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, exe
-}
+	plistlib "howett.net/plist"
+)
 
 // DesktopFileValidate runs desktop-file-validate (Debian: desktop-file-utils)
 // on a .desktop file and fails the test on any complaint. Exported to tests
@@ -55,61 +46,72 @@ func TestXDGValidates(t *testing.T) {
 	}
 }
 
-// plist is the subset of a launchd property list the test checks, decoded
-// with encoding/xml independently of the package's own reader.
-type plist struct {
-	XMLName xml.Name `xml:"plist"`
-	Dict    struct {
-		Items []plistItem `xml:",any"`
-	} `xml:"dict"`
+// launchAgent is a LaunchAgent as launchd reads it, decoded by a plist
+// parser (howett.net/plist) independent of what the package writes.
+type launchAgent struct {
+	Label            string                      `plist:"Label"`
+	ProgramArguments []string                    `plist:"ProgramArguments"`
+	RunAtLoad        bool                        `plist:"RunAtLoad"`
+	KeepAlive        bool                        `plist:"KeepAlive"`
+	ThrottleInterval int                         `plist:"ThrottleInterval"`
+	ProcessType      string                      `plist:"ProcessType"`
+	Sockets          map[string]launchdSocketDef `plist:"Sockets"`
 }
 
-type plistItem struct {
-	XMLName xml.Name
-	Text    string   `xml:",chardata"`
-	Strings []string `xml:"string"`
+type launchdSocketDef struct {
+	SockNodeName    string `plist:"SockNodeName"`
+	SockServiceName string `plist:"SockServiceName"`
+	SockType        string `plist:"SockType"`
+	SockFamily      string `plist:"SockFamily"`
+	SockPathName    string `plist:"SockPathName"`
+	SockPathMode    int    `plist:"SockPathMode"`
 }
 
-// plistKeys pairs each <key> with the element after it.
-func plistKeys(t *testing.T, data []byte) map[string]plistItem {
+// decodeAgent parses data as an XML property list, strictly: it must be
+// the XML format (what launchd and plutil -lint take) and decode.
+func decodeAgent(t *testing.T, data []byte) launchAgent {
 	t.Helper()
-	var p plist
-	if err := xml.Unmarshal(data, &p); err != nil {
-		t.Fatalf("plist is not well-formed XML: %v", err)
+	var a launchAgent
+	format, err := plistlib.Unmarshal(data, &a)
+	if err != nil || format != plistlib.XMLFormat {
+		t.Fatalf("not an XML property list (format %d): %v\n%s", format, err, data)
 	}
-	m := map[string]plistItem{}
-	items := p.Dict.Items
-	for i := 0; i+1 < len(items); i += 2 {
-		if items[i].XMLName.Local != "key" {
-			t.Fatalf("dict item %d is <%s>, want <key>", i, items[i].XMLName.Local)
-		}
-		m[items[i].Text] = items[i+1]
-	}
-	return m
+	return a
 }
 
+// The LaunchAgent starts this binary's `run` with the config's flags,
+// keeps it alive after every exit (KeepAlive, a 1 s throttle) and holds a
+// socket for each proxy_listen (named as the daemon asks launchd for it)
+// and the control socket (0600). plutil -lint checks it too on macOS.
 func TestLaunchAgentPlist(t *testing.T) {
 	t.Parallel()
-	p, exe := enabled(t, LaunchAgent)
-	data, err := os.ReadFile(p)
+	exe, home := fakeExe(t), t.TempDir()
+	control := filepath.Join(home, "Library", "Application Support", "mcp-watchdog", "watchdog.sock")
+	o := Options{Kind: LaunchAgent, Home: home, Exe: exe, GOOS: "darwin", Getenv: noEnv, ConfigFile: "/Users/u/my & <cfg>.toml",
+		Listen: []string{"127.0.0.1:14300", "localhost:14301", "[::1]:14302"}, Control: control}
+	p, err := Enable(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := plistKeys(t, data)
-	check := func(key, elem, text string) {
-		t.Helper()
-		it, ok := keys[key]
-		if !ok || it.XMLName.Local != elem || strings.TrimSpace(it.Text) != text {
-			t.Errorf("%s = <%s>%q, want <%s>%q", key, it.XMLName.Local, it.Text, elem, text)
-		}
+	data, _ := os.ReadFile(p)
+	a := decodeAgent(t, data)
+	if a.Label != BundleID || !a.RunAtLoad || !a.KeepAlive || a.ThrottleInterval != 1 || a.ProcessType != "Interactive" {
+		t.Errorf("LaunchAgent %+v: want label %s, RunAtLoad, KeepAlive, ThrottleInterval 1, Interactive", a, BundleID)
 	}
-	check("Label", "string", BundleID)
-	check("RunAtLoad", "true", "")
-	check("KeepAlive", "false", "")
-	check("ProcessType", "string", "Interactive")
-	args := keys["ProgramArguments"]
-	if args.XMLName.Local != "array" || len(args.Strings) != 2 || args.Strings[0] != exe || args.Strings[1] != "run" {
-		t.Errorf("ProgramArguments = %+v, want [%q run]", args, exe)
+	if want := []string{exe, "run", "--config", o.ConfigFile}; !slices.Equal(a.ProgramArguments, want) {
+		t.Errorf("ProgramArguments = %q, want %q", a.ProgramArguments, want)
+	}
+	want := map[string]launchdSocketDef{
+		"proxy-127.0.0.1_14300": {"127.0.0.1", "14300", "stream", "IPv4", "", 0},
+		"proxy-localhost_14301": {"127.0.0.1", "14301", "stream", "IPv4", "", 0},
+		"proxy-[__1]_14302":     {"::1", "14302", "stream", "IPv6", "", 0},
+		"control":               {SockPathName: control, SockPathMode: 0o600},
+	}
+	if !maps.Equal(a.Sockets, want) {
+		t.Errorf("Sockets = %+v\nwant %+v", a.Sockets, want)
+	}
+	if got := SocketsOf(LaunchAgent, data); len(got) != 4 || got[0] != control {
+		t.Errorf("SocketsOf = %q", got)
 	}
 	if plutil, err := exec.LookPath("plutil"); err == nil { // macOS only
 		if out, err := exec.Command(plutil, "-lint", p).CombinedOutput(); err != nil {
@@ -118,44 +120,63 @@ func TestLaunchAgentPlist(t *testing.T) {
 	}
 }
 
-// TestSystemdUnitVerifies runs `systemd-analyze verify --user` on the unit.
-// systemd-analyze needs a runtime directory for a user manager; a private
-// XDG_RUNTIME_DIR gives it one without a user bus.
+// TestSystemdUnitVerifies runs `systemd-analyze verify --user` on the
+// service and its socket unit, for a binary, a config and a state
+// directory whose paths need quoting (a space, $, %). systemd-analyze
+// needs a runtime directory for a user manager; a private XDG_RUNTIME_DIR
+// gives it one without a user bus.
 func TestSystemdUnitVerifies(t *testing.T) {
 	t.Parallel()
-	p, _ := enabled(t, Systemd)
+	home := t.TempDir()
+	state := filepath.Join(t.TempDir(), "state $X 100%")
+	o := Options{Kind: Systemd, Home: home, Exe: exeFor(t, Systemd), GOOS: "linux", Getenv: noEnv,
+		ConfigFile: "/home/u/my $HOME 100% \"cfg\".toml", Listen: []string{"127.0.0.1:14300", "localhost:14301", "[::1]:14302"},
+		Control: filepath.Join(state, "watchdog.sock")}
+	p, err := Enable(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(filepath.Dir(p), SocketUnit)
 	structuralUnitCheck(t, p)
 	sa, err := exec.LookPath("systemd-analyze")
 	if err != nil {
 		t.Fatal("systemd-analyze not found: apt-get install systemd")
 	}
-	out, verr := systemdVerify(t, sa, p)
+	out, verr := systemdVerify(t, sa, p, sock)
 	if cannotVerify(out) {
 		t.Fatalf("systemd-analyze cannot start its user manager here (%s), so the unit went unverified: "+
 			"it needs systemd's own files (apt-get install systemd, as scripts/deps-debian.sh does) and a writable XDG_RUNTIME_DIR", firstLine(out))
 	}
-	if verr != nil || mentions(out, p) {
-		t.Fatalf("systemd-analyze verify --user %s: %v\n%s", p, verr, out)
+	if verr != nil || mentions(out, p) || mentions(out, sock) {
+		t.Fatalf("systemd-analyze verify --user %s %s: %v\n%s", p, sock, verr, out)
 	}
-	t.Logf("systemd-analyze verify --user: no complaint about %s", filepath.Base(p))
+	data, _ := os.ReadFile(sock)
+	wantSockets := []string{o.Control, "127.0.0.1:14300", "127.0.0.1:14301", "[::1]:14302"}
+	if got := SocketsOf(Systemd, data); !slices.Equal(got, wantSockets) {
+		t.Errorf("the socket unit holds %q, want %q", got, wantSockets)
+	}
+	t.Logf("systemd-analyze verify --user: no complaint about %s and %s", filepath.Base(p), filepath.Base(sock))
 	// The check can fail: a misspelt key draws a warning naming the file.
-	bad := filepath.Join(t.TempDir(), UnitName)
-	data, _ := os.ReadFile(p)
-	if err := os.WriteFile(bad, bytes.Replace(data, []byte("Restart="), []byte("Restrt="), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, _ := systemdVerify(t, sa, bad); !mentions(out, bad) {
-		t.Fatalf("systemd-analyze did not flag a misspelt key:\n%s", out)
+	for _, f := range []string{p, sock} {
+		bad := filepath.Join(t.TempDir(), filepath.Base(f))
+		data, _ := os.ReadFile(f)
+		data = bytes.Replace(bytes.Replace(data, []byte("Restart="), []byte("Restrt="), 1), []byte("SocketMode="), []byte("SocketMod="), 1)
+		if err := os.WriteFile(bad, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, _ := systemdVerify(t, sa, bad); !mentions(out, bad) {
+			t.Fatalf("systemd-analyze did not flag a misspelt key in %s:\n%s", filepath.Base(f), out)
+		}
 	}
 }
 
-func systemdVerify(t *testing.T, sa, unit string) (string, error) {
+func systemdVerify(t *testing.T, sa string, units ...string) (string, error) {
 	t.Helper()
 	rt := filepath.Join(t.TempDir(), "run")
 	if err := os.Mkdir(rt, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(sa, "verify", "--user", unit)
+	cmd := exec.Command(sa, append([]string{"verify", "--user"}, units...)...)
 	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+rt, "SYSTEMD_LOG_COLOR=0")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
@@ -177,8 +198,9 @@ func firstLine(s string) string {
 	return l
 }
 
-// structuralUnitCheck: sections, the keys the brief requires, and the
-// ExecStart binary is an executable file.
+// structuralUnitCheck: the keys that make it a supervisor that never gives
+// up (restarted after every exit, no start limit, at every login, with its
+// socket unit), and the ExecStart binary is an executable file.
 func structuralUnitCheck(t *testing.T, p string) {
 	t.Helper()
 	data, err := os.ReadFile(p)
@@ -186,12 +208,11 @@ func structuralUnitCheck(t *testing.T, p string) {
 		t.Fatal(err)
 	}
 	want := map[[2]string]string{
-		{"Unit", "PartOf"}:                "graphical-session.target",
-		{"Unit", "After"}:                 "graphical-session.target",
-		{"Unit", "StartLimitBurst"}:       "5",
-		{"Service", "Restart"}:            "on-failure",
-		{"Install", "WantedBy"}:           "graphical-session.target",
-		{"Unit", "StartLimitIntervalSec"}: "120",
+		{"Unit", "StartLimitIntervalSec"}: "0",
+		{"Service", "Restart"}:            "always",
+		{"Service", "RestartSec"}:         "1",
+		{"Install", "WantedBy"}:           "default.target",
+		{"Install", "Also"}:               SocketUnit,
 	}
 	for k, v := range want {
 		if got, ok := keyValue(data, k[0], k[1]); !ok || got != v {
@@ -205,5 +226,10 @@ func structuralUnitCheck(t *testing.T, p string) {
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		t.Errorf("ExecStart does not name an existing file")
+	}
+	for _, gone := range []string{"PartOf", "StartLimitBurst"} {
+		if v, ok := keyValue(data, "Unit", gone); ok {
+			t.Errorf("[Unit] %s=%s: the unit must not stop with the desktop session or give up", gone, v)
+		}
 	}
 }

@@ -83,6 +83,26 @@ func serve(ctx context.Context, socketPath string, h Handler, logger *slog.Logge
 	if err != nil {
 		return err
 	}
+	return serveOn(ctx, ln, h, logger, idle)
+}
+
+// ServeListener is Serve on a socket a supervisor passed (systemd,
+// launchd: it made the file, 0600, and keeps it): ln is served until ctx
+// is done and then closed, and the socket file is left in place for the
+// supervisor. The peer's credentials are checked as Serve checks them.
+func ServeListener(ctx context.Context, ln net.Listener, h Handler, logger *slog.Logger) error {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if ul, ok := ln.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false)
+	}
+	return serveOn(ctx, ln, h, logger, IdleTimeout)
+}
+
+// serveOn serves h on ln until ctx is done, then shuts down gracefully.
+func serveOn(ctx context.Context, ln net.Listener, h Handler, logger *slog.Logger, idle time.Duration) error {
+	where := ln.Addr().String()
 	// Without IdleTimeout and ReadTimeout, net/http waits for a keep-alive
 	// connection's next request forever.
 	srv := &http.Server{
@@ -95,13 +115,13 @@ func serve(ctx context.Context, socketPath string, h Handler, logger *slog.Logge
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	logger.Info("control socket listening", "path", socketPath)
+	logger.Info("control socket listening", "path", where)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(peer.Own(ln, refusedFunc(h, logger))) }()
 	select {
 	case err := <-errc:
-		return fmt.Errorf("control: serve %s: %w", socketPath, err)
+		return fmt.Errorf("control: serve %s: %w", where, err)
 	case <-ctx.Done():
 	}
 	// ctx is already done: shut down on a fresh deadline so in-flight
@@ -112,9 +132,9 @@ func serve(ctx context.Context, socketPath string, h Handler, logger *slog.Logge
 		_ = srv.Close()
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("control: serve %s: %w", socketPath, err)
+		return fmt.Errorf("control: serve %s: %w", where, err)
 	}
-	logger.Info("control socket closed", "path", socketPath)
+	logger.Info("control socket closed", "path", where)
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/metrics"
+	"github.com/mcpwatchdog/watchdog/internal/sockact"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
@@ -29,6 +30,7 @@ type daemon struct {
 	journal  journaling
 	src      sources
 	proxies  *proxySet
+	socks    *sockets // the proxies' and the control socket's, across runs
 	refused  refusals // listeners' refusals of other users, journaled once
 	in       intake
 	metrics  *metrics.Metrics
@@ -72,6 +74,7 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 		in:      intake{items: make(chan item, 1024), lines: make(chan item, 1024), queries: make(chan query)},
 		journal: journaling{limit: newJournalLimit()},
 		proxies: newProxySet(secret),
+		socks:   newSockets(sockact.Set{}),
 		client:  clientWatch{known: make(chan proc.Host, 1)},
 		face:    face{buttons: make(chan tray.Command, 8)},
 		pings:   pings{warmOn: warmOn, verified: map[string]time.Time{}}}
@@ -102,7 +105,7 @@ func (d *daemon) status() health.Status {
 		listen[s.Name] = s.ProxyListen
 	}
 	d.proxies.addProxies(&st, listen)
-	st.Daemon = &health.DaemonStatus{PID: os.Getpid(), ConfigFile: d.opts.ConfigFile, StateDir: d.stateDir}
+	st.Daemon = &health.DaemonStatus{PID: os.Getpid(), ConfigFile: d.opts.ConfigFile, StateDir: d.stateDir, Sockets: d.socks.from()}
 	return st
 }
 

@@ -80,7 +80,7 @@ func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 	case tray.CmdOpenTimeline:
 		d.openTimeline()
 	case tray.CmdAutostart:
-		d.setAutostart(cmd.On)
+		d.setAutostart(ctx, cmd.On)
 	case tray.CmdProtect:
 		d.protectFromTray(ctx, cmd.Host)
 	case tray.CmdQuit:
@@ -117,17 +117,29 @@ func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
 	})
 }
 
-func (d *daemon) setAutostart(on bool) {
-	var err error
-	if on {
-		_, err = autostart.Enable(autostart.Options{})
-	} else {
-		_, err = autostart.Disable(autostart.Options{})
-	}
-	if err != nil {
-		d.log.Error("start at login", "on", on, "err", err)
-	}
-	d.face.autostartOn = autostartEnabled()
+// setAutostart installs or removes the supervisor for this daemon's
+// config and sockets, off the loop (systemctl may take a while). It
+// starts or stops nothing now: this daemon runs, and the supervisor's
+// sockets would clash with its own.
+func (d *daemon) setAutostart(ctx context.Context, on bool) {
+	o := autostart.ForConfig(autostart.Options{}, d.cfg, SocketPath(d.stateDir))
+	goRun(&d.face.work, func() {
+		var res autostart.Result
+		var err error
+		if on {
+			res, err = autostart.Supervise(ctx, o)
+		} else {
+			res, err = autostart.Unsupervise(ctx, o)
+		}
+		if err != nil {
+			d.log.Error("start at login", "on", on, "err", err)
+		}
+		if res.Reason != "" {
+			d.log.Warn("start at login", "on", on, "kind", res.Kind, "note", res.Reason)
+		}
+		enabled := autostartEnabled()
+		d.send(ctx, item{autostartOn: &enabled})
+	})
 }
 
 func autostartEnabled() bool {

@@ -47,6 +47,8 @@ type item struct {
 	emit []health.Event
 	// adopted: the adoption record may have changed (watchAdopted).
 	adopted bool
+	// autostartOn: whether start at login is on, after the tray changed it.
+	autostartOn *bool
 	// from: the watched host sig came from (its process watcher, its log,
 	// a heal of its); nil for the servers' and the rest (route).
 	from *hostWatch
@@ -201,6 +203,10 @@ func (d *daemon) handle(ctx context.Context, it item) {
 	if it.client != nil {
 		d.noteClient(*it.client)
 		d.healWaiting(ctx)
+	}
+	if it.autostartOn != nil {
+		d.face.autostartOn = *it.autostartOn
+		d.refreshFace()
 	}
 	if it.alive != "" && d.pings.live != nil {
 		d.pings.live.Alive(it.alive, d.now())

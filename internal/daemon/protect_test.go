@@ -69,7 +69,7 @@ func TestProtectFromTheTray(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.proxies.put(cfg.Servers[0].Name, p) // as the next run serves it
+	d.proxies.put(cfg.Servers[0].Name, p, "") // as the next run serves it
 	d.noteHosts(found)
 	if d.face.found[0].Servers[0].Protection != string(hosts.Proxied) {
 		t.Fatalf("hosts with the proxy served: %+v", d.face.found)

@@ -2,11 +2,13 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/mcpwatchdog/watchdog/healer/adopt"
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
@@ -47,53 +49,77 @@ func proxyURL(s config.Server, secret string) string {
 func proxyStateName(server string) string { return "proxy-" + server + ".json" }
 
 // startProxies serves the session-keeping proxy of every server that
-// names a proxy_listen. One that cannot listen (the port is taken) is a
-// warning in the journal: hosts pointed at it find nothing there, which
-// the warning explains.
+// names a proxy_listen, each on the socket a supervisor passed for its
+// address or else on one of the daemon's own. A port another program
+// holds is tried again until it is free (awaitPort); any other failure is
+// a warning in the journal: hosts pointed at that proxy find nothing
+// there, which the warning explains.
 func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
+	listens := map[string]bool{}
+	for _, s := range d.cfg.Servers {
+		if s.ProxyListen != "" {
+			listens[s.ProxyListen] = true
+		}
+	}
+	d.socks.keepOnly(listens)
+	d.warnUnusedSockets(ctx, listens)
 	for _, s := range d.cfg.Servers {
 		if s.ProxyListen == "" {
 			continue
 		}
-		p, ln, err := d.newProxy(s, func(ev proxy.Sighting) { d.proxySaw(ctx, ev) })
-		if err != nil {
-			d.log.Warn("not serving the proxy", "server", s.Name, "listen", s.ProxyListen, "err", err)
-			d.proxies.failed(s.Name, err.Error())
-			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: s.Name,
-				Detail: "the proxy for " + s.Name + " is not served on " + s.ProxyListen + ": " + err.Error()})
-			continue
-		}
-		d.proxies.put(s.Name, p)
-		for _, v := range p.Sessions() { // kept across the restart
-			d.proxyOpened(ctx, s.Name, v.Upstream)
-		}
-		for _, up := range p.Released() { // ended by the proxy, maybe in a run killed since
-			d.toDirectEntries(ctx, s.Name, health.Signal{Kind: health.SigProxyReleased, Session: up})
-		}
-		goRun(wg, func() {
-			if err := p.Serve(ctx, ln); err != nil {
-				d.log.Warn("the proxy stopped", "server", s.Name, "err", err)
+		p, err := d.newProxy(s, func(ev proxy.Sighting) { d.proxySaw(ctx, ev) })
+		if err == nil {
+			var ln net.Listener
+			var from string
+			if ln, from, err = d.socks.proxy(s.ProxyListen); err == nil {
+				d.serveProxy(ctx, wg, s, p, ln, from)
+				continue
 			}
-		})
+			if errors.Is(err, syscall.EADDRINUSE) {
+				goRun(wg, func() { d.awaitPort(ctx, wg, s, p) })
+				continue
+			}
+		}
+		d.proxyNotServed(ctx, s, err)
 	}
 }
 
-func (d *daemon) newProxy(s config.Server, observe func(proxy.Sighting)) (*proxy.Proxy, net.Listener, error) {
+// proxyNotServed says in the log, the status and the journal why s's
+// proxy is not served.
+func (d *daemon) proxyNotServed(ctx context.Context, s config.Server, err error) {
+	d.log.Warn("not serving the proxy", "server", s.Name, "listen", s.ProxyListen, "err", err)
+	d.proxies.failed(s.Name, err.Error())
+	d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: s.Name,
+		Detail: "the proxy for " + s.Name + " is not served on " + s.ProxyListen + ": " + err.Error()})
+}
+
+// serveProxy serves p on ln until ctx ends; from says where ln's socket
+// came from (a supervisor, or "" for the daemon's own).
+func (d *daemon) serveProxy(ctx context.Context, wg *sync.WaitGroup, s config.Server, p *proxy.Proxy, ln net.Listener, from string) {
+	d.proxies.put(s.Name, p, from)
+	for _, v := range p.Sessions() { // kept across the restart
+		d.proxyOpened(ctx, s.Name, v.Upstream)
+	}
+	for _, up := range p.Released() { // ended by the proxy, maybe in a run killed since
+		d.toDirectEntries(ctx, s.Name, health.Signal{Kind: health.SigProxyReleased, Session: up})
+	}
+	goRun(wg, func() {
+		if err := p.Serve(ctx, ln); err != nil {
+			d.log.Warn("the proxy stopped", "server", s.Name, "err", err)
+		}
+	})
+}
+
+// newProxy makes s's proxy, with its sessions as the last run left them.
+// It listens nowhere yet.
+func (d *daemon) newProxy(s config.Server, observe func(proxy.Sighting)) (*proxy.Proxy, error) {
 	headers, err := s.ExpandedHeaders(os.Getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	p, err := proxy.New(proxy.Options{Server: s.Name, Upstream: s.URL, Secret: d.proxies.secret, AllowInsecure: s.AllowInsecure, Headers: headers,
+	return proxy.New(proxy.Options{Server: s.Name, Upstream: s.URL, Secret: d.proxies.secret, AllowInsecure: s.AllowInsecure, Headers: headers,
 		IdleTimeout: s.IdleTimeout.Duration, KeepWarm: s.KeepWarm, StateFile: filepath.Join(d.stateDir, proxyStateName(s.Name)),
 		OnSighting: observe, Logger: d.log})
-	if err != nil {
-		return nil, nil, err
-	}
-	ln, err := proxy.Listen(s.ProxyListen)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, ln, nil
 }
 
 // proxySaw turns what a proxy saw into signals: the losses it met and

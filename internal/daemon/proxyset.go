@@ -19,10 +19,13 @@ type proxySet struct {
 	// problems says, per server, why its proxy is not served now.
 	problems map[string]string
 	oauth    map[string]bool // upstream URLs seen to sign in with OAuth
+	// from names, per served proxy, the supervisor that passed its socket.
+	from map[string]string
 }
 
 func newProxySet(secret string) *proxySet {
-	return &proxySet{secret: secret, by: map[string]*proxy.Proxy{}, problems: map[string]string{}, oauth: map[string]bool{}}
+	return &proxySet{secret: secret, by: map[string]*proxy.Proxy{}, problems: map[string]string{}, oauth: map[string]bool{},
+		from: map[string]string{}}
 }
 
 // problem says why server's proxy is not served ("" when it is, or was
@@ -54,10 +57,13 @@ func (ps *proxySet) failed(server, why string) {
 	ps.problems[server] = why
 }
 
-func (ps *proxySet) put(server string, p *proxy.Proxy) {
+// put notes that server's proxy is served now, on a socket from a
+// supervisor (from) or the daemon's own ("").
+func (ps *proxySet) put(server string, p *proxy.Proxy, from string) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.by[server] = p
+	ps.from[server] = from
 	delete(ps.problems, server)
 }
 
@@ -88,6 +94,9 @@ func (ps *proxySet) addProxies(st *health.Status, listen map[string]string) {
 			ss.Era = string(e)
 		}
 		ss.ProxyBridges = p.Bridging()
+		ps.mu.Lock()
+		ss.ProxySocket = ps.from[ss.Name]
+		ps.mu.Unlock()
 		for _, v := range p.Sessions() {
 			st.Servers[i].ProxySessions = append(st.Servers[i].ProxySessions, health.ProxySession{ID: v.ID, Upstream: v.Upstream,
 				Client: v.Client, IdleSeconds: int64(v.Idle.Seconds()), Streaming: v.Streaming, Bridged: v.Bridged})

@@ -22,6 +22,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/notify"
+	"github.com/mcpwatchdog/watchdog/internal/sockact"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
@@ -72,6 +73,12 @@ type Options struct {
 	// kept as across a restart); one that does not load is journaled and
 	// the running config stays. Zero: not followed.
 	ConfigFile string
+	// Sockets are the listening sockets a supervisor passed the process
+	// (systemd, launchd: sockact.Take). Each proxy, and the control
+	// socket, is served on the one of its address, which the supervisor
+	// keeps open while the daemon restarts; the daemon opens only the
+	// rest. Serve closes them when it returns. Zero: none were passed.
+	Sockets sockact.Set
 }
 
 func (o *Options) fill() {
@@ -112,8 +119,10 @@ func ServeWithTray(ctx context.Context, cfg config.Config, stateDir string, opts
 // file (Options.ConfigFile) ends a run, and the next starts with it.
 func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options) error {
 	opts.fill()
+	socks := newSockets(opts.Sockets)
+	defer socks.close()
 	for {
-		next, err := serveRun(ctx, cfg, stateDir, opts)
+		next, err := serveRun(ctx, cfg, stateDir, opts, socks)
 		if err != nil || next == nil || ctx.Err() != nil {
 			return err
 		}
@@ -122,9 +131,9 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 	}
 }
 
-// serveRun is one run of the daemon with one config. It returns the config
-// to run next when a changed config file ended it.
-func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Options) (*config.Config, error) {
+// serveRun is one run of the daemon with one config, serving on socks.
+// It returns the config to run next when a changed config file ended it.
+func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Options, socks *sockets) (*config.Config, error) {
 	if err := fsutil.PrivateDir(stateDir); err != nil {
 		return nil, err
 	}
@@ -140,7 +149,13 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d := newDaemon(cfg, stateDir, secret, opts, j)
+	d.socks = socks
 	d.run.cancel = cancel
+	// The proxies first: a host's call waiting in a held socket's queue is
+	// answered before the start reads the journal back and pings what it
+	// held. What they see waits in the loop's queue until it runs.
+	var wg sync.WaitGroup
+	d.startProxies(ctx, &wg)
 	pinger, warnings := d.newPinger(ctx)
 	d.pings.pinger = pinger
 	d.pings.live = healer.NewLiveness(pinger.Servers(), d.now())
@@ -159,38 +174,37 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 		warnings = append(warnings, h.heal.warnings...)
 	}
 	handover()
-	err = d.serve(ctx, cancel, back.forNotifier(recs), back.resume, warnings)
+	err = d.serve(ctx, cancel, &wg, back.forNotifier(recs), back.resume, warnings)
 	return d.run.next, err
 }
 
 // serve starts the loop and the sources, serves the control socket once
 // they are ready, and winds everything down in order when ctx ends (or
 // serve cancels it, its socket having failed).
-func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, recs []journal.Record, resume []follow.Position, warnings []health.Event) error {
-	var wg sync.WaitGroup
-	d.startNotifier(ctx, &wg, recs)
+func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, wg *sync.WaitGroup, recs []journal.Record, resume []follow.Position, warnings []health.Event) error {
+	d.startNotifier(ctx, wg, recs)
 	d.emit([]health.Event{d.startedEvent()})
 	d.emit(warnings)
 	d.firstBeacons(ctx)
 	loopDone := make(chan struct{})
 	go func() { defer close(loopDone); d.loop(ctx) }()
-	if err := d.startSources(ctx, &wg, resume); err != nil {
+	if err := d.startSources(ctx, wg, resume); err != nil {
 		cancel()
 		<-loopDone
 		wg.Wait()
 		d.closeDirWatch()
 		return err
 	}
-	goRun(&wg, func() { d.clock.watch(ctx, d.src.dirs, d.log) })
-	d.watchConfig(ctx, &wg)
-	d.watchHosts(ctx, &wg)
-	d.watchAdopted(ctx, &wg)
-	d.serveMetrics(ctx, &wg)
+	goRun(wg, func() { d.clock.watch(ctx, d.src.dirs, d.log) })
+	d.watchConfig(ctx, wg)
+	d.watchHosts(ctx, wg)
+	d.watchAdopted(ctx, wg)
+	d.serveMetrics(ctx, wg)
 	d.waitReady(ctx)
-	failure := d.serveControl(ctx, &wg)
+	failure := d.serveControl(ctx, wg)
 	cancel()
 	<-loopDone
-	d.stop(ctx, &wg)
+	d.stop(ctx, wg)
 	return failure
 }
 
@@ -210,11 +224,21 @@ func (d *daemon) waitReady(ctx context.Context) {
 	}
 }
 
-// serveControl answers the control socket until ctx ends; a socket that
-// fails is the daemon's failure.
+// serveControl answers the control socket until ctx ends, on the one a
+// supervisor passed when there is one; a socket that fails is the
+// daemon's failure.
 func (d *daemon) serveControl(ctx context.Context, wg *sync.WaitGroup) error {
 	serveErr := make(chan error, 1)
+	ln, from, err := d.socks.control(SocketPath(d.stateDir))
+	if err != nil {
+		return fmt.Errorf("control socket: %w", err)
+	}
 	goRun(wg, func() {
+		if ln != nil {
+			d.log.Info("control socket passed by the supervisor", "from", from, "path", SocketPath(d.stateDir))
+			serveErr <- control.ServeListener(ctx, ln, controlHandler{d}, d.log)
+			return
+		}
 		serveErr <- control.Serve(ctx, SocketPath(d.stateDir), controlHandler{d}, d.log)
 	})
 	select {

@@ -58,7 +58,6 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 	if d.opts.Patch == nil && d.mainHost().prof.Patchable() {
 		goRun(wg, func() { d.watchPatch(ctx) })
 	}
-	d.startProxies(ctx, wg)
 	return nil
 }
 

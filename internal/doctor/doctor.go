@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/autostart"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/monitor/hosts"
@@ -55,6 +56,11 @@ type Options struct {
 	ClientVersion string
 	// StepTimeout bounds each part of the report. 0: DefaultStepTimeout.
 	StepTimeout time.Duration
+	// Supervisor says where to look for the startup files (home, its
+	// environment), and Control is the control socket's path, which the
+	// supervisor holds too. Zero: this process's home and environment.
+	Supervisor autostart.Options
+	Control    string
 }
 
 // DefaultStepTimeout bounds each step of doctor, so that nothing one step
@@ -81,6 +87,7 @@ func Run(ctx context.Context, o Options) *Report {
 		{"host", func(ctx context.Context, r *Report) { checkHosts(ctx, r, o.Config, o.StateDir) }},
 		{"client module", func(_ context.Context, r *Report) { checkPatch(r, o.Config) }},
 		{"hosts", func(ctx context.Context, r *Report) { checkFoundHosts(ctx, r, o) }},
+		{"supervisor", func(ctx context.Context, r *Report) { checkSupervisor(ctx, r, o) }},
 	}
 	for _, s := range o.Config.Servers {
 		steps = append(steps, step{"server " + s.Name, func(ctx context.Context, r *Report) { checkServer(ctx, r, s, o.StateDir) }})

@@ -28,6 +28,10 @@ type DaemonStatus struct {
 	PID        int    `json:"pid"`
 	ConfigFile string `json:"config_file"`
 	StateDir   string `json:"state_dir"`
+	// Sockets says which supervisor passed the daemon its listening
+	// sockets and holds them while it restarts ("systemd", "launchd");
+	// absent when it opened every one itself.
+	Sockets string `json:"sockets,omitempty"`
 }
 
 // HostSummary is one host found on this machine, as `watchdog hosts` has it,
@@ -88,6 +92,10 @@ type ServerStatus struct {
 	ProxyListen  string `json:"proxy_listen,omitempty"`
 	ProxyServed  bool   `json:"proxy_served,omitempty"`
 	ProxyProblem string `json:"proxy_problem,omitempty"`
+	// ProxySocket names the supervisor that holds the proxy's socket
+	// ("systemd", "launchd"): it stays open while the daemon restarts, so
+	// hosts' calls then wait instead of failing. Absent: the daemon's own.
+	ProxySocket string `json:"proxy_socket,omitempty"`
 	// ProxyBridges: the server is modern-only and its proxy serves the
 	// hosts the legacy era over it (the daemon fills it in).
 	ProxyBridges bool            `json:"proxy_bridges,omitempty"`

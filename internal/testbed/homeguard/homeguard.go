@@ -139,7 +139,7 @@ func Main(m *testing.M) int {
 	keepCaches(home)
 	for k, v := range map[string]string{"HOME": temp, "XDG_CONFIG_HOME": filepath.Join(temp, ".config"),
 		"XDG_STATE_HOME": filepath.Join(temp, ".local/state"), "XDG_DATA_HOME": filepath.Join(temp, ".local/share"),
-		"XDG_CACHE_HOME": filepath.Join(temp, ".cache")} {
+		"XDG_CACHE_HOME": filepath.Join(temp, ".cache"), "XDG_RUNTIME_DIR": filepath.Join(temp, ".run")} {
 		_ = os.Setenv(k, v)
 	}
 	before := Take(home)

@@ -64,7 +64,7 @@ func RunClient(ctx context.Context, cfg ClientConfig) error {
 	}
 	var wg sync.WaitGroup
 	for i, s := range cfg.Servers {
-		c, err := mcphttp.New(mcphttp.Options{URL: s.URL, Timeout: 3 * time.Second})
+		c, err := mcphttp.New(mcphttp.Options{URL: s.URL, Timeout: callTimeout(cfg)})
 		if err != nil {
 			return fmt.Errorf("soak client %s: %w", s.Name, err)
 		}
@@ -193,4 +193,17 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-time.After(d):
 	}
+}
+
+// callTimeout bounds one request of a client. The unpatched client calls
+// through the proxies and waits as a host does (the Python SDK's default
+// HTTP timeout is 30 s, the TypeScript SDK's request timeout 60 s): a
+// call made while the daemon restarts waits in the socket its supervisor
+// holds, for as long as the restart takes on a loaded machine. The others
+// call the servers straight, and give up after 3 s.
+func callTimeout(cfg ClientConfig) time.Duration {
+	if cfg.Unpatched {
+		return 30 * time.Second
+	}
+	return 3 * time.Second
 }

@@ -6,8 +6,11 @@
 // faults on a seeded schedule: servers killed -9 and restarted, logs
 // rotated in every mode, stores rewritten atomically and in place in two
 // halves, the host killed and restarted, the watchdog killed -9 and
-// restarted mid-incident, wall-clock jumps, and journal writes that fail
-// for a few seconds. The host writes a beacon like the patched client
+// restarted mid-incident under a supervisor that holds its proxies' and
+// control sockets and starts it again at once (internal/testbed/sockhold,
+// as systemd does with the socket unit `watchdog autostart enable`
+// writes), wall-clock jumps, and journal writes that fail for a few
+// seconds. The host writes a beacon like the patched client
 // (the session it holds per server); the other client writes none. A third,
 // unpatched client (it never re-initializes) calls every server through
 // the watchdog's proxy: each server has a second config entry with the
@@ -26,8 +29,10 @@
 // across a journal write failure and a warning after it, no kept-warm
 // session expired, no dead host's session kept alive, every journal line
 // parseable after every kill -9, and no full session id in anything the
-// watchdog printed. Through the proxy: no call failed while its server and
-// the watchdog were up, none ran twice and every success ran on its server
+// watchdog printed. Through the proxy: no call failed while its server was
+// up, the daemon's restarts included (only a call in flight at the kill
+// -9 itself may fail, and is counted as cut), none ran twice and every
+// success ran on its server
 // (the servers print each tool execution with its unique argument), and
 // no upstream session the proxy kept warm expired. It also counts where the daemon took the host's
 // sessions from: the beacon, or inferred.

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/sockact"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/sockhold"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/truth"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
@@ -167,59 +169,83 @@ func (c *clientProc) kill() {
 	<-c.done
 }
 
-// watchdogProc is one run of the real daemon.
-type watchdogProc struct {
-	cmd    *exec.Cmd
-	stderr *tailbuf.Buffer
-	done   chan struct{}
+// supervisedDaemon is the real daemon under a supervisor that holds its
+// proxies' and control sockets and starts it again after every exit
+// (sockhold), as systemd does with the socket unit and Restart=always
+// that `watchdog autostart enable` writes.
+type supervisedDaemon struct {
+	h      *sockhold.Holder
+	socket string
 }
 
-func startWatchdog(bin string, env []string, cfg, state string, stderr io.Writer) (*watchdogProc, error) {
-	cmd := exec.Command(bin, "run", "--headless", "--config", cfg, "--state-dir", state)
-	cmd.Env = env
-	w := &watchdogProc{cmd: cmd, stderr: &tailbuf.Buffer{Max: 1 << 20}, done: make(chan struct{})}
-	cmd.Stderr = io.MultiWriter(w.stderr, stderr)
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start watchdog: %w", err)
+// startSupervised starts the supervisor and waits until the daemon answers.
+func startSupervised(bin string, env []string, cfg, state string, proxies []string, stderr io.Writer) (*supervisedDaemon, error) {
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		return nil, err
 	}
-	go func() { _ = cmd.Wait(); close(w.done) }()
 	sock := filepath.Join(state, "watchdog.sock")
+	names := []string{}
+	for _, p := range proxies {
+		names = append(names, sockact.ProxyName(p))
+	}
+	h, err := sockhold.Start(sockhold.Options{TCP: proxies, Unix: []string{sock}, Names: append(names, sockact.ControlName),
+		Command: func() *exec.Cmd {
+			cmd := exec.Command(bin, "run", "--headless", "--config", cfg, "--state-dir", state)
+			cmd.Env, cmd.Stderr = env, stderr
+			return cmd
+		}})
+	if err != nil {
+		return nil, err
+	}
+	d := &supervisedDaemon{h: h, socket: sock}
+	if err := d.waitReady(); err != nil {
+		h.Stop(syscall.SIGKILL, time.Second)
+		return nil, err
+	}
+	return d, nil
+}
+
+// waitReady waits until a daemon answers on the control socket. The
+// supervisor holds it: a request made while the daemon restarts waits in
+// its queue, and is answered by the new one.
+func (d *supervisedDaemon) waitReady() error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := control.Dial(sock).Status(ctx)
+		_, err := control.Dial(d.socket).Status(ctx)
 		cancel()
 		if err == nil {
-			return w, nil
-		}
-		select {
-		case <-w.done:
-			return nil, fmt.Errorf("the watchdog exited at start: %s", w.stderr.String())
-		default:
+			return nil
 		}
 		if time.Now().After(deadline) {
-			w.kill()
-			return nil, fmt.Errorf("the watchdog never answered on %s: %w", sock, err)
+			return fmt.Errorf("the watchdog never answered on %s (%d starts): %w", d.socket, d.h.Starts(), err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
-func (w *watchdogProc) kill() {
-	_ = w.cmd.Process.Kill()
-	<-w.done
+// kill kills the daemon -9 and runs then before the supervisor starts it
+// again; it returns the instant of the kill.
+func (d *supervisedDaemon) kill(then func()) time.Time {
+	at := time.Now()
+	d.h.KillThen(then)
+	return at
 }
 
-// crash makes the Go runtime print every goroutine (SIGQUIT), the output a
-// crash leaves behind, and waits for the exit.
-func (w *watchdogProc) crash() {
-	_ = w.cmd.Process.Signal(syscall.SIGQUIT)
-	select {
-	case <-w.done:
-	case <-time.After(10 * time.Second):
-		w.kill()
+// crashes are the daemon's exits the soak did not cause.
+func (d *supervisedDaemon) crashes() []time.Time {
+	var out []time.Time
+	for _, e := range d.h.Exits() {
+		if !e.Killed {
+			out = append(out, e.At)
+		}
 	}
+	return out
 }
+
+// crash stops the supervisor and makes the Go runtime print every
+// goroutine (SIGQUIT), the output a crash leaves behind.
+func (d *supervisedDaemon) crash() { d.h.Stop(syscall.SIGQUIT, 10*time.Second) }
 
 // normalReason: the Go server says idle_timeout where the TypeScript ones
 // say idle.

@@ -13,6 +13,11 @@ import (
 // soak stamp times in different processes; a kill is stamped once reaped).
 const callSlack = 300 * time.Millisecond
 
+// killSlack: a call begun this soon after a kill of the daemon may still
+// have been written into a kept-alive connection the killed daemon held,
+// before its client saw the connection close: it is one the kill cut.
+const killSlack = 100 * time.Millisecond
+
 // pythonCallPrefix starts the text of every call of the Python SDK client
 // (testdata/pypeers/soak_client.py).
 const pythonCallPrefix = "py "
@@ -50,15 +55,27 @@ type ProxyFigures struct {
 	Failed int
 	// Python: of Calls, the Python SDK client's (texts "py ...").
 	Python int
-	// Excused: failed while the call's server or the watchdog was down.
+	// Excused: failed while the call's server or the watchdog was down;
+	// with the sockets held (Input.SocketsHeld), only while its server
+	// was down or cut by a kill of the daemon (Cut of them).
 	Excused int
-	// FailedUp: failed though the server and the watchdog were up.
+	// Cut: failed calls that were in flight when the daemon was killed -9
+	// (begun before the kill, or within killSlack after it): the daemon
+	// held their connection. No proxy outlives that.
+	Cut int
+	// FailedUp: failed otherwise: while the server was up, and the daemon
+	// up or, with the sockets held, restarting.
 	FailedUp []string
 	// RanTwice: calls the servers executed more than once.
 	RanTwice []string
 	// NotRun: calls answered as a success that no server executed (or
 	// another server did).
 	NotRun []string
+	// Waited: successful calls that were under way while the daemon
+	// restarted (they waited in the socket its supervisor held), and the
+	// longest of them.
+	Waited    int
+	WaitedMax time.Duration
 	// Recovered: the proxy's recoveries (a host call met a lost session
 	// and was answered on a new one); TookMax the longest such call.
 	Recovered int
@@ -105,14 +122,21 @@ func (r *Report) proxiedCalls(in Input) {
 			f.RanTwice = append(f.RanTwice, fmt.Sprintf("%q ran %d times", c.Text, len(ran)))
 		}
 		if c.Failure == "" {
+			if _, down := overlapping(in.WatchdogDown, c.Start, c.End); down {
+				f.Waited++
+				f.WaitedMax = max(f.WaitedMax, c.End.Sub(c.Start))
+			}
 			if len(ran) == 0 || ran[0].Server != c.Server {
 				f.NotRun = append(f.NotRun, fmt.Sprintf("%q answered at %s, executed %d times", c.Text, fmtTime(c.End), len(ran)))
 			}
 			continue
 		}
 		f.Failed++
-		if downDuring(in, c) {
+		if excused, cut := downDuring(in, c); excused {
 			f.Excused++
+			if cut {
+				f.Cut++
+			}
 			continue
 		}
 		f.FailedUp = append(f.FailedUp, fmt.Sprintf("%q %s→%s: %s%s", c.Text, c.Start.Format("15:04:05.000"), fmtTime(c.End),
@@ -127,12 +151,31 @@ func (r *Report) proxiedCalls(in Input) {
 }
 
 // downDuring: the call's server or the watchdog was down at some time
-// during the call (give or take callSlack).
-func downDuring(in Input, c CallRecord) bool {
+// during the call (give or take callSlack). With the proxies' sockets held
+// while the daemon restarts, its being down excuses only a call the kill
+// cut (cut).
+func downDuring(in Input, c CallRecord) (excused, cut bool) {
 	from, to := c.Start.Add(-callSlack), c.End.Add(callSlack)
-	_, server := overlapping(in.ServerDown[c.Server], from, to)
+	if _, server := overlapping(in.ServerDown[c.Server], from, to); server {
+		return true, false
+	}
+	if in.SocketsHeld {
+		cut = cutByKill(in.WatchdogDown, c)
+		return cut, cut
+	}
 	_, watchdog := overlapping(in.WatchdogDown, from, to)
-	return server || watchdog
+	return watchdog, false
+}
+
+// cutByKill: the call was in flight at a kill of the daemon (each down
+// span starts at its kill).
+func cutByKill(down []Span, c CallRecord) bool {
+	for _, s := range down {
+		if c.Start.Before(s.From.Add(killSlack)) && c.End.After(s.From) {
+			return true
+		}
+	}
+	return false
 }
 
 // proxyKeptWarm: on a proxied keep-warm server, the proxy pings each
@@ -159,7 +202,7 @@ func (r *Report) proxyKeptWarm(in Input, all []*session) {
 
 func (r *Report) proxyProblems() {
 	f := r.Proxy
-	r.list(f.FailedUp, "calls through the proxy failed while their server and the watchdog were up")
+	r.list(f.FailedUp, "calls through the proxy failed while their server was up, not cut by a kill of the daemon")
 	r.list(f.RanTwice, "calls through the proxy executed more than once")
 	r.list(f.NotRun, "calls through the proxy answered as successes their server never ran")
 	r.list(f.KeptWarmExpired, "upstream sessions the proxy kept warm expired")

@@ -116,11 +116,7 @@ func (w *world) finish(stop, tailDone chan struct{}) {
 	w.outputs = append(w.outputs, last...)
 	w.mu.Unlock()
 	w.wdMu.Lock()
-	select {
-	case <-w.wd.done:
-		w.crashes = append(w.crashes, time.Now())
-	default:
-	}
+	w.crashes = append(w.crashes, w.wd.crashes()...)
 	w.stopped = time.Now()
 	w.wd.crash()
 	w.wdMu.Unlock()
@@ -177,7 +173,7 @@ func (w *world) input(end time.Time) Input {
 	}
 	// Every host run writes its beacon from its start to its kill -9.
 	return Input{Servers: servers, HostClient: hostClient, Events: append([]ServerEvent(nil), w.events...),
-		ServerDown: w.serverDown, Hosts: append([]Span(nil), w.hostRuns...), WatchdogDown: append([]Span(nil), w.wdDown...),
+		ServerDown: w.serverDown, Hosts: append([]Span(nil), w.hostRuns...), WatchdogDown: append([]Span(nil), w.wdDown...), SocketsHeld: true,
 		JournalFault: append([]Span(nil), w.jFaults...), Beacons: append([]Span(nil), w.hostRuns...), Reminder: notifyReminder,
 		Journal: seen, Notes: w.notes.snapshot(), End: end, Stopped: w.stopped,
 		Proxied: w.proxied, Calls: judgedCalls(w.calls, end), Executions: append([]Execution(nil), w.executions...)}

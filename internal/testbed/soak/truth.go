@@ -54,6 +54,11 @@ type Input struct {
 	Hosts []Span
 	// WatchdogDown: from each kill -9 to the restarted daemon's readiness.
 	WatchdogDown []Span
+	// SocketsHeld: a supervisor held the proxies' sockets while the daemon
+	// was down (as systemd's socket unit does), so a call made then waits
+	// for the restarted daemon: only a call in flight at the kill itself
+	// may fail. False: the proxies' ports were closed while it was down.
+	SocketsHeld bool
 	// JournalFault: each injected journal write failure, from the fault
 	// file's creation to its removal. What the daemon decided meanwhile is
 	// written after it, so it is judged from the span's end.

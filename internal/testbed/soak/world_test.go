@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -78,7 +79,7 @@ type world struct {
 	executions []Execution
 
 	wdMu  sync.Mutex
-	wd    *watchdogProc
+	wd    *supervisedDaemon
 	srvMu map[string]*sync.Mutex
 	jfMu  sync.Mutex // one journal failure at a time
 }
@@ -347,10 +348,17 @@ func (w *world) callLine(line []byte) {
 	w.calls = append(w.calls, rec)
 }
 
+// startWatchdog starts the daemon under its supervisor, which holds every
+// proxy's socket and the control socket from now to the soak's end.
 func (w *world) startWatchdog() {
-	p, err := startWatchdog(w.bins.watchdog, w.env, w.cfg, w.state, w.stderr)
+	var proxies []string
+	for _, spec := range w.specs {
+		proxies = append(proxies, w.proxyAddrs[spec.Name])
+	}
+	d, err := startSupervised(w.bins.watchdog, w.env, w.cfg, w.state, proxies, w.stderr)
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	w.wd = p
+	w.t.Cleanup(func() { d.h.Stop(syscall.SIGKILL, time.Second) }) // a soak that failed half way
+	w.wd = d
 }
