@@ -1,0 +1,380 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// upstreamConns are the fast path's own connections to the server: plain
+// HTTP/1.1, kept between calls, one per call under way, the most recently
+// used first (its buffers are warm, and the server's count of connections
+// stays at the calls that run at once).
+type upstreamConns struct {
+	addr   string // host:port to dial
+	host   string // the Host header
+	target string // the request-target: the URL's path and query
+	dialer net.Dialer
+
+	mu    sync.Mutex
+	idle  []*upConn
+	shut  bool
+	sweep *time.Timer // closes connections idle too long; armed while any is kept
+	armed bool
+}
+
+// upConn is one kept connection to the server.
+type upConn struct {
+	pool *upstreamConns
+	conn net.Conn
+	io   *sockIO      // reads (through br) and writes of conn
+	rd   lazyDeadline // conn's read deadline: the wait for an answer's head
+	br   *bufio.Reader
+	raw  syscall.RawConn // for the liveness check before reuse; nil: none
+	used time.Time       // when it went back to the pool
+	// reused: it carried a call before, so the server may have closed it
+	// meanwhile.
+	reused bool
+}
+
+// Bounds of the upstream connections.
+const (
+	maxIdleFast   = maxIdleUpstream // idle connections kept, as the general path's transport
+	idleFastFor   = 90 * time.Second
+	upReadBuf     = 16 << 10 // an answer's head must fit, with the start of its body
+	probeIdleOver = time.Millisecond
+)
+
+// newUpstreamConns is the fast path's connections for upstream, or nil
+// when the fast path cannot carry its requests: https (TLS and HTTP/2 are
+// the general transport's), or a proxy from the environment.
+func newUpstreamConns(upstream string) *upstreamConns {
+	u, err := url.Parse(upstream)
+	if err != nil || u.Scheme != "http" || u.User != nil || u.Opaque != "" || u.Host == "" {
+		return nil
+	}
+	req := &http.Request{URL: u}
+	if pu, err := http.ProxyFromEnvironment(req); err != nil || pu != nil {
+		return nil
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	return &upstreamConns{addr: addr, host: u.Host, target: u.RequestURI(),
+		dialer: net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}}
+}
+
+// get takes a kept connection, or dials a new one. A kept one idle for a
+// while is checked first: a server that closed it (its own idle timeout, a
+// restart) must not get the call into a dead connection.
+func (uc *upstreamConns) get(ctx context.Context, now time.Time) (*upConn, error) {
+	for {
+		uc.mu.Lock()
+		n := len(uc.idle)
+		if n == 0 {
+			uc.mu.Unlock()
+			break
+		}
+		c := uc.idle[n-1]
+		uc.idle[n-1] = nil
+		uc.idle = uc.idle[:n-1]
+		uc.mu.Unlock()
+		if now.Sub(c.used) < idleFastFor && (now.Sub(c.used) < probeIdleOver || c.alive()) {
+			return c, nil
+		}
+		_ = c.conn.Close()
+	}
+	conn, err := uc.dialer.DialContext(ctx, "tcp", uc.addr)
+	if err != nil {
+		return nil, err
+	}
+	c := &upConn{pool: uc, conn: conn, io: newSockIO(conn), rd: lazyDeadline{conn: conn}}
+	c.br = bufio.NewReaderSize(c.io, upReadBuf)
+	if sc, ok := conn.(syscall.Conn); ok {
+		c.raw, _ = sc.SyscallConn()
+	}
+	return c, nil
+}
+
+// put keeps c for the next call.
+func (uc *upstreamConns) put(c *upConn, now time.Time) {
+	c.used, c.reused = now, true
+	uc.mu.Lock()
+	if uc.shut || len(uc.idle) >= maxIdleFast {
+		uc.mu.Unlock()
+		_ = c.conn.Close()
+		return
+	}
+	uc.idle = append(uc.idle, c)
+	if !uc.armed {
+		uc.armed = true
+		if uc.sweep == nil {
+			uc.sweep = time.AfterFunc(idleFastFor, uc.sweepIdle)
+		} else {
+			uc.sweep.Reset(idleFastFor)
+		}
+	}
+	uc.mu.Unlock()
+}
+
+// closeAll closes the kept connections and every one put back later.
+func (uc *upstreamConns) closeAll() {
+	uc.mu.Lock()
+	idle := uc.idle
+	uc.idle, uc.shut = nil, true
+	if uc.sweep != nil {
+		uc.sweep.Stop()
+	}
+	uc.mu.Unlock()
+	for _, c := range idle {
+		_ = c.conn.Close()
+	}
+}
+
+// sweepIdle closes the connections idle for longer than idleFastFor (the
+// general transport's IdleConnTimeout), so a proxy nobody calls holds
+// none of the server's; it runs again while any is kept.
+func (uc *upstreamConns) sweepIdle() {
+	now := time.Now()
+	uc.mu.Lock()
+	var old []*upConn
+	kept := uc.idle[:0]
+	for _, c := range uc.idle {
+		if now.Sub(c.used) >= idleFastFor {
+			old = append(old, c)
+		} else {
+			kept = append(kept, c)
+		}
+	}
+	clear(uc.idle[len(kept):])
+	uc.idle = kept
+	uc.armed = len(kept) > 0 && !uc.shut
+	if uc.armed {
+		uc.sweep.Reset(idleFastFor)
+	}
+	uc.mu.Unlock()
+	for _, c := range old {
+		_ = c.conn.Close()
+	}
+}
+
+// alive reports whether the server has not closed c: nothing to read
+// (an answer never comes unasked), no end of stream, no error.
+func (c *upConn) alive() bool {
+	if c.br.Buffered() > 0 {
+		return false // bytes nobody asked for: not a connection to trust a call to
+	}
+	if c.raw == nil {
+		return true // no socket to look at: the call finds out
+	}
+	c.rd.clear() // the last answer's may have passed
+	alive := false
+	err := c.raw.Read(func(fd uintptr) bool {
+		_, errno := peekSocket(fd)
+		alive = errno == syscall.EAGAIN
+		return true
+	})
+	return err == nil && alive
+}
+
+// ansHead is a server's answer head as the fast path reads it: slices into
+// the connection's read buffer, valid until the next read.
+type ansHead struct {
+	raw     []byte
+	status  int
+	reason  []byte
+	proto11 bool  // HTTP/1.1: the connection may be kept
+	length  int64 // Content-Length; -1 when absent
+	chunked bool
+	close   bool // Connection: close
+	session []byte
+	ctype   []byte
+	hasSess bool
+	conn    [8][]byte // tokens of Connection naming headers to drop
+	nconn   int
+	lines   [maxFastLines]headLine
+	n       int
+}
+
+var errAnswerHead = errors.New("the server's answer has a malformed head")
+
+// parseAnswer reads a complete answer head.
+func parseAnswer(raw []byte, a *ansHead) error {
+	*a = ansHead{raw: raw, length: -1}
+	eol := bytes.IndexByte(raw, '\n')
+	if eol < 0 {
+		return errAnswerHead
+	}
+	if err := a.statusLine(bytes.TrimSuffix(raw[:eol], []byte("\r"))); err != nil {
+		return err
+	}
+	for at := eol + 1; ; {
+		end := bytes.IndexByte(raw[at:], '\n')
+		if end < 0 {
+			return errAnswerHead
+		}
+		end += at
+		stop := end
+		if stop > at && raw[stop-1] == '\r' {
+			stop--
+		}
+		if stop == at {
+			return nil
+		}
+		if err := a.line(raw, at, stop, end+1); err != nil {
+			return err
+		}
+		at = end + 1
+	}
+}
+
+func (a *ansHead) statusLine(l []byte) error {
+	proto, rest, ok := bytes.Cut(l, []byte(" "))
+	if !ok || len(rest) < 3 || (len(rest) > 3 && rest[3] != ' ') {
+		return errAnswerHead
+	}
+	switch string(proto) {
+	case "HTTP/1.1":
+		a.proto11 = true
+	case "HTTP/1.0":
+	default:
+		return errAnswerHead
+	}
+	code, err := strconv.Atoi(string(rest[:3]))
+	if err != nil || code < 100 {
+		return errAnswerHead
+	}
+	a.status = code
+	if len(rest) > 3 {
+		a.reason = rest[4:]
+	}
+	if !fieldValue(a.reason) {
+		return errAnswerHead
+	}
+	return nil
+}
+
+// line reads one header line raw[start:stop]; next is where the next
+// line starts.
+func (a *ansHead) line(raw []byte, start, stop, next int) error {
+	colon := bytes.IndexByte(raw[start:stop], ':')
+	if colon < 1 || !isToken(raw[start:start+colon]) || a.n == maxFastLines {
+		return errAnswerHead
+	}
+	colon += start
+	vs, ve := colon+1, stop
+	for vs < ve && (raw[vs] == ' ' || raw[vs] == '\t') {
+		vs++
+	}
+	for ve > vs && (raw[ve-1] == ' ' || raw[ve-1] == '\t') {
+		ve--
+	}
+	v := raw[vs:ve]
+	if !fieldValue(v) {
+		return errAnswerHead
+	}
+	if err := a.known(raw[start:colon], v); err != nil {
+		return err
+	}
+	a.lines[a.n] = headLine{start: start, colon: colon, vstart: vs, vend: ve, end: next}
+	a.n++
+	return nil
+}
+
+// known takes note of the headers that frame the answer or name its
+// session.
+func (a *ansHead) known(name, v []byte) error {
+	switch {
+	case equalFold(name, "content-length"):
+		n, ok := parseLength(v)
+		if !ok || (a.length >= 0 && a.length != n) {
+			return errAnswerHead
+		}
+		a.length = n
+	case equalFold(name, "transfer-encoding"):
+		// As net/http's client: chunked is the one coding it takes, and
+		// an HTTP/1.0 answer's is ignored.
+		if !equalFold(v, "chunked") || a.chunked {
+			return errAnswerHead
+		}
+		a.chunked = a.proto11
+	case equalFold(name, "connection"):
+		return a.connection(v)
+	case equalFold(name, "mcp-session-id"):
+		a.session, a.hasSess = v, true
+	case equalFold(name, "content-type"):
+		a.ctype = v
+	}
+	return nil
+}
+
+func (a *ansHead) connection(v []byte) error {
+	for tok := range bytes.SplitSeq(v, []byte(",")) {
+		tok = bytes.Trim(tok, " \t")
+		switch {
+		case equalFold(tok, "close"):
+			a.close = true
+		case equalFold(tok, "keep-alive"), len(tok) == 0:
+		case a.nconn == len(a.conn):
+			return errAnswerHead
+		default:
+			a.conn[a.nconn] = tok
+			a.nconn++
+		}
+	}
+	return nil
+}
+
+// bodyless reports whether the answer has no body whatever its headers
+// say (RFC 9112 6.3).
+func (a *ansHead) bodyless() bool {
+	return a.status < 200 || a.status == http.StatusNoContent || a.status == http.StatusNotModified
+}
+
+// keeps reports whether the connection may carry another call once this
+// answer's body is read.
+func (a *ansHead) keeps() bool {
+	return a.proto11 && !a.close && (a.bodyless() || a.chunked || a.length >= 0)
+}
+
+// forwarded reports whether answer line i goes on to the host: not one
+// of this hop (the connection's own headers, and those it names).
+func (a *ansHead) forwarded(i int) bool {
+	l := a.lines[i]
+	name := a.raw[l.start:l.colon]
+	switch {
+	case equalFold(name, "connection"), equalFold(name, "keep-alive"), equalFold(name, "proxy-connection"),
+		equalFold(name, "upgrade"), equalFold(name, "te"), equalFold(name, "mcp-session-id"):
+		return false
+	}
+	for _, tok := range a.conn[:a.nconn] {
+		if bytes.EqualFold(name, tok) {
+			return false
+		}
+	}
+	return true
+}
+
+// header is the answer's headers as net/http would give them, for the
+// classification of a refusal.
+func (a *ansHead) header() http.Header {
+	h := http.Header{}
+	for i := range a.n {
+		l := a.lines[i]
+		h.Add(string(a.raw[l.start:l.colon]), string(a.raw[l.vstart:l.vend]))
+	}
+	return h
+}
+
+// String is the status line for errors.
+func (a *ansHead) String() string { return fmt.Sprintf("%d %s", a.status, a.reason) }
