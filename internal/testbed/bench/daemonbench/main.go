@@ -24,7 +24,7 @@ func main() {
 
 func run(ctx context.Context) int {
 	bin := flag.String("watchdog", "bin/watchdog", "the watchdog binary")
-	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood | proxyload | proxyheld")
+	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood | proxyload | proxycompare | proxyheld")
 	samples := flag.Int("samples", 1000, "samples for latency modes")
 	files := flag.Int("files", 20, "followed log files (idle, latency)")
 	servers := flag.Int("servers", 2, "servers (idle; latency: more than its own 25)")
@@ -63,6 +63,8 @@ func run(ctx context.Context) int {
 		err = b.proxyLoad(ctx, strings.Split(*upstreams, ","), ints(*concs), *window, *rounds)
 	case "serve":
 		err = serve(ctx, *upstreams)
+	case "proxycompare":
+		err = b.proxyCompare(ctx, strings.Split(*upstreams, ","), ints(*concs), *window, *rounds)
 	case "proxyheld":
 		err = b.proxyHeld(ctx, ints(*held))
 	default:

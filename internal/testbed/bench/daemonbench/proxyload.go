@@ -34,23 +34,35 @@ func (b *bench) startProxied(ctx context.Context, name string) (*proxied, error)
 	if err != nil {
 		return nil, err
 	}
-	listen, err := freePort()
+	d, url, _, err := b.proxyFor(ctx, srv.URL())
 	if err != nil {
 		_ = srv.Close()
 		return nil, err
+	}
+	return &proxied{d: d, url: url, upstream: srv}, nil
+}
+
+// proxyFor starts a daemon whose proxy forwards to the server at
+// upstream, and returns it with the proxy's URL and its metrics'.
+func (b *bench) proxyFor(ctx context.Context, upstream string) (d *daemon, proxyURL, metricsURL string, err error) {
+	listen, err := freePort()
+	if err != nil {
+		return nil, "", "", err
+	}
+	metrics, err := freePort()
+	if err != nil {
+		return nil, "", "", err
 	}
 	secret, err := proxy.LoadSecret(filepath.Join(b.dir, "state"))
 	if err != nil {
-		_ = srv.Close()
-		return nil, err
+		return nil, "", "", err
 	}
-	cfg := hostTable + fmt.Sprintf("\n[[server]]\nname = \"load\"\nurl = %q\nidle_timeout = \"1h\"\nproxy_listen = %q\n", srv.URL(), listen)
-	d, err := b.start(ctx, cfg)
-	if err != nil {
-		_ = srv.Close()
-		return nil, err
+	cfg := fmt.Sprintf("metrics_listen = %q\n", metrics) + hostTable +
+		fmt.Sprintf("\n[[server]]\nname = \"load\"\nurl = %q\nidle_timeout = \"1h\"\nproxy_listen = %q\n", upstream, listen)
+	if d, err = b.start(ctx, cfg); err != nil {
+		return nil, "", "", err
 	}
-	return &proxied{d: d, url: proxy.URLFor(listen, secret), upstream: srv}, nil
+	return d, proxy.URLFor(listen, secret), "http://" + metrics + "/metrics", nil
 }
 
 func (p *proxied) stop() {
