@@ -281,14 +281,29 @@ func (fc *fastConn) requestPrefix(r *fastReq) {
 	fc.out, r.pfx = out, len(out)
 }
 
-// has reports whether the head has a header of the lower-case name.
+// has reports whether the head has a header of the lower-case name
+// (any token).
 func (h *reqHead) has(lower string) bool {
 	for i := range h.n {
-		if equalFold(h.name(i), lower) {
+		if name := h.name(i); len(name) == len(lower) && lowerEqual(name, lower) {
 			return true
 		}
 	}
 	return false
+}
+
+// lowerEqual compares b with the lower-case s, ignoring b's ASCII case.
+func lowerEqual(b []byte, s string) bool {
+	for i := range len(b) {
+		c := b[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // configLine is one of the config's headers, ready to send.

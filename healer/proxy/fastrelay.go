@@ -39,7 +39,7 @@ func (fc *fastConn) exchange(ctx context.Context, r *fastReq, up, hostID string)
 	if err != nil {
 		return nil, err
 	}
-	fc.watch.arm(u.conn)
+	fc.watch.arm(u.conn, r.began)
 	x, err := fc.answerHead(u, r.began)
 	if err != nil {
 		_ = u.conn.Close()
@@ -321,11 +321,7 @@ func (fc *fastConn) hostHead(a *ansHead, hostID string, closing, framed bool) []
 }
 
 // framing reports whether answer line i says how the body is framed.
-func (a *ansHead) framing(i int) bool {
-	l := a.lines[i]
-	name := a.raw[l.start:l.colon]
-	return equalFold(name, "content-length") || equalFold(name, "transfer-encoding")
-}
+func (a *ansHead) framing(i int) bool { return a.lines[i].kind == ansFraming }
 
 // more waits for bytes of an answer's body and returns all that are
 // read. The deadline of the wait for the head may pass meanwhile: it is
@@ -350,13 +346,13 @@ func (x *upAnswer) finish() {
 	if x.u == nil {
 		return
 	}
-	if x.frame.done() && x.a.keeps() && x.u.br.Buffered() == 0 {
+	gone := x.w.disarm()
+	if !gone && x.frame.done() && x.a.keeps() && x.u.br.Buffered() == 0 {
 		x.u.pool.put(x.u, time.Now())
 	} else {
 		_ = x.u.conn.Close()
 	}
 	x.u = nil
-	x.w.disarm()
 }
 
 // drop closes the connection of an answer not read to its end, and ends
@@ -365,9 +361,9 @@ func (x *upAnswer) drop() {
 	if x.u == nil {
 		return
 	}
+	x.w.disarm()
 	_ = x.u.conn.Close()
 	x.u = nil
-	x.w.disarm()
 }
 
 // frameKind is how an answer's body is delimited.

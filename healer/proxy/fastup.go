@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -40,7 +39,11 @@ type upConn struct {
 	rd   lazyDeadline // conn's read deadline: the wait for an answer's head
 	br   *bufio.Reader
 	raw  syscall.RawConn // for the liveness check before reuse; nil: none
-	used time.Time       // when it went back to the pool
+	// peek is the liveness check's function for raw.Read (a method value
+	// made once) and what it found.
+	peek     func(fd uintptr) bool
+	peekedOK bool
+	used     time.Time // when it went back to the pool
 	// reused: it carried a call before, so the server may have closed it
 	// meanwhile.
 	reused bool
@@ -102,6 +105,7 @@ func (uc *upstreamConns) get(ctx context.Context, now time.Time) (*upConn, error
 	c.br = bufio.NewReaderSize(c.io, upReadBuf)
 	if sc, ok := conn.(syscall.Conn); ok {
 		c.raw, _ = sc.SyscallConn()
+		c.peek = c.peekAlive
 	}
 	return c, nil
 }
@@ -178,13 +182,16 @@ func (c *upConn) alive() bool {
 		return true // no socket to look at: the call finds out
 	}
 	c.rd.clear() // the last answer's may have passed
-	alive := false
-	err := c.raw.Read(func(fd uintptr) bool {
-		_, errno := peekSocket(fd)
-		alive = errno == syscall.EAGAIN
-		return true
-	})
-	return err == nil && alive
+	c.peekedOK = false
+	err := c.raw.Read(c.peek)
+	return err == nil && c.peekedOK
+}
+
+// peekAlive is alive's look at the socket: nothing to read yet.
+func (c *upConn) peekAlive(fd uintptr) bool {
+	_, errno := peekSocket(fd)
+	c.peekedOK = errno == syscall.EAGAIN
+	return true
 }
 
 // ansHead is a server's answer head as the fast path reads it: slices into
@@ -210,7 +217,8 @@ var errAnswerHead = errors.New("the server's answer has a malformed head")
 
 // parseAnswer reads a complete answer head.
 func parseAnswer(raw []byte, a *ansHead) error {
-	*a = ansHead{raw: raw, length: -1}
+	a.raw, a.status, a.reason, a.proto11, a.length, a.chunked, a.close = raw, 0, nil, false, -1, false, false
+	a.session, a.ctype, a.hasSess, a.nconn, a.n = nil, nil, false, 0, 0
 	eol := bytes.IndexByte(raw, '\n')
 	if eol < 0 {
 		return errAnswerHead
@@ -250,8 +258,14 @@ func (a *ansHead) statusLine(l []byte) error {
 	default:
 		return errAnswerHead
 	}
-	code, err := strconv.Atoi(string(rest[:3]))
-	if err != nil || code < 100 {
+	code := 0
+	for _, c := range rest[:3] {
+		if c < '0' || c > '9' {
+			return errAnswerHead
+		}
+		code = code*10 + int(c-'0')
+	}
+	if code < 100 {
 		return errAnswerHead
 	}
 	a.status = code
@@ -283,39 +297,70 @@ func (a *ansHead) line(raw []byte, start, stop, next int) error {
 	if !fieldValue(v) {
 		return errAnswerHead
 	}
-	if err := a.known(raw[start:colon], v); err != nil {
+	kind, err := a.known(raw[start:colon], v)
+	if err != nil {
 		return err
 	}
-	a.lines[a.n] = headLine{start: start, colon: colon, vstart: vs, vend: ve, end: next}
+	a.lines[a.n] = headLine{start: int32(start), colon: int32(colon), vstart: int32(vs), vend: int32(ve), end: int32(next), kind: kind}
 	a.n++
 	return nil
 }
 
+// Kinds of answer lines (headLine.kind).
+const (
+	ansPassed  lineKind = iota // passed on to the host
+	ansFraming                 // Content-Length, Transfer-Encoding: passed on unless the proxy frames the body
+	ansHop                     // of this hop only (Connection, Keep-Alive, ...): never passed on
+	ansSession                 // Mcp-Session-Id: the host gets its own
+)
+
 // known takes note of the headers that frame the answer or name its
-// session.
-func (a *ansHead) known(name, v []byte) error {
-	switch {
-	case equalFold(name, "content-length"):
-		n, ok := parseLength(v)
-		if !ok || (a.length >= 0 && a.length != n) {
-			return errAnswerHead
+// session, and says what becomes of the line.
+func (a *ansHead) known(name, v []byte) (lineKind, error) {
+	switch len(name) {
+	case 2, 7, 10, 16:
+		return a.hop(name, v)
+	case 12:
+		if equalFold(name, "content-type") {
+			a.ctype = v
 		}
-		a.length = n
-	case equalFold(name, "transfer-encoding"):
-		// As net/http's client: chunked is the one coding it takes, and
-		// an HTTP/1.0 answer's is ignored.
-		if !equalFold(v, "chunked") || a.chunked {
-			return errAnswerHead
+	case 14:
+		switch {
+		case equalFold(name, "content-length"):
+			n, ok := parseLength(v)
+			if !ok || (a.length >= 0 && a.length != n) {
+				return 0, errAnswerHead
+			}
+			a.length = n
+			return ansFraming, nil
+		case equalFold(name, "mcp-session-id"):
+			a.session, a.hasSess = v, true
+			return ansSession, nil
 		}
-		a.chunked = a.proto11
-	case equalFold(name, "connection"):
-		return a.connection(v)
-	case equalFold(name, "mcp-session-id"):
-		a.session, a.hasSess = v, true
-	case equalFold(name, "content-type"):
-		a.ctype = v
+	case 17:
+		if equalFold(name, "transfer-encoding") {
+			// As net/http's client: chunked is the one coding it takes,
+			// and an HTTP/1.0 answer's is ignored.
+			if !equalFold(v, "chunked") || a.chunked {
+				return 0, errAnswerHead
+			}
+			a.chunked = a.proto11
+			return ansFraming, nil
+		}
 	}
-	return nil
+	return ansPassed, nil
+}
+
+// hop reads the headers of this hop only: the Connection header (its
+// tokens name more), Keep-Alive, Proxy-Connection, Upgrade, TE.
+func (a *ansHead) hop(name, v []byte) (lineKind, error) {
+	switch {
+	case equalFold(name, "connection"):
+		return ansHop, a.connection(v)
+	case equalFold(name, "keep-alive"), equalFold(name, "proxy-connection"), equalFold(name, "upgrade"), equalFold(name, "te"):
+		return ansHop, nil
+	}
+	return ansPassed, nil
 }
 
 func (a *ansHead) connection(v []byte) error {
@@ -348,17 +393,15 @@ func (a *ansHead) keeps() bool {
 }
 
 // forwarded reports whether answer line i goes on to the host: not one
-// of this hop (the connection's own headers, and those it names).
+// of this hop (the connection's own headers, and those it names), not
+// the session's (the host gets its own).
 func (a *ansHead) forwarded(i int) bool {
 	l := a.lines[i]
-	name := a.raw[l.start:l.colon]
-	switch {
-	case equalFold(name, "connection"), equalFold(name, "keep-alive"), equalFold(name, "proxy-connection"),
-		equalFold(name, "upgrade"), equalFold(name, "te"), equalFold(name, "mcp-session-id"):
+	if l.kind == ansHop || l.kind == ansSession {
 		return false
 	}
 	for _, tok := range a.conn[:a.nconn] {
-		if bytes.EqualFold(name, tok) {
+		if bytes.EqualFold(a.raw[l.start:l.colon], tok) {
 			return false
 		}
 	}

@@ -16,18 +16,25 @@ const watchAfter = 200 * time.Millisecond
 // connection closed), as net/http's server ends a request whose
 // connection closed. net/http reads every connection in the background
 // for that; the fast path starts a watcher only for a call still running
-// after watchAfter, so a common call starts none.
+// after watchAfter, so a common call starts none. Its timer is not reset
+// per call either (each reset to the earliest timer wakes a thread to
+// poll the network): it ticks while calls run, at most every watchAfter,
+// and rests while the connection is idle.
 type hostWatch struct {
 	conn  net.Conn
-	rd    *lazyDeadline   // conn's read deadline, which the watch borrows
+	rd    *lazyDeadline   // conn's read deadline, which a watcher borrows
 	raw   syscall.RawConn // nil: not a socket it can watch
 	timer *time.Timer
-	done  chan struct{} // a watcher returned
 
 	mu       sync.Mutex
-	up       net.Conn // the call's upstream connection, closed if the host goes
-	gone     bool
-	stopping bool // disarm is ending the watch: a watcher must not start waiting
+	ended    *sync.Cond // a watcher returned
+	up       net.Conn   // the call under way's upstream connection; nil between calls
+	since    time.Time  // when that call began
+	gone     bool       // the host went away during it
+	armed    bool       // the timer is set
+	watching bool       // a watcher waits on the host's connection
+	watched  bool       // one did during this call: the connection's deadline was taken away
+	closed   bool
 }
 
 func (w *hostWatch) init(c net.Conn, rd *lazyDeadline) {
@@ -35,67 +42,102 @@ func (w *hostWatch) init(c net.Conn, rd *lazyDeadline) {
 	if sc, ok := c.(syscall.Conn); ok {
 		w.raw, _ = sc.SyscallConn()
 	}
-	w.done = make(chan struct{}, 1)
+	w.ended = sync.NewCond(&w.mu)
 }
 
-// arm starts watching for the call on up.
-func (w *hostWatch) arm(up net.Conn) {
+// arm watches the call on up, begun at since.
+func (w *hostWatch) arm(up net.Conn, since time.Time) {
 	if w.raw == nil {
 		return
 	}
 	w.mu.Lock()
-	w.up, w.gone, w.stopping = up, false, false
-	w.mu.Unlock()
+	defer w.mu.Unlock()
+	w.up, w.since, w.gone = up, since, false
+	if w.armed || w.closed {
+		return
+	}
+	w.armed = true
 	if w.timer == nil {
-		w.timer = time.AfterFunc(watchAfter, w.watch)
+		w.timer = time.AfterFunc(watchAfter, w.tick)
 		return
 	}
 	w.timer.Reset(watchAfter)
 }
 
 // disarm ends the watch of the call; it reports whether the host went
-// away meanwhile. A watcher that started is stopped (a read deadline in
-// the past ends its wait) and waited for; the connection's next read sets
-// its deadline anew.
+// away meanwhile. A watcher that waits is stopped (a read deadline in the
+// past ends its wait) and waited for; the connection's next read sets its
+// deadline anew.
 func (w *hostWatch) disarm() (gone bool) {
 	if w.raw == nil {
 		return false
 	}
-	if !w.timer.Stop() {
-		w.mu.Lock()
-		w.stopping = true
-		w.mu.Unlock()
-		w.rd.force(time.Unix(1, 0))
-		<-w.done
-	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.up = nil
+	if w.watching {
+		w.mu.Unlock()
+		w.rd.force(time.Unix(1, 0))
+		w.mu.Lock()
+		for w.watching {
+			w.ended.Wait()
+		}
+	}
+	if w.watched {
+		w.watched = false
+		w.rd.at = time.Time{} // unknown: the next read sets it
+	}
 	return w.gone
 }
 
-// stop ends any watch for good (the connection ends or is given away).
+// stop ends the watch for good (the connection ends or is given away).
 // Between calls no watcher runs: disarm waited for any that started.
 func (w *hostWatch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.closed = true
 	if w.timer != nil {
 		w.timer.Stop()
 	}
 }
 
-// watch waits until the host's connection can be read: the end of it
-// (the host went away: its call's upstream connection is closed), or
-// more bytes (the host sent its next request: it is there), or the
-// deadline disarm sets. The connection's own deadline (its idle
-// timeout) is taken away first: a call may stream for longer.
-func (w *hostWatch) watch() {
-	defer func() { w.done <- struct{}{} }()
+// tick looks at the call under way: one that has run watchAfter is
+// watched; a younger one is looked at again when it will have; without
+// one the timer rests until the next call.
+func (w *hostWatch) tick() {
 	w.mu.Lock()
-	if w.stopping {
+	if w.up == nil || w.closed {
+		w.armed = false
 		w.mu.Unlock()
 		return
 	}
+	if age := time.Since(w.since); age < watchAfter {
+		w.timer.Reset(watchAfter - age)
+		w.mu.Unlock()
+		return
+	}
+	w.armed, w.watching, w.watched = false, true, true
+	// The connection's own deadline (its idle timeout) is taken away: a
+	// call may stream for longer. Under mu, so disarm's deadline in the
+	// past comes after it.
 	_ = w.conn.SetReadDeadline(time.Time{})
+	up := w.up
 	w.mu.Unlock()
+	gone := w.watch()
+	w.mu.Lock()
+	if gone {
+		_ = up.Close() // before disarm can hear of the end: the connection is never kept
+	}
+	w.watching = false
+	w.gone = w.gone || gone
+	w.ended.Broadcast()
+	w.mu.Unlock()
+}
+
+// watch waits until the host's connection can be read: the end of it (the
+// host went away: true), or more bytes (the host sent its next request:
+// it is there), or the deadline disarm sets.
+func (w *hostWatch) watch() bool {
 	eof := false
 	err := w.raw.Read(func(fd uintptr) bool {
 		n, errno := peekSocket(fd)
@@ -105,14 +147,5 @@ func (w *hostWatch) watch() {
 		eof = n == 0 || errno != 0
 		return true
 	})
-	if err != nil || !eof {
-		return
-	}
-	w.mu.Lock()
-	w.gone = true
-	up := w.up
-	w.mu.Unlock()
-	if up != nil {
-		_ = up.Close()
-	}
+	return err == nil && eof
 }
