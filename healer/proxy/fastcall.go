@@ -20,6 +20,7 @@ type fastReq struct {
 	h     *reqHead
 	body  []byte
 	began time.Time
+	sent  time.Time   // when the request went upstream last: the wait for an answer counts from it
 	took  int         // bytes of the read buffer it holds, let go when it is done
 	hdr   http.Header // h.header(), made when a rare step needs it
 	pfx   int         // the upstream request's head up to its session line, in fc.out
@@ -79,7 +80,8 @@ func (fc *fastConn) serveOne(ctx context.Context, h *reqHead) (keep bool, why st
 			return false, whyServer // its header is dropped and counted: the general path does that
 		}
 	}
-	r := fastReq{h: h, began: time.Now()}
+	now := time.Now()
+	r := fastReq{h: h, began: now, sent: now}
 	if err := fc.readBody(&r); err != nil {
 		return false, ""
 	}
@@ -169,6 +171,7 @@ func (fc *fastConn) call(ctx context.Context, r *fastReq, s *session) bool {
 		p.recovered(s, up, next, r.began, "the server had lost the session; the proxy opened a new one (the host's answer was for the old one)")
 		return fc.answer(http.StatusAccepted, nil, r.h.close)
 	}
+	r.sent = time.Now() // the answer's wait starts over with the resend
 	if x, err = fc.exchange(ctx, r, next, s.hostID); err != nil {
 		return fc.fail(err, r.h.close)
 	}
@@ -337,11 +340,7 @@ func (fc *fastConn) fail(err error, closing bool) bool {
 
 // answer sends an answer of the proxy's own: a JSON body or none.
 func (fc *fastConn) answer(status int, body []byte, closing bool) bool {
-	out := fc.out[:0]
-	if len(fc.out) > 0 {
-		out = fc.out[len(fc.out):] // after a request prefix, which a resend may still need
-	}
-	out = append(out, "HTTP/1.1 "...)
+	out := append(fc.scratch[:0], "HTTP/1.1 "...)
 	out = strconv.AppendInt(out, int64(status), 10)
 	out = append(out, ' ')
 	out = append(out, http.StatusText(status)...)
@@ -357,6 +356,7 @@ func (fc *fastConn) answer(status int, body []byte, closing bool) bool {
 	}
 	out = append(out, "\r\n"...)
 	out = append(out, body...)
+	fc.scratch = out
 	_, err := fc.io.Write(out)
 	return err == nil && !closing
 }

@@ -39,8 +39,8 @@ func (fc *fastConn) exchange(ctx context.Context, r *fastReq, up, hostID string)
 	if err != nil {
 		return nil, err
 	}
-	fc.watch.arm(u.conn, r.began)
-	x, err := fc.answerHead(u, r.began)
+	fc.watch.arm(u.conn, r.sent)
+	x, err := fc.answerHead(u, r.sent)
 	if err != nil {
 		_ = u.conn.Close()
 		if fc.watch.disarm() {
@@ -80,7 +80,7 @@ func (fc *fastConn) send(ctx context.Context, r *fastReq, up string) (*upConn, e
 	}
 	fc.out = out[:r.pfx]
 	for attempt := 0; ; attempt++ {
-		u, err := p.fast.get(ctx, r.began)
+		u, err := p.fast.get(ctx, r.sent)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errUnreachable, err)
 		}
@@ -210,12 +210,12 @@ func (fc *fastConn) relay(x *upAnswer, limit int64, closing bool) bool {
 				return false
 			}
 			out = out[:0]
-			if k := x.frame.spliceable(); k >= spliceOver {
+			if k := min(x.frame.spliceable(), limit-sent); k >= spliceOver {
 				x.u.rd.clear()
 				n, err := io.Copy(fc.conn, io.LimitReader(x.u.conn, k)) // splice(2) between the sockets
 				sent += n
 				x.frame.skip(n)
-				if err != nil || n < k || sent > limit {
+				if err != nil || n < k {
 					return fc.cut(x, out, nil)
 				}
 				continue
