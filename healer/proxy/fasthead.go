@@ -132,20 +132,9 @@ func (h *reqHead) requestLine(l []byte) string {
 
 // line reads the header line raw[start:end] (CR excluded).
 func (h *reqHead) line(raw []byte, start, end int) string {
-	colon := bytes.IndexByte(raw[start:end], ':')
-	if colon < 1 || !isToken(raw[start:start+colon]) {
-		return whyHeader // no name, a space before the colon, or a folded line
-	}
-	colon += start
-	vs, ve := colon+1, end
-	for vs < ve && (raw[vs] == ' ' || raw[vs] == '\t') {
-		vs++
-	}
-	for ve > vs && (raw[ve-1] == ' ' || raw[ve-1] == '\t') {
-		ve--
-	}
-	if !fieldValue(raw[vs:ve]) {
-		return whyHeader
+	colon, vs, ve, ok := splitField(raw, start, end)
+	if !ok {
+		return whyHeader // no name, a space before the colon, a folded line, a control byte
 	}
 	l := headLine{start: int32(start), colon: int32(colon), vstart: int32(vs), vend: int32(ve), end: int32(end + 2), kind: kindOf(raw[start:colon])}
 	v := raw[vs:ve]
@@ -185,6 +174,26 @@ func (h *reqHead) line(raw []byte, start, end int) string {
 	h.lines[h.n] = l
 	h.n++
 	return ""
+}
+
+// splitField reads the field line raw[start:end] (its CR or LF
+// excluded): where its colon is and its value (without the spaces around
+// it), and whether it is a field at all: a token name, then a value with
+// no control byte.
+func splitField(raw []byte, start, end int) (colon, vs, ve int, ok bool) {
+	colon = bytes.IndexByte(raw[start:end], ':')
+	if colon < 1 || !isToken(raw[start:start+colon]) {
+		return 0, 0, 0, false
+	}
+	colon += start
+	vs, ve = colon+1, end
+	for vs < ve && (raw[vs] == ' ' || raw[vs] == '\t') {
+		vs++
+	}
+	for ve > vs && (raw[ve-1] == ' ' || raw[ve-1] == '\t') {
+		ve--
+	}
+	return colon, vs, ve, fieldValue(raw[vs:ve])
 }
 
 // check is what the whole head must be once read.

@@ -24,6 +24,15 @@ func headSeeds() []string {
 	}
 }
 
+// headOf is raw up to its first blank line, nil without one.
+func headOf(raw []byte) []byte {
+	end := bytes.Index(raw, []byte("\r\n\r\n"))
+	if end < 0 {
+		return nil
+	}
+	return raw[:end+4]
+}
+
 // FuzzParseHead: a head the fast path takes is one net/http reads the
 // same: the same method, target, Host, length and session, and net/http
 // would not refuse it. What the fast path passes on byte for byte is
@@ -33,11 +42,9 @@ func FuzzParseHead(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		end := bytes.Index(raw, []byte("\r\n\r\n"))
-		if end < 0 {
+		if raw = headOf(raw); raw == nil {
 			return
 		}
-		raw = raw[:end+4]
 		var h reqHead
 		// What the fast path takes: a head it reads, for its endpoint
 		// (fastWhy), from a Host that passes the guard.
@@ -80,11 +87,9 @@ func FuzzParseAnswer(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		end := bytes.Index(raw, []byte("\r\n\r\n"))
-		if end < 0 {
+		if raw = headOf(raw); raw == nil {
 			return
 		}
-		raw = raw[:end+4]
 		var a ansHead
 		if parseAnswer(raw, &a) != nil {
 			return

@@ -281,22 +281,11 @@ func (a *ansHead) statusLine(l []byte) error {
 // line reads one header line raw[start:stop]; next is where the next
 // line starts.
 func (a *ansHead) line(raw []byte, start, stop, next int) error {
-	colon := bytes.IndexByte(raw[start:stop], ':')
-	if colon < 1 || !isToken(raw[start:start+colon]) || a.n == maxFastLines {
+	colon, vs, ve, ok := splitField(raw, start, stop)
+	if !ok || a.n == maxFastLines {
 		return errAnswerHead
-	}
-	colon += start
-	vs, ve := colon+1, stop
-	for vs < ve && (raw[vs] == ' ' || raw[vs] == '\t') {
-		vs++
-	}
-	for ve > vs && (raw[ve-1] == ' ' || raw[ve-1] == '\t') {
-		ve--
 	}
 	v := raw[vs:ve]
-	if !fieldValue(v) {
-		return errAnswerHead
-	}
 	kind, err := a.known(raw[start:colon], v)
 	if err != nil {
 		return err

@@ -60,14 +60,19 @@ func (s *sockIO) Read(b []byte) (int, error) {
 	return s.n, nil
 }
 
-func (s *sockIO) doRead(fd uintptr) bool {
+func (s *sockIO) doRead(fd uintptr) bool { return s.call(syscall.SYS_READ, fd) }
+
+// call makes the system call trap (read or write) on fd with s.buf; false
+// when the socket is not ready (the poller waits), true with its result
+// in s.n and s.errno otherwise.
+func (s *sockIO) call(trap, fd uintptr) bool {
 	for {
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
+		r, _, e := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
 		switch e {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
-			return false // the poller waits for more
+			return false
 		}
 		s.n, s.errno = int(r), e
 		return true
@@ -94,19 +99,7 @@ func (s *sockIO) Write(b []byte) (int, error) {
 	return done, nil
 }
 
-func (s *sockIO) doWrite(fd uintptr) bool {
-	for {
-		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
-		switch e {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false // the poller waits for room
-		}
-		s.n, s.errno = int(r), e
-		return true
-	}
-}
+func (s *sockIO) doWrite(fd uintptr) bool { return s.call(syscall.SYS_WRITE, fd) }
 
 // peekSocket looks at the socket's next byte without taking it, without
 // waiting: 0 bytes and no error is its end.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -121,41 +122,45 @@ backend mcp
 `
 
 // startNginx runs nginx in front of upstream, a non-daemon child with its
-// config, pid and logs in a temp directory of its own.
+// config, pid and logs in a temp directory of its own; its worker is a
+// child process, counted with it.
 func (b *bench) startNginx(ctx context.Context, upstream string) (*frontend, error) {
-	version, err := versionOf("nginx", `nginx/([0-9.]+)`, "-v")
-	if err != nil {
-		return nil, err
-	}
-	dir, listen, u, err := b.frontendDir("nginx", upstream)
-	if err != nil {
-		return nil, err
-	}
-	conf, err := writeConf(dir, "nginx.conf", nginxConf, listen, u.Host)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.CommandContext(ctx, "nginx", "-g", "daemon off;", "-p", dir, "-c", conf)
-	return startChild(cmd, "nginx "+version, "http://"+listen+u.RequestURI(), listen, dir, true)
+	return b.startOther(ctx, otherProxy{name: "nginx", versionRe: `nginx/([0-9.]+)`, conf: "nginx.conf", tmpl: nginxConf, workers: true,
+		args: func(dir, conf string) []string { return []string{"-g", "daemon off;", "-p", dir, "-c", conf} }}, upstream)
 }
 
 // startHAProxy runs HAProxy in front of upstream (haproxy -db: in the
 // foreground), its config and pid file in a temp directory of its own.
 func (b *bench) startHAProxy(ctx context.Context, upstream string) (*frontend, error) {
-	version, err := versionOf("haproxy", `version ([0-9.]+)`, "-v")
+	return b.startOther(ctx, otherProxy{name: "haproxy", title: "HAProxy", versionRe: `version ([0-9.]+)`, conf: "haproxy.cfg", tmpl: haproxyConf,
+		args: func(_, conf string) []string { return []string{"-db", "-f", conf} }}, upstream)
+}
+
+// otherProxy is how to run one of the proxies the watchdog's is measured
+// against.
+type otherProxy struct {
+	name, title string // its command, and its name in the table ("": the command's)
+	versionRe   string // finds its version in what "name -v" prints
+	conf, tmpl  string // its config file's name, and the config ({{dir}}, {{listen}}, {{upstream}})
+	workers     bool   // its workers are child processes
+	args        func(dir, conf string) []string
+}
+
+func (b *bench) startOther(ctx context.Context, o otherProxy, upstream string) (*frontend, error) {
+	version, err := versionOf(o.name, o.versionRe, "-v")
 	if err != nil {
 		return nil, err
 	}
-	dir, listen, u, err := b.frontendDir("haproxy", upstream)
+	dir, listen, u, err := b.frontendDir(o.name, upstream)
 	if err != nil {
 		return nil, err
 	}
-	conf, err := writeConf(dir, "haproxy.cfg", haproxyConf, listen, u.Host)
+	conf, err := writeConf(dir, o.conf, o.tmpl, listen, u.Host)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, "haproxy", "-db", "-f", conf)
-	return startChild(cmd, "HAProxy "+version, "http://"+listen+u.RequestURI(), listen, dir, false)
+	cmd := exec.CommandContext(ctx, o.name, o.args(dir, conf)...)
+	return startChild(cmd, cmp.Or(o.title, o.name)+" "+version, "http://"+listen+u.RequestURI(), listen, dir, o.workers)
 }
 
 // frontendDir makes a fresh directory for one frontend's files and picks
