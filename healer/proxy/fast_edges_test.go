@@ -18,7 +18,8 @@ import (
 
 // A server that closes kept connections it finds idle (Node's servers do
 // after 5 s): the fast path's next call goes out on a new connection,
-// succeeds, and runs once. The front closes them after 50 ms.
+// succeeds, and runs once. The front closes them after 50 ms; the call
+// comes once the connection has rested long enough to be checked.
 func TestServerClosedIdleConnection(t *testing.T) {
 	srv := startServer(t, demoserver.Options{})
 	target, _ := url.Parse(strings.TrimSuffix(srv.URL(), "/mcp"))
@@ -37,9 +38,13 @@ func TestServerClosedIdleConnection(t *testing.T) {
 	defer front.Close()
 	px := startProxy(t, proxy.Options{Upstream: front.URL + "/mcp"})
 	id := rawSession(t, px.url)
+	last := time.Now()
 	for i := range 3 {
 		before := accepted.Load()
-		waitFor(t, "the server to close the kept connection", func() bool { return closed.Load() == before })
+		waitFor(t, "the server to close the kept connection, and the connection to rest", func() bool {
+			return closed.Load() == before && time.Since(last) > 150*time.Millisecond
+		})
+		last = time.Now()
 		resp := callCount(t, px.url, id)
 		body, _ := io.ReadAll(resp.Body)
 		if resp.StatusCode != http.StatusOK {
