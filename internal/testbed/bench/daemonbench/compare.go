@@ -25,8 +25,12 @@ type through struct {
 	proxied  loadgen.Result
 	ratios   []float64     // per round: its calls/s over the straight window's
 	cpu      time.Duration // its processes', over its windows
-	conns    int64         // connections the server accepted over its windows
-	paths    pathCounts    // how the watchdog served them (zero for the others)
+	// ends is the CPU of the load generator and the server (the ends of
+	// every call) over the straight windows and over the proxy's: what
+	// a proxy makes them spend besides its own.
+	endsStraight, endsThrough time.Duration
+	conns                     int64      // connections the server accepted over its windows
+	paths                     pathCounts // how the watchdog served them (zero for the others)
 }
 
 // ratio is the median of the rounds' ratios.
@@ -44,6 +48,11 @@ func (t *through) ratio() float64 {
 
 func (t *through) cpuPerCall() time.Duration {
 	return t.cpu / time.Duration(max(t.proxied.Calls, 1))
+}
+
+// endsPerCall is the ends' CPU per call, straight and through the proxy.
+func (t *through) endsPerCall() (straight, through time.Duration) {
+	return t.endsStraight / time.Duration(max(t.straight.Calls, 1)), t.endsThrough / time.Duration(max(t.proxied.Calls, 1))
 }
 
 func (t *through) connsPer1000() float64 {
@@ -151,10 +160,13 @@ func (b *bench) compareAt(ctx context.Context, srv *upstream, fronts []*frontend
 
 // compareWindow is one straight window and one through t's frontend.
 func (b *bench) compareWindow(ctx context.Context, srv *upstream, direct, via *loadgen.Sessions, t *through, window time.Duration) error {
+	ends := func() time.Duration { return pidsCPU(os.Getpid(), srv.cmd.Process.Pid) }
+	e0 := ends()
 	s, err := direct.Run(ctx, window)
 	if err != nil {
 		return fmt.Errorf("straight: %w", err)
 	}
+	e1 := ends()
 	cpu0, err := t.f.cpu()
 	if err != nil {
 		return err
@@ -164,6 +176,7 @@ func (b *bench) compareWindow(ctx context.Context, srv *upstream, direct, via *l
 	if err != nil {
 		return fmt.Errorf("through %s: %w", t.f.name, err)
 	}
+	e2 := ends()
 	cpu1, err := t.f.cpu()
 	if err != nil {
 		return err
@@ -171,7 +184,21 @@ func (b *bench) compareWindow(ctx context.Context, srv *upstream, direct, via *l
 	t.straight, t.proxied = t.straight.Add(s), t.proxied.Add(p)
 	t.ratios = append(t.ratios, p.PerSecond()/s.PerSecond())
 	t.cpu += cpu1 - cpu0
+	t.endsStraight += e1 - e0
+	t.endsThrough += e2 - e1
 	t.conns += srv.Accepted() - conns0
 	t.paths = t.paths.add(t.f.paths().sub(paths0))
 	return nil
+}
+
+// pidsCPU is the CPU time of the processes so far (0 for one that cannot
+// be read).
+func pidsCPU(pids ...int) time.Duration {
+	var sum time.Duration
+	for _, pid := range pids {
+		if c, err := cpuTime(pid); err == nil {
+			sum += c
+		}
+	}
+	return sum
 }

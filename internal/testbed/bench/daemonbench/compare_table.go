@@ -31,13 +31,16 @@ func printCompare(rows []compareRow, run compareRun) {
 		names[i] = t.f.name
 	}
 	all := strings.Join(names, " / ")
-	fmt.Printf("| server | calls at once | straight, calls/s | ratio: %s | CPU per call, µs: %s | added p50, ms: %s | added p99, ms: %s | upstream connections per 1,000 calls: %s | goals |\n",
-		strings.Join(names, " · "), all, all, all, all)
-	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	fmt.Printf("| server | calls at once | straight, calls/s | ratio (lowest–highest round): %s | CPU per call, µs: %s | the ends' CPU per call, µs: straight / through %s | added p50, ms: %s | added p99, ms: %s | upstream connections per 1,000 calls: %s | goals |\n",
+		strings.Join(names, " · "), all, all, all, all, all)
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
-		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s |\n", r.server, r.conc, r.paths[0].straight.PerSecond(),
-			each(r.paths, " · ", func(t *through) string { return fmt.Sprintf("%.2f", t.ratio()) }),
+		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", r.server, r.conc, r.paths[0].straight.PerSecond(),
+			each(r.paths, " · ", func(t *through) string {
+				return fmt.Sprintf("%.2f (%.2f–%.2f)", t.ratio(), slices.Min(t.ratios), slices.Max(t.ratios))
+			}),
 			each(r.paths, " / ", func(t *through) string { return fmt.Sprintf("%.1f", us(t.cpuPerCall())) }),
+			endsColumn(r.paths),
 			each(r.paths, " / ", func(t *through) string { return fmt.Sprintf("%.3f", msOf(t.added(0.5))) }),
 			each(r.paths, " / ", func(t *through) string { return fmt.Sprintf("%.3f", msOf(t.added(0.99))) }),
 			each(r.paths, " / ", func(t *through) string { return fmt.Sprintf("%.1f", t.connsPer1000()) }),
@@ -45,7 +48,8 @@ func printCompare(rows []compareRow, run compareRun) {
 	}
 	fmt.Println()
 	fmt.Printf("Each row: %d rounds; in each, every proxy's %s window right after a straight window of its own (the order turns each round); "+
-		"ratio is the median over the rounds of its calls/s over that straight window's. Load average (1, 5, 15 min) before: %s; after: %s.\n",
+		"ratio is the median over the rounds of its calls/s over that straight window's. The ends are the load generator and the server: "+
+		"what a proxy costs them besides its own CPU. Load average (1, 5, 15 min) before: %s; after: %s.\n",
 		run.rounds, run.window, run.load[0], run.load[1])
 	var fast, general int64
 	reasons := map[string]int64{}
@@ -61,6 +65,18 @@ func printCompare(rows []compareRow, run compareRun) {
 		fmt.Printf("The watchdog served %d of %d requests in its windows on its fast path (%.2f %%)%s.\n",
 			fast, fast+general, 100*float64(fast)/float64(fast+general), reasonList(reasons))
 	}
+}
+
+// endsColumn is the load generator's and the server's CPU per call,
+// straight (all the straight windows) and through each proxy.
+func endsColumn(ts []*through) string {
+	var straight, calls time.Duration
+	for _, t := range ts {
+		straight += t.endsStraight
+		calls += time.Duration(t.straight.Calls)
+	}
+	out := fmt.Sprintf("%.1f / ", us(straight/max(calls, 1)))
+	return out + each(ts, " / ", func(t *through) string { _, th := t.endsPerCall(); return fmt.Sprintf("%.1f", us(th)) })
 }
 
 // goals are the goals for one row: the watchdog's ratio at least
