@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -40,14 +41,14 @@ type fastServer struct {
 	config   []configLine // the config's headers, for hosts that send none of their own
 
 	mu       sync.Mutex
-	conns    map[*fastConn]bool // true while it serves a request
-	shutting bool
+	conns    map[*fastConn]struct{}
+	shutting atomic.Bool
 	wg       sync.WaitGroup
 }
 
 func newFastServer(p *Proxy, pending *pendingConns, general *handoff) *fastServer {
 	return &fastServer{p: p, pending: pending, general: general, endpoint: []byte(p.endpoint), config: p.fastHeaders,
-		conns: map[*fastConn]bool{}}
+		conns: map[*fastConn]struct{}{}}
 }
 
 // serve reads requests from c until it closes, is given to the general
@@ -55,12 +56,12 @@ func newFastServer(p *Proxy, pending *pendingConns, general *handoff) *fastServe
 func (s *fastServer) serve(ctx context.Context, c net.Conn) {
 	fc := newFastConn(s, c)
 	s.mu.Lock()
-	if s.shutting {
+	if s.shutting.Load() {
 		s.mu.Unlock()
 		_ = c.Close()
 		return
 	}
-	s.conns[fc] = false
+	s.conns[fc] = struct{}{}
 	s.mu.Unlock()
 	s.pending.track(c, http.StateNew)
 	s.wg.Go(func() {
@@ -77,22 +78,22 @@ func (s *fastServer) serve(ctx context.Context, c net.Conn) {
 }
 
 // busy marks fc as serving a request (or not); false when the server is
-// shutting down and fc should stop.
+// shutting down and fc should stop. With shutdown's two steps in the
+// other order, either fc sees the shutdown or the shutdown sees fc busy
+// (atomics, not the server's lock: no lock shared by every call).
 func (s *fastServer) busy(fc *fastConn, b bool) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.conns[fc] = b
-	return !s.shutting
+	fc.serving.Store(b)
+	return !s.shutting.Load()
 }
 
 // shutdown closes the idle connections at once, gives those serving a
 // request until grace to finish it, then closes them too, and waits for
 // their goroutines.
 func (s *fastServer) shutdown(grace time.Duration) {
+	s.shutting.Store(true)
 	s.mu.Lock()
-	s.shutting = true
-	for fc, serving := range s.conns {
-		if !serving {
+	for fc := range s.conns {
+		if !fc.serving.Load() {
 			_ = fc.conn.Close()
 		}
 	}
@@ -114,12 +115,13 @@ func (s *fastServer) shutdown(grace time.Duration) {
 
 // fastConn is one host connection on the fast path.
 type fastConn struct {
-	s     *fastServer
-	conn  net.Conn
-	io    *sockIO // reads (through br) and writes of conn
-	br    *bufio.Reader
-	rd    lazyDeadline // conn's read deadline: the idle and header timeouts
-	watch hostWatch
+	s       *fastServer
+	serving atomic.Bool // a request is being served
+	conn    net.Conn
+	io      *sockIO // reads (through br) and writes of conn
+	br      *bufio.Reader
+	rd      lazyDeadline // conn's read deadline: the idle and header timeouts
+	watch   hostWatch
 	// host is the last Host value that passed the guard: the same on
 	// every request of a connection, so it is judged once.
 	host []byte
@@ -154,7 +156,9 @@ func (fc *fastConn) loop(ctx context.Context) (given bool) {
 		if err != nil {
 			return false
 		}
-		fc.s.pending.track(fc.conn, http.StateActive) // a whole head (or one given to net/http, which tracks it on)
+		if first {
+			fc.s.pending.track(fc.conn, http.StateActive) // a whole head (or one given to net/http, which tracks it on)
+		}
 		if why == "" {
 			why = fc.s.p.fastWhy(fc, h)
 		}

@@ -201,10 +201,11 @@ func (fc *fastConn) initialize(ctx context.Context, r *fastReq) bool {
 	p.setStateless(false)
 	protocol, caps := initResult(ctype, data)
 	init := paramsOf(r.body)
+	now := p.opts.Now()
 	s := &session{hostID: newHostID(), init: init, client: clientName(init), upstream: upstream,
-		protocol: protocol, caps: caps, last: p.opts.Now(), header: keptHeader(r.header())}
-	evicted := p.sessions.add(s)
-	p.opts.OnSighting(Sighting{Kind: EvSession, Server: p.opts.Server, Time: s.last, HostSession: s.hostID,
+		protocol: protocol, caps: caps, last: now, header: keptHeader(r.header())}
+	evicted := p.sessions.add(s) // s.last is the table's from here: the host's next call may move it
+	p.opts.OnSighting(Sighting{Kind: EvSession, Server: p.opts.Server, Time: now, HostSession: s.hostID,
 		Upstream: upstream, Client: s.client, Detail: "a host opened a session through the proxy"})
 	keep := fc.answerWhole(x, s.hostID, data, r.h.close)
 	p.letGo(ctx, evicted) // once the host has its answer

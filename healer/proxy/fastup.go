@@ -51,9 +51,9 @@ type upConn struct {
 
 // Bounds of the upstream connections.
 const (
-	maxIdleFast   = maxIdleUpstream // idle connections kept, as the general path's transport
-	idleFastFor   = 90 * time.Second
-	upReadBuf     = 16 << 10 // an answer's head must fit, with the start of its body
+	maxIdleFast = maxIdleUpstream // idle connections kept, as the general path's transport
+	idleFastFor = 90 * time.Second
+	upReadBuf   = 16 << 10 // an answer's head must fit, with the start of its body
 	// probeIdleOver: a kept connection idle this long is checked before a
 	// call goes out on it (a system call). Servers close idle connections
 	// after seconds (Node and uvicorn 5 s, nginx 75 s), so one that has
