@@ -151,21 +151,21 @@ PROXYHEAD
 ## What the proxy's CPU goes to
 
 From `docs/proxy-profile.txt` (perf of the watchdog alone, 64 concurrent calls against mcp-go;
-shares of its samples as measured at 9781aa6, a run of `make bench-proxy` on a busy machine):
+shares of its samples as measured at f87b16c, a run of `make bench-proxy` on a busy machine):
 
-- **The kernel's socket calls, about 56 %**: writes 38 % and reads 18 %. Each call is four of
+- **The kernel's socket calls, about 60 %**: writes 44 % and reads 16 %. Each call is four of
   them (the host's request in, to the server, its answer in, to the host), plus one more per
   extra piece of a streamed answer (the Go SDK's SSE answer comes as an event, then its end). A
   loopback TCP write runs the receiving side's work too (`tcp_v4_rcv` under `tcp_sendmsg`):
   every relay pays it, nginx and HAProxy as much. This is the floor of a proxy in user space.
-- **Waiting for work, about 15 %**: the Go scheduler parking a connection's goroutine and polling
+- **Waiting for work, about 18 %**: the Go scheduler parking a connection's goroutine and polling
   the network (`park_m`, `findRunnable`, `netpoll`, `epoll_wait`): nginx's event loop does the
   same with less; it is the one cost of writing the proxy in Go that remains.
 - **Reading the heads, about 7 %**: the request's (`parseHead`, 5 %: splitting lines and checking
   names and values, so that nothing net/http would read differently is passed on) and the
-  answer's (`parseAnswer`, 2.5 %). The body is never parsed.
-- **The rest, under 10 %**: the kept connections' pool, clocks for deadlines, the session table's
-  lock (the host's last activity), buffered reads.
+  answer's (`parseAnswer`, 2 %). The body is never parsed.
+- **The rest, under 10 %**: clocks (2.4 %: deadlines, the host's last activity, a kept
+  connection's rest), the kept connections' pool, the session table's lock, buffered reads.
 
 Gone since issue 48: net/http on both sides (its goroutines per request and per connection, its
 header maps: a call now allocates nothing), the runtime's bookkeeping around each socket call
