@@ -16,10 +16,6 @@ type Paths struct {
 	General map[string]uint64 // by reason; every reason is there, 0 or not
 }
 
-// Reasons are the reasons a request takes the general path, each a label
-// value of the metric.
-func Reasons() []string { return generalReasons() }
-
 // pathCounts counts requests by path.
 type pathCounts struct {
 	fast    atomic.Uint64

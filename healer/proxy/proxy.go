@@ -221,6 +221,7 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	wg.Go(func() {
 		<-ctx.Done()
 		_ = ln.Close()
+		_ = general.Close() // a connection given from now on is closed, not waited for
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
@@ -228,7 +229,6 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	})
 	err := p.accept(ctx, ln, fs)
 	fs.shutdown(time.Second)
-	_ = general.Close()
 	wg.Wait()
 	if p.fast != nil {
 		p.fast.closeAll()
