@@ -99,9 +99,10 @@ hosts: deps
 bench: build
 	bash scripts/bench.sh
 
-# The proxy-under-load rows of make bench alone (minutes, not the half
-# hour of the whole): printed, not written to docs/BENCHMARKS.md. The CPU
-# profile of the proxy lands in bench-out/proxy-cpu.txt.
+# The proxy's part of make bench alone (about 15 minutes, not the hour of
+# the whole): the watchdog's proxy beside nginx and HAProxy in front of
+# the same servers, held sessions, and a CPU profile of the proxy; it
+# rewrites the proxy section of docs/BENCHMARKS.md and docs/proxy-profile.txt.
 bench-proxy: build
 	bash scripts/bench-proxy.sh
 

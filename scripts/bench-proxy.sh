@@ -1,26 +1,72 @@
 #!/usr/bin/env bash
 # The proxy under load (make bench-proxy alone; make bench includes it):
-# C sessions calling echo in a loop against the Go SDK server and a fast
-# one (mark3labs/mcp-go), straight and through the real binary's proxy,
-# alternated; then the memory of held idle sessions. Prints table rows.
-# A perf profile of the watchdog under load (an unstripped build of the same
-# code: the shipped one has no symbols) lands in $BENCH_OUT, not committed.
+# the same servers (the Go SDK's and mark3labs/mcp-go's) behind the
+# watchdog's proxy, nginx and HAProxy in one run, each proxy's windows
+# interleaved with straight ones (daemonbench -mode proxycompare); then
+# the memory of held idle sessions; then a CPU profile of the proxy at 64
+# concurrent calls (perf, an unstripped build of the same code: the
+# shipped one has no symbols), kept in docs/proxy-profile.txt.
+#
+# It writes the proxy section of docs/BENCHMARKS.md (between its
+# proxy-bench markers), or, with PROXY_SECTION_OUT set, that file
+# (make bench puts it into the whole page it writes).
+# PROXY_WINDOW and PROXY_ROUNDS set each window's length and the rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WATCHDOG=${WATCHDOG:-./bin/watchdog}
 OUT=${BENCH_OUT:-bench-out}
-WINDOW=${PROXY_WINDOW:-2s}
+WINDOW=${PROXY_WINDOW:-3s}
+ROUNDS=${PROXY_ROUNDS:-5}
+DOC=docs/BENCHMARKS.md
+PROFILE=docs/proxy-profile.txt
 mkdir -p "$OUT"
+# The commit measured, read before anything is written into the tree.
+measured=$(git describe --always --dirty 2>/dev/null || echo unknown)
+section=$(mktemp)
+trap 'rm -f "$section"' EXIT
 db() { go run ./internal/testbed/bench/daemonbench -watchdog "$1" "${@:2}"; }
-echo "bench: the proxy under load, 1/8/64 sessions, go-sdk and mcp-go servers" >&2
-db "$WATCHDOG" -mode proxyload -window "$WINDOW" -rounds 2
-echo "bench: idle host sessions held through the proxy (1,000 and 10,000)" >&2
-db "$WATCHDOG" -mode proxyheld -held 1000,10000
+
+cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
+{
+  echo "Measured by \`make bench-proxy\` on $(date -u +%Y-%m-%dT%H:%MZ) at commit $measured, $(nproc) vCPU ($cpu), $(uname -sr), $(go version | cut -d' ' -f3)."
+  echo
+  echo "bench: the watchdog's proxy, nginx and HAProxy in front of the go-sdk and mcp-go servers, 1/8/64 concurrent calls" >&2
+  db "$WATCHDOG" -mode proxycompare -window "$WINDOW" -rounds "$ROUNDS"
+  echo
+  echo "bench: idle host sessions held through the proxy (1,000 and 10,000)" >&2
+  echo "| held idle sessions | result | goal | verdict |"
+  echo "|---|---|---|---|"
+  db "$WATCHDOG" -mode proxyheld -held 1000,10000
+} >"$section"
+
 if command -v perf >/dev/null; then
-  echo "bench: a CPU profile of the watchdog's proxy, 8 sessions, mcp-go server -> $OUT/proxy-cpu.txt" >&2
+  echo "bench: a CPU profile of the watchdog's proxy, 64 concurrent calls, mcp-go server -> $PROFILE" >&2
   CGO_ENABLED=0 go build -trimpath -o "$OUT/watchdog-symbols" ./cmd/watchdog
-  db "$OUT/watchdog-symbols" -mode proxyload -upstreams mcp-go -conc 8 -window 3s -rounds 1 \
-    -perf "$OUT/proxy-cpu.txt" >/dev/null
+  db "$OUT/watchdog-symbols" -mode proxyprofile -upstreams mcp-go -conc 64 -window 5s -perf "$OUT/proxy-profile.txt"
+  { echo "Measured by \`make bench-proxy\` at commit $measured."; cat "$OUT/proxy-profile.txt"; } >"$PROFILE"
+  echo >>"$section"
+  echo "Where the proxy's CPU goes at 64 concurrent calls: [proxy-profile.txt](proxy-profile.txt) (perf, this run)." >>"$section"
 else
-  echo "bench: perf is not installed; no CPU profile of the proxy" >&2
+  echo "bench: perf is not installed (Debian: linux-perf); $PROFILE is not measured again" >&2
+  echo >>"$section"
+  echo "perf was not installed for this run: [proxy-profile.txt](proxy-profile.txt) is from an earlier one." >>"$section"
 fi
+
+if [[ -n ${PROXY_SECTION_OUT:-} ]]; then
+  cp "$section" "$PROXY_SECTION_OUT"
+  exit 0
+fi
+begin='<!-- proxy-bench:begin (make bench-proxy writes this section) -->'
+end='<!-- proxy-bench:end -->'
+if ! grep -qF "$begin" "$DOC" || ! grep -qF "$end" "$DOC"; then
+  echo "bench-proxy: $DOC has no proxy-bench markers to write between; run make bench, which writes the whole page" >&2
+  cat "$section"
+  exit 1
+fi
+awk -v begin="$begin" -v end="$end" -v section="$section" '
+  $0 == begin { print; while ((getline l < section) > 0) print l; skip = 1; next }
+  $0 == end { skip = 0 }
+  !skip { print }
+' "$DOC" >"$DOC.new"
+mv "$DOC.new" "$DOC"
+echo "bench-proxy: wrote the proxy section of $DOC and $PROFILE" >&2

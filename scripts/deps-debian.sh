@@ -5,7 +5,10 @@
 # desktop-file-validate and systemd-analyze for the autostart files;
 # chromium to load the timeline page in a real browser; dunst (a real
 # notification service) and xdotool (clicks on the tray) for the desktop test;
-# python3-venv for the Python MCP peers' venvs (scripts/deps-python.sh).
+# python3-venv for the Python MCP peers' venvs (scripts/deps-python.sh);
+# nginx-light and haproxy, which make bench runs in front of the same
+# servers as the watchdog's proxy (they are run as the bench's own
+# children; the packages' system services are not used).
 #
 # As root it runs apt-get itself, otherwise sudo -n (sudo that needs no
 # password); when neither can, it stops with the missing packages and the
@@ -26,6 +29,7 @@ packages=(
   haskell-gtk-sni-tray-utils:gtk-sni-tray-standalone libglib2.0-bin:gdbus
   x11-apps:xwd desktop-file-utils:desktop-file-validate systemd:systemd-analyze
   chromium:chromium dunst:dunst xdotool:xdotool python3-venv:python3
+  nginx-light:nginx haproxy:haproxy
 )
 
 say() { echo "deps-debian: $*" >&2; }

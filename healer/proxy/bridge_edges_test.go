@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsmodern"
 )
 
@@ -129,5 +131,43 @@ func TestBridgeLeavesModernHostsAlone(t *testing.T) {
 	}
 	if len(px.Sessions()) != 0 || px.Bridging() {
 		t.Fatalf("the proxy took a modern host for a legacy one: sessions %v, era %q", px.Sessions(), px.Era())
+	}
+}
+
+// The fast path hands the bridge its requests: a legacy host's session
+// opened on the fast path, the server back modern-only on the same port,
+// and the host's next call, refused there as only a modern-only server
+// refuses, is given back unread to the general path, which bridges it:
+// each runs once, and the path counter says the server sent it there.
+func TestFastPathGivesTheBridgeItsRequests(t *testing.T) {
+	legacy := startServer(t, demoserver.Options{})
+	px := startProxy(t, proxy.Options{Upstream: legacy.URL()})
+	id := rawSession(t, px.url)
+	if resp := callCount(t, px.url, id); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the call before the restart: %d", resp.StatusCode)
+	}
+	before := px.Paths()
+	if before.Fast < 3 || len(generalSince(proxy.Paths{}, before)) != 0 {
+		t.Fatalf("fast %d, general %v: want the session's requests on the fast path", before.Fast, before.General)
+	}
+	_ = legacy.Close()
+	modern := tsmodern.Start(t, tsmodern.Options{Port: portOf(legacy.URL())})
+	for i := range 2 {
+		resp := callCount(t, px.url, id)
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"result"`) {
+			t.Fatalf("call %d after the server came back modern-only: %d %s", i+1, resp.StatusCode, body)
+		}
+	}
+	if n := modern.Count(t); n != 2 {
+		t.Fatalf("the modern-only server ran %d tools, want 2", n)
+	}
+	// The first is given back for the server; the connection then stays
+	// with the general path, and its next call counts as the connection's.
+	if got := generalSince(before, px.Paths()); got["server"] < 1 || got["server"]+got["connection"] < 2 {
+		t.Errorf("general path since the restart %v, want both calls there, the first for the server", got)
+	}
+	if !px.Bridging() {
+		t.Error("the proxy does not say it bridges")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 )
@@ -22,6 +23,9 @@ type eraBook struct {
 	// told: the daemon heard that the proxy bridges this server, in the
 	// era as learned last (once per era change, not per host).
 	told bool
+	// known and modernOnly mirror era for the fast path, which reads
+	// them on every request without taking mu.
+	known, modernOnly atomic.Bool
 }
 
 // Era is the server's protocol era as the proxy last learned it
@@ -43,6 +47,8 @@ func (p *Proxy) setEra(e mcphttp.Era) {
 		p.eras.told = false
 	}
 	p.eras.era = e
+	p.eras.known.Store(e != mcphttp.EraUnknown)
+	p.eras.modernOnly.Store(e == mcphttp.EraModernOnly)
 }
 
 // learnEra asks the server its era on behalf of a host: with the host's

@@ -187,18 +187,27 @@ var relayBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b
 func rpcError(w http.ResponseWriter, status, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
+	_, _ = w.Write(rpcErrorBody(code, msg))
+}
+
+// rpcErrorBody is the body of the proxy's own JSON-RPC error answers.
+func rpcErrorBody(code int, msg string) []byte {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
 		"error": map[string]any{"code": code, "message": msg}})
+	return append(b, '\n')
 }
 
 // badGateway answers a call the server could not take: 504 when it took
 // the call and did not answer in time, 502 otherwise.
 func badGateway(w http.ResponseWriter, err error) {
-	status := http.StatusBadGateway
+	rpcError(w, gatewayStatus(err), -32603, "watchdog proxy: "+err.Error())
+}
+
+func gatewayStatus(err error) int {
 	if errors.Is(err, errNoAnswer) {
-		status = http.StatusGatewayTimeout
+		return http.StatusGatewayTimeout
 	}
-	rpcError(w, status, -32603, "watchdog proxy: "+err.Error())
+	return http.StatusBadGateway
 }
 
 // readBody reads a host's request body, at most max bytes.

@@ -264,7 +264,8 @@ func TestGetWaitsOutARestart(t *testing.T) {
 	d.close(false)
 	checkStream(t, stream)
 	if resp := callCount(t, px.url, id); resp.StatusCode != http.StatusOK {
-		t.Errorf("the call after the restart: %d", resp.StatusCode)
+		b, _ := io.ReadAll(resp.Body)
+		t.Errorf("the call after the restart: %d %s", resp.StatusCode, b)
 	}
 	if n := len(px.of(proxy.EvUpstream)); n != 1 {
 		t.Errorf("the proxy opened %d upstream sessions for one restart, want 1", n)

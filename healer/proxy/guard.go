@@ -20,24 +20,30 @@ import (
 // loopback. A page of another loopback origin (another local web app) is
 // no more the host than any other page.
 func foreign(r *http.Request) string {
-	if !loopbackHostPort(r.Host) {
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return foreignFrom(r.Host, r.Header["Origin"], local)
+}
+
+// foreignFrom is foreign for a request's Host, its Origin values (nil when
+// it sent none) and the address it came in on: the fast path's guard too.
+func foreignFrom(host string, origin []string, local net.Addr) string {
+	if !loopbackHostPort(host) {
 		return "the Host header names another machine"
 	}
-	if origin, ok := r.Header["Origin"]; ok && (len(origin) != 1 || !ownOrigin(r, origin[0])) {
+	if origin != nil && (len(origin) != 1 || !ownOrigin(local, origin[0])) {
 		return "the request came from a web page (its Origin is not the proxy's own address)"
 	}
 	return ""
 }
 
-// ownOrigin reports whether origin is http://<loopback name>:<the port r
-// came in on>, nothing more.
-func ownOrigin(r *http.Request, origin string) bool {
+// ownOrigin reports whether origin is http://<loopback name>:<the port
+// the request came in on>, nothing more.
+func ownOrigin(local net.Addr, origin string) bool {
 	u, err := url.Parse(origin)
 	if err != nil || u.Scheme != "http" || u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
 		return false
 	}
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
+	if local == nil {
 		return false
 	}
 	_, port, err := net.SplitHostPort(local.String())

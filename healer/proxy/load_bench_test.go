@@ -13,7 +13,8 @@ import (
 // BenchmarkProxyLoad: C sessions calling echo in a loop through the proxy
 // (state file on, as the daemon runs it) against each server, in
 // process: -cpuprofile shows where the proxy's time goes. The figures of
-// record are make bench's (the real binary, daemonbench -mode proxyload).
+// record are make bench's (the real binary beside nginx and HAProxy,
+// daemonbench -mode proxycompare).
 func BenchmarkProxyLoad(b *testing.B) {
 	for _, name := range []string{"mcp-go", "go-sdk"} {
 		for _, c := range []int{1, 8, 64} {

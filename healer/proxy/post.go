@@ -171,10 +171,11 @@ func (p *Proxy) initialize(w http.ResponseWriter, r *http.Request, body []byte) 
 	p.setStateless(false)
 	protocol, caps := initResult(resp.Header.Get("Content-Type"), data)
 	init := paramsOf(body)
+	now := p.opts.Now()
 	s := &session{hostID: newHostID(), init: init, client: clientName(init), upstream: upstream,
-		protocol: protocol, caps: caps, last: p.opts.Now(), header: keptHeader(r.Header)}
-	evicted := p.sessions.add(s)
-	p.opts.OnSighting(Sighting{Kind: EvSession, Server: p.opts.Server, Time: s.last, HostSession: s.hostID,
+		protocol: protocol, caps: caps, last: now, header: keptHeader(r.Header)}
+	evicted := p.sessions.add(s) // s.last is the table's from here: the host's next call may move it
+	p.opts.OnSighting(Sighting{Kind: EvSession, Server: p.opts.Server, Time: now, HostSession: s.hostID,
 		Upstream: upstream, Client: s.client, Detail: "a host opened a session through the proxy"})
 	p.relay(w, answer{resp: resp, head: data}, s.hostID, int64(len(data)))
 	p.letGo(r.Context(), evicted) // once the host has its answer

@@ -116,6 +116,12 @@ type Proxy struct {
 	ping     *mcphttp.Client // for checks with the config's headers only
 
 	eras eraBook // the server's protocol era (era.go)
+	// The fast path (fast.go): its upstream connections (nil: none, every
+	// request takes the general path), the config's headers as it sends
+	// them, and how many requests took which path.
+	fast        *upstreamConns
+	fastHeaders []configLine
+	paths       *pathCounts
 
 	modeMu    sync.Mutex
 	stateless bool          // the server issued no session id: pass everything as is
@@ -159,7 +165,22 @@ func New(opts Options) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.paths = newPathCounts()
+	if lines, ok := configLines(opts.Headers); ok && opts.HTTPClient == nil {
+		p.fast, p.fastHeaders = newUpstreamConns(opts.Upstream), lines
+	}
 	return p, nil
+}
+
+// servesFast reports whether this server's requests may take the fast
+// path (fast.go: HTTP/1.1 on kept connections of the proxy's own, the
+// session header the only change). No when there is no fast path to the
+// server (https, a proxy from the environment, a client of the caller's)
+// or when every request must be read or changed beyond its session
+// header: a server without sessions. Whatever else must see each request
+// says no here, and its requests take the general path (ServeHTTP).
+func (p *Proxy) servesFast() bool {
+	return p.fast != nil && !p.isStateless()
 }
 
 // Listen opens the loopback listener for addr ("127.0.0.1:PORT").
@@ -193,21 +214,30 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	// time, header size and number.
 	ln = peer.Own(ln, p.refused)
 	pending := newPendingConns(p.opts.MaxPending)
+	general := newHandoff(ln.Addr())
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: p.opts.HeaderTimeout, IdleTimeout: 2 * time.Minute,
-		MaxHeaderBytes: p.opts.MaxHeader, ConnState: pending.track,
+		MaxHeaderBytes: p.opts.MaxHeader, ConnState: pending.track, ConnContext: connContext,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
+	fs := newFastServer(p, pending, general)
 	var wg sync.WaitGroup
 	wg.Go(func() { p.tend(ctx) })
+	wg.Go(func() { _ = srv.Serve(general) })
 	wg.Go(func() {
 		<-ctx.Done()
+		_ = ln.Close()
+		_ = general.Close() // a connection given from now on is closed, not waited for
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 		_ = srv.Close() // GET streams do not end by themselves
 	})
-	err := srv.Serve(ln)
+	err := p.accept(ctx, ln, fs)
+	fs.shutdown(time.Second)
 	wg.Wait()
-	if errors.Is(err, http.ErrServerClosed) {
+	if p.fast != nil {
+		p.fast.closeAll()
+	}
+	if ctx.Err() != nil {
 		return nil
 	}
 	return err
@@ -216,6 +246,7 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 // ServeHTTP routes the MCP endpoint's three methods. A path without the
 // secret is not found, and never logged: it may hold a near miss.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.paths.generalOne(r)
 	if !p.secretPath(r.URL.Path) {
 		http.NotFound(w, r)
 		return

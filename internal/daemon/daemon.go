@@ -79,6 +79,7 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 		face:    face{buttons: make(chan tray.Command, 8)},
 		pings:   pings{warmOn: warmOn, verified: map[string]time.Time{}}}
 	d.metrics = newMetrics(cfg, func(uid int) { d.peerRefused("", "the metrics endpoint", uid) })
+	d.metrics.WatchProxies(d.proxies.paths)
 	d.clock = newWallClock(opts.ClockSkewFile)
 	d.journal.w = newJournaler(j, d.log, d.now)
 	d.face.autostartOn = opts.Tray != nil && autostartEnabled()

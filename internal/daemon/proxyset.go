@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/metrics"
 )
 
 // proxySet is the session-keeping proxies the daemon serves, by server.
@@ -102,4 +103,17 @@ func (ps *proxySet) addProxies(st *health.Status, listen map[string]string) {
 				Client: v.Client, IdleSeconds: int64(v.Idle.Seconds()), Streaming: v.Streaming, Bridged: v.Bridged})
 		}
 	}
+}
+
+// paths is how each served proxy has served its hosts' requests (the
+// metrics read it at each scrape).
+func (ps *proxySet) paths() []metrics.ProxyPaths {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	out := make([]metrics.ProxyPaths, 0, len(ps.by))
+	for server, p := range ps.by {
+		n := p.Paths()
+		out = append(out, metrics.ProxyPaths{Server: server, Fast: n.Fast, General: n.General})
+	}
+	return out
 }

@@ -40,7 +40,7 @@ func TestDepsDebian(t *testing.T) {
 	// The commands the script checks on a system without dpkg.
 	commands := []string{"make", "node", "npm", "Xvfb", "dbus-daemon", "dbus-launch", "status-notifier-watcher",
 		"gtk-sni-tray-standalone", "gdbus", "xwd", "desktop-file-validate", "systemd-analyze", "chromium", "dunst", "xdotool",
-		"python3"}
+		"python3", "nginx", "haproxy"}
 	tests := []struct {
 		name    string
 		uid     string

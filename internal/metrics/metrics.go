@@ -62,6 +62,7 @@ type Metrics struct {
 	hostRestarts    prometheus.Counter
 	sessionIdle     *prometheus.GaugeVec
 	state           *stateCollector
+	proxyPaths      *pathsCollector
 }
 
 // New returns metrics that accept any clean server, client and strategy
@@ -106,8 +107,9 @@ func (m *Metrics) build() {
 	m.sessionIdle = prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: namespace, Name: "session_idle_seconds",
 		Help: "How long the host client's current session has been idle."}, []string{"server", "client"})
 	m.state = newStateCollector()
+	m.proxyPaths = newPathsCollector(m.servers)
 	m.reg.MustRegister(m.sessionsLost, m.sessionsExpired, m.keepWarm, m.heals, m.legacyRejected, m.legacyDropped,
-		m.hostRestarts, m.healDuration, m.sessionIdle, m.state)
+		m.hostRestarts, m.healDuration, m.sessionIdle, m.state, m.proxyPaths)
 }
 
 // preset creates the per-server series of configured servers at zero (and

@@ -22,7 +22,6 @@ type bench struct {
 	bin, dir string
 	stderr   io.Writer     // the daemons' stderr; nil: this process's
 	settle   time.Duration // before an idle window
-	perf     string        // proxyload: where the watchdog's perf report goes
 	// heldSettle is proxyheld's wait after the start, and after the
 	// sessions are open and the host's connections closed, before RSS is
 	// read: the proxy's connection goroutines end, the runtime scavenges.

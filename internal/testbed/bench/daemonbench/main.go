@@ -24,20 +24,20 @@ func main() {
 
 func run(ctx context.Context) int {
 	bin := flag.String("watchdog", "bin/watchdog", "the watchdog binary")
-	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood | proxyload | proxyheld")
+	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood | proxycompare | proxyprofile | proxyheld")
 	samples := flag.Int("samples", 1000, "samples for latency modes")
 	files := flag.Int("files", 20, "followed log files (idle, latency)")
 	servers := flag.Int("servers", 2, "servers (idle; latency: more than its own 25)")
 	dur := flag.Duration("duration", 60*time.Second, "measurement window (idle)")
 	lines := flag.Int("lines", 1000000, "log lines (flood)")
 	settle := flag.Duration("settle", 3*time.Second, "wait after the start before an idle window (idle, growth)")
-	upstreams := flag.String("upstreams", "go-sdk,mcp-go", "servers behind the proxy (proxyload)")
-	concs := flag.String("conc", "1,8,64", "concurrent sessions (proxyload)")
-	window := flag.Duration("window", 2*time.Second, "one straight or proxied window (proxyload)")
-	rounds := flag.Int("rounds", 2, "straight/proxied window pairs (proxyload)")
+	upstreams := flag.String("upstreams", "go-sdk,mcp-go", "servers behind the proxies (proxycompare, proxyprofile)")
+	concs := flag.String("conc", "1,8,64", "concurrent sessions (proxycompare; proxyprofile takes the first)")
+	window := flag.Duration("window", 2*time.Second, "one straight or proxied window (proxycompare, proxyprofile)")
+	rounds := flag.Int("rounds", 2, "rounds of windows (proxycompare)")
 	held := flag.String("held", "1000,10000", "idle sessions held (proxyheld)")
 	heldSettle := flag.Duration("held-settle", 10*time.Second, "proxyheld: wait before each RSS reading")
-	perf := flag.String("perf", "", "proxyload: record the watchdog with perf and write its report here")
+	perf := flag.String("perf", "", "proxyprofile: record the watchdog with perf and write its report here")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "daemonbench")
 	if err != nil {
@@ -45,7 +45,7 @@ func run(ctx context.Context) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	b := &bench{bin: *bin, dir: dir, settle: *settle, perf: *perf, heldSettle: *heldSettle}
+	b := &bench{bin: *bin, dir: dir, settle: *settle, heldSettle: *heldSettle}
 	switch *mode {
 	case "latency":
 		err = b.lineLatency(ctx, *samples, *files, *servers)
@@ -59,10 +59,12 @@ func run(ctx context.Context) int {
 		err = b.keepWarm(ctx, *samples, *servers)
 	case "flood":
 		err = b.flood(ctx, *lines)
-	case "proxyload":
-		err = b.proxyLoad(ctx, strings.Split(*upstreams, ","), ints(*concs), *window, *rounds)
 	case "serve":
 		err = serve(ctx, *upstreams)
+	case "proxycompare":
+		err = b.proxyCompare(ctx, strings.Split(*upstreams, ","), ints(*concs), *window, *rounds)
+	case "proxyprofile":
+		err = b.proxyProfile(ctx, *upstreams, ints(*concs)[0], *window, *perf)
 	case "proxyheld":
 		err = b.proxyHeld(ctx, ints(*held))
 	default:

@@ -1,0 +1,32 @@
+//go:build !linux
+
+package proxy
+
+import (
+	"errors"
+	"net"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// sockIO is the connection's own Read and Write here; on Linux it reads
+// and writes the socket with raw system calls (sockio_linux.go).
+type sockIO struct{ conn net.Conn }
+
+func newSockIO(c net.Conn) *sockIO { return &sockIO{conn: c} }
+
+func (s *sockIO) Read(b []byte) (int, error)  { return s.conn.Read(b) }
+func (s *sockIO) Write(b []byte) (int, error) { return s.conn.Write(b) }
+
+// peekSocket looks at the socket's next byte without taking it, without
+// waiting: 0 bytes and no error is its end.
+func peekSocket(fd uintptr) (int, syscall.Errno) {
+	var b [1]byte
+	n, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+	var errno syscall.Errno
+	if err != nil && !errors.As(err, &errno) {
+		errno = syscall.EIO
+	}
+	return n, errno
+}

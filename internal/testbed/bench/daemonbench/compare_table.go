@@ -1,0 +1,187 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// compareRun is how the table was measured.
+type compareRun struct {
+	window time.Duration
+	rounds int
+	load   [2]string // /proc/loadavg before and after
+}
+
+// printCompare prints the table of proxyCompare: one row per server and
+// concurrency, each frontend's figure side by side, and the goals.
+func printCompare(rows []compareRow, run compareRun) {
+	if len(rows) == 0 {
+		return
+	}
+	names := make([]string, len(rows[0].paths))
+	for i, t := range rows[0].paths {
+		names[i] = t.f.name
+	}
+	all := strings.Join(names, " / ")
+	fmt.Printf("| server | calls at once | straight, calls/s | ratio (lowest–highest round): %s | CPU per call, µs: %s | the ends' CPU per call, µs: straight / through %s | added p50, ms: %s | added p99, ms: %s | upstream connections per 1,000 calls: %s | goals |\n",
+		strings.Join(names, " · "), all, all, all, all, all)
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", r.server, r.conc, r.paths[0].straight.PerSecond(),
+			each(r.paths, " · ", func(t *through) string {
+				return fmt.Sprintf("%.2f (%.2f–%.2f)", t.ratio(), slices.Min(t.ratios), slices.Max(t.ratios))
+			}),
+			each(r.paths, " / ", func(t *through) string { return fmt.Sprintf("%.1f", us(t.cpuPerCall())) }),
+			endsColumn(r.paths),
+			each(r.paths, " / ", func(t *through) string { return fmt.Sprintf("%.3f", msOf(t.added(0.5))) }),
+			each(r.paths, " / ", func(t *through) string { return fmt.Sprintf("%.3f", msOf(t.added(0.99))) }),
+			each(r.paths, " / ", func(t *through) string { return fmt.Sprintf("%.1f", t.connsPer1000()) }),
+			verdicts(r.goals()))
+	}
+	fmt.Println()
+	fmt.Printf("Each row: %d rounds; in each, every proxy's %s window right after a straight window of its own (the order turns each round); "+
+		"ratio is the median over the rounds of its calls/s over that straight window's. The ends are the load generator and the server: "+
+		"what a proxy costs them besides its own CPU. Load average (1, 5, 15 min) before: %s; after: %s.\n",
+		run.rounds, run.window, run.load[0], run.load[1])
+	var fast, general int64
+	reasons := map[string]int64{}
+	for _, r := range rows {
+		p := r.paths[0].paths
+		fast += p.fast
+		for k, v := range p.general {
+			general += v
+			reasons[k] += v
+		}
+	}
+	if fast+general > 0 {
+		fmt.Printf("The watchdog served %d of %d requests in its windows on its fast path (%.2f %%)%s.\n",
+			fast, fast+general, 100*float64(fast)/float64(fast+general), reasonList(reasons))
+	}
+}
+
+// endsColumn is the load generator's and the server's CPU per call,
+// straight (all the straight windows) and through each proxy.
+func endsColumn(ts []*through) string {
+	var straight, calls time.Duration
+	for _, t := range ts {
+		straight += t.endsStraight
+		calls += time.Duration(t.straight.Calls)
+	}
+	out := fmt.Sprintf("%.1f / ", us(straight/max(calls, 1)))
+	return out + each(ts, " / ", func(t *through) string { _, th := t.endsPerCall(); return fmt.Sprintf("%.1f", us(th)) })
+}
+
+// goals are the issue's goals for one row: the watchdog's ratio at least
+// nginx's and HAProxy's, its CPU per call and added p99 at most nginx's.
+func (r compareRow) goals() []goal {
+	w := r.paths[0]
+	var gs []goal
+	for _, o := range r.paths[1:] {
+		gs = append(gs, goal{fmt.Sprintf("ratio ≥ %s's (%.2f vs %.2f)", o.f.name, w.ratio(), o.ratio()), w.ratio() >= o.ratio()})
+	}
+	n := r.paths[1] // nginx
+	gs = append(gs,
+		goal{fmt.Sprintf("CPU per call ≤ %s's (%.1f vs %.1f µs)", n.f.name, us(w.cpuPerCall()), us(n.cpuPerCall())), w.cpuPerCall() <= n.cpuPerCall()},
+		goal{fmt.Sprintf("added p99 ≤ %s's (%.3f vs %.3f ms)", n.f.name, msOf(w.added(0.99)), msOf(n.added(0.99))), w.added(0.99) <= n.added(0.99)})
+	return gs
+}
+
+func each(ts []*through, sep string, f func(*through) string) string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = f(t)
+	}
+	return strings.Join(out, sep)
+}
+
+func reasonList(m map[string]int64) string {
+	if len(m) == 0 {
+		return ""
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if m[k] > 0 {
+			out = append(out, fmt.Sprintf("%s %d", k, m[k]))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; the general path's, by reason: " + strings.Join(out, ", ")
+}
+
+func us(d time.Duration) float64   { return float64(d.Nanoseconds()) / 1e3 }
+func msOf(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// loadAvg is /proc/loadavg's three averages.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], ", ")
+}
+
+// pathCounts are the watchdog's requests by path (from its metrics).
+type pathCounts struct {
+	fast    int64
+	general map[string]int64 // by reason
+}
+
+func (p pathCounts) sub(o pathCounts) pathCounts {
+	out := pathCounts{fast: p.fast - o.fast, general: map[string]int64{}}
+	for k, v := range p.general {
+		if d := v - o.general[k]; d != 0 {
+			out.general[k] = d
+		}
+	}
+	return out
+}
+
+func (p pathCounts) add(o pathCounts) pathCounts {
+	out := pathCounts{fast: p.fast + o.fast, general: map[string]int64{}}
+	for k, v := range p.general {
+		out.general[k] += v
+	}
+	for k, v := range o.general {
+		out.general[k] += v
+	}
+	return out
+}
+
+// requestsSeries is one series of mcp_watchdog_proxy_requests_total.
+var requestsSeries = regexp.MustCompile(`(?m)^mcp_watchdog_proxy_requests_total\{path="(\w+)",reason="(\w*)",server="load"\} (\d+)`)
+
+// scrapePaths reads the watchdog's proxy request counters from its
+// metrics endpoint (zero when it cannot be read: the table then says
+// nothing of paths).
+func scrapePaths(url string) pathCounts {
+	out := pathCounts{general: map[string]int64{}}
+	resp, err := http.Get(url)
+	if err != nil {
+		return out
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, m := range requestsSeries.FindAllStringSubmatch(string(body), -1) {
+		n, _ := strconv.ParseInt(m[3], 10, 64)
+		if m[1] == "fast" {
+			out.fast += n
+		} else {
+			out.general[m[2]] += n
+		}
+	}
+	return out
+}
