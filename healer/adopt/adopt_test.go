@@ -12,14 +12,14 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/host"
-	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 )
 
-// fixture copies a host config file from internal/hostconfig's fixtures
+// fixture copies a host config file from internal/host/hostfile.s fixtures
 // into a fresh folder and returns its path and bytes.
 func fixture(t *testing.T, name, as string) (string, []byte) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "internal", "hostconfig", "testdata", name))
+	data, err := os.ReadFile(filepath.Join("..", "..", "internal", "host", "hostfile", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,9 +124,9 @@ func checkAdopted(t *testing.T, o Options, path string, orig []byte) {
 			upstream[proxy.URLFor(s.ProxyListen, o.Secret)] = s.URL
 		}
 	}
-	f, _ := hostconfig.FormatOf(path)
-	before, _ := hostconfig.Servers(f, orig, o.Host.LayoutOf(path))
-	after, err := hostconfig.Servers(f, read(t, path), o.Host.LayoutOf(path))
+	f, _ := hostfile.FormatOf(path)
+	before, _ := hostfile.Servers(f, orig, o.Host.LayoutOf(path))
+	after, err := hostfile.Servers(f, read(t, path), o.Host.LayoutOf(path))
 	if err != nil || len(after) != len(before) {
 		t.Fatalf("servers after adopt: %v %v", after, err)
 	}
@@ -285,9 +285,9 @@ func TestAdoptAProjectFileWithItsHost(t *testing.T) {
 	}
 	checkAdopted(t, r.o, own, ownOrig)
 	checkAdopted(t, r.o, proj, projOrig)
-	f, _ := hostconfig.FormatOf(own)
-	a, _ := hostconfig.Servers(f, read(t, own), r.o.Host.LayoutOf(own))
-	b, _ := hostconfig.Servers(f, read(t, proj), r.o.Host.LayoutOf(proj))
+	f, _ := hostfile.FormatOf(own)
+	a, _ := hostfile.Servers(f, read(t, own), r.o.Host.LayoutOf(own))
+	b, _ := hostfile.Servers(f, read(t, proj), r.o.Host.LayoutOf(proj))
 	if a[0].URL != b[0].URL {
 		t.Errorf("one server, two proxies: %q and %q", a[0].URL, b[0].URL)
 	}

@@ -1,6 +1,6 @@
 // Package hostsview is `watchdog hosts` as a document: every host found,
 // its files (each a scope the host reads) and each server's protection,
-// built from what monitor/hosts found and judged, and written for a
+// built from what internal/host/find found and internal/host/judge judged, and written for a
 // person or as JSON. It does no I/O but the writing.
 package hostsview
 
@@ -10,9 +10,10 @@ import (
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
+	"github.com/mcpwatchdog/watchdog/internal/host/judge"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
-	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 )
 
 // Doc is `watchdog hosts --json`.
@@ -48,7 +49,7 @@ type Server struct {
 	Scope      string           `json:"scope"`
 	Transport  host.Transport   `json:"transport"`
 	URL        string           `json:"url,omitempty"` // redacted
-	Protection hosts.Protection `json:"protection"`
+	Protection judge.Protection `json:"protection"`
 	Upstream   string           `json:"upstream,omitempty"` // redacted
 	Why        string           `json:"why"`
 	Fix        string           `json:"fix,omitempty"`
@@ -59,7 +60,7 @@ type Server struct {
 
 // Build is the document of the hosts found, judged with facts (per host
 // name); redact shows a URL without its credentials and proxy secret.
-func Build(found []hosts.Found, facts map[string]hosts.Facts, redact func(string) string) Doc {
+func Build(found []find.Found, facts map[string]judge.Facts, redact func(string) string) Doc {
 	if redact == nil {
 		redact = mask.URL
 	}
@@ -73,7 +74,7 @@ func Build(found []hosts.Found, facts map[string]hosts.Facts, redact func(string
 			}
 			h.Files = append(h.Files, fd)
 			for _, s := range file.Servers {
-				v := hosts.Protect(f.Profile, s, facts[f.Profile.Name])
+				v := judge.Protect(f.Profile, s, facts[f.Profile.Name])
 				h.Servers = append(h.Servers, Server{Name: s.Name, File: file.Path, Scope: file.ScopeOf(f.Profile, s).String(),
 					Transport: s.Transport, URL: redact(s.URL), Protection: v.Protection, Upstream: redact(v.Upstream), Why: v.Why,
 					Fix: v.Fix, Shadowed: f.ShadowedBy(file, s)})

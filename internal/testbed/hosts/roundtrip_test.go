@@ -13,9 +13,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/adopt"
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
 	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
-	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 )
 
 // cliCase is one real host and its own commands for MCP servers.
@@ -92,7 +92,7 @@ func roundTrip(t *testing.T, c cliCase) {
 		return out
 	}
 	must("mcp add", c.add(ServerName, r.Server.url)...)
-	fo := hosts.Options{Home: r.Home, GOOS: runtime.GOOS, Projects: []string{project},
+	fo := find.Options{Home: r.Home, GOOS: runtime.GOOS, Projects: []string{project},
 		Getenv: func(k string) string { return map[string]string{"CODEX_HOME": filepath.Join(r.Home, ".codex")}[k] }}
 	if got := scopeOf(t, c.prof, fo, ServerName); got != c.scope(project) {
 		t.Fatalf("watchdog hosts finds %s in scope %q; want %q", ServerName, got, c.scope(project))
@@ -105,7 +105,7 @@ func roundTrip(t *testing.T, c cliCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := adopt.Options{Host: c.prof, Files: hosts.Paths(c.prof, fo), ConfigPath: w.Config, StateDir: w.State, Secret: secret,
+	o := adopt.Options{Host: c.prof, Files: find.Paths(c.prof, fo), ConfigPath: w.Config, StateDir: w.State, Secret: secret,
 		Servers: []string{ServerName}, Served: w.served()}
 	if res, err := adopt.Adopt(t.Context(), o); err != nil || !res.Changed {
 		t.Fatalf("adopt: %+v %v", res, err)
@@ -155,9 +155,9 @@ func writeFile(t *testing.T, path, text string) {
 }
 
 // entry finds server name among the host's files as `watchdog hosts` reads them.
-func entry(t *testing.T, p host.Profile, fo hosts.Options, name string) (hosts.File, string, string) {
+func entry(t *testing.T, p host.Profile, fo find.Options, name string) (find.File, string, string) {
 	t.Helper()
-	fd := hosts.Found{Profile: p, Files: hosts.Files(p, fo)}
+	fd := find.Found{Profile: p, Files: find.Files(p, fo)}
 	for _, f := range fd.Files {
 		for _, s := range f.Servers {
 			if s.Name == name && fd.ShadowedBy(f, s) == "" {
@@ -166,15 +166,15 @@ func entry(t *testing.T, p host.Profile, fo hosts.Options, name string) (hosts.F
 		}
 	}
 	t.Fatalf("%s has no server %s in %+v", p.Name, name, fd.Files)
-	return hosts.File{}, "", ""
+	return find.File{}, "", ""
 }
 
-func scopeOf(t *testing.T, p host.Profile, fo hosts.Options, name string) string {
+func scopeOf(t *testing.T, p host.Profile, fo find.Options, name string) string {
 	_, scope, _ := entry(t, p, fo, name)
 	return scope
 }
 
-func urlOf(t *testing.T, p host.Profile, fo hosts.Options, name string) string {
+func urlOf(t *testing.T, p host.Profile, fo find.Options, name string) string {
 	_, _, url := entry(t, p, fo, name)
 	return url
 }

@@ -1,4 +1,4 @@
-package hosts
+package find
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/host"
-	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 )
 
 // Scope is where a host reads a server from: its own file (user), a
@@ -31,7 +31,7 @@ func (s Scope) String() string {
 
 // ScopeOf is the scope of server s of file f: a Claude Code entry under
 // projects.<dir> of its own file is that folder's local scope.
-func (f File) ScopeOf(p host.Profile, s hostconfig.Server) Scope {
+func (f File) ScopeOf(p host.Profile, s hostfile.Server) Scope {
 	pre := p.Layout.Projects
 	if f.Scope.Kind == host.UserScope && len(pre) > 0 && len(s.Path) > len(pre) && slices.Equal(s.Path[:len(pre)], pre) {
 		return Scope{Kind: host.LocalScope, Dir: s.Path[len(pre)]}
@@ -43,7 +43,7 @@ func (f File) ScopeOf(p host.Profile, s hostconfig.Server) Scope {
 // instead of this one, "" when nowhere: in a project folder, an entry of
 // a higher scope for that folder wins (local over project over user). (An
 // ignored file's entries are never used: File.Ignored says so.)
-func (fd Found) ShadowedBy(file File, s hostconfig.Server) string {
+func (fd Found) ShadowedBy(file File, s hostfile.Server) string {
 	me := file.ScopeOf(fd.Profile, s)
 	var over []string
 	for _, f := range fd.Files {

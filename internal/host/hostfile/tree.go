@@ -1,4 +1,4 @@
-package hostconfig
+package hostfile
 
 // kind is what a tree node holds.
 type kind uint8

@@ -1,8 +1,8 @@
-package hosts
+package judge
 
 import (
 	"github.com/mcpwatchdog/watchdog/internal/host"
-	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
@@ -82,7 +82,7 @@ type Verdict struct {
 }
 
 // Protect says what protects server s of the host with profile p.
-func Protect(p host.Profile, s hostconfig.Server, f Facts) Verdict {
+func Protect(p host.Profile, s hostfile.Server, f Facts) Verdict {
 	switch {
 	case s.Transport == host.Stdio:
 		return Verdict{Protection: NotNeeded, Why: "stdio: no HTTP session to lose"}
@@ -130,7 +130,7 @@ func Protect(p host.Profile, s hostconfig.Server, f Facts) Verdict {
 
 // throughProxy judges an entry pointed at a watchdog proxy on addr:
 // proxied only when the running daemon serves that exact URL now.
-func throughProxy(p host.Profile, s hostconfig.Server, f Facts, addr string) Verdict {
+func throughProxy(p host.Profile, s hostfile.Server, f Facts, addr string) Verdict {
 	release := "watchdog hosts release " + host.ShellWord(p.Name) + " --server " + host.ShellWord(s.Name)
 	px, configured := proxyAt(f.Proxies, addr)
 	switch {
@@ -157,7 +157,7 @@ func throughProxy(p host.Profile, s hostconfig.Server, f Facts, addr string) Ver
 	return Verdict{Protection: Proxied, Upstream: px.Upstream, Why: "the watchdog's proxy keeps its session"}
 }
 
-func signsInWithOAuth(s hostconfig.Server, f Facts) bool {
+func signsInWithOAuth(s hostfile.Server, f Facts) bool {
 	return !s.StaticAuth && (s.OAuth || f.OAuth[s.URL])
 }
 
@@ -214,7 +214,7 @@ func orElse(s, def string) string {
 	return s
 }
 
-func adoptCommand(p host.Profile, s hostconfig.Server) string {
+func adoptCommand(p host.Profile, s hostfile.Server) string {
 	return p.AdoptCommand() + " --server " + host.ShellWord(s.Name)
 }
 

@@ -1,4 +1,4 @@
-package hosts
+package find
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/host"
-	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 )
 
 // MaxFileSize bounds what is read of a host's config file. Claude Code
@@ -31,8 +31,8 @@ type Found struct {
 type File struct {
 	Path    string // as found; a link is followed when written
 	Scope   Scope
-	Format  hostconfig.Format
-	Servers []hostconfig.Server
+	Format  hostfile.Format
+	Servers []hostfile.Server
 	// Projects are the project folders the file lists (host.Layout.Projects),
 	// where more of the host's files may be.
 	Projects []string
@@ -164,7 +164,7 @@ func configPaths(c host.ConfigFile, o Options) []string {
 // Read reads one config file through layout l.
 func Read(path string, l host.Layout) File {
 	f := File{Path: path}
-	format, err := hostconfig.FormatOf(path)
+	format, err := hostfile.FormatOf(path)
 	if err != nil {
 		f.Err = err
 		return f
@@ -175,10 +175,10 @@ func Read(path string, l host.Layout) File {
 		f.Err = fmt.Errorf("reading %s: %w", path, err)
 		return f
 	}
-	if f.Servers, err = hostconfig.Servers(format, data, l); err != nil {
+	if f.Servers, err = hostfile.Servers(format, data, l); err != nil {
 		f.Err = fmt.Errorf("%s: %w", path, err)
 		return f
 	}
-	f.Projects, _ = hostconfig.Projects(format, data, l) // parsed above: no error left
+	f.Projects, _ = hostfile.Projects(format, data, l) // parsed above: no error left
 	return f
 }

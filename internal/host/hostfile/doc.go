@@ -1,4 +1,4 @@
-// Package hostconfig reads the MCP servers out of a host's own config file
+// Package hostfile reads the MCP servers out of a host's own config file
 // and rewrites their URLs in place, every other byte untouched.
 //
 // A file is parsed by its format's own parser (hujson for JSON with
@@ -10,4 +10,4 @@
 //
 // It does no I/O: bytes in, bytes out. Reading, backups and the atomic
 // write are the caller's (healer/adopt).
-package hostconfig
+package hostfile
