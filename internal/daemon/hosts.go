@@ -88,7 +88,7 @@ func (d *daemon) homeDir() (string, error) {
 func (d *daemon) noteHosts(found []find.Found) {
 	written, _ := adopt.Written(d.stateDir)
 	f := judge.Facts{Proxies: d.servedProxies(), Daemon: true, Written: written, Stateless: map[string]bool{}, ModernOnly: map[string]bool{},
-		LostAnswer: map[string]int{},
+		LostAnswer: map[string]host.Answer{},
 		OAuth:      d.proxies.oauthUpstreams(), Patched: d.client.look.Status.State == clientpatch.StateApplied}
 	for _, s := range d.mainHost().model.Status(d.now()).Servers {
 		if s.Mode == health.Stateless {
@@ -97,8 +97,8 @@ func (d *daemon) noteHosts(found []find.Found) {
 		if s.Era == health.EraModernOnly {
 			f.ModernOnly[s.URL] = true
 		}
-		if s.LostAnswer != 0 {
-			f.LostAnswer[s.URL] = s.LostAnswer
+		if a := host.AnswerOfStatus(s.LostAnswer, s.LostAnswerBody); a != "" {
+			f.LostAnswer[s.URL] = a
 		}
 	}
 	d.face.found = nil

@@ -59,7 +59,7 @@ func newHostWatches(cfg config.Config, secret string) []*hostWatch {
 	for i, hc := range hosts {
 		h := &hostWatch{cfg: hc, prof: hc.Profile(), main: i == 0, index: i, warm: healer.NewKeepWarm(), look: make(chan struct{}, 1)}
 		h.model = health.New(health.Config{HostName: hc.Name, ClientName: hc.ClientName, HostWatched: h.watchedProcess(),
-			SelfHealing: h.prof.Meets(404).SelfHealing(), SelfHealingOn400: h.prof.Meets(400).SelfHealing(), Patchable: h.prof.Patchable(), Servers: servers})
+			Behaviour: h.prof.Behaviour, OneShot: h.prof.OneShot, Patchable: h.prof.Patchable(), Servers: servers})
 		out[i] = h
 	}
 	return out

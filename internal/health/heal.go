@@ -1,6 +1,8 @@
 package health
 
 import (
+	"github.com/mcpwatchdog/watchdog/internal/host"
+
 	"fmt"
 	"time"
 )
@@ -88,8 +90,8 @@ func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
 // liveness applies a liveness check (a request without a session).
 func (m *Model) liveness(s *server, sig Signal, now time.Time) []Event {
 	evs := s.learnEra(sig.Era, now)
-	if sig.Status != 0 {
-		s.lostAnswer = sig.Status
+	if a := host.AnswerOf(sig.Status, sig.LostRPC); a != "" {
+		s.lostAnswer = a
 	} else {
 		s.echoLeft = false // no lost-session answer: the question left no loss line to echo
 	}

@@ -103,26 +103,41 @@ func Files(p host.Profile, o Options) []File {
 	var files []File
 	own := ownPaths(p, o)
 	for _, path := range own {
-		f := read(path, p.Layout)
+		f := read(path, p.LayoutOf(path))
 		f.Scope = Scope{Kind: host.UserScope}
 		files = append(files, f)
 	}
 	for _, dir := range projectDirs(p, o, files) {
-		for _, name := range p.ProjectFiles.Names {
-			path := filepath.Join(dir, filepath.FromSlash(name))
-			if slices.Contains(own, path) {
-				continue // the host's own file, found from inside the home folder
+		for _, pf := range p.ProjectFiles.Files {
+			for _, path := range existing(filepath.Join(dir, filepath.FromSlash(pf.Name))) {
+				if slices.Contains(own, path) {
+					continue // the host's own file, found from inside the home folder
+				}
+				f := read(path, pf.Layout)
+				f.Scope = Scope{Kind: pf.ScopeOf(), Dir: dir}
+				f.Ignored, f.Note = trusted(p, o, files, dir)
+				if f.Note == "" && f.Ignored == "" {
+					f.Note = p.ProjectFiles.Note
+				}
+				files = append(files, f)
 			}
-			if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			f := read(path, p.LayoutOf(path))
-			f.Scope = Scope{Kind: host.ProjectScope, Dir: dir}
-			f.Ignored, f.Note = trusted(p, o, files, dir)
-			files = append(files, f)
 		}
 	}
 	return files
+}
+
+// existing are the regular files pattern names (a * matching within a
+// path element), sorted.
+func existing(pattern string) []string {
+	matches, _ := filepath.Glob(pattern)
+	var out []string
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
+			out = append(out, m)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Paths are the paths of Files: what adopt and release go through.
@@ -143,20 +158,34 @@ func ownPaths(p host.Profile, o Options) []string {
 	return out
 }
 
-// configPaths are the files c names that exist, globs expanded, sorted.
+// configPaths are the files c names that exist, globs expanded, sorted:
+// in the folder of the system, or the one (or the file) the first of its
+// environment variables that is set names.
 func configPaths(c host.ConfigFile, o Options) []string {
 	dir := filepath.Join(o.Home, filepath.FromSlash(c.Linux))
 	if o.GOOS == "darwin" {
 		dir = filepath.Join(o.Home, filepath.FromSlash(c.Darwin))
 	}
-	if v := o.getenv(c.Env); c.Env != "" && v != "" {
-		dir = filepath.Join(v, filepath.FromSlash(c.EnvSub))
+	if len(c.Names) == 0 {
+		dir = "" // a file only a variable names
+	}
+	for _, e := range c.Env {
+		v := o.getenv(e.Var)
+		if v == "" {
+			continue
+		}
+		if e.File {
+			return existing(v)
+		}
+		dir = filepath.Join(v, filepath.FromSlash(e.Sub))
+		break
+	}
+	if dir == "" {
+		return nil
 	}
 	var out []string
 	for _, name := range c.Names {
-		matches, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(name)))
-		slices.Sort(matches)
-		out = append(out, matches...)
+		out = append(out, existing(filepath.Join(dir, filepath.FromSlash(name)))...)
 	}
 	return out
 }

@@ -66,7 +66,7 @@ func (fd Found) ShadowedBy(file File, s hostfile.Server) string {
 // those its own files list, those its lists of projects name, and
 // Options.Projects; absolute, cleaned, each once, sorted.
 func projectDirs(p host.Profile, o Options, own []File) []string {
-	if len(p.ProjectFiles.Names) == 0 {
+	if len(p.ProjectFiles.Files) == 0 {
 		return nil
 	}
 	var dirs []string

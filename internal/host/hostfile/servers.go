@@ -39,14 +39,14 @@ const (
 // FormatOf tells a file's format by its name.
 func FormatOf(name string) (Format, error) {
 	switch strings.ToLower(filepath.Ext(name)) {
-	case ".json":
+	case ".json", ".jsonc":
 		return JSON, nil
 	case ".toml":
 		return TOML, nil
 	case ".yml", ".yaml":
 		return YAML, nil
 	}
-	return "", fmt.Errorf("%s: %w (want .json, .toml, .yml or .yaml)", name, ErrFormat)
+	return "", fmt.Errorf("%s: %w (want .json, .jsonc, .toml, .yml or .yaml)", name, ErrFormat)
 }
 
 // Server is one MCP server entry of a host's config file.
@@ -66,10 +66,15 @@ type Server struct {
 	// file when it is adopted, and pass through the proxy).
 	Headers bool
 	// StaticAuth: the entry signs in with a credential of its own (an
-	// Authorization header, Codex's bearer_token_env_var), which passes
-	// through the proxy. OAuth: the entry has an oauth block (Claude Code,
-	// Gemini CLI): the host signs in with tokens bound to the server's URL.
+	// Authorization header, a token key of its layout such as Codex's
+	// bearer_token_env_var), which passes through the proxy. OAuth: the
+	// entry has an oauth block (Claude Code, Gemini CLI, opencode) or an
+	// OAuth key of its layout: the host signs in with tokens bound to the
+	// server's URL.
 	StaticAuth, OAuth bool
+	// Disabled: the entry is turned off ("disabled": true, or "enabled":
+	// false): the host does not connect to it while it stays so.
+	Disabled bool
 	// Line is the line of URL's literal in the file (1-based); 0 when the
 	// entry has no URL or its place is not known.
 	Line int
@@ -79,6 +84,7 @@ type Server struct {
 	Twice []int
 
 	entry      []string // the entry's own path
+	group      string   // its table (or list) and name: two entries of one group are one name used twice
 	start, end int
 }
 
@@ -94,6 +100,8 @@ func (s Server) Unproxyable() string {
 	switch {
 	case s.Transport == host.Stdio:
 		return "stdio: no HTTP session to lose"
+	case s.Transport == host.Builtin:
+		return "it runs inside the host: no HTTP session to lose"
 	case s.Transport == host.SSE:
 		return "legacy SSE transport, which the proxy does not speak"
 	case s.URL == "":
@@ -140,8 +148,7 @@ func Servers(f Format, data []byte, l host.Layout) ([]Server, error) {
 func twice(ss []Server) []Server {
 	at := map[string][]int{}
 	for i, s := range ss {
-		k := strings.Join(s.entry, "\x00")
-		at[k] = append(at[k], i)
+		at[s.group] = append(at[s.group], i)
 	}
 	for _, idx := range at {
 		if len(idx) < 2 {
@@ -203,8 +210,9 @@ func parse(f Format, data []byte) (*node, error) {
 
 func find(root *node, data []byte, l host.Layout) []Server {
 	var out []Server
-	add := func(name string, e *node, at []string) {
+	add := func(name string, e *node, at []string, group string) {
 		if s, ok := readEntry(l, name, e, at); ok {
+			s.group = group
 			if s.Editable {
 				s.Literal = string(data[s.start:s.end])
 				s.Line = 1 + bytes.Count(data[:s.start], []byte("\n"))
@@ -215,7 +223,18 @@ func find(root *node, data []byte, l host.Layout) []Server {
 	for _, t := range l.Tables {
 		tables(root, t, nil, func(tab *node, at []string) {
 			for i, name := range tab.keys {
-				add(name, tab.elems[i], path(at, name))
+				if isTable(l, path(at, name)) {
+					continue // a table of its own (opencode's mcp.servers), no entry
+				}
+				add(name, tab.elems[i], path(at, name), strings.Join(path(at, name), "\x00"))
+			}
+		})
+	}
+	for _, lp := range l.Lists {
+		lists(root, lp, nil, func(items *node, at []string) {
+			for i, e := range items.elems {
+				name := e.text(l.NameKey)
+				add(name, e, path(at, strconv.Itoa(i)), strings.Join(path(at, name), "\x00")+"\x00list")
 			}
 		})
 	}
@@ -223,11 +242,43 @@ func find(root *node, data []byte, l host.Layout) []Server {
 		walkAll(root, nil, func(n *node, at []string) {
 			if n.text(p.Key) == p.Value {
 				body := n.get(p.Body)
-				add(body.text(p.NameKey), body, path(at, p.Body))
+				add(body.text(p.NameKey), body, path(at, p.Body), strings.Join(path(at, p.Body), "\x00"))
 			}
 		})
 	}
 	return out
+}
+
+// isTable reports whether the key path at is one of the layout's tables.
+func isTable(l host.Layout, at []string) bool {
+	for _, t := range l.Tables {
+		if len(t) != len(at) {
+			continue
+		}
+		same := true
+		for i := range t {
+			same = same && (t[i] == "*" || t[i] == at[i])
+		}
+		if same {
+			return true
+		}
+	}
+	return false
+}
+
+// lists calls fn for each list at pattern under n ("*": any key).
+func lists(n *node, pattern, at []string, fn func(*node, []string)) {
+	if len(pattern) == 0 {
+		return
+	}
+	tables(n, pattern[:len(pattern)-1], at, func(parent *node, at []string) {
+		last := pattern[len(pattern)-1]
+		for i, k := range parent.keys {
+			if (last == "*" || last == k) && parent.elems[i].kind == list {
+				fn(parent.elems[i], path(at, k))
+			}
+		}
+	})
 }
 
 // tables calls fn for each object at pattern under n ("*": any key).
@@ -272,15 +323,16 @@ func readEntry(l host.Layout, name string, e *node, at []string) (Server, bool) 
 	if e == nil || e.kind != object {
 		return Server{}, false
 	}
-	s := Server{Name: name, Headers: e.get("headers") != nil, entry: at, StaticAuth: staticAuth(e), OAuth: oauthBlock(e)}
-	typ := transportOf(e.text(l.TypeKey))
+	s := Server{Name: name, entry: at, Headers: headersOf(l, e) != nil, StaticAuth: staticAuth(l, e), OAuth: oauthBlock(l, e),
+		Disabled: turnedOff(e)}
+	typ := transportOf(l, typeOf(l, e))
 	for _, k := range l.URLKeys {
-		if u := e.get(k.Key); u != nil && u.kind == text {
+		if u := e.at(k.Key); u != nil && u.kind == text {
 			s.Transport = k.Transport
-			if typ != "" && typ != host.Stdio {
+			if typ != "" && typ != host.Stdio && typ != host.Builtin {
 				s.Transport = typ
 			}
-			s.setURL(u, path(at, k.Key))
+			s.setURL(u, path(at, strings.Split(k.Key, ".")...))
 			return s, true
 		}
 	}
@@ -290,25 +342,45 @@ func readEntry(l host.Layout, name string, e *node, at []string) (Server, bool) 
 		return s, true
 	}
 	switch {
-	case e.get("command") != nil:
-		s.Transport = host.Stdio
-	default:
+	case typ != "":
 		s.Transport = typ
+	case e.get("command") != nil || e.get("cmd") != nil:
+		s.Transport = host.Stdio
 	}
 	return s, true
 }
 
-// headerKeys are the keys an entry's headers are under, across hosts
-// (Codex: http_headers, and env_http_headers naming variables).
-var headerKeys = []string{"headers", "http_headers", "env_http_headers"}
-
-// staticAuth reports whether the entry sends a credential of its own.
-func staticAuth(e *node) bool {
-	if e.get("bearer_token_env_var") != nil {
-		return true
+// typeOf is the entry's transport word: under the first of the layout's
+// type keys it has.
+func typeOf(l host.Layout, e *node) string {
+	for _, k := range l.TypeKeys {
+		if v := e.at(k); v != nil && v.kind == text {
+			return v.str
+		}
 	}
-	for _, k := range headerKeys {
-		if h := e.get(k); h != nil && h.kind == object {
+	return ""
+}
+
+// headersOf is the entry's headers object, nil when it has none.
+func headersOf(l host.Layout, e *node) *node {
+	for _, k := range l.Headers() {
+		if h := e.at(k); h != nil && h.kind == object {
+			return h
+		}
+	}
+	return nil
+}
+
+// staticAuth reports whether the entry sends a credential of its own: a
+// token key of its layout, or an Authorization header.
+func staticAuth(l host.Layout, e *node) bool {
+	for _, k := range l.TokenKeys {
+		if e.at(k) != nil {
+			return true
+		}
+	}
+	for _, k := range l.Headers() {
+		if h := e.at(k); h != nil && h.kind == object {
 			for _, name := range h.keys {
 				if strings.EqualFold(name, "Authorization") {
 					return true
@@ -319,11 +391,14 @@ func staticAuth(e *node) bool {
 	return false
 }
 
-// oauthBlock reports whether the entry configures an OAuth sign-in (an
-// "oauth" object that is not turned off, or Gemini's authProviderType).
-func oauthBlock(e *node) bool {
-	if e.get("authProviderType") != nil {
-		return true
+// oauthBlock reports whether the entry configures an OAuth sign-in: an
+// OAuth key of its layout, or an "oauth" object not turned off
+// ("enabled": false; opencode's "oauth": false is no object).
+func oauthBlock(l host.Layout, e *node) bool {
+	for _, k := range l.OAuthKeys {
+		if e.at(k) != nil {
+			return true
+		}
 	}
 	o := e.get("oauth")
 	if o == nil || o.kind != object {
@@ -333,15 +408,27 @@ func oauthBlock(e *node) bool {
 	return en == nil || en.kind != other || en.str != "false"
 }
 
+// turnedOff reports whether the entry is turned off, in either of the
+// words hosts use: "disabled": true or "enabled": false.
+func turnedOff(e *node) bool {
+	d, en := e.get("disabled"), e.get("enabled")
+	return d != nil && d.kind == other && d.str == "true" || en != nil && en.kind == other && en.str == "false"
+}
+
 func (s *Server) setURL(u *node, at []string) {
 	s.URL, s.Path = u.str, at
 	s.Editable = u.start >= 0
 	s.start, s.end = u.start, u.end
 }
 
-// transportOf reads an entry's type or transport value.
-func transportOf(v string) host.Transport {
-	switch strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(v)) {
+// transportOf reads an entry's type or transport value: the layout's own
+// words first, then the common ones.
+func transportOf(l host.Layout, v string) host.Transport {
+	key := strings.ToLower(v)
+	if t, ok := l.Types[key]; ok {
+		return t
+	}
+	switch strings.NewReplacer("-", "", "_", "").Replace(key) {
 	case "http", "streamablehttp":
 		return host.StreamableHTTP
 	case "sse":

@@ -1,5 +1,7 @@
 package hostfile
 
+import "strings"
+
 // kind is what a tree node holds.
 type kind uint8
 
@@ -32,6 +34,14 @@ func (n *node) get(key string) *node {
 		}
 	}
 	return nil
+}
+
+// at returns the member at a dotted key path ("transport.url"), or nil.
+func (n *node) at(dotted string) *node {
+	for _, k := range strings.Split(dotted, ".") {
+		n = n.get(k)
+	}
+	return n
 }
 
 // text returns the string under key, "" when there is none.

@@ -51,10 +51,10 @@ type Facts struct {
 	// else, which a host that speaks only the legacy era reaches through
 	// the proxy's bridge alone.
 	Stateless, ModernOnly map[string]bool
-	// LostAnswer holds, per URL, the HTTP status the server was seen to
-	// answer a session it does not know with (404, or 400): some hosts
-	// heal one and not the other.
-	LostAnswer map[string]int
+	// LostAnswer holds, per URL, how the server was seen to answer a
+	// session it does not know (a 404 with a JSON-RPC error or plain text,
+	// or a 400): a host may heal after one and not another.
+	LostAnswer map[string]host.Answer
 	// OAuth holds the URLs whose server signs in with OAuth (probed).
 	OAuth map[string]bool
 }
@@ -86,6 +86,8 @@ func Protect(p host.Profile, s hostfile.Server, f Facts) Verdict {
 	switch {
 	case s.Transport == host.Stdio:
 		return Verdict{Protection: NotNeeded, Why: "stdio: no HTTP session to lose"}
+	case s.Transport == host.Builtin:
+		return Verdict{Protection: NotNeeded, Why: "it runs inside the host: no HTTP session to lose"}
 	case s.URL == "":
 		return Verdict{Protection: Exposed, Why: "the entry names no URL the watchdog can read"}
 	}
@@ -107,25 +109,50 @@ func Protect(p host.Profile, s hostfile.Server, f Facts) Verdict {
 		return Verdict{Protection: SelfHealing, Why: "its stdio bridge (mcp-remote) replays initialize on a lost session"}
 	case p.Patchable() && f.Patched:
 		return Verdict{Protection: Patched, Why: "the client's fix reconnects on a lost session"}
-	case p.Meets(f.LostAnswer[s.URL]).SelfHealing():
-		v := Verdict{Protection: SelfHealing, Why: "the host opens a new session by itself (" + string(p.Meets(f.LostAnswer[s.URL])) + ")"}
-		if !p.Meets(400).SelfHealing() && f.LostAnswer[s.URL] == 0 {
-			v.Why += ", but not when the server answers a lost session with 400 (`watchdog probe URL` says how it answers)"
-		}
-		return v
+	case p.Behaviour.Heals(f.LostAnswer[s.URL]):
+		return Verdict{Protection: SelfHealing, Why: healsWhy(p.Behaviour, f.LostAnswer[s.URL])}
 	case f.SeenSelfHealing:
 		return Verdict{Protection: SelfHealing, Why: "the host was seen to open a new session by itself"}
 	case signsInWithOAuth(s, f):
 		return Verdict{Protection: OAuth, Why: "it signs in with OAuth: its tokens are bound to its own URL, so no proxy can stand in for it; a lost session stays lost"}
 	}
-	v := Verdict{Protection: Exposed, Why: "the host keeps a lost session's id: every later call fails", Fix: adoptCommand(p, s)}
-	if p.OnLoss.SelfHealing() {
-		v.Why = "the server answers a lost session with 400, and the host re-initializes only after a 404: every later call fails"
-	}
+	v := Verdict{Protection: Exposed, Why: exposedWhy(p.Behaviour, f.LostAnswer[s.URL]), Fix: adoptCommand(p, s)}
 	if p.Patchable() {
 		v.Fix += " (or: watchdog patch apply)"
 	}
 	return v
+}
+
+// healsWhy says how a host heals itself after the server's answer a
+// ("": not known yet, taken as the spec's 404).
+func healsWhy(b host.Behaviour, a host.Answer) string {
+	r := b.On(a)
+	why := "after " + a.Words() + ", the answer this server gives, the host " + r.Words()
+	if a == "" {
+		why = "after a 404 the host " + r.Words()
+		if !b.Heals(host.BadRequest) {
+			why += ", but not after a 400 (`watchdog probe URL` says how this server answers)"
+		}
+	}
+	if r == host.Reinitializes {
+		why += " (through the watchdog's proxy that call works too)"
+	}
+	return why
+}
+
+// exposedWhy says why a host stays stuck on this server.
+func exposedWhy(b host.Behaviour, a host.Answer) string {
+	r := b.On(a)
+	switch {
+	case a != "" && b.HealsAny():
+		return "the server answers a lost session with " + a.Words() + ", and after that the host " + r.Words() +
+			" (it heals itself only after " + b.Healed() + ")"
+	case a != "":
+		return "the server answers a lost session with " + a.Words() + ", and after that the host " + r.Words()
+	case r == host.Unknown && b.HealsAny():
+		return "the host heals itself only after " + b.Healed() + ", and how this server answers a lost session is not known yet (`watchdog probe URL`)"
+	}
+	return "after a lost session the host " + r.Words()
 }
 
 // throughProxy judges an entry pointed at a watchdog proxy on addr:

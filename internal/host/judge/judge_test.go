@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
@@ -63,10 +64,10 @@ func TestProtect(t *testing.T) {
 			"watchdog hosts adopt Cursor --server mem"},
 		{"modern-only, a host that speaks 2026-07-28", host.ClaudeCode(), http(up), Facts{ModernOnly: map[string]bool{up: true}}, Stateless, ""},
 		{"retries", host.CodexCLI(), http(up), Facts{}, SelfHealing, ""},
-		{"retries after a 404, and the server answers 404", host.CodexCLI(), http(up), Facts{LostAnswer: map[string]int{up: 404}}, SelfHealing, ""},
-		{"retries after a 404 only, and the server answers 400", host.CodexCLI(), http(up), Facts{LostAnswer: map[string]int{up: 400}}, Exposed,
+		{"retries after a 404, and the server answers 404", host.CodexCLI(), http(up), Facts{LostAnswer: map[string]host.Answer{up: host.NotFoundText}}, SelfHealing, ""},
+		{"retries after a 404 only, and the server answers 400", host.CodexCLI(), http(up), Facts{LostAnswer: map[string]host.Answer{up: host.BadRequest}}, Exposed,
 			"watchdog hosts adopt 'Codex CLI' --server mem"},
-		{"retries after a 400 too, and the server answers 400", host.ClaudeCode(), http(up), Facts{LostAnswer: map[string]int{up: 400}}, SelfHealing, ""},
+		{"retries after a 400 too, and the server answers 400", host.ClaudeCode(), http(up), Facts{LostAnswer: map[string]host.Answer{up: host.BadRequest}}, SelfHealing, ""},
 		{"reinitializes", host.VSCode(), http(up), Facts{}, SelfHealing, ""},
 		{"seen to heal", host.Cursor(), http(up), Facts{SeenSelfHealing: true}, SelfHealing, ""},
 		{"bridged", host.ClaudeDesktop(), hostfile.Server{Name: "mem", Transport: host.Bridged, URL: up}, Facts{}, SelfHealing, ""},
@@ -80,6 +81,40 @@ func TestProtect(t *testing.T) {
 		}
 		if (tt.want == Proxied || tt.want == Stale) && v.Upstream != up {
 			t.Errorf("%s: upstream %q", tt.name, v.Upstream)
+		}
+	}
+}
+
+// TestProtectPerAnswer: a server is self-healing for a host only where
+// the host's table says it heals after that server's answer; the reason
+// names the answer and what the host does.
+func TestProtectPerAnswer(t *testing.T) {
+	t.Parallel()
+	const up = "http://127.0.0.1:14242/mcp"
+	srv := hostfile.Server{Name: "mem", Transport: host.StreamableHTTP, URL: up}
+	answered := func(a host.Answer) Facts { return Facts{LostAnswer: map[string]host.Answer{up: a}} }
+	tests := []struct {
+		name string
+		p    host.Profile
+		s    hostfile.Server
+		f    Facts
+		want Protection
+		why  string
+	}{
+		{"Copilot CLI, a plain 404", host.CopilotCLI(), srv, answered(host.NotFoundText), SelfHealing, "sends the call again"},
+		{"Copilot CLI, the 400 quirk", host.CopilotCLI(), srv, answered(host.BadRequest), Exposed, "hangs"},
+		{"opencode, the 400 quirk", host.Opencode(), srv, answered(host.BadRequest), Exposed, "keeps the dead session"},
+		{"opencode, answer not known yet", host.Opencode(), srv, Facts{}, SelfHealing, "but not after a 400"},
+		{"Qwen Code fails the call that met the loss", host.QwenCode(), srv, answered(host.NotFoundRPC), SelfHealing, "the call that met the loss fails"},
+		{"Cline, a JSON-RPC 404", host.Cline(), srv, answered(host.NotFoundRPC), Exposed, "keeps the dead session"},
+		{"Zed hangs", host.Zed(), srv, Facts{}, Exposed, "hangs"},
+		{"Windsurf, not known", host.Windsurf(), srv, answered(host.NotFoundText), Exposed, "nobody measured"},
+		{"Goose's builtin extension", host.Goose(), hostfile.Server{Name: "developer", Transport: host.Builtin}, Facts{}, NotNeeded, "inside the host"},
+	}
+	for _, tt := range tests {
+		v := Protect(tt.p, tt.s, tt.f)
+		if v.Protection != tt.want || !strings.Contains(v.Why, tt.why) {
+			t.Errorf("%s: %s (%s); want %s, saying %q", tt.name, v.Protection, v.Why, tt.want, tt.why)
 		}
 	}
 }

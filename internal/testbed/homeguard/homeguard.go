@@ -16,14 +16,29 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
-// Watched are the places, under HOME, that hosts and the watchdog write.
-var Watched = []string{
-	".claude.json", ".claude", ".gemini", ".codex", ".cursor", ".copilot", ".qwen", ".dsh", ".codeium", ".continue",
-	".lmstudio", ".cline", ".kilocode", ".config/opencode", ".config/crush", ".config/goose", ".config/zed",
-	".config/kilo", ".config/Code", ".config/Cursor", ".config/Claude", ".config/mcp-watchdog",
-	".local/state/mcp-watchdog", ".local/share/crush", ".config/autostart", ".config/systemd/user",
+// Watched are the places, under HOME, that hosts and the watchdog write:
+// every host's folders as its profile names them (both systems'), the
+// watchdog's own, and where autostart writes.
+func Watched() []string {
+	out := []string{".claude", ".config/mcp-watchdog", ".local/state/mcp-watchdog", ".config/autostart", ".config/systemd/user"}
+	for _, p := range host.Profiles() {
+		for _, c := range p.Config {
+			for _, dir := range []string{c.Linux, c.Darwin} {
+				switch {
+				case dir != "":
+					out = append(out, dir)
+				case len(c.Names) > 0:
+					out = append(out, c.Names...) // files in HOME itself (.claude.json)
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // State is what the watched places held: each file's size and time.
@@ -35,7 +50,7 @@ type State struct {
 // Take records the watched places under home.
 func Take(home string) State {
 	s := State{home: home, files: map[string]string{}}
-	for _, w := range Watched {
+	for _, w := range Watched() {
 		root := filepath.Join(home, w)
 		_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {

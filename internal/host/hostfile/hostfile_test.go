@@ -12,29 +12,59 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
-// fixtures: one file per host, written from the host's documented format,
-// with the servers each holds (name transport url; "-" for no URL).
+// fixtures: one file per host (and shape), written from the host's
+// documented format, with the servers each holds (name transport url; "-"
+// for no URL). as is the path the host keeps it at, which picks its
+// layout ("": the fixture's name). syntax is what the host's own parser
+// takes: strict JSON, JSON with comments (and trailing commas), YAML or
+// TOML; a rewritten file must still be that.
 var fixtures = []struct {
-	file, host string
-	want       []string
+	file, host, as string
+	syntax         syntax
+	want           []string
 }{
-	{"claude-code.json", "Claude Code", []string{
+	{"claude-code.json", "Claude Code", "", strictJSON, []string{
 		"mem streamable-http http://127.0.0.1:14242/mcp", "events sse https://events.example.com/sse", "files stdio -",
 		"tracker streamable-http http://localhost:8931/mcp?team=a&x=1"}},
-	{"claude-desktop.json", "Claude Desktop", []string{"filesystem stdio -", "mem stdio-bridge http://127.0.0.1:14242/mcp"}},
-	{"cursor.json", "Cursor", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "github stdio -",
+	{"claude-desktop.json", "Claude Desktop", "", strictJSON, []string{"filesystem stdio -", "mem stdio-bridge http://127.0.0.1:14242/mcp"}},
+	{"cursor.json", "Cursor", "", strictJSON, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "github stdio -",
 		"linear streamable-http https://mcp.linear.app/sse"}},
-	{"vscode.json", "VS Code", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "fetch stdio -", "legacy sse http://localhost:9000/sse"}},
-	{"windsurf.json", "Windsurf", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "sequential-thinking stdio -"}},
-	{"codex.toml", "Codex CLI", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "docs stdio -", "tracker streamable-http http://localhost:8931/mcp"}},
+	{"vscode.json", "VS Code", "", jsonc, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "fetch stdio -", "legacy sse http://localhost:9000/sse"}},
+	{"copilot-mcp-config.json", "VS Code", ".copilot/mcp-config.json", jsonc, copilotWant},
+	{"windsurf.json", "Windsurf", "", strictJSON, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "sequential-thinking stdio -"}},
+	{"codex.toml", "Codex CLI", "", tomlSyntax, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "docs stdio -", "tracker streamable-http http://localhost:8931/mcp"}},
 	// Gemini tries Streamable HTTP on a url without a type, and SSE only when that fails.
-	{"gemini.json", "Gemini CLI", []string{"mem streamable-http http://127.0.0.1:14242/mcp", "events streamable-http http://localhost:8080/sse", "git stdio -"}},
-	{"claude-code-project/.mcp.json", "Claude Code", []string{"shared-mem streamable-http http://127.0.0.1:14242/mcp",
+	{"gemini.json", "Gemini CLI", "", jsonc, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "events streamable-http http://localhost:8080/sse", "git stdio -"}},
+	{"claude-code-project/.mcp.json", "Claude Code", "", strictJSON, []string{"shared-mem streamable-http http://127.0.0.1:14242/mcp",
 		"docs sse https://docs.example.com/sse", "db stdio -"}},
-	{"dsh-cordis.yml", "DSH", []string{"github stdio -", "mem streamable-http http://127.0.0.1:14242/mcp", "web streamable-http http://localhost:3000/mcp"}},
+	{"dsh-cordis.yml", "DSH", "", yamlSyntax, []string{"github stdio -", "mem streamable-http http://127.0.0.1:14242/mcp", "web streamable-http http://localhost:3000/mcp"}},
+	{"copilot-mcp-config.json", "Copilot CLI", ".copilot/mcp-config.json", jsonc, copilotWant},
+	{"opencode.jsonc", "opencode", "", jsonc, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "everything stdio -",
+		"tracker streamable-http https://tracker.example.com/mcp"}},
+	{"opencode-v2.jsonc", "opencode", "", jsonc, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "fs stdio -"}},
+	{"kilo.jsonc", "Kilo Code", "", jsonc, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "gitnexus stdio -"}},
+	{"kilocode-mcp_settings.json", "Kilo Code", ".kilocode/cli/global/settings/mcp_settings.json", strictJSON,
+		[]string{"mem streamable-http http://127.0.0.1:14242/mcp", "server-name stdio -"}},
+	{"cline_mcp_settings.json", "Cline", "", strictJSON, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "local-server stdio -",
+		"events sse https://events.example.com/sse"}},
+	{"cline-extension.json", "Cline", "", strictJSON, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "brave-search stdio -"}},
+	// Qwen Code reads url as SSE, httpUrl as Streamable HTTP.
+	{"qwen-settings.json", "Qwen Code", "", jsonc, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "events sse http://localhost:8080/sse", "git stdio -"}},
+	{"crush.json", "Crush", "", strictJSON, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "filesystem stdio -",
+		"streaming-service sse https://example.com/mcp/sse"}},
+	{"goose-config.yaml", "Goose", "", yamlSyntax, []string{"developer builtin -", "mem streamable-http http://127.0.0.1:14242/mcp", "github stdio -",
+		"events sse https://events.example.com/sse"}},
+	{"zed-settings.json", "Zed", "", jsonc, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "local-mcp-server stdio -", "legacy stdio -"}},
+	{"continue-config.yaml", "Continue", ".continue/config.yaml", yamlSyntax, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "sqlite stdio -",
+		"events sse https://events.example.com/sse"}},
+	{"continue-block.yaml", "Continue", ".continue/mcpServers/ha.yaml", yamlSyntax, []string{"home-assistant streamable-http https://homeassistant.local:8123/api/mcp"}},
+	{"lmstudio-mcp.json", "LM Studio", "", strictJSON, []string{"hf-mcp-server streamable-http https://huggingface.co/mcp",
+		"mem streamable-http http://127.0.0.1:14242/mcp", "fetch stdio -"}},
 }
 
-func load(t *testing.T, file, hostName string) (Format, []byte, host.Layout) {
+var copilotWant = []string{"mem streamable-http http://127.0.0.1:14242/mcp", "playwright stdio -", "events sse https://events.example.com/sse"}
+
+func load(t *testing.T, file, hostName string, as ...string) (Format, []byte, host.Layout) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", file))
 	if err != nil {
@@ -47,6 +77,9 @@ func load(t *testing.T, file, hostName string) (Format, []byte, host.Layout) {
 	p, ok := host.Lookup(hostName)
 	if !ok {
 		t.Fatalf("no profile %q", hostName)
+	}
+	if len(as) > 0 && as[0] != "" {
+		return f, data, p.LayoutOf(as[0])
 	}
 	return f, data, p.LayoutOf(file)
 }
@@ -66,8 +99,8 @@ func describe(ss []Server) []string {
 func TestServers(t *testing.T) {
 	t.Parallel()
 	for _, fx := range fixtures {
-		t.Run(fx.file, func(t *testing.T) {
-			f, data, l := load(t, fx.file, fx.host)
+		t.Run(fx.host+"/"+fx.file, func(t *testing.T) {
+			f, data, l := load(t, fx.file, fx.host, fx.as)
 			ss, err := Servers(f, data, l)
 			if err != nil {
 				t.Fatal(err)
@@ -124,13 +157,19 @@ func release(f Format, data []byte, l host.Layout, adopted []Server) ([]byte, er
 func TestAdoptRelease(t *testing.T) {
 	t.Parallel()
 	for _, fx := range fixtures {
-		t.Run(fx.file, func(t *testing.T) {
-			f, data, l := load(t, fx.file, fx.host)
+		t.Run(fx.host+"/"+fx.file, func(t *testing.T) {
+			f, data, l := load(t, fx.file, fx.host, fx.as)
 			out, adopted := adoptAll(t, f, data, l)
 			if len(adopted) == 0 {
 				t.Fatal("nothing to adopt")
 			}
 			checkOnlyURLsChanged(t, data, out, adopted)
+			if err := fx.syntax.check(data); err != nil {
+				t.Fatalf("the fixture itself is not what its host reads: %v", err)
+			}
+			if err := fx.syntax.check(out); err != nil {
+				t.Fatalf("adopted, the file no longer parses as its host reads it: %v\n%s", err, out)
+			}
 			after, err := Servers(f, out, l)
 			if err != nil {
 				t.Fatal(err)
@@ -176,8 +215,8 @@ func checkOnlyURLsChanged(t *testing.T, data, out []byte, adopted []Server) {
 func TestRewriteRefusesAChangedValue(t *testing.T) {
 	t.Parallel()
 	for _, fx := range fixtures {
-		t.Run(fx.file, func(t *testing.T) {
-			f, data, l := load(t, fx.file, fx.host)
+		t.Run(fx.host+"/"+fx.file, func(t *testing.T) {
+			f, data, l := load(t, fx.file, fx.host, fx.as)
 			out, adopted := adoptAll(t, f, data, l)
 			// The user points the first adopted server elsewhere.
 			s := adopted[0]
