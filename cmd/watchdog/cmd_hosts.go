@@ -262,7 +262,10 @@ func adoptDone(c cli, o adopt.Options, res adopt.Result, err error, verb string)
 	if !res.Changed {
 		return exitOK
 	}
-	if res.RestartHost {
+	switch {
+	case res.RestartHost && o.Host.OneShot:
+		fmt.Fprintf(c.stdout, "%s's next run reads its changed config (a run under way keeps the old one)\n", esc(o.Host.Name))
+	case res.RestartHost:
 		fmt.Fprintf(c.stdout, "restart %s so that it reads its changed config\n", esc(o.Host.Name))
 	}
 	if verb == "adopt" && o.Served == nil {

@@ -160,3 +160,17 @@ func TestHostTableErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestOneShotHostsAreNeverRestarted: a host run per prompt has nothing to
+// restart, and a config that asks for it says so.
+func TestOneShotHostsAreNeverRestarted(t *testing.T) {
+	t.Parallel()
+	_, err := parse("config.toml", []byte("[[host]]\nname = \"Copilot CLI\"\nrestart = [\"copilot\"]\n"), testEnv(nil))
+	if err == nil || !strings.Contains(err.Error(), "host[0].restart") || !strings.Contains(err.Error(), "one process per prompt") {
+		t.Fatalf("restart for a one-shot host: %v; want an error naming host[0].restart", err)
+	}
+	c, err := parse("config.toml", []byte("[[host]]\nname = \"opencode\"\n"), testEnv(nil))
+	if err != nil || len(c.Hosts[0].Restart) != 0 || c.Hosts[0].ClientName != "opencode" || c.Hosts[0].Process != "opencode" {
+		t.Fatalf("opencode's table: %+v, %v", c.Hosts, err)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/host/find"
 	"github.com/mcpwatchdog/watchdog/internal/host/judge"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
@@ -92,7 +93,7 @@ func HostFacts(ctx context.Context, in FactsInput) Facts {
 	home, _ := os.UserHomeDir()
 	for _, f := range in.Found {
 		hf := judge.Facts{Proxies: proxies, Daemon: in.Status != nil, Written: written, Stateless: probed.stateless,
-			ModernOnly: probed.modernOnly, OAuth: probed.oauth}
+			ModernOnly: probed.modernOnly, OAuth: probed.oauth, LostAnswer: lostAnswers(in.Status, probed.lostAnswer)}
 		if f.Profile.Patchable() {
 			st := clientpatch.LookFor(clientpatch.FindOptions{Host: f.Profile, Home: home})
 			hf.Patched = st.Module != "" && st.Status.State == clientpatch.StateApplied
@@ -130,6 +131,26 @@ func proxiesOf(cfg config.Config, st *health.Status) map[string]judge.Proxy {
 
 type probeResults struct {
 	stateless, modernOnly, oauth map[string]bool
+	// lostAnswer is how each server answered the probe's made-up session.
+	lostAnswer map[string]host.Answer
+}
+
+// lostAnswers is how each server answers a lost session: what the running
+// daemon learned (its liveness checks ask), else what the probes saw.
+func lostAnswers(st *health.Status, probed map[string]host.Answer) map[string]host.Answer {
+	out := map[string]host.Answer{}
+	for u, a := range probed {
+		out[u] = a
+	}
+	if st == nil {
+		return out
+	}
+	for _, s := range st.Servers {
+		if a := host.AnswerOfStatus(s.LostAnswer, s.LostAnswerBody); a != "" && s.URL != "" {
+			out[s.URL] = a
+		}
+	}
+	return out
 }
 
 // probeServers probes each distinct server URL the hosts name (and the
@@ -160,7 +181,7 @@ func probeServers(ctx context.Context, found []find.Found, proxies map[string]ju
 			}
 		}
 	}
-	res := probeResults{stateless: map[string]bool{}, modernOnly: map[string]bool{}, oauth: map[string]bool{}}
+	res := probeResults{stateless: map[string]bool{}, modernOnly: map[string]bool{}, oauth: map[string]bool{}, lostAnswer: map[string]host.Answer{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, u := range urls {
@@ -172,6 +193,9 @@ func probeServers(ctx context.Context, found []find.Found, proxies map[string]ju
 			rep, err := probe.Run(ctx, client)
 			mu.Lock()
 			defer mu.Unlock()
+			if rep.LostAnswer != "" {
+				res.lostAnswer[u] = rep.LostAnswer
+			}
 			switch {
 			case rep.SignIn == probe.SignInOAuth:
 				res.oauth[u] = true

@@ -1,10 +1,10 @@
 package health
 
 import (
-	"github.com/mcpwatchdog/watchdog/internal/host"
-
 	"fmt"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // Outcome is what a request of the watchdog's own (a keep-warm ping, a

@@ -1,10 +1,10 @@
 package health
 
 import (
-	"github.com/mcpwatchdog/watchdog/internal/host"
-
 	"fmt"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // ServerConfig is what the model needs to know of a configured server.
@@ -157,7 +157,7 @@ func (in *incident) differs(id string, created time.Time) bool {
 // New returns a model for cfg.
 func New(cfg Config) *Model {
 	m := &Model{cfg: cfg, servers: make(map[string]*server, len(cfg.Servers))}
-	m.words = &hostWords{name: cfg.HostName, behaviour: cfg.Behaviour,
+	m.words = &hostWords{name: cfg.HostName, client: cfg.ClientName, behaviour: cfg.Behaviour,
 		seen: map[host.Answer]bool{}, host: &m.host, patched: &m.beaconLive}
 	for _, sc := range cfg.Servers {
 		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}, viaProxy: map[string]time.Time{},

@@ -15,6 +15,7 @@ import (
 // each server's answer is its own.
 type hostWords struct {
 	name      string
+	client    string               // its client's name (a pattern: host.ClientMatch)
 	behaviour host.Behaviour       // its profile's table
 	seen      map[host.Answer]bool // it was seen to heal, with no heal of the watchdog's, after that answer
 	host      *hostState           // the model's: which run of the host lost a session

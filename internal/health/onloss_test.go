@@ -222,3 +222,35 @@ func TestAQuestionUnheardHasNoEcho(t *testing.T) {
 		}
 	}
 }
+
+// A host run per prompt (Copilot CLI's `copilot -p`): each run is a new
+// process; a new pid is a new run, journaled as host_up, never a
+// restart; its end is the run's end.
+func TestOneShotRunsAreNoRestarts(t *testing.T) {
+	t.Parallel()
+	m := New(Config{HostName: "Copilot CLI", ClientName: "copilot-cli", OneShot: true, HostWatched: true,
+		Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: time.Hour}}})
+	var kinds []EventKind
+	for i, sig := range []Signal{
+		{Kind: SigHostUp, PID: 10, Started: t0},
+		{Kind: SigHostUp, PID: 11, Started: t0.Add(time.Second), Restarted: true},
+		{Kind: SigHostDown},
+		{Kind: SigHostUp, PID: 12, Started: t0.Add(3 * time.Second)},
+	} {
+		for _, ev := range m.Apply(sig, t0.Add(time.Duration(i)*time.Second)) {
+			kinds = append(kinds, ev.Kind)
+			if ev.Kind == EvHostDown && !strings.Contains(ev.Detail, "run (pid 11) ended") {
+				t.Errorf("host_down %q; want it to say the run ended", ev.Detail)
+			}
+		}
+	}
+	want := []EventKind{EvHostUp, EvHostUp, EvHostDown, EvHostUp}
+	if len(kinds) != len(want) {
+		t.Fatalf("events %v, want %v", kinds, want)
+	}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Fatalf("events %v, want %v: a new run is never a restart", kinds, want)
+		}
+	}
+}

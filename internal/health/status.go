@@ -137,11 +137,13 @@ type HostStatus struct {
 	Running bool   `json:"running"`
 	PID     int32  `json:"pid,omitempty"`
 	Patch   string `json:"patch,omitempty"`
+	// OneShot: the host runs one process per prompt; nothing restarts it.
+	OneShot bool `json:"one_shot,omitempty"`
 }
 
 // Status renders the model at now.
 func (m *Model) Status(now time.Time) Status {
-	st := Status{Host: HostStatus{Name: m.cfg.HostName, Running: m.host.running, PID: m.host.pid}}
+	st := Status{Host: HostStatus{Name: m.cfg.HostName, Running: m.host.running, PID: m.host.pid, OneShot: m.cfg.OneShot}}
 	for _, name := range m.order {
 		st.Servers = append(st.Servers, m.serverStatus(m.servers[name], now))
 	}

@@ -139,7 +139,9 @@ type Signal struct {
 	// SigProxy: the server lost Session, a session the proxy held for a
 	// host; ProxyHealed says whether the proxy answered the host's call on
 	// NewSession (Took: the host's call across it) or could not open one.
+	// Client is the clientInfo.name of that host's initialize.
 	ProxyHealed bool
+	Client      string
 	NewSession  string
 	// NamedBy (SigKeepWarm): who named the pinged session, when the ping
 	// was not the model's own target (WarmTarget.NamedBy); the events it

@@ -166,6 +166,17 @@ func Lookup(name string) (p Profile, ok bool) {
 	return Profile{}, false
 }
 
+// ByClient returns the known profile whose client sends clientInfo name
+// client (ClientMatch); ok is false when none does.
+func ByClient(client string) (p Profile, ok bool) {
+	for _, p := range Profiles() {
+		if ClientMatch(p.ClientName, client) {
+			return p, true
+		}
+	}
+	return Profile{}, false
+}
+
 // Custom is the profile of a host no profile knows, from what its config
 // entry says: its name and client name. Nothing is known of how it acts
 // on a lost session (Unknown), so it is taken to be stuck until seen to
