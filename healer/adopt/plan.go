@@ -61,6 +61,10 @@ func planAdopt(ctx context.Context, o *Options, st *state) (*change, error) {
 	if cfgData, err = configure(o, cfgData, picks); err != nil {
 		return ch, err
 	}
+	cfgData, watching, err := watchHost(o, cfgData, st.rec, picks)
+	if err != nil {
+		return ch, err
+	}
 	if !st.cfg.Exists || !slices.Equal(cfgData, st.cfg.Data) {
 		ch.cfg = cfgData
 	}
@@ -68,6 +72,9 @@ func planAdopt(ctx context.Context, o *Options, st *state) (*change, error) {
 		return ch, err
 	}
 	ch.say(o, st, picks)
+	if watching != "" {
+		ch.res.Lines = append(ch.res.Lines, watching)
+	}
 	return ch, nil
 }
 

@@ -175,6 +175,7 @@ func (ch *change) unconfigure(o *Options, st *state, used []string) {
 		}
 		delete(st.rec.Config, name)
 	}
+	data = ch.unwatchHost(o.Host.Name, st.rec, data)
 	if len(st.rec.Hosts) == 0 && st.rec.CreatedConfig != "" && string(data) == st.rec.CreatedConfig {
 		st.rec.CreatedConfig = ""
 		ch.cfgGone = true
