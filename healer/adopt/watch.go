@@ -35,7 +35,7 @@ func watchHost(o *Options, cfgData []byte, rec *Record, picks []pick) ([]byte, s
 	if err != nil {
 		return nil, "", fmt.Errorf("the watchdog's config %s: %w; nothing was changed", o.ConfigPath, err)
 	}
-	if _, err := config.Parse(o.ConfigPath, out); err != nil {
+	if err := loads(o.ConfigPath, out); err != nil {
 		return nil, "", fmt.Errorf("the watchdog's config would not load watching %s, so nothing was changed: %w", o.Host.Name, err)
 	}
 	if rec.Watched == nil {
@@ -68,4 +68,11 @@ func (ch *change) unwatchHost(name string, rec *Record, data []byte) []byte {
 		ch.res.Lines = append(ch.res.Lines, fmt.Sprintf("the [[host]] table of %s was left in the watchdog's config (its lines were edited since)", name))
 	}
 	return out
+}
+
+// loads checks that the watchdog's config would load as data: adopt
+// never writes one the running daemon would refuse.
+func loads(path string, data []byte) error {
+	_, err := config.Parse(path, data)
+	return err
 }
