@@ -45,7 +45,10 @@ func probeJSON(t *testing.T, url string) probeOut {
 
 // TestProbeRealServers runs `watchdog probe` against the Go SDK and the
 // TypeScript SDK (stateful, stateless and with the 400 quirk), and checks
-// that no probe session is left behind.
+// how each answers an unknown session and that no probe session is left
+// behind.
+//
+// Long: a subtest per server, each checked whole.
 func TestProbeRealServers(t *testing.T) {
 	t.Parallel()
 	t.Run("go stateful", func(t *testing.T) {

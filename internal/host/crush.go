@@ -20,6 +20,6 @@ func Crush() Profile {
 		Layout:       layout,
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile("crush.json", layout), projectFile(".crush.json", layout)}},
 		Behaviour: every(Retries).measured("v0.90").
-			from("it pings before every call: the ping meets the loss, and the call goes out on a new session"),
+			from("in the issue's own run (not installable here); it pings before every call: the ping meets the loss, and the call goes out on a new session"),
 	}
 }

@@ -13,7 +13,6 @@ func Goose() Profile {
 		Name:       "Goose",
 		ClientName: "goose",
 		Process:    "goose",
-		OneShot:    true,
 		Config:     []ConfigFile{xdgConfig("goose").with("config.yaml")},
 		Layout: Layout{Tables: [][]string{{"extensions"}}, TypeKeys: []string{"type"},
 			Types:   map[string]Transport{"builtin": Builtin, "platform": Builtin, "frontend": Builtin, "inline_python": Stdio},

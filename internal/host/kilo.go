@@ -16,7 +16,6 @@ func KiloCode() Profile {
 		Name:       "Kilo Code",
 		ClientName: "opencode",
 		Process:    "kilo",
-		OneShot:    true,
 		Config: []ConfigFile{xdgConfig("kilo").with("kilo.jsonc", "kilo.json"),
 			home(".kilocode/cli/global/settings").with("mcp_settings.json").under(old),
 			codeUser("globalStorage/kilocode.kilo-code/settings/mcp_settings.json").under(old)},

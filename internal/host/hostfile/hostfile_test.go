@@ -34,7 +34,9 @@ var fixtures = []struct {
 	{"windsurf.json", "Windsurf", "", strictJSON, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "sequential-thinking stdio -"}},
 	{"codex.toml", "Codex CLI", "", tomlSyntax, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "docs stdio -", "tracker streamable-http http://localhost:8931/mcp"}},
 	// Gemini tries Streamable HTTP on a url without a type, and SSE only when that fails.
-	{"gemini.json", "Gemini CLI", "", jsonc, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "events streamable-http http://localhost:8080/sse", "git stdio -"}},
+	// What `gemini mcp add -t http` writes: {"url", "type": "http"}, Streamable HTTP.
+	{"gemini.json", "Gemini CLI", "", jsonc, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "events streamable-http http://localhost:8080/sse",
+		"typed streamable-http http://localhost:7000/mcp", "git stdio -"}},
 	{"claude-code-project/.mcp.json", "Claude Code", "", strictJSON, []string{"shared-mem streamable-http http://127.0.0.1:14242/mcp",
 		"docs sse https://docs.example.com/sse", "db stdio -"}},
 	{"dsh-cordis.yml", "DSH", "", yamlSyntax, []string{"github stdio -", "mem streamable-http http://127.0.0.1:14242/mcp", "web streamable-http http://localhost:3000/mcp"}},

