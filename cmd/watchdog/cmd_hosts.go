@@ -94,7 +94,7 @@ func hostRunning(ctx context.Context, p host.Profile) (int32, bool) {
 	if p.Process == "" {
 		return 0, false
 	}
-	h, ok, err := proc.Find(ctx, proc.Target{Name: p.Process})
+	h, ok, err := proc.Find(ctx, proc.Target{Name: p.Process, Helpers: p.Helpers})
 	return h.PID, ok && err == nil
 }
 

@@ -168,12 +168,34 @@ func measureCell(t *testing.T, h hostRow, kind ServerKind, l loss, su setup, got
 		t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
 	}
 	if su.proxy || su.adopt {
-		rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
-		if rec.Str("source") != "proxy" || su.adopt && rec.Str("host") != h.name {
-			t.Errorf("recovered = %v; want source proxy, the host %q", rec, h.name)
-		}
+		checkProxied(t, w, h, su)
 	}
 	return got
+}
+
+// checkProxied: through the proxy, every loss is the proxy's word and
+// ends in a recovered, under the host whose call met it (adopt made the
+// watchdog watch it).
+func checkProxied(t *testing.T, w *Watchdog, h hostRow, su setup) {
+	t.Helper()
+	rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
+	if rec.Str("source") != "proxy" || su.adopt && rec.Str("host") != h.name {
+		t.Errorf("recovered = %v; want source proxy, the host %q", rec, h.name)
+	}
+	var lost []daemontest.JournalLine
+	for _, ev := range daemontest.Journal(t, w.State, "session_lost") {
+		if ev["incident"] == true { // a host's loss (another client's session ending is no incident)
+			lost = append(lost, ev)
+		}
+	}
+	for _, ev := range lost {
+		if ev.Str("source") != "proxy" || su.adopt && ev.Str("host") != h.name {
+			t.Errorf("session_lost = %v; through the proxy, want only the proxy's word, under %q", ev, h.name)
+		}
+	}
+	if n := len(daemontest.Journal(t, w.State, "recovered")); n < len(lost) {
+		t.Errorf("%d losses, %d recovered: every loss the proxy heals ends in recovered", len(lost), n)
+	}
 }
 
 // startCellHost starts the watchdog and the host as su says, and returns
