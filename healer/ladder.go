@@ -33,7 +33,10 @@ type LadderInput struct {
 	AutoRestart bool // config host.auto_restart
 	UserAsked   bool // `watchdog heal` or the tray
 	CanRestart  bool // a restart argv is configured
-	HostName    string
+	// OneShot: the host runs one process per prompt; its next run opens
+	// a new session, and there is nothing to restart.
+	OneShot  bool
+	HostName string
 	// Adopt is the command that routes the host through the proxy
 	// (host.Profile.AdoptCommand).
 	Adopt string
@@ -60,6 +63,9 @@ func AfterFailure(failed health.Strategy, in LadderInput) Step {
 	if s, ok := first(in, func(s Strategy) bool { return s.Fallback && s.Name != failed }); ok {
 		return Step{Strategy: s.Name}
 	}
+	if in.OneShot {
+		return Step{Advice: in.HostName + "'s next run opens a new session; to keep a run from meeting the loss, route it through the watchdog's proxy (`" + in.Adopt + "`)"}
+	}
 	return Step{Advice: "restart " + in.HostName + " to reconnect its sessions"}
 }
 
@@ -82,6 +88,10 @@ func PatchStateOf(st clientpatch.Status) PatchState {
 // through the proxy (or, for a host whose client takes the patch, patch
 // it), then restart it, or restart it now when `watchdog heal` can.
 func giveUpAdvice(in LadderInput) string {
+	if in.OneShot {
+		return in.HostName + " keeps the dead session for the rest of this run (its next run opens a new one): route it through the watchdog's proxy (`" +
+			in.Adopt + "`), which its next run reads"
+	}
 	fix := "route " + in.HostName + " through the watchdog's proxy (`" + in.Adopt + "`) and restart it"
 	if in.Patch != PatchNone {
 		fix = "run `watchdog patch apply` and restart " + in.HostName + ", or " + fix

@@ -48,3 +48,16 @@ func TestLadder(t *testing.T) {
 		t.Fatalf("after a failed restart: %+v, want to give up", s)
 	}
 }
+
+// TestOneShotHostIsNeverToldToRestart: a host run per prompt has nothing
+// to restart; its advice is its next run and the proxy.
+func TestOneShotHostIsNeverToldToRestart(t *testing.T) {
+	t.Parallel()
+	in := LadderInput{Patch: PatchNone, OneShot: true, HostName: "Copilot CLI", Adopt: "watchdog hosts adopt 'Copilot CLI'"}
+	for _, s := range []Step{Next(in), AfterFailure(StrategyHostRestart, in)} {
+		if s.Strategy != "" || strings.Contains(s.Advice, "restart") || !strings.Contains(s.Advice, "next run") ||
+			!strings.Contains(s.Advice, in.Adopt) {
+			t.Errorf("step %+v; want advice naming its next run and the proxy, never a restart", s)
+		}
+	}
+}

@@ -65,6 +65,7 @@ func (p *Pinger) Liveness(ctx context.Context, server string, ask bool, era stri
 		case mcphttp.Lost:
 			if ask {
 				sig.Status, sig.Session = resp.Status, id
+				sig.LostRPC = resp.RPC != nil && resp.RPC.Error != nil
 			}
 		}
 		sig.Era = learnEra(ctx, c, resp, cl.Verdict, era)

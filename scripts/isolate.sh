@@ -11,7 +11,9 @@ isolated() {
     export npm_config_cache="${npm_config_cache:-$HOME/.npm}"
     export HOME="$scratch" XDG_CONFIG_HOME="$scratch/.config" XDG_STATE_HOME="$scratch/.local/state" \
       XDG_DATA_HOME="$scratch/.local/share" XDG_CACHE_HOME="$scratch/.cache" CODEX_HOME="$scratch/.codex" \
-      GEMINI_CLI_HOME="$scratch" DSH_HOME="$scratch/.dsh" CLAUDE_CONFIG_DIR="$scratch/.claude"
+      GEMINI_CLI_HOME="$scratch" DSH_HOME="$scratch/.dsh" CLAUDE_CONFIG_DIR="$scratch/.claude" \
+      COPILOT_HOME="$scratch/.copilot" QWEN_HOME="$scratch/.qwen" CLINE_DATA_DIR="$scratch/.cline/data"
+    unset CLINE_MCP_SETTINGS_PATH OPENCODE_CONFIG
     "$@"
   ) || status=$?
   rm -rf "$scratch"

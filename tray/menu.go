@@ -33,8 +33,10 @@ func menuItems(v View) []item {
 	if name == "" { // a config may set host.name empty
 		name = host.Default().Name
 	}
-	out = append(out, item{Separator: true},
-		item{Title: "Restart " + name, Cmd: &Command{Kind: CmdRestartHost}})
+	out = append(out, item{Separator: true})
+	if !v.Status.Host.OneShot { // a host run per prompt has nothing to restart
+		out = append(out, item{Title: "Restart " + name, Cmd: &Command{Kind: CmdRestartHost}})
+	}
 	if v.Status.Host.Patch != "none" { // a host whose client takes no patch
 		out = append(out, patchItems(v.Status.Host.Patch)...)
 	}

@@ -110,3 +110,19 @@ func TestMenuOffersToProtectExposedHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestMenuOffersNoRestartOfAOneShotHost: a host run per prompt has no
+// process to restart; the menu does not offer it.
+func TestMenuOffersNoRestartOfAOneShotHost(t *testing.T) {
+	t.Parallel()
+	for _, oneShot := range []bool{false, true} {
+		items := menuItems(View{Status: health.Status{Host: health.HostStatus{Name: "Copilot CLI", Patch: "none", OneShot: oneShot}}})
+		restart := false
+		for _, it := range items {
+			restart = restart || it.Cmd != nil && it.Cmd.Kind == CmdRestartHost
+		}
+		if restart == oneShot {
+			t.Errorf("one-shot %v: the menu offers a restart: %v", oneShot, restart)
+		}
+	}
+}

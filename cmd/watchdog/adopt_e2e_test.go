@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
-	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
@@ -63,7 +63,7 @@ func (h *cursorHome) url(t *testing.T, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := hostconfig.Servers(hostconfig.JSON, data, host.Cursor().Layout)
+	ss, err := hostfile.Servers(hostfile.JSON, data, host.Cursor().Layout)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,9 +20,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/doctor"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
 	"github.com/mcpwatchdog/watchdog/internal/hostsview"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
-	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
@@ -55,7 +55,7 @@ func cmdHosts(ctx context.Context, c cli, args []string) int {
 		return code
 	}
 	fo := findOptions(c, projects)
-	found := hosts.Discover(ctx, fo)
+	found := find.Discover(ctx, fo)
 	client := version
 	if *offline {
 		client = doctor.Offline
@@ -73,7 +73,7 @@ func cmdHosts(ctx context.Context, c cli, args []string) int {
 
 // findOptions: this machine's home, system, environment and processes;
 // the project folders looked in are the current directory and projects.
-func findOptions(c cli, projects []string) hosts.Options {
+func findOptions(c cli, projects []string) find.Options {
 	home := c.getenv("HOME")
 	if home == "" {
 		home, _ = os.UserHomeDir()
@@ -87,14 +87,14 @@ func findOptions(c cli, projects []string) hosts.Options {
 			dirs = append(dirs, abs)
 		}
 	}
-	return hosts.Options{Home: home, GOOS: runtime.GOOS, Getenv: c.getenv, Running: hostRunning, Projects: dirs}
+	return find.Options{Home: home, GOOS: runtime.GOOS, Getenv: c.getenv, Running: hostRunning, Projects: dirs}
 }
 
 func hostRunning(ctx context.Context, p host.Profile) (int32, bool) {
 	if p.Process == "" {
 		return 0, false
 	}
-	h, ok, err := proc.Find(ctx, proc.Target{Name: p.Process})
+	h, ok, err := proc.Find(ctx, proc.Target{Name: p.Process, Helpers: p.Helpers})
 	return h.PID, ok && err == nil
 }
 
@@ -198,7 +198,7 @@ func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, a
 		fmt.Fprintf(c.stderr, "watchdog %s: %v\n", fs.Name(), err)
 		return nil, nil, exitFailed
 	}
-	o := &adopt.Options{Host: p, Files: hosts.Paths(p, findOptions(c, hf.projects)), Servers: hf.servers, ConfigPath: cfgPath,
+	o := &adopt.Options{Host: p, Files: find.Paths(p, findOptions(c, hf.projects)), Servers: hf.servers, ConfigPath: cfgPath,
 		StateDir: stateDir, Secret: secret, Force: *hf.force, SignIn: adopt.ProbeSignIn(version)}
 	sv := &supervision{c: c, stateDir: stateDir, noAutostart: hf.noAutostart == nil || *hf.noAutostart}
 	if st != nil {
@@ -276,7 +276,10 @@ func adoptDone(c cli, o adopt.Options, sv *supervision, res adopt.Result, err er
 	if !res.Changed {
 		return exitOK
 	}
-	if res.RestartHost {
+	switch {
+	case res.RestartHost && o.Host.OneShot:
+		fmt.Fprintf(c.stdout, "%s's next run reads its changed config (a run under way keeps the old one)\n", esc(o.Host.Name))
+	case res.RestartHost:
 		fmt.Fprintf(c.stdout, "restart %s so that it reads its changed config\n", esc(o.Host.Name))
 	}
 	if verb != "adopt" {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
@@ -160,8 +162,8 @@ func TestHostsAdoptAndRelease(t *testing.T) {
 // TestHostsAdoptRefusesAnUnknownHost names the hosts it knows.
 func TestHostsAdoptRefusesAnUnknownHost(t *testing.T) {
 	t.Parallel()
-	code, _, errOut := runWatchdogEnv(t, []string{"HOME=" + t.TempDir(), "WATCHDOG_STATE_DIR=" + t.TempDir()}, "hosts", "adopt", "Zed")
-	if code != exitUsage || !strings.Contains(errOut, `"Zed"`) || !strings.Contains(errOut, "Claude Code") {
+	code, _, errOut := runWatchdogEnv(t, []string{"HOME=" + t.TempDir(), "WATCHDOG_STATE_DIR=" + t.TempDir()}, "hosts", "adopt", "Acme")
+	if code != exitUsage || !strings.Contains(errOut, `"Acme"`) || !strings.Contains(errOut, "Claude Code") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
@@ -274,6 +276,121 @@ func TestVersionSaysTheCommitOnce(t *testing.T) {
 	} {
 		if got := commitWords(tt.version, tt.commit); got != tt.want {
 			t.Errorf("commitWords(%q, %q) = %q, want %q", tt.version, tt.commit, got, tt.want)
+		}
+	}
+}
+
+// TestAdoptedHostIsWatchedAndToldItsOwn: adopting a host the running
+// daemon does not watch (opencode) makes it watched: its losses through the
+// proxy are journaled under its own name, not the config's host (DSH);
+// release takes it out again and gives the config back as it was.
+func TestAdoptedHostIsWatchedAndToldItsOwn(t *testing.T) {
+	t.Parallel()
+	srv, err := demoserver.Start(t.Context(), demoserver.Options{Addr: "127.0.0.1:0", IdleTimeout: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	home, dir := t.TempDir(), t.TempDir()
+	ocFile := filepath.Join(home, ".config", "opencode", "opencode.json")
+	if err := os.MkdirAll(filepath.Dir(ocFile), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ocFile, []byte(fmt.Sprintf("{\n  \"mcp\": {\n    \"mem\": {\"type\": \"remote\", \"url\": %q}\n  }\n}\n", srv.URL())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfgText := fmt.Sprintf("[host]\nprocess = \"\"\nport = 0\n[[server]]\nname = \"mem\"\nurl = %q\nidle_timeout = \"3s\"\nkeep_warm = false\n", srv.URL())
+	cfg := daemontest.WriteConfig(t, dir, cfgText)
+	state := filepath.Join(dir, "state")
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
+	p := startDaemonEnv(t, cfg, state, env...)
+	defer p.Stop(t)
+	code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "opencode", "--config", cfg, "--state-dir", state)
+	if code != 0 || !strings.Contains(out, "now watches opencode") || !strings.Contains(out, "next run reads") {
+		t.Fatalf("adopt exit %d: %s %s", code, out, errOut)
+	}
+	daemontest.WaitFor(t, 20*time.Second, "the daemon to watch opencode", func() bool { return watched(t, cfg, state)["opencode"] })
+	proxied := adoptedURL(t, ocFile)
+	cs, err := demoserver.Connect(t.Context(), proxied, "opencode")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	callEcho(t, cs)
+	daemontest.WaitFor(t, 20*time.Second, "the server to forget the session", func() bool { return len(srv.SessionIDs()) == 0 })
+	callEcho(t, cs)
+	if rec := daemontest.WaitEvent(t, state, "recovered", 1, 20*time.Second); rec.Str("host") != "opencode" || rec.Str("source") != "proxy" {
+		t.Fatalf("recovered %v; want opencode's, the proxy's word", rec)
+	}
+	if code, out, errOut := runWatchdogEnv(t, env, "hosts", "release", "opencode", "--config", cfg, "--state-dir", state); code != 0 {
+		t.Fatalf("release exit %d: %s %s", code, out, errOut)
+	}
+	daemontest.WaitFor(t, 20*time.Second, "the daemon to stop watching opencode", func() bool { return !watched(t, cfg, state)["opencode"] })
+	if got, _ := os.ReadFile(cfg); string(got) != cfgText {
+		t.Fatalf("released, the config is not as it was:\n%s", got)
+	}
+}
+
+// watched are the hosts the running daemon watches, by its status.
+func watched(t *testing.T, cfg, state string) map[string]bool {
+	t.Helper()
+	code, out, _ := runWatchdogEnv(t, nil, "status", "--json", "--config", cfg, "--state-dir", state)
+	var st struct {
+		Hosts []struct {
+			Name    string
+			Watched bool
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &st) != nil {
+		return nil // the daemon taking its changed config does not answer for a moment
+	}
+	w := map[string]bool{}
+	for _, h := range st.Hosts {
+		w[h.Name] = w[h.Name] || h.Watched
+	}
+	return w
+}
+
+// adoptedURL is the URL of the one server of opencode's file.
+func adoptedURL(t *testing.T, file string) string {
+	t.Helper()
+	var doc struct {
+		MCP map[string]struct{ URL string } `json:"mcp"`
+	}
+	b, _ := os.ReadFile(file)
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.MCP) != 1 {
+		t.Fatalf("%s: %v\n%s", file, err, b)
+	}
+	for _, s := range doc.MCP {
+		return s.URL
+	}
+	return ""
+}
+
+func callEcho(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}}); err != nil {
+		t.Fatalf("a call through the proxy: %v", err)
+	}
+}
+
+// TestHostsAdoptHelp: `hosts adopt --help` (and release's) prints the
+// usage and exits 0 without adopting anything: no state, no config.
+func TestHostsAdoptHelp(t *testing.T) {
+	t.Parallel()
+	for _, verb := range []string{"adopt", "release"} {
+		state, cfgDir := t.TempDir(), t.TempDir()
+		env := []string{"HOME=" + t.TempDir(), "WATCHDOG_STATE_DIR=" + state, "XDG_CONFIG_HOME=" + cfgDir}
+		for _, help := range []string{"--help", "-h"} {
+			code, out, errOut := runWatchdogEnv(t, env, "hosts", verb, help)
+			if code != exitOK || !strings.Contains(out+errOut, "-server") || strings.Contains(out+errOut, "no config file") {
+				t.Fatalf("hosts %s %s: exit %d: %s %s; want the usage and exit 0", verb, help, code, out, errOut)
+			}
+		}
+		for _, dir := range []string{state, cfgDir} {
+			if left, _ := os.ReadDir(dir); len(left) != 0 {
+				t.Fatalf("hosts %s --help left %v in %s", verb, left, dir)
+			}
 		}
 	}
 }

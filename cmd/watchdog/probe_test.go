@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/pypeer"
@@ -21,11 +22,12 @@ import (
 )
 
 type probeOut struct {
-	Era            string `json:"era"`
-	Stateful       bool   `json:"stateful"`
-	UnknownSession string `json:"unknown_session"`
-	Delete         string `json:"delete"`
-	SessionLeft    bool   `json:"session_left"`
+	Era            string      `json:"era"`
+	Stateful       bool        `json:"stateful"`
+	UnknownSession string      `json:"unknown_session"`
+	LostAnswer     host.Answer `json:"lost_answer"`
+	Delete         string      `json:"delete"`
+	SessionLeft    bool        `json:"session_left"`
 }
 
 func probeJSON(t *testing.T, url string) probeOut {
@@ -43,7 +45,10 @@ func probeJSON(t *testing.T, url string) probeOut {
 
 // TestProbeRealServers runs `watchdog probe` against the Go SDK and the
 // TypeScript SDK (stateful, stateless and with the 400 quirk), and checks
-// that no probe session is left behind.
+// how each answers an unknown session and that no probe session is left
+// behind.
+//
+// Long: a subtest per server, each checked whole.
 func TestProbeRealServers(t *testing.T) {
 	t.Parallel()
 	t.Run("go stateful", func(t *testing.T) {
@@ -54,7 +59,7 @@ func TestProbeRealServers(t *testing.T) {
 		}
 		defer srv.Close()
 		p := probeJSON(t, srv.URL())
-		if !p.Stateful || p.UnknownSession != "404 (spec)" || p.SessionLeft {
+		if !p.Stateful || p.UnknownSession != "404 (spec), plain text" || p.LostAnswer != host.NotFoundText || p.SessionLeft {
 			t.Fatalf("probe %+v", p)
 		}
 		if ids := srv.SessionIDs(); len(ids) != 0 {
@@ -83,16 +88,17 @@ func TestProbeRealServers(t *testing.T) {
 		mode     tsserver.Mode
 		stateful bool
 		unknown  string
+		answer   host.Answer
 	}{
-		{tsserver.Stateful, true, "404 (spec)"},
-		{tsserver.Quirk, true, "400 quirk"},
-		{tsserver.Stateless, false, ""},
+		{tsserver.Stateful, true, "404 (spec), JSON-RPC error", host.NotFoundRPC},
+		{tsserver.Quirk, true, "400 quirk", host.BadRequest},
+		{tsserver.Stateless, false, "", ""},
 	} {
 		t.Run("typescript "+string(tt.mode), func(t *testing.T) {
 			t.Parallel()
 			srv := tsserver.Start(t, tsserver.Options{Mode: tt.mode})
 			p := probeJSON(t, srv.URL())
-			if p.Stateful != tt.stateful || len(p.UnknownSession) < len(tt.unknown) || p.UnknownSession[:len(tt.unknown)] != tt.unknown {
+			if p.Stateful != tt.stateful || !strings.HasPrefix(p.UnknownSession, tt.unknown) || p.LostAnswer != tt.answer {
 				t.Fatalf("probe %+v, want stateful=%v unknown session %q", p, tt.stateful, tt.unknown)
 			}
 			if p.SessionLeft {
@@ -112,7 +118,7 @@ func TestProbeFastMCP(t *testing.T) {
 	t.Parallel()
 	srv := pypeer.StartFastMCP(t, pypeer.FastMCPOptions{IdleTimeout: time.Minute})
 	p := probeJSON(t, srv.URL())
-	if !p.Stateful || p.UnknownSession != "404 (spec)" || p.Era != "both eras" || p.SessionLeft {
+	if !p.Stateful || p.UnknownSession != "404 (spec), JSON-RPC error" || p.LostAnswer != host.NotFoundRPC || p.Era != "both eras" || p.SessionLeft {
 		t.Fatalf("probe %+v, want a stateful server of both eras answering 404 to an unknown session", p)
 	}
 	if ids := srv.Sessions(t); len(ids) != 0 {

@@ -31,7 +31,7 @@ var (
 // Options say which host to adopt or release, and where things are.
 type Options struct {
 	Host  host.Profile
-	Files []string // the host's config files, every scope (monitor/hosts.Paths)
+	Files []string // the host's config files, every scope (internal/host/find.Paths)
 	// Servers limits adopt or release to these server names; empty: every
 	// one.
 	Servers    []string

@@ -12,18 +12,21 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/host"
-	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 )
 
-// fixture copies a host config file from internal/hostconfig's fixtures
+// fixture copies a host config file from internal/host/hostfile.s fixtures
 // into a fresh folder and returns its path and bytes.
 func fixture(t *testing.T, name, as string) (string, []byte) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "internal", "hostconfig", "testdata", name))
+	data, err := os.ReadFile(filepath.Join("..", "..", "internal", "host", "hostfile", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), as)
+	path := filepath.Join(t.TempDir(), filepath.FromSlash(as))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -58,18 +61,32 @@ func read(t *testing.T, path string) []byte {
 	return b
 }
 
-// Long: a table of the host fixtures, each adopted, adopted again, and released.
+// Long: a table of the host fixtures, each adopted, adopted again, and
+// released: every host, the editors with no headless mode among them
+// (their files with comments, trailing commas, unrelated settings and
+// text that is not ASCII).
 func TestAdoptThenReleaseGivesTheFileBack(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ fixture, as string }{
-		{"claude-code.json", ".claude.json"}, {"claude-desktop.json", "claude_desktop_config.json"},
-		{"cursor.json", "mcp.json"}, {"vscode.json", "mcp.json"}, {"windsurf.json", "mcp_config.json"},
-		{"codex.toml", "config.toml"}, {"gemini.json", "settings.json"}, {"dsh-cordis.yml", "cordis.yml"},
-		{"claude-code-project/.mcp.json", ".mcp.json"},
+	for _, tt := range []struct{ fixture, as, host string }{
+		{"claude-code.json", ".claude.json", "Claude Code"}, {"claude-desktop.json", "claude_desktop_config.json", "Claude Desktop"},
+		{"cursor.json", "mcp.json", "Cursor"}, {"vscode.json", "mcp.json", "VS Code"}, {"windsurf.json", "mcp_config.json", "Windsurf"},
+		{"codex.toml", "config.toml", "Codex CLI"}, {"gemini.json", "settings.json", "Gemini CLI"}, {"dsh-cordis.yml", "cordis.yml", "DSH"},
+		{"claude-code-project/.mcp.json", ".mcp.json", "Claude Code"},
+		{"copilot-mcp-config.json", ".copilot/mcp-config.json", "Copilot CLI"}, {"copilot-mcp-config.json", ".copilot/mcp-config.json", "VS Code"},
+		{"opencode.jsonc", "opencode.jsonc", "opencode"}, {"opencode-v2.jsonc", "opencode.jsonc", "opencode"},
+		{"kilo.jsonc", "kilo.jsonc", "Kilo Code"}, {"kilocode-mcp_settings.json", ".kilocode/cli/global/settings/mcp_settings.json", "Kilo Code"},
+		{"cline_mcp_settings.json", "cline_mcp_settings.json", "Cline"}, {"cline-extension.json", "cline_mcp_settings.json", "Cline"},
+		{"qwen-settings.json", ".qwen/settings.json", "Qwen Code"}, {"crush.json", "crush.json", "Crush"},
+		{"goose-config.yaml", "config.yaml", "Goose"}, {"zed-settings.json", "settings.json", "Zed"},
+		{"continue-config.yaml", ".continue/config.yaml", "Continue"}, {"continue-block.yaml", ".continue/mcpServers/ha.yaml", "Continue"},
+		{"lmstudio-mcp.json", "mcp.json", "LM Studio"},
 	} {
-		t.Run(tt.fixture, func(t *testing.T) {
+		t.Run(tt.host+"/"+tt.fixture, func(t *testing.T) {
 			t.Parallel()
-			p := profileFor(t, tt.fixture)
+			p, ok := host.Lookup(tt.host)
+			if !ok {
+				t.Fatalf("no profile %q", tt.host)
+			}
 			path, orig := fixture(t, tt.fixture, tt.as)
 			r := newRig(t, p, path)
 			res, err := Adopt(t.Context(), r.o)
@@ -97,18 +114,6 @@ func TestAdoptThenReleaseGivesTheFileBack(t *testing.T) {
 	}
 }
 
-func profileFor(t *testing.T, fixture string) host.Profile {
-	t.Helper()
-	names := map[string]string{"claude-code.json": "Claude Code", "claude-desktop.json": "Claude Desktop", "cursor.json": "Cursor",
-		"vscode.json": "VS Code", "windsurf.json": "Windsurf", "codex.toml": "Codex CLI", "gemini.json": "Gemini CLI", "dsh-cordis.yml": "DSH",
-		"claude-code-project/.mcp.json": "Claude Code"}
-	p, ok := host.Lookup(names[fixture])
-	if !ok {
-		t.Fatalf("no profile for %s", fixture)
-	}
-	return p
-}
-
 // checkAdopted: every proxyable server now names a proxy URL whose
 // [[server]] in the watchdog config stands for its original URL; the
 // backup is the original; the record is private.
@@ -124,15 +129,16 @@ func checkAdopted(t *testing.T, o Options, path string, orig []byte) {
 			upstream[proxy.URLFor(s.ProxyListen, o.Secret)] = s.URL
 		}
 	}
-	f, _ := hostconfig.FormatOf(path)
-	before, _ := hostconfig.Servers(f, orig, o.Host.LayoutOf(path))
-	after, err := hostconfig.Servers(f, read(t, path), o.Host.LayoutOf(path))
+	f, _ := hostfile.FormatOf(path)
+	before, _ := hostfile.Servers(f, orig, o.Host.LayoutOf(path))
+	after, err := hostfile.Servers(f, read(t, path), o.Host.LayoutOf(path))
 	if err != nil || len(after) != len(before) {
 		t.Fatalf("servers after adopt: %v %v", after, err)
 	}
 	for i, s := range before {
 		got := after[i].URL
-		if s.Proxyable() && upstream[got] != s.URL || !s.Proxyable() && got != s.URL {
+		adoptable := s.Proxyable() && !s.OAuth // an OAuth sign-in is left alone
+		if adoptable && upstream[got] != s.URL || !adoptable && got != s.URL {
 			t.Errorf("%s: %q after adopt (was %q; proxies %v)", s.Name, got, s.URL, upstream)
 		}
 	}
@@ -285,9 +291,9 @@ func TestAdoptAProjectFileWithItsHost(t *testing.T) {
 	}
 	checkAdopted(t, r.o, own, ownOrig)
 	checkAdopted(t, r.o, proj, projOrig)
-	f, _ := hostconfig.FormatOf(own)
-	a, _ := hostconfig.Servers(f, read(t, own), r.o.Host.LayoutOf(own))
-	b, _ := hostconfig.Servers(f, read(t, proj), r.o.Host.LayoutOf(proj))
+	f, _ := hostfile.FormatOf(own)
+	a, _ := hostfile.Servers(f, read(t, own), r.o.Host.LayoutOf(own))
+	b, _ := hostfile.Servers(f, read(t, proj), r.o.Host.LayoutOf(proj))
 	if a[0].URL != b[0].URL {
 		t.Errorf("one server, two proxies: %q and %q", a[0].URL, b[0].URL)
 	}

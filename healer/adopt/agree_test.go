@@ -61,6 +61,17 @@ func agree(t *testing.T, o Options) {
 		}
 		marked += strings.Count(c.Added.Text, config.AddedMark)
 	}
+	for name, h := range rec.Watched {
+		for _, a := range []config.Added{h.Table, h.Default} {
+			if a.Text == "" {
+				continue
+			}
+			if n := bytes.Count(data, []byte(a.Text)); n != 1 {
+				t.Fatalf("record: the [[host]] table adopt added for %s is in the config %d times:\n%s", name, n, data)
+			}
+			marked += strings.Count(a.Text, config.AddedMark)
+		}
+	}
 	if n := bytes.Count(data, []byte(config.AddedMark)); n != marked {
 		t.Fatalf("the config has %d lines adopt marks, the record accounts for %d:\n%s", n, marked, data)
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/casfile"
 	"github.com/mcpwatchdog/watchdog/internal/config"
-	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
-	"github.com/mcpwatchdog/watchdog/monitor/hosts"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 )
 
 // change is what one planned adopt or release writes, and what it says.
@@ -39,8 +39,8 @@ func newChange(host string, rec *Record, release bool) *change {
 }
 
 // plain are the edits of file fi as hostconfig takes them.
-func (c *change) plain(fi int) []hostconfig.Edit {
-	out := make([]hostconfig.Edit, len(c.edits[fi]))
+func (c *change) plain(fi int) []hostfile.Edit {
+	out := make([]hostfile.Edit, len(c.edits[fi]))
 	for i, e := range c.edits[fi] {
 		out[i] = e.Edit
 	}
@@ -51,7 +51,7 @@ func (c *change) plain(fi int) []hostconfig.Edit {
 func (c *change) render(st *state) error {
 	for fi := range c.edits {
 		f := st.files[fi]
-		out, err := hostconfig.Rewrite(f.format, f.snap.Data, f.layout, c.plain(fi))
+		out, err := hostfile.Rewrite(f.format, f.snap.Data, f.layout, c.plain(fi))
 		if err != nil {
 			return fmt.Errorf("%s: %w; nothing was changed", f.snap.Path, err)
 		}
@@ -62,7 +62,7 @@ func (c *change) render(st *state) error {
 
 // fileEdit is one URL a change rewrites, and what undoes it.
 type fileEdit struct {
-	hostconfig.Edit
+	hostfile.Edit
 	name string // the server's
 	back string // the literal that was there (From's bytes)
 }
@@ -260,11 +260,11 @@ func (c *change) writeFile(t *txn, st *state, fi int, name string) error {
 		if !errors.Is(err, casfile.ErrConflict) || try == fileTries {
 			return err
 		}
-		now, rerr := casfile.Read(f.snap.Path, hosts.MaxFileSize)
+		now, rerr := casfile.Read(f.snap.Path, find.MaxFileSize)
 		if rerr != nil || !now.Exists {
 			return fmt.Errorf("%w: %s is gone or unreadable (%v)", casfile.ErrConflict, f.snap.Path, rerr)
 		}
-		out, rerr := hostconfig.Rewrite(f.format, now.Data, f.layout, plain)
+		out, rerr := hostfile.Rewrite(f.format, now.Data, f.layout, plain)
 		if rerr != nil {
 			return fmt.Errorf("%w: %w", casfile.ErrConflict, rerr)
 		}
@@ -282,20 +282,20 @@ func (c *change) undoFile(f hostFile, fi int) error {
 	if bytes.Equal(cur.Data, c.files[fi]) {
 		return casfile.Replace(cur, f.snap.Data, nil)
 	}
-	now, err := hostconfig.Servers(f.format, cur.Data, f.layout)
+	now, err := hostfile.Servers(f.format, cur.Data, f.layout)
 	if err != nil {
 		return errUndone
 	}
-	var back []hostconfig.Edit
+	var back []hostfile.Edit
 	for _, e := range c.edits[fi] {
 		if s, ok := at(now, e.Path); ok && s.URL == e.To {
-			back = append(back, hostconfig.Edit{Path: e.Path, From: e.To, To: e.From, Literal: e.back})
+			back = append(back, hostfile.Edit{Path: e.Path, From: e.To, To: e.From, Literal: e.back})
 		}
 	}
 	if len(back) == 0 {
 		return nil // none of ours is left in it
 	}
-	out, err := hostconfig.Rewrite(f.format, cur.Data, f.layout, back)
+	out, err := hostfile.Rewrite(f.format, cur.Data, f.layout, back)
 	if err != nil {
 		return err
 	}
@@ -354,10 +354,10 @@ func stepFault(t *txn, step string) func(string) error {
 }
 
 // at is the server whose URL is at path.
-func at(servers []hostconfig.Server, path []string) (hostconfig.Server, bool) {
-	i := slices.IndexFunc(servers, func(s hostconfig.Server) bool { return slices.Equal(s.Path, path) })
+func at(servers []hostfile.Server, path []string) (hostfile.Server, bool) {
+	i := slices.IndexFunc(servers, func(s hostfile.Server) bool { return slices.Equal(s.Path, path) })
 	if i < 0 {
-		return hostconfig.Server{}, false
+		return hostfile.Server{}, false
 	}
 	return servers[i], true
 }

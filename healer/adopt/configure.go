@@ -56,7 +56,7 @@ func configure(o *Options, cfgData []byte, picks []pick) ([]byte, error) {
 			cfgData, p.added = config.AddServer(cfgData, p.wd, p.upstream, p.listen, o.Host.Name+": "+p.server.Name)
 		}
 	}
-	if _, err := config.Parse(o.ConfigPath, cfgData); err != nil {
+	if err := loads(o.ConfigPath, cfgData); err != nil {
 		return nil, fmt.Errorf("the watchdog's config would not load with the new proxies, so nothing was changed: %w", err)
 	}
 	return cfgData, nil

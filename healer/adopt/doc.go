@@ -14,7 +14,7 @@
 //     transaction is undone and planned again on the new content;
 //   - any failure undoes the steps done, newest first, and says so.
 //
-// Only the URL strings of the servers change (internal/hostconfig proves
+// Only the URL strings of the servers change (internal/host/hostfile proves
 // each rewrite); release puts back the original bytes, and only where the
 // value still holds a URL adopt wrote: a value the user changed since is
 // named and left alone. What cannot go through the proxy (stdio, legacy

@@ -18,8 +18,8 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/casfile"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/host"
-	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
-	"github.com/mcpwatchdog/watchdog/monitor/hosts"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 )
 
 // Files of the state directory.
@@ -67,9 +67,9 @@ type state struct {
 // hostFile is one of the host's files as read.
 type hostFile struct {
 	snap    casfile.Snapshot
-	format  hostconfig.Format
+	format  hostfile.Format
 	layout  host.Layout
-	servers []hostconfig.Server
+	servers []hostfile.Server
 	err     error // why it could not be read or parsed; its servers are left alone
 }
 
@@ -99,7 +99,7 @@ func snapshot(o Options) (*state, error) {
 }
 
 func readHostFile(p host.Profile, path string) hostFile {
-	format, err := hostconfig.FormatOf(path)
+	format, err := hostfile.FormatOf(path)
 	if err != nil {
 		return hostFile{snap: casfile.Snapshot{Path: path}, err: err}
 	}
@@ -107,10 +107,10 @@ func readHostFile(p host.Profile, path string) hostFile {
 }
 
 // readWith reads a host file in a known format and layout.
-func readWith(path string, format hostconfig.Format, layout host.Layout) hostFile {
+func readWith(path string, format hostfile.Format, layout host.Layout) hostFile {
 	f := hostFile{format: format, layout: layout, snap: casfile.Snapshot{Path: path}}
 	var err error
-	if f.snap, err = casfile.Read(path, hosts.MaxFileSize); err != nil {
+	if f.snap, err = casfile.Read(path, find.MaxFileSize); err != nil {
 		f.err = err
 		return f
 	}
@@ -118,7 +118,7 @@ func readWith(path string, format hostconfig.Format, layout host.Layout) hostFil
 		f.err = fmt.Errorf("%s is gone", path)
 		return f
 	}
-	if f.servers, err = hostconfig.Servers(f.format, f.snap.Data, f.layout); err != nil {
+	if f.servers, err = hostfile.Servers(f.format, f.snap.Data, f.layout); err != nil {
 		f.err = fmt.Errorf("%s: %w", path, err)
 	}
 	return f

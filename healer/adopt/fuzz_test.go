@@ -18,7 +18,7 @@ import (
 func FuzzAdoptRelease(f *testing.F) {
 	for _, fx := range []struct{ name, as string }{{"cursor.json", "mcp.json"}, {"codex.toml", "config.toml"}, {"dsh-cordis.yml", "cordis.yml"},
 		{"claude-code.json", ".claude.json"}, {"vscode.json", "mcp.json"}} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "internal", "hostconfig", "testdata", fx.name))
+		data, err := os.ReadFile(filepath.Join("..", "..", "internal", "host", "hostfile", "testdata", fx.name))
 		if err != nil {
 			f.Fatal(err)
 		}

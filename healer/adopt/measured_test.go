@@ -12,20 +12,20 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/host"
-	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 )
 
 // The measurements issue 45 reports, each as a test.
 
 // serversIn reads the servers of a host file, by name.
-func serversIn(t *testing.T, p host.Profile, path string) map[string]hostconfig.Server {
+func serversIn(t *testing.T, p host.Profile, path string) map[string]hostfile.Server {
 	t.Helper()
-	f, _ := hostconfig.FormatOf(path)
-	ss, err := hostconfig.Servers(f, read(t, path), p.LayoutOf(path))
+	f, _ := hostfile.FormatOf(path)
+	ss, err := hostfile.Servers(f, read(t, path), p.LayoutOf(path))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]hostconfig.Server{}
+	out := map[string]hostfile.Server{}
 	for _, s := range ss {
 		out[s.Name] = s
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
-	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
@@ -27,7 +27,7 @@ const (
 type pick struct {
 	verdict verdict
 	file    int
-	server  hostconfig.Server
+	server  hostfile.Server
 	why     string
 	err     error // refuse: the error to fail with
 	// upstream is the server's own URL, literal its original bytes (from
@@ -61,6 +61,10 @@ func planAdopt(ctx context.Context, o *Options, st *state) (*change, error) {
 	if cfgData, err = configure(o, cfgData, picks); err != nil {
 		return ch, err
 	}
+	cfgData, watching, err := watchHost(o, cfgData, st.rec, picks)
+	if err != nil {
+		return ch, err
+	}
 	if !st.cfg.Exists || !slices.Equal(cfgData, st.cfg.Data) {
 		ch.cfg = cfgData
 	}
@@ -68,6 +72,9 @@ func planAdopt(ctx context.Context, o *Options, st *state) (*change, error) {
 		return ch, err
 	}
 	ch.say(o, st, picks)
+	if watching != "" {
+		ch.res.Lines = append(ch.res.Lines, watching)
+	}
 	return ch, nil
 }
 
@@ -140,7 +147,7 @@ func listOr(names []string) string {
 }
 
 // judge decides what adopt does with server s of file fi.
-func judge(ctx context.Context, o *Options, st *state, tables []config.ServerTable, fi int, s hostconfig.Server) pick {
+func judge(ctx context.Context, o *Options, st *state, tables []config.ServerTable, fi int, s hostfile.Server) pick {
 	p := pick{file: fi, server: s, upstream: s.URL, literal: s.Literal}
 	named := slices.Contains(o.Servers, s.Name)
 	if listen, ok := proxyAddress(s.URL, tables, st.rec); ok {
@@ -180,7 +187,7 @@ func refuseIfNamed(p pick, named bool, err error) pick {
 // signsInWithOAuth: the entry says so (an oauth block), or the server
 // does (probed). An entry with a static Authorization header or token
 // signs in by that, which passes through the proxy.
-func signsInWithOAuth(ctx context.Context, o *Options, s hostconfig.Server) bool {
+func signsInWithOAuth(ctx context.Context, o *Options, s hostfile.Server) bool {
 	switch {
 	case s.StaticAuth:
 		return false
@@ -290,7 +297,7 @@ func (ch *change) rewrite(o *Options, st *state, picks []pick) error {
 		}
 		f := st.files[p.file]
 		to := proxyurl.For(p.listen, o.Secret)
-		ch.edits[p.file] = append(ch.edits[p.file], fileEdit{Edit: hostconfig.Edit{Path: p.server.Path, From: p.server.URL, To: to},
+		ch.edits[p.file] = append(ch.edits[p.file], fileEdit{Edit: hostfile.Edit{Path: p.server.Path, From: p.server.URL, To: to},
 			name: p.server.Name, back: p.server.Literal})
 		st.rec.put(o.Host.Name, f.snap.Path, "", ServerRecord{Name: p.server.Name, Path: p.server.Path, URL: p.upstream,
 			Literal: p.literal, Listen: p.listen, Server: p.wd})

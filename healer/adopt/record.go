@@ -25,6 +25,10 @@ type Record struct {
 	// Config is what adopt added to the watchdog's config, per watchdog
 	// server name, and which hosts use that proxy.
 	Config map[string]*ConfigRecord `json:"config"`
+	// Watched are the [[host]] tables adopt added to the watchdog's
+	// config, per host: release takes one out when nothing of its host
+	// stays adopted.
+	Watched map[string]config.HostAdded `json:"watched,omitempty"`
 	// CreatedConfig is the text adopt wrote when there was no watchdog
 	// config file: release removes the file once it is that again.
 	CreatedConfig string `json:"created_config,omitempty"`

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
 
@@ -93,7 +93,7 @@ func (ch *change) writtenBack(o *Options, st *state, named map[string]bool) {
 				continue
 			}
 			named[s.Name] = true
-			ch.edits[fi] = append(ch.edits[fi], fileEdit{Edit: hostconfig.Edit{Path: s.Path, From: s.URL, To: rs.URL, Literal: rs.Literal},
+			ch.edits[fi] = append(ch.edits[fi], fileEdit{Edit: hostfile.Edit{Path: s.Path, From: s.URL, To: rs.URL, Literal: rs.Literal},
 				name: s.Name, back: s.Literal})
 			ch.res.Lines = append(ch.res.Lines, s.Name+": back at its own URL (it pointed at the proxy again: the host wrote back a copy it read before it was released)")
 		}
@@ -125,7 +125,7 @@ func (ch *change) releaseOne(o *Options, st *state, file string, rs ServerRecord
 		say("gone from %s: nothing to put back", file)
 	case proxyurl.SameListen(hostPort(cur.URL), rs.Listen):
 		forget()
-		ch.edits[fi] = append(ch.edits[fi], fileEdit{Edit: hostconfig.Edit{Path: rs.Path, From: cur.URL, To: rs.URL, Literal: rs.Literal},
+		ch.edits[fi] = append(ch.edits[fi], fileEdit{Edit: hostfile.Edit{Path: rs.Path, From: cur.URL, To: rs.URL, Literal: rs.Literal},
 			name: rs.Name, back: cur.Literal})
 		say("back at its own URL")
 	case cur.URL == rs.URL:
@@ -175,6 +175,7 @@ func (ch *change) unconfigure(o *Options, st *state, used []string) {
 		}
 		delete(st.rec.Config, name)
 	}
+	data = ch.unwatchHost(o.Host.Name, st.rec, data)
 	if len(st.rec.Hosts) == 0 && st.rec.CreatedConfig != "" && string(data) == st.rec.CreatedConfig {
 		st.rec.CreatedConfig = ""
 		ch.cfgGone = true

@@ -64,17 +64,17 @@ func TestHostNames(t *testing.T) {
 	if p := c.Hosts[0].Profile(); p.Name != "Claude Code" || c.Hosts[0].ClientName != "claude-code" || p.Patchable() {
 		t.Errorf("claude-code: profile %q, client %q, patchable %v", p.Name, c.Hosts[0].ClientName, p.Patchable())
 	}
-	_, err = parse("config.toml", []byte("[host]\nname = \"Zed\"\n"), testEnv(nil))
-	for _, want := range []string{"config.toml:2", "host.name", `"Zed"`, "Claude Code", "Gemini CLI", "client_name"} {
+	_, err = parse("config.toml", []byte("[host]\nname = \"Acme\"\n"), testEnv(nil))
+	for _, want := range []string{"config.toml:2", "host.name", `"Acme"`, "Claude Code", "Gemini CLI", "client_name"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("unknown host: %v; want it to say %q", err, want)
 		}
 	}
-	c, err = parse("config.toml", []byte("[host]\nname = \"Zed\"\nclient_name = \"zed\"\n"), testEnv(nil))
+	c, err = parse("config.toml", []byte("[host]\nname = \"Acme\"\nclient_name = \"acme-client\"\n"), testEnv(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := c.Hosts[0].Profile(); p.Name != "Zed" || p.ClientName != "zed" || p.OnLoss != host.Stuck || p.Patchable() {
+	if p := c.Hosts[0].Profile(); p.Name != "Acme" || p.ClientName != "acme-client" || p.Behaviour.HealsAny() || p.Patchable() {
 		t.Errorf("custom host: %+v", p)
 	}
 }
@@ -94,7 +94,7 @@ func TestDisplayName(t *testing.T) {
 // the patch, wherever it stands.
 func TestHostTables(t *testing.T) {
 	t.Parallel()
-	doc := "[[host]]\nname = \"Claude Code\"\n\n[[host]]\nname = \"DSH\"\nport = 4000\n\n[[host]]\nname = \"Zed\"\nclient_name = \"zed\"\n"
+	doc := "[[host]]\nname = \"Claude Code\"\n\n[[host]]\nname = \"DSH\"\nport = 4000\n\n[[host]]\nname = \"Acme\"\nclient_name = \"acme-client\"\n"
 	c, err := parse("config.toml", []byte(doc), testEnv(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -102,15 +102,15 @@ func TestHostTables(t *testing.T) {
 	if len(c.Hosts) != 3 {
 		t.Fatalf("hosts: %+v", c.Hosts)
 	}
-	cc, dsh, zed := c.Hosts[0], c.Hosts[1], c.Hosts[2]
+	cc, dsh, acme := c.Hosts[0], c.Hosts[1], c.Hosts[2]
 	if cc.ClientName != "claude-code" || cc.Process != host.ClaudeCode().Process || cc.Port != 0 {
 		t.Errorf("Claude Code's table: %+v, want its profile's defaults", cc)
 	}
 	if dsh.ClientName != "dsh-mcp-client" || dsh.Port != 4000 || dsh.Process != "dsh" || len(dsh.Restart) == 0 {
 		t.Errorf("DSH's table: %+v, want DSH's defaults with port 4000", dsh)
 	}
-	if zed.ClientName != "zed" || zed.Process != "" || zed.Profile().OnLoss != host.Stuck {
-		t.Errorf("custom host: %+v", zed)
+	if acme.ClientName != "acme-client" || acme.Process != "" || acme.Profile().Behaviour.HealsAny() {
+		t.Errorf("custom host: %+v", acme)
 	}
 	if got := c.MainHost().Name; got != "DSH" {
 		t.Errorf("MainHost = %q, want DSH (its client takes the patch)", got)
@@ -143,8 +143,8 @@ func TestHostTableErrors(t *testing.T) {
 			[]string{"config.toml:5", `host[1].name: "claude-code" is already the name of host[0]`}},
 		{"same client twice", "[[host]]\nname = \"DSH\"\n\n[[host]]\nname = \"DSH at work\"\nclient_name = \"dsh-mcp-client\"\n",
 			[]string{"config.toml:6", `host[1].client_name: "dsh-mcp-client" is already the client of host[0]`}},
-		{"unknown host", "[[host]]\nname = \"DSH\"\n\n[[host]]\nname = \"Zed\"\n",
-			[]string{"config.toml:5", `host[1].name: "Zed" is not a host the watchdog knows`, "Gemini CLI", "client_name"}},
+		{"unknown host", "[[host]]\nname = \"DSH\"\n\n[[host]]\nname = \"Acme\"\n",
+			[]string{"config.toml:5", `host[1].name: "Acme" is not a host the watchdog knows`, "Gemini CLI", "client_name"}},
 		{"auto restart", "[[host]]\nname = \"Cursor\"\nauto_restart = true\n",
 			[]string{"config.toml:3", "host[0].auto_restart: true, but host[0].restart is empty"}},
 	}
@@ -158,5 +158,19 @@ func TestHostTableErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOneShotHostsAreNeverRestarted: a host run per prompt has nothing to
+// restart, and a config that asks for it says so.
+func TestOneShotHostsAreNeverRestarted(t *testing.T) {
+	t.Parallel()
+	_, err := parse("config.toml", []byte("[[host]]\nname = \"Copilot CLI\"\nrestart = [\"copilot\"]\n"), testEnv(nil))
+	if err == nil || !strings.Contains(err.Error(), "host[0].restart") || !strings.Contains(err.Error(), "one process per prompt") {
+		t.Fatalf("restart for a one-shot host: %v; want an error naming host[0].restart", err)
+	}
+	c, err := parse("config.toml", []byte("[[host]]\nname = \"opencode\"\n"), testEnv(nil))
+	if err != nil || len(c.Hosts[0].Restart) != 0 || c.Hosts[0].ClientName != "opencode" || c.Hosts[0].Process != "opencode" {
+		t.Fatalf("opencode's table: %+v, %v", c.Hosts, err)
 	}
 }

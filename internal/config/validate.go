@@ -70,6 +70,10 @@ func checkHost(p *problems, key string, h *Host) {
 			p.add(key+".restart["+strconv.Itoa(i)+"]", "empty argument; remove it or fill it in")
 		}
 	}
+	if h.Profile().OneShot && (len(h.Restart) > 0 || h.AutoRestart) {
+		p.add(key+".restart", "%s runs one process per prompt (a new process is a new run): there is nothing to restart; remove restart and auto_restart",
+			h.DisplayName())
+	}
 	if h.AutoRestart && len(h.Restart) == 0 {
 		p.add(key+".auto_restart", "true, but %s.restart is empty; set restart to the command that starts the host, or set auto_restart = false", key)
 	}

@@ -80,8 +80,12 @@ func adoptedEvent(name string, servers []string, now time.Time) health.Event {
 // restartAdvice: a host that does not reload its config must be restarted
 // to read the changed one.
 func restartAdvice(name string) string {
-	if p, ok := host.Lookup(name); ok && p.ReadsConfigLive {
+	p, ok := host.Lookup(name)
+	switch {
+	case ok && p.ReadsConfigLive:
 		return ""
+	case ok && p.OneShot:
+		return "; its next run reads its changed config"
 	}
 	return "; restart " + name + " so that it reads its changed config"
 }

@@ -110,7 +110,7 @@ func (d *daemon) healWaiting(ctx context.Context) {
 // and says which strategy it took ("" when it gave up).
 func (d *daemon) healServer(ctx context.Context, h *hostWatch, server string, userAsked bool) health.Strategy {
 	in := healer.LadderInput{Patch: d.patchState(h), AutoRestart: h.cfg.AutoRestart, UserAsked: userAsked,
-		CanRestart: len(h.cfg.Restart) > 0, HostName: h.cfg.Name, Adopt: h.prof.AdoptCommand()}
+		CanRestart: h.canRestart(), OneShot: h.prof.OneShot, HostName: h.cfg.Name, Adopt: h.prof.AdoptCommand()}
 	return healer.Heal(ctx, healActions{d, h}, server, in)
 }
 

@@ -15,8 +15,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
+	"github.com/mcpwatchdog/watchdog/internal/host/judge"
 	"github.com/mcpwatchdog/watchdog/internal/notify"
-	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 )
 
 // hostsEvery paces the look at the hosts' config files, for the tray's
@@ -33,7 +34,7 @@ func (d *daemon) watchHosts(ctx context.Context, wg *sync.WaitGroup) {
 		t := time.NewTicker(hostsEvery)
 		defer t.Stop()
 		for {
-			found := hosts.Discover(ctx, o)
+			found := find.Discover(ctx, o)
 			if !d.send(ctx, item{hosts: &found}) {
 				return
 			}
@@ -48,18 +49,18 @@ func (d *daemon) watchHosts(ctx context.Context, wg *sync.WaitGroup) {
 
 // findOptions is where the hosts' files are: this user's home and
 // environment (the daemon has no current project of its own).
-func (d *daemon) findOptions() hosts.Options {
-	return hosts.Options{Home: d.home(), GOOS: runtime.GOOS, Getenv: os.Getenv}
+func (d *daemon) findOptions() find.Options {
+	return find.Options{Home: d.home(), GOOS: runtime.GOOS, Getenv: os.Getenv}
 }
 
 // servedProxies are the config's proxies, each as the daemon serves it now.
-func (d *daemon) servedProxies() map[string]hosts.Proxy {
-	out := map[string]hosts.Proxy{}
+func (d *daemon) servedProxies() map[string]judge.Proxy {
+	out := map[string]judge.Proxy{}
 	for _, s := range d.cfg.Servers {
 		if s.ProxyListen == "" {
 			continue
 		}
-		p := hosts.Proxy{Upstream: s.URL, Problem: d.proxies.problem(s.Name)}
+		p := judge.Proxy{Upstream: s.URL, Problem: d.proxies.problem(s.Name)}
 		if d.proxies.get(s.Name) != nil {
 			p.Served, p.URL = true, proxyURL(s, d.proxies.secret)
 		}
@@ -84,10 +85,10 @@ func (d *daemon) homeDir() (string, error) {
 }
 
 // noteHosts keeps what protects each found host's server (loop only).
-func (d *daemon) noteHosts(found []hosts.Found) {
+func (d *daemon) noteHosts(found []find.Found) {
 	written, _ := adopt.Written(d.stateDir)
-	f := hosts.Facts{Proxies: d.servedProxies(), Daemon: true, Written: written, Stateless: map[string]bool{}, ModernOnly: map[string]bool{},
-		LostAnswer: map[string]int{},
+	f := judge.Facts{Proxies: d.servedProxies(), Daemon: true, Written: written, Stateless: map[string]bool{}, ModernOnly: map[string]bool{},
+		LostAnswer: map[string]host.Answer{},
 		OAuth:      d.proxies.oauthUpstreams(), Patched: d.client.look.Status.State == clientpatch.StateApplied}
 	for _, s := range d.mainHost().model.Status(d.now()).Servers {
 		if s.Mode == health.Stateless {
@@ -96,8 +97,8 @@ func (d *daemon) noteHosts(found []hosts.Found) {
 		if s.Era == health.EraModernOnly {
 			f.ModernOnly[s.URL] = true
 		}
-		if s.LostAnswer != 0 {
-			f.LostAnswer[s.URL] = s.LostAnswer
+		if a := host.AnswerOfStatus(s.LostAnswer, s.LostAnswerBody); a != "" {
+			f.LostAnswer[s.URL] = a
 		}
 	}
 	d.face.found = nil
@@ -105,7 +106,7 @@ func (d *daemon) noteHosts(found []hosts.Found) {
 		sum := health.HostSummary{Name: h.Profile.Name, Servers: []health.HostServerSummary{}}
 		for _, file := range h.Files {
 			for _, s := range file.Servers {
-				v := hosts.Protect(h.Profile, s, f)
+				v := judge.Protect(h.Profile, s, f)
 				sum.Servers = append(sum.Servers, health.HostServerSummary{Name: s.Name, Transport: string(s.Transport),
 					Protection: string(v.Protection), Fix: v.Fix})
 			}
@@ -146,27 +147,27 @@ func (d *daemon) adopt(ctx context.Context, p host.Profile) (adopt.Result, error
 	if err != nil {
 		return adopt.Result{}, err
 	}
-	return adopt.Adopt(ctx, adopt.Options{Host: p, Files: hosts.Paths(p, d.findOptions()),
+	return adopt.Adopt(ctx, adopt.Options{Host: p, Files: find.Paths(p, d.findOptions()),
 		ConfigPath: d.opts.ConfigFile, StateDir: d.stateDir, Secret: secret, SignIn: adopt.ProbeSignIn(d.opts.Version)})
 }
 
 // newCachedRead reads a host's config file again only when its size or
 // modification time changed: ~/.claude.json grows to megabytes.
-func newCachedRead() func(path string, l host.Layout) hosts.File {
+func newCachedRead() func(path string, l host.Layout) find.File {
 	type entry struct {
 		size  int64
 		mtime time.Time
-		file  hosts.File
+		file  find.File
 	}
 	cache := map[string]entry{}
-	return func(path string, l host.Layout) hosts.File {
+	return func(path string, l host.Layout) find.File {
 		fi, err := os.Stat(path)
 		if err == nil {
 			if e, ok := cache[path]; ok && e.size == fi.Size() && e.mtime.Equal(fi.ModTime()) {
 				return e.file
 			}
 		}
-		f := hosts.Read(path, l)
+		f := find.Read(path, l)
 		if err == nil {
 			cache[path] = entry{fi.Size(), fi.ModTime(), f}
 		}

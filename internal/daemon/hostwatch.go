@@ -35,6 +35,10 @@ type hostWatch struct {
 // watchedProcess: the config names the host's process or port to watch.
 func (h *hostWatch) watchedProcess() bool { return h.cfg.Process != "" || h.cfg.Port != 0 }
 
+// canRestart: a restart argv is configured and the host is one to
+// restart (a host that runs one process per prompt never is).
+func (h *hostWatch) canRestart() bool { return len(h.cfg.Restart) > 0 && !h.prof.OneShot }
+
 // fileName is one of the host's state files (restart.HostFileName).
 func (h *hostWatch) fileName(base, ext string) string {
 	return restart.HostFileName(base, ext, h.cfg.Name, h.main)
@@ -59,7 +63,7 @@ func newHostWatches(cfg config.Config, secret string) []*hostWatch {
 	for i, hc := range hosts {
 		h := &hostWatch{cfg: hc, prof: hc.Profile(), main: i == 0, index: i, warm: healer.NewKeepWarm(), look: make(chan struct{}, 1)}
 		h.model = health.New(health.Config{HostName: hc.Name, ClientName: hc.ClientName, HostWatched: h.watchedProcess(),
-			SelfHealing: h.prof.Meets(404).SelfHealing(), SelfHealingOn400: h.prof.Meets(400).SelfHealing(), Patchable: h.prof.Patchable(), Servers: servers})
+			Behaviour: h.prof.Behaviour, OneShot: h.prof.OneShot, Patchable: h.prof.Patchable(), Servers: servers})
 		out[i] = h
 	}
 	return out
@@ -90,7 +94,7 @@ func (d *daemon) hostNamed(name string) *hostWatch {
 // takes every other client's sessions (it tells them apart from its own).
 func (d *daemon) clientHost(client string) *hostWatch {
 	for _, h := range d.watched[1:] {
-		if h.cfg.ClientName == client {
+		if host.ClientMatch(h.cfg.ClientName, client) {
 			return h
 		}
 	}
@@ -116,9 +120,10 @@ type routed struct {
 
 // route says which models take sig: from's alone when it came from one
 // host (its process, its log, its heal); a store's sessions each to the
-// host of its client; what names a session to its owner; what is the
-// servers' or the machine's to every model; the rest (beacons, warnings,
-// the proxy's word) to the main host.
+// host of its client, and a loss the proxy met to the host whose client
+// met it; what names a session to its owner; what is the servers' or the
+// machine's to every model; the rest (beacons, warnings) to the main
+// host.
 func (d *daemon) route(sig health.Signal, from *hostWatch) []routed {
 	switch {
 	case from != nil:
@@ -138,6 +143,8 @@ func (d *daemon) route(sig health.Signal, from *hostWatch) []routed {
 		return out
 	case health.SigSessionLost, health.SigSessionClosed, health.SigReconnected, health.SigKeepWarm:
 		return []routed{{d.owner(sig.Server, sig.Session), sig}}
+	case health.SigProxy:
+		return []routed{{d.clientHost(sig.Client), sig}}
 	}
 	return []routed{{d.mainHost(), sig}}
 }

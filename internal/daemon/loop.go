@@ -6,9 +6,9 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
 	"github.com/mcpwatchdog/watchdog/monitor/beacon"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
-	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 )
 
 // The loop sleeps until the earliest thing due, within these bounds.
@@ -42,7 +42,7 @@ type item struct {
 	// reload: the config file changed (watchConfig).
 	reload *reload
 	// hosts: a look at the hosts on this machine (watchHosts).
-	hosts *[]hosts.Found
+	hosts *[]find.Found
 	// emit: events an action off the loop journals (the tray's Protect).
 	emit []health.Event
 	// adopted: the adoption record may have changed (watchAdopted).

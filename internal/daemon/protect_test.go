@@ -9,8 +9,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
+	"github.com/mcpwatchdog/watchdog/internal/host/judge"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
-	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 )
 
 // TestProtectFromTheTray: the tray's Protect adopts the host (its file now
@@ -55,9 +56,9 @@ func TestProtectFromTheTray(t *testing.T) {
 		t.Fatalf("the watchdog's config after Protect: %+v %v", cfg.Servers, err)
 	}
 	d.cfg = cfg // as the next run has it
-	found := hosts.Discover(t.Context(), hosts.Options{Home: home, GOOS: "linux"})
+	found := find.Discover(t.Context(), find.Options{Home: home, GOOS: "linux"})
 	d.noteHosts(found)
-	if len(d.face.found) != 1 || d.face.found[0].Servers[0].Protection != string(hosts.ProxyDown) {
+	if len(d.face.found) != 1 || d.face.found[0].Servers[0].Protection != string(judge.ProxyDown) {
 		t.Fatalf("hosts after Protect, the proxy not served yet: %+v", d.face.found)
 	}
 	secret, err := proxy.LoadSecret(dir)
@@ -71,7 +72,7 @@ func TestProtectFromTheTray(t *testing.T) {
 	}
 	d.proxies.put(cfg.Servers[0].Name, p, "") // as the next run serves it
 	d.noteHosts(found)
-	if d.face.found[0].Servers[0].Protection != string(hosts.Proxied) {
+	if d.face.found[0].Servers[0].Protection != string(judge.Proxied) {
 		t.Fatalf("hosts with the proxy served: %+v", d.face.found)
 	}
 }

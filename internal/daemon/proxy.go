@@ -133,7 +133,7 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Sighting) {
 		d.toDirectEntries(ctx, ev.Server, health.Signal{Kind: health.SigProxyReleased, Session: ev.OldUpstream})
 	case proxy.EvRecovered, proxy.EvRecoverFailed:
 		d.signal(ctx, health.Signal{Kind: health.SigProxy, Server: ev.Server, Session: ev.OldUpstream, NewSession: ev.Upstream,
-			ProxyHealed: ev.Kind == proxy.EvRecovered, Took: ev.Took, Detail: ev.Detail})
+			ProxyHealed: ev.Kind == proxy.EvRecovered, Took: ev.Took, Detail: ev.Detail, Client: ev.Client})
 	case proxy.EvRefused:
 		d.peerRefused(ev.Server, "the proxy for "+ev.Server, ev.UID)
 	case proxy.EvLegacyHeaderDropped:

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
@@ -253,7 +254,7 @@ func (d *daemon) runProc(ctx context.Context, h *hostWatch, first chan struct{})
 	}
 	go func() {
 		defer close(updates)
-		_ = proc.Watch(ctx, proc.Options{Target: proc.Target{Name: h.cfg.Process, Port: h.cfg.Port}, Logger: d.log.With("host", h.cfg.Name),
+		_ = proc.Watch(ctx, proc.Options{Target: proc.Target{Name: h.cfg.Process, Port: h.cfg.Port, Helpers: h.prof.Helpers}, Logger: d.log.With("host", h.cfg.Name),
 			Look: h.look, Known: known}, updates)
 	}()
 	for u := range updates {
@@ -274,7 +275,7 @@ func (d *daemon) lookForHost(h *hostWatch, evs []health.Event) {
 		return
 	}
 	for _, ev := range evs {
-		if ev.Kind == health.EvSessionNew && ev.Client == h.cfg.ClientName {
+		if ev.Kind == health.EvSessionNew && host.ClientMatch(h.cfg.ClientName, ev.Client) {
 			select {
 			case h.look <- struct{}{}:
 			default:

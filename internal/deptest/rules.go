@@ -132,7 +132,10 @@ func House(module string) Policy {
 				"slices", "sort", "strconv", "strings", "time", "unicode", "unicode/utf8",
 				// internal/mask hashes short ids and redacts URLs: pure computation.
 				"crypto/sha256", "net/url",
-				"./internal/health/...", "./internal/mask", "./internal/textsafe",
+				// internal/host is the hosts' profiles, data only: the model reads
+				// how each host meets a lost session there (path joins its folders).
+				"path",
+				"./internal/health/...", "./internal/mask", "./internal/textsafe", "./internal/host",
 			},
 		}},
 	}

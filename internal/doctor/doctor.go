@@ -12,7 +12,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/autostart"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
-	"github.com/mcpwatchdog/watchdog/monitor/hosts"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
 )
 
 // Finding is one line of the report: what was found, and for a problem,
@@ -50,8 +50,8 @@ type Options struct {
 	// socket for its status (the caller knows where: only cmd/watchdog
 	// imports the daemon); an error when none answers. Nil: none is taken to.
 	DaemonStatus func(ctx context.Context) (*health.Status, error)
-	// Find says where to look for the hosts (monitor/hosts.Discover).
-	Find hosts.Options
+	// Find says where to look for the hosts (monitor/find.Discover).
+	Find find.Options
 	// ClientVersion is the probes' clientInfo.version. "": "dev".
 	ClientVersion string
 	// StepTimeout bounds each part of the report. 0: DefaultStepTimeout.

@@ -24,7 +24,7 @@ func checkHosts(ctx context.Context, rep *Report, cfg config.Config, stateDir st
 		logFile := restart.HostFileName("host", ".log", h.Name, h.Name == main.Name)
 		if h.Process == "" && h.Port == 0 {
 			rep.Add(Finding{Check: "host", Detail: h.DisplayName() + " not watched", Fix: "set " + key + ".process or " + key + ".port so sessions of a stopped host are not kept alive"})
-		} else if host, ok, err := proc.Find(ctx, proc.Target{Name: h.Process, Port: h.Port}); err != nil {
+		} else if host, ok, err := proc.Find(ctx, proc.Target{Name: h.Process, Port: h.Port, Helpers: h.Profile().Helpers}); err != nil {
 			rep.Add(Finding{Check: "host", Detail: err.Error(), Fix: "check " + key + ".process and " + key + ".port"})
 		} else if ok {
 			rep.Add(Finding{Check: "host", OK: true, Detail: fmt.Sprintf("%s running, pid %d, since %s", h.Name, host.PID, host.Started.Format(time.RFC3339))})

@@ -15,10 +15,12 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
+	"github.com/mcpwatchdog/watchdog/internal/host/judge"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
-	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 	"github.com/mcpwatchdog/watchdog/monitor/probe"
 )
 
@@ -34,7 +36,7 @@ const probeBudget = 3 * time.Second
 // a fix (exposed, or pointed at a proxy that does not answer) a problem
 // with the command that mends it, the rest one line per host.
 func checkFoundHosts(ctx context.Context, rep *Report, o Options) {
-	found := hosts.Discover(ctx, o.Find)
+	found := find.Discover(ctx, o.Find)
 	st, _ := o.DaemonStatus(ctx)
 	fs := HostFacts(ctx, FactsInput{Config: o.Config, Found: found, ClientVersion: o.ClientVersion, Status: st, StateDir: o.StateDir})
 	for _, f := range found {
@@ -45,7 +47,7 @@ func checkFoundHosts(ctx context.Context, rep *Report, o Options) {
 				rep.Add(Finding{Check: check, Detail: file.Err.Error(), Fix: "fix the file, or leave it: its servers are not looked at"})
 			}
 			for _, s := range file.Servers {
-				v := hosts.Protect(f.Profile, s, fs[f.Profile.Name])
+				v := judge.Protect(f.Profile, s, fs[f.Profile.Name])
 				if v.Fix == "" && !v.Protection.Broken() {
 					kept = append(kept, s.Name+" "+string(v.Protection))
 					continue
@@ -61,12 +63,12 @@ func checkFoundHosts(ctx context.Context, rep *Report, o Options) {
 }
 
 // Facts are what protects the servers, per host name.
-type Facts map[string]hosts.Facts
+type Facts map[string]judge.Facts
 
 // FactsInput is what HostFacts weighs.
 type FactsInput struct {
 	Config config.Config
-	Found  []hosts.Found
+	Found  []find.Found
 	// ClientVersion is the probes' clientInfo.version; Offline skips them
 	// (stateless and OAuth servers then show as exposed).
 	ClientVersion string
@@ -90,8 +92,8 @@ func HostFacts(ctx context.Context, in FactsInput) Facts {
 	out := Facts{}
 	home, _ := os.UserHomeDir()
 	for _, f := range in.Found {
-		hf := hosts.Facts{Proxies: proxies, Daemon: in.Status != nil, Written: written, Stateless: probed.stateless,
-			ModernOnly: probed.modernOnly, OAuth: probed.oauth}
+		hf := judge.Facts{Proxies: proxies, Daemon: in.Status != nil, Written: written, Stateless: probed.stateless,
+			ModernOnly: probed.modernOnly, OAuth: probed.oauth, LostAnswer: lostAnswers(in.Status, probed.lostAnswer)}
 		if f.Profile.Patchable() {
 			st := clientpatch.LookFor(clientpatch.FindOptions{Host: f.Profile, Home: home})
 			hf.Patched = st.Module != "" && st.Status.State == clientpatch.StateApplied
@@ -104,12 +106,12 @@ func HostFacts(ctx context.Context, in FactsInput) Facts {
 // proxiesOf are the proxies by address: the running daemon's own word on
 // each (served now or not, the URL it serves), else the config's, none
 // served.
-func proxiesOf(cfg config.Config, st *health.Status) map[string]hosts.Proxy {
-	out := map[string]hosts.Proxy{}
+func proxiesOf(cfg config.Config, st *health.Status) map[string]judge.Proxy {
+	out := map[string]judge.Proxy{}
 	if st == nil {
 		for _, s := range cfg.Servers {
 			if s.ProxyListen != "" {
-				out[s.ProxyListen] = hosts.Proxy{Upstream: s.URL, Problem: "no watchdog runs"}
+				out[s.ProxyListen] = judge.Proxy{Upstream: s.URL, Problem: "no watchdog runs"}
 			}
 		}
 		return out
@@ -122,19 +124,39 @@ func proxiesOf(cfg config.Config, st *health.Status) map[string]hosts.Proxy {
 		if s.ProxyListen == "" {
 			continue
 		}
-		out[s.ProxyListen] = hosts.Proxy{Upstream: cmp.Or(own[s.Name], s.URL), Served: s.ProxyServed, URL: s.ProxyURL, Problem: s.ProxyProblem}
+		out[s.ProxyListen] = judge.Proxy{Upstream: cmp.Or(own[s.Name], s.URL), Served: s.ProxyServed, URL: s.ProxyURL, Problem: s.ProxyProblem}
 	}
 	return out
 }
 
 type probeResults struct {
 	stateless, modernOnly, oauth map[string]bool
+	// lostAnswer is how each server answered the probe's made-up session.
+	lostAnswer map[string]host.Answer
+}
+
+// lostAnswers is how each server answers a lost session: what the running
+// daemon learned (its liveness checks ask), else what the probes saw.
+func lostAnswers(st *health.Status, probed map[string]host.Answer) map[string]host.Answer {
+	out := map[string]host.Answer{}
+	for u, a := range probed {
+		out[u] = a
+	}
+	if st == nil {
+		return out
+	}
+	for _, s := range st.Servers {
+		if a := host.AnswerOfStatus(s.LostAnswer, s.LostAnswerBody); a != "" && s.URL != "" {
+			out[s.URL] = a
+		}
+	}
+	return out
 }
 
 // probeServers probes each distinct server URL the hosts name (and the
 // server behind each proxy a host goes through) at once, within
 // probeBudget: which issue no session, and which sign in with OAuth.
-func probeServers(ctx context.Context, found []hosts.Found, proxies map[string]hosts.Proxy, clientVersion string) probeResults {
+func probeServers(ctx context.Context, found []find.Found, proxies map[string]judge.Proxy, clientVersion string) probeResults {
 	ctx, cancel := context.WithTimeout(ctx, probeBudget)
 	defer cancel()
 	seen := map[string]bool{}
@@ -159,7 +181,7 @@ func probeServers(ctx context.Context, found []hosts.Found, proxies map[string]h
 			}
 		}
 	}
-	res := probeResults{stateless: map[string]bool{}, modernOnly: map[string]bool{}, oauth: map[string]bool{}}
+	res := probeResults{stateless: map[string]bool{}, modernOnly: map[string]bool{}, oauth: map[string]bool{}, lostAnswer: map[string]host.Answer{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, u := range urls {
@@ -171,6 +193,9 @@ func probeServers(ctx context.Context, found []hosts.Found, proxies map[string]h
 			rep, err := probe.Run(ctx, client)
 			mu.Lock()
 			defer mu.Unlock()
+			if rep.LostAnswer != "" {
+				res.lostAnswer[u] = rep.LostAnswer
+			}
 			switch {
 			case rep.SignIn == probe.SignInOAuth:
 				res.oauth[u] = true

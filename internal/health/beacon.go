@@ -3,6 +3,8 @@ package health
 import (
 	"fmt"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // beacon applies the patched client's own word on what it holds. It is the
@@ -167,6 +169,9 @@ func (m *Model) sourced(evs []Event, sig Signal) {
 func (m *Model) stampHost(ev *Event) {
 	if m.cfg.HostName == "" || !(aboutHostSession(*ev) || aboutHost(ev.Kind)) {
 		return
+	}
+	if ev.Client != "" && m.cfg.ClientName != "" && !host.ClientMatch(m.cfg.ClientName, ev.Client) {
+		return // another client's session (the proxy's word on a host not watched)
 	}
 	if _, ok := ev.Extra["host"]; ok {
 		return

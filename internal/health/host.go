@@ -3,6 +3,8 @@ package health
 import (
 	"fmt"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // A session created before the host started is not the host's: it belongs
@@ -20,6 +22,11 @@ func (m *Model) hostUp(sig Signal, now time.Time) []Event {
 	m.host = hostState{known: true, running: true, pid: sig.PID, started: sig.Started, began: sig.Began}
 	extra := map[string]any{"pid": sig.PID}
 	switch {
+	case m.cfg.OneShot && prev.running && (sig.Restarted || prev.pid != sig.PID):
+		// One process per prompt: a new pid is a new run, not a restart.
+		evs := []Event{{Time: now, Kind: EvHostUp, Extra: extra,
+			Detail: fmt.Sprintf("%s runs again (pid %d, a new run; pid %d was the one before)", m.cfg.HostName, sig.PID, prev.pid)}}
+		return append(evs, m.recoverOnHostUp(now)...)
 	case prev.running && (sig.Restarted || prev.pid != sig.PID):
 		evs := []Event{{Time: now, Kind: EvHostRestarted, Extra: extra,
 			Detail: fmt.Sprintf("%s restarted (pid %d, was %d)", m.cfg.HostName, sig.PID, prev.pid)}}
@@ -27,8 +34,11 @@ func (m *Model) hostUp(sig Signal, now time.Time) []Event {
 	case prev.running:
 		return nil
 	}
-	evs := []Event{{Time: now, Kind: EvHostUp, Extra: extra,
-		Detail: fmt.Sprintf("%s is running (pid %d)", m.cfg.HostName, sig.PID)}}
+	detail := fmt.Sprintf("%s is running (pid %d)", m.cfg.HostName, sig.PID)
+	if m.cfg.OneShot {
+		detail = fmt.Sprintf("%s is running (pid %d; it runs one process per prompt)", m.cfg.HostName, sig.PID)
+	}
+	evs := []Event{{Time: now, Kind: EvHostUp, Extra: extra, Detail: detail}}
 	return append(evs, m.recoverOnHostUp(now)...)
 }
 
@@ -58,8 +68,11 @@ func (m *Model) hostDown(now time.Time) []Event {
 	if !was.running {
 		return nil
 	}
-	return []Event{{Time: now, Kind: EvHostDown, Extra: map[string]any{"pid": was.pid},
-		Detail: fmt.Sprintf("%s (pid %d) is no longer running", m.cfg.HostName, was.pid)}}
+	detail := fmt.Sprintf("%s (pid %d) is no longer running", m.cfg.HostName, was.pid)
+	if m.cfg.OneShot {
+		detail = fmt.Sprintf("%s's run (pid %d) ended", m.cfg.HostName, was.pid)
+	}
+	return []Event{{Time: now, Kind: EvHostDown, Extra: map[string]any{"pid": was.pid}, Detail: detail}}
 }
 
 // hostRunning is true unless a process watcher said the host is not running:
@@ -69,7 +82,7 @@ func (m *Model) hostDown(now time.Time) []Event {
 func (m *Model) hostRunning() bool { return !m.host.known || m.host.running }
 
 func (m *Model) isHostClient(s *server, sess *session) bool {
-	return m.cfg.ClientName != "" && sess.client == m.cfg.ClientName && !s.viaProxySession(sess.id)
+	return host.ClientMatch(m.cfg.ClientName, sess.client) && !s.viaProxySession(sess.id)
 }
 
 // currentSession is the host's session on s: the one its live beacon names

@@ -3,6 +3,8 @@ package health
 import (
 	"fmt"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // ServerConfig is what the model needs to know of a configured server.
@@ -24,13 +26,13 @@ type Config struct {
 	// HostWatched: a process watcher reports the host. Until its first
 	// report no session is known to be the host's, so none is kept warm.
 	HostWatched bool
-	// SelfHealing: the host's profile says its client opens a new session
-	// by itself after a loss; its losses say so, and nothing heals them.
-	SelfHealing bool
-	// SelfHealingOn400: it does so also when the server answers the lost
-	// session with a 400 instead of the spec's 404 (the TypeScript SDK
-	// examples' quirk): some hosts that heal a 404 hang on that.
-	SelfHealingOn400 bool
+	// Behaviour is what the host's profile says its client does after each
+	// answer a server gives for a lost session: where it heals itself, its
+	// losses say so and nothing heals them.
+	Behaviour host.Behaviour
+	// OneShot: the host runs one process per prompt; a new process is a
+	// new run, never a restart.
+	OneShot bool
 	// Patchable: the host's client can carry the watchdog's fix. Whether
 	// it heals is then the patch's state, never learned from a recovery.
 	Patchable bool
@@ -81,10 +83,10 @@ type server struct {
 	era        string
 	eraStale   bool
 	bridgeTold bool
-	// lostAnswer is the HTTP status it answers a session it does not know
-	// with (404 as the spec says, or 400), 0 until the watchdog asked;
-	// askedAt is when the answer came.
-	lostAnswer int
+	// lostAnswer is how it answers a session it does not know (a 404 with
+	// a JSON-RPC error or plain text, or a 400), "" until the watchdog
+	// asked; askedAt is when the answer came.
+	lostAnswer host.Answer
 	askedAt    time.Time
 	echoLeft   bool      // the question's echo in the log is yet to come
 	held       *Held     // the beacon's entry for this server; nil: none
@@ -155,8 +157,8 @@ func (in *incident) differs(id string, created time.Time) bool {
 // New returns a model for cfg.
 func New(cfg Config) *Model {
 	m := &Model{cfg: cfg, servers: make(map[string]*server, len(cfg.Servers))}
-	m.words = &hostWords{name: cfg.HostName, selfHealing: cfg.SelfHealing, on400: cfg.SelfHealingOn400,
-		seen: map[int]bool{}, host: &m.host, patched: &m.beaconLive}
+	m.words = &hostWords{name: cfg.HostName, client: cfg.ClientName, behaviour: cfg.Behaviour,
+		seen: map[host.Answer]bool{}, host: &m.host, patched: &m.beaconLive}
 	for _, sc := range cfg.Servers {
 		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}, viaProxy: map[string]time.Time{},
 			releasedByProxy: map[string]time.Time{}, words: m.words}

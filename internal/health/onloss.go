@@ -1,42 +1,34 @@
 package health
 
-import "time"
+import (
+	"fmt"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
+)
 
 // hostWords is what the model knows of how the host meets a lost session.
 // Its servers share it: a loss of the host's session says what the host
 // will do, and a host seen to heal itself is judged so from then on. What
 // a host does may depend on how the server says the session is gone (a
-// 404 as the spec says, or a 400): each server's answer is its own.
+// 404 as the spec says, with a JSON-RPC error or plain text, or a 400):
+// each server's answer is its own.
 type hostWords struct {
-	name        string
-	selfHealing bool         // its profile: it opens a new session by itself after a 404
-	on400       bool         // and after a 400
-	seen        map[int]bool // it was seen to, with no heal of the watchdog's, after that answer
-	host        *hostState   // the model's: which run of the host lost a session
-	patched     *bool        // the model's beaconLive: the patched client speaks
+	name      string
+	client    string               // its client's name (a pattern: host.ClientMatch)
+	behaviour host.Behaviour       // its profile's table
+	seen      map[host.Answer]bool // it was seen to heal, with no heal of the watchdog's, after that answer
+	host      *hostState           // the model's: which run of the host lost a session
+	patched   *bool                // the model's beaconLive: the patched client speaks
 }
 
-// answerOf is the answer a server's losses are judged by: 400 when it
-// was seen to answer so, else the spec's 404.
-func answerOf(status int) int {
-	if status == 400 {
-		return 400
-	}
-	return 404
-}
-
-// byProfile: the host's profile says it heals a loss answered with status.
-func (w *hostWords) byProfile(status int) bool {
-	if answerOf(status) == 400 {
-		return w.on400
-	}
-	return w.selfHealing
-}
+// byProfile: the host's profile says it heals a loss answered with a.
+func (w *hostWords) byProfile(a host.Answer) bool { return w.behaviour.Heals(a) }
 
 // heals reports whether the host opens a new session by itself after a
-// loss its server answers with status.
-func (w *hostWords) heals(status int) bool {
-	return w.byProfile(status) || w.seen[answerOf(status)]
+// loss its server answers with a.
+func (w *hostWords) heals(a host.Answer) bool {
+	return w.byProfile(a) || w.seen[a]
 }
 
 // patchHeals: the host's patched client speaks (its beacon is live), and
@@ -44,17 +36,29 @@ func (w *hostWords) heals(status int) bool {
 func (w *hostWords) patchHeals() bool { return w.patched != nil && *w.patched }
 
 // nextCall says what the host's next call meets after a loss its server
-// answers with status.
-func (w *hostWords) nextCall(status int) string {
+// answers with a.
+func (w *hostWords) nextCall(a host.Answer) string {
+	r := w.behaviour.On(a)
 	switch {
 	case w.patchHeals():
 		return "its patched client re-initializes on its next call"
-	case w.heals(status):
+	case w.byProfile(a) && r == host.Reinitializes:
+		return "it re-initializes, but its next call fails first"
+	case w.heals(a):
 		return "it re-initializes on its next call"
-	case answerOf(status) == 400 && w.selfHealing:
-		return "its next call will fail: it re-initializes after a 404, but this server answers a lost session with 400"
+	case a != "" && w.behaviour.HealsAny():
+		return fmt.Sprintf("its next call will %s: it re-initializes after %s, but this server answers a lost session with %s",
+			stuckVerb(r), w.behaviour.Healed(), a.Words())
 	}
-	return "its next call will fail"
+	return "its next call will " + stuckVerb(r)
+}
+
+// stuckVerb is what a stuck host's next call does.
+func stuckVerb(r host.Reaction) string {
+	if r == host.Hangs {
+		return "hang until the host gives up on it"
+	}
+	return "fail"
 }
 
 // Journal values of on_loss and on_loss_source.
@@ -67,16 +71,16 @@ const (
 )
 
 // extra is the host fields of a loss of the host's session on a server
-// answering status: which host, what it does on the loss, and how that is
+// answering a: which host, what it does on the loss, and how that is
 // known.
-func (w *hostWords) extra(status int) map[string]any {
+func (w *hostWords) extra(a host.Answer) map[string]any {
 	onLoss, from := onLossStuck, onLossFromProfile
 	switch {
 	case w.patchHeals():
 		onLoss, from = onLossSelfHealing, onLossFromPatch
-	case w.byProfile(status):
+	case w.byProfile(a):
 		onLoss = onLossSelfHealing
-	case w.seen[answerOf(status)]:
+	case w.seen[a]:
 		onLoss, from = onLossSelfHealing, onLossFromSeen
 	}
 	out := map[string]any{"on_loss": onLoss, "on_loss_source": from}
@@ -110,7 +114,7 @@ func (m *Model) openedByItself(s *server, sess *session, now time.Time) []Event 
 	if !learned {
 		return s.recover(now, hostOpenedNew, sess.id)
 	}
-	m.words.seen[answerOf(s.lostAnswer)] = true
+	m.words.seen[s.lostAnswer] = true
 	if s.flap.on {
 		s.flapHealed(now)
 		return nil

@@ -4,7 +4,25 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
+
+// Behaviours of the tests' host.
+var (
+	heals    = host.Behaviour{NotFoundRPC: host.Retries, NotFoundText: host.Retries, BadRequest: host.Retries}
+	healsRPC = host.Behaviour{NotFoundRPC: host.Retries, NotFoundText: host.Stuck, BadRequest: host.Stuck}
+	on404    = host.Behaviour{NotFoundRPC: host.Retries, NotFoundText: host.Retries, BadRequest: host.Hangs}
+	failsOne = host.Behaviour{NotFoundRPC: host.Reinitializes, NotFoundText: host.Reinitializes, BadRequest: host.Reinitializes}
+	stuck    = host.Behaviour{NotFoundRPC: host.Stuck, NotFoundText: host.Stuck, BadRequest: host.Stuck}
+)
+
+func behaviourOf(selfHealing bool) host.Behaviour {
+	if selfHealing {
+		return heals
+	}
+	return stuck
+}
 
 // Long: a table of cases, one per host behaviour and what teaches it.
 // Each: the host runs (pid 42), its session leaves the store (a loss),
@@ -31,7 +49,7 @@ func TestLossesSayWhatTheHostDoes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := New(Config{HostName: "Cursor", ClientName: hostClient, SelfHealing: tt.selfHealing, Patchable: tt.patch,
+			m := New(Config{HostName: "Cursor", ClientName: hostClient, Behaviour: behaviourOf(tt.selfHealing), Patchable: tt.patch,
 				Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: T}}})
 			m.Apply(up(42), t0)
 			m.Apply(snap(host), t0)
@@ -92,40 +110,52 @@ func checkLoss(t *testing.T, evs []Event, says string, heals bool) {
 
 // A host's words depend on how the server says a session is gone: the
 // watchdog's liveness check asks about a made-up session and learns the
-// answer (404 or 400); a host that heals a 404 but hangs on a 400 (Codex
-// CLI, measured) is stuck on a server answering 400. A patched client
-// whose beacon speaks heals itself whatever its profile says.
+// answer (a 404 with a JSON-RPC error or plain text, or a 400); a host
+// that heals a 404 but hangs on a 400 (Codex CLI, measured) is stuck on a
+// server answering 400, and one that re-initializes but fails the call
+// that met the loss (Qwen Code) says so. A patched client whose beacon
+// speaks heals itself whatever its profile says.
+//
+// Long: a table of cases, one per behaviour and answer.
 func TestLossWordsFollowTheServersAnswer(t *testing.T) {
 	t.Parallel()
 	const T = time.Hour
-	host := sess("host-session-0001", hostClient, t0, t0)
+	hs := sess("host-session-0001", hostClient, t0, t0)
 	tests := []struct {
 		name                 string
-		selfHealing, on400   bool
+		b                    host.Behaviour
 		answer               int // the liveness check's Status; 0: never asked
+		rpc                  bool
 		beacon               bool
 		says, onLoss, source string
 		heals                bool
 	}{
-		{"heals a 404, not asked yet", true, false, 0, false, "it re-initializes on its next call", onLossSelfHealing, onLossFromProfile, true},
-		{"heals a 404, the server answers 404", true, false, 404, false, "it re-initializes on its next call", onLossSelfHealing, onLossFromProfile, true},
-		{"heals a 404, the server answers 400", true, false, 400, false, "this server answers a lost session with 400", onLossStuck, onLossFromProfile, false},
-		{"heals both, the server answers 400", true, true, 400, false, "it re-initializes on its next call", onLossSelfHealing, onLossFromProfile, true},
-		{"stuck, the server answers 404", false, false, 404, false, "its next call will fail", onLossStuck, onLossFromProfile, false},
-		{"stuck by its profile, its patched client speaks", false, false, 400, true, "its patched client re-initializes on its next call", onLossSelfHealing, onLossFromPatch, false},
+		{"heals a 404, not asked yet", on404, 0, false, false, "it re-initializes on its next call", onLossSelfHealing, onLossFromProfile, true},
+		{"heals a 404, the server answers 404", on404, 404, false, false, "it re-initializes on its next call", onLossSelfHealing, onLossFromProfile, true},
+		{"heals a 404, the server answers 400", on404, 400, false, false,
+			"its next call will hang until the host gives up on it: it re-initializes after a 404 with a JSON-RPC error or a plain-text 404, but this server answers a lost session with a 400",
+			onLossStuck, onLossFromProfile, false},
+		{"heals a JSON-RPC 404 only, the server answers one", healsRPC, 404, true, false, "it re-initializes on its next call", onLossSelfHealing, onLossFromProfile, true},
+		{"heals a JSON-RPC 404 only, the server answers plain text", healsRPC, 404, false, false,
+			"this server answers a lost session with a plain-text 404", onLossStuck, onLossFromProfile, false},
+		{"heals every answer, the server answers 400", heals, 400, false, false, "it re-initializes on its next call", onLossSelfHealing, onLossFromProfile, true},
+		{"re-initializes but fails the call", failsOne, 404, true, false, "it re-initializes, but its next call fails first", onLossSelfHealing, onLossFromProfile, true},
+		{"stuck, the server answers 404", stuck, 404, false, false, "its next call will fail", onLossStuck, onLossFromProfile, false},
+		{"not known, the server answers 404", host.Behaviour{}, 404, false, false, "its next call will fail", onLossStuck, onLossFromProfile, false},
+		{"stuck by its profile, its patched client speaks", stuck, 400, false, true, "its patched client re-initializes on its next call", onLossSelfHealing, onLossFromPatch, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			m := New(Config{HostName: "Cursor", ClientName: hostClient, SelfHealing: tt.selfHealing, SelfHealingOn400: tt.on400,
+			m := New(Config{HostName: "Cursor", ClientName: hostClient, Behaviour: tt.b,
 				Patchable: tt.beacon, Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: T}}})
 			m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-T)}, t0)
-			m.Apply(snap(host), t0)
+			m.Apply(snap(hs), t0)
 			if tt.answer != 0 {
-				m.Apply(Signal{Kind: SigLiveness, Server: srv, Outcome: OutcomeAlive, Status: tt.answer, Session: "made-up-0001"}, t0)
+				m.Apply(Signal{Kind: SigLiveness, Server: srv, Outcome: OutcomeAlive, Status: tt.answer, LostRPC: tt.rpc, Session: "made-up-0001"}, t0)
 			}
 			if tt.beacon {
-				m.Apply(Signal{Kind: SigBeacon, PID: 42, Held: map[string]Held{srv: {Session: host.ID, Connected: true, Since: t0}}}, t0)
+				m.Apply(Signal{Kind: SigBeacon, PID: 42, Held: map[string]Held{srv: {Session: hs.ID, Connected: true, Since: t0}}}, t0)
 			}
 			evs := m.Apply(snap(), t0.Add(time.Minute))
 			lost := find(evs, EvSessionLost)
@@ -189,6 +219,38 @@ func TestAQuestionUnheardHasNoEcho(t *testing.T) {
 		evs := m.Apply(Signal{Kind: SigSessionLost, Server: srv, Detail: "session not found"}, t0.Add(askEcho/2))
 		if find(evs, EvSessionLost) == nil {
 			t.Errorf("answer %+v, then a loss line: %+v; want session_lost", answer, evs)
+		}
+	}
+}
+
+// A host run per prompt (Copilot CLI's `copilot -p`): each run is a new
+// process; a new pid is a new run, journaled as host_up, never a
+// restart; its end is the run's end.
+func TestOneShotRunsAreNoRestarts(t *testing.T) {
+	t.Parallel()
+	m := New(Config{HostName: "Copilot CLI", ClientName: "copilot-cli", OneShot: true, HostWatched: true,
+		Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: time.Hour}}})
+	var kinds []EventKind
+	for i, sig := range []Signal{
+		{Kind: SigHostUp, PID: 10, Started: t0},
+		{Kind: SigHostUp, PID: 11, Started: t0.Add(time.Second), Restarted: true},
+		{Kind: SigHostDown},
+		{Kind: SigHostUp, PID: 12, Started: t0.Add(3 * time.Second)},
+	} {
+		for _, ev := range m.Apply(sig, t0.Add(time.Duration(i)*time.Second)) {
+			kinds = append(kinds, ev.Kind)
+			if ev.Kind == EvHostDown && !strings.Contains(ev.Detail, "run (pid 11) ended") {
+				t.Errorf("host_down %q; want it to say the run ended", ev.Detail)
+			}
+		}
+	}
+	want := []EventKind{EvHostUp, EvHostUp, EvHostDown, EvHostUp}
+	if len(kinds) != len(want) {
+		t.Fatalf("events %v, want %v", kinds, want)
+	}
+	for i := range want {
+		if kinds[i] != want[i] {
+			t.Fatalf("events %v, want %v: a new run is never a restart", kinds, want)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package health
 import (
 	"fmt"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // fromProxy applies what a proxy of the server saw.
@@ -31,12 +33,39 @@ func (s *server) proxied(sig Signal, now time.Time) []Event {
 		return []Event{{Time: now, Kind: EvWarning, Server: s.cfg.Name, Session: sig.Session,
 			Detail: fmt.Sprintf("the server %s lost a host's session and the proxy could not open a new one yet: %s", s.cfg.Name, sig.Detail)}}
 	}
-	lost := Event{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sig.Session, Incident: true,
-		Detail: fmt.Sprintf("the server %s lost a host's session; the watchdog's proxy met it on the host's call", s.cfg.Name)}
+	who, extra := s.words.proxiedHost(sig.Client)
+	lost := Event{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sig.Session, Incident: true, Client: sig.Client, Extra: extra,
+		Detail: fmt.Sprintf("the server %s lost %s session; the watchdog's proxy met it on the host's call", s.cfg.Name, who)}
 	took := sig.Took.Truncate(time.Millisecond)
 	return []Event{lost, {Time: now, Kind: EvRecovered, Server: s.cfg.Name, Session: sig.Session, NewSession: sig.NewSession,
-		Took: took, Strategy: StrategyProxy,
+		Took: took, Strategy: StrategyProxy, Client: sig.Client, Extra: copyExtra(extra),
 		Detail: fmt.Sprintf("%s recovered after %s: %s", s.cfg.Name, sig.Took.Round(time.Millisecond), sig.Detail)}}
+}
+
+// proxiedHost names the host whose session the proxy healed, by the
+// client name of its initialize: the model's own host, another known
+// host (whose name the events carry then), or "a host" when nothing
+// says whose (the events then name no host rather than the wrong one:
+// stampHost leaves an event of another client alone).
+func (w *hostWords) proxiedHost(client string) (who string, extra map[string]any) {
+	switch p, ok := host.ByClient(client); {
+	case w == nil || client == "" || host.ClientMatch(w.client, client):
+		return "a host's", nil
+	case ok:
+		return p.Name + "'s", map[string]any{"host": p.Name}
+	}
+	return "a host's (client " + client + ")", nil
+}
+
+func copyExtra(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
 }
 
 // proxyRemember bounds the sessions a proxy's word is kept for, per

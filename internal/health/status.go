@@ -79,7 +79,10 @@ type ServerStatus struct {
 	IdleTimeoutSeconds int64  `json:"idle_timeout_seconds"`
 	// LostAnswer is the HTTP status the server answers a session it does
 	// not know with (404 as the spec says, or 400); absent until asked.
-	LostAnswer int `json:"lost_answer,omitempty"`
+	// LostAnswerBody says what came with a 404: "json-rpc" (an error
+	// object, the TypeScript and Python SDKs') or "text" (the Go SDK's).
+	LostAnswer     int    `json:"lost_answer,omitempty"`
+	LostAnswerBody string `json:"lost_answer_body,omitempty"`
 	// Source is where the judgement of the host's session comes from.
 	Source IdentitySource `json:"source"`
 	// ProxyURL is the URL to give the host in place of URL, when the
@@ -142,11 +145,13 @@ type HostStatus struct {
 	Running bool   `json:"running"`
 	PID     int32  `json:"pid,omitempty"`
 	Patch   string `json:"patch,omitempty"`
+	// OneShot: the host runs one process per prompt; nothing restarts it.
+	OneShot bool `json:"one_shot,omitempty"`
 }
 
 // Status renders the model at now.
 func (m *Model) Status(now time.Time) Status {
-	st := Status{Host: HostStatus{Name: m.cfg.HostName, Running: m.host.running, PID: m.host.pid}}
+	st := Status{Host: HostStatus{Name: m.cfg.HostName, Running: m.host.running, PID: m.host.pid, OneShot: m.cfg.OneShot}}
 	for _, name := range m.order {
 		st.Servers = append(st.Servers, m.serverStatus(m.servers[name], now))
 	}
@@ -155,7 +160,7 @@ func (m *Model) Status(now time.Time) Status {
 
 func (m *Model) serverStatus(s *server, now time.Time) ServerStatus {
 	// The URL may carry a credential (a query token): status leaves the process.
-	ss := ServerStatus{Name: s.cfg.Name, URL: mask.URL(s.cfg.URL), Mode: s.mode(), Era: s.era, State: m.serverState(s, now), LostAnswer: s.lostAnswer,
+	ss := ServerStatus{Name: s.cfg.Name, URL: mask.URL(s.cfg.URL), Mode: s.mode(), Era: s.era, State: m.serverState(s, now), LostAnswer: s.lostAnswer.Status(), LostAnswerBody: s.lostAnswer.Body(),
 		IdleTimeoutSeconds: int64(s.timeout().Seconds()), Source: m.source(s), ProxyURL: s.cfg.ProxyURL, Sessions: []SessionStatus{}}
 	cur := m.currentSession(s)
 	for _, sess := range s.sessions {

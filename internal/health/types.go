@@ -109,6 +109,10 @@ type Signal struct {
 	// it does not know with (Session: the made-up id asked about), 0 when
 	// the check asked no such thing or the answer was no lost session.
 	Status int
+	// LostRPC (SigLiveness): the lost-session answer's body was a JSON-RPC
+	// error (the TypeScript and Python SDKs'), not plain text (the Go
+	// SDK's): some hosts heal after one and not the other.
+	LostRPC bool
 	// Era (SigLiveness): the server's protocol era as the check learned it
 	// (EraLegacy, EraBoth, EraModernOnly); "" when it learned none.
 	Era       string
@@ -135,7 +139,9 @@ type Signal struct {
 	// SigProxy: the server lost Session, a session the proxy held for a
 	// host; ProxyHealed says whether the proxy answered the host's call on
 	// NewSession (Took: the host's call across it) or could not open one.
+	// Client is the clientInfo.name of that host's initialize.
 	ProxyHealed bool
+	Client      string
 	NewSession  string
 	// NamedBy (SigKeepWarm): who named the pinged session, when the ping
 	// was not the model's own target (WarmTarget.NamedBy); the events it

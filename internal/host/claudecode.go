@@ -7,23 +7,23 @@ package host
 // In a project, local wins over project, project over user. It speaks the
 // 2026-07-28 protocol (2.1.328 opens with server/discover).
 // It rewrites that file itself while it runs. Measured on 2.1.332 (the
-// host table): after a 404, and after the 400 some servers answer
+// host table): after either 404, and after the 400 some servers answer
 // instead, it re-initializes and retries the call, which succeeds.
 func ClaudeCode() Profile {
 	return Profile{
 		Name:       "Claude Code",
 		ClientName: "claude-code",
 		Process:    "claude",
-		Config:     []ConfigFile{{Env: "CLAUDE_CONFIG_DIR", Names: []string{".claude.json"}}},
+		Config:     []ConfigFile{home("", "CLAUDE_CONFIG_DIR").with(".claude.json")},
 		Layout: Layout{
 			Tables:   [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}},
-			TypeKey:  "type",
+			TypeKeys: []string{"type"},
 			URLKeys:  []URLKey{{"url", StreamableHTTP}},
 			Projects: []string{"projects"},
 		},
 		// The projects' keys in its own file name its project folders.
-		ProjectFiles: ProjectFiles{Names: []string{".mcp.json"}, Layout: mcpServers(URLKey{"url", StreamableHTTP})},
-		OnLoss:       Retries,
+		ProjectFiles: ProjectFiles{Files: []ProjectFile{sharedMCPJSON()}},
+		Behaviour:    every(Retries).measured("2.1.332"),
 		// Measured on 2.1.328: it opens with server/discover at 2026-07-28.
 		SpeaksModern: true,
 	}

@@ -5,18 +5,18 @@ package host
 // that project; the folders it opened are in its workspace storage.
 // Reports are mixed (stuck until the server is toggled, cursor #3640;
 // re-initializes in 2026 builds): it is taken to be stuck until seen to
-// heal itself.
+// heal itself. It has no headless mode to measure here.
 func Cursor() Profile {
-	layout := mcpServers(URLKey{"url", StreamableHTTP})
+	layout := claudeShape()
 	return Profile{
 		Name:       "Cursor",
 		ClientName: "cursor-vscode",
 		Process:    "Cursor",
-		Config:     []ConfigFile{{Darwin: ".cursor", Linux: ".cursor", Names: []string{"mcp.json"}}},
+		Config:     []ConfigFile{home(".cursor").with("mcp.json")},
 		Layout:     layout,
-		ProjectFiles: ProjectFiles{Names: []string{".cursor/mcp.json"}, Layout: layout,
+		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile(".cursor/mcp.json", layout)},
 			Listed: []ProjectList{workspaces("Cursor")}},
-		OnLoss: Stuck,
+		Behaviour: every(Stuck).from("reports are mixed (stuck until the server is toggled, cursor #3640); taken as stuck"),
 	}
 }
 

@@ -7,7 +7,8 @@ package host
 // watchdog starts DSH itself it logs DSH's output under its state dir.
 // Its servers are plugin instances in each profile's cordis.yml (and the
 // cordis.patch.yml beside it), which DSH reloads when the file changes.
-// Its client keeps a lost session's id: the patch or the proxy heals it.
+// Its client keeps a lost session's id, whatever the server answers
+// (measured on 0.1.0-rc.8): the patch or the proxy heals it.
 func DSH() Profile {
 	return Profile{
 		Name:       "DSH",
@@ -24,14 +25,13 @@ func DSH() Profile {
 			TriggerDir:  ".dsh/mcp-watchdog/recover",
 			BeaconDir:   ".dsh/mcp-watchdog/clients",
 		},
-		Config: []ConfigFile{{Darwin: ".dsh", Linux: ".dsh", Env: "DSH_HOME",
-			Names: []string{"profiles/*/cordis.yml", "profiles/*/cordis.patch.yml"}}},
+		Config: []ConfigFile{home(".dsh", "DSH_HOME").with("profiles/*/cordis.yml", "profiles/*/cordis.patch.yml")},
 		Layout: Layout{
-			Plugin:  Plugin{Key: "name", Value: "@deepseek-ai/dsh-mcp-client", Body: "config", NameKey: "serverName"},
-			TypeKey: "transport",
-			URLKeys: []URLKey{{"url", StreamableHTTP}},
+			Plugin:   Plugin{Key: "name", Value: "@deepseek-ai/dsh-mcp-client", Body: "config", NameKey: "serverName"},
+			TypeKeys: []string{"transport"},
+			URLKeys:  []URLKey{{"url", StreamableHTTP}},
 		},
-		OnLoss:          Stuck,
+		Behaviour:       every(Stuck).measured("0.1.0-rc.8"),
 		ReadsConfigLive: true,
 	}
 }

@@ -8,19 +8,21 @@ package host
 // default, which Gemini reads only in a folder it trusts
 // (~/.gemini/trustedFolders.json) and which wins over the user's file; the
 // folders it has run in are in ~/.gemini/projects.json. Measured on 0.61.0
-// (the host table): stuck after either kind of loss.
+// (the host table): stuck after every kind of answer. It runs as one
+// process per prompt (`gemini -p`) as well as interactively.
 func GeminiCLI() Profile {
 	layout := mcpServers(URLKey{"httpUrl", StreamableHTTP}, URLKey{"url", StreamableHTTP})
-	home := ConfigFile{Darwin: ".gemini", Linux: ".gemini", Env: "GEMINI_CLI_HOME", EnvSub: ".gemini"}
+	layout.OAuthKeys = []string{"authProviderType"}
+	dir := ConfigFile{Darwin: ".gemini", Linux: ".gemini", Env: []EnvDir{{Var: "GEMINI_CLI_HOME", Sub: ".gemini"}}}
 	return Profile{
 		Name:       "Gemini CLI",
 		ClientName: "gemini-cli-mcp-client",
 		Process:    "gemini",
-		Config:     []ConfigFile{home.with("settings.json")},
+		Config:     []ConfigFile{dir.with("settings.json")},
 		Layout:     layout,
-		ProjectFiles: ProjectFiles{Names: []string{".gemini/settings.json"}, Layout: layout,
-			Listed: []ProjectList{{File: home.with("projects.json"), Keys: []string{"projects"}}, {File: home.with("trustedFolders.json")}},
-			Trust:  &TrustedFolders{File: home.with("trustedFolders.json"), EnvTrust: "GEMINI_CLI_TRUST_WORKSPACE", Setting: []string{"security", "folderTrust", "enabled"}}},
-		OnLoss: Stuck,
+		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile(".gemini/settings.json", layout)},
+			Listed: []ProjectList{{File: dir.with("projects.json"), Keys: []string{"projects"}}, {File: dir.with("trustedFolders.json")}},
+			Trust:  &TrustedFolders{File: dir.with("trustedFolders.json"), EnvTrust: "GEMINI_CLI_TRUST_WORKSPACE", Setting: []string{"security", "folderTrust", "enabled"}}},
+		Behaviour: every(Stuck).measured("0.61.0"),
 	}
 }

@@ -13,7 +13,8 @@ type Profile struct {
 	// Name is how the host is shown ("restart DSH"); host.name.
 	Name string
 	// ClientName is clientInfo.name on the sessions the host's MCP client
-	// opens; host.client_name.
+	// opens; host.client_name. A trailing * stands for any rest: Qwen Code
+	// names its client after each server (qwen-cli-mcp-client-<server>).
 	ClientName string
 	// Logs are globs of the host's own log files, unexpanded (a leading ~
 	// is the home directory; config.Load expands it); host.logs.
@@ -25,6 +26,15 @@ type Profile struct {
 	Port int
 	// Restart is the argv that starts the host again; host.restart.
 	Restart []string
+	// Helpers are command-line arguments that mark a process of the
+	// host's program that is not the host itself (Cline's prompt run
+	// leaves `cline --cline-hub-daemon` behind): it is never taken for
+	// the host, nor its start for a restart.
+	Helpers []string
+	// OneShot: the host runs one process per prompt (`copilot -p`,
+	// `opencode run`): a new process is a new run, never a restart, and
+	// the watchdog never restarts it; its next run reads a changed config.
+	OneShot bool
 	// Client is the host's MCP client module, the one the client fix edits;
 	// zero for a host whose client cannot be patched (most): no beacon or
 	// trigger folders, no patch advice.
@@ -33,18 +43,13 @@ type Profile struct {
 	// where in them; none for a host whose servers the watchdog cannot read.
 	Config []ConfigFile
 	Layout Layout
-	// ProjectFiles are its files inside the project folders its config
-	// lists (Claude Code's .mcp.json); zero for a host whose config names
-	// no projects.
+	// ProjectFiles are its files inside project folders (a project's
+	// .mcp.json); zero for a host that reads none.
 	ProjectFiles ProjectFiles
-	// OnLoss is what the host does when a server forgets its session, from
-	// its sources and trackers; observation may correct it (a host seen to
-	// open a new session by itself after a loss heals itself).
-	OnLoss Behaviour
-	// OnBadRequest is what it does when the server says so with a 400
-	// instead of the spec's 404 (the TypeScript SDK examples' quirk):
-	// measured, it differs for some hosts. "" means as OnLoss.
-	OnBadRequest Behaviour
+	// Behaviour is what the host does after each answer a server gives
+	// for a lost session; observation may correct it (a host seen to open
+	// a new session by itself after a loss heals itself).
+	Behaviour Behaviour
 	// ReadsConfigLive: the host takes a changed config file without a
 	// restart (DSH reloads its plugins); otherwise adopt says to restart it.
 	ReadsConfigLive bool
@@ -71,26 +76,32 @@ func ShellWord(s string) string {
 }
 
 // LayoutOf is the layout of the host's file at file (a path): a project
-// file's when its path ends in one of ProjectFiles.Names, else the host's
-// own. (Where a project file shares its name with the host's own, as
+// file's when its path ends in one of ProjectFiles' names, else the one
+// of its own files it is (which may have a layout of its own), else the
+// host's. (Where a project file shares its name with the host's own, as
 // Cursor's .cursor/mcp.json does, the two layouts are one.)
 func (p Profile) LayoutOf(file string) Layout {
-	file = strings.ReplaceAll(file, `\`, "/")
-	for _, n := range p.ProjectFiles.Names {
-		if strings.HasSuffix(file, "/"+n) {
-			return p.ProjectFiles.Layout
+	for _, f := range p.ProjectFiles.Files {
+		if (ConfigFile{Names: []string{f.Name}}).Matches(file) {
+			return f.Layout
+		}
+	}
+	for _, c := range p.Config {
+		if c.Layout != nil && c.Matches(file) {
+			return *c.Layout
 		}
 	}
 	return p.Layout
 }
 
-// Meets is what the host does on a lost session a server answers with
-// status: 400 is OnBadRequest, anything else (404, or not known yet) OnLoss.
-func (p Profile) Meets(status int) Behaviour {
-	if status == 400 && p.OnBadRequest != "" {
-		return p.OnBadRequest
+// ClientMatch reports whether a session's clientInfo name is the one a
+// profile or host table names: equal, or, for a pattern ending in *,
+// starting with what comes before it.
+func ClientMatch(pattern, name string) bool {
+	if pre, ok := strings.CutSuffix(pattern, "*"); ok {
+		return pre != "" && strings.HasPrefix(name, pre)
 	}
-	return p.OnLoss
+	return pattern != "" && pattern == name
 }
 
 // Patchable reports whether the host's client has a fix the watchdog can
@@ -126,7 +137,8 @@ func (c Client) ShortName() string { return path.Base(c.Package) }
 // Profiles returns every host the watchdog knows, the default first. Each
 // call returns fresh values: callers may edit them.
 func Profiles() []Profile {
-	return []Profile{DSH(), ClaudeCode(), ClaudeDesktop(), Cursor(), VSCode(), Windsurf(), CodexCLI(), GeminiCLI()}
+	return []Profile{DSH(), ClaudeCode(), ClaudeDesktop(), Cursor(), VSCode(), Windsurf(), CodexCLI(), GeminiCLI(),
+		CopilotCLI(), Opencode(), KiloCode(), Cline(), QwenCode(), Crush(), Goose(), Zed(), Continue(), LMStudio()}
 }
 
 // Default is the host watched when the config names none.
@@ -154,11 +166,23 @@ func Lookup(name string) (p Profile, ok bool) {
 	return Profile{}, false
 }
 
+// ByClient returns the known profile whose client sends clientInfo name
+// client (ClientMatch); ok is false when none does.
+func ByClient(client string) (p Profile, ok bool) {
+	for _, p := range Profiles() {
+		if ClientMatch(p.ClientName, client) {
+			return p, true
+		}
+	}
+	return Profile{}, false
+}
+
 // Custom is the profile of a host no profile knows, from what its config
 // entry says: its name and client name. Nothing is known of how it acts
-// on a lost session, so it is taken to be stuck until seen to heal itself.
+// on a lost session (Unknown), so it is taken to be stuck until seen to
+// heal itself.
 func Custom(name, clientName string) Profile {
-	return Profile{Name: name, ClientName: clientName, OnLoss: Stuck}
+	return Profile{Name: name, ClientName: clientName}
 }
 
 // Fold is a host name as Lookup compares it: two names that fold alike

@@ -27,14 +27,14 @@ func TestDSH(t *testing.T) {
 			TriggerDir:  ".dsh/mcp-watchdog/recover",
 			BeaconDir:   ".dsh/mcp-watchdog/clients",
 		},
-		Config: []ConfigFile{{Darwin: ".dsh", Linux: ".dsh", Env: "DSH_HOME",
+		Config: []ConfigFile{{Darwin: ".dsh", Linux: ".dsh", Env: []EnvDir{{Var: "DSH_HOME"}},
 			Names: []string{"profiles/*/cordis.yml", "profiles/*/cordis.patch.yml"}}},
 		Layout: Layout{
-			Plugin:  Plugin{Key: "name", Value: "@deepseek-ai/dsh-mcp-client", Body: "config", NameKey: "serverName"},
-			TypeKey: "transport",
-			URLKeys: []URLKey{{"url", StreamableHTTP}},
+			Plugin:   Plugin{Key: "name", Value: "@deepseek-ai/dsh-mcp-client", Body: "config", NameKey: "serverName"},
+			TypeKeys: []string{"transport"},
+			URLKeys:  []URLKey{{"url", StreamableHTTP}},
 		},
-		OnLoss:          Stuck,
+		Behaviour:       Behaviour{NotFoundRPC: Stuck, NotFoundText: Stuck, BadRequest: Stuck, Measured: "0.1.0-rc.8"},
 		ReadsConfigLive: true,
 	}
 	if got := DSH(); !reflect.DeepEqual(got, want) {
@@ -69,8 +69,8 @@ func TestLookup(t *testing.T) {
 			t.Errorf("Lookup(%q) = %+v, %v", p.Name, got, ok)
 		}
 	}
-	if got := Custom("Zed", "zed"); got.Name != "Zed" || got.ClientName != "zed" || got.OnLoss != Stuck || got.Patchable() {
-		t.Errorf("Custom = %+v; want a stuck, unpatchable host", got)
+	if got := Custom("Acme", "acme-client"); got.Name != "Acme" || got.ClientName != "acme-client" || got.Behaviour.HealsAny() || got.Patchable() {
+		t.Errorf("Custom = %+v; want an unpatchable host not known to heal", got)
 	}
 }
 
@@ -136,10 +136,15 @@ func TestEveryProfile(t *testing.T) {
 // them there.
 func checkConfig(t *testing.T, p Profile) {
 	t.Helper()
-	switch p.OnLoss {
-	case Stuck, Reinitializes, Retries:
-	default:
-		t.Errorf("%s: OnLoss %q is not a known behaviour", p.Name, p.OnLoss)
+	for _, a := range Answers() {
+		switch r := p.Behaviour.On(a); r {
+		case Unknown, Stuck, Hangs, Reinitializes, Retries:
+		default:
+			t.Errorf("%s: after %s: %q is not a known reaction", p.Name, a, r)
+		}
+	}
+	if p.Behaviour.Measured == "" && p.Behaviour.Note == "" {
+		t.Errorf("%s: a behaviour not measured must say where it comes from (Note)", p.Name)
 	}
 	if len(p.Config) == 0 {
 		t.Errorf("%s: no config file", p.Name)
@@ -152,15 +157,18 @@ func checkConfig(t *testing.T, p Profile) {
 		}
 		for _, n := range c.Names {
 			switch path.Ext(n) {
-			case ".json", ".toml", ".yml", ".yaml":
+			case ".json", ".jsonc", ".toml", ".yml", ".yaml":
 			default:
 				t.Errorf("%s: %q: no known format", p.Name, n)
 			}
 		}
 	}
 	l := p.Layout
-	if len(l.Tables) == 0 && l.Plugin.Key == "" {
-		t.Errorf("%s: a layout needs tables or a plugin shape", p.Name)
+	if len(l.Tables) == 0 && len(l.Lists) == 0 && l.Plugin.Key == "" {
+		t.Errorf("%s: a layout needs tables, lists or a plugin shape", p.Name)
+	}
+	if len(l.Lists) > 0 && l.NameKey == "" {
+		t.Errorf("%s: a layout with lists needs the key that names an entry", p.Name)
 	}
 	for _, k := range l.URLKeys {
 		if k.Key == "" || k.Transport == "" {

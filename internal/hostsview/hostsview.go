@@ -1,6 +1,6 @@
 // Package hostsview is `watchdog hosts` as a document: every host found,
 // its files (each a scope the host reads) and each server's protection,
-// built from what monitor/hosts found and judged, and written for a
+// built from what internal/host/find found and internal/host/judge judged, and written for a
 // person or as JSON. It does no I/O but the writing.
 package hostsview
 
@@ -10,9 +10,10 @@ import (
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
+	"github.com/mcpwatchdog/watchdog/internal/host/judge"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
-	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 )
 
 // Doc is `watchdog hosts --json`.
@@ -22,12 +23,41 @@ type Doc struct {
 
 // Host is one host found.
 type Host struct {
-	Name    string         `json:"name"`
-	Running bool           `json:"running"`
-	PID     int32          `json:"pid,omitempty"`
-	OnLoss  host.Behaviour `json:"on_loss"`
-	Files   []File         `json:"files"`
-	Servers []Server       `json:"servers"`
+	Name    string `json:"name"`
+	Running bool   `json:"running"`
+	PID     int32  `json:"pid,omitempty"`
+	// OnLoss is what the host does after each answer a server gives for
+	// a lost session.
+	OnLoss OnLoss `json:"on_loss"`
+	// OneShot: the host runs one process per prompt.
+	OneShot bool     `json:"one_shot,omitempty"`
+	Files   []File   `json:"files"`
+	Servers []Server `json:"servers"`
+}
+
+// OnLoss is a host's behaviour table: per answer (a 404 with a JSON-RPC
+// error, a plain-text 404, a 400) what it does: stuck, hangs,
+// reinitializes (the call that met the loss fails), retries, or unknown.
+type OnLoss struct {
+	NotFoundRPC  string `json:"404_json_rpc"`
+	NotFoundText string `json:"404_text"`
+	BadRequest   string `json:"400"`
+	// Measured is the host's version it was measured on; absent when the
+	// table comes from its sources (Note says whence).
+	Measured string `json:"measured,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+// onLossOf is a profile's behaviour as the document says it.
+func onLossOf(b host.Behaviour) OnLoss {
+	word := func(r host.Reaction) string {
+		if r == host.Unknown {
+			return "unknown"
+		}
+		return string(r)
+	}
+	return OnLoss{NotFoundRPC: word(b.NotFoundRPC), NotFoundText: word(b.NotFoundText), BadRequest: word(b.BadRequest),
+		Measured: b.Measured, Note: b.Note}
 }
 
 // File is one of a host's config files.
@@ -48,10 +78,13 @@ type Server struct {
 	Scope      string           `json:"scope"`
 	Transport  host.Transport   `json:"transport"`
 	URL        string           `json:"url,omitempty"` // redacted
-	Protection hosts.Protection `json:"protection"`
-	Upstream   string           `json:"upstream,omitempty"` // redacted
-	Why        string           `json:"why"`
-	Fix        string           `json:"fix,omitempty"`
+	Protection judge.Protection `json:"protection"`
+	// LostAnswer is how the server answers a lost session, when known:
+	// what its protection was judged by.
+	LostAnswer host.Answer `json:"lost_answer,omitempty"`
+	Upstream   string      `json:"upstream,omitempty"` // redacted
+	Why        string      `json:"why"`
+	Fix        string      `json:"fix,omitempty"`
 	// Shadowed names the scopes whose entry of the same name the host
 	// uses instead of this one there; "" when the host uses this one.
 	Shadowed string `json:"shadowed_by,omitempty"`
@@ -59,13 +92,14 @@ type Server struct {
 
 // Build is the document of the hosts found, judged with facts (per host
 // name); redact shows a URL without its credentials and proxy secret.
-func Build(found []hosts.Found, facts map[string]hosts.Facts, redact func(string) string) Doc {
+func Build(found []find.Found, facts map[string]judge.Facts, redact func(string) string) Doc {
 	if redact == nil {
 		redact = mask.URL
 	}
 	doc := Doc{Hosts: []Host{}}
 	for _, f := range found {
-		h := Host{Name: f.Profile.Name, Running: f.Running, PID: f.PID, OnLoss: f.Profile.OnLoss, Files: []File{}, Servers: []Server{}}
+		h := Host{Name: f.Profile.Name, Running: f.Running, PID: f.PID, OnLoss: onLossOf(f.Profile.Behaviour), OneShot: f.Profile.OneShot,
+			Files: []File{}, Servers: []Server{}}
 		for _, file := range f.Files {
 			fd := File{Path: file.Path, Scope: file.Scope.String(), Ignored: file.Ignored, Note: file.Note}
 			if file.Err != nil {
@@ -73,9 +107,10 @@ func Build(found []hosts.Found, facts map[string]hosts.Facts, redact func(string
 			}
 			h.Files = append(h.Files, fd)
 			for _, s := range file.Servers {
-				v := hosts.Protect(f.Profile, s, facts[f.Profile.Name])
+				v := judge.Protect(f.Profile, s, facts[f.Profile.Name])
 				h.Servers = append(h.Servers, Server{Name: s.Name, File: file.Path, Scope: file.ScopeOf(f.Profile, s).String(),
-					Transport: s.Transport, URL: redact(s.URL), Protection: v.Protection, Upstream: redact(v.Upstream), Why: v.Why,
+					Transport: s.Transport, URL: redact(s.URL), Protection: v.Protection, LostAnswer: facts[f.Profile.Name].LostAnswer[s.URL],
+					Upstream: redact(v.Upstream), Why: v.Why,
 					Fix: v.Fix, Shadowed: f.ShadowedBy(file, s)})
 			}
 		}
@@ -97,7 +132,7 @@ func (d Doc) WriteText(w io.Writer) {
 		if h.Running {
 			state = fmt.Sprintf("running, pid %d", h.PID)
 		}
-		fmt.Fprintf(w, "%s (%s; on a lost session: %s)\n", esc(h.Name), state, h.OnLoss)
+		fmt.Fprintf(w, "%s (%s; after a lost session: %s)\n", esc(h.Name), state, h.OnLoss.summary())
 		for _, f := range h.Files {
 			fmt.Fprintf(w, "  %s: %s\n", esc(f.Scope), esc(f.Path))
 			for _, note := range []string{f.Error, f.Ignored, f.Note} {
@@ -131,4 +166,14 @@ func (s Server) writeText(w io.Writer, fileScope string) {
 	if s.Fix != "" {
 		fmt.Fprintf(w, "    %16s mend it: %s\n", "", esc(s.Fix))
 	}
+}
+
+// summary is the table on one line: "404 json-rpc retries, 404 text
+// retries, 400 hangs (measured on 0.169.0)".
+func (o OnLoss) summary() string {
+	out := fmt.Sprintf("%s %s, %s %s, %s %s", host.NotFoundRPC, o.NotFoundRPC, host.NotFoundText, o.NotFoundText, host.BadRequest, o.BadRequest)
+	if o.Measured != "" {
+		return out + " (measured on " + o.Measured + ")"
+	}
+	return out + " (from its sources)"
 }

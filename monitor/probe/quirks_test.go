@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 const tsNoSession = `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}`
@@ -99,13 +101,13 @@ func TestRunQuirks(t *testing.T) {
 	}{
 		{"TypeScript example 400", stateful, tsExample, func(t *testing.T, r Report) {
 			want(t, r.Era == EraLegacy && r.Stateful && !r.SessionLeft, r)
-			want(t, r.UnknownSession == "400 quirk: "+tsNoSession, r)
+			want(t, r.UnknownSession == "400 quirk: "+tsNoSession && r.LostAnswer == host.BadRequest, r)
 			want(t, strings.HasPrefix(r.GETStream, "200"), r)
 			want(t, hasNote(r, "400 instead of the spec's 404") && hasNote(r, "server/discover is not served (status 400)"), r)
 		}, 0},
 		{"GET 404 on a live session", stateful, get404, func(t *testing.T, r Report) {
 			want(t, r.GET404Quirk && r.GETStream == "404 on a live session (quirk)" && !r.SessionLeft, r)
-			want(t, r.UnknownSession == "404 (spec)" && hasNote(r, "reconnects in a loop"), r)
+			want(t, strings.HasPrefix(r.UnknownSession, "404 (spec)") && hasNote(r, "reconnects in a loop"), r)
 			_, ok := r.Timings[StepPingAfterGET]
 			want(t, ok, r)
 		}, 0},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
@@ -36,8 +37,13 @@ type Report struct {
 	ProtocolVersion string `json:"protocol_version,omitempty"`
 	ServerName      string `json:"server_name,omitempty"`
 	ServerVersion   string `json:"server_version,omitempty"`
-	// UnknownSession: "404 (spec)", "400 quirk: <body>", or what else came.
+	// UnknownSession: "404 (spec)" (", JSON-RPC error" or ", plain text"),
+	// "400 quirk: <body>", or what else came.
 	UnknownSession string `json:"unknown_session"`
+	// LostAnswer is how the server says a session is gone, as a host's
+	// behaviour table reads it: "404 json-rpc", "404 text" or "400"; ""
+	// when it said no such thing.
+	LostAnswer host.Answer `json:"lost_answer,omitempty"`
 	// GETStream says how the standalone GET stream was answered.
 	GETStream string `json:"get_stream"`
 	// GET404Quirk: GET answered 404 on a live session, the hazard that makes

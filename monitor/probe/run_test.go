@@ -2,11 +2,13 @@ package probe
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 )
 
 // TestRunGoSDK probes the real Go SDK handler in each of its shapes while a
@@ -63,7 +65,7 @@ func TestRunGoSDK(t *testing.T) {
 
 func checkStatefulReport(t *testing.T, r Report) {
 	t.Helper()
-	if r.UnknownSession != "404 (spec)" || r.GETStream != "200: stream offered" || r.Delete != "supported" {
+	if !strings.HasPrefix(r.UnknownSession, "404 (spec)") || r.LostAnswer.Status() != 404 || r.GETStream != "200: stream offered" || r.Delete != "supported" {
 		t.Fatalf("unknown session %q, GET %q, DELETE %q; notes %q", r.UnknownSession, r.GETStream, r.Delete, r.Notes)
 	}
 	for _, step := range []string{StepDiscover, StepInitialize, StepInitialized, StepPing, StepGET, StepPingUnknown, StepDelete, StepPingAfterDelete} {

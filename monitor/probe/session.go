@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 )
 
@@ -84,8 +85,13 @@ func (p *prober) unknownSession(ctx context.Context, _, pv string) {
 	case err != nil:
 		p.r.UnknownSession = "failed: " + cl.Reason
 	case resp.Status == http.StatusNotFound:
-		p.r.UnknownSession = "404 (spec)"
+		p.r.LostAnswer = host.AnswerOf(resp.Status, resp.RPC != nil && resp.RPC.Error != nil)
+		p.r.UnknownSession = "404 (spec), plain text"
+		if p.r.LostAnswer == host.NotFoundRPC {
+			p.r.UnknownSession = "404 (spec), JSON-RPC error"
+		}
 	case resp.Status == http.StatusBadRequest && cl.Verdict == mcphttp.Lost:
+		p.r.LostAnswer = host.BadRequest
 		p.r.UnknownSession = "400 quirk: " + clip(resp)
 		p.note("an unknown session gets 400 instead of the spec's 404 (as in the TypeScript SDK examples); the watchdog still reads it as a lost session")
 	case cl.Verdict == mcphttp.Alive:

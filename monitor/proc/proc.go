@@ -36,6 +36,10 @@ type Target struct {
 	Name string
 	// Port is a TCP port the host listens on. 0: match by name only.
 	Port int
+	// Helpers are arguments that mark a process of the host's program
+	// that is not the host (Cline's `cline --cline-hub-daemon`): a process
+	// with one of them among its arguments never matches by name.
+	Helpers []string
 }
 
 func (t Target) validate() error {
@@ -80,7 +84,7 @@ func Find(ctx context.Context, t Target) (Host, bool, error) {
 	var named []Host
 	if t.Name != "" {
 		var err error
-		if named, err = matchName(ctx, t.Name, self); err != nil {
+		if named, err = matchName(ctx, t.Name, t.Helpers, self); err != nil {
 			return Host{}, false, err
 		}
 	}
@@ -115,7 +119,7 @@ func best(hs []Host) (Host, bool, error) {
 
 // matchName scans the process table for name. Processes that vanish or
 // cannot be read mid-scan are skipped.
-func matchName(ctx context.Context, name string, self int32) ([]Host, error) {
+func matchName(ctx context.Context, name string, helpers []string, self int32) ([]Host, error) {
 	pids, err := process.PidsWithContext(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("proc: list processes: %w", err)
@@ -125,7 +129,7 @@ func matchName(ctx context.Context, name string, self int32) ([]Host, error) {
 		if pid == self {
 			continue
 		}
-		if h, ok := matchOne(ctx, pid, name); ok {
+		if h, ok := matchOne(ctx, pid, name, helpers); ok {
 			out = append(out, h)
 		}
 	}
@@ -135,7 +139,7 @@ func matchName(ctx context.Context, name string, self int32) ([]Host, error) {
 // matchOne reads one process's command line, and its kernel name only
 // when the command line does not already match, to keep a scan to few
 // reads.
-func matchOne(ctx context.Context, pid int32, name string) (Host, bool) {
+func matchOne(ctx context.Context, pid int32, name string, helpers []string) (Host, bool) {
 	// Built directly: process.NewProcess would stat and read each pid first.
 	p := &process.Process{Pid: pid}
 	args, err := p.CmdlineSliceWithContext(ctx)
@@ -143,7 +147,7 @@ func matchOne(ctx context.Context, pid int32, name string) (Host, bool) {
 		// Gone, unreadable, a kernel thread or a zombie: none can be the host.
 		return Host{}, false
 	}
-	if !runsAs(args, name) && !commIs(comm(ctx, p), name) {
+	if !runsAs(args, name) && !commIs(comm(ctx, p), name) || helper(args, helpers) {
 		return Host{}, false
 	}
 	ms, err := p.CreateTimeWithContext(ctx)
@@ -151,6 +155,23 @@ func matchOne(ctx context.Context, pid int32, name string) (Host, bool) {
 		return Host{}, false
 	}
 	return Host{PID: pid, Started: time.UnixMilli(ms), Cmdline: strings.Join(args, " ")}, true
+}
+
+// helper reports whether a process with command line args is one of the
+// host's helpers: one of its arguments is one of helpers.
+func helper(args, helpers []string) bool {
+	for _, a := range args[1:] {
+		if slices.Contains(helpers, a) {
+			return true
+		}
+		// Node's process.title may join the whole command line in argv[0].
+		for _, h := range helpers {
+			if strings.Contains(a, " "+h) {
+				return true
+			}
+		}
+	}
+	return len(args) == 1 && slices.ContainsFunc(helpers, func(h string) bool { return strings.Contains(args[0], " "+h) })
 }
 
 // hostOf describes pid, or reports false when it is gone or unreadable.

@@ -90,3 +90,28 @@ func TestCommIs(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpersAreNotTheHost: a process of the host's program that carries
+// a helper's argument (Cline's hub daemon) is not the host.
+func TestHelpersAreNotTheHost(t *testing.T) {
+	t.Parallel()
+	helpers := []string{"--cline-hub-daemon"}
+	tests := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"/usr/bin/node", "/opt/cline/bin/cline", "--cline-hub-daemon"}, true},
+		{[]string{"/opt/cline/bin/cline", "--cline-hub-daemon", "--port", "0"}, true},
+		{[]string{"cline --cline-hub-daemon"}, true}, // a title set over the whole command line
+		{[]string{"/opt/cline/bin/cline", "--json", "say hi"}, false},
+		{[]string{"/opt/cline/bin/cline"}, false},
+	}
+	for _, tt := range tests {
+		if got := helper(tt.args, helpers); got != tt.want {
+			t.Errorf("helper(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+	if helper([]string{"cline", "--cline-hub-daemon"}, nil) {
+		t.Error("no helpers: nothing is one")
+	}
+}

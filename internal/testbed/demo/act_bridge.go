@@ -77,7 +77,9 @@ func (s *stage) restartModernOnly(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("starting the modern-only server: %w", err)
 	}
+	s.mu.Lock() // the narrator reads the server from its own goroutine (allIDs)
 	s.srv = srv
+	s.mu.Unlock()
 	return nil
 }
 

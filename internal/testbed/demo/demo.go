@@ -314,8 +314,11 @@ func (s *stage) noteCount() int {
 
 // allIDs lists every session id the server issued, for masking output.
 func (s *stage) allIDs() []string {
-	ids := s.srv.SessionIDs()
-	for _, e := range s.srv.Ended() {
+	s.mu.Lock()
+	srv := s.srv
+	s.mu.Unlock()
+	ids := srv.SessionIDs()
+	for _, e := range srv.Ended() {
 		ids = append(ids, e.ID)
 	}
 	return ids

@@ -12,10 +12,10 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/host"
-	"github.com/mcpwatchdog/watchdog/internal/hostconfig"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
-	"github.com/mcpwatchdog/watchdog/monitor/hosts"
 )
 
 // `watchdog hosts adopt DSH` on the real host's own profile: adopt finds
@@ -37,7 +37,7 @@ func TestDSHAdoptedByTheWatchdog(t *testing.T) {
 		t.Fatal(err)
 	}
 	prof := host.DSH()
-	files := hosts.Paths(prof, hosts.Options{Home: r.Home, GOOS: "linux", Getenv: func(k string) string { return map[string]string{"DSH_HOME": r.Home}[k] }})
+	files := find.Paths(prof, find.Options{Home: r.Home, GOOS: "linux", Getenv: func(k string) string { return map[string]string{"DSH_HOME": r.Home}[k] }})
 	res, err := adopt.Adopt(t.Context(), adopt.Options{Host: prof, Files: files, ConfigPath: w.Config, StateDir: w.State, Secret: secret})
 	if err != nil || !res.Changed {
 		t.Fatalf("adopt: %+v, %v", res, err)
@@ -64,11 +64,11 @@ func adoptedURL(t *testing.T, file string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := hostconfig.FormatOf(file)
+	f, err := hostfile.FormatOf(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	servers, err := hostconfig.Servers(f, data, host.DSH().Layout)
+	servers, err := hostfile.Servers(f, data, host.DSH().Layout)
 	if err != nil || len(servers) != 1 || servers[0].Name != ServerName {
 		t.Fatalf("servers in %s: %+v, %v; want %s alone\n%s", file, servers, err, ServerName, data)
 	}

@@ -107,6 +107,8 @@ func outputIn(cmd *exec.Cmd) ([]byte, error) {
 	defer os.RemoveAll(home)
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".local/state"), "XDG_DATA_HOME="+filepath.Join(home, ".local/share"),
-		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "CODEX_HOME="+filepath.Join(home, ".codex"), "GEMINI_CLI_HOME="+home)
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "CODEX_HOME="+filepath.Join(home, ".codex"), "GEMINI_CLI_HOME="+home,
+		"COPILOT_HOME="+filepath.Join(home, ".copilot"), "QWEN_HOME="+filepath.Join(home, ".qwen"),
+		"CLINE_DATA_DIR="+filepath.Join(home, ".cline", "data"), "COPILOT_AUTO_UPDATE=false")
 	return cmd.Output()
 }

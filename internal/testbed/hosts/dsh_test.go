@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,9 +17,11 @@ import (
 	"github.com/mcpwatchdog/watchdog/monitor/classify"
 )
 
-// idle is the server's idle timeout in the DSH rows: short, so a row
-// waits seconds for the loss (the server's own end event, not a sleep).
-const idle = 2 * time.Second
+// idle is the server's idle timeout in the rows: short, so a row waits
+// seconds for the loss (the server's own end event, not a sleep), yet
+// long enough for a host started under load to make its first call on
+// the session it opened at its start.
+const idle = 4 * time.Second
 
 // dshClient is the clientInfo.name DSH's MCP client sends.
 var dshClient = host.DSH().ClientName
@@ -40,19 +43,53 @@ var losses = []loss{
 type setup struct {
 	name           string
 	patched, proxy bool
+	// adopt: the host's own CLI registers the server, and `watchdog hosts
+	// adopt` routes it through the watchdog's proxy (a watchdog watching
+	// DSH alone: adopt makes it watch the host too).
+	adopt bool
 	// stuckOn says on which servers the cell must measure STUCK (every
 	// call after the loss fails and none runs); on the others every call
-	// must work and run once. nil: never stuck.
+	// must work and run once. nil: never stuck. expect, when set, says
+	// instead what every server's calls after the loss do.
 	stuckOn func(ServerKind) bool
+	expect  func(ServerKind) outcome
 }
 
 func always(ServerKind) bool { return true }
+
+// outcome is what a host's three calls after a loss do.
+type outcome int
+
+const (
+	worked     outcome = iota // every call works and runs once
+	stuck                     // every call fails, none runs
+	failsFirst                // the first call fails (and ran nothing), the others work, once each
+	hangs                     // the first call gets no answer, nor runs: the host waits until killed
+)
+
+// outcome is what su's cell must measure on a server of kind k.
+func (su setup) outcome(k ServerKind) outcome {
+	switch {
+	case su.expect != nil:
+		return su.expect(k)
+	case su.stuckOn != nil && su.stuckOn(k):
+		return stuck
+	}
+	return worked
+}
 
 // hostRow is one host of the table: how the rig starts it, and its setups.
 type hostRow struct {
 	name, version, client string
 	start                 func(t *testing.T, r *Rig, url string, patched bool)
-	setups                []setup
+	// prepare registers the server at url with the host's own CLI (for an
+	// adopt setup, before adopt); start then runs on what it registered
+	// (url ""). nil: the row has no adopt setup.
+	prepare func(t *testing.T, r *Rig, url string)
+	setups  []setup
+	// fast are the cells `make test` measures of the row (on the Go SDK
+	// server): nil, every loss and setup.
+	fast func(l loss, su setup) bool
 	// lostWords: a failed call's text reads as a lost session to the
 	// watchdog's classifier (the seed's error, which the watchdog also
 	// reads in logs).
@@ -92,6 +129,9 @@ func measureRow(t *testing.T, h hostRow) {
 	for _, kind := range serverKinds() {
 		for _, l := range losses {
 			for _, su := range h.setups {
+				if !*matrix && h.fast != nil && !h.fast(l, su) {
+					continue
+				}
 				order++
 				cell := row{host: h.name, server: string(kind), loss: l.name, setup: su.name, order: order}
 				t.Run(string(kind)+"/"+l.name+"/"+su.name, func(t *testing.T) {
@@ -106,50 +146,122 @@ func measureRow(t *testing.T, h hostRow) {
 // measureCell measures one cell of h's row and checks it against su.
 func measureCell(t *testing.T, h hostRow, kind ServerKind, l loss, su setup, got row) row {
 	r := NewRig(t, kind, l.idle)
-	url := r.Server.url
-	var w *Watchdog
-	if su.proxy {
-		w = r.StartWatchdog("demo", cmp.Or(l.idle, time.Hour), true, watchedHost(h.name, ""))
-		url = w.ProxyURL(t)
-	}
-	h.start(t, r, url, su.patched)
-	if !su.proxy {
-		// Watching a host it does not proxy, the watchdog knows the loss
-		// from the server's store and log, and says what the host will do.
-		w = r.StartWatchdog("demo", cmp.Or(l.idle, time.Hour), false, watchedHost(h.name, r.Module))
-	}
+	w := startCellHost(t, r, h, l, su)
 	callOK(t, r, "before")
 	if l.cause != nil {
 		l.cause(r)
 	}
 	r.WaitEnd(h.client, l.reason)
-	stuck := su.stuckOn != nil && su.stuckOn(kind)
-	got = threeCalls(t, r, h, stuck, got)
-	if !su.proxy {
-		checkWords(t, r, w, h, stuck) // while the host still holds its session
+	want := su.outcome(kind)
+	got = threeCalls(t, r, h, want, got)
+	if !su.proxy && !su.adopt {
+		checkWords(t, r, w, h, want) // while the host still holds its session
 	}
-	r.Finish()
+	if want == hangs {
+		r.Host.Stop()
+	} else {
+		r.Finish()
+	}
 	t.Logf("verdict: %s %s, %s server, %s, %s: %s (%d of %d calls after the loss failed)",
 		h.name, h.version, kind, l.name, su.name, got.verdict(), got.failed, got.calls)
-	if n := r.Started(h.client); stuck && n != 1 {
+	if n := r.Started(h.client); (want == stuck || want == hangs) && n != 1 {
 		t.Errorf("the host opened %d sessions; a stuck host opens none after its first", n)
 	}
-	if su.proxy {
-		rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
-		if rec.Str("source") != "proxy" {
-			t.Errorf("recovered = %v; want source proxy", rec)
-		}
+	if su.proxy || su.adopt {
+		checkProxied(t, w, h, su)
 	}
 	return got
 }
 
+// checkProxied: through the proxy, every loss is the proxy's word and
+// ends in a recovered, under the host whose call met it (adopt made the
+// watchdog watch it).
+func checkProxied(t *testing.T, w *Watchdog, h hostRow, su setup) {
+	t.Helper()
+	rec := daemontest.WaitEvent(t, w.State, "recovered", 1, 10*time.Second)
+	if rec.Str("source") != "proxy" || su.adopt && rec.Str("host") != h.name {
+		t.Errorf("recovered = %v; want source proxy, the host %q", rec, h.name)
+	}
+	var lost []daemontest.JournalLine
+	for _, ev := range daemontest.Journal(t, w.State, "session_lost") {
+		if ev["incident"] == true { // a host's loss (another client's session ending is no incident)
+			lost = append(lost, ev)
+		}
+	}
+	for _, ev := range lost {
+		if ev.Str("source") != "proxy" || su.adopt && ev.Str("host") != h.name {
+			t.Errorf("session_lost = %v; through the proxy, want only the proxy's word, under %q", ev, h.name)
+		}
+	}
+	if n := len(daemontest.Journal(t, w.State, "recovered")); n < len(lost) {
+		t.Errorf("%d losses, %d recovered: every loss the proxy heals ends in recovered", len(lost), n)
+	}
+}
+
+// startCellHost starts the watchdog and the host as su says, and returns
+// the watchdog.
+func startCellHost(t *testing.T, r *Rig, h hostRow, l loss, su setup) *Watchdog {
+	t.Helper()
+	idle := cmp.Or(l.idle, time.Hour)
+	switch {
+	case su.adopt:
+		// A watchdog watching DSH alone, as a config that names no host.
+		w := r.StartWatchdog("demo", idle, false, watchedHost(host.DSH().Name, ""))
+		h.prepare(t, r, r.Server.url)
+		adopting.Lock() // adopt picks a port that is free now: one cell at a time, until its watchdog listens
+		r.Adopt(w, profileOf(t, h.name))
+		adopting.Unlock()
+		h.start(t, r, "", false)
+		return w
+	case su.proxy:
+		w := r.StartWatchdog("demo", idle, true, watchedHost(h.name, ""))
+		h.start(t, r, w.ProxyURL(t), su.patched)
+		return w
+	}
+	if h.prepare != nil {
+		h.prepare(t, r, r.Server.url)
+		h.start(t, r, "", su.patched)
+	} else {
+		h.start(t, r, r.Server.url, su.patched)
+	}
+	// Watching a host it does not proxy, the watchdog knows the loss
+	// from the server's store and log, and says what the host will do.
+	return r.StartWatchdog("demo", idle, false, watchedHost(h.name, r.Module))
+}
+
+// adopting serializes the cells' adopts (test-only state, as report is):
+// each picks a proxy port from the server's name, free at that moment,
+// and the cells' servers share a name.
+var adopting sync.Mutex
+
+func profileOf(t *testing.T, name string) host.Profile {
+	t.Helper()
+	p, ok := host.Lookup(name)
+	if !ok {
+		t.Fatalf("no profile %q", name)
+	}
+	return p
+}
+
 // threeCalls makes the three calls after the loss and counts into got
-// what became of them.
-func threeCalls(t *testing.T, r *Rig, h hostRow, stuck bool, got row) row {
+// what became of them. A host that hangs on the first is not asked more.
+func threeCalls(t *testing.T, r *Rig, h hostRow, want outcome, got row) row {
 	t.Helper()
 	for i := 1; i <= 3; i++ {
 		text := fmt.Sprintf("after-%d", i)
-		res, ok := callAfter(t, r, text, stuck, h.lostWords)
+		if want == hangs {
+			got.calls, got.failed, got.hung = 3, 3, true
+			callHangs(t, r, text)
+			return got
+		}
+		callWant := want
+		if want == failsFirst {
+			callWant = worked
+			if i == 1 {
+				callWant = stuck
+			}
+		}
+		res, ok := callAfter(t, r, text, callWant == stuck, h.lostWords)
 		got.calls++
 		if !ok {
 			got.failed++
@@ -160,6 +272,22 @@ func threeCalls(t *testing.T, r *Rig, h hostRow, stuck bool, got row) row {
 		}
 	}
 	return got
+}
+
+// hangWithin is how long a call of a host that hangs is waited for: the
+// hosts measured to hang wait minutes (their tool timeout), or forever.
+const hangWithin = 20 * time.Second
+
+// callHangs makes a call that must get no answer within hangWithin, and
+// never run on the server.
+func callHangs(t *testing.T, r *Rig, text string) {
+	t.Helper()
+	if res, _, answered := r.CallWithin(text, hangWithin); answered {
+		t.Errorf("call %q after the loss was answered (%q): the host does not hang", text, res.Content)
+	}
+	if n := r.Ran(text); n != 0 {
+		t.Errorf("the server ran call %q %d times, want 0", text, n)
+	}
 }
 
 // watchedHost is the [host] table's keys for the host named name: its
@@ -180,16 +308,18 @@ func watchedHost(name, module string) string {
 // every loss it reported of the host's says the host re-initializes, and
 // each was followed by a recovery (a client that moved on before any call
 // met the loss may have had none reported).
-func checkWords(t *testing.T, r *Rig, w *Watchdog, h hostRow, stuck bool) {
+func checkWords(t *testing.T, r *Rig, w *Watchdog, h hostRow, want outcome) {
 	t.Helper()
-	if stuck {
+	if want == stuck || want == hangs {
+		says := map[outcome]string{stuck: "its next call will fail", hangs: "its next call will hang"}[want]
 		lost := daemontest.WaitEvent(t, w.State, "session_lost", 1, lossWithin)
-		if lost.Str("host") != h.name || lost.Str("on_loss") != "stuck" || !strings.Contains(lost.Str("detail"), "its next call will fail") {
-			t.Errorf("session_lost = %v; want host %q, on_loss stuck, and the words %q", lost, h.name, "its next call will fail")
+		if lost.Str("host") != h.name || lost.Str("on_loss") != "stuck" || !strings.Contains(lost.Str("detail"), says) {
+			t.Errorf("session_lost = %v; want host %q, on_loss stuck, and the words %q", lost, h.name, says)
 		}
 		if rec := daemontest.Journal(t, w.State, "recovered"); len(rec) > 0 {
 			t.Errorf("the watchdog says the stuck host recovered: %v", rec)
 		}
+		checkAdvice(t, w, h)
 		return
 	}
 	ids := r.SessionsOf(h.client)
@@ -203,12 +333,33 @@ func checkWords(t *testing.T, r *Rig, w *Watchdog, h hostRow, stuck bool) {
 			continue // another client's session, as the watchdog judged it
 		}
 		lost++
-		if ev.Str("host") != h.name || ev.Str("on_loss") != "self-healing" || !strings.Contains(ev.Str("detail"), "re-initializes on its next call") {
-			t.Errorf("session_lost = %v; want host %q, on_loss self-healing, and the words %q", ev, h.name, "re-initializes on its next call")
+		says := "re-initializes on its next call"
+		if want == failsFirst {
+			says = "re-initializes, but its next call fails first"
+		}
+		if ev.Str("host") != h.name || ev.Str("on_loss") != "self-healing" || !strings.Contains(ev.Str("detail"), says) {
+			t.Errorf("session_lost = %v; want host %q, on_loss self-healing, and the words %q", ev, h.name, says)
 		}
 	}
 	if lost > 0 {
 		daemontest.WaitEvent(t, w.State, "recovered", lost, lossWithin)
+	}
+}
+
+// checkAdvice: the watchdog's advice for a stuck host is its own: DSH's
+// names the patch, every other host's `watchdog hosts adopt`, and a host
+// run per prompt is never told to restart (its next run is a new one).
+func checkAdvice(t *testing.T, w *Watchdog, h hostRow) {
+	t.Helper()
+	failed := daemontest.WaitEvent(t, w.State, "heal_failed", 1, lossWithin)
+	d, p := failed.Str("detail"), profileOf(t, h.name)
+	switch {
+	case p.Patchable() && !strings.Contains(d, "watchdog patch apply"):
+		t.Errorf("heal_failed %q; want the patch advice", d)
+	case !strings.Contains(d, p.AdoptCommand()):
+		t.Errorf("heal_failed %q; want %q", d, p.AdoptCommand())
+	case p.OneShot && (strings.Contains(d, "restart") || !strings.Contains(d, "next run")):
+		t.Errorf("heal_failed %q; a host run per prompt has nothing to restart: want its next run named", d)
 	}
 }
 

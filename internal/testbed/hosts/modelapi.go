@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -44,10 +45,11 @@ type ModelAPI struct {
 	wg      sync.WaitGroup
 
 	mu    sync.Mutex
-	seen  map[string]bool // tool_call_ids already reported
-	tools []string        // the tool names of the latest request
-	calls int             // call ids handed out
-	err   error           // the first request the stand-in could not read
+	side  func(tools []string) bool // a host's own side questions; nil: none
+	seen  map[string]bool           // tool_call_ids already reported
+	tools []string                  // the tool names of the latest request
+	calls int                       // call ids handed out
+	err   error                     // the first request the stand-in could not read
 }
 
 // StartModelAPI listens on a loopback port until Close.
@@ -75,6 +77,22 @@ func StartModelAPI() (*ModelAPI, error) {
 		_ = m.srv.Serve(ln)
 	}()
 	return m, nil
+}
+
+// SetSide tells the stand-in which chat requests are the host's own side
+// questions (a title, a check of its own): answered at once with "{}",
+// never a turn of the conversation. Their tool results are still reported.
+func (m *ModelAPI) SetSide(side func(tools []string) bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.side = side
+}
+
+// isSide reports whether a request offering tools is a side question.
+func (m *ModelAPI) isSide(tools []string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.side != nil && m.side(tools)
 }
 
 // URL is the base URL to give the host (no trailing slash).
@@ -171,6 +189,11 @@ func (m *ModelAPI) chat(w http.ResponseWriter, r *http.Request) {
 			results = append(results, ToolResult{CallID: msg.ToolCallID, Content: contentText(msg.Content)})
 		}
 	}
+	if m.isSide(tools) {
+		m.noteResults(results)
+		m.answer(w, Turn{Text: "{}"})
+		return
+	}
 	m.converse(w, r, tools, results, m.answer)
 }
 
@@ -216,8 +239,15 @@ func (m *ModelAPI) nextTurn(w http.ResponseWriter, r *http.Request) (Turn, bool)
 // reported before (a request carries the whole conversation).
 func (m *ModelAPI) noteTurn(tools []string, results []ToolResult) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.tools = tools
+	m.mu.Unlock()
+	m.noteResults(results)
+}
+
+// noteResults reports the tool results not reported before.
+func (m *ModelAPI) noteResults(results []ToolResult) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	for _, res := range results {
 		if m.seen[res.CallID] {
 			continue
@@ -233,12 +263,27 @@ func (m *ModelAPI) noteTurn(tools []string, results []ToolResult) {
 	}
 }
 
-// contentText is a message's content as text: a JSON string, or the raw
-// JSON of anything else (content parts).
+// contentText is a message's content as text: a JSON string, the text
+// parts of a list of content parts joined by newlines (Qwen Code's), or
+// the raw JSON of anything else.
 func contentText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
+	}
+	var parts []struct {
+		Type, Text string
+	}
+	if json.Unmarshal(raw, &parts) == nil && len(parts) > 0 {
+		var texts []string
+		for _, p := range parts {
+			if p.Type == "text" {
+				texts = append(texts, p.Text)
+			}
+		}
+		if len(texts) == len(parts) {
+			return strings.Join(texts, "\n")
+		}
 	}
 	return string(raw)
 }

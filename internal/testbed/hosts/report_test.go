@@ -36,10 +36,13 @@ type row struct {
 	order                     int // the cell's place in the table
 	calls, failed, ranTwice   int
 	seen                      string // the first failed call's text
+	hung                      bool   // the first call after the loss got no answer
 }
 
 func (r row) verdict() string {
 	switch {
+	case r.hung:
+		return "HANGS"
 	case r.failed == r.calls:
 		return "STUCK"
 	case r.failed == 0:

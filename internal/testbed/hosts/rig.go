@@ -2,6 +2,7 @@ package hosts
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -38,6 +39,7 @@ type Rig struct {
 	// host hands back a call that worked.
 	echoed func(content, text string) bool
 	Home   string // the host's HOME (and DSH_HOME, CODEX_HOME below it)
+	work   string // the folder a CLI host runs in (workdir)
 	// Store and Log are the server's session store and log, as a real
 	// server keeps them (what the watchdog follows).
 	Store, Log string
@@ -84,15 +86,29 @@ func (r *Rig) onEvent(e demoserver.Event) {
 // what the host handed back, and whether it is the echo (the call worked).
 func (r *Rig) Call(text string) (ToolResult, bool) {
 	r.t.Helper()
+	res, ok, answered := r.CallWithin(text, callWithin)
+	if !answered {
+		r.hostFailed(fmt.Errorf("model api: no tool result within %v (%s)", callWithin, r.Model.Err()))
+	}
+	return res, ok
+}
+
+// CallWithin is Call for a host that may hang on the call: answered is
+// false when no result came back within within (the host still waits).
+func (r *Rig) CallWithin(text string, within time.Duration) (res ToolResult, ok, answered bool) {
+	r.t.Helper()
 	args, _ := json.Marshal(demoserver.EchoInput{Text: text})
 	if err := r.Model.Say(Turn{Tool: r.tool, Args: string(args)}, bootWithin, r.exited()); err != nil {
 		r.hostFailed(err)
 	}
-	res, err := r.Model.Result(callWithin, r.exited())
-	if err != nil {
+	res, err := r.Model.Result(within, r.exited())
+	switch {
+	case errors.Is(err, ErrHostExited):
 		r.hostFailed(err)
+	case err != nil:
+		return ToolResult{}, false, false
 	}
-	return res, r.echoed(res.Content, text)
+	return res, r.echoed(res.Content, text), true
 }
 
 // exited is closed once the host exited; nil (never closed) for a host

@@ -107,3 +107,37 @@ func MustClaude(t *testing.T) ClaudeInstall {
 	t.Helper()
 	return mustFind(t, FindClaude)
 }
+
+// workdir is the folder the rig's host runs in: one per rig, so that a
+// host's own CLI and its prompt run share it.
+func (r *Rig) workdir() string {
+	if r.work == "" {
+		r.work = r.t.TempDir()
+	}
+	return r.work
+}
+
+// cliOptions are the options a CLI host runs with on the server at url.
+func (r *Rig) cliOptions(url string) HostOptions {
+	return HostOptions{Home: r.Home, Workdir: r.workdir(), ServerURL: url, ModelURL: r.Model.URL(), Task: "Call the echo tool when asked."}
+}
+
+// PrepareCLIHost registers the server at url with the host's own CLI, and
+// its model, as a user would before the first prompt.
+func (r *Rig) PrepareCLIHost(in installed, url string) {
+	r.t.Helper()
+	if err := in.prepare(r.cliOptions(url)); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// StartCLIHost runs one prompt of the installed host, on the server it
+// was prepared with (PrepareCLIHost). What its run leaves behind is
+// ended when the test ends, after the host.
+func (r *Rig) StartCLIHost(in installed) {
+	r.t.Helper()
+	o := r.cliOptions("")
+	r.t.Cleanup(func() { in.endHelpers(o.Workdir) })
+	r.Model.SetSide(in.h.side)
+	r.startCLI(in.h.Prof.Name, "", func(HostOptions) (*Proc, error) { return in.start(o) }, in.h.Tool, in.h.echoed)
+}

@@ -30,7 +30,7 @@ var summaryColumns = []struct {
 	{"straight to the server, a 404 (Go SDK, TS SDK)", func(r row) bool { return r.direct() && r.server != string(TSQuirk) }},
 	{"straight to the server, the 400 quirk", func(r row) bool { return r.direct() && r.server == string(TSQuirk) }},
 	{"client patched", func(r row) bool { return r.setup == "patched" }},
-	{"through the watchdog's proxy", func(r row) bool { return r.setup == "proxied" }},
+	{"through the watchdog's proxy", func(r row) bool { return r.setup == "proxied" || r.setup == "adopted" }},
 }
 
 // direct: the host reached the server itself, unhelped.

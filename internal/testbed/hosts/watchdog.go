@@ -6,13 +6,19 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/healer/adopt"
+	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/host/find"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 )
@@ -95,4 +101,72 @@ func (w *Watchdog) status() (health.Status, error) {
 		err = json.Unmarshal(raw, &st)
 	}
 	return st, err
+}
+
+// served waits, as `watchdog hosts adopt` does, until the watchdog serves
+// a proxy on each address.
+func (w *Watchdog) served() func(context.Context, []string) error {
+	return func(ctx context.Context, listens []string) error {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			st, _ := w.status()
+			all := true
+			for _, l := range listens {
+				ok := false
+				for _, s := range st.Servers {
+					ok = ok || proxyurl.SameListen(s.ProxyListen, l) && s.ProxyServed
+				}
+				all = all && ok
+			}
+			if all {
+				return nil
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the watchdog does not serve %v", listens)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// findOptions are where the rig's host keeps its files: its HOME, and the
+// folders the hosts' variables would name there.
+func (r *Rig) findOptions() find.Options {
+	env := map[string]string{"XDG_CONFIG_HOME": filepath.Join(r.Home, ".config"), "XDG_DATA_HOME": filepath.Join(r.Home, ".local", "share"),
+		"CODEX_HOME": filepath.Join(r.Home, ".codex"), "COPILOT_HOME": filepath.Join(r.Home, ".copilot")}
+	return find.Options{Home: r.Home, GOOS: runtime.GOOS, Projects: []string{r.workdir()}, Getenv: func(k string) string { return env[k] }}
+}
+
+// Adopt runs `watchdog hosts adopt` for the host of profile p on the
+// running watchdog w: it rewrites the host's files (what its own CLI
+// registered) to the proxy's URL once w serves the proxy.
+func (r *Rig) Adopt(w *Watchdog, p host.Profile) {
+	r.t.Helper()
+	if res, err := adopt.Adopt(r.t.Context(), r.adoptOptions(w, p)); err != nil || !res.Changed {
+		r.t.Fatalf("adopt %s: %+v, %v", p.Name, res, err)
+	}
+}
+
+// Release runs `watchdog hosts release` for the host of profile p.
+func (r *Rig) Release(w *Watchdog, p host.Profile) {
+	r.t.Helper()
+	if _, err := adopt.Release(r.t.Context(), r.adoptOptions(w, p)); err != nil {
+		r.t.Fatalf("release %s: %v", p.Name, err)
+	}
+}
+
+// adoptOptions are adopt's options for the host of p on w, as the
+// command line makes them.
+func (r *Rig) adoptOptions(w *Watchdog, p host.Profile) adopt.Options {
+	r.t.Helper()
+	secret, err := proxy.LoadSecret(w.State)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return adopt.Options{Host: p, Files: find.Paths(p, r.findOptions()), ConfigPath: w.Config, StateDir: w.State, Secret: secret,
+		Served: w.served()}
 }
