@@ -157,20 +157,6 @@ func roundTrip(t *testing.T, c cliCase) {
 	listed(ServerName, r.Server.url, "later", other)
 }
 
-// prepareHome leaves the host's HOME as its first run would, where its
-// own CLI needs that.
-func prepareHome(t *testing.T, c cliCase, r *Rig) {
-	t.Helper()
-	switch c.prof.Name {
-	case host.GeminiCLI().Name: // Gemini reads a project's file only in a folder it trusts
-		writeFile(t, filepath.Join(r.Home, ".gemini", "trustedFolders.json"), fmt.Sprintf(`{%q: "TRUST_FOLDER"}`, r.workdir()))
-	case host.CodexCLI().Name: // Codex wants its home there, as its first run leaves it
-		if err := os.MkdirAll(filepath.Join(r.Home, ".codex"), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // startOther is a second real server, for the host's later edit.
 func startOther(t *testing.T) string {
 	t.Helper()
