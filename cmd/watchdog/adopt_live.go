@@ -113,7 +113,7 @@ func (sv *supervision) startNow(configPath string, status func(context.Context) 
 		}
 		sv.say(res.Did...)
 		if !res.Running {
-			sv.say(supervisionSentence(res.Restarts, len(o.Listen)), res.Reason)
+			sv.say(autostart.SupervisionSentence(res.Restarts, len(o.Listen)), res.Reason)
 			return nil
 		}
 		return servedBy(status)(ctx, listens)
