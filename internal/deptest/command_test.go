@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mcpwatchdog/watchdog/internal/deptest"
@@ -93,5 +95,37 @@ func TestTestCode(t *testing.T) {
 		if got := p.TestCode(pkg); got != want {
 			t.Errorf("TestCode(%s) = %v, want %v", pkg, got, want)
 		}
+	}
+}
+
+// TestCommandLines keeps the command layer thin: cmd/watchdog's non-test
+// .go files together stay within deptest.MaxCommandLines.
+func TestCommandLines(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(repoRoot(t), "cmd", "watchdog")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, files := 0, 0
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += bytes.Count(src, []byte("\n"))
+		files++
+	}
+	if files == 0 {
+		t.Fatal("no .go file in cmd/watchdog")
+	}
+	if total > deptest.MaxCommandLines {
+		t.Errorf("cmd/watchdog has %d non-test lines, over the %d the command layer may have: "+
+			"move what is not flags and wiring (rendering, shaping, deciding) into the package whose job it is",
+			total, deptest.MaxCommandLines)
 	}
 }
