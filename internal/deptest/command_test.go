@@ -2,9 +2,7 @@ package deptest_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,26 +37,7 @@ func TestCommandImportsNoTestCode(t *testing.T) {
 // of pkg (pkg included), under the extra environment env.
 func listBuild(t *testing.T, root, pkg string, env ...string) (module string, build []string) {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Module", pkg)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list %v: %v\n%s", env, err, stderr.Bytes())
-	}
-	for dec := json.NewDecoder(bytes.NewReader(out)); dec.More(); {
-		var p struct {
-			ImportPath string
-			Module     *struct {
-				Path string
-				Main bool
-			}
-		}
-		if err := dec.Decode(&p); err != nil {
-			t.Fatalf("go list output: %v", err)
-		}
+	for _, p := range goList(t, root, pkg, env...) {
 		if p.Module != nil && p.Module.Main {
 			module = p.Module.Path
 		}

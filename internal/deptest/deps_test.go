@@ -42,11 +42,22 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
-// loadGraph lists the module's packages and their non-test imports with
-// `go list -deps` under the extra environment env.
-func loadGraph(t *testing.T, root string, env ...string) (module string, g deptest.Graph) {
+// listed is one package as `go list -json` describes it.
+type listed struct {
+	ImportPath string
+	Imports    []string
+	Module     *struct {
+		Path string
+		Main bool
+	}
+	Error *struct{ Err string }
+}
+
+// goList lists pattern's packages and every package they depend on, with
+// `go list -e -deps` in root under the extra environment env.
+func goList(t *testing.T, root, pattern string, env ...string) []listed {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-e", "-deps", "-json=ImportPath,Imports,Module,Error", "./...")
+	cmd := exec.Command("go", "list", "-e", "-deps", "-json=ImportPath,Imports,Module,Error", pattern)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
@@ -55,23 +66,26 @@ func loadGraph(t *testing.T, root string, env ...string) (module string, g depte
 	if err != nil {
 		t.Fatalf("go list %v: %v\n%s", env, err, stderr.Bytes())
 	}
-	g = deptest.Graph{}
+	var pkgs []listed
 	for dec := json.NewDecoder(bytes.NewReader(out)); dec.More(); {
-		var pkg struct {
-			ImportPath string
-			Imports    []string
-			Module     *struct {
-				Path string
-				Main bool
-			}
-			Error *struct{ Err string }
-		}
+		var pkg listed
 		if err := dec.Decode(&pkg); err != nil {
 			t.Fatalf("go list output: %v", err)
 		}
 		if pkg.Error != nil {
 			t.Errorf("go list %v: %s: %s", env, pkg.ImportPath, pkg.Error.Err)
 		}
+		pkgs = append(pkgs, pkg)
+	}
+	return pkgs
+}
+
+// loadGraph lists the module's packages and their non-test imports with
+// `go list -deps` under the extra environment env.
+func loadGraph(t *testing.T, root string, env ...string) (module string, g deptest.Graph) {
+	t.Helper()
+	g = deptest.Graph{}
+	for _, pkg := range goList(t, root, "./...", env...) {
 		if pkg.Module != nil && pkg.Module.Main {
 			module = pkg.Module.Path
 			g[pkg.ImportPath] = pkg.Imports
