@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsmodern"
 )
 

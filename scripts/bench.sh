@@ -110,7 +110,7 @@ cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 
 Every call of an adopted host goes through the watchdog's proxy, so it is measured against the
 proxies people already trust, in front of the same servers in the same run: the official Go SDK's
-server (`internal/testbed/demoserver`) and mark3labs/mcp-go's, each its own process; nginx-light
+server (`internal/demoserver`) and mark3labs/mcp-go's, each its own process; nginx-light
 (1 worker, upstream `keepalive`, `proxy_http_version 1.1`, `proxy_buffering off`) and HAProxy (1
 thread, `http-reuse always`), each a child process with its config, pid and logs in a temp
 directory, configured as a user fronting an MCP server would (`internal/testbed/bench/daemonbench/frontends.go`).

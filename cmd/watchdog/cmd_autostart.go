@@ -73,11 +73,11 @@ func autostartEnable(ctx context.Context, c cli, co common, o autostart.Options)
 	for _, d := range res.Did {
 		fmt.Fprintf(c.stdout, "  %s\n", d)
 	}
-	fmt.Fprintln(c.stdout, supervisionSentence(res.Restarts, len(o.Listen)))
+	fmt.Fprintln(c.stdout, autostart.SupervisionSentence(res.Restarts, len(o.Listen)))
 	switch {
 	case running != nil && running.Sockets == "" && res.Restarts:
 		fmt.Fprintf(c.stdout, "a watchdog the supervisor did not start runs now (pid %d): the supervisor takes over at the next login, "+
-			"or at once when you stop that one and run: %s\n", running.PID, startCommand(res.Kind))
+			"or at once when you stop that one and run: %s\n", running.PID, res.Kind.StartCommand())
 	case res.Reason != "":
 		fmt.Fprintln(c.stdout, res.Reason)
 	}
@@ -98,25 +98,6 @@ func runningDaemon(ctx context.Context, socket string) *health.DaemonStatus {
 		return &health.DaemonStatus{}
 	}
 	return st.Daemon
-}
-
-func startCommand(k autostart.Kind) string {
-	if k == autostart.LaunchAgent {
-		return "launchctl kickstart gui/$(id -u)/" + autostart.BundleID
-	}
-	return "systemctl --user start " + autostart.SocketUnit + " " + autostart.UnitName
-}
-
-// supervisionSentence says what starts and restarts the daemon.
-func supervisionSentence(restarts bool, proxies int) string {
-	if restarts {
-		return "starts the daemon at every login and restarts it after every exit; its proxies' and control sockets stay open meanwhile, " +
-			"so a host's call waits for it instead of failing"
-	}
-	if proxies > 0 {
-		return "the proxies have no supervisor: nothing restarts the daemon after an exit, and while it is down every call of a host pointed at its proxies fails"
-	}
-	return "nothing restarts the daemon after an exit"
 }
 
 func autostartDisable(ctx context.Context, c cli, co common, o autostart.Options) int {
@@ -147,51 +128,12 @@ func autostartStatus(c cli, co common, o autostart.Options) int {
 	if co.json {
 		return printAutostartJSON(c, st, nil)
 	}
-	switch {
-	case !st.Enabled:
-		fmt.Fprintf(c.stdout, "autostart disabled (%s): %s not present\n", st.Kind, st.Path)
-	case st.PointsHere:
-		fmt.Fprintf(c.stdout, "autostart enabled (%s): %s\nstarts this binary: %s\n", st.Kind, st.Path, st.Exe)
-	default:
-		fmt.Fprintf(c.stdout, "autostart enabled (%s): %s\nstarts %q, NOT this binary; point it here with: watchdog autostart enable%s\n",
-			st.Kind, st.Path, st.Exe, kindFlag(st.Kind))
-	}
-	if st.Enabled {
-		fmt.Fprintln(c.stdout, supervisionSentence(st.Restarts, len(o.Listen)))
-		if len(st.Sockets) > 0 {
-			fmt.Fprintf(c.stdout, "holds: %s\n", strings.Join(st.Sockets, ", "))
-		}
-		if !st.Current {
-			fmt.Fprintf(c.stdout, "not current with the config: watchdog autostart enable%s\n", kindFlag(st.Kind))
-		}
-	}
-	if st.Enabled && st.Kind == autostart.Systemd && !st.Linked {
-		fmt.Fprintf(c.stdout, "not linked to the login yet: %s\n", autostart.SystemdEnableCommand)
-	}
+	autostart.WriteStatus(c.stdout, st, len(o.Listen))
 	return exitOK
 }
 
-func kindFlag(k autostart.Kind) string {
-	switch k {
-	case autostart.Systemd:
-		return " --systemd"
-	case autostart.XDG:
-		return " --xdg"
-	}
-	return ""
-}
-
 func printAutostartJSON(c cli, st autostart.State, res *autostart.Result) int {
-	v := map[string]any{
-		"kind": st.Kind.String(), "path": st.Path, "enabled": st.Enabled, "exe": st.Exe,
-		"points_here": st.PointsHere, "current": st.Current, "linked": st.Linked, "restarts": st.Restarts, "sockets": st.Sockets,
-	}
-	if res != nil {
-		v["kind"], v["did"], v["at_login"], v["running"], v["reason"] = res.Kind.String(), res.Did, res.AtLogin, res.Running, res.Reason
-		v["restarts"] = res.Restarts
-	}
-	b, _ := json.Marshal(v)
-	fmt.Fprintln(c.stdout, string(b))
+	fmt.Fprintln(c.stdout, string(autostart.JSON(st, res)))
 	return exitOK
 }
 

@@ -7,7 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demo"
+	"github.com/mcpwatchdog/watchdog/internal/demo"
 )
 
 // cmdDemo plays the whole loop on an embedded server and client with the

@@ -147,7 +147,7 @@ func cmdHostsAdopt(ctx context.Context, c cli, args []string) int {
 	}
 	res, err := adopt.Adopt(ctx, *o)
 	if err == nil && res.Changed {
-		sv.after(ctx, o.ConfigPath, true)
+		sv.After(ctx, o.ConfigPath, true)
 	}
 	return adoptDone(c, *o, sv, res, err, "adopt")
 }
@@ -161,7 +161,7 @@ func cmdHostsRelease(ctx context.Context, c cli, args []string) int {
 	}
 	res, err := adopt.Release(ctx, *o)
 	if err == nil && res.Changed {
-		sv.after(ctx, o.ConfigPath, false)
+		sv.After(ctx, o.ConfigPath, false)
 	}
 	return adoptDone(c, *o, sv, res, err, "release")
 }
@@ -169,7 +169,7 @@ func cmdHostsRelease(ctx context.Context, c cli, args []string) int {
 // adoptOptions parses HOST and the flags, and finds the host's files, the
 // config the running watchdog uses (or the one it would), the state
 // directory and the proxy's secret. nil options with exitOK: help was shown.
-func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, args []string) (*adopt.Options, *supervision, int) {
+func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, args []string) (*adopt.Options, *adopt.Supervision, int) {
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return nil, nil, usageErr(err)
@@ -188,7 +188,7 @@ func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, a
 		return nil, nil, code
 	}
 	st, _ := daemonStatus(stateDir)(ctx)
-	cfgPath, err := adoptConfigPath(hf.configPath, st)
+	cfgPath, err := adopt.ConfigPath(hf.configPath, st)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog %s: %s\n", fs.Name(), textsafe.Escape(err.Error()))
 		return nil, nil, exitUsage
@@ -200,11 +200,12 @@ func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, a
 	}
 	o := &adopt.Options{Host: p, Files: find.Paths(p, findOptions(c, hf.projects)), Servers: hf.servers, ConfigPath: cfgPath,
 		StateDir: stateDir, Secret: secret, Force: *hf.force, SignIn: adopt.ProbeSignIn(version)}
-	sv := &supervision{c: c, stateDir: stateDir, noAutostart: hf.noAutostart == nil || *hf.noAutostart}
+	sv := &adopt.Supervision{Getenv: c.getenv, Socket: daemon.SocketPath(stateDir), Running: runningDaemon,
+		NoAutostart: hf.noAutostart == nil || *hf.noAutostart}
 	if st != nil {
-		o.Served = servedBy(daemonStatus(stateDir))
+		o.Served = adopt.ServedBy(daemonStatus(stateDir))
 	} else if hf.noAutostart != nil {
-		o.Served = sv.startNow(cfgPath, daemonStatus(stateDir))
+		o.Served = sv.StartNow(cfgPath, daemonStatus(stateDir))
 	}
 	return o, sv, exitOK
 }
@@ -227,43 +228,13 @@ func adoptStateDir(c cli, co common) (string, int) {
 	return dir, code
 }
 
-// adoptConfigPath is the config adopt writes: the one the running daemon
-// runs with, and it must be the one named (--config, WATCHDOG_CONFIG),
-// when a config is named: a config the daemon does not read changes
-// nothing for the host it is meant to protect.
-func adoptConfigPath(named string, st *health.Status) (string, error) {
-	running := ""
-	if st != nil && st.Daemon != nil {
-		running = st.Daemon.ConfigFile
-	}
-	switch {
-	case named != "" && running != "" && !samePath(named, running):
-		return "", fmt.Errorf("the running watchdog (pid %d) runs with the config %s, and adopt would write %s, which it does not read; "+
-			"run adopt with --config %s, or stop that watchdog first", st.Daemon.PID, running, named, host.ShellWord(running))
-	case named != "":
-		return named, nil
-	case running != "":
-		return running, nil
-	}
-	return config.DefaultPath()
-}
-
-func samePath(a, b string) bool {
-	ea, errA := filepath.EvalSymlinks(a)
-	eb, errB := filepath.EvalSymlinks(b)
-	if errA != nil || errB != nil {
-		ea, eb = filepath.Clean(a), filepath.Clean(b)
-	}
-	return ea == eb
-}
-
 // adoptDone prints what adopt or release did and what the user must do next.
-func adoptDone(c cli, o adopt.Options, sv *supervision, res adopt.Result, err error, verb string) int {
+func adoptDone(c cli, o adopt.Options, sv *adopt.Supervision, res adopt.Result, err error, verb string) int {
 	esc := textsafe.Escape
 	for _, l := range res.Lines {
 		fmt.Fprintf(c.stdout, "%s: %s\n", esc(o.Host.Name), esc(l))
 	}
-	for _, l := range sv.said {
+	for _, l := range sv.Said {
 		fmt.Fprintf(c.stdout, "supervisor: %s\n", esc(l))
 	}
 	if err != nil {
@@ -285,7 +256,7 @@ func adoptDone(c cli, o adopt.Options, sv *supervision, res adopt.Result, err er
 	if verb != "adopt" {
 		return exitOK
 	}
-	if st, err := daemonStatus(o.StateDir)(context.Background()); err == nil && unserved(st, res.Listens) == "" {
+	if st, err := daemonStatus(o.StateDir)(context.Background()); err == nil && adopt.Unserved(st, res.Listens) == "" {
 		fmt.Fprintln(c.stdout, "the running watchdog serves the proxies (`watchdog status` shows them)")
 	} else {
 		fmt.Fprintf(c.stdout, "no watchdog serves them now: %s's adopted servers fail until one does (`watchdog run`, and `watchdog autostart enable` to keep it running)\n",

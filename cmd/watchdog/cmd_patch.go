@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -85,42 +84,5 @@ func printPatch(c cli, asJSON bool, st clientpatch.Status) {
 		_ = enc.Encode(st)
 		return
 	}
-	writePatchText(c.stdout, st)
-}
-
-// writeFeatures lists the patch's parts: in the file, or what an apply
-// would put in, then the ones left out with the anchor each missed and
-// what goes without it.
-func writeFeatures(w io.Writer, st clientpatch.Status) {
-	in, label := st.Present, "in"
-	if st.State != clientpatch.StateApplied {
-		in, label = st.WouldApply, "would go in"
-	}
-	if len(in)+len(st.Missing) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "parts:")
-	for _, f := range in {
-		fmt.Fprintf(w, "  %-8s %s: %s\n", f.Name, label, f.Gives)
-	}
-	for _, f := range st.Missing {
-		fmt.Fprintf(w, "  %-8s missing (%s): %s\n", f.Name, f.Missed, f.Without)
-	}
-}
-
-func writePatchText(w io.Writer, st clientpatch.Status) {
-	if st.Module != "" {
-		fmt.Fprintf(w, "module: %s\n", st.Module)
-	}
-	fmt.Fprintf(w, "state:  %s\n", st.Summary())
-	if st.Digest != "" {
-		fmt.Fprintf(w, "sha256: %s\n", st.Digest)
-	}
-	if st.Backup != "" {
-		fmt.Fprintf(w, "backup: %s\n", st.Backup)
-	}
-	writeFeatures(w, st)
-	if st.Advice != "" {
-		fmt.Fprintln(w, st.Advice)
-	}
+	_ = st.WriteText(c.stdout)
 }

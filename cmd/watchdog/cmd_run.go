@@ -10,6 +10,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/instance"
+	"github.com/mcpwatchdog/watchdog/internal/memtrim"
 	"github.com/mcpwatchdog/watchdog/internal/sockact"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
@@ -69,13 +70,13 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 }
 
 // serveDaemon runs the daemon, with a tray or without, and lets go of the
-// binary's unused pages meanwhile (trimLoop).
+// binary's unused pages meanwhile (memtrim.Loop).
 func serveDaemon(ctx context.Context, useTray bool, cfg config.Config, stateDir string, opts daemon.Options) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	tctx, stopTrim := context.WithCancel(ctx)
 	defer stopTrim()
-	wg.Go(func() { trimLoop(tctx, opts.Logger) })
+	wg.Go(func() { memtrim.Loop(tctx, opts.Logger) })
 	if useTray {
 		return daemon.ServeWithTray(ctx, cfg, stateDir, opts)
 	}

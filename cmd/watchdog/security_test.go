@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // Security checks over the whole binary, with a live session tracked: no

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
-	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
 // hugeStatus answers status with a document over the client's read limit,
@@ -68,31 +65,4 @@ func waitSocket(t *testing.T, path string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("no socket at %s", path)
-}
-
-// TestStatusSaysTheEra: the text status names a server's protocol era and
-// says when its proxy bridges the eras, and which host sessions ride on it.
-func TestStatusSaysTheEra(t *testing.T) {
-	t.Parallel()
-	var b bytes.Buffer
-	writeStatus(&b, health.Status{Servers: []health.ServerStatus{{Name: "mem", Mode: health.Stateless, Era: health.EraModernOnly,
-		State: health.Healthy, ProxyURL: "http://127.0.0.1:1/s/mcp", ProxyBridges: true,
-		ProxySessions: []health.ProxySession{{ID: "ab12…9f3e", Client: "c", Bridged: true}}}}})
-	for _, want := range []string{"healthy, stateless, modern-only, idle timeout", "bridges the eras", "bridged (the server keeps no session)"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("status text %q does not say %q", b.String(), want)
-		}
-	}
-}
-
-// TestStatusSaysSessionsOmitted: the text status says how many sessions
-// the daemon left out of its list.
-func TestStatusSaysSessionsOmitted(t *testing.T) {
-	t.Parallel()
-	var b bytes.Buffer
-	writeStatus(&b, health.Status{Servers: []health.ServerStatus{{Name: "mem", SessionsOmitted: 7,
-		Sessions: []health.SessionStatus{{ID: "ab12…9f3e", Client: "c", State: health.Healthy}}}}})
-	if want := fmt.Sprintf("and 7 more session(s) not listed (at most %d", health.MaxStatusSessions); !strings.Contains(b.String(), want) {
-		t.Errorf("status text %q does not say %q", b.String(), want)
-	}
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsmodern"
 )
 

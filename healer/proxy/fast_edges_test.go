@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 )
 
 // A server that closes kept connections it finds idle (Node's servers do

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/bench/loadgen"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // generalSince is how many requests took the general path since before,

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 )
 
 // memNow is this process's heap and stacks in use after a collection, and

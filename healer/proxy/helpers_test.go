@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 )
 
 // running is a proxy serving on a loopback port until the test ends.

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 )
 
 // door fronts a real server and watches what reaches it: every POST body,

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/otheruser"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 )
 
 // The measurement of the issue: a session the server forgot (idle expiry,

@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // e2eSetup is a real Go SDK server with a short idle timeout, mirroring its

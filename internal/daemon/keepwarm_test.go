@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 func TestKeepWarmHoldsAnIdleSession(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // TestProxyLossesJournaledUnderTheirHost: with DSH and opencode watched, a

@@ -14,9 +14,9 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // statusNow is the daemon's status, or false while its socket is not

@@ -10,8 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // TestSeveralHostsEachToldItsOwn: two hosts on one server, each with its

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // warmIdle is the real server's idle timeout here: the start pings every

@@ -42,11 +42,22 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
-// loadGraph lists the module's packages and their non-test imports with
-// `go list -deps` under the extra environment env.
-func loadGraph(t *testing.T, root string, env ...string) (module string, g deptest.Graph) {
+// listed is one package as `go list -json` describes it.
+type listed struct {
+	ImportPath string
+	Imports    []string
+	Module     *struct {
+		Path string
+		Main bool
+	}
+	Error *struct{ Err string }
+}
+
+// goList lists pattern's packages and every package they depend on, with
+// `go list -e -deps` in root under the extra environment env.
+func goList(t *testing.T, root, pattern string, env ...string) []listed {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-e", "-deps", "-json=ImportPath,Imports,Module,Error", "./...")
+	cmd := exec.Command("go", "list", "-e", "-deps", "-json=ImportPath,Imports,Module,Error", pattern)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
@@ -55,23 +66,26 @@ func loadGraph(t *testing.T, root string, env ...string) (module string, g depte
 	if err != nil {
 		t.Fatalf("go list %v: %v\n%s", env, err, stderr.Bytes())
 	}
-	g = deptest.Graph{}
+	var pkgs []listed
 	for dec := json.NewDecoder(bytes.NewReader(out)); dec.More(); {
-		var pkg struct {
-			ImportPath string
-			Imports    []string
-			Module     *struct {
-				Path string
-				Main bool
-			}
-			Error *struct{ Err string }
-		}
+		var pkg listed
 		if err := dec.Decode(&pkg); err != nil {
 			t.Fatalf("go list output: %v", err)
 		}
 		if pkg.Error != nil {
 			t.Errorf("go list %v: %s: %s", env, pkg.ImportPath, pkg.Error.Err)
 		}
+		pkgs = append(pkgs, pkg)
+	}
+	return pkgs
+}
+
+// loadGraph lists the module's packages and their non-test imports with
+// `go list -deps` under the extra environment env.
+func loadGraph(t *testing.T, root string, env ...string) (module string, g deptest.Graph) {
+	t.Helper()
+	g = deptest.Graph{}
+	for _, pkg := range goList(t, root, "./...", env...) {
 		if pkg.Module != nil && pkg.Module.Main {
 			module = pkg.Module.Path
 			g[pkg.ImportPath] = pkg.Imports
@@ -119,25 +133,25 @@ func houseLike() deptest.Graph {
 	}
 	g := deptest.Graph{}
 	for pkg, imports := range map[string][]string{
-		"./cmd/watchdog":                m("./internal/daemon", "./internal/testbed/demo", "./monitor/classify", "./tray", "os"),
-		"./internal/daemon":             m("./healer", "./monitor/classify", "./internal/health", "./tray", "os"),
-		"./internal/testbed/demo":       m("./internal/daemon", "./internal/testbed/demoserver", "./healer"),
-		"./internal/testbed/demoserver": m("./internal/mask", "./internal/testbed/truth", "net/http"),
-		"./internal/testbed/truth":      m("strings", "time"),
-		"./internal/testbed/soak":       m("./internal/daemon", "./internal/health"),
-		"./internal/testbed/tsserver":   m("testing", "os/exec"),
-		"./internal/testbed/tailbuf":    m("sync"),
-		"./internal/journal":            m("./internal/health", "os"),
-		"./internal/host":               m("./internal/mask", "strings"),
-		"./healer":                      m("./internal/health", "os/exec"),
-		"./monitor/classify":            m("./internal/mask", "os"),
-		"./tray":                        m("./internal/health"),
-		"./tray/e2e":                    m("./tray", "./internal/testbed/demoserver", "testing"),
-		"./tray/internal/trayapp":       m("./tray", "./internal/health", "os"),
-		"./internal/deptest":            m("go/parser", "strings"),
-		"./internal/health":             m("./internal/mask", "fmt", "time"),
-		"./internal/mask":               m("./internal/textsafe"),
-		"./internal/textsafe":           nil,
+		"./cmd/watchdog":              m("./internal/daemon", "./internal/demo", "./monitor/classify", "./tray", "os"),
+		"./internal/daemon":           m("./healer", "./monitor/classify", "./internal/health", "./tray", "os"),
+		"./internal/demo":             m("./internal/daemon", "./internal/demoserver", "./healer"),
+		"./internal/demoserver":       m("./internal/mask", "./internal/demoserver/truth", "net/http"),
+		"./internal/demoserver/truth": m("strings", "time"),
+		"./internal/testbed/soak":     m("./internal/daemon", "./internal/health"),
+		"./internal/testbed/tsserver": m("testing", "os/exec"),
+		"./internal/testbed/tailbuf":  m("sync"),
+		"./internal/journal":          m("./internal/health", "os"),
+		"./internal/host":             m("./internal/mask", "strings"),
+		"./healer":                    m("./internal/health", "os/exec"),
+		"./monitor/classify":          m("./internal/mask", "os"),
+		"./tray":                      m("./internal/health"),
+		"./tray/e2e":                  m("./tray", "./internal/demoserver", "testing"),
+		"./tray/internal/trayapp":     m("./tray", "./internal/health", "os"),
+		"./internal/deptest":          m("go/parser", "strings"),
+		"./internal/health":           m("./internal/mask", "fmt", "time"),
+		"./internal/mask":             m("./internal/textsafe"),
+		"./internal/textsafe":         nil,
 	} {
 		g[m(pkg)[0]] = imports
 	}
@@ -150,12 +164,12 @@ func (w want) String() string { return fmt.Sprintf("%s imports %s (%s)", w.from,
 
 // TestPolicyCatchesViolations shows each rule failing: one import added to
 // a graph that keeps them all gives exactly the violations listed.
-// Long: a table of 19 cases, one or more per rule.
+// Long: a table of 21 cases, one or more per rule.
 func TestPolicyCatchesViolations(t *testing.T) {
 	t.Parallel()
 	const (
 		rig      = "product code carries no test rig"
-		binary   = "the watchdog binary carries no rig but the demo"
+		command  = "the command layer imports no test code"
 		seeing   = "seeing decides nothing"
 		acting   = "acting knows no screen"
 		daemon   = "the daemon imports no rig"
@@ -176,25 +190,30 @@ func TestPolicyCatchesViolations(t *testing.T) {
 		{"healer imports tray", map[string][]string{"healer/clientpatch": {"./tray"}},
 			[]want{{"healer/clientpatch", "tray", acting}}},
 		{"the daemon imports a rig", map[string][]string{"internal/daemon": {"./internal/testbed/soak"}},
-			[]want{{"internal/daemon", "internal/testbed/soak", rig}, {"internal/daemon", "internal/testbed/soak", daemon}}},
-		{"the daemon imports the demo", map[string][]string{"internal/daemon": {"./internal/testbed/demo"}},
-			[]want{{"internal/daemon", "internal/testbed/demo", rig}, {"internal/daemon", "internal/testbed/demo", daemon}}},
-		{"cmd/watchdog imports a rig other than the demo", map[string][]string{"cmd/watchdog": {"./internal/testbed/soak"}},
-			[]want{{"cmd/watchdog", "internal/testbed/soak", rig}}},
-		{"the demo brings another rig into the binary", map[string][]string{"internal/testbed/demo": {"./internal/testbed/tailbuf"}},
-			[]want{{"internal/testbed/demo", "internal/testbed/tailbuf", binary}}},
-		{"the demo server brings a rig that imports testing", map[string][]string{"internal/testbed/demoserver": {"./internal/testbed/tsserver"}},
-			[]want{{"internal/testbed/demoserver", "internal/testbed/tsserver", binary}, {"internal/testbed/tsserver", "testing", binary}}},
+			[]want{{"internal/daemon", "internal/testbed/soak", rig}, {"internal/daemon", "internal/testbed/soak", command},
+				{"internal/daemon", "internal/testbed/soak", daemon}}},
+		{"cmd/watchdog imports a rig", map[string][]string{"cmd/watchdog": {"./internal/testbed/soak"}},
+			[]want{{"cmd/watchdog", "internal/testbed/soak", rig}, {"cmd/watchdog", "internal/testbed/soak", command}}},
+		{"the demo brings a rig into the binary", map[string][]string{"internal/demo": {"./internal/testbed/tailbuf"}},
+			[]want{{"internal/demo", "internal/testbed/tailbuf", rig}, {"internal/demo", "internal/testbed/tailbuf", command}}},
+		{"the demo server brings a rig that imports testing", map[string][]string{"internal/demoserver": {"./internal/testbed/tsserver"}},
+			[]want{{"internal/demoserver", "internal/testbed/tsserver", rig},
+				{"internal/demoserver", "internal/testbed/tsserver", command}, {"internal/testbed/tsserver", "testing", command}}},
+		{"the demo brings a test-only package into the binary", map[string][]string{"internal/demo": {"./tray/e2e"}},
+			[]want{{"internal/demo", "tray/e2e", command}, {"tray/e2e", "testing", command}, {"internal/demo", "tray/e2e", helper}}},
+		{"the demo runs the daemon", map[string][]string{"internal/demo": {"./internal/daemon"}}, nil},
+		{"the demo server runs the daemon", map[string][]string{"internal/demoserver": {"./internal/daemon"}},
+			[]want{{"internal/demoserver", "internal/daemon", onlyMain}}},
 		{"a new product package imports a rig", map[string][]string{"internal/host": {"./internal/testbed/tailbuf"}},
 			[]want{{"internal/host", "internal/testbed/tailbuf", rig}}},
 		{"another product package runs the daemon", map[string][]string{"tray": {"./internal/daemon"}},
 			[]want{{"tray", "internal/daemon", onlyMain}}},
 		{"product imports testing", map[string][]string{"monitor/classify": {"testing"}},
-			[]want{{"monitor/classify", "testing", helper}}},
+			[]want{{"monitor/classify", "testing", command}, {"monitor/classify", "testing", helper}}},
 		{"product imports a *test package", map[string][]string{"healer": {"net/http/httptest"}},
-			[]want{{"healer", "net/http/httptest", helper}}},
+			[]want{{"healer", "net/http/httptest", command}, {"healer", "net/http/httptest", helper}}},
 		{"product imports a test-only package", map[string][]string{"tray": {"./tray/e2e"}},
-			[]want{{"tray", "tray/e2e", helper}}},
+			[]want{{"tray", "tray/e2e", command}, {"tray/e2e", "testing", command}, {"tray", "tray/e2e", helper}}},
 		{"the model imports os", map[string][]string{"internal/health": {"os"}},
 			[]want{{"internal/health", "os", model}}},
 		{"a package the model uses does I/O", map[string][]string{"internal/mask": {"net/http"}},
@@ -264,13 +283,13 @@ func lines[T fmt.Stringer](xs []T) string {
 func TestPolicyNamesTheBuild(t *testing.T) {
 	t.Parallel()
 	g := houseLike()
-	demo := mod + "/internal/testbed/demo"
+	demo := mod + "/internal/demo"
 	g[demo] = append(g[demo], mod+"/internal/testbed/tailbuf")
 	vs, err := deptest.House(mod).Check(g)
-	if err != nil || len(vs) != 1 {
-		t.Fatalf("Check = %v, %v; want one violation", vs, err)
+	if err != nil || len(vs) != 2 || !strings.HasPrefix(vs[1].Rule, "the command layer") {
+		t.Fatalf("Check = %v, %v; want two violations, the second in the build", vs, err)
 	}
-	if s := vs[0].String(); !strings.Contains(s, "is in the build of "+mod+"/cmd/watchdog") {
+	if s := vs[1].String(); !strings.Contains(s, "is in the build of "+mod+"/cmd/watchdog") {
 		t.Errorf("message %q does not name the binary", s)
 	}
 }

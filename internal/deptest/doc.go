@@ -8,6 +8,9 @@
 //   - the size rules: no file over [MaxFileLines] lines, no function over
 //     [MaxFuncLines] lines unless the comment directly above it has a line
 //     starting with "Long:" that says why ([CheckSource]);
+//   - the command layer stays thin and carries no test code: cmd/watchdog's
+//     non-test files within [MaxCommandLines] lines together, and nothing
+//     in its build a rig, a test-only package or a test helper;
 //   - that scripts/deps-debian.sh, which `make test` runs first, installs
 //     only what is missing, as root or with sudo -n, and otherwise fails
 //     naming the packages and the command that installs them.

@@ -29,7 +29,7 @@
 // is closed and forgotten. The TS SDK has no idle timeout of its own; an open GET stream does not
 // keep a session alive (it is closed with the session, as a server-side expiry would).
 //
-// --log PATH (stateful and quirk): a log in the words and format of internal/testbed/demoserver/logfile.go
+// --log PATH (stateful and quirk): a log in the words and format of internal/demoserver/logfile.go
 // (a Nowledge Mem look-alike), full session ids on purpose, one line each:
 //   <time> INFO MCP session idle timeout and restart restore store configured seconds=<s> store_path=<p>
 //                                        at start and after /admin/forget, when --idle-ms > 0 and --store
@@ -41,7 +41,7 @@
 // strconv.Quote (empty, or space, tab, CR, LF, '"', '=', '`' or a control character). Each line is
 // appended by open, write, close, so an outside rotation never strands the writer on an old file.
 //
-// --store PATH (stateful and quirk): the live sessions as internal/testbed/demoserver/store.go writes them,
+// --store PATH (stateful and quirk): the live sessions as internal/demoserver/store.go writes them,
 // {"sessions":[{"id","client_name","created_at","last_activity"}]} (RFC 3339 UTC, milliseconds),
 // oldest first; written atomically (temp file in the same directory, fsync, rename, mode 0600) once
 // at start (empty) and after every change (created, ended, a request starting or finishing),
@@ -106,7 +106,7 @@ function stdoutClient(name) {
   return name ? name.replace(/[\r\n]/g, ' ') : '-';
 }
 
-// Messages of the server log: the same text as the constants of internal/testbed/demoserver/logfile.go.
+// Messages of the server log: the same text as the constants of internal/demoserver/logfile.go.
 const MSG_CONFIGURED = 'MCP session idle timeout and restart restore store configured';
 const MSG_NOT_FOUND = 'Session not found';
 const MSG_CREATED = 'MCP session created';

@@ -17,7 +17,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 )
 
 // notifyCall is one Notify the bus carried, and the id its reply gave.

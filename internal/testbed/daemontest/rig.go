@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // HostClient is the client name of the host's MCP client in the rigs'

@@ -11,11 +11,11 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/adopt"
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/host/find"
 	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // `watchdog hosts adopt DSH` on the real host's own profile: adopt finds

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // startCLI starts a command line host (name) with start, its one server

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/host/find"
 	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // cliCase is one real host and its own commands for MCP servers.

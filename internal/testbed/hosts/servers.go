@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/truth"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver/truth"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
@@ -15,7 +15,7 @@ type ServerKind string
 
 const (
 	// GoSDK is the official Go SDK's Streamable HTTP handler
-	// (internal/testbed/demoserver): an unknown session gets 404.
+	// (internal/demoserver): an unknown session gets 404.
 	GoSDK ServerKind = "Go SDK"
 	// TSSDK is the official TypeScript SDK's stateful transport
 	// (testdata/tsservers): an unknown session gets 404 -32001.

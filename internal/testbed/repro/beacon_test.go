@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 )
 
 // sharedHost is a patched stand-in host with one plugin instance per server.

@@ -1,6 +1,6 @@
 // Package repro reproduces dsh-mcp-client's session-loss bug and proves the
 // client patch fixes it, offline, on real software: a real stateful MCP
-// server (the Go SDK's StreamableHTTPHandler via internal/testbed/demoserver, or the
+// server (the Go SDK's StreamableHTTPHandler via internal/demoserver, or the
 // TypeScript SDK's stateful transport via testdata/tsservers/server.mjs)
 // loses the session mid-run, and a host process (testdata/dshclient/host.mjs)
 // running the client's connection supervisor (the stand-in in

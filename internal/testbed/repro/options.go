@@ -13,7 +13,7 @@ import (
 type ServerKind string
 
 const (
-	// GoSDK is the Go SDK's StreamableHTTPHandler (internal/testbed/demoserver): an
+	// GoSDK is the Go SDK's StreamableHTTPHandler (internal/demoserver): an
 	// idle session is closed by its SessionTimeout; an unknown id gets 404
 	// "session not found".
 	GoSDK ServerKind = "go-sdk"

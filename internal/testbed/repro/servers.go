@@ -8,7 +8,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 )
 
 // server is a running stateful MCP server whose sessions Run can watch

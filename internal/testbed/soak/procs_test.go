@@ -14,16 +14,16 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver/truth"
 	"github.com/mcpwatchdog/watchdog/internal/sockact"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/sockhold"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/truth"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
 // Server kinds of the soak.
 const (
-	KindGo      = "go"       // the Go SDK (internal/testbed/demoserver), 404 "session not found"
+	KindGo      = "go"       // the Go SDK (internal/demoserver), 404 "session not found"
 	KindTS404   = "ts-404"   // the TypeScript SDK, 404 -32001
 	KindTSQuirk = "ts-quirk" // TypeScript, 400 "No valid session ID provided"
 )

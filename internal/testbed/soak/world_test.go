@@ -131,7 +131,7 @@ func buildBinaries(t *testing.T, root, dir string) binaries {
 		}
 	}
 	build(b.watchdog, "./cmd/watchdog", true)
-	build(b.demoserver, "./internal/testbed/demoserver/cmd/demoserver", false)
+	build(b.demoserver, "./internal/demoserver/cmd/demoserver", false)
 	return b
 }
 

@@ -26,7 +26,7 @@ func masked(v any) string {
 	return uuidRE.ReplaceAllStringFunc(fmt.Sprintf("%q", v), mask.ID)
 }
 
-// logLayout is internal/testbed/demoserver's logTimeFormat, which server.mjs must match.
+// logLayout is internal/demoserver's logTimeFormat, which server.mjs must match.
 const logLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // logLines reads the server log and returns its lines without their timestamps (nil when
@@ -69,7 +69,7 @@ func waitLog(t *testing.T, path string, want []string) {
 	}
 }
 
-// storeEntry is one session of internal/testbed/demoserver's store document.
+// storeEntry is one session of internal/demoserver's store document.
 type storeEntry struct {
 	ID           string `json:"id"`
 	ClientName   string `json:"client_name"`
@@ -131,7 +131,7 @@ func assertMode0600(t *testing.T, path string) {
 	}
 }
 
-// goLogValue is internal/testbed/demoserver's logValue, the oracle for server.mjs's quoting.
+// goLogValue is internal/demoserver's logValue, the oracle for server.mjs's quoting.
 func goLogValue(v string) string {
 	if v == "" || strings.ContainsAny(v, " \t\r\n\"=") || !strconv.CanBackquote(v) {
 		return strconv.Quote(v)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/testbed/truth"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver/truth"
 
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 )

@@ -9,13 +9,13 @@
 // The process reports every session it starts and ends on stdout; they come back as
 // Events (Events, Started, Ended, Options.OnEvent), the ground truth a test compares
 // the watchdog against. With Options.LogPath and Options.StorePath it also keeps a
-// Nowledge-Mem-like log and session store in internal/testbed/demoserver's formats, written so
+// Nowledge-Mem-like log and session store in internal/demoserver's formats, written so
 // that both survive rotation and rewriting from outside.
 package tsserver
 
 import (
+	"github.com/mcpwatchdog/watchdog/internal/demoserver/truth"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/truth"
 
 	"fmt"
 	"path/filepath"
@@ -60,13 +60,13 @@ type Options struct {
 	// to simulate a restart at the same URL.
 	Port int
 	// LogPath, when set (stateful and quirk), is the server log the node process appends
-	// to in internal/testbed/demoserver's format: the configured idle timeout and store path at
+	// to in internal/demoserver's format: the configured idle timeout and store path at
 	// start (only with IdleTimeout and StorePath), sessions created (session_id, client)
 	// and closed (session_id, reason), and a WARN for an unknown id. Each line opens,
 	// appends and closes the file, so the file may be rotated from outside.
 	LogPath string
 	// StorePath, when set (stateful and quirk), is the JSON session store the node
-	// process keeps in internal/testbed/demoserver's format, rewritten atomically (empty at
+	// process keeps in internal/demoserver's format, rewritten atomically (empty at
 	// start, then after every change, at most every 20 ms).
 	StorePath string
 	// OnEvent, when set, receives every session start and end, and every echo call, as

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/host"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // keepWarmTimeout is the servers' idle timeout in the keep-warm bench.

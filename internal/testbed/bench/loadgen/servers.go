@@ -12,7 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 )
 
 // Server is a running MCP server on loopback.

@@ -14,8 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 func TestRunServesUntilCancelled(t *testing.T) {

@@ -15,9 +15,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/host"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // ServerName names the demo's server.

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package memtrim
 
 import (
 	"debug/elf"
@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// trimBinaryPages drops this process's page-table entries for the
+// BinaryPages drops this process's page-table entries for the
 // binary's read-only mappings (code and read-only data). Nearly all of a
 // 17 MB binary is mapped by the time main runs (package init, and the
 // kernel maps the neighbours of every page touched), most of it never
@@ -21,7 +21,7 @@ import (
 // binary without load-time relocations (ET_EXEC, as go build makes on
 // Linux by default): a position-independent one has relocated pages
 // behind its read-only mappings, which dropping would lose.
-func trimBinaryPages() error {
+func BinaryPages() error {
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
 		return err

@@ -1,4 +1,8 @@
-package main
+// Package memtrim lets go of the resident pages of the watchdog's own
+// binary that a daemon at rest does not use: most of the binary is mapped
+// by the time main runs and never touched again. Only Linux's mappings are
+// read; elsewhere it does nothing.
+package memtrim
 
 import (
 	"context"
@@ -14,9 +18,9 @@ const (
 	trimEvery = 10 * time.Minute
 )
 
-// trimLoop lets go of the binary's pages the daemon is not using
-// (trimBinaryPages), until ctx ends. A failure is logged once and ends it.
-func trimLoop(ctx context.Context, log *slog.Logger) {
+// Loop lets go of the binary's pages the daemon is not using
+// (BinaryPages), until ctx ends. A failure is logged once and ends it.
+func Loop(ctx context.Context, log *slog.Logger) {
 	t := time.NewTimer(trimFirst)
 	defer t.Stop()
 	for {
@@ -25,7 +29,7 @@ func trimLoop(ctx context.Context, log *slog.Logger) {
 			return
 		case <-t.C:
 		}
-		if err := trimBinaryPages(); err != nil {
+		if err := BinaryPages(); err != nil {
 			log.Warn("cannot let go of the binary's unused pages; resident memory stays higher", "err", err)
 			return
 		}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/health"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // legacyClient is act 5's client: the Go SDK's, pinned to the last

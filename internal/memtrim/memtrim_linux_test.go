@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package memtrim
 
 import (
 	"debug/elf"
@@ -18,7 +18,7 @@ func TestTrimBinaryPages(t *testing.T) {
 		t.Fatalf("the test binary: trimmable %v, err %v; want a non-PIE binary without RELRO to trim", ok, err)
 	}
 	before := rssFileKB(t)
-	if err := trimBinaryPages(); err != nil {
+	if err := BinaryPages(); err != nil {
 		t.Fatal(err)
 	}
 	after := rssFileKB(t)

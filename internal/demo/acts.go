@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // waitLimit bounds each thing an act waits for beyond the timeouts it

@@ -9,8 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/health"
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
 )
 
 // plainClient is act 4's client: the Go SDK's own, which never reconnects

@@ -1,6 +1,6 @@
 package demoserver
 
-import "github.com/mcpwatchdog/watchdog/internal/testbed/truth"
+import "github.com/mcpwatchdog/watchdog/internal/demoserver/truth"
 
 // EventKind, its values and Event are truth's: what every test server
 // says of its sessions, here handed over in process (Options.OnEvent).

@@ -30,7 +30,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/mcpwatchdog/watchdog/internal/testbed/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 )
 
 func main() {
