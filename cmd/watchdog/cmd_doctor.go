@@ -25,6 +25,9 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
+	if cfg, code = asFound(ctx, c, cfg, stateDir); code != exitOK {
+		return code
+	}
 	rep := doctor.Run(ctx, doctor.Options{Config: cfg, StateDir: stateDir, DaemonStatus: daemonStatus(stateDir),
 		Find: findOptions(c, nil), ClientVersion: version, Control: daemon.SocketPath(stateDir),
 		Supervisor: autostart.Options{GOOS: runtime.GOOS, Getenv: c.getenv, Home: c.getenv("HOME")}})

@@ -28,6 +28,9 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	if code != exitOK {
 		return code
 	}
+	if cfg, code = asFound(ctx, c, cfg, stateDir); code != exitOK {
+		return code
+	}
 	passed := takeSockets(c, cfg, stateDir)
 	defer passed.Close() // those Serve did not get (it closes its own)
 	useTray := !*headless && tray.SessionBusAvailable()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
@@ -76,6 +78,20 @@ func loadConfig(c cli, co common) (config.Config, string, int) {
 		return cfg, "", exitUsage
 	}
 	return cfg, dir, exitOK
+}
+
+// asFound is cfg, or with no config file the machine as found (what the
+// daemon watches then).
+func asFound(ctx context.Context, c cli, cfg config.Config, stateDir string) (config.Config, int) {
+	if cfg.Path != "" {
+		return cfg, exitOK
+	}
+	found, err := daemon.MachineConfig(ctx, stateDir, findOptions(c, nil))
+	if err != nil {
+		fmt.Fprintf(c.stderr, "watchdog: the machine as found: %v\n", err)
+		return cfg, exitFailed
+	}
+	return found, exitOK
 }
 
 func newLogger(w io.Writer, getenv func(string) string) *slog.Logger {
