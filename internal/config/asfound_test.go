@@ -39,14 +39,15 @@ type want struct {
 	summary string
 }
 
-func TestAsFound(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name      string
-		files     map[string]string
-		upstreams map[string]string
-		want      want
-	}{
+type asFoundCase struct {
+	name      string
+	files     map[string]string
+	upstreams map[string]string
+	want      want
+}
+
+func asFoundCases() []asFoundCase {
+	return []asFoundCase{
 		{"nothing on the machine", nil, nil,
 			want{summary: "no config file, and no MCP host with an HTTP server found"}},
 		{"one host, its HTTP server only", map[string]string{".cursor/mcp.json": `{"mcpServers": {
@@ -71,40 +72,51 @@ func TestAsFound(t *testing.T) {
 		{"Nowledge Mem installed, named by a host", map[string]string{".config/co.nowledge.mem.desktop/x": "",
 			".cursor/mcp.json": `{"mcpServers": {"memory": {"url": "http://127.0.0.1:14242/mcp"}}}`}, nil,
 			want{[]string{"Cursor"}, []string{"memory=http://127.0.0.1:14242/mcp"}, "Cursor (1 server), Nowledge Mem (installed)"}},
-	} {
+	}
+}
+
+// TestAsFound: what a missing config file means on machines of each kind.
+func TestAsFound(t *testing.T) {
+	t.Parallel()
+	for _, tc := range asFoundCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c, err := config.AsFound(machine(t, tc.files, tc.upstreams))
 			if err != nil {
 				t.Fatal(err)
 			}
-			var hosts, servers []string
-			for _, h := range c.Hosts {
-				hosts = append(hosts, h.Name)
-			}
-			for _, s := range c.Servers {
-				e := s.Name + "=" + s.URL
-				if s.ProxyListen != "" {
-					e += "+" + s.ProxyListen
-				}
-				servers = append(servers, e)
-			}
-			if strings.Join(hosts, ",") != strings.Join(tc.want.hosts, ",") || strings.Join(servers, " ") != strings.Join(tc.want.servers, " ") {
-				t.Errorf("hosts %q servers %q, want %q %q", hosts, servers, tc.want.hosts, tc.want.servers)
-			}
-			if got := c.Found.Summary(); !strings.Contains(got, tc.want.summary) {
-				t.Errorf("summary %q, want it to say %q", got, tc.want.summary)
-			}
-			if len(c.Hosts) == 0 && c.MainHost().Name != "" {
-				t.Errorf("no host found, yet the main host is %q", c.MainHost().Name)
-			}
-			for _, s := range c.Servers {
-				for _, l := range s.Logs {
-					if strings.HasPrefix(l, "~") {
-						t.Errorf("%s: log glob %q not expanded", s.Name, l)
-					}
-				}
-			}
+			checkAsFound(t, c, tc.want)
 		})
+	}
+}
+
+func checkAsFound(t *testing.T, c config.Config, w want) {
+	t.Helper()
+	var hosts, servers []string
+	for _, h := range c.Hosts {
+		hosts = append(hosts, h.Name)
+	}
+	for _, s := range c.Servers {
+		e := s.Name + "=" + s.URL
+		if s.ProxyListen != "" {
+			e += "+" + s.ProxyListen
+		}
+		servers = append(servers, e)
+	}
+	if strings.Join(hosts, ",") != strings.Join(w.hosts, ",") || strings.Join(servers, " ") != strings.Join(w.servers, " ") {
+		t.Errorf("hosts %q servers %q, want %q %q", hosts, servers, w.hosts, w.servers)
+	}
+	if got := c.Found.Summary(); !strings.Contains(got, w.summary) {
+		t.Errorf("summary %q, want it to say %q", got, w.summary)
+	}
+	if len(c.Hosts) == 0 && c.MainHost().Name != "" {
+		t.Errorf("no host found, yet the main host is %q", c.MainHost().Name)
+	}
+	for _, s := range c.Servers {
+		for _, l := range s.Logs {
+			if strings.HasPrefix(l, "~") {
+				t.Errorf("%s: log glob %q not expanded", s.Name, l)
+			}
+		}
 	}
 }
