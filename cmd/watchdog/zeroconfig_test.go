@@ -1,13 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/doctor"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
 
@@ -132,4 +140,115 @@ func zeroConfigStatus(t *testing.T, env []string) map[string]any {
 		t.Fatalf("status --json: %v: %s", err, out)
 	}
 	return st
+}
+
+// Measured: on a machine with no config file, adopt wrote a config of the
+// built-in defaults (nowledge-mem, and a [[host]] DSH "watched before")
+// plus the adopted server; a file overrides the machine as found, so the
+// daemon then watched DSH and Nowledge Mem again and dropped the other
+// hosts it had found. Now adopt writes the machine as found (Cursor's and
+// Gemini's servers, Cursor's through its proxy), and release gives the
+// machine back.
+func TestZeroConfigAdoptKeepsTheMachine(t *testing.T) {
+	t.Parallel()
+	mem, notes := startMem(t), startMem(t)
+	// Names of this test's own: adopt's port comes from the name, and
+	// other tests adopt at once.
+	h := newCursorHome(t, map[string]string{"asfound-mem": mem.URL()})
+	writeFile(t, filepath.Join(h.home, ".gemini", "settings.json"),
+		fmt.Sprintf(`{"mcpServers": {"asfound-notes": {"url": %q, "type": "http"}}}`, notes.URL()))
+	env := zeroConfigEnv(h.home, h.state)
+	p := startZeroConfigDaemon(t, env, h.state)
+	defer p.Stop(t)
+	before := watchedServers(t, env)
+	want := map[string]string{"asfound-mem": mem.URL(), "asfound-notes": notes.URL()}
+	if len(before) != 2 || before["asfound-mem"].url != mem.URL() || before["asfound-notes"].url != notes.URL() {
+		t.Fatalf("before adopt, the daemon watches %v; want %v", before, want)
+	}
+
+	if code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--no-autostart"); code != 0 {
+		t.Fatalf("adopt exit %d:\n%s%s", code, out, errOut)
+	}
+	cfgPath := filepath.Join(h.home, ".config", "mcp-watchdog", "config.toml")
+	checkAsFoundFile(t, cfgPath, h.state, want)
+	daemontest.WaitFor(t, 20*time.Second, "the daemon to watch both hosts' servers, Cursor's through its proxy", func() bool {
+		now := watchedServers(t, env)
+		return len(now) == 2 && now["asfound-mem"].url == mem.URL() && now["asfound-mem"].proxy != "" &&
+			now["asfound-notes"] == before["asfound-notes"]
+	})
+	call(t, h.url(t, "asfound-mem"))
+
+	if code, out, errOut := runWatchdogEnv(t, env, "hosts", "release", "Cursor"); code != 0 {
+		t.Fatalf("release exit %d:\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(cfgPath); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the config adopt made is still there after release: %v", err)
+	}
+	daemontest.WaitFor(t, 20*time.Second, "the daemon to watch as before adopt", func() bool {
+		return maps.Equal(watchedServers(t, env), before)
+	})
+}
+
+// seen is one server as status shows it.
+type seen struct{ url, proxy string }
+
+// watchedServers are the servers the running daemon watches, by name.
+func watchedServers(t *testing.T, env []string) map[string]seen {
+	t.Helper()
+	out := map[string]seen{}
+	for _, s := range zeroConfigStatus(t, env)["servers"].([]any) {
+		m := s.(map[string]any)
+		proxy, _ := m["proxy_listen"].(string)
+		out[m["name"].(string)] = seen{url: m["url"].(string), proxy: proxy}
+	}
+	return out
+}
+
+// checkAsFoundFile: the config adopt wrote watches the servers of want
+// (the first through its proxy), the hosts that name them, and nothing
+// that is not on the machine; no proxy URL or secret is in it.
+func checkAsFoundFile(t *testing.T, path, state string, want map[string]string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("adopt wrote no config: %v", err)
+	}
+	cfg, err := config.Parse(path, data)
+	if err != nil {
+		t.Fatalf("the config adopt wrote does not load: %v\n%s", err, data)
+	}
+	var hosts []string
+	for _, hc := range cfg.Hosts {
+		hosts = append(hosts, hc.Name)
+	}
+	if slices.Sort(hosts); !slices.Equal(hosts, []string{"Cursor", "Gemini CLI"}) {
+		t.Errorf("the config adopt wrote watches hosts %q, want Cursor and Gemini CLI:\n%s", hosts, data)
+	}
+	got := map[string]string{}
+	for _, s := range cfg.Servers {
+		got[s.Name] = s.URL
+		if _, isProxy := proxyurl.Parse(s.URL); isProxy {
+			t.Errorf("server %s's url is a proxy's", s.Name)
+		}
+		if (s.ProxyListen != "") != (s.Name == "asfound-mem") {
+			t.Errorf("server %s proxy_listen %q: want Cursor's alone through the proxy", s.Name, s.ProxyListen)
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("the config adopt wrote watches %v, want %v:\n%s", got, want, data)
+	}
+	secret, err := os.ReadFile(filepath.Join(state, "proxy-secret"))
+	if err != nil || len(bytes.TrimSpace(secret)) == 0 || bytes.Contains(data, bytes.TrimSpace(secret)) {
+		t.Errorf("the proxy's secret (%v) is in the config adopt wrote", err)
+	}
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
