@@ -199,7 +199,10 @@ func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, a
 		return nil, nil, exitFailed
 	}
 	o := &adopt.Options{Host: p, Files: find.Paths(p, findOptions(c, hf.projects)), Servers: hf.servers, ConfigPath: cfgPath,
-		StateDir: stateDir, Secret: secret, Force: *hf.force, SignIn: adopt.ProbeSignIn(version)}
+		StateDir: stateDir, Secret: secret, Force: *hf.force, SignIn: adopt.ProbeSignIn(version),
+		Machine: func(ctx context.Context) (config.Config, error) {
+			return daemon.MachineConfig(ctx, stateDir, findOptions(c, nil))
+		}}
 	sv := &supervision{c: c, stateDir: stateDir, noAutostart: hf.noAutostart == nil || *hf.noAutostart}
 	if st != nil {
 		o.Served = servedBy(daemonStatus(stateDir))

@@ -160,7 +160,13 @@ func TestZeroConfigAdoptKeepsTheMachine(t *testing.T) {
 	env := zeroConfigEnv(h.home, h.state)
 	p := startZeroConfigDaemon(t, env, h.state)
 	defer p.Stop(t)
-	before := watchedServers(t, env)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the daemon's stderr:\n%s", p.Stderr())
+		}
+	})
+	var before map[string]seen
+	daemontest.WaitFor(t, 20*time.Second, "the daemon's status", func() bool { before = watchedServers(t, env); return before != nil })
 	want := map[string]string{"asfound-mem": mem.URL(), "asfound-notes": notes.URL()}
 	if len(before) != 2 || before["asfound-mem"].url != mem.URL() || before["asfound-notes"].url != notes.URL() {
 		t.Fatalf("before adopt, the daemon watches %v; want %v", before, want)
@@ -192,11 +198,17 @@ func TestZeroConfigAdoptKeepsTheMachine(t *testing.T) {
 // seen is one server as status shows it.
 type seen struct{ url, proxy string }
 
-// watchedServers are the servers the running daemon watches, by name.
+// watchedServers are the servers the running daemon watches, by name;
+// nil while it answers no status (it restarts itself to take a new config).
 func watchedServers(t *testing.T, env []string) map[string]seen {
 	t.Helper()
+	code, text, _ := runWatchdogEnv(t, env, "status", "--json")
+	var st struct{ Servers []any }
+	if code != 0 || json.Unmarshal([]byte(text), &st) != nil {
+		return nil
+	}
 	out := map[string]seen{}
-	for _, s := range zeroConfigStatus(t, env)["servers"].([]any) {
+	for _, s := range st.Servers {
 		m := s.(map[string]any)
 		proxy, _ := m["proxy_listen"].(string)
 		out[m["name"].(string)] = seen{url: m["url"].(string), proxy: proxy}
