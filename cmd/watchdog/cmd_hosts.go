@@ -23,7 +23,6 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/host/find"
 	"github.com/mcpwatchdog/watchdog/internal/hostsview"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
-	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
 // cmdHosts lists every host found and what protects each of its servers;
@@ -87,15 +86,7 @@ func findOptions(c cli, projects []string) find.Options {
 			dirs = append(dirs, abs)
 		}
 	}
-	return find.Options{Home: home, GOOS: runtime.GOOS, Getenv: c.getenv, Running: hostRunning, Projects: dirs}
-}
-
-func hostRunning(ctx context.Context, p host.Profile) (int32, bool) {
-	if p.Process == "" {
-		return 0, false
-	}
-	h, ok, err := proc.Find(ctx, proc.Target{Name: p.Process, Helpers: p.Helpers})
-	return h.PID, ok && err == nil
+	return find.Options{Home: home, GOOS: runtime.GOOS, Getenv: c.getenv, Running: daemon.HostRunning, Projects: dirs}
 }
 
 // daemonStatus asks the daemon of stateDir for its status document; an
@@ -199,7 +190,8 @@ func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, a
 		return nil, nil, exitFailed
 	}
 	o := &adopt.Options{Host: p, Files: find.Paths(p, findOptions(c, hf.projects)), Servers: hf.servers, ConfigPath: cfgPath,
-		StateDir: stateDir, Secret: secret, Force: *hf.force, SignIn: adopt.ProbeSignIn(version)}
+		StateDir: stateDir, Secret: secret, Force: *hf.force, SignIn: adopt.ProbeSignIn(version),
+		Machine: daemon.Machine(stateDir, findOptions(c, nil))}
 	sv := &adopt.Supervision{Getenv: c.getenv, Socket: daemon.SocketPath(stateDir), Running: runningDaemon,
 		NoAutostart: hf.noAutostart == nil || *hf.noAutostart}
 	if st != nil {

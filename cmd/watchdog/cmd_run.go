@@ -25,7 +25,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	if err := fs.Parse(args); err != nil {
 		return usageErr(err)
 	}
-	cfg, stateDir, code := loadConfig(c, co)
+	cfg, stateDir, code := loadAsFound(ctx, c, co)
 	if code != exitOK {
 		return code
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
@@ -76,6 +78,21 @@ func loadConfig(c cli, co common) (config.Config, string, int) {
 		return cfg, "", exitUsage
 	}
 	return cfg, dir, exitOK
+}
+
+// loadAsFound is loadConfig, or with no config file the machine as found
+// (what the daemon watches then).
+func loadAsFound(ctx context.Context, c cli, co common) (config.Config, string, int) {
+	cfg, stateDir, code := loadConfig(c, co)
+	if code != exitOK {
+		return cfg, stateDir, code
+	}
+	cfg, err := daemon.OrMachine(ctx, cfg, stateDir, findOptions(c, nil))
+	if err != nil {
+		fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
+		return cfg, stateDir, exitFailed
+	}
+	return cfg, stateDir, exitOK
 }
 
 func newLogger(w io.Writer, getenv func(string) string) *slog.Logger {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/casfile"
+	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
@@ -36,8 +37,13 @@ type Options struct {
 	// one.
 	Servers    []string
 	ConfigPath string // the watchdog's config file; it may not exist yet
-	StateDir   string
-	Secret     string // the proxy's (proxy.LoadSecret)
+	// Machine is what the watchdog watches while ConfigPath does not
+	// exist, the machine as found (daemon.MachineConfig): adopt writes it
+	// out when it makes the file, so that the daemon keeps watching it.
+	// nil: nothing but the adopted host.
+	Machine  func(ctx context.Context) (config.Config, error)
+	StateDir string
+	Secret   string // the proxy's (proxy.LoadSecret)
 	// Force: adopt a server named with Servers that signs in with OAuth
 	// (with a warning); release: forget values the user changed since
 	// adopt (they are never written over).

@@ -1,6 +1,7 @@
 package adopt
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"net"
@@ -14,10 +15,31 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
 
-// newConfigText starts a watchdog config where there was none: the
-// built-in servers written out, so that the file keeps them.
-func newConfigText() string {
-	return "# The watchdog's config, started by `watchdog hosts adopt`: see the README.\n\n" + config.DefaultServersText()
+// newConfigHead opens the config adopt writes where there was none.
+const newConfigHead = `# The watchdog's config, started by ` + "`watchdog hosts adopt`" + ` where there was none.
+# With no file the watchdog watched the machine as found (the hosts' HTTP
+# servers, as ` + "`watchdog hosts`" + ` finds them); this file holds what it found
+# then, so that it still watches it. A file is read as it is: a host or
+# server added to the machine later is watched once it is added here.
+# See the README.
+`
+
+// newConfigText starts a watchdog config where there was none: what no
+// file meant, the machine as found (Options.Machine), written out, so
+// that the file keeps watching it. With no host found, the adopted host's
+// table: a file with none would mean the default host.
+func newConfigText(ctx context.Context, o *Options) (string, error) {
+	var c config.Config
+	if o.Machine != nil {
+		var err error
+		if c, err = o.Machine(ctx); err != nil {
+			return "", fmt.Errorf("what the watchdog watches with no config (the machine as found): %w; nothing was changed", err)
+		}
+	}
+	if len(c.Hosts) == 0 {
+		c.Hosts = []config.Host{config.HostOf(o.Host)}
+	}
+	return config.Text(c, newConfigHead), nil
 }
 
 // configure gives each pick to adopt or repair a proxy in the watchdog's

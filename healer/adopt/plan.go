@@ -45,7 +45,11 @@ func planAdopt(ctx context.Context, o *Options, st *state) (*change, error) {
 	ch.recRaw = st.recRaw
 	cfgData := st.cfg.Data
 	if !st.cfg.Exists {
-		cfgData = []byte(newConfigText())
+		text, err := newConfigText(ctx, o)
+		if err != nil {
+			return ch, err
+		}
+		cfgData = []byte(text)
 		if len(st.rec.Hosts) == 0 {
 			st.rec.CreatedConfig = string(cfgData)
 		}

@@ -54,6 +54,9 @@ type Config struct {
 	// hostTables: the file wrote [[host]] tables, so keys are host[i].…,
 	// not host.… (a lone [host] table, or none).
 	hostTables bool
+	// Found says what is watched and why when there is no config file
+	// (AsFound); nil for a config file's, and for Default.
+	Found *Found `toml:"-"`
 }
 
 // MainHost is the host the views that speak of one host show (status's
@@ -65,6 +68,9 @@ func (c Config) MainHost() Host {
 		if h.Profile().Patchable() {
 			return h
 		}
+	}
+	if len(c.Hosts) == 0 && c.Found != nil {
+		return Host{} // a machine with no host found: none to speak of
 	}
 	if len(c.Hosts) == 0 {
 		return hostDefaults(host.Default())
@@ -189,7 +195,7 @@ func (h Host) DisplayName() string { return cmp.Or(h.Name, h.Profile().Name) }
 // in Tauri 1. The Homebrew cask also removes "~/Library/Logs/Nowledge Mem",
 // so that name is watched too. Globs that match nothing cost nothing.
 func nowledgeLogs(goos string) []string {
-	const id = "co.nowledge.mem.desktop"
+	const id = nowledgeID
 	if goos == "darwin" {
 		return []string{
 			"~/Library/Logs/" + id + "/*.log",
@@ -200,6 +206,17 @@ func nowledgeLogs(goos string) []string {
 		"~/.local/share/" + id + "/logs/*.log",
 		"~/.config/" + id + "/logs/*.log",
 	}
+}
+
+// nowledgeID is the Nowledge Mem desktop app's bundle id, which names its
+// folders.
+const nowledgeID = "co.nowledge.mem.desktop"
+
+func goosOr(goos string) string {
+	if goos == "" {
+		return runtime.GOOS
+	}
+	return goos
 }
 
 // ProxyUpstreams maps each proxy_listen address of the config to the URL of

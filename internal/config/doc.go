@@ -17,6 +17,14 @@
 // idle_timeout 12h). Other omitted server keys stay empty ("discovered" or
 // "none").
 //
+// # No file: the machine as found
+//
+// Load with no file returns Default (DSH and Nowledge Mem), what commands
+// that need no server list use. The daemon and doctor take AsFound
+// instead: the hosts and HTTP servers the host finder found (adopted ones
+// as the server adopt's record names, through its proxy), Nowledge Mem
+// only where its folders are; Config.Found then says what and why.
+//
 // # Expansion
 //
 // Only values that are paths are expanded, at Load time: state_dir,

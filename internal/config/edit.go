@@ -155,22 +155,6 @@ func AddServer(data []byte, name, url, listen, why string) ([]byte, Added) {
 	return concat(data, b.String(), nil), Added{Text: b.String()}
 }
 
-// DefaultServersText is the built-in servers as a config file would write
-// them: what a new config file must hold so that writing it keeps them.
-func DefaultServersText() string {
-	var b strings.Builder
-	for _, s := range Default().Servers {
-		fmt.Fprintf(&b, "[[server]]\nname = %s\nurl = %s\n", strconv.Quote(s.Name), strconv.Quote(s.URL))
-		quoted := make([]string, len(s.Logs))
-		for i, l := range s.Logs {
-			quoted[i] = strconv.Quote(l)
-		}
-		idle, _ := s.IdleTimeout.MarshalText()
-		fmt.Fprintf(&b, "logs = [%s]\nidle_timeout = %q\nkeep_warm = %t\n\n", strings.Join(quoted, ", "), idle, s.KeepWarm)
-	}
-	return b.String()
-}
-
 func concat(a []byte, s string, b []byte) []byte {
 	out := make([]byte, 0, len(a)+len(s)+len(b))
 	return append(append(append(out, a...), s...), b...)

@@ -43,23 +43,6 @@ func TestAddedTextComesOutAgain(t *testing.T) {
 	}
 }
 
-// TestDefaultServersText: a new config file written with the built-in
-// servers loads to the same servers as no file at all.
-func TestDefaultServersText(t *testing.T) {
-	t.Parallel()
-	c, err := parse("config.toml", []byte(DefaultServersText()), testEnv(nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := Default()
-	if err := want.expandPaths(testEnv(nil)); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(c.Servers, want.Servers) {
-		t.Fatalf("servers %+v\nwant %+v", c.Servers, want.Servers)
-	}
-}
-
 func mustTables(t *testing.T, data []byte) []ServerTable {
 	t.Helper()
 	tables, err := ServerTables(data)

@@ -34,7 +34,7 @@ func (c *Config) Validate() error {
 // checkHosts checks each host table, and that no two name the same host
 // or client: a session is told to be a host's by its client's name.
 func checkHosts(p *problems, c *Config) {
-	if len(c.Hosts) == 0 {
+	if len(c.Hosts) == 0 && c.Found == nil {
 		p.add("host", "no host table; add a [host] table (or [[host]] tables), e.g. name = %q", host.Default().Name)
 	}
 	names, clients := map[string]int{}, map[string]int{}

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/adopt"
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
+	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/host/find"
@@ -148,7 +149,10 @@ func (d *daemon) adopt(ctx context.Context, p host.Profile) (adopt.Result, error
 		return adopt.Result{}, err
 	}
 	return adopt.Adopt(ctx, adopt.Options{Host: p, Files: find.Paths(p, d.findOptions()),
-		ConfigPath: d.opts.ConfigFile, StateDir: d.stateDir, Secret: secret, SignIn: adopt.ProbeSignIn(d.opts.Version)})
+		ConfigPath: d.opts.ConfigFile, StateDir: d.stateDir, Secret: secret, SignIn: adopt.ProbeSignIn(d.opts.Version),
+		Machine: func(ctx context.Context) (config.Config, error) {
+			return MachineConfig(ctx, d.stateDir, d.findOptions())
+		}})
 }
 
 // newCachedRead reads a host's config file again only when its size or

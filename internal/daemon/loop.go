@@ -222,6 +222,7 @@ func (d *daemon) handle(ctx context.Context, it item) {
 	}
 	if it.hosts != nil {
 		d.noteHosts(*it.hosts)
+		d.followMachine(*it.hosts)
 	}
 	if it.adopted {
 		d.tellAdoptions()

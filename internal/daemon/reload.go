@@ -39,7 +39,7 @@ func (d *daemon) watchConfig(ctx context.Context, wg *sync.WaitGroup) {
 		return
 	}
 	d.followFile(ctx, wg, path, func(data []byte, err error) item {
-		r := loadChanged(path, data, err)
+		r := d.loadChanged(ctx, path, data, err)
 		return item{reload: &r}
 	})
 }
@@ -96,13 +96,14 @@ func readConfigBytes(path string) ([]byte, error) {
 	return b, err
 }
 
-// loadChanged loads the config the file now holds (nil data: no file).
-func loadChanged(path string, data []byte, readErr error) reload {
+// loadChanged loads the config the file now holds (nil data: no file,
+// which means the machine as found).
+func (d *daemon) loadChanged(ctx context.Context, path string, data []byte, readErr error) reload {
 	if readErr != nil {
 		return reload{err: readErr}
 	}
 	if data == nil {
-		cfg, err := config.Load("")
+		cfg, err := MachineConfig(ctx, d.stateDir, d.findOptions())
 		return reload{cfg: cfg, err: err}
 	}
 	cfg, err := config.Parse(path, data)

@@ -79,7 +79,11 @@ func Run(ctx context.Context, o Options) *Report {
 		o.DaemonStatus = func(context.Context) (*health.Status, error) { return nil, errNoDaemon }
 	}
 	rep := &Report{Config: o.Config.Path, StateDir: o.StateDir}
-	if rep.Config == "" {
+	switch {
+	case o.Config.Found != nil:
+		rep.Config = "(none: the machine as found)"
+		rep.Add(Finding{Check: "config", OK: true, Detail: o.Config.Found.Summary()})
+	case rep.Config == "":
 		rep.Config = "(built-in defaults)"
 	}
 	steps := []step{
@@ -90,7 +94,7 @@ func Run(ctx context.Context, o Options) *Report {
 		{"supervisor", func(ctx context.Context, r *Report) { checkSupervisor(ctx, r, o) }},
 	}
 	for _, s := range o.Config.Servers {
-		steps = append(steps, step{"server " + s.Name, func(ctx context.Context, r *Report) { checkServer(ctx, r, s, o.StateDir) }})
+		steps = append(steps, step{"server " + s.Name, func(ctx context.Context, r *Report) { checkServer(ctx, r, o.Config, s, o.StateDir) }})
 	}
 	runSteps(ctx, rep, steps, o.StepTimeout)
 	return rep

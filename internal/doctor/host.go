@@ -31,7 +31,8 @@ func checkHosts(ctx context.Context, rep *Report, cfg config.Config, stateDir st
 		} else {
 			rep.Add(hostNotFound(h, key, filepath.Join(stateDir, logFile), time.Now()))
 		}
-		rep.Add(globFinding("host logs", h.Logs, h.DisplayName()+" may write no log file: when the watchdog restarts it, its output goes to STATE_DIR/"+logFile+"; or set "+key+".logs"))
+		logs := globFinding("host logs", h.Logs, h.DisplayName()+" may write no log file: when the watchdog restarts it, its output goes to STATE_DIR/"+logFile+"; or set "+key+".logs")
+		rep.Add(foundNote(logs, cfg))
 	}
 }
 
@@ -92,4 +93,14 @@ func ago(d time.Duration) string {
 		return "less than a second ago"
 	}
 	return d.Round(time.Second).String() + " ago"
+}
+
+// foundNote is f as a note when the config is the machine as found: a log
+// a found host or server does not write is no problem of the user's, who
+// has no config to set it in.
+func foundNote(f Finding, cfg config.Config) Finding {
+	if cfg.Found != nil && !f.OK {
+		f.Fix = ""
+	}
+	return f
 }

@@ -10,6 +10,9 @@ import (
 // checkPatch reports the host client's module and its patch state.
 func checkPatch(rep *Report, cfg config.Config) {
 	home, _ := os.UserHomeDir()
+	if cfg.MainHost().Name == "" {
+		return // no host found on the machine: no client to look at
+	}
 	prof := cfg.MainHost().Profile()
 	if !prof.Patchable() {
 		rep.Add(Finding{Check: "client module", OK: true, Detail: cfg.MainHost().DisplayName() + "'s client takes no patch: the proxy heals it (`" + prof.AdoptCommand() + "`)"})

@@ -16,9 +16,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/monitor/store"
 )
 
-func checkServer(ctx context.Context, rep *Report, s config.Server, stateDir string) {
+func checkServer(ctx context.Context, rep *Report, cfg config.Config, s config.Server, stateDir string) {
 	name := "server " + s.Name
-	rep.Add(globFinding(name+" logs", s.Logs, "set logs for "+s.Name+" so its idle timeout and store path are learned"))
+	rep.Add(foundNote(globFinding(name+" logs", s.Logs, "set logs for "+s.Name+" so its idle timeout and store path are learned"), cfg))
 	switch {
 	case s.Store == "":
 		rep.Add(Finding{Check: name + " store", OK: true, Detail: "not configured: learned from the server's log line when it announces it"})
@@ -50,6 +50,9 @@ func globFinding(check string, globs []string, fix string) Finding {
 	if len(special) > 0 {
 		return Finding{Check: check, Detail: fmt.Sprintf("%d file(s) match %v, and %s: not followed", n, globs, strings.Join(special, ", ")),
 			Fix: "point the logs at regular files; a FIFO, device or socket is never read"}
+	}
+	if len(globs) == 0 {
+		return Finding{Check: check, Detail: "no log files known", Fix: fix}
 	}
 	if n == 0 {
 		return Finding{Check: check, Detail: fmt.Sprintf("no file matches %v", globs), Fix: fix}
