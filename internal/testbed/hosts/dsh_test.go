@@ -301,6 +301,28 @@ func watchedHost(name, module string) string {
 	return keys
 }
 
+// lossWords is what the watchdog's loss line says of a stuck host's next
+// call on a server of kind k: as its profile reacts to that server's
+// answer (Codex CLI, say, hangs on the 400 until its tool timeout: its
+// calls fail, slowly).
+func lossWords(t *testing.T, h hostRow, k ServerKind) string {
+	if profileOf(t, h.name).Behaviour.On(answerOf(k)) == host.Hangs {
+		return "its next call will hang"
+	}
+	return "its next call will fail"
+}
+
+// answerOf is how a server of kind k answers a lost session.
+func answerOf(k ServerKind) host.Answer {
+	switch k {
+	case GoSDK:
+		return host.NotFoundText // http.Error's text
+	case TSSDK:
+		return host.NotFoundRPC // -32001
+	}
+	return host.BadRequest
+}
+
 // checkWords checks that the watchdog told the truth of a loss the host
 // met straight from the server. A stuck host: the loss names the host and
 // says its next call fails, and nothing says it recovered. A host that
@@ -311,7 +333,7 @@ func watchedHost(name, module string) string {
 func checkWords(t *testing.T, r *Rig, w *Watchdog, h hostRow, want outcome) {
 	t.Helper()
 	if want == stuck || want == hangs {
-		says := map[outcome]string{stuck: "its next call will fail", hangs: "its next call will hang"}[want]
+		says := lossWords(t, h, r.Kind)
 		lost := daemontest.WaitEvent(t, w.State, "session_lost", 1, lossWithin)
 		if lost.Str("host") != h.name || lost.Str("on_loss") != "stuck" || !strings.Contains(lost.Str("detail"), says) {
 			t.Errorf("session_lost = %v; want host %q, on_loss stuck, and the words %q", lost, h.name, says)
