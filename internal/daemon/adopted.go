@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/adopt"
@@ -24,13 +22,15 @@ import (
 // once, whichever of its runs sees it first.
 const adoptedJournaledName = "adopted-journaled.json"
 
-// watchAdopted follows the adoption record, and tells what changed since
-// the journal last said (also what changed while no daemon ran).
-func (d *daemon) watchAdopted(ctx context.Context, wg *sync.WaitGroup) {
-	d.followFile(ctx, wg, filepath.Join(d.stateDir, adopt.RecordFile), func([]byte, error) item {
+// adoptedSource follows the adoption record, and tells what changed since
+// the journal last said (also what changed while no daemon ran: the
+// first look is handed over as soon as the watch is set).
+func (d *daemon) adoptedSource() source {
+	s := newFileSource("adoption record", filepath.Join(d.stateDir, adopt.RecordFile), d.src.dirs, func([]byte, error) item {
 		return item{adopted: true}
 	})
-	d.send(ctx, item{adopted: true})
+	s.initial = &item{adopted: true}
+	return s
 }
 
 // tellAdoptions journals host_adopted for each host the record adopts (or

@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -20,7 +19,7 @@ type lineReader struct {
 	stores map[string]*store.Watcher
 }
 
-func (r *lineReader) run(ctx context.Context, lines <-chan follow.Line) {
+func (r *lineReader) run(emit emitFunc, lines <-chan follow.Line) {
 	for ln := range lines {
 		pos := ln.Pos
 		it := item{ack: &pos, from: r.d.hostOfTag(ln.Tag)}
@@ -30,7 +29,7 @@ func (r *lineReader) run(ctx context.Context, lines <-chan follow.Line) {
 		if sig, ok := r.signal(ln); ok {
 			it.sig = &sig
 		}
-		if !r.d.sendLine(ctx, it) {
+		if !emit(it) {
 			return
 		}
 	}

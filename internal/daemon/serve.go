@@ -79,6 +79,10 @@ type Options struct {
 	// keeps open while the daemon restarts; the daemon opens only the
 	// rest. Serve closes them when it returns. Zero: none were passed.
 	Sockets sockact.Set
+
+	// sources are run beside the daemon's own (sourcesOf): a test's
+	// producer, registered as a new source would be.
+	sources []source
 }
 
 func (o *Options) fill() {
@@ -195,10 +199,6 @@ func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, wg *sync.
 		d.closeDirWatch()
 		return err
 	}
-	goRun(wg, func() { d.clock.watch(ctx, d.src.dirs, d.log) })
-	d.watchConfig(ctx, wg)
-	d.watchHosts(ctx, wg)
-	d.watchAdopted(ctx, wg)
 	d.serveMetrics(ctx, wg)
 	d.waitReady(ctx)
 	failure := d.serveControl(ctx, wg)
