@@ -7,7 +7,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -63,6 +65,71 @@ func TestANewSourceIsOneRegistration(t *testing.T) {
 	if n := src.runs.Load(); n != 3 {
 		t.Fatalf("the source ran %d times, want 3 (a failure and a panic, each started again)", n)
 	}
+}
+
+// slowFace is a face a test registers: it holds its first publication
+// until released, then notes the journaled warnings it is handed.
+type slowFace struct {
+	release chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	said    []string
+	told    []string
+}
+
+func (f *slowFace) name() string { return "test face" }
+
+func (f *slowFace) take(p publication) {
+	f.once.Do(func() { <-f.release })
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ev := p.event()
+	if ev.Kind != health.EvWarning {
+		return
+	}
+	switch p.(type) {
+	case eventSaid:
+		f.said = append(f.said, ev.Detail)
+	case eventJournaled:
+		f.told = append(f.told, ev.Detail)
+	}
+}
+
+func (f *slowFace) saw(detail string) (said, told bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Contains(f.said, detail), slices.Contains(f.told, detail)
+}
+
+// A new face is one type and a registration: a test-only one follows the
+// real loop's stream, said and journaled, and while it is stuck the loop
+// goes on journaling (a slow face blocks nobody).
+func TestANewFaceIsOneRegistration(t *testing.T) {
+	dir := t.TempDir()
+	src := &flakySource{detail: "for the test-only face"}
+	src.runs.Store(2) // no failures this time: it emits at once
+	face := &slowFace{release: make(chan struct{})}
+	o := Options{Home: t.TempDir(), sources: []source{src}, subscribers: []subscriber{face}}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, testConfig(t, dir), dir, o) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	waitUntil(t, 20*time.Second, "the warning journaled while the face is stuck", func() bool {
+		return journaled(t, dir, health.EvWarning, src.detail)
+	})
+	if said, told := face.saw(src.detail); said || told {
+		t.Fatal("the stuck face took the warning")
+	}
+	close(face.release)
+	waitUntil(t, 20*time.Second, "the face to take the warning, said and journaled", func() bool {
+		said, told := face.saw(src.detail)
+		return said && told
+	})
 }
 
 func journaled(t *testing.T, dir string, kind health.EventKind, detail string) bool {

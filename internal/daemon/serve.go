@@ -83,6 +83,9 @@ type Options struct {
 	// sources are run beside the daemon's own (sourcesOf): a test's
 	// producer, registered as a new source would be.
 	sources []source
+	// subscribers follow the stream beside the daemon's own
+	// (subscribersOf): a test's face, registered as a new face would be.
+	subscribers []subscriber
 }
 
 func (o *Options) fill() {
@@ -187,6 +190,11 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 // serve cancels it, its socket having failed).
 func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, wg *sync.WaitGroup, recs []journal.Record, resume []follow.Position, warnings []health.Event) error {
 	d.startNotifier(ctx, wg, recs)
+	for _, sub := range d.opts.subscribers {
+		d.events.add(sub)
+	}
+	d.events.start()
+	defer d.events.close() // after stop: the faces take the last events
 	d.emit([]health.Event{d.startedEvent()})
 	d.emit(warnings)
 	d.firstBeacons(ctx)
