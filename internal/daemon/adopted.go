@@ -27,9 +27,9 @@ const adoptedJournaledName = "adopted-journaled.json"
 // first look is handed over as soon as the watch is set).
 func (d *daemon) adoptedSource() source {
 	s := newFileSource("adoption record", filepath.Join(d.stateDir, adopt.RecordFile), d.src.dirs, func([]byte, error) item {
-		return item{adopted: true}
+		return adoptedIn{}
 	})
-	s.initial = &item{adopted: true}
+	s.initial = adoptedIn{}
 	return s
 }
 

@@ -58,7 +58,7 @@ func (s *beaconSource) run(ctx context.Context, emit emitFunc) error {
 		errc <- beacon.Watch(ctx, beacon.Options{Dir: s.dir, Logger: s.log, Hub: s.hub}, updates)
 	}()
 	for u := range updates {
-		if !emit(item{beacons: &u}) {
+		if !emit(beaconsIn{u}) {
 			break
 		}
 	}

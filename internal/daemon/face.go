@@ -113,7 +113,7 @@ func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
 			d.log.Error("client patch from the tray failed", "apply", apply, "err", err)
 		}
 		st := clientpatch.LookAt(module, clientpatch.InspectOptions{Host: prof, Home: home})
-		d.send(ctx, item{client: &st})
+		d.send(ctx, clientIn{st})
 	})
 }
 
@@ -138,7 +138,7 @@ func (d *daemon) setAutostart(ctx context.Context, on bool) {
 			d.log.Warn("start at login", "on", on, "kind", res.Kind, "note", res.Reason)
 		}
 		enabled := autostartEnabled()
-		d.send(ctx, item{autostartOn: &enabled})
+		d.send(ctx, autostartIn{enabled})
 	})
 }
 

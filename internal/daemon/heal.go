@@ -196,7 +196,7 @@ func (d *daemon) tryRestart(ctx context.Context, h *hostWatch, server string) er
 		if errors.Is(err, restart.ErrCommandNotFound) || errors.Is(err, restart.ErrNoRestartCommand) {
 			detail += "; set " + d.hostKey(h) + ".restart in the config to the command that starts it"
 		}
-		d.send(ctx, item{from: h, sig: &health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: healer.StrategyHostRestart, Detail: detail}})
+		d.send(ctx, signalIn{from: h, sig: health.Signal{Kind: health.SigHealFailed, Server: server, Strategy: healer.StrategyHostRestart, Detail: detail}})
 	}()
 	return nil
 }

@@ -37,7 +37,7 @@ func (s *hostsSource) run(ctx context.Context, emit emitFunc) error {
 	defer t.Stop()
 	for {
 		found := find.Discover(ctx, o)
-		if !emit(item{hosts: &found}) {
+		if !emit(hostsIn{found}) {
 			return nil
 		}
 		select {
@@ -129,10 +129,10 @@ func (d *daemon) protectFromTray(ctx context.Context, name string) {
 		res, err := d.adopt(ctx, p)
 		switch {
 		case err != nil:
-			d.send(ctx, item{emit: []health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "failed"},
+			d.send(ctx, eventsIn{[]health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "failed"},
 				Detail: fmt.Sprintf("protecting %s failed: %v", p.Name, err)}}})
 		case !res.Changed:
-			d.send(ctx, item{emit: []health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "unchanged"},
+			d.send(ctx, eventsIn{[]health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "unchanged"},
 				Detail: fmt.Sprintf("protecting %s: nothing to change: %s", p.Name, strings.Join(res.Lines, "; "))}}})
 		}
 		// A change is told from the adoption record (tellAdoptions), as

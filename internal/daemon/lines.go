@@ -22,7 +22,7 @@ type lineReader struct {
 func (r *lineReader) run(emit emitFunc, lines <-chan follow.Line) {
 	for ln := range lines {
 		pos := ln.Pos
-		it := item{ack: &pos, from: r.d.hostOfTag(ln.Tag)}
+		it := lineIn{ack: pos, from: r.d.hostOfTag(ln.Tag)}
 		if it.from == nil && !ln.History {
 			it.alive = ln.Tag // the server itself wrote it
 		}

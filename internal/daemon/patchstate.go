@@ -34,7 +34,7 @@ func (s *patchSource) run(ctx context.Context, emit emitFunc) error {
 		} else {
 			st = clientpatch.LookAt(st.Module, clientpatch.InspectOptions{Host: prof, Home: home})
 		}
-		if !emit(item{client: &st}) {
+		if !emit(clientIn{st}) {
 			return nil
 		}
 		select {

@@ -39,8 +39,7 @@ func (d *daemon) configSource() []source {
 		return nil
 	}
 	return []source{newFileSource("config file", path, d.src.dirs, func(data []byte, err error) item {
-		r := loadChanged(path, data, err)
-		return item{reload: &r}
+		return reloadIn{loadChanged(path, data, err)}
 	})}
 }
 
@@ -54,7 +53,7 @@ type fileSource struct {
 	path    string
 	hub     *dirwatch.Hub
 	changed func([]byte, error) item
-	initial *item // handed over once the watch is set, on every run
+	initial item // handed over once the watch is set, on every run
 	last    []byte
 }
 
@@ -74,7 +73,7 @@ func (s *fileSource) run(ctx context.Context, emit emitFunc) error {
 	if err != nil {
 		return fmt.Errorf("watching %s: %w", s.path, err)
 	}
-	if s.initial != nil && !emit(*s.initial) {
+	if s.initial != nil && !emit(s.initial) {
 		return nil
 	}
 	var settle <-chan time.Time

@@ -37,7 +37,7 @@ func (s *flakySource) run(ctx context.Context, emit emitFunc) error {
 		panic("second run panics")
 	}
 	sig := health.Signal{Kind: health.SigWarning, Detail: s.detail}
-	emit(item{sig: &sig})
+	emit(signalIn{sig: sig})
 	<-ctx.Done()
 	return nil
 }

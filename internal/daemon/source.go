@@ -49,7 +49,7 @@ var errSourcePanic = errors.New("source panicked")
 // reading while the journal fails; everything else to the items'.
 func (d *daemon) emitter(ctx context.Context) emitFunc {
 	return func(it item) bool {
-		if it.ack != nil {
+		if _, ok := it.(lineIn); ok {
 			return d.sendLine(ctx, it)
 		}
 		return d.send(ctx, it)

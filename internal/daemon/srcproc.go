@@ -42,7 +42,7 @@ func (s *procSource) run(ctx context.Context, emit emitFunc) error {
 		if u.Running {
 			sig = health.Signal{Kind: health.SigHostUp, PID: u.Host.PID, Started: u.Host.Started, Began: proc.Began(u.Host), Restarted: u.Restarted}
 		}
-		emit(item{sig: &sig, from: s.h})
+		emit(signalIn{sig: sig, from: s.h})
 		closeIfOpen(s.first)
 	}
 	err := <-errc

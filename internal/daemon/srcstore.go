@@ -31,7 +31,7 @@ func (s *storeSource) run(ctx context.Context, emit emitFunc) error {
 		if sig.Kind == health.SigStoreSnapshot {
 			sig.ServerStarted, sig.ServerGone = s.sp.started(ctx)
 		}
-		emit(item{sig: &sig})
+		emit(signalIn{sig: sig})
 		closeIfOpen(s.first)
 	}
 	return <-errc
