@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -76,7 +77,7 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 				continue
 			}
 			if errors.Is(err, syscall.EADDRINUSE) {
-				goRun(wg, func() { d.awaitPort(ctx, wg, s, p) })
+				d.startSource(ctx, wg, &portSource{d: d, wg: wg, s: s, p: p})
 				continue
 			}
 		}
@@ -103,11 +104,25 @@ func (d *daemon) serveProxy(ctx context.Context, wg *sync.WaitGroup, s config.Se
 	for _, up := range p.Released() { // ended by the proxy, maybe in a run killed since
 		d.toDirectEntries(ctx, s.Name, health.Signal{Kind: health.SigProxyReleased, Session: up})
 	}
-	goRun(wg, func() {
-		if err := p.Serve(ctx, ln); err != nil {
-			d.log.Warn("the proxy stopped", "server", s.Name, "err", err)
-		}
-	})
+	d.startSource(ctx, wg, &proxySource{server: s.Name, p: p, ln: ln})
+}
+
+// proxySource is one server's proxy, serving the listener it was given.
+// A proxy that stopped is not started again: its listener is closed,
+// and a held socket is the supervisor's to pass again (a restart).
+type proxySource struct {
+	server string
+	p      *proxy.Proxy
+	ln     net.Listener
+}
+
+func (s *proxySource) name() string { return "proxy " + s.server }
+
+func (s *proxySource) run(ctx context.Context, _ emitFunc) error {
+	if err := s.p.Serve(ctx, s.ln); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("%w: the proxy stopped: %w", errNoRestart, err)
+	}
+	return nil
 }
 
 // newProxy makes s's proxy, with its sessions as the last run left them.

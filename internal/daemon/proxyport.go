@@ -25,10 +25,26 @@ const (
 	holderEvery    = time.Minute
 )
 
-// awaitPort serves p as soon as s's port is free. Until then the status
+// portSource waits for a proxy's port another program holds, and serves
+// the proxy (a proxySource) as soon as it is free. Until then the status
 // says the proxy is not served and who holds the port, and the journal
 // has a warning naming the port and its holder (again when another
 // program is found holding it).
+type portSource struct {
+	d  *daemon
+	wg *sync.WaitGroup // the run's: the proxy it starts is owned there
+	s  config.Server
+	p  *proxy.Proxy
+}
+
+func (ps *portSource) name() string { return "proxy port " + ps.s.ProxyListen }
+
+func (ps *portSource) run(ctx context.Context, _ emitFunc) error {
+	ps.d.awaitPort(ctx, ps.wg, ps.s, ps.p)
+	return nil
+}
+
+// awaitPort serves p as soon as s's port is free.
 func (d *daemon) awaitPort(ctx context.Context, wg *sync.WaitGroup, s config.Server, p *proxy.Proxy) {
 	delay := portRetryFirst
 	var told string // the holder the last warning named
