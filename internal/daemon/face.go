@@ -20,7 +20,7 @@ import (
 type face struct {
 	notifier    *notify.Notifier // nil when notifications are off
 	autostartOn bool             // start at login, for the tray's checkbox
-	// found: the hosts found on this machine (watchHosts), for the status
+	// found: the hosts found on this machine (hostsSource), for the status
 	// and the tray's Protect items.
 	found   []health.HostSummary
 	buttons chan tray.Command // buttons pressed on the notifications
