@@ -77,10 +77,10 @@ func (d *daemon) applyBeacons(ctx context.Context, u beacon.Update) {
 	d.client.beacons = &u
 	c, ok := d.hostBeacon(u.Clients)
 	if !ok {
-		d.apply(ctx, health.Signal{Kind: health.SigBeacon})
+		d.apply(ctx, health.BeaconSeen{})
 		return
 	}
-	d.apply(ctx, health.Signal{Kind: health.SigBeacon, PID: c.PID, Held: d.heldOf(c)})
+	d.apply(ctx, health.BeaconSeen{PID: c.PID, Held: d.heldOf(c)})
 	offerKnown(d.client.known, proc.Host{PID: c.PID, Started: c.Started})
 }
 

@@ -121,9 +121,11 @@ func patchLabel(s clientpatch.State) string {
 	return "unknown"
 }
 
-// apply feeds a signal to the models route gives it to, journals their
-// events and reacts to them (a new incident starts the heal ladder).
-func (d *daemon) apply(ctx context.Context, sig health.Signal) { d.applyFrom(ctx, nil, sig) }
+// apply feeds an observation to the models route gives it to, journals
+// their events and reacts to them (a new incident starts the heal ladder).
+func (d *daemon) apply(ctx context.Context, o health.Observation) {
+	d.applyFrom(ctx, nil, health.SignalOf(o))
+}
 
 // applyFrom is apply for a signal that came from one host (nil: none).
 func (d *daemon) applyFrom(ctx context.Context, from *hostWatch, sig health.Signal) {

@@ -106,8 +106,9 @@ func sendTo(ctx context.Context, ch chan<- item, it item) bool {
 	}
 }
 
-func (d *daemon) signal(ctx context.Context, sig health.Signal) bool {
-	return d.send(ctx, signalIn{sig: sig})
+// signal hands the loop an observation from no host in particular.
+func (d *daemon) signal(ctx context.Context, o health.Observation) bool {
+	return d.send(ctx, signalIn{sig: health.SignalOf(o)})
 }
 
 func (d *daemon) loop(ctx context.Context) {
@@ -179,7 +180,7 @@ func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) 
 	d.clock.refresh()
 	now := d.now()
 	if gap, woke := clock.observe(now); woke {
-		d.apply(ctx, health.Signal{Kind: health.SigWoke, Gap: gap})
+		d.apply(ctx, health.Woke{Gap: gap})
 		return true
 	}
 	for _, h := range d.watched {

@@ -90,7 +90,7 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 func (d *daemon) proxyNotServed(ctx context.Context, s config.Server, err error) {
 	d.log.Warn("not serving the proxy", "server", s.Name, "listen", s.ProxyListen, "err", err)
 	d.proxies.failed(s.Name, err.Error())
-	d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: s.Name,
+	d.signal(ctx, health.Warning{Server: s.Name,
 		Detail: "the proxy for " + s.Name + " is not served on " + s.ProxyListen + ": " + err.Error()})
 }
 
@@ -102,7 +102,7 @@ func (d *daemon) serveProxy(ctx context.Context, wg *sync.WaitGroup, s config.Se
 		d.proxyOpened(ctx, s.Name, v.Upstream)
 	}
 	for _, up := range p.Released() { // ended by the proxy, maybe in a run killed since
-		d.toDirectEntries(ctx, s.Name, health.Signal{Kind: health.SigProxyReleased, Session: up})
+		d.toDirectEntries(ctx, s.Name, health.SignalOf(health.ProxyReleased{Session: up}))
 	}
 	d.startSource(ctx, wg, &proxySource{server: s.Name, p: p, ln: ln})
 }
@@ -145,10 +145,10 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Sighting) {
 	case proxy.EvSession, proxy.EvUpstream:
 		d.proxyOpened(ctx, ev.Server, ev.Upstream)
 	case proxy.EvReleased:
-		d.toDirectEntries(ctx, ev.Server, health.Signal{Kind: health.SigProxyReleased, Session: ev.OldUpstream})
+		d.toDirectEntries(ctx, ev.Server, health.SignalOf(health.ProxyReleased{Session: ev.OldUpstream}))
 	case proxy.EvRecovered, proxy.EvRecoverFailed:
-		d.signal(ctx, health.Signal{Kind: health.SigProxy, Server: ev.Server, Session: ev.OldUpstream, NewSession: ev.Upstream,
-			ProxyHealed: ev.Kind == proxy.EvRecovered, Took: ev.Took, Detail: ev.Detail, Client: ev.Client})
+		d.signal(ctx, health.ProxyHealed{Server: ev.Server, Session: ev.OldUpstream, NewSession: ev.Upstream,
+			Healed: ev.Kind == proxy.EvRecovered, Took: ev.Took, Detail: ev.Detail, Client: ev.Client})
 	case proxy.EvRefused:
 		d.peerRefused(ev.Server, "the proxy for "+ev.Server, ev.UID)
 	case proxy.EvLegacyHeaderDropped:
@@ -156,7 +156,7 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Sighting) {
 	case proxy.EvOAuth:
 		d.oauthSeen(ctx, ev)
 	case proxy.EvBridging:
-		d.signal(ctx, health.Signal{Kind: health.SigProxyBridging, Server: ev.Server, Detail: ev.Detail})
+		d.signal(ctx, health.ProxyBridging{Server: ev.Server, Detail: ev.Detail})
 	}
 }
 
@@ -177,14 +177,14 @@ func (d *daemon) oauthSeen(ctx context.Context, ev proxy.Sighting) {
 		}
 		fix = "release it from the proxy: " + strings.Join(cmds, "; ")
 	}
-	d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: ev.Server, Detail: ev.Detail + ": " + fix})
+	d.signal(ctx, health.Warning{Server: ev.Server, Detail: ev.Detail + ": " + fix})
 }
 
 // proxyOpened tells every direct entry of the proxied server's URL that
 // upstream is the proxy's session: it carries its host's client name, and
 // such an entry would take it for its own host's.
 func (d *daemon) proxyOpened(ctx context.Context, proxied, upstream string) {
-	d.toDirectEntries(ctx, proxied, health.Signal{Kind: health.SigProxyUpstream, Session: upstream})
+	d.toDirectEntries(ctx, proxied, health.SignalOf(health.ProxyUpstream{Session: upstream}))
 }
 
 // toDirectEntries sends sig, about an upstream session of the proxied
@@ -197,7 +197,7 @@ func (d *daemon) toDirectEntries(ctx context.Context, proxied string, sig health
 	for _, s := range d.cfg.Servers {
 		if s.ProxyListen == "" && sameURL(s.URL, p.URL) {
 			sig.Server = s.Name
-			d.signal(ctx, sig)
+			d.send(ctx, signalIn{sig: sig})
 		}
 	}
 }

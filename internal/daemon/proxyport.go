@@ -75,7 +75,7 @@ func (d *daemon) awaitPort(ctx context.Context, wg *sync.WaitGroup, s config.Ser
 		if holder != told {
 			told = holder
 			d.log.Warn("the proxy's port is held by another program; trying again", "server", s.Name, "listen", s.ProxyListen, "holder", holder)
-			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: s.Name, Detail: fmt.Sprintf(
+			d.signal(ctx, health.Warning{Server: s.Name, Detail: fmt.Sprintf(
 				"the proxy for %s is not served: port %s is held by %s; hosts pointed at it fail until it is free, and it is served as soon as it is",
 				s.Name, s.ProxyListen, holder)})
 		}
@@ -105,7 +105,7 @@ func (d *daemon) portHolder(ctx context.Context, addr string) string {
 // wait for an answer that never comes.
 func (d *daemon) warnUnusedSockets(ctx context.Context, listens map[string]bool) {
 	for _, so := range d.socks.unused(listens, SocketPath(d.stateDir)) {
-		d.signal(ctx, health.Signal{Kind: health.SigWarning, Detail: fmt.Sprintf(
+		d.signal(ctx, health.Warning{Detail: fmt.Sprintf(
 			"%s passed a socket for %s that no proxy_listen of %s names: nothing serves it; `watchdog autostart enable` writes the socket list again",
 			so.From, so.Addr(), configName(d.cfg))})
 	}

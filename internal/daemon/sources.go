@@ -115,7 +115,7 @@ func (d *daemon) newFollower(ctx context.Context, resume []follow.Position) (*fo
 			if path != "" {
 				detail = "log " + path + ": " + detail
 			}
-			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: serverOfTag(tag), Detail: detail})
+			d.signal(ctx, health.Warning{Server: serverOfTag(tag), Detail: detail})
 		},
 	}
 	f, err := follow.New(opts)
@@ -124,7 +124,7 @@ func (d *daemon) newFollower(ctx context.Context, resume []follow.Position) (*fo
 	}
 	d.log.Warn("the log checkpoint cannot be used; discarding it and following the logs as on a first start",
 		"path", opts.CheckpointFile, "err", err)
-	d.signal(ctx, health.Signal{Kind: health.SigWarning, Detail: fmt.Sprintf(
+	d.signal(ctx, health.Warning{Detail: fmt.Sprintf(
 		"the log checkpoint %s was discarded (%v); logs are followed as on a first start", opts.CheckpointFile, err)})
 	// Removing a link removes the link, never its target.
 	if rerr := os.Remove(opts.CheckpointFile); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {

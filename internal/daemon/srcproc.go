@@ -38,11 +38,11 @@ func (s *procSource) run(ctx context.Context, emit emitFunc) error {
 		errc <- proc.Watch(ctx, s.o, updates)
 	}()
 	for u := range updates {
-		sig := health.Signal{Kind: health.SigHostDown}
+		var o health.Observation = health.HostDown{}
 		if u.Running {
-			sig = health.Signal{Kind: health.SigHostUp, PID: u.Host.PID, Started: u.Host.Started, Began: proc.Began(u.Host), Restarted: u.Restarted}
+			o = health.HostUp{PID: u.Host.PID, Started: u.Host.Started, Began: proc.Began(u.Host), Restarted: u.Restarted}
 		}
-		emit(signalIn{sig: sig, from: s.h})
+		emit(signalIn{sig: health.SignalOf(o), from: s.h})
 		closeIfOpen(s.first)
 	}
 	err := <-errc

@@ -27,26 +27,27 @@ func (s *storeSource) run(ctx context.Context, emit emitFunc) error {
 		errc <- s.w.Run(ctx, updates)
 	}()
 	for u := range updates {
-		sig := storeSignal(s.server, u)
-		if sig.Kind == health.SigStoreSnapshot {
-			sig.ServerStarted, sig.ServerGone = s.sp.started(ctx)
+		o := storeSignal(s.server, u)
+		if snap, ok := o.(health.StoreSnapshot); ok {
+			snap.ServerStarted, snap.ServerGone = s.sp.started(ctx)
+			o = snap
 		}
-		emit(signalIn{sig: sig})
+		emit(signalIn{sig: health.SignalOf(o)})
 		closeIfOpen(s.first)
 	}
 	return <-errc
 }
 
-func storeSignal(server string, u store.Update) health.Signal {
+func storeSignal(server string, u store.Update) health.Observation {
 	switch {
 	case u.Err != nil:
-		return health.Signal{Kind: health.SigStoreError, Server: server, Detail: u.Err.Error()}
+		return health.StoreError{Server: server, Detail: u.Err.Error()}
 	case u.Gone || u.Snapshot == nil:
-		return health.Signal{Kind: health.SigStoreGone, Server: server, Detail: "the file is absent"}
+		return health.StoreGone{Server: server, Detail: "the file is absent"}
 	}
 	sessions := make([]health.StoreSession, 0, len(u.Snapshot.Sessions))
 	for _, s := range u.Snapshot.Sessions {
 		sessions = append(sessions, health.StoreSession{ID: s.ID, Client: s.Client, LastActivity: s.LastActivity, Created: s.Created})
 	}
-	return health.Signal{Kind: health.SigStoreSnapshot, Server: server, Sessions: sessions, Truncated: u.Snapshot.Truncated}
+	return health.StoreSnapshot{Server: server, Sessions: sessions, Truncated: u.Snapshot.Truncated}
 }
