@@ -34,8 +34,8 @@ func (p *Pinger) KeepWarm(ctx context.Context, t health.WarmTarget) bool {
 	return p.start(ctx, t.Server, func(c *mcphttp.Client) health.Signal {
 		resp, err := c.Ping(ctx, t.SessionID, "")
 		cl := mcphttp.Judge(resp, err)
-		return health.Signal{Kind: health.SigKeepWarm, Server: t.Server, Session: t.SessionID,
-			Outcome: Outcome(cl.Verdict), Took: resp.Took, Detail: cl.Reason, NamedBy: t.NamedBy}
+		return health.SignalOf(health.KeepWarmAnswered{Server: t.Server, Session: t.SessionID,
+			Outcome: Outcome(cl.Verdict), Took: resp.Took, Detail: cl.Reason, NamedBy: t.NamedBy})
 	})
 }
 
@@ -56,7 +56,7 @@ func (p *Pinger) Liveness(ctx context.Context, server string, ask bool, era stri
 		}
 		resp, err := c.Ping(ctx, id, "")
 		cl := mcphttp.Judge(resp, err)
-		sig := health.Signal{Kind: health.SigLiveness, Server: server, Outcome: health.OutcomeAlive, Took: resp.Took, Detail: cl.Reason}
+		sig := health.LivenessAnswered{Server: server, Outcome: health.OutcomeAlive, Took: resp.Took, Detail: cl.Reason}
 		switch cl.Verdict {
 		case mcphttp.Down:
 			sig.Outcome = health.OutcomeDown
@@ -69,7 +69,7 @@ func (p *Pinger) Liveness(ctx context.Context, server string, ask bool, era stri
 			}
 		}
 		sig.Era = learnEra(ctx, c, resp, cl.Verdict, era)
-		return sig
+		return health.SignalOf(sig)
 	})
 }
 

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/adopt"
@@ -24,13 +23,15 @@ import (
 // once, whichever of its runs sees it first.
 const adoptedJournaledName = "adopted-journaled.json"
 
-// watchAdopted follows the adoption record, and tells what changed since
-// the journal last said (also what changed while no daemon ran).
-func (d *daemon) watchAdopted(ctx context.Context, wg *sync.WaitGroup) {
-	d.followFile(ctx, wg, filepath.Join(d.stateDir, adopt.RecordFile), func([]byte, error) item {
-		return item{adopted: true}
+// adoptedSource follows the adoption record, and tells what changed since
+// the journal last said (also what changed while no daemon ran: the
+// first look is handed over as soon as the watch is set).
+func (d *daemon) adoptedSource() source {
+	s := newFileSource("adoption record", filepath.Join(d.stateDir, adopt.RecordFile), d.src.dirs, func(context.Context, []byte, error) item {
+		return adoptedIn{}
 	})
-	d.send(ctx, item{adopted: true})
+	s.initial = adoptedIn{}
+	return s
 }
 
 // tellAdoptions journals host_adopted for each host the record adopts (or

@@ -2,14 +2,16 @@ package daemon
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/monitor/beacon"
+	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
@@ -38,27 +40,34 @@ func (d *daemon) beaconDir() string {
 	return filepath.Join(home, prof.Client.BeaconDir)
 }
 
-// startBeacons follows the patched client's beacons and hands each change
-// to the loop.
-func (d *daemon) startBeacons(ctx context.Context, wg *sync.WaitGroup) {
-	dir := d.beaconDir()
-	if dir == "" {
-		return
-	}
+// beaconSource is the patched client's beacons: each change is an item
+// for the loop (applyBeacons).
+type beaconSource struct {
+	dir string
+	log *slog.Logger
+	hub *dirwatch.Hub
+}
+
+func (s *beaconSource) name() string { return "beacons" }
+
+func (s *beaconSource) run(ctx context.Context, emit emitFunc) error {
 	updates := make(chan beacon.Update, 4)
-	goRun(wg, func() {
+	errc := make(chan error, 1)
+	go func() {
 		defer close(updates)
-		if err := beacon.Watch(ctx, beacon.Options{Dir: dir, Logger: d.log, Hub: d.src.dirs}, updates); err != nil {
-			d.log.Warn("not reading the client's beacons", "dir", dir, "err", err)
+		errc <- beacon.Watch(ctx, beacon.Options{Dir: s.dir, Logger: s.log, Hub: s.hub}, updates)
+	}()
+	for u := range updates {
+		if !emit(beaconsIn{u}) {
+			break
 		}
-	})
-	goRun(wg, func() {
-		for u := range updates {
-			if !d.send(ctx, item{beacons: &u}) {
-				return
-			}
-		}
-	})
+	}
+	for range updates { // the watcher ends with ctx; nothing it sends is lost to a blocked send
+	}
+	if err := <-errc; err != nil {
+		return fmt.Errorf("not reading the client's beacons in %s: %w", s.dir, err)
+	}
+	return nil
 }
 
 // applyBeacons takes the host's word from the live beacon of the host
@@ -68,10 +77,10 @@ func (d *daemon) applyBeacons(ctx context.Context, u beacon.Update) {
 	d.client.beacons = &u
 	c, ok := d.hostBeacon(u.Clients)
 	if !ok {
-		d.apply(ctx, health.Signal{Kind: health.SigBeacon})
+		d.apply(ctx, health.BeaconSeen{})
 		return
 	}
-	d.apply(ctx, health.Signal{Kind: health.SigBeacon, PID: c.PID, Held: d.heldOf(c)})
+	d.apply(ctx, health.BeaconSeen{PID: c.PID, Held: d.heldOf(c)})
 	offerKnown(d.client.known, proc.Host{PID: c.PID, Started: c.Started})
 }
 

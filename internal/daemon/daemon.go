@@ -19,8 +19,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/tray"
 )
 
-// daemon owns the model: one goroutine (loop) applies every signal in
-// order, journals the events, then acknowledges the log positions.
+// daemon owns the model: one goroutine (loop) applies every signal the
+// sources emit (source.go) in order, journals the events, publishes them
+// to the faces (stream.go), then acknowledges the log positions.
 type daemon struct {
 	cfg      config.Config
 	run      runState
@@ -34,6 +35,7 @@ type daemon struct {
 	refused  refusals // listeners' refusals of other users, journaled once
 	in       intake
 	metrics  *metrics.Metrics
+	events   *stream // the faces' one stream of events
 	opts     Options
 	pings    pings        // the requests the daemon makes itself
 	client   clientWatch  // the main host's patched client
@@ -80,6 +82,7 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 		pings:   pings{warmOn: warmOn, verified: map[string]time.Time{}}}
 	d.metrics = newMetrics(cfg, func(uid int) { d.peerRefused("", "the metrics endpoint", uid) })
 	d.metrics.WatchProxies(d.proxies.paths)
+	d.events = newStream(d.subscribersOf()...)
 	d.clock = newWallClock(opts.ClockSkewFile)
 	d.journal.w = newJournaler(j, d.log, d.now)
 	d.face.autostartOn = opts.Tray != nil && autostartEnabled()
@@ -118,9 +121,11 @@ func patchLabel(s clientpatch.State) string {
 	return "unknown"
 }
 
-// apply feeds a signal to the models route gives it to, journals their
-// events and reacts to them (a new incident starts the heal ladder).
-func (d *daemon) apply(ctx context.Context, sig health.Signal) { d.applyFrom(ctx, nil, sig) }
+// apply feeds an observation to the models route gives it to, journals
+// their events and reacts to them (a new incident starts the heal ladder).
+func (d *daemon) apply(ctx context.Context, o health.Observation) {
+	d.applyFrom(ctx, nil, health.SignalOf(o))
+}
 
 // applyFrom is apply for a signal that came from one host (nil: none).
 func (d *daemon) applyFrom(ctx context.Context, from *hostWatch, sig health.Signal) {

@@ -20,7 +20,7 @@ import (
 type face struct {
 	notifier    *notify.Notifier // nil when notifications are off
 	autostartOn bool             // start at login, for the tray's checkbox
-	// found: the hosts found on this machine (watchHosts), for the status
+	// found: the hosts found on this machine (hostsSource), for the status
 	// and the tray's Protect items.
 	found   []health.HostSummary
 	buttons chan tray.Command // buttons pressed on the notifications
@@ -113,7 +113,7 @@ func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
 			d.log.Error("client patch from the tray failed", "apply", apply, "err", err)
 		}
 		st := clientpatch.LookAt(module, clientpatch.InspectOptions{Host: prof, Home: home})
-		d.send(ctx, item{client: &st})
+		d.send(ctx, clientIn{st})
 	})
 }
 
@@ -138,7 +138,7 @@ func (d *daemon) setAutostart(ctx context.Context, on bool) {
 			d.log.Warn("start at login", "on", on, "kind", res.Kind, "note", res.Reason)
 		}
 		enabled := autostartEnabled()
-		d.send(ctx, item{autostartOn: &enabled})
+		d.send(ctx, autostartIn{enabled})
 	})
 }
 

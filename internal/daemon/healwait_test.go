@@ -28,13 +28,13 @@ func TestNoHealBeforeTheClientIsLookedAt(t *testing.T) {
 	o.Home = t.TempDir()
 	d := newDaemon(cfg, dir, "", o, j)
 	ctx := t.Context()
-	d.handle(ctx, item{sig: &health.Signal{Kind: health.SigKeepWarm, Server: server, Session: "sess-0123456789-lost",
+	d.handle(ctx, signalIn{sig: health.Signal{Kind: health.SigKeepWarm, Server: server, Session: "sess-0123456789-lost",
 		Outcome: health.OutcomeLost, Detail: "the server answered 404"}})
 	if got := kinds(t, dir); !got[health.EvSessionLost] || got[health.EvHealFailed] || got[health.EvHealStarted] {
 		t.Fatalf("before the client was looked at: journaled %v, want the loss and no heal yet", got)
 	}
 	applied := clientpatch.Look{Module: "/opt/lib/node_modules/client/lib/index.js", Status: clientpatch.Status{State: clientpatch.StateApplied}}
-	d.handle(ctx, item{client: &applied})
+	d.handle(ctx, clientIn{applied})
 	if got := kinds(t, dir); !got[health.EvHealStarted] || got[health.EvHealFailed] {
 		t.Fatalf("after the look found the patch: journaled %v, want heal_started and no heal_failed", got)
 	}

@@ -76,13 +76,13 @@ func TestRestartedHostsBeaconSpeaksOnceTheHostIsKnown(t *testing.T) {
 	up := func(pid int32) *health.Signal {
 		return &health.Signal{Kind: health.SigHostUp, PID: pid, Started: now.Add(-time.Duration(pid) * time.Second)}
 	}
-	d.handle(ctx, item{sig: up(100)})
+	d.handle(ctx, signalIn{sig: *up(100)})
 	newHost := beacon.Client{PID: 200, Updated: now, Servers: []beacon.Server{{Name: "nowledge-mem", URL: "http://127.0.0.1:14242/mcp", SessionID: "s-200", State: beacon.Connected}}}
-	d.handle(ctx, item{beacons: &beacon.Update{Clients: []beacon.Client{newHost}}})
+	d.handle(ctx, beaconsIn{beacon.Update{Clients: []beacon.Client{newHost}}})
 	if src := d.mainHost().model.Status(now).Servers[0].Source; src != health.SourceInferred {
 		t.Fatalf("host 100 still known: source %q; the new writer's beacon must not speak yet", src)
 	}
-	d.handle(ctx, item{sig: up(200)})
+	d.handle(ctx, signalIn{sig: *up(200)})
 	if src := d.mainHost().model.Status(now).Servers[0].Source; src != health.SourceBeacon {
 		t.Fatalf("host 200 known: source %q, want its beacon's word", src)
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/adopt"
@@ -26,26 +25,28 @@ import (
 // the last look is not read again.
 const hostsEvery = time.Minute
 
-// watchHosts looks for the hosts on this machine now and every hostsEvery,
-// off the loop, and hands each look to it.
-func (d *daemon) watchHosts(ctx context.Context, wg *sync.WaitGroup) {
-	o := d.findOptions()
+// hostsSource looks for the hosts on this machine now and every
+// hostsEvery, off the loop, and hands each look to it.
+type hostsSource struct{ o find.Options }
+
+func (s *hostsSource) name() string { return "hosts" }
+
+func (s *hostsSource) run(ctx context.Context, emit emitFunc) error {
+	o := s.o
 	o.Read = newCachedRead()
-	goRun(wg, func() {
-		t := time.NewTicker(hostsEvery)
-		defer t.Stop()
-		for {
-			found := find.Discover(ctx, o)
-			if !d.send(ctx, item{hosts: &found}) {
-				return
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+	t := time.NewTicker(hostsEvery)
+	defer t.Stop()
+	for {
+		found := find.Discover(ctx, o)
+		if !emit(hostsIn{found}) {
+			return nil
 		}
-	})
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
 }
 
 // findOptions is where the hosts' files are: this user's home and
@@ -129,10 +130,10 @@ func (d *daemon) protectFromTray(ctx context.Context, name string) {
 		res, err := d.adopt(ctx, p)
 		switch {
 		case err != nil:
-			d.send(ctx, item{emit: []health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "failed"},
+			d.send(ctx, eventsIn{[]health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "failed"},
 				Detail: fmt.Sprintf("protecting %s failed: %v", p.Name, err)}}})
 		case !res.Changed:
-			d.send(ctx, item{emit: []health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "unchanged"},
+			d.send(ctx, eventsIn{[]health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "unchanged"},
 				Detail: fmt.Sprintf("protecting %s: nothing to change: %s", p.Name, strings.Join(res.Lines, "; "))}}})
 		}
 		// A change is told from the adoption record (tellAdoptions), as

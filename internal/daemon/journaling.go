@@ -282,7 +282,7 @@ func (d *daemon) emit(evs []health.Event) {
 		if ok {
 			d.record(ev)
 		} else {
-			d.metrics.Count(ev) // counted all the same
+			d.events.publish(eventSaid{ev}) // counted all the same
 		}
 	}
 	if len(evs) > 0 {
@@ -291,22 +291,16 @@ func (d *daemon) emit(evs []health.Event) {
 	}
 }
 
-// record journals ev and tells it.
+// record journals ev and publishes it: said, and journaled once it is.
 func (d *daemon) record(ev health.Event) {
 	written := d.journal.w.write(ev)
 	d.log.Info(ev.Detail, "kind", ev.Kind, "server", ev.Server)
-	d.metrics.Count(ev)
+	d.events.publish(eventSaid{ev})
 	if written {
 		d.tell(ev)
 	}
 }
 
-// tell hands a journaled event to the notifier. Only journaled ones: a
-// bubble for an event a kill -9 then lost would tell what the journal,
-// and a restart's redelivery, know nothing of. In an outage the tray still
+// tell publishes an event the journal took. In an outage the tray still
 // shows the state; the bubbles follow once the journal takes the events.
-func (d *daemon) tell(ev health.Event) {
-	if d.face.notifier != nil {
-		d.face.notifier.Consider(ev)
-	}
-}
+func (d *daemon) tell(ev health.Event) { d.events.publish(eventJournaled{ev}) }

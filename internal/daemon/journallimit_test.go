@@ -70,7 +70,7 @@ func TestNothingIsSentAfterTheStop(t *testing.T) {
 	cancel()
 	ch := make(chan item, 1000)
 	for range 1000 {
-		if sendTo(ctx, ch, item{}) {
+		if sendTo(ctx, ch, adoptedIn{}) {
 			t.Fatal("an item was handed to the loop after the stop")
 		}
 	}

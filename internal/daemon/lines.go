@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -20,17 +19,17 @@ type lineReader struct {
 	stores map[string]*store.Watcher
 }
 
-func (r *lineReader) run(ctx context.Context, lines <-chan follow.Line) {
+func (r *lineReader) run(emit emitFunc, lines <-chan follow.Line) {
 	for ln := range lines {
 		pos := ln.Pos
-		it := item{ack: &pos, from: r.d.hostOfTag(ln.Tag)}
+		it := lineIn{ack: pos, from: r.d.hostOfTag(ln.Tag)}
 		if it.from == nil && !ln.History {
 			it.alive = ln.Tag // the server itself wrote it
 		}
 		if sig, ok := r.signal(ln); ok {
 			it.sig = &sig
 		}
-		if !r.d.sendLine(ctx, it) {
+		if !emit(it) {
 			return
 		}
 	}
@@ -51,28 +50,29 @@ func (r *lineReader) signal(ln follow.Line) (health.Signal, bool) {
 	if ln.History && m.Kind != classify.IdleTimeoutAnnounced {
 		return health.Signal{}, false
 	}
-	sig := health.Signal{Server: server, Session: m.Session, IdleTimeout: m.IdleTimeout,
+	line := health.LogLine{Server: server, Session: m.Session,
 		HostLog: r.d.hostOfTag(ln.Tag) != nil, History: ln.History,
 		Detail: fmt.Sprintf("%s reports %s", filepath.Base(ln.Pos.Path), m.Rule),
 		Source: health.LogPosition{File: ln.Pos.Path, Fingerprint: ln.Pos.Fingerprint, Offset: ln.Pos.Offset}}
+	var o health.Observation
 	switch m.Kind {
 	case classify.SessionLost:
-		sig.Kind = health.SigSessionLost
+		o = health.SessionLost{LogLine: line}
 	case classify.IdleTimeoutAnnounced:
-		sig.Kind = health.SigIdleTimeout
+		o = health.IdleTimeoutAnnounced{LogLine: line, Timeout: m.IdleTimeout}
 	case classify.LegacyHeaderRejected:
-		sig.Kind = health.SigLegacyHeaderRejected
+		o = health.LegacyHeaderRejected{LogLine: line}
 	case classify.Reconnected:
-		sig.Kind = health.SigReconnected
+		o = health.Reconnected{LogLine: line}
 	case classify.SessionClosed:
-		sig.Kind, sig.EndReason = health.SigSessionClosed, health.EndReason(m.EndReason)
+		o = health.SessionClosed{LogLine: line, Reason: health.EndReason(m.EndReason)}
 	default:
 		// A GET-stream 404 is only a hint (REFERENCES: the GET-404 hazard);
 		// the healer confirms with a ping before anything is called lost.
 		r.d.log.Debug("hint: GET stream 404", "server", server, "file", ln.Pos.Path)
 		return health.Signal{}, false
 	}
-	return sig, true
+	return health.SignalOf(o), true
 }
 
 // attribute names the server a line concerns: its file's owner, or for a

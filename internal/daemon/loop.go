@@ -28,31 +28,51 @@ const (
 	hostCheckPause = time.Second
 )
 
-// item is one thing for the daemon loop: a signal, a follower position to
-// acknowledge once the signal's events are journaled, or both.
-type item struct {
-	sig    *health.Signal
-	ack    *follow.Position
-	client *clientpatch.Look // a look at the client module
-	// beacons: the live patched clients' beacons changed.
-	beacons *beacon.Update
-	// alive names the server whose own log wrote a new line: a sign of
-	// life for the liveness schedule.
-	alive string
-	// reload: the config file changed (watchConfig).
-	reload *reload
-	// hosts: a look at the hosts on this machine (watchHosts).
-	hosts *[]find.Found
-	// emit: events an action off the loop journals (the tray's Protect).
-	emit []health.Event
-	// adopted: the adoption record may have changed (watchAdopted).
-	adopted bool
-	// autostartOn: whether start at login is on, after the tray changed it.
-	autostartOn *bool
-	// from: the watched host sig came from (its process watcher, its log,
-	// a heal of its); nil for the servers' and the rest (route).
+// item is one thing for the daemon loop, typed per kind: the kinds are
+// the types below, each handled by its own method (sealed: only this
+// package's types handle).
+type item interface {
+	handleIn(ctx context.Context, d *daemon)
+}
+
+// signalIn is a signal for the models; from is the watched host it came
+// from (its process watcher, a heal of its), nil for the servers' and the
+// rest (route).
+type signalIn struct {
+	sig  health.Signal
 	from *hostWatch
 }
+
+// lineIn is a followed log line: its signal when it has one, the server
+// whose own log wrote it (a sign of life for the liveness schedule), and
+// the position to acknowledge once what it said is journaled.
+type lineIn struct {
+	sig   *health.Signal
+	from  *hostWatch
+	alive string
+	ack   follow.Position
+}
+
+// clientIn is a look at the client module.
+type clientIn struct{ look clientpatch.Look }
+
+// beaconsIn: the live patched clients' beacons changed.
+type beaconsIn struct{ u beacon.Update }
+
+// reloadIn: the config file changed (configSource).
+type reloadIn struct{ r reload }
+
+// hostsIn is a look at the hosts on this machine (hostsSource).
+type hostsIn struct{ found []find.Found }
+
+// eventsIn are events an action off the loop journals (the tray's Protect).
+type eventsIn struct{ evs []health.Event }
+
+// adoptedIn: the adoption record may have changed (adoptedSource).
+type adoptedIn struct{}
+
+// autostartIn is whether start at login is on, after the tray changed it.
+type autostartIn struct{ on bool }
 
 // query asks the loop for something only the model knows.
 type query struct {
@@ -86,8 +106,9 @@ func sendTo(ctx context.Context, ch chan<- item, it item) bool {
 	}
 }
 
-func (d *daemon) signal(ctx context.Context, sig health.Signal) bool {
-	return d.send(ctx, item{sig: &sig})
+// signal hands the loop an observation from no host in particular.
+func (d *daemon) signal(ctx context.Context, o health.Observation) bool {
+	return d.send(ctx, signalIn{sig: health.SignalOf(o)})
 }
 
 func (d *daemon) loop(ctx context.Context) {
@@ -159,7 +180,7 @@ func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) 
 	d.clock.refresh()
 	now := d.now()
 	if gap, woke := clock.observe(now); woke {
-		d.apply(ctx, health.Signal{Kind: health.SigWoke, Gap: gap})
+		d.apply(ctx, health.Woke{Gap: gap})
 		return true
 	}
 	for _, h := range d.watched {
@@ -192,45 +213,53 @@ func (d *daemon) nextTick(now time.Time) time.Duration {
 	return max(next.Sub(now), 0)
 }
 
-func (d *daemon) handle(ctx context.Context, it item) {
-	if it.sig != nil {
-		d.applyFrom(ctx, it.from, *it.sig)
-		if it.from == nil || it.from.main {
-			d.hostChanged(ctx, *it.sig)
-		}
-		d.saveTracked(false)
+func (d *daemon) handle(ctx context.Context, it item) { it.handleIn(ctx, d) }
+
+func (in signalIn) handleIn(ctx context.Context, d *daemon) { d.takeSignal(ctx, in.from, in.sig) }
+
+// takeSignal applies sig from a host (nil: none) and saves what a
+// restart needs of it.
+func (d *daemon) takeSignal(ctx context.Context, from *hostWatch, sig health.Signal) {
+	d.applyFrom(ctx, from, sig)
+	if from == nil || from.main {
+		d.hostChanged(ctx, sig)
 	}
-	if it.client != nil {
-		d.noteClient(*it.client)
-		d.healWaiting(ctx)
+	d.saveTracked(false)
+}
+
+func (in lineIn) handleIn(ctx context.Context, d *daemon) {
+	if in.sig != nil {
+		d.takeSignal(ctx, in.from, *in.sig)
 	}
-	if it.autostartOn != nil {
-		d.face.autostartOn = *it.autostartOn
-		d.refreshFace()
+	if in.alive != "" && d.pings.live != nil {
+		d.pings.live.Alive(in.alive, d.now())
 	}
-	if it.alive != "" && d.pings.live != nil {
-		d.pings.live.Alive(it.alive, d.now())
+	if d.src.follower != nil {
+		d.acknowledge(in.ack)
 	}
-	if it.beacons != nil {
-		d.applyBeacons(ctx, *it.beacons)
+}
+
+func (in clientIn) handleIn(ctx context.Context, d *daemon) {
+	d.noteClient(in.look)
+	d.healWaiting(ctx)
+}
+
+func (in autostartIn) handleIn(_ context.Context, d *daemon) {
+	d.face.autostartOn = in.on
+	d.refreshFace()
+}
+
+func (in beaconsIn) handleIn(ctx context.Context, d *daemon) { d.applyBeacons(ctx, in.u) }
+func (in reloadIn) handleIn(_ context.Context, d *daemon)    { d.takeReload(in.r) }
+func (in hostsIn) handleIn(_ context.Context, d *daemon) {
+	d.noteHosts(in.found)
+	d.followMachine(in.found)
+}
+func (adoptedIn) handleIn(_ context.Context, d *daemon) { d.tellAdoptions() }
+
+func (in eventsIn) handleIn(_ context.Context, d *daemon) {
+	for i := range in.evs {
+		in.evs[i].Time = d.now()
 	}
-	if it.ack != nil && d.src.follower != nil {
-		d.acknowledge(*it.ack)
-	}
-	if it.reload != nil {
-		d.takeReload(*it.reload)
-	}
-	if it.hosts != nil {
-		d.noteHosts(*it.hosts)
-		d.followMachine(*it.hosts)
-	}
-	if it.adopted {
-		d.tellAdoptions()
-	}
-	if len(it.emit) > 0 {
-		for i := range it.emit {
-			it.emit[i].Time = d.now()
-		}
-		d.emit(it.emit)
-	}
+	d.emit(in.evs)
 }

@@ -29,6 +29,7 @@ func (d *daemon) startNotifier(ctx context.Context, wg *sync.WaitGroup, recs []j
 	}
 	d.face.notifier = notify.New(o)
 	d.face.notifier.Restore(recs)
+	d.events.add(notifierFace{d.face.notifier})
 	goRun(wg, func() { _ = d.face.notifier.Run(ctx) })
 }
 

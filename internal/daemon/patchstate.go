@@ -13,13 +13,18 @@ import (
 // the host silently removes the patch, and the user must hear of it.
 const patchEvery = time.Minute
 
-// watchPatch looks at the client module now and every patchEvery, off the
-// loop (discovery may run `npm root -g`), and hands each look to the loop.
-func (d *daemon) watchPatch(ctx context.Context) {
+// patchSource looks at the main host's client module now and every
+// patchEvery, off the loop (discovery may run `npm root -g`), and hands
+// each look to the loop.
+type patchSource struct{ h *hostWatch }
+
+func (s *patchSource) name() string { return "client patch" }
+
+func (s *patchSource) run(ctx context.Context, emit emitFunc) error {
 	t := time.NewTicker(patchEvery)
 	defer t.Stop()
 	home, _ := os.UserHomeDir()
-	h := d.mainHost()
+	h := s.h
 	prof := h.prof
 	var st clientpatch.Look
 	for {
@@ -29,12 +34,12 @@ func (d *daemon) watchPatch(ctx context.Context) {
 		} else {
 			st = clientpatch.LookAt(st.Module, clientpatch.InspectOptions{Host: prof, Home: home})
 		}
-		if !d.send(ctx, item{client: &st}) {
-			return
+		if !emit(clientIn{st}) {
+			return nil
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-t.C:
 		}
 	}

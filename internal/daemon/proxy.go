@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -76,7 +77,7 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 				continue
 			}
 			if errors.Is(err, syscall.EADDRINUSE) {
-				goRun(wg, func() { d.awaitPort(ctx, wg, s, p) })
+				d.startSource(ctx, wg, &portSource{d: d, wg: wg, s: s, p: p})
 				continue
 			}
 		}
@@ -89,7 +90,7 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 func (d *daemon) proxyNotServed(ctx context.Context, s config.Server, err error) {
 	d.log.Warn("not serving the proxy", "server", s.Name, "listen", s.ProxyListen, "err", err)
 	d.proxies.failed(s.Name, err.Error())
-	d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: s.Name,
+	d.signal(ctx, health.Warning{Server: s.Name,
 		Detail: "the proxy for " + s.Name + " is not served on " + s.ProxyListen + ": " + err.Error()})
 }
 
@@ -101,13 +102,27 @@ func (d *daemon) serveProxy(ctx context.Context, wg *sync.WaitGroup, s config.Se
 		d.proxyOpened(ctx, s.Name, v.Upstream)
 	}
 	for _, up := range p.Released() { // ended by the proxy, maybe in a run killed since
-		d.toDirectEntries(ctx, s.Name, health.Signal{Kind: health.SigProxyReleased, Session: up})
+		d.toDirectEntries(ctx, s.Name, health.SignalOf(health.ProxyReleased{Session: up}))
 	}
-	goRun(wg, func() {
-		if err := p.Serve(ctx, ln); err != nil {
-			d.log.Warn("the proxy stopped", "server", s.Name, "err", err)
-		}
-	})
+	d.startSource(ctx, wg, &proxySource{server: s.Name, p: p, ln: ln})
+}
+
+// proxySource is one server's proxy, serving the listener it was given.
+// A proxy that stopped is not started again: its listener is closed,
+// and a held socket is the supervisor's to pass again (a restart).
+type proxySource struct {
+	server string
+	p      *proxy.Proxy
+	ln     net.Listener
+}
+
+func (s *proxySource) name() string { return "proxy " + s.server }
+
+func (s *proxySource) run(ctx context.Context, _ emitFunc) error {
+	if err := s.p.Serve(ctx, s.ln); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("%w: the proxy stopped: %w", errNoRestart, err)
+	}
+	return nil
 }
 
 // newProxy makes s's proxy, with its sessions as the last run left them.
@@ -130,10 +145,10 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Sighting) {
 	case proxy.EvSession, proxy.EvUpstream:
 		d.proxyOpened(ctx, ev.Server, ev.Upstream)
 	case proxy.EvReleased:
-		d.toDirectEntries(ctx, ev.Server, health.Signal{Kind: health.SigProxyReleased, Session: ev.OldUpstream})
+		d.toDirectEntries(ctx, ev.Server, health.SignalOf(health.ProxyReleased{Session: ev.OldUpstream}))
 	case proxy.EvRecovered, proxy.EvRecoverFailed:
-		d.signal(ctx, health.Signal{Kind: health.SigProxy, Server: ev.Server, Session: ev.OldUpstream, NewSession: ev.Upstream,
-			ProxyHealed: ev.Kind == proxy.EvRecovered, Took: ev.Took, Detail: ev.Detail, Client: ev.Client})
+		d.signal(ctx, health.ProxyHealed{Server: ev.Server, Session: ev.OldUpstream, NewSession: ev.Upstream,
+			Healed: ev.Kind == proxy.EvRecovered, Took: ev.Took, Detail: ev.Detail, Client: ev.Client})
 	case proxy.EvRefused:
 		d.peerRefused(ev.Server, "the proxy for "+ev.Server, ev.UID)
 	case proxy.EvLegacyHeaderDropped:
@@ -141,7 +156,7 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Sighting) {
 	case proxy.EvOAuth:
 		d.oauthSeen(ctx, ev)
 	case proxy.EvBridging:
-		d.signal(ctx, health.Signal{Kind: health.SigProxyBridging, Server: ev.Server, Detail: ev.Detail})
+		d.signal(ctx, health.ProxyBridging{Server: ev.Server, Detail: ev.Detail})
 	}
 }
 
@@ -162,14 +177,14 @@ func (d *daemon) oauthSeen(ctx context.Context, ev proxy.Sighting) {
 		}
 		fix = "release it from the proxy: " + strings.Join(cmds, "; ")
 	}
-	d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: ev.Server, Detail: ev.Detail + ": " + fix})
+	d.signal(ctx, health.Warning{Server: ev.Server, Detail: ev.Detail + ": " + fix})
 }
 
 // proxyOpened tells every direct entry of the proxied server's URL that
 // upstream is the proxy's session: it carries its host's client name, and
 // such an entry would take it for its own host's.
 func (d *daemon) proxyOpened(ctx context.Context, proxied, upstream string) {
-	d.toDirectEntries(ctx, proxied, health.Signal{Kind: health.SigProxyUpstream, Session: upstream})
+	d.toDirectEntries(ctx, proxied, health.SignalOf(health.ProxyUpstream{Session: upstream}))
 }
 
 // toDirectEntries sends sig, about an upstream session of the proxied
@@ -182,7 +197,7 @@ func (d *daemon) toDirectEntries(ctx context.Context, proxied string, sig health
 	for _, s := range d.cfg.Servers {
 		if s.ProxyListen == "" && sameURL(s.URL, p.URL) {
 			sig.Server = s.Name
-			d.signal(ctx, sig)
+			d.send(ctx, signalIn{sig: sig})
 		}
 	}
 }

@@ -25,10 +25,26 @@ const (
 	holderEvery    = time.Minute
 )
 
-// awaitPort serves p as soon as s's port is free. Until then the status
+// portSource waits for a proxy's port another program holds, and serves
+// the proxy (a proxySource) as soon as it is free. Until then the status
 // says the proxy is not served and who holds the port, and the journal
 // has a warning naming the port and its holder (again when another
 // program is found holding it).
+type portSource struct {
+	d  *daemon
+	wg *sync.WaitGroup // the run's: the proxy it starts is owned there
+	s  config.Server
+	p  *proxy.Proxy
+}
+
+func (ps *portSource) name() string { return "proxy port " + ps.s.ProxyListen }
+
+func (ps *portSource) run(ctx context.Context, _ emitFunc) error {
+	ps.d.awaitPort(ctx, ps.wg, ps.s, ps.p)
+	return nil
+}
+
+// awaitPort serves p as soon as s's port is free.
 func (d *daemon) awaitPort(ctx context.Context, wg *sync.WaitGroup, s config.Server, p *proxy.Proxy) {
 	delay := portRetryFirst
 	var told string // the holder the last warning named
@@ -59,7 +75,7 @@ func (d *daemon) awaitPort(ctx context.Context, wg *sync.WaitGroup, s config.Ser
 		if holder != told {
 			told = holder
 			d.log.Warn("the proxy's port is held by another program; trying again", "server", s.Name, "listen", s.ProxyListen, "holder", holder)
-			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: s.Name, Detail: fmt.Sprintf(
+			d.signal(ctx, health.Warning{Server: s.Name, Detail: fmt.Sprintf(
 				"the proxy for %s is not served: port %s is held by %s; hosts pointed at it fail until it is free, and it is served as soon as it is",
 				s.Name, s.ProxyListen, holder)})
 		}
@@ -89,7 +105,7 @@ func (d *daemon) portHolder(ctx context.Context, addr string) string {
 // wait for an answer that never comes.
 func (d *daemon) warnUnusedSockets(ctx context.Context, listens map[string]bool) {
 	for _, so := range d.socks.unused(listens, SocketPath(d.stateDir)) {
-		d.signal(ctx, health.Signal{Kind: health.SigWarning, Detail: fmt.Sprintf(
+		d.signal(ctx, health.Warning{Detail: fmt.Sprintf(
 			"%s passed a socket for %s that no proxy_listen of %s names: nothing serves it; `watchdog autostart enable` writes the socket list again",
 			so.From, so.Addr(), configName(d.cfg))})
 	}

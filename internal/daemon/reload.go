@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
@@ -27,65 +27,81 @@ type reload struct {
 	err error
 }
 
-// watchConfig follows the config file (Options.ConfigFile) and hands the
-// loop each change of its bytes.
-func (d *daemon) watchConfig(ctx context.Context, wg *sync.WaitGroup) {
+// configSource follows the config file (Options.ConfigFile) and hands
+// the loop each change of its bytes; none without one.
+func (d *daemon) configSource() []source {
 	path := d.opts.ConfigFile
 	if path == "" {
-		return
+		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		d.log.Warn("not watching the config file", "path", path, "err", err)
-		return
+		return nil
 	}
-	d.followFile(ctx, wg, path, func(data []byte, err error) item {
-		r := d.loadChanged(ctx, path, data, err)
-		return item{reload: &r}
-	})
+	return []source{newFileSource("config file", path, d.src.dirs, func(ctx context.Context, data []byte, err error) item {
+		return reloadIn{d.loadChanged(ctx, path, data, err)}
+	})}
 }
 
-// followFile watches path through the shared directory watch and, once
+// fileSource watches path through the shared directory watch and, once
 // it has been quiet for configSettle after a change of its bytes, hands
-// the loop what changed makes of them (nil data: the file is gone).
-func (d *daemon) followFile(ctx context.Context, wg *sync.WaitGroup, path string, changed func([]byte, error) item) {
-	w, err := dirwatch.Open(ctx, d.src.dirs)
+// the loop what changed makes of them (nil data: the file is gone). The
+// bytes it compares with are read when it is made: a change while the
+// daemon starts is not missed.
+type fileSource struct {
+	label   string
+	path    string
+	hub     *dirwatch.Hub
+	changed func(context.Context, []byte, error) item
+	initial item // handed over once the watch is set, on every run
+	last    []byte
+}
+
+func newFileSource(label, path string, hub *dirwatch.Hub, changed func(context.Context, []byte, error) item) *fileSource {
+	last, _ := readConfigBytes(path)
+	return &fileSource{label: label, path: path, hub: hub, changed: changed, last: last}
+}
+
+func (s *fileSource) name() string { return s.label }
+
+func (s *fileSource) run(ctx context.Context, emit emitFunc) error {
+	w, err := dirwatch.Open(ctx, s.hub)
 	if err == nil {
-		err = w.Add(filepath.Dir(path))
+		defer w.Close()
+		err = w.Add(filepath.Dir(s.path))
 	}
 	if err != nil {
-		d.log.Warn("not watching a file", "path", path, "err", err)
-		return
+		return fmt.Errorf("watching %s: %w", s.path, err)
 	}
-	last, _ := readConfigBytes(path)
-	goRun(wg, func() {
-		defer w.Close()
-		var settle <-chan time.Time
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				if filepath.Clean(ev.Name) == filepath.Clean(path) {
-					settle = time.After(configSettle)
-				}
-			case <-w.Errors:
-				settle = time.After(configSettle) // an overflow: look again
-			case <-settle:
-				settle = nil
-				data, err := readConfigBytes(path)
-				if bytes.Equal(data, last) && err == nil {
-					continue
-				}
-				last = data
-				if !d.send(ctx, changed(data, err)) {
-					return
-				}
+	if s.initial != nil && !emit(s.initial) {
+		return nil
+	}
+	var settle <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.Events:
+			if !ok {
+				return errors.New("the directory watch closed")
+			}
+			if filepath.Clean(ev.Name) == filepath.Clean(s.path) {
+				settle = time.After(configSettle)
+			}
+		case <-w.Errors:
+			settle = time.After(configSettle) // an overflow: look again
+		case <-settle:
+			settle = nil
+			data, err := readConfigBytes(s.path)
+			if bytes.Equal(data, s.last) && err == nil {
+				continue
+			}
+			s.last = data
+			if !emit(s.changed(ctx, data, err)) {
+				return nil
 			}
 		}
-	})
+	}
 }
 
 func readConfigBytes(path string) ([]byte, error) {

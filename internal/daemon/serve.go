@@ -79,6 +79,13 @@ type Options struct {
 	// keeps open while the daemon restarts; the daemon opens only the
 	// rest. Serve closes them when it returns. Zero: none were passed.
 	Sockets sockact.Set
+
+	// sources are run beside the daemon's own (sourcesOf): a test's
+	// producer, registered as a new source would be.
+	sources []source
+	// subscribers follow the stream beside the daemon's own
+	// (subscribersOf): a test's face, registered as a new face would be.
+	subscribers []subscriber
 }
 
 func (o *Options) fill() {
@@ -183,6 +190,11 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 // serve cancels it, its socket having failed).
 func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, wg *sync.WaitGroup, recs []journal.Record, resume []follow.Position, warnings []health.Event) error {
 	d.startNotifier(ctx, wg, recs)
+	for _, sub := range d.opts.subscribers {
+		d.events.add(sub)
+	}
+	d.events.start()
+	defer d.events.close() // after stop: the faces take the last events
 	d.emit([]health.Event{d.startedEvent()})
 	d.emit(warnings)
 	d.firstBeacons(ctx)
@@ -195,10 +207,6 @@ func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, wg *sync.
 		d.closeDirWatch()
 		return err
 	}
-	goRun(wg, func() { d.clock.watch(ctx, d.src.dirs, d.log) })
-	d.watchConfig(ctx, wg)
-	d.watchHosts(ctx, wg)
-	d.watchAdopted(ctx, wg)
 	d.serveMetrics(ctx, wg)
 	d.waitReady(ctx)
 	failure := d.serveControl(ctx, wg)

@@ -15,7 +15,6 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
-	"github.com/mcpwatchdog/watchdog/monitor/proc"
 	"github.com/mcpwatchdog/watchdog/monitor/store"
 )
 
@@ -31,8 +30,9 @@ type sources struct {
 	storesRead <-chan struct{}
 }
 
-// startSources starts every monitor, each in a goroutine owned by wg and
-// stopped by ctx, feeding the loop.
+// startSources starts every source under the supervisor, each in a
+// goroutine owned by wg and stopped by ctx, feeding the loop: the hosts'
+// process watchers first (startProc), then the rest (sourcesOf).
 func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []follow.Position) error {
 	d.startDirWatch(ctx)
 	stores := d.newStoreWatchers()
@@ -42,24 +42,37 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 	}
 	d.src.follower = f
 	d.startProc(ctx, wg)
-	d.startBeacons(ctx, wg)
-	lines := &lineReader{d: d, stores: stores}
-	goRun(wg, func() { _ = f.Run(ctx) })
-	goRun(wg, func() { lines.run(ctx, f.Lines()) })
-	var firsts []chan struct{}
-	for _, s := range d.cfg.Servers {
-		w, first := stores[s.Name], make(chan struct{})
-		if w.Path() != "" {
-			firsts = append(firsts, first)
-		}
-		sp := newServerProcess(s.URL, d.now)
-		goRun(wg, func() { d.runStore(ctx, s.Name, w, sp, first) })
-	}
-	d.src.storesRead = allClosed(firsts)
-	if d.opts.Patch == nil && d.mainHost().prof.Patchable() {
-		goRun(wg, func() { d.watchPatch(ctx) })
+	srcs, storesRead := d.sourcesOf(f, stores)
+	d.src.storesRead = storesRead
+	for _, src := range append(srcs, d.opts.sources...) {
+		d.startSource(ctx, wg, src)
 	}
 	return nil
+}
+
+// sourcesOf is the registry of the sources that start once the hosts'
+// processes are known: a new source is one line here. storesRead is
+// closed once every configured store was read once.
+func (d *daemon) sourcesOf(f *follow.Follower, stores map[string]*store.Watcher) (srcs []source, storesRead <-chan struct{}) {
+	srcs = append(srcs, &logSource{f: f, lines: &lineReader{d: d, stores: stores}})
+	if dir := d.beaconDir(); dir != "" {
+		srcs = append(srcs, &beaconSource{dir: dir, log: d.log, hub: d.src.dirs})
+	}
+	var firsts []chan struct{}
+	for _, s := range d.cfg.Servers {
+		src := &storeSource{server: s.Name, w: stores[s.Name], sp: newServerProcess(s.URL, d.now), first: make(chan struct{})}
+		if src.w.Path() != "" {
+			firsts = append(firsts, src.first)
+		}
+		srcs = append(srcs, src)
+	}
+	if d.opts.Patch == nil && d.mainHost().prof.Patchable() {
+		srcs = append(srcs, &patchSource{h: d.mainHost()})
+	}
+	srcs = append(srcs, &clockSource{clock: d.clock, hub: d.src.dirs, log: d.log})
+	srcs = append(srcs, d.configSource()...)
+	srcs = append(srcs, &hostsSource{o: d.findOptions()}, d.adoptedSource())
+	return srcs, allClosed(firsts)
 }
 
 // startDirWatch starts the one directory watch that the follower, the
@@ -102,7 +115,7 @@ func (d *daemon) newFollower(ctx context.Context, resume []follow.Position) (*fo
 			if path != "" {
 				detail = "log " + path + ": " + detail
 			}
-			d.signal(ctx, health.Signal{Kind: health.SigWarning, Server: serverOfTag(tag), Detail: detail})
+			d.signal(ctx, health.Warning{Server: serverOfTag(tag), Detail: detail})
 		},
 	}
 	f, err := follow.New(opts)
@@ -111,7 +124,7 @@ func (d *daemon) newFollower(ctx context.Context, resume []follow.Position) (*fo
 	}
 	d.log.Warn("the log checkpoint cannot be used; discarding it and following the logs as on a first start",
 		"path", opts.CheckpointFile, "err", err)
-	d.signal(ctx, health.Signal{Kind: health.SigWarning, Detail: fmt.Sprintf(
+	d.signal(ctx, health.Warning{Detail: fmt.Sprintf(
 		"the log checkpoint %s was discarded (%v); logs are followed as on a first start", opts.CheckpointFile, err)})
 	// Removing a link removes the link, never its target.
 	if rerr := os.Remove(opts.CheckpointFile); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
@@ -135,9 +148,9 @@ func (d *daemon) startProc(ctx context.Context, wg *sync.WaitGroup) {
 		if !h.watchedProcess() {
 			continue
 		}
-		first := make(chan struct{})
-		firsts = append(firsts, first)
-		goRun(wg, func() { d.runProc(ctx, h, first) })
+		src := d.procSource(h)
+		firsts = append(firsts, src.first)
+		d.startSource(ctx, wg, src)
 	}
 	if len(firsts) == 0 {
 		return
@@ -188,25 +201,6 @@ func (d *daemon) newStoreWatchers() map[string]*store.Watcher {
 	return ws
 }
 
-// runStore forwards a store watcher's updates; first is closed once the
-// initial read is queued.
-func (d *daemon) runStore(ctx context.Context, server string, w *store.Watcher, sp *serverProcess, first chan struct{}) {
-	defer closeIfOpen(first)
-	updates := make(chan store.Update, 16)
-	go func() {
-		defer close(updates)
-		_ = w.Run(ctx, updates)
-	}()
-	for u := range updates {
-		sig := storeSignal(server, u)
-		if sig.Kind == health.SigStoreSnapshot {
-			sig.ServerStarted, sig.ServerGone = sp.started(ctx)
-		}
-		d.signal(ctx, sig)
-		closeIfOpen(first)
-	}
-}
-
 // closeIfOpen closes a channel only its caller's goroutine closes.
 func closeIfOpen(ch chan struct{}) {
 	select {
@@ -226,45 +220,6 @@ func allClosed(chs []chan struct{}) <-chan struct{} {
 		}
 	}()
 	return done
-}
-
-func storeSignal(server string, u store.Update) health.Signal {
-	switch {
-	case u.Err != nil:
-		return health.Signal{Kind: health.SigStoreError, Server: server, Detail: u.Err.Error()}
-	case u.Gone || u.Snapshot == nil:
-		return health.Signal{Kind: health.SigStoreGone, Server: server, Detail: "the file is absent"}
-	}
-	sessions := make([]health.StoreSession, 0, len(u.Snapshot.Sessions))
-	for _, s := range u.Snapshot.Sessions {
-		sessions = append(sessions, health.StoreSession{ID: s.ID, Client: s.Client, LastActivity: s.LastActivity, Created: s.Created})
-	}
-	return health.Signal{Kind: health.SigStoreSnapshot, Server: server, Sessions: sessions, Truncated: u.Snapshot.Truncated}
-}
-
-// runProc forwards h's process watcher's reports; first is closed once
-// the initial one is queued. Only the main host's watcher hears of the
-// beacons' writers (knownHost): the patched client is the main host's.
-func (d *daemon) runProc(ctx context.Context, h *hostWatch, first chan struct{}) {
-	defer closeIfOpen(first)
-	updates := make(chan proc.Update, 4)
-	var known chan proc.Host
-	if h.main {
-		known = d.client.known
-	}
-	go func() {
-		defer close(updates)
-		_ = proc.Watch(ctx, proc.Options{Target: proc.Target{Name: h.cfg.Process, Port: h.cfg.Port, Helpers: h.prof.Helpers}, Logger: d.log.With("host", h.cfg.Name),
-			Look: h.look, Known: known}, updates)
-	}()
-	for u := range updates {
-		sig := health.Signal{Kind: health.SigHostDown}
-		if u.Running {
-			sig = health.Signal{Kind: health.SigHostUp, PID: u.Host.PID, Started: u.Host.Started, Began: proc.Began(u.Host), Restarted: u.Restarted}
-		}
-		d.send(ctx, item{sig: &sig, from: h})
-		closeIfOpen(first)
-	}
 }
 
 // lookForHost asks h's process watcher to look now when a session of its

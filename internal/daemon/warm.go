@@ -44,7 +44,7 @@ func (d *daemon) newPinger(ctx context.Context) (*healer.Pinger, []health.Event)
 				Detail: "not pinging " + s.Name + ": " + err.Error()})
 		}
 	}
-	return healer.NewPinger(clients, func(sig health.Signal) { d.signal(ctx, sig) }), warnings
+	return healer.NewPinger(clients, func(sig health.Signal) { d.send(ctx, signalIn{sig: sig}) }), warnings
 }
 
 // warmThroughStart keeps the sessions a live patched client's beacon names
@@ -141,7 +141,7 @@ func (d *daemon) keepHostWarm(ctx context.Context, h *hostWatch, now time.Time, 
 	due := h.warm.Due(targets, now, force)
 	checks, verifying := d.verifyDue(h, now)
 	if len(due)+len(checks) > 0 && d.hostGone(ctx, h) {
-		d.applyFrom(ctx, h, health.Signal{Kind: health.SigHostDown})
+		d.applyFrom(ctx, h, health.SignalOf(health.HostDown{}))
 		return hostCheckPause
 	}
 	for _, t := range due {

@@ -139,10 +139,11 @@ func nextAnswer(t *testing.T, d *daemon) health.Signal {
 	t.Helper()
 	select {
 	case it := <-d.in.items:
-		if it.sig == nil || it.sig.Kind != health.SigKeepWarm {
+		in, ok := it.(signalIn)
+		if !ok || in.sig.Kind != health.SigKeepWarm {
 			t.Fatalf("the loop got %+v, want a keep-warm answer", it)
 		}
-		return *it.sig
+		return in.sig
 	case <-time.After(4 * warmIdle):
 		t.Fatal("no further ping while the start was busy")
 	}

@@ -1,0 +1,217 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
+)
+
+// flakySource is a source a test registers: its first run fails, its
+// second panics, its third emits a warning and then watches until the
+// daemon stops. The supervisor must bring it back each time.
+type flakySource struct {
+	runs   atomic.Int32
+	detail string
+}
+
+func (s *flakySource) name() string { return "test source" }
+
+func (s *flakySource) run(ctx context.Context, emit emitFunc) error {
+	switch s.runs.Add(1) {
+	case 1:
+		return errors.New("first run fails")
+	case 2:
+		panic("second run panics")
+	}
+	sig := health.Signal{Kind: health.SigWarning, Detail: s.detail}
+	emit(signalIn{sig: sig})
+	<-ctx.Done()
+	return nil
+}
+
+// A new source is one type and a registration: a test-only one, run by
+// the real daemon under its supervisor, failing and panicking first, has
+// its signal applied by the loop and journaled.
+func TestANewSourceIsOneRegistration(t *testing.T) {
+	dir := t.TempDir()
+	src := &flakySource{detail: "from the test-only source"}
+	cfg := testConfig(t, dir)
+	o := Options{Home: t.TempDir(), sources: []source{src}}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, cfg, dir, o) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	waitUntil(t, 20*time.Second, "the test source's warning in the journal", func() bool {
+		return journaled(t, dir, health.EvWarning, src.detail)
+	})
+	if n := src.runs.Load(); n != 3 {
+		t.Fatalf("the source ran %d times, want 3 (a failure and a panic, each started again)", n)
+	}
+}
+
+// slowFace is a face a test registers: it holds its first publication
+// until released, then notes the journaled warnings it is handed.
+type slowFace struct {
+	release chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	said    []string
+	told    []string
+}
+
+func (f *slowFace) name() string { return "test face" }
+
+func (f *slowFace) take(p publication) {
+	f.once.Do(func() { <-f.release })
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ev := p.event()
+	if ev.Kind != health.EvWarning {
+		return
+	}
+	switch p.(type) {
+	case eventSaid:
+		f.said = append(f.said, ev.Detail)
+	case eventJournaled:
+		f.told = append(f.told, ev.Detail)
+	}
+}
+
+func (f *slowFace) saw(detail string) (said, told bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Contains(f.said, detail), slices.Contains(f.told, detail)
+}
+
+// A new face is one type and a registration: a test-only one follows the
+// real loop's stream, said and journaled, and while it is stuck the loop
+// goes on journaling (a slow face blocks nobody).
+func TestANewFaceIsOneRegistration(t *testing.T) {
+	dir := t.TempDir()
+	src := &flakySource{detail: "for the test-only face"}
+	src.runs.Store(2) // no failures this time: it emits at once
+	face := &slowFace{release: make(chan struct{})}
+	o := Options{Home: t.TempDir(), sources: []source{src}, subscribers: []subscriber{face}}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, testConfig(t, dir), dir, o) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	waitUntil(t, 20*time.Second, "the warning journaled while the face is stuck", func() bool {
+		return journaled(t, dir, health.EvWarning, src.detail)
+	})
+	if said, told := face.saw(src.detail); said || told {
+		t.Fatal("the stuck face took the warning")
+	}
+	close(face.release)
+	waitUntil(t, 20*time.Second, "the face to take the warning, said and journaled", func() bool {
+		said, told := face.saw(src.detail)
+		return said && told
+	})
+}
+
+func journaled(t *testing.T, dir string, kind health.EventKind, detail string) bool {
+	t.Helper()
+	recs, err := journal.ReadTail(dir, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Kind == kind && strings.Contains(r.Detail, detail) {
+			return true
+		}
+	}
+	return false
+}
+
+// A source whose failure a restart cannot mend is not started again.
+func TestSuperviseStopsOnNoRestart(t *testing.T) {
+	var runs atomic.Int32
+	src := funcSource(func(context.Context, emitFunc) error {
+		runs.Add(1)
+		return errNoRestart
+	})
+	var o Options
+	o.fill()
+	supervise(t.Context(), o.Logger, src, func(item) bool { return true })
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("ran %d times, want 1", n)
+	}
+}
+
+type funcSource func(context.Context, emitFunc) error
+
+func (funcSource) name() string                                   { return "func" }
+func (f funcSource) run(ctx context.Context, emit emitFunc) error { return f(ctx, emit) }
+
+// testConfig is a config of one host watched by its log alone and one
+// server nothing answers for, on loopback.
+func testConfig(t *testing.T, dir string) config.Config {
+	t.Helper()
+	path := filepath.Join(dir, "config.toml")
+	body := fmt.Sprintf(`
+[host]
+name = "DSH"
+logs = [%q]
+process = ""
+port = 0
+
+[[server]]
+name = "mem"
+url = "http://%s/mcp"
+`, filepath.Join(dir, "host-*.log"), closedPort(t))
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Notify = false
+	return cfg
+}
+
+// closedPort is a loopback address nothing listens on (at the time).
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// waitUntil polls cond until it holds, failing the test after timeout.
+func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
