@@ -81,11 +81,11 @@ func TestLayoutOf(t *testing.T) {
 	}{
 		{VSCode(), "/home/u/.config/Code/User/mcp.json", "servers"},
 		{VSCode(), "/home/u/.copilot/mcp-config.json", "mcpServers"},
-		{VSCode(), "/work/p/.mcp.json", "mcpServers"},
-		{VSCode(), "/work/p/.vscode/mcp.json", "servers"},
+		{VSCode(), "/home/u/proj/.mcp.json", "mcpServers"},
+		{VSCode(), "/home/u/proj/.vscode/mcp.json", "servers"},
 		{KiloCode(), "/home/u/.config/kilo/kilo.jsonc", "mcp"},
 		{KiloCode(), "/home/u/.kilocode/cli/global/settings/mcp_settings.json", "mcpServers"},
-		{QwenCode(), "/work/p/.mcp.json", "mcpServers"},
+		{QwenCode(), "/home/u/proj/.mcp.json", "mcpServers"},
 		{Continue(), "/home/u/.continue/mcpServers/a.json", "mcpServers"},
 	}
 	for _, tt := range tests {

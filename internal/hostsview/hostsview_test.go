@@ -17,7 +17,7 @@ import (
 // everyHost is where each host keeps the fixture of its file on Linux, in
 // a home folder: every host the watchdog knows, each as it documents it.
 var everyHost = []struct{ fixture, at string }{
-	{"dsh-cordis.yml", ".dsh/profiles/work/cordis.yml"},
+	{"dsh-cordis.yml", ".dsh/profiles/main/cordis.yml"},
 	{"claude-code.json", ".claude.json"},
 	{"claude-desktop.json", ".config/Claude/claude_desktop_config.json"},
 	{"cursor.json", ".cursor/mcp.json"},
