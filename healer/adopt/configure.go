@@ -117,26 +117,15 @@ func uniqueName(base string, tables []config.ServerTable) string {
 	return name
 }
 
-// slug makes a name fit for a watchdog server name: letters, digits, '.',
-// '_' and '-', lower case, at most 30.
+// slug makes a name fit for a watchdog server name: config.NameSlug of
+// it in lower case.
 func slug(s string) string {
-	out := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
-			return r
-		case r >= 'A' && r <= 'Z':
+	return config.NameSlug(strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
 			return r + 'a' - 'A'
 		}
-		return '-'
-	}, s)
-	out = strings.Trim(out, "-.")
-	if len(out) > 30 {
-		out = out[:30]
-	}
-	if out == "" {
-		out = "server"
-	}
-	return out
+		return r
+	}, s))
 }
 
 func shellWord(s string) string { return host.ShellWord(s) }

@@ -173,7 +173,7 @@ func (c *Config) addFound(s Server, hostName string) {
 	if slices.ContainsFunc(c.Servers, func(o Server) bool { return o.URL == s.URL }) {
 		return
 	}
-	s.Name = c.freeName(nameSlug(s.Name), nameSlug(hostName)+"-"+nameSlug(s.Name))
+	s.Name = c.freeName(NameSlug(s.Name), NameSlug(hostName)+"-"+NameSlug(s.Name))
 	c.Servers = append(c.Servers, s)
 }
 
@@ -196,9 +196,9 @@ func (c *Config) freeName(names ...string) string {
 	}
 }
 
-// nameSlug makes a host's name for a server fit a [[server]] name:
+// NameSlug makes a name fit a [[server]] name (adopt's, lower-cased):
 // letters, digits, '.', '_' and '-', at most 30.
-func nameSlug(s string) string {
+func NameSlug(s string) string {
 	out := strings.Map(func(r rune) rune {
 		if r < 128 && serverName.MatchString(string(r)) {
 			return r
