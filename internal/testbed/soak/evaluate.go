@@ -58,7 +58,10 @@ type Report struct {
 	// window of the daemon's final crash: their storm's summary was not
 	// due yet, and only a next start would show it. Not counted untold.
 	HeldAtTheEnd map[string]int
-	Recovered    map[string]int
+	// RecoveredAtTheEnd: incidents told before that window whose recovery
+	// was journaled within it; their recovered notification may be untold.
+	RecoveredAtTheEnd map[string]int
+	Recovered         map[string]int
 	// Genuine counts the recovered records whose new session is real: the
 	// host's, opened after the loss, alive on its server at the claim, and
 	// not the lost one (nor other than the new_session the record names).

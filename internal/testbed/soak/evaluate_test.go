@@ -116,6 +116,26 @@ func TestEvaluate(t *testing.T) {
 				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, About: "lost_summary", Extra: map[string]any{"title": summary}}}}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: summary}}
 		}, "", nil},
+		{"a recovery the final kill -9 came before telling: untold allowed", func(in *Input) {
+			// soak seed 1796033718940005853: a loss told, its recovery
+			// journaled 3 ms before the final crash, its bubble still queued.
+			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}),
+				seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true}),
+				seen(29000, health.EvRecovered, "warm", "", journal.Record{})}
+			in.Events = append(in.Events, ServerEvent{At: at(28900), Server: "warm", Start: true, ID: idC, Client: "host"})
+			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}}
+			in.End, in.Stopped = at(30000), at(29003)
+		}, "", nil},
+		{"a recovery well before the final kill -9 never told", func(in *Input) {
+			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}),
+				seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true}),
+				seen(9300, health.EvRecovered, "warm", "", journal.Record{})}
+			in.Events = append(in.Events, ServerEvent{At: at(9250), Server: "warm", Start: true, ID: idC, Client: "host"})
+			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}}
+			in.End, in.Stopped = at(30000), at(29003)
+		}, "1 recoveries but 0 recovered notifications", nil},
 		{"kept-warm session expired", func(in *Input) {
 			in.Events = append(in.Events, ServerEvent{At: at(9000), Server: "warm", ID: idA, Reason: "idle"})
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9100, health.EvSessionExpired, "warm", idA, journal.Record{})}

@@ -68,6 +68,7 @@ func (r Report) notificationRows(t *table) {
 	t.row("incidents / loss notifications", fmt.Sprintf("%d / %d", sum(r.Incidents), sum(r.LossNotes)))
 	t.row("incidents lost within a storm window of the final crash (their summary not yet due; untold allowed)", sum(r.HeldAtTheEnd))
 	t.row("recovered / recovered notifications", fmt.Sprintf("%d / %d", sum(r.Recovered), sum(r.RecoveredNotes)))
+	t.row("incidents told earlier, recovered within a storm window of the final crash (their recovered notification may be untold)", sum(r.RecoveredAtTheEnd))
 	t.row("notifications re-sent by a restarted daemon (at least once across kill -9)", sum(r.Resent))
 	t.row("notifications per incident: most loss + outcome / incidents over 2 (beyond re-sends)",
 		fmt.Sprintf("%d / %d", n.MaxPerIncident, len(n.OverTwo)))
