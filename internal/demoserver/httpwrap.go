@@ -34,6 +34,11 @@ func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter 
 // observe wraps the SDK handler: it refuses requests once the server is
 // closing, feeds POST activity and DELETEs to the tracker, and logs every
 // 404 on a request that carried a session id, as the real server does.
+//
+// A session the server has said ended is answered 404 here, in the SDK's
+// words: the SDK's session is closed (its Wait returns, and the end is
+// logged) a moment before its handler forgets the id, and a call in that
+// moment got a stream that closed without an answer.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.closing.Load() {
@@ -43,6 +48,11 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		id := r.Header.Get(sessionHeader)
 		if id == "" {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if s.tracker.over(id) {
+			http.Error(w, "session not found", http.StatusNotFound)
+			s.log.warn(msgNotFound, "session_id", id)
 			return
 		}
 		switch r.Method {

@@ -50,10 +50,20 @@ type tracker struct {
 	mu    sync.Mutex
 	live  map[string]*entry
 	ended []EndedSession
+	gone  map[string]bool // ids of ended, the way a request names them
 }
 
 func newTracker(now func() time.Time, idle time.Duration, changed func()) *tracker {
-	return &tracker{now: now, idleTimeout: idle, changed: changed, live: make(map[string]*entry)}
+	return &tracker{now: now, idleTimeout: idle, changed: changed, live: make(map[string]*entry), gone: make(map[string]bool)}
+}
+
+// over reports whether the server has said id ended (and it is not live
+// again, as a restart's restore can make it).
+func (t *tracker) over(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, live := t.live[id]
+	return t.gone[id] && !live
 }
 
 // add records a new session; it reports false if the id was already live.
@@ -120,6 +130,7 @@ func (t *tracker) end(id string) (EndedSession, bool) {
 		es.Idle = max(now.Sub(e.last), 0)
 	}
 	t.ended = append(t.ended, es)
+	t.gone[id] = true
 	t.mu.Unlock()
 	return es, true
 }
