@@ -23,12 +23,15 @@ type restored struct {
 	// cutOff: the losses of proxied servers whose recovery a kill -9 kept
 	// out of the journal (the proxy writes both at once), by index.
 	cutOff map[int]bool
+	// heals: each watched host's last heal_started, by incidentKey: the
+	// client may act on its trigger after the restart.
+	heals map[string]journal.Record
 }
 
 // restore reads recs back. keyOf says whose incident a record is about
 // (incidentKey), "" for a host no longer watched.
 func restore(recs []journal.Record, proxied func(server string) bool, keyOf func(journal.Record) string) restored {
-	r := restored{incidents: map[string]journal.Record{}, cutOff: map[int]bool{}}
+	r := restored{incidents: map[string]journal.Record{}, cutOff: map[int]bool{}, heals: map[string]journal.Record{}}
 	open := map[string]int{} // incidentKey → index of its open session_lost
 	latest := map[string]follow.Position{}
 	for i, rec := range recs {
@@ -44,6 +47,8 @@ func restore(recs []journal.Record, proxied func(server string) bool, keyOf func
 			open[key] = i
 		case rec.Kind == health.EvRecovered:
 			delete(open, key)
+		case rec.Kind == health.EvHealStarted:
+			r.heals[key] = rec
 		}
 	}
 	for _, pos := range latest {
@@ -90,6 +95,11 @@ func (d *daemon) reopen(r restored, saved trackedFile) {
 	for key, rec := range r.incidents {
 		if h := d.recordHost(rec); h != nil {
 			h.model.RestoreIncident(rec.Server, lostID(rec, key, saved), rec.Time)
+		}
+	}
+	for _, rec := range r.heals {
+		if h := d.recordHost(rec); h != nil {
+			h.model.RestoreHealStarted(rec.Server, rec.Time)
 		}
 	}
 }

@@ -246,3 +246,23 @@ func TestProxyLossCutFromItsRecoveryIsNoOpenIncident(t *testing.T) {
 		t.Fatalf("the notifier gets %+v; want the complete pair and mem's loss, not the cut-off one", kept)
 	}
 }
+
+// A start takes back each server's last heal_started: the client may act
+// on that heal's trigger after the restart (TestBeaconDropAfterTheLastRunsHealIsNoLoss).
+func TestRestoreKeepsTheLastHealStarted(t *testing.T) {
+	t.Parallel()
+	at := func(s int) time.Time { return time.Date(2026, 12, 5, 8, 43, s, 0, time.UTC) }
+	recs := []journal.Record{
+		{Kind: health.EvHealStarted, Server: "ts-404", Time: at(1)},
+		{Kind: health.EvRecovered, Server: "ts-404", Time: at(2)},
+		{Kind: health.EvHealStarted, Server: "ts-404", Time: at(34)},
+		{Kind: health.EvHealStarted, Server: "mem", Time: at(20)},
+	}
+	r := restore(recs, func(string) bool { return false }, func(rec journal.Record) string { return rec.Server })
+	if got := r.heals["ts-404"].Time; !got.Equal(at(34)) {
+		t.Fatalf("ts-404's last heal: %v, want %v", got, at(34))
+	}
+	if got := r.heals["mem"].Time; !got.Equal(at(20)) || len(r.heals) != 2 {
+		t.Fatalf("heals %v", r.heals)
+	}
+}

@@ -138,6 +138,35 @@ func TestBeaconDropAfterOurHealIsNoLoss(t *testing.T) {
 	}
 }
 
+// The same late trigger across a restart: the heal was started by the
+// daemon a kill -9 ended, and the one that took over restored the open
+// incident and the heal's start from the journal (soak seed
+// 1796033718940005853: the client retired the session it had got by
+// itself 1.3 s after the old daemon's heal, and the new one called it lost).
+func TestBeaconDropAfterTheLastRunsHealIsNoLoss(t *testing.T) {
+	t.Parallel()
+	const lost, fresh = "held-session-0001", "held-session-0002"
+	m := newTestModel(time.Hour)
+	healed := t0.Add(time.Second)
+	m.RestoreIncident(srv, lost, t0)
+	m.RestoreHealStarted(srv, healed)
+	m.Apply(snap(sess(fresh, hostClient, healed, healed)), t0.Add(2*time.Second))
+	evs := m.Apply(beaconSig(map[string]Held{srv: {Session: fresh, Connected: true, Since: healed}}), t0.Add(2*time.Second))
+	if got := kinds(evs); !slices.Equal(got, []EventKind{EvRecovered}) {
+		t.Fatalf("recovery events %v", got)
+	}
+	evs = m.Apply(beaconSig(map[string]Held{srv: {Session: fresh}}), t0.Add(3*time.Second))
+	if slices.Contains(kinds(evs), EvSessionLost) {
+		t.Fatalf("the last run's heal retiring the fresh session: %+v, want no loss", evs)
+	}
+	m.RestoreHealStarted(srv, t0) // an older heal does not move it back
+	evs = m.Apply(beaconSig(map[string]Held{srv: {Session: fresh, Connected: true, Since: t0.Add(4 * time.Second)}}), t0.Add(4*time.Second))
+	evs = append(evs, m.Apply(beaconSig(map[string]Held{srv: {Session: fresh}}), t0.Add(time.Minute))...)
+	if !slices.Contains(kinds(evs), EvSessionLost) {
+		t.Fatalf("a drop a minute after the heal: %+v, want a loss", evs)
+	}
+}
+
 // The beacon's own state is a loss; a different connected session that the
 // server knows recovers it, naming the new session; one it does not know
 // must answer a ping first.

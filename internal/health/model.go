@@ -245,6 +245,16 @@ func (m *Model) RestoreIncident(serverName, sessionID string, since time.Time) {
 	}
 }
 
+// RestoreHealStarted tells the model when the journal says a heal of
+// serverName last started, before a restart: the client may act on that
+// heal's trigger after this run began (healActGrace), retiring a session
+// it had got by itself, which is then no loss.
+func (m *Model) RestoreHealStarted(serverName string, at time.Time) {
+	if s, ok := m.servers[serverName]; ok && at.After(s.healAt) {
+		s.healAt = at
+	}
+}
+
 // Tick re-evaluates time-dependent state (idle sessions nearing expiry).
 func (m *Model) Tick(now time.Time) []Event {
 	m.clampActivity(now)
