@@ -107,6 +107,20 @@ func TestEvaluate(t *testing.T) {
 				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", About: "lost"}}}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: "warm: session lost — x"}}
 		}, "", nil},
+		{"a notification re-sent after a kill -9 whose record follows the new run's own loss is still a re-send", func(in *Input) {
+			// soak seed 1796033718940005853 under load: the restart re-sent a
+			// loss, and journaled that after a new loss of the same server.
+			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}, {From: at(9320), To: at(9340)}}}
+			in.Events = append(in.Events, ServerEvent{At: at(9100), Server: "warm", Start: true, ID: idC, Client: "host"})
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}),
+				seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true}),
+				{At: at(9300), Rec: journal.Record{Kind: health.EvStarted}},
+				seen(9350, health.EvSessionLost, "warm", idC, journal.Record{Incident: true}),
+				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", About: "lost"}},
+				{At: at(9500), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", About: "lost"}}}
+			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9399), Title: "warm: session lost — x"},
+				{At: at(9499), Title: "warm: session lost — y"}}
+		}, "", nil},
 		{"a notification re-sent after a kill -9 inside a storm's summary may repeat, once", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
 			lost := seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})
@@ -115,6 +129,22 @@ func TestEvaluate(t *testing.T) {
 				{At: at(9300), Rec: journal.Record{Kind: health.EvStarted}},
 				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, About: "lost_summary", Extra: map[string]any{"title": summary}}}}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: summary}}
+		}, "", nil},
+		{"a loss re-sent after a kill -9 is not a second told loss: the one only a summary told needs no recovered notification", func(in *Input) {
+			// soak seed 1796033718940005853 under load: 13 loss bubbles for
+			// 12 incidents told one by one (one re-sent), 6 more in summaries.
+			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}, {From: at(11000), To: at(11500)}}}
+			in.Events = append(in.Events, ServerEvent{At: at(9450), Server: "warm", Start: true, ID: idC, Client: "host"},
+				ServerEvent{At: at(11800), Server: "warm", Start: true, ID: idD, Client: "host"})
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}),
+				seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true}),
+				{At: at(9300), Rec: journal.Record{Kind: health.EvStarted}},
+				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", About: "lost"}},
+				seen(9500, health.EvRecovered, "warm", "", journal.Record{NewSession: mask.ID(idC)}),
+				seen(11700, health.EvSessionLost, "warm", idC, journal.Record{Incident: true}),
+				seen(11900, health.EvRecovered, "warm", "", journal.Record{NewSession: mask.ID(idD)})}
+			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: "warm: session lost — x"},
+				{At: at(9501), Title: "warm recovered in 300ms"}, {At: at(12000), Title: "MCP watchdog: 1 more sessions lost: warm"}}
 		}, "", nil},
 		{"a recovery the final kill -9 came before telling: untold allowed", func(in *Input) {
 			// soak seed 1796033718940005853: a loss told, its recovery

@@ -1,6 +1,8 @@
 package soak
 
 import (
+	"maps"
+
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/notify"
@@ -67,28 +69,43 @@ func indexJournal(j []Seen) journalIndex {
 
 // resent counts "notified" records of a run for an event a previous run
 // journaled: what a restart showed because its predecessor had not
-// recorded showing it. By server and about, and by incident.
+// recorded showing it. By server and about, and by incident (the previous
+// run's last event of its key). A run's notified records beyond the events
+// it journaled itself are the re-sends, counted as they come: a re-send's
+// record may follow the run's own next event of that server (soak seed
+// 1796033718940005853), so which record is the re-send cannot be told by
+// order, only how many there are.
 func resent(j []Seen, openAt []int) (map[string]int, map[int]int) {
 	out, byIncident := map[string]int{}, map[int]int{}
-	lastStart := -1
-	lastEvent := map[string]int{} // server+about → index of its latest event
+	lastEvent := map[string]int{}   // server+about → index of its latest event
+	prevEvent := map[string]int{}   // the same, as the current run started
+	runEvents := map[string]int{}   // events the current run journaled
+	runNotified := map[string]int{} // and notified records it wrote
 	for i, s := range j {
+		key := ""
 		switch s.Rec.Kind {
 		case health.EvStarted:
-			lastStart = i
+			prevEvent = maps.Clone(lastEvent)
+			clear(runEvents)
+			clear(runNotified)
 		case health.EvSessionLost:
 			if s.Rec.Incident {
-				lastEvent[s.Rec.Server+" lost"] = i
+				key = s.Rec.Server + " lost"
 			}
 		case health.EvRecovered:
-			lastEvent[s.Rec.Server+" recovered"] = i
+			key = s.Rec.Server + " recovered"
 		case health.EvNotified:
-			for _, key := range notifiedKeys(s.Rec) {
-				if ev, ok := lastEvent[key]; ok && ev < lastStart {
-					out[key]++
+			for _, k := range notifiedKeys(s.Rec) {
+				runNotified[k]++
+				if ev, ok := prevEvent[k]; ok && runNotified[k] > runEvents[k] {
+					out[k]++
 					byIncident[openAt[ev]]++
 				}
 			}
+		}
+		if key != "" {
+			lastEvent[key] = i
+			runEvents[key]++
 		}
 	}
 	return out, byIncident

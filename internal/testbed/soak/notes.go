@@ -219,7 +219,9 @@ func (r *Report) outcomeProblems() {
 			server, n, got, folded, extra)
 		r.add(got+folded < n-r.HeldAtTheEnd[server], "%s: %d incidents but %d loss notifications and %d in summaries: %d untold",
 			server, n, got, folded, n-got-folded)
-		short[server] = max(0, n-got)
+		// A loss re-sent after a kill -9 is the same incident told again:
+		// it leaves one more incident told only in a summary, or untold.
+		short[server] = max(0, n-(got-extra))
 	}
 	for server, n := range r.LossNotes {
 		r.add(r.Incidents[server] == 0 && n > 0, "%s: %d loss notifications without an incident", server, n)
