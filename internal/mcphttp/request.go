@@ -87,10 +87,31 @@ func (c *Client) Do(ctx context.Context, req Request) (Response, error) {
 	if req.Modern {
 		h.Set(HeaderMethod, req.Method)
 	}
+	if safeToResend(req.Method) {
+		markIdempotent(h)
+	}
 	return c.roundTrip(ctx, http.MethodPost, h, body, func(r io.Reader, ct string) (*RPCMessage, []byte, error) {
 		return readAnswer(r, ct, id, c.maxBody)
 	})
 }
+
+// safeToResend: the methods whose request changes nothing a second copy
+// could harm: initialize opens a session nobody holds yet (a duplicate
+// is an orphan the server's idle timeout ends), the rest only read. A
+// tool call, or anything else, may have run: it is never sent twice.
+func safeToResend(method string) bool {
+	switch method {
+	case "initialize", "notifications/initialized", "ping", "server/discover", "tools/list", "prompts/list", "resources/list":
+		return true
+	}
+	return false
+}
+
+// markIdempotent lets net/http send the request again on a new connection
+// when a kept-alive one was closed or reset before any answer came (a
+// server's idle close racing the request). A nil value marks it without
+// sending the header (net/http's Transport documents this).
+func markIdempotent(h http.Header) { h["Idempotency-Key"] = nil }
 
 // Ping sends a legacy ping on the session. A modern (2026-07-28) server has
 // no ping: it answers 404 with JSON-RPC -32601, which [Judge] reports as
@@ -108,6 +129,7 @@ func (c *Client) Delete(ctx context.Context, sessionID string) (Response, error)
 // DeleteVersion is Delete with an MCP-Protocol-Version header.
 func (c *Client) DeleteVersion(ctx context.Context, sessionID, protocolVersion string) (Response, error) {
 	h := c.baseHeader(sessionID, protocolVersion)
+	markIdempotent(h)
 	return c.roundTrip(ctx, http.MethodDelete, h, nil, c.readPlain)
 }
 
