@@ -93,6 +93,9 @@ type sessionKeeper struct {
 	r       *rand.Rand
 	id      string
 	n       int // calls made
+
+	connMu sync.Mutex
+	conns  map[string]time.Time // when each connection it used was opened, by local address
 }
 
 func (k *sessionKeeper) run(ctx context.Context) {

@@ -85,6 +85,24 @@ func TestEvaluateProxiedCalls(t *testing.T) {
 			in.Calls[0].Failure = "EOF"
 			in.Executions = nil
 		}, "", 1, 1, 2},
+		{"sockets held: a call sent after the kill on a connection the killed daemon held failed", func(in *Input) {
+			// soak seed 1796033718940005853 under load: 106 to 203 ms after
+			// the kill, before the client saw its kept connection close.
+			in.SocketsHeld = true
+			in.WatchdogDown = []Span{{From: at(2700), To: at(3200)}}
+			in.Calls = in.Calls[:1]
+			in.Calls[0].Failure = "read: connection reset by peer"
+			in.Calls[0].ConnSince = at(1000)
+			in.Executions = nil
+		}, "", 1, 1, 2},
+		{"sockets held: a call sent after the kill on a new connection failed", func(in *Input) {
+			in.SocketsHeld = true
+			in.WatchdogDown = []Span{{From: at(2700), To: at(3200)}}
+			in.Calls = in.Calls[:1]
+			in.Calls[0].Failure = "read: connection reset by peer"
+			in.Calls[0].ConnSince = at(3000)
+			in.Executions = nil
+		}, "failed while their server was up, not cut by a kill of the daemon", 1, 0, 2},
 		{"the first call after the watchdog came back failed", func(in *Input) {
 			in.WatchdogDown = []Span{{From: at(2000), To: at(2500)}}
 			failCall(in, 1)

@@ -39,6 +39,9 @@ type CallRecord struct {
 	Start   time.Time `json:"start"`
 	End     time.Time `json:"end"`
 	Failure string    `json:"failure,omitempty"` // what came back instead of the echo; "": it succeeded
+	// ConnSince is when the connection the call went out on was opened;
+	// zero: not known (the Python client's calls).
+	ConnSince time.Time `json:"conn_since,omitzero"`
 }
 
 // Execution is a server's own word that its echo tool ran.
@@ -168,10 +171,14 @@ func downDuring(in Input, c CallRecord) (excused, cut bool) {
 }
 
 // cutByKill: the call was in flight at a kill of the daemon (each down
-// span starts at its kill).
+// span starts at its kill), or went out after it on a connection opened
+// before it: the killed daemon had accepted that one, and it died with it.
 func cutByKill(down []Span, c CallRecord) bool {
 	for _, s := range down {
-		if c.Start.Before(s.From.Add(killSlack)) && c.End.After(s.From) {
+		if !c.End.After(s.From) {
+			continue
+		}
+		if c.Start.Before(s.From.Add(killSlack)) || !c.ConnSince.IsZero() && c.ConnSince.Before(s.From) {
 			return true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
 	"time"
 
@@ -18,7 +19,7 @@ import (
 func (k *sessionKeeper) callThrough(ctx context.Context) {
 	k.n++
 	rec := CallRecord{Server: k.srv.Name, Text: fmt.Sprintf("%s %s %d", k.cfg.Name, k.srv.Name, k.n), Start: time.Now()}
-	resp, err := k.c.Do(ctx, mcphttp.Request{Method: "tools/call", SessionID: k.id, ProtocolVersion: legacyVersion,
+	resp, err := k.c.Do(k.traceConn(ctx, &rec), mcphttp.Request{Method: "tools/call", SessionID: k.id, ProtocolVersion: legacyVersion,
 		Params: map[string]any{"name": "echo", "arguments": map[string]any{"text": rec.Text}}})
 	rec.End = time.Now()
 	if ctx.Err() != nil {
@@ -26,6 +27,26 @@ func (k *sessionKeeper) callThrough(ctx context.Context) {
 	}
 	rec.Failure = echoFailure(resp, err, rec.Text)
 	k.calls.write(rec)
+}
+
+// traceConn records in rec when the connection the call goes out on was
+// opened: one a killed daemon had accepted dies with it, and a call sent
+// on it before the client saw that is one the kill cut, however late.
+func (k *sessionKeeper) traceConn(ctx context.Context, rec *CallRecord) context.Context {
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) {
+		addr := info.Conn.LocalAddr().String()
+		k.connMu.Lock()
+		defer k.connMu.Unlock()
+		if k.conns == nil {
+			k.conns = map[string]time.Time{}
+		}
+		since, known := k.conns[addr]
+		if !info.Reused || !known {
+			since = time.Now() // opened now, or reused from before the soak traced it: as late as can be
+			k.conns[addr] = since
+		}
+		rec.ConnSince = since
+	}})
 }
 
 // echoFailure says what came back instead of the echo of text; "" when
