@@ -24,12 +24,10 @@ func (w *wakeDetector) observe(wall time.Time) (time.Duration, bool) {
 	return w.observeReadings(wall.Round(0), time.Since(w.start))
 }
 
-// observeReadings takes the two clocks apart so tests can make them disagree.
+// observeReadings takes the two clocks apart so tests can make them
+// disagree. The gap is negative when the wall clock was set back.
 func (w *wakeDetector) observeReadings(wall time.Time, mono time.Duration) (time.Duration, bool) {
 	gap := wall.Sub(w.prevWall) - (mono - w.prevMono)
 	w.prevWall, w.prevMono = wall, mono
-	if gap < 0 {
-		gap = -gap
-	}
-	return gap, gap >= wakeThreshold
+	return gap, gap.Abs() >= wakeThreshold
 }

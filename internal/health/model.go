@@ -186,9 +186,13 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 	case SigHostDown:
 		return m.hostDown(now)
 	case SigWoke:
+		if sig.Gap < 0 {
+			m.moveBack(now, -sig.Gap)
+		}
 		m.clampActivity(now)
-		ev := Event{Time: now, Kind: EvWoke, Extra: map[string]any{"gap_seconds": int64(sig.Gap.Seconds())},
-			Detail: fmt.Sprintf("the wall clock jumped %s (sleep or wake); re-evaluating every session", sig.Gap.Round(time.Second))}
+		gap := sig.Gap.Abs()
+		ev := Event{Time: now, Kind: EvWoke, Extra: map[string]any{"gap_seconds": int64(gap.Seconds())},
+			Detail: fmt.Sprintf("the wall clock jumped %s (sleep or wake); re-evaluating every session", gap.Round(time.Second))}
 		return append([]Event{ev}, m.Tick(now)...)
 	case SigWarning:
 		return []Event{{Time: now, Kind: EvWarning, Server: sig.Server, Detail: sig.Detail}}
@@ -294,6 +298,23 @@ func withSource(ev Event, sig Signal) Event {
 // the wall clock was set back, a session last used "in the future" would
 // otherwise look idle for nothing until the clock caught up, and would not
 // be kept warm meanwhile. An incident's start likewise.
+// moveBack takes the wall clock set back by back: a time still ahead of
+// now was read on the clock before the jump, so it lies back earlier on
+// the clock as it now reads (a time behind now may come from another
+// clock, a server's store, and is left alone).
+func (m *Model) moveBack(now time.Time, back time.Duration) {
+	for _, s := range m.servers {
+		for _, sess := range s.sessions {
+			if sess.lastActivity.After(now) {
+				sess.lastActivity = sess.lastActivity.Add(-back)
+			}
+		}
+		if s.incident != nil && s.incident.since.After(now) {
+			s.incident.since = s.incident.since.Add(-back)
+		}
+	}
+}
+
 func (m *Model) clampActivity(now time.Time) {
 	for _, s := range m.servers {
 		for _, sess := range s.sessions {

@@ -83,7 +83,8 @@ type HostDown struct{}
 // Warning: a monitor hit a non-fatal problem.
 type Warning struct{ Server, Detail string }
 
-// Woke: the wall clock jumped (sleep/wake) by Gap.
+// Woke: the wall clock jumped (sleep/wake) by Gap; a negative Gap set it
+// back.
 type Woke struct{ Gap time.Duration }
 
 // BeaconSeen is the patched client's beacon: what the host (PID) holds

@@ -85,31 +85,51 @@ func TestRestoreTrackedNeverOverridesALiveView(t *testing.T) {
 	}
 }
 
-// After the wall clock was set back, a session used "in the future" counts
-// as used now, so keep-warm does not wait for the clock to catch up.
-func TestWokeBackwardsClampsActivity(t *testing.T) {
-	m := newTestModel(4 * time.Second)
-	later := t0.Add(time.Hour)
-	m.Apply(snap(sess("host-1", hostClient, t0, later)), later)
-	back := t0.Add(2 * time.Second)
-	m.Apply(Signal{Kind: SigWoke, Gap: time.Hour}, back)
-	targets := m.WarmTargets(back.Add(3 * time.Second))
-	if len(targets) != 1 || targets[0].Idle != 3*time.Second {
-		t.Fatalf("warm targets %+v, want host-1 idle 3s since the jump", targets)
+// After the wall clock was set back, a session used "in the future" was
+// used that much earlier on the clock as it now reads: keep-warm neither
+// waits for the clock to catch up nor takes the use for one just now (soak
+// seed 1796033718940005853: a restart pinged at 13.2 s on a clock 11 s
+// ahead, the clock went back at 4.1 s, and taking the ping for a use at
+// 4.1 s let the 3 s session expire at 5.5 s). Any use still ahead counts
+// as now.
+func TestWokeBackwardsMovesActivityBack(t *testing.T) {
+	tests := []struct {
+		name     string
+		used     time.Duration // on the clock before the jump
+		gap      time.Duration // the jump; negative: set back
+		wantIdle time.Duration // 3 s after the jump, which read t0+2s
+	}{
+		{"a ping on the clock 11 s ahead, 1 s before it went back", 12 * time.Second, -11 * time.Second, 4 * time.Second},
+		{"used an hour ahead, the clock set back an hour", time.Hour, -time.Hour, 5 * time.Second},
+		{"still ahead after the jump: used now", time.Hour, -time.Minute, 3 * time.Second},
+		{"a jump of unknown direction: used now", time.Hour, time.Hour, 3 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newTestModel(time.Hour)
+			used := t0.Add(tt.used)
+			m.Apply(snap(sess("host-1", hostClient, t0, used)), used)
+			back := t0.Add(2 * time.Second)
+			m.Apply(Signal{Kind: SigWoke, Gap: tt.gap}, back)
+			targets := m.WarmTargets(back.Add(3 * time.Second))
+			if len(targets) != 1 || targets[0].Idle != tt.wantIdle {
+				t.Fatalf("warm targets %+v, want host-1 idle %s", targets, tt.wantIdle)
+			}
+		})
 	}
 }
 
 // An incident opened before the wall clock was set back recovers after a
-// time that is not negative.
+// time that is not negative: it opened the jump earlier.
 func TestWokeBackwardsRecoveryTakesNoNegativeTime(t *testing.T) {
 	m := newTestModel(time.Hour)
 	later := t0.Add(time.Minute)
 	m.RestoreIncident(srv, "host-1", later)
 	back := t0.Add(2 * time.Second)
-	m.Apply(Signal{Kind: SigWoke, Gap: time.Minute}, back)
+	m.Apply(Signal{Kind: SigWoke, Gap: -time.Minute}, back)
 	evs := m.Apply(Signal{Kind: SigReconnected, Server: srv}, back.Add(300*time.Millisecond))
-	if len(evs) != 1 || evs[0].Kind != EvRecovered || evs[0].Took != 300*time.Millisecond {
-		t.Fatalf("events %+v, want recovered after 300ms (since the jump)", evs)
+	if len(evs) != 1 || evs[0].Kind != EvRecovered || evs[0].Took != 2300*time.Millisecond {
+		t.Fatalf("events %+v, want recovered after 2.3s (opened at what now reads t0)", evs)
 	}
 }
 

@@ -102,7 +102,7 @@ type Signal struct {
 	Started   time.Time     // SigHostUp: the process's start as its identity
 	Began     time.Time     // SigHostUp: its start to a clock tick, when known (orders sessions)
 	Restarted bool          // SigHostUp: a different process than before
-	Gap       time.Duration // SigWoke: how far the wall clock jumped
+	Gap       time.Duration // SigWoke: how far the wall clock jumped; negative: set back
 	Source    LogPosition   // the log line observed; every event it causes carries it
 	Outcome   Outcome       // SigKeepWarm, SigLiveness
 	// Status (SigLiveness): the HTTP status the server answered a session
