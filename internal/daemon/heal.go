@@ -77,7 +77,7 @@ func (d *daemon) patchState(h *hostWatch) healer.PatchState {
 // (a restart's first ping answered 404) waits for that look.
 func (d *daemon) react(ctx context.Context, h *hostWatch, evs []health.Event) {
 	for _, ev := range evs {
-		if ev.Kind != health.EvSessionLost || !ev.Incident {
+		if l, _ := ev.Facts.(health.Loss); ev.Kind != health.EvSessionLost || !l.Incident {
 			continue
 		}
 		if _, _, open := h.model.Incident(ev.Server); !open {

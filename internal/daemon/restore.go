@@ -40,7 +40,7 @@ func restore(recs []journal.Record, proxied func(server string) bool, keyOf func
 		}
 		switch key := keyOf(rec); {
 		case key == "":
-		case rec.Kind == health.EvSessionLost && rec.Incident:
+		case rec.Kind == health.EvSessionLost && incident(rec):
 			open[key] = i
 		case rec.Kind == health.EvRecovered:
 			delete(open, key)
@@ -195,4 +195,11 @@ func unreportedOutage(saved trackedFile, recs []journal.Record, now time.Time) [
 		Extra: map[string]any{"unwritable_since": since, "error": out.Error},
 		Detail: fmt.Sprintf("the journal could not be written from %s until the watchdog stopped (%s); "+
 			"what it held then was not acknowledged and is judged again at this start", out.Since.Format("15:04:05"), out.Error)}}
+}
+
+// incident: rec is the loss of the host's own session, which opened an
+// incident.
+func incident(rec journal.Record) bool {
+	l, _ := rec.Facts.(health.Loss)
+	return l.Incident
 }

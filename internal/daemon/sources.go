@@ -230,7 +230,7 @@ func (d *daemon) lookForHost(h *hostWatch, evs []health.Event) {
 		return
 	}
 	for _, ev := range evs {
-		if ev.Kind == health.EvSessionNew && host.ClientMatch(h.cfg.ClientName, ev.Client) {
+		if ev.Kind == health.EvSessionNew && host.ClientMatch(h.cfg.ClientName, health.ClientOf(ev.Facts)) {
 			select {
 			case h.look <- struct{}{}:
 			default:

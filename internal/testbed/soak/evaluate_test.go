@@ -82,12 +82,12 @@ func TestEvaluate(t *testing.T) {
 			in.Journal = []Seen{seen(7500, health.EvSessionExpired, "cold", idB, journal.Record{})}
 		}, "detected later than", nil},
 		{"false alarm on a live session", func(in *Input) {
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(7000, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(7000, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}})}
 			in.Notes = []Note{{At: at(7001), Title: "warm: session lost — the watchdog is healing it"}}
 		}, "false session_lost", nil},
 		{"a server kill ends its sessions at the restart", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}})}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — the watchdog is healing it"}}
 		}, "", func(t *testing.T, r Report) {
 			if r.EndedBy["killed"] != 1 || r.Incidents["warm"] != 1 {
@@ -96,24 +96,24 @@ func TestEvaluate(t *testing.T) {
 		}},
 		{"two notifications for one incident", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}})}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9300), Title: "warm: session lost — x"}}
 		}, "1 incidents but 2 loss notifications", nil},
 		{"a notification re-sent after a kill -9 may repeat, once", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
-			lost := seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})
+			lost := seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}})
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), lost,
 				{At: at(9300), Rec: journal.Record{Kind: health.EvStarted}},
-				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", About: "lost"}}}
+				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", Facts: health.Notice{About: "lost"}}}}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: "warm: session lost — x"}}
 		}, "", nil},
 		{"a notification re-sent after a kill -9 inside a storm's summary may repeat, once", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
-			lost := seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})
+			lost := seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}})
 			summary := "MCP watchdog: 1 more sessions lost: warm"
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), lost,
 				{At: at(9300), Rec: journal.Record{Kind: health.EvStarted}},
-				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, About: "lost_summary", Extra: map[string]any{"title": summary}}}}
+				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Facts: health.Notice{About: "lost_summary"}, Extra: map[string]any{"title": summary}}}}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: summary}}
 		}, "", nil},
 		{"kept-warm session expired", func(in *Input) {
