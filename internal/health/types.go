@@ -189,11 +189,12 @@ type Event struct {
 	Extra map[string]any
 }
 
-// Facts is one of the event families below (sealed: the method is
-// unexported), each with only the fields its kinds have. Durations are in
+// Facts is one of the event families below (sealed: the method, which
+// names the family, is unexported), each with only the fields its kinds
+// have. Durations are in
 // the journal's units (whole milliseconds for Took, whole seconds for Idle
 // and ExpiresIn), so a live event and its line read back agree.
-type Facts interface{ facts() }
+type Facts interface{ family() string }
 
 // Opened (session_new): the session's clientInfo.name.
 type Opened struct{ Client string }
@@ -248,14 +249,14 @@ type Attempt struct{ Strategy Strategy }
 // About values.
 type Notice struct{ About string }
 
-func (Opened) facts()   {}
-func (Ended) facts()    {}
-func (Loss) facts()     {}
-func (Risk) facts()     {}
-func (Recovery) facts() {}
-func (Ping) facts()     {}
-func (Attempt) facts()  {}
-func (Notice) facts()   {}
+func (Opened) family() string   { return "opened" }
+func (Ended) family() string    { return "ended" }
+func (Loss) family() string     { return "loss" }
+func (Risk) family() string     { return "risk" }
+func (Recovery) family() string { return "recovery" }
+func (Ping) family() string     { return "ping" }
+func (Attempt) family() string  { return "attempt" }
+func (Notice) family() string   { return "notice" }
 
 // ClientOf is the clientInfo.name an event's facts name: a session's
 // (Opened, Ended, Loss) or the host's whose call the proxy healed

@@ -1,7 +1,5 @@
 package health
 
-import "reflect"
-
 // EventKind names a journaled event (contract: event journal). Every kind
 // is in Kinds: the journal, metrics and notifications range over that
 // table, so a kind added here cannot be missed by them unnoticed.
@@ -149,7 +147,7 @@ func (k EventKind) Known() bool {
 // was built without its facts still writes its fields, as zero).
 func (ev Event) Carried() Facts {
 	zero := FactsOf(ev.Kind)
-	if zero != nil && reflect.TypeOf(ev.Facts) == reflect.TypeOf(zero) {
+	if zero != nil && ev.Facts != nil && ev.Facts.family() == zero.family() {
 		return ev.Facts
 	}
 	return zero
