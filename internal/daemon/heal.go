@@ -184,6 +184,7 @@ func (d *daemon) tryRestart(ctx context.Context, h *hostWatch, server string) er
 	if pid, started, running := h.model.HostProcess(); running {
 		proc = restart.Process{PID: pid, Started: started}
 	}
+	report := d.reports.reporter(ctx)
 	h.heal.wg.Add(1)
 	go func() {
 		defer h.heal.wg.Done()
@@ -196,7 +197,7 @@ func (d *daemon) tryRestart(ctx context.Context, h *hostWatch, server string) er
 		if errors.Is(err, restart.ErrCommandNotFound) || errors.Is(err, restart.ErrNoRestartCommand) {
 			detail += "; set " + d.hostKey(h) + ".restart in the config to the command that starts it"
 		}
-		d.send(ctx, signalIn{from: h, sig: health.SignalOf(health.HealFailed{Server: server, Strategy: healer.StrategyHostRestart, Detail: detail})})
+		report(signalIn{from: h, sig: health.SignalOf(health.HealFailed{Server: server, Strategy: healer.StrategyHostRestart, Detail: detail})})
 	}()
 	return nil
 }
@@ -247,13 +248,13 @@ func (d *daemon) healNow(ctx context.Context, server string) (map[string]string,
 
 // hostFor is the host a server's heal or restart is for: the first with
 // an open incident there, else the main host.
-func (d *daemon) hostFor(server string) *hostWatch {
-	for _, h := range d.watched {
+func (w watchList) hostFor(server string) *hostWatch {
+	for _, h := range w {
 		if _, _, open := h.model.Incident(server); open {
 			return h
 		}
 	}
-	return d.mainHost()
+	return w[0]
 }
 
 // retryRestarts restarts a host again, once its backoff allows, for
@@ -272,8 +273,8 @@ func (d *daemon) retryRestarts(ctx context.Context, now time.Time) {
 // restartWait is how long until retryRestarts could restart a host for
 // a lost session the limiter's backoff refused; ok is false when it waits
 // for nothing (no auto restart, nothing lost, allowed now, or given up).
-func (d *daemon) restartWait(now time.Time) (wait time.Duration, ok bool) {
-	for _, h := range d.watched {
+func (w watchList) restartWait(now time.Time) (wait time.Duration, ok bool) {
+	for _, h := range w {
 		if !h.cfg.AutoRestart || len(h.cfg.Restart) == 0 {
 			continue
 		}

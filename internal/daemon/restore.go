@@ -102,7 +102,7 @@ func (d *daemon) recordHost(rec journal.Record) *hostWatch {
 	if name == "" {
 		return d.mainHost()
 	}
-	return d.hostNamed(name)
+	return d.watched.named(name)
 }
 
 // recordKey is the incidentKey of a record's host and server; "" for a
@@ -160,7 +160,7 @@ func (d *daemon) restoreTracked(recs []journal.Record) trackedFile {
 	for server, list := range saved.Servers {
 		parts := map[*hostWatch][]health.StoreSession{}
 		for _, ss := range list {
-			h := d.clientHost(ss.Client)
+			h := d.watched.clientHost(ss.Client)
 			parts[h] = append(parts[h], ss)
 		}
 		for h, part := range parts {

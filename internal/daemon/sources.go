@@ -72,6 +72,7 @@ func (d *daemon) sourcesOf(f *follow.Follower, stores map[string]*store.Watcher)
 	srcs = append(srcs, &clockSource{clock: d.clock, hub: d.src.dirs, log: d.log})
 	srcs = append(srcs, d.configSource()...)
 	srcs = append(srcs, &hostsSource{o: d.findOptions()}, d.adoptedSource())
+	srcs = append(srcs, d.reports, d.commandSource())
 	return srcs, allClosed(firsts)
 }
 
