@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 )
@@ -130,6 +132,58 @@ func TestANewFaceIsOneRegistration(t *testing.T) {
 		said, told := face.saw(src.detail)
 		return said && told
 	})
+}
+
+// The Done-when of the seams: a new source and a new face are one file
+// each (seam_source_test.go, seam_face_test.go) and a registration. The
+// source's typed observation reaches the model (the status the control
+// socket answers shows the announced timeout), and the event the model
+// makes of it reaches the face through the stream.
+func TestANewSourceAndFaceAreOneFileEach(t *testing.T) {
+	dir := t.TempDir()
+	const announced = 42 * time.Minute
+	face := &modeFace{}
+	o := Options{Home: t.TempDir(),
+		sources:     []source{announceSource{server: "mem", timeout: announced}},
+		subscribers: []subscriber{face}}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, testConfig(t, dir), dir, o) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	waitUntil(t, 20*time.Second, "the model to hold the announced timeout", func() bool {
+		return modelTimeout(t, dir, "mem") == int64(announced.Seconds())
+	})
+	waitUntil(t, 20*time.Second, "the face to take the server_mode event", func() bool {
+		got, ok := face.timeoutSeen("mem")
+		return ok && got == announced.Seconds()
+	})
+}
+
+// modelTimeout is server's idle timeout in the status the control socket
+// answers; -1 while the socket does not answer yet.
+func modelTimeout(t *testing.T, dir, server string) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	raw, err := control.Dial(SocketPath(dir)).Status(ctx)
+	if err != nil {
+		return -1
+	}
+	var st health.Status
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatalf("status: %v: %s", err, raw)
+	}
+	for _, s := range st.Servers {
+		if s.Name == server {
+			return s.IdleTimeoutSeconds
+		}
+	}
+	return -1
 }
 
 func journaled(t *testing.T, dir string, kind health.EventKind, detail string) bool {
