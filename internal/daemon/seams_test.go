@@ -52,15 +52,7 @@ func TestANewSourceIsOneRegistration(t *testing.T) {
 	src := &flakySource{detail: "from the test-only source"}
 	cfg := testConfig(t, dir)
 	o := Options{Home: t.TempDir(), sources: []source{src}}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, cfg, dir, o) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	}()
+	serveUntilCleanup(t, cfg, dir, o)
 	waitUntil(t, 20*time.Second, "the test source's warning in the journal", func() bool {
 		return journaled(t, dir, health.EvWarning, src.detail)
 	})
@@ -112,15 +104,7 @@ func TestANewFaceIsOneRegistration(t *testing.T) {
 	src.runs.Store(2) // no failures this time: it emits at once
 	face := &slowFace{release: make(chan struct{})}
 	o := Options{Home: t.TempDir(), sources: []source{src}, subscribers: []subscriber{face}}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, testConfig(t, dir), dir, o) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	}()
+	serveUntilCleanup(t, testConfig(t, dir), dir, o)
 	waitUntil(t, 20*time.Second, "the warning journaled while the face is stuck", func() bool {
 		return journaled(t, dir, health.EvWarning, src.detail)
 	})
@@ -146,15 +130,7 @@ func TestANewSourceAndFaceAreOneFileEach(t *testing.T) {
 	o := Options{Home: t.TempDir(),
 		sources:     []source{announceSource{server: "mem", timeout: announced}},
 		subscribers: []subscriber{face}}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, testConfig(t, dir), dir, o) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	}()
+	serveUntilCleanup(t, testConfig(t, dir), dir, o)
 	waitUntil(t, 20*time.Second, "the model to hold the announced timeout", func() bool {
 		return modelTimeout(t, dir, "mem") == int64(announced.Seconds())
 	})
@@ -184,6 +160,21 @@ func modelTimeout(t *testing.T, dir, server string) int64 {
 		}
 	}
 	return -1
+}
+
+// serveUntilCleanup runs the real daemon until the test ends, and fails
+// the test if it then returns an error.
+func serveUntilCleanup(t *testing.T, cfg config.Config, dir string, o Options) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, cfg, dir, o) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
 }
 
 func journaled(t *testing.T, dir string, kind health.EventKind, detail string) bool {
