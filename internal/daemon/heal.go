@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/healer/restart"
+	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
@@ -301,14 +303,15 @@ func firstLost(h *hostWatch, now time.Time) (string, bool) {
 
 // noteHealth feeds each host's restart limiter how long it has been fine:
 // after an hour of health its backoff starts over.
-func (d *daemon) noteHealth(now time.Time) {
-	for _, h := range d.watched {
-		d.noteHostHealth(h, now)
+// A failed save is logged to log.
+func (w watchList) noteHealth(servers []config.Server, now time.Time, log *slog.Logger) {
+	for _, h := range w {
+		h.noteHealth(servers, now, log)
 	}
 }
 
-func (d *daemon) noteHostHealth(h *hostWatch, now time.Time) {
-	for _, s := range d.cfg.Servers {
+func (h *hostWatch) noteHealth(servers []config.Server, now time.Time, log *slog.Logger) {
+	for _, s := range servers {
 		if _, _, open := h.model.Incident(s.Name); open {
 			h.heal.limiter.Unhealthy()
 			h.healthySince = time.Time{}
@@ -320,6 +323,6 @@ func (d *daemon) noteHostHealth(h *hostWatch, now time.Time) {
 	}
 	h.heal.limiter.Healthy(h.healthySince)
 	if err := h.heal.saveLimitsChanged(now); err != nil {
-		d.log.Warn("cannot save the restart history; the next start keeps the longer backoff", "host", h.cfg.Name, "err", err)
+		log.Warn("cannot save the restart history; the next start keeps the longer backoff", "host", h.cfg.Name, "err", err)
 	}
 }

@@ -185,7 +185,7 @@ func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) 
 	d.emit(d.journal.limit.lifted(now))
 	d.saveTracked(false)
 	d.gauges(now)
-	d.noteHealth(now)
+	d.watched.noteHealth(d.cfg.Servers, now, d.log)
 	d.retryRestarts(ctx, now)
 	return false
 }
