@@ -33,9 +33,9 @@ func TestTimelineCommand(t *testing.T) {
 	now := time.Now()
 	id := "0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b"
 	state := writeJournal(t,
-		health.Event{Time: now.Add(-48 * time.Hour), Kind: health.EvSessionNew, Server: "mem", Session: "old-session-id-0000", Client: "dsh"},
-		health.Event{Time: now.Add(-time.Minute), Kind: health.EvSessionNew, Server: "mem", Session: id, Client: "dsh"},
-		health.Event{Time: now.Add(-30 * time.Second), Kind: health.EvSessionLost, Server: "mem", Session: id, Incident: true,
+		health.Event{Time: now.Add(-48 * time.Hour), Kind: health.EvSessionNew, Server: "mem", Session: "old-session-id-0000", Facts: health.Opened{Client: "dsh"}},
+		health.Event{Time: now.Add(-time.Minute), Kind: health.EvSessionNew, Server: "mem", Session: id, Facts: health.Opened{Client: "dsh"}},
+		health.Event{Time: now.Add(-30 * time.Second), Kind: health.EvSessionLost, Server: "mem", Session: id, Facts: health.Loss{Incident: true},
 			Detail: "the host's session on mem is gone"})
 
 	code, out, errOut := runWatchdog(t, "timeline", "--state-dir", state)

@@ -27,7 +27,7 @@ type daemon struct {
 	run      runState
 	stateDir string
 	log      *slog.Logger
-	watched  []*hostWatch // the configured hosts, the main one first
+	watched  watchList // the configured hosts, the main one first
 	journal  journaling
 	src      sources
 	proxies  *proxySet
@@ -37,10 +37,11 @@ type daemon struct {
 	metrics  *metrics.Metrics
 	events   *stream // the faces' one stream of events
 	opts     Options
-	pings    pings        // the requests the daemon makes itself
-	client   clientWatch  // the main host's patched client
-	face     face         // what the tray and the notifications show
-	tracked  trackedSaver // the tracked sessions, kept for a restart
+	pings    pings         // the requests the daemon makes itself
+	client   clientWatch   // the main host's patched client
+	face     face          // what the tray and the notifications show
+	tracked  trackedSaver  // the tracked sessions, kept for a restart
+	reports  *reportSource // what the actions off the loop report back
 	clock    *wallClock
 }
 
@@ -79,6 +80,7 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 		socks:   newSockets(sockact.Set{}),
 		client:  clientWatch{known: make(chan proc.Host, 1)},
 		face:    face{buttons: make(chan tray.Command, 8)},
+		reports: newReportSource(),
 		pings:   pings{warmOn: warmOn, verified: map[string]time.Time{}}}
 	d.metrics = newMetrics(cfg, func(uid int) { d.peerRefused("", "the metrics endpoint", uid) })
 	d.metrics.WatchProxies(d.proxies.paths)
@@ -129,8 +131,8 @@ func (d *daemon) apply(ctx context.Context, o health.Observation) {
 
 // applyFrom is apply for a signal that came from one host (nil: none).
 func (d *daemon) applyFrom(ctx context.Context, from *hostWatch, sig health.Signal) {
-	d.noteLife(sig)
-	for _, r := range d.route(sig, from) {
+	d.pings.noteLife(sig, d.now())
+	for _, r := range d.watched.route(sig, from) {
 		evs := r.h.model.Apply(r.sig, d.now())
 		evs = d.emitFrom(r.h, evs)
 		d.react(ctx, r.h, evs)

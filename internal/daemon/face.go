@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/autostart"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/notify"
 	"github.com/mcpwatchdog/watchdog/internal/opener"
 	"github.com/mcpwatchdog/watchdog/internal/timeline"
@@ -52,14 +54,6 @@ func (d *daemon) refreshFace() {
 	}
 }
 
-// trayCommands is the tray's click channel, nil (never ready) without one.
-func (d *daemon) trayCommands() <-chan tray.Command {
-	if d.opts.Tray == nil {
-		return nil
-	}
-	return d.opts.Tray.Commands()
-}
-
 // command turns a click into what `watchdog heal` and the CLI would do.
 func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 	switch cmd.Kind {
@@ -70,17 +64,19 @@ func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 			d.pings.warmOn[cmd.Server] = cmd.On
 		}
 	case tray.CmdRestartHost:
-		d.restartHost(ctx, d.hostFor(cmd.Server), cmd.Server)
+		d.restartHost(ctx, d.watched.hostFor(cmd.Server), cmd.Server)
 	case tray.CmdPatchApply, tray.CmdPatchRevert:
-		d.patchFromTray(ctx, cmd.Kind == tray.CmdPatchApply)
+		d.actions(ctx).patch(d.client.look.Module, d.mainHost().prof, cmd.Kind == tray.CmdPatchApply)
 	case tray.CmdPauseNotifications:
 		if d.face.notifier != nil {
 			d.face.notifier.Pause(d.now().Add(time.Hour))
 		}
 	case tray.CmdOpenTimeline:
-		d.openTimeline()
+		// Since 0: the journal's own span (a week at most), as `watchdog
+		// timeline` without --since: a short run fills the page.
+		d.actions(ctx).timeline(timeline.WriteOptions{StateDir: d.stateDir, Now: d.now(), Location: time.Local})
 	case tray.CmdAutostart:
-		d.setAutostart(ctx, cmd.On)
+		d.actions(ctx).autostart(ctx, autostart.ForConfig(autostart.Options{}, d.cfg, SocketPath(d.stateDir)), cmd.On)
 	case tray.CmdProtect:
 		d.protectFromTray(ctx, cmd.Host)
 	case tray.CmdQuit:
@@ -91,17 +87,29 @@ func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 	d.refreshFace()
 }
 
-// patchFromTray applies or reverts the client patch off the loop (it runs
+// faceActions do what the faces ask that takes a while, off the loop
+// (work owns their goroutines); what the loop must know of the outcome
+// comes back through report (the reports source), never a call into the
+// daemon.
+type faceActions struct {
+	log    *slog.Logger
+	work   *sync.WaitGroup
+	report reportFunc
+}
+
+func (d *daemon) actions(ctx context.Context) faceActions {
+	return faceActions{log: d.log, work: &d.face.work, report: d.reports.reporter(ctx)}
+}
+
+// patch applies or reverts the host's client patch in module (it runs
 // node --check), then looks at the module again.
-func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
-	module := d.client.look.Module
+func (a faceActions) patch(module string, prof host.Profile, apply bool) {
 	if module == "" {
-		d.log.Warn("no client module to patch: set host.client_module")
+		a.log.Warn("no client module to patch: set host.client_module")
 		return
 	}
 	home, _ := os.UserHomeDir()
-	prof := d.mainHost().prof
-	goRun(&d.face.work, func() {
+	goRun(a.work, func() {
 		o := clientpatch.InstallOptions{Host: prof, Home: home}
 		var err error
 		if apply {
@@ -110,20 +118,19 @@ func (d *daemon) patchFromTray(ctx context.Context, apply bool) {
 			_, err = clientpatch.Revert(module, o)
 		}
 		if err != nil {
-			d.log.Error("client patch from the tray failed", "apply", apply, "err", err)
+			a.log.Error("client patch from the tray failed", "apply", apply, "err", err)
 		}
 		st := clientpatch.LookAt(module, clientpatch.InspectOptions{Host: prof, Home: home})
-		d.send(ctx, clientIn{st})
+		a.report(clientIn{st})
 	})
 }
 
-// setAutostart installs or removes the supervisor for this daemon's
-// config and sockets, off the loop (systemctl may take a while). It
+// autostart installs or removes the supervisor o describes (this daemon's
+// config and sockets), off the loop (systemctl may take a while). It
 // starts or stops nothing now: this daemon runs, and the supervisor's
 // sockets would clash with its own.
-func (d *daemon) setAutostart(ctx context.Context, on bool) {
-	o := autostart.ForConfig(autostart.Options{}, d.cfg, SocketPath(d.stateDir))
-	goRun(&d.face.work, func() {
+func (a faceActions) autostart(ctx context.Context, o autostart.Options, on bool) {
+	goRun(a.work, func() {
 		var res autostart.Result
 		var err error
 		if on {
@@ -132,13 +139,12 @@ func (d *daemon) setAutostart(ctx context.Context, on bool) {
 			res, err = autostart.Unsupervise(ctx, o)
 		}
 		if err != nil {
-			d.log.Error("start at login", "on", on, "err", err)
+			a.log.Error("start at login", "on", on, "err", err)
 		}
 		if res.Reason != "" {
-			d.log.Warn("start at login", "on", on, "kind", res.Kind, "note", res.Reason)
+			a.log.Warn("start at login", "on", on, "kind", res.Kind, "note", res.Reason)
 		}
-		enabled := autostartEnabled()
-		d.send(ctx, autostartIn{enabled})
+		a.report(autostartIn{autostartEnabled()})
 	})
 }
 
@@ -147,19 +153,16 @@ func autostartEnabled() bool {
 	return err == nil && st.Enabled
 }
 
-// openTimeline writes the timeline page and opens it,
-// off the loop: reading a week of journal takes a moment.
-func (d *daemon) openTimeline() {
-	// Since 0: the journal's own span (a week at most), as `watchdog
-	// timeline` without --since: a short run fills the page.
-	o := timeline.WriteOptions{StateDir: d.stateDir, Now: d.now(), Location: time.Local}
-	goRun(&d.face.work, func() {
+// timeline writes the timeline page and opens it, off the loop: reading
+// a week of journal takes a moment.
+func (a faceActions) timeline(o timeline.WriteOptions) {
+	goRun(a.work, func() {
 		path, err := timeline.WriteFile(o)
 		if err == nil {
 			err = opener.Open(path)
 		}
 		if err != nil {
-			d.log.Warn("cannot show the timeline", "err", err)
+			a.log.Warn("cannot show the timeline", "err", err)
 		}
 	})
 }

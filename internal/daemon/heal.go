@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/healer/restart"
+	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
@@ -77,7 +79,7 @@ func (d *daemon) patchState(h *hostWatch) healer.PatchState {
 // (a restart's first ping answered 404) waits for that look.
 func (d *daemon) react(ctx context.Context, h *hostWatch, evs []health.Event) {
 	for _, ev := range evs {
-		if ev.Kind != health.EvSessionLost || !ev.Incident {
+		if l, _ := ev.Facts.(health.Loss); ev.Kind != health.EvSessionLost || !l.Incident {
 			continue
 		}
 		if _, _, open := h.model.Incident(ev.Server); !open {
@@ -184,6 +186,7 @@ func (d *daemon) tryRestart(ctx context.Context, h *hostWatch, server string) er
 	if pid, started, running := h.model.HostProcess(); running {
 		proc = restart.Process{PID: pid, Started: started}
 	}
+	report := d.reports.reporter(ctx)
 	h.heal.wg.Add(1)
 	go func() {
 		defer h.heal.wg.Done()
@@ -196,7 +199,7 @@ func (d *daemon) tryRestart(ctx context.Context, h *hostWatch, server string) er
 		if errors.Is(err, restart.ErrCommandNotFound) || errors.Is(err, restart.ErrNoRestartCommand) {
 			detail += "; set " + d.hostKey(h) + ".restart in the config to the command that starts it"
 		}
-		d.send(ctx, signalIn{from: h, sig: health.SignalOf(health.HealFailed{Server: server, Strategy: healer.StrategyHostRestart, Detail: detail})})
+		report(signalIn{from: h, sig: health.SignalOf(health.HealFailed{Server: server, Strategy: healer.StrategyHostRestart, Detail: detail})})
 	}()
 	return nil
 }
@@ -247,13 +250,13 @@ func (d *daemon) healNow(ctx context.Context, server string) (map[string]string,
 
 // hostFor is the host a server's heal or restart is for: the first with
 // an open incident there, else the main host.
-func (d *daemon) hostFor(server string) *hostWatch {
-	for _, h := range d.watched {
+func (w watchList) hostFor(server string) *hostWatch {
+	for _, h := range w {
 		if _, _, open := h.model.Incident(server); open {
 			return h
 		}
 	}
-	return d.mainHost()
+	return w[0]
 }
 
 // retryRestarts restarts a host again, once its backoff allows, for
@@ -272,8 +275,8 @@ func (d *daemon) retryRestarts(ctx context.Context, now time.Time) {
 // restartWait is how long until retryRestarts could restart a host for
 // a lost session the limiter's backoff refused; ok is false when it waits
 // for nothing (no auto restart, nothing lost, allowed now, or given up).
-func (d *daemon) restartWait(now time.Time) (wait time.Duration, ok bool) {
-	for _, h := range d.watched {
+func (w watchList) restartWait(now time.Time) (wait time.Duration, ok bool) {
+	for _, h := range w {
 		if !h.cfg.AutoRestart || len(h.cfg.Restart) == 0 {
 			continue
 		}
@@ -300,14 +303,15 @@ func firstLost(h *hostWatch, now time.Time) (string, bool) {
 
 // noteHealth feeds each host's restart limiter how long it has been fine:
 // after an hour of health its backoff starts over.
-func (d *daemon) noteHealth(now time.Time) {
-	for _, h := range d.watched {
-		d.noteHostHealth(h, now)
+// A failed save is logged to log.
+func (w watchList) noteHealth(servers []config.Server, now time.Time, log *slog.Logger) {
+	for _, h := range w {
+		h.noteHealth(servers, now, log)
 	}
 }
 
-func (d *daemon) noteHostHealth(h *hostWatch, now time.Time) {
-	for _, s := range d.cfg.Servers {
+func (h *hostWatch) noteHealth(servers []config.Server, now time.Time, log *slog.Logger) {
+	for _, s := range servers {
 		if _, _, open := h.model.Incident(s.Name); open {
 			h.heal.limiter.Unhealthy()
 			h.healthySince = time.Time{}
@@ -319,6 +323,6 @@ func (d *daemon) noteHostHealth(h *hostWatch, now time.Time) {
 	}
 	h.heal.limiter.Healthy(h.healthySince)
 	if err := h.heal.saveLimitsChanged(now); err != nil {
-		d.log.Warn("cannot save the restart history; the next start keeps the longer backoff", "host", h.cfg.Name, "err", err)
+		log.Warn("cannot save the restart history; the next start keeps the longer backoff", "host", h.cfg.Name, "err", err)
 	}
 }

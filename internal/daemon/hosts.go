@@ -126,14 +126,15 @@ func (d *daemon) protectFromTray(ctx context.Context, name string) {
 	if !ok {
 		return
 	}
+	report := d.reports.reporter(ctx)
 	goRun(&d.face.work, func() {
 		res, err := d.adopt(ctx, p)
 		switch {
 		case err != nil:
-			d.send(ctx, eventsIn{[]health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "failed"},
+			report(eventsIn{[]health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "failed"},
 				Detail: fmt.Sprintf("protecting %s failed: %v", p.Name, err)}}})
 		case !res.Changed:
-			d.send(ctx, eventsIn{[]health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "unchanged"},
+			report(eventsIn{[]health.Event{{Kind: health.EvWarning, Extra: map[string]any{"host": p.Name, notify.ProtectKey: "unchanged"},
 				Detail: fmt.Sprintf("protecting %s: nothing to change: %s", p.Name, strings.Join(res.Lines, "; "))}}})
 		}
 		// A change is told from the adoption record (tellAdoptions), as

@@ -79,10 +79,14 @@ func boolRank(b bool) int {
 // mainHost is the first watched host (config.MainHost).
 func (d *daemon) mainHost() *hostWatch { return d.watched[0] }
 
-// hostNamed is the watched host of that name (as host.Fold compares), nil
+// watchList is the watched hosts, the main one first (config.MainHost):
+// who takes what, by host, client, session or log tag.
+type watchList []*hostWatch
+
+// named is the watched host of that name (as host.Fold compares), nil
 // when none is.
-func (d *daemon) hostNamed(name string) *hostWatch {
-	for _, h := range d.watched {
+func (w watchList) named(name string) *hostWatch {
+	for _, h := range w {
 		if host.Fold(h.cfg.Name) == host.Fold(name) {
 			return h
 		}
@@ -92,24 +96,24 @@ func (d *daemon) hostNamed(name string) *hostWatch {
 
 // clientHost is the watched host whose client is client; the main host
 // takes every other client's sessions (it tells them apart from its own).
-func (d *daemon) clientHost(client string) *hostWatch {
-	for _, h := range d.watched[1:] {
+func (w watchList) clientHost(client string) *hostWatch {
+	for _, h := range w[1:] {
 		if host.ClientMatch(h.cfg.ClientName, client) {
 			return h
 		}
 	}
-	return d.mainHost()
+	return w[0]
 }
 
 // owner is the watched host whose model tracks session on server, else
 // the main host.
-func (d *daemon) owner(server, session string) *hostWatch {
-	for _, h := range d.watched[1:] {
+func (w watchList) owner(server, session string) *hostWatch {
+	for _, h := range w[1:] {
 		if h.model.Owns(server, session) {
 			return h
 		}
 	}
-	return d.mainHost()
+	return w[0]
 }
 
 // routed is a signal as one host's model takes it.
@@ -124,41 +128,41 @@ type routed struct {
 // met it; what names a session to its owner; what is the servers' or the
 // machine's to every model; the rest (beacons, warnings) to the main
 // host.
-func (d *daemon) route(sig health.Signal, from *hostWatch) []routed {
+func (w watchList) route(sig health.Signal, from *hostWatch) []routed {
 	switch {
 	case from != nil:
 		return []routed{{from, sig}}
-	case len(d.watched) == 1:
-		return []routed{{d.mainHost(), sig}}
+	case len(w) == 1:
+		return []routed{{w[0], sig}}
 	}
 	switch sig.Kind {
 	case health.SigStoreSnapshot:
-		return d.splitSnapshot(sig)
+		return w.splitSnapshot(sig)
 	case health.SigStoreGone, health.SigStoreError, health.SigIdleTimeout, health.SigWoke, health.SigLiveness,
 		health.SigProxyUpstream, health.SigProxyReleased:
-		out := make([]routed, len(d.watched))
-		for i, h := range d.watched {
+		out := make([]routed, len(w))
+		for i, h := range w {
 			out[i] = routed{h, sig}
 		}
 		return out
 	case health.SigSessionLost, health.SigSessionClosed, health.SigReconnected, health.SigKeepWarm:
-		return []routed{{d.owner(sig.Server, sig.Session), sig}}
+		return []routed{{w.owner(sig.Server, sig.Session), sig}}
 	case health.SigProxy:
-		return []routed{{d.clientHost(sig.Client), sig}}
+		return []routed{{w.clientHost(sig.Client), sig}}
 	}
-	return []routed{{d.mainHost(), sig}}
+	return []routed{{w[0], sig}}
 }
 
 // splitSnapshot gives each host's model the store's sessions of its client,
 // and the main host's every other one.
-func (d *daemon) splitSnapshot(sig health.Signal) []routed {
-	parts := make(map[*hostWatch][]health.StoreSession, len(d.watched))
+func (w watchList) splitSnapshot(sig health.Signal) []routed {
+	parts := make(map[*hostWatch][]health.StoreSession, len(w))
 	for _, ss := range sig.Sessions {
-		h := d.clientHost(ss.Client)
+		h := w.clientHost(ss.Client)
 		parts[h] = append(parts[h], ss)
 	}
-	out := make([]routed, len(d.watched))
-	for i, h := range d.watched {
+	out := make([]routed, len(w))
+	for i, h := range w {
 		part := sig
 		part.Sessions = parts[h]
 		if part.Sessions == nil {
@@ -190,11 +194,11 @@ func hostTagOf(i int) string {
 }
 
 // hostOfTag is the watched host whose log tag is tag; nil for a server's.
-func (d *daemon) hostOfTag(tag string) *hostWatch {
+func (w watchList) hostOfTag(tag string) *hostWatch {
 	if !strings.HasPrefix(tag, hostTag) {
 		return nil
 	}
-	for _, h := range d.watched {
+	for _, h := range w {
 		if hostTagOf(h.index) == tag {
 			return h
 		}
@@ -202,10 +206,10 @@ func (d *daemon) hostOfTag(tag string) *hostWatch {
 	return nil
 }
 
-// hostNames lists the watched hosts' names, the main one first.
-func (d *daemon) hostNames() []string {
-	out := make([]string, len(d.watched))
-	for i, h := range d.watched {
+// names lists the watched hosts' names, the main one first.
+func (w watchList) names() []string {
+	out := make([]string, len(w))
+	for i, h := range w {
 		out[i] = h.cfg.Name
 	}
 	return out

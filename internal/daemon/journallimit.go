@@ -31,7 +31,8 @@ func limited(ev health.Event) bool {
 		health.EvLegacyHeaderRejected:
 		return true
 	case health.EvSessionLost:
-		return !ev.Incident && ev.Server != "" // another client's session
+		l, _ := ev.Facts.(health.Loss)
+		return !l.Incident && ev.Server != "" // another client's session
 	}
 	return false
 }

@@ -27,7 +27,7 @@ func TestJournalLimitCountsAFloodOfSessionEvents(t *testing.T) {
 		if ok {
 			journaled++
 		}
-		incident := health.Event{Time: at, Kind: health.EvSessionLost, Server: "mem", Incident: true}
+		incident := health.Event{Time: at, Kind: health.EvSessionLost, Server: "mem", Facts: health.Loss{Incident: true}}
 		if ok, _ := l.admit(incident, at); !ok {
 			t.Fatal("an incident was held back by the limit")
 		}

@@ -22,7 +22,7 @@ type lineReader struct {
 func (r *lineReader) run(emit emitFunc, lines <-chan follow.Line) {
 	for ln := range lines {
 		pos := ln.Pos
-		it := lineIn{ack: pos, from: r.d.hostOfTag(ln.Tag)}
+		it := lineIn{ack: pos, from: r.d.watched.hostOfTag(ln.Tag)}
 		if it.from == nil && !ln.History {
 			it.alive = ln.Tag // the server itself wrote it
 		}
@@ -51,7 +51,7 @@ func (r *lineReader) signal(ln follow.Line) (health.Signal, bool) {
 		return health.Signal{}, false
 	}
 	line := health.LogLine{Server: server, Session: m.Session,
-		HostLog: r.d.hostOfTag(ln.Tag) != nil, History: ln.History,
+		HostLog: r.d.watched.hostOfTag(ln.Tag) != nil, History: ln.History,
 		Detail: fmt.Sprintf("%s reports %s", filepath.Base(ln.Pos.Path), m.Rule),
 		Source: health.LogPosition{File: ln.Pos.Path, Fingerprint: ln.Pos.Fingerprint, Offset: ln.Pos.Offset}}
 	var o health.Observation
@@ -79,7 +79,7 @@ func (r *lineReader) signal(ln follow.Line) (health.Signal, bool) {
 // host log the server the line mentions (by name, then by host:port), or
 // the only server there is.
 func (r *lineReader) attribute(ln follow.Line) string {
-	if r.d.hostOfTag(ln.Tag) == nil {
+	if r.d.watched.hostOfTag(ln.Tag) == nil {
 		return ln.Tag
 	}
 	servers := r.d.cfg.Servers

@@ -122,7 +122,7 @@ func (d *daemon) loop(ctx context.Context) {
 	}
 	d.refreshFace()
 	clock := newWakeDetector(d.now())
-	d.checkLiveness(ctx)
+	d.pings.checkLiveness(ctx, d.watched, d.now())
 	tickAt := d.now() // when time alone next makes something due
 	for {
 		force, timed := false, false
@@ -137,16 +137,12 @@ func (d *daemon) loop(ctx context.Context) {
 			d.retryJournal(false)
 		case <-wake.C:
 			force, timed = d.timeJobs(ctx, clock), true
-			d.checkLiveness(ctx)
+			d.pings.checkLiveness(ctx, d.watched, d.now())
 		case <-d.clock.changed(): // a debug build's clock skew moved
 			force, timed = d.timeJobs(ctx, clock), true
-			d.checkLiveness(ctx)
+			d.pings.checkLiveness(ctx, d.watched, d.now())
 		case <-faceTick:
 			d.refreshFace()
-		case cmd := <-d.trayCommands():
-			d.command(ctx, cmd)
-		case cmd := <-d.face.buttons:
-			d.command(ctx, cmd)
 		case q := <-d.in.queries:
 			q.reply <- d.answer(ctx, q)
 		}
@@ -162,7 +158,7 @@ func (d *daemon) loop(ctx context.Context) {
 			tickAt = minTime(tickAt, now.Add(tickAfterActivity))
 		}
 		// The floor also bounds waits measured on a wall clock set back.
-		next := min(d.keepWarm(ctx, now, force), max(tickAt.Sub(now), 0), d.livenessIn(now), wakeFloor)
+		next := min(d.keepWarm(ctx, now, force), max(tickAt.Sub(now), 0), d.pings.livenessIn(now), wakeFloor)
 		wake.Reset(max(next, minWake))
 	}
 }
@@ -189,7 +185,7 @@ func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) 
 	d.emit(d.journal.limit.lifted(now))
 	d.saveTracked(false)
 	d.gauges(now)
-	d.noteHealth(now)
+	d.watched.noteHealth(d.cfg.Servers, now, d.log)
 	d.retryRestarts(ctx, now)
 	return false
 }
@@ -207,7 +203,7 @@ func (d *daemon) nextTick(now time.Time) time.Duration {
 	if at, ok := d.journal.limit.nextLift(); ok && at.Before(next) {
 		next = at
 	}
-	if wait, ok := d.restartWait(now); ok && now.Add(wait).Before(next) {
+	if wait, ok := d.watched.restartWait(now); ok && now.Add(wait).Before(next) {
 		next = now.Add(wait)
 	}
 	return max(next.Sub(now), 0)

@@ -43,7 +43,7 @@ func restore(recs []journal.Record, proxied func(server string) bool, keyOf func
 		}
 		switch key := keyOf(rec); {
 		case key == "":
-		case rec.Kind == health.EvSessionLost && rec.Incident:
+		case rec.Kind == health.EvSessionLost && incident(rec):
 			open[key] = i
 		case rec.Kind == health.EvRecovered:
 			delete(open, key)
@@ -112,7 +112,7 @@ func (d *daemon) recordHost(rec journal.Record) *hostWatch {
 	if name == "" {
 		return d.mainHost()
 	}
-	return d.hostNamed(name)
+	return d.watched.named(name)
 }
 
 // recordKey is the incidentKey of a record's host and server; "" for a
@@ -170,7 +170,7 @@ func (d *daemon) restoreTracked(recs []journal.Record) trackedFile {
 	for server, list := range saved.Servers {
 		parts := map[*hostWatch][]health.StoreSession{}
 		for _, ss := range list {
-			h := d.clientHost(ss.Client)
+			h := d.watched.clientHost(ss.Client)
 			parts[h] = append(parts[h], ss)
 		}
 		for h, part := range parts {
@@ -205,4 +205,11 @@ func unreportedOutage(saved trackedFile, recs []journal.Record, now time.Time) [
 		Extra: map[string]any{"unwritable_since": since, "error": out.Error},
 		Detail: fmt.Sprintf("the journal could not be written from %s until the watchdog stopped (%s); "+
 			"what it held then was not acknowledged and is judged again at this start", out.Since.Format("15:04:05"), out.Error)}}
+}
+
+// incident: rec is the loss of the host's own session, which opened an
+// incident.
+func incident(rec journal.Record) bool {
+	l, _ := rec.Facts.(health.Loss)
+	return l.Incident
 }

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 )
@@ -50,15 +52,7 @@ func TestANewSourceIsOneRegistration(t *testing.T) {
 	src := &flakySource{detail: "from the test-only source"}
 	cfg := testConfig(t, dir)
 	o := Options{Home: t.TempDir(), sources: []source{src}}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, cfg, dir, o) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	}()
+	serveUntilCleanup(t, cfg, dir, o)
 	waitUntil(t, 20*time.Second, "the test source's warning in the journal", func() bool {
 		return journaled(t, dir, health.EvWarning, src.detail)
 	})
@@ -110,15 +104,7 @@ func TestANewFaceIsOneRegistration(t *testing.T) {
 	src.runs.Store(2) // no failures this time: it emits at once
 	face := &slowFace{release: make(chan struct{})}
 	o := Options{Home: t.TempDir(), sources: []source{src}, subscribers: []subscriber{face}}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, testConfig(t, dir), dir, o) }()
-	defer func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	}()
+	serveUntilCleanup(t, testConfig(t, dir), dir, o)
 	waitUntil(t, 20*time.Second, "the warning journaled while the face is stuck", func() bool {
 		return journaled(t, dir, health.EvWarning, src.detail)
 	})
@@ -129,6 +115,65 @@ func TestANewFaceIsOneRegistration(t *testing.T) {
 	waitUntil(t, 20*time.Second, "the face to take the warning, said and journaled", func() bool {
 		said, told := face.saw(src.detail)
 		return said && told
+	})
+}
+
+// The Done-when of the seams: a new source and a new face are one file
+// each (seam_source_test.go, seam_face_test.go) and a registration. The
+// source's typed observation reaches the model (the status the control
+// socket answers shows the announced timeout), and the event the model
+// makes of it reaches the face through the stream.
+func TestANewSourceAndFaceAreOneFileEach(t *testing.T) {
+	dir := t.TempDir()
+	const announced = 42 * time.Minute
+	face := &modeFace{}
+	o := Options{Home: t.TempDir(),
+		sources:     []source{announceSource{server: "mem", timeout: announced}},
+		subscribers: []subscriber{face}}
+	serveUntilCleanup(t, testConfig(t, dir), dir, o)
+	waitUntil(t, 20*time.Second, "the model to hold the announced timeout", func() bool {
+		return modelTimeout(t, dir, "mem") == int64(announced.Seconds())
+	})
+	waitUntil(t, 20*time.Second, "the face to take the server_mode event", func() bool {
+		got, ok := face.timeoutSeen("mem")
+		return ok && got == announced.Seconds()
+	})
+}
+
+// modelTimeout is server's idle timeout in the status the control socket
+// answers; -1 while the socket does not answer yet.
+func modelTimeout(t *testing.T, dir, server string) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	raw, err := control.Dial(SocketPath(dir)).Status(ctx)
+	if err != nil {
+		return -1
+	}
+	var st health.Status
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatalf("status: %v: %s", err, raw)
+	}
+	for _, s := range st.Servers {
+		if s.Name == server {
+			return s.IdleTimeoutSeconds
+		}
+	}
+	return -1
+}
+
+// serveUntilCleanup runs the real daemon until the test ends, and fails
+// the test if it then returns an error.
+func serveUntilCleanup(t *testing.T, cfg config.Config, dir string, o Options) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, cfg, dir, o) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
 	})
 }
 

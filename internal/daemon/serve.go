@@ -292,7 +292,7 @@ func (d *daemon) startedEvent() health.Event {
 	return health.Event{Time: d.now(), Kind: health.EvStarted,
 		Extra: map[string]any{"version": d.opts.Version, "config": d.cfg.Path, "servers": names,
 			notify.StartedNotifyKey: d.face.notifier != nil},
-		Detail: fmt.Sprintf("watchdog %s started, watching %s and %d server(s)", d.opts.Version, joinAnd(d.hostNames()), len(names))}
+		Detail: fmt.Sprintf("watchdog %s started, watching %s and %d server(s)", d.opts.Version, joinAnd(d.watched.names()), len(names))}
 }
 
 // drainFor bounds the drain: a stop is done within two seconds whatever
@@ -310,6 +310,8 @@ func (d *daemon) drain(ctx context.Context) {
 		case it := <-d.in.items:
 			d.handle(ctx, it)
 		case it := <-d.in.lines:
+			d.handle(ctx, it)
+		case it := <-d.reports.queue:
 			d.handle(ctx, it)
 		default:
 			return

@@ -72,6 +72,7 @@ func (d *daemon) sourcesOf(f *follow.Follower, stores map[string]*store.Watcher)
 	srcs = append(srcs, &clockSource{clock: d.clock, hub: d.src.dirs, log: d.log})
 	srcs = append(srcs, d.configSource()...)
 	srcs = append(srcs, &hostsSource{o: d.findOptions()}, d.adoptedSource())
+	srcs = append(srcs, d.reports, d.commandSource())
 	return srcs, allClosed(firsts)
 }
 
@@ -230,7 +231,7 @@ func (d *daemon) lookForHost(h *hostWatch, evs []health.Event) {
 		return
 	}
 	for _, ev := range evs {
-		if ev.Kind == health.EvSessionNew && host.ClientMatch(h.cfg.ClientName, ev.Client) {
+		if ev.Kind == health.EvSessionNew && host.ClientMatch(h.cfg.ClientName, health.ClientOf(ev.Facts)) {
 			select {
 			case h.look <- struct{}{}:
 			default:

@@ -22,10 +22,10 @@ func TestMetricsCountEveryStrategy(t *testing.T) {
 	t.Parallel()
 	m := newMetrics(config.Config{Hosts: []config.Host{{ClientName: "dsh-mcp-client"}}, Servers: []config.Server{{Name: "mem"}}}, nil)
 	for _, s := range healer.Strategies() {
-		m.Count(health.Event{Kind: health.EvRecovered, Server: "mem", Strategy: s.Name, Took: time.Second})
-		m.Count(health.Event{Kind: health.EvHealFailed, Server: "mem", Strategy: s.Name})
+		m.Count(health.Event{Kind: health.EvRecovered, Server: "mem", Facts: health.Recovery{Strategy: s.Name, Took: time.Second}})
+		m.Count(health.Event{Kind: health.EvHealFailed, Server: "mem", Facts: health.Attempt{Strategy: s.Name}})
 	}
-	m.Count(health.Event{Kind: health.EvHealFailed, Server: "mem", Strategy: "not_in_the_table"})
+	m.Count(health.Event{Kind: health.EvHealFailed, Server: "mem", Facts: health.Attempt{Strategy: "not_in_the_table"}})
 	scrape := scrapeMetrics(t, m)
 	for _, s := range healer.Strategies() {
 		for _, result := range []string{"recovered", "failed"} {

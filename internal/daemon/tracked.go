@@ -192,7 +192,7 @@ func dropOne(list []health.StoreSession, rec journal.Record) []health.StoreSessi
 		if mask.ID(st.ID) != rec.Session {
 			continue
 		}
-		if at < 0 || (st.Client == rec.Client && list[at].Client != rec.Client) {
+		if at < 0 || (st.Client == health.ClientOf(rec.Facts) && list[at].Client != health.ClientOf(rec.Facts)) {
 			at = i
 		}
 	}
@@ -213,7 +213,7 @@ func endedSince(recs []journal.Record, since time.Time) []journal.Record {
 		}
 		switch {
 		case rec.Kind == health.EvSessionExpired, rec.Kind == health.EvSessionEnded,
-			rec.Kind == health.EvSessionLost && !rec.Incident:
+			rec.Kind == health.EvSessionLost && !incident(rec):
 			out = append(out, rec)
 		}
 	}

@@ -29,7 +29,7 @@ func TestTrackedSaveAndLoad(t *testing.T) {
 			[]journal.Record{{Time: t0.Add(-time.Second), Kind: health.EvSessionEnded, Server: "mem", Session: "bbbb…bbbb"}},
 			[]string{a.ID, b.ID}},
 		{"an incident keeps its session tracked",
-			[]journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionLost, Server: "mem", Session: "aaaa…aaaa", Incident: true}},
+			[]journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionLost, Server: "mem", Session: "aaaa…aaaa", Facts: health.Loss{Incident: true}}},
 			[]string{a.ID, b.ID}},
 		{"another server's end is another session",
 			[]journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionExpired, Server: "other", Session: "bbbb…bbbb"}},
@@ -120,7 +120,7 @@ func TestShortIDEndTakesOutOneSession(t *testing.T) {
 	if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": short}}, t0, false); err != nil {
 		t.Fatal(err)
 	}
-	ended := []journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionEnded, Server: "mem", Session: mask.ID("s2"), Client: "b"}}
+	ended := []journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionEnded, Server: "mem", Session: mask.ID("s2"), Facts: health.Ended{Client: "b"}}}
 	got, err := loadTracked(dir, ended)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestShortIDEndTakesOutOneSession(t *testing.T) {
 func TestReopenedIncidentHasTheFullID(t *testing.T) {
 	t.Parallel()
 	const full = "0f8e1c2d-77aa-4a5b"
-	rec := journal.Record{Kind: health.EvSessionLost, Server: "mem", Session: "0f8e…4a5b", Incident: true}
+	rec := journal.Record{Kind: health.EvSessionLost, Server: "mem", Session: "0f8e…4a5b", Facts: health.Loss{Incident: true}}
 	tests := []struct {
 		name  string
 		saved trackedFile
@@ -232,7 +232,7 @@ func TestTrackedSavedDuringJournalOutage(t *testing.T) {
 func TestProxyLossCutFromItsRecoveryIsNoOpenIncident(t *testing.T) {
 	t.Parallel()
 	lost := func(server string) journal.Record {
-		return journal.Record{Kind: health.EvSessionLost, Server: server, Session: "0f8e…4a5b", Incident: true}
+		return journal.Record{Kind: health.EvSessionLost, Server: server, Session: "0f8e…4a5b", Facts: health.Loss{Incident: true}}
 	}
 	back := journal.Record{Kind: health.EvRecovered, Server: "mem-proxy"}
 	recs := []journal.Record{lost("mem-proxy"), back, lost("mem-proxy"), lost("mem")}

@@ -44,7 +44,8 @@ func (d *daemon) newPinger(ctx context.Context) (*healer.Pinger, []health.Event)
 				Detail: "not pinging " + s.Name + ": " + err.Error()})
 		}
 	}
-	return healer.NewPinger(clients, func(sig health.Signal) { d.send(ctx, signalIn{sig: sig}) }), warnings
+	report := d.reports.reporter(ctx)
+	return healer.NewPinger(clients, func(sig health.Signal) { report(signalIn{sig: sig}) }), warnings
 }
 
 // warmThroughStart keeps the sessions a live patched client's beacon names
@@ -118,11 +119,15 @@ func (d *daemon) pingHeld(ctx context.Context, host func([]beacon.Client) (beaco
 }
 
 // keepWarm pings each host's sessions that are due and says when to look
-// again. Servers with keep_warm = false are left to expire.
+// again. Servers with keep_warm = false are left to expire. A host found
+// gone before its pings is the model's news (host_down), not pinged.
 func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.Duration {
 	next := time.Duration(-1)
 	for _, h := range d.watched {
-		n := d.keepHostWarm(ctx, h, now, force)
+		n, gone := d.pings.keepHostWarm(ctx, h, now, force)
+		if gone {
+			d.applyFrom(ctx, h, health.SignalOf(health.HostDown{}))
+		}
 		if next < 0 || n < next {
 			next = n
 		}
@@ -130,57 +135,57 @@ func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.D
 	return max(next, minWake)
 }
 
-// keepHostWarm is keepWarm for one host.
-func (d *daemon) keepHostWarm(ctx context.Context, h *hostWatch, now time.Time, force bool) time.Duration {
+// keepHostWarm is keepWarm for one host; gone: its process was found gone
+// instead, and nothing was pinged.
+func (p *pings) keepHostWarm(ctx context.Context, h *hostWatch, now time.Time, force bool) (next time.Duration, gone bool) {
 	var targets []health.WarmTarget
 	for _, t := range h.model.WarmTargets(now) {
-		if d.pings.warmOn[t.Server] {
+		if p.warmOn[t.Server] {
 			targets = append(targets, t)
 		}
 	}
 	due := h.warm.Due(targets, now, force)
-	checks, verifying := d.verifyDue(h, now)
-	if len(due)+len(checks) > 0 && d.hostGone(ctx, h) {
-		d.applyFrom(ctx, h, health.SignalOf(health.HostDown{}))
-		return hostCheckPause
+	checks, verifying := p.verifyDue(h, now)
+	if len(due)+len(checks) > 0 && hostGone(ctx, h) {
+		return hostCheckPause, true
 	}
 	for _, t := range due {
-		if !d.pings.pinger.KeepWarm(ctx, t) {
+		if !p.pinger.KeepWarm(ctx, t) {
 			// Another request of ours (a liveness check) is in flight: this
 			// ping did not go, so it must not count as sent.
 			h.warm.Unsent(t.Server)
 		}
 	}
 	for _, t := range checks {
-		if d.pings.pinger.KeepWarm(ctx, t) {
-			d.pings.verified[t.Server+"\x00"+t.SessionID] = now
+		if p.pinger.KeepWarm(ctx, t) {
+			p.verified[t.Server+"\x00"+t.SessionID] = now
 		}
 	}
-	next := h.warm.Next(targets, now)
+	next = h.warm.Next(targets, now)
 	if next < 0 {
 		next = wakeFloor
 	}
 	if verifying {
 		next = min(next, verifyEvery) // a new session is being checked
 	}
-	return next
+	return next, false
 }
 
 // checkLiveness sends the sessionless checks that are due (healer.Liveness
 // paces them: every 30 s while a server answers, backing off to 10 min
 // while it does not).
-func (d *daemon) checkLiveness(ctx context.Context) {
-	if d.pings.live == nil {
+// The main host's model (watched[0]) knows each server's era.
+func (p *pings) checkLiveness(ctx context.Context, watched []*hostWatch, now time.Time) {
+	if p.live == nil {
 		return
 	}
-	now := d.now()
-	for _, s := range d.pings.live.Due(now) {
-		ask := !d.pings.asked[s]
-		if !d.pings.pinger.Liveness(ctx, s, ask, d.mainHost().model.Era(s)) {
-			d.pings.live.Unsent(s, now)
+	for _, s := range p.live.Due(now) {
+		ask := !p.asked[s]
+		if !p.pinger.Liveness(ctx, s, ask, watched[0].model.Era(s)) {
+			p.live.Unsent(s, now)
 			continue
 		}
-		for _, h := range d.watched {
+		for _, h := range watched {
 			if ask {
 				h.model.Asking(s, now) // its log's echo of the made-up session is no loss
 			}
@@ -189,11 +194,11 @@ func (d *daemon) checkLiveness(ctx context.Context) {
 }
 
 // livenessIn is how long the loop may wait before the next check is due.
-func (d *daemon) livenessIn(now time.Time) time.Duration {
-	if d.pings.live == nil {
+func (p *pings) livenessIn(now time.Time) time.Duration {
+	if p.live == nil {
 		return healer.LivenessMaxGap
 	}
-	if next, ok := d.pings.live.Next(now); ok {
+	if next, ok := p.live.Next(now); ok {
 		return next
 	}
 	return healer.LivenessMaxGap // no server to check: wake only to look again
@@ -203,31 +208,30 @@ func (d *daemon) livenessIn(now time.Time) time.Duration {
 // a liveness answer is its outcome; an answer from the server, or a line
 // or store change it wrote, is a sign of life that ends a down server's
 // backoff at once.
-func (d *daemon) noteLife(sig health.Signal) {
-	if d.pings.live == nil || sig.Server == "" {
+func (p *pings) noteLife(sig health.Signal, now time.Time) {
+	if p.live == nil || sig.Server == "" {
 		return
 	}
-	now := d.now()
 	switch sig.Kind {
 	case health.SigLiveness:
-		d.pings.live.Answered(sig.Server, sig.Outcome != health.OutcomeDown, now)
+		p.live.Answered(sig.Server, sig.Outcome != health.OutcomeDown, now)
 		if sig.Outcome != health.OutcomeDown {
-			d.pings.asked[sig.Server] = true
+			p.asked[sig.Server] = true
 		}
 	case health.SigKeepWarm:
 		if sig.Outcome != health.OutcomeDown {
-			d.pings.live.Alive(sig.Server, now)
+			p.live.Alive(sig.Server, now)
 		}
 	case health.SigSessionLost, health.SigIdleTimeout, health.SigLegacyHeaderRejected, health.SigReconnected,
 		health.SigStoreSnapshot, health.SigSessionClosed:
-		d.pings.live.Alive(sig.Server, now)
+		p.live.Alive(sig.Server, now)
 	}
 }
 
 // hostGone re-checks h's process before its sessions are pinged: the
 // watcher looks only every few seconds, and a ping in that gap would keep
 // a dead host's session alive. A failed look is not "gone".
-func (d *daemon) hostGone(ctx context.Context, h *hostWatch) bool {
+func hostGone(ctx context.Context, h *hostWatch) bool {
 	pid, started, running := h.model.HostProcess()
 	if !running || pid == 0 {
 		return false
@@ -242,13 +246,13 @@ const verifyEvery = 2 * time.Second
 
 // verifyDue is the new sessions the model needs an answer from whose
 // check is due.
-func (d *daemon) verifyDue(h *hostWatch, now time.Time) (due []health.WarmTarget, pending bool) {
-	if len(d.pings.verified) > 64 {
-		clear(d.pings.verified) // old candidates: at worst one extra ping each
+func (p *pings) verifyDue(h *hostWatch, now time.Time) (due []health.WarmTarget, pending bool) {
+	if len(p.verified) > 64 {
+		clear(p.verified) // old candidates: at worst one extra ping each
 	}
 	candidates := h.model.Verify(now)
 	for _, t := range candidates {
-		if last, ok := d.pings.verified[t.Server+"\x00"+t.SessionID]; !ok || now.Sub(last) >= verifyEvery {
+		if last, ok := p.verified[t.Server+"\x00"+t.SessionID]; !ok || now.Sub(last) >= verifyEvery {
 			due = append(due, t)
 		}
 	}

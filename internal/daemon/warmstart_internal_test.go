@@ -138,7 +138,7 @@ func warmingDaemon(t *testing.T, url, home string) *daemon {
 func nextAnswer(t *testing.T, d *daemon) health.Signal {
 	t.Helper()
 	select {
-	case it := <-d.in.items:
+	case it := <-d.reports.queue:
 		in, ok := it.(signalIn)
 		if !ok || in.sig.Kind != health.SigKeepWarm {
 			t.Fatalf("the loop got %+v, want a keep-warm answer", it)

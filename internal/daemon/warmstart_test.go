@@ -102,7 +102,7 @@ func fillJournal(t *testing.T, stateDir string, size int64) {
 			}
 		}
 		ev := health.Event{Time: at.Add(time.Duration(i) * time.Millisecond), Kind: health.EvKeepWarm, Server: "mem",
-			Session: "0000…0000", Took: 2 * time.Millisecond, Detail: "pinged the host's session on mem (2ms)"}
+			Session: "0000…0000", Facts: health.Ping{Took: 2 * time.Millisecond}, Detail: "pinged the host's session on mem (2ms)"}
 		if err := j.Write(ev); err != nil {
 			t.Fatal(err)
 		}

@@ -59,7 +59,7 @@ func (s *stage) act4(ctx context.Context, a Act) Act {
 		took = took[:0]
 		for _, r := range s.tail.Since(from) {
 			if proxyRecovery(r) {
-				took = append(took, r.Took)
+				took = append(took, r.Facts.(health.Recovery).Took)
 			}
 		}
 		return len(took) >= 2
@@ -95,7 +95,8 @@ func (s *stage) restartProxied(ctx context.Context) (string, error) {
 }
 
 func proxyRecovery(r Record) bool {
-	return r.Kind == health.EvRecovered && r.Server == ServerName && r.Source == health.SourceProxy
+	rec, ok := r.Facts.(health.Recovery)
+	return ok && r.Kind == health.EvRecovered && r.Server == ServerName && rec.Source == health.SourceProxy
 }
 
 func plainCall(ctx context.Context, cs *mcp.ClientSession) error {

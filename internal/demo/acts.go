@@ -130,7 +130,8 @@ func (s *stage) healed(ctx context.Context, a Act, from mark, id string, lostAt 
 	if err != nil {
 		return fail(a, "%v", err)
 	}
-	took := rec.Took
+	recovery, _ := rec.Facts.(health.Recovery)
+	took := recovery.Took
 	r, ok := triggered(s.sup.Reconnects()[from.reconnects:])
 	if !ok {
 		return fail(a, "the client did not reconnect on the watchdog's trigger")
@@ -183,7 +184,7 @@ func lossOf(id string) func(Record) bool {
 
 func kindStrategy(kind health.EventKind, strategy health.Strategy) func(Record) bool {
 	return func(r Record) bool {
-		return r.Kind == kind && r.Server == ServerName && r.Strategy == strategy
+		return r.Kind == kind && r.Server == ServerName && health.StrategyOf(r.Facts) == strategy
 	}
 }
 

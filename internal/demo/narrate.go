@@ -80,8 +80,8 @@ func (n *narrator) journal(r Record) {
 	extra := ""
 	switch r.Kind {
 	case health.EvHealStarted, health.EvRecovered:
-		if r.Strategy != "" {
-			extra = " [" + string(r.Strategy) + "]"
+		if s := health.StrategyOf(r.Facts); s != "" {
+			extra = " [" + string(s) + "]"
 		}
 	}
 	n.say("  watchdog %-11s %s%s", v+":", r.Detail, extra)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
 func TestSummaryTable(t *testing.T) {
@@ -46,7 +48,7 @@ func TestNarration(t *testing.T) {
 	var out bytes.Buffer
 	n := &narrator{out: &out, start: time.Now(), ids: func() []string { return []string{id} }}
 	n.say("client: session %s", id)
-	n.journal(Record{Kind: "session_lost", Detail: "gone " + id, Incident: true})
+	n.journal(Record{Kind: "session_lost", Detail: "gone " + id, Facts: health.Loss{Incident: true}})
 	n.journal(Record{Kind: "notified", Detail: "not narrated"})
 	got := out.String()
 	if strings.Contains(got, id) || !strings.Contains(got, "H54N…5JOG") {

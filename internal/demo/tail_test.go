@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
 const (
@@ -59,7 +61,8 @@ func TestRecordFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := time.Date(2026, 7, 1, 12, 0, 1, 0, time.UTC)
-	if !r.Time.Equal(want) || r.Kind != "recovered" || r.Server != "s" || r.Took != 36*time.Millisecond || r.Strategy != "client_recovery" {
+	if !r.Time.Equal(want) || r.Kind != "recovered" || r.Server != "s" ||
+		r.Facts != (health.Recovery{Took: 36 * time.Millisecond, Strategy: "client_recovery"}) {
 		t.Fatalf("record %+v", r)
 	}
 }

@@ -156,10 +156,11 @@ func (m *Model) sourced(evs []Event, sig Signal) {
 		if !ok || !aboutHostSession(*ev) {
 			continue
 		}
-		ev.Source = m.source(s)
+		src := m.source(s)
 		if sig.NamedBy != "" && ev.Server == sig.Server && s.cfg.ProxyURL == "" {
-			ev.Source = sig.NamedBy
+			src = sig.NamedBy
 		}
+		ev.Facts = sourcedAs(ev.Carried(), src)
 	}
 }
 
@@ -170,7 +171,7 @@ func (m *Model) stampHost(ev *Event) {
 	if m.cfg.HostName == "" || !(aboutHostSession(*ev) || aboutHost(ev.Kind)) {
 		return
 	}
-	if ev.Client != "" && m.cfg.ClientName != "" && !host.ClientMatch(m.cfg.ClientName, ev.Client) {
+	if client := ClientOf(ev.Facts); client != "" && m.cfg.ClientName != "" && !host.ClientMatch(m.cfg.ClientName, client) {
 		return // another client's session (the proxy's word on a host not watched)
 	}
 	if _, ok := ev.Extra["host"]; ok {
@@ -193,7 +194,8 @@ func aboutHost(k EventKind) bool {
 func aboutHostSession(ev Event) bool {
 	switch ev.Kind {
 	case EvSessionLost:
-		return ev.Incident
+		l, _ := ev.Facts.(Loss)
+		return l.Incident
 	case EvRecovered, EvKeepWarm, EvKeepWarmFailed, EvSessionAtRisk:
 		return true
 	}

@@ -189,7 +189,7 @@ func TestBeaconLossAndRecovery(t *testing.T) {
 			m.Apply(snap(sess(a, hostClient, t0, t0)), t0)
 			m.Apply(beaconSig(map[string]Held{srv: {Session: a, Connected: true, Since: t0}}), t0)
 			evs := m.Apply(beaconSig(map[string]Held{srv: {Session: a}}), t0.Add(time.Second))
-			if got := kinds(evs); !slices.Equal(got, []EventKind{EvSessionLost}) || !evs[0].Incident || evs[0].Source != SourceBeacon {
+			if got := kinds(evs); !slices.Equal(got, []EventKind{EvSessionLost}) || !as[Loss](evs[0]).Incident || as[Loss](evs[0]).Source != SourceBeacon {
 				t.Fatalf("loss events %+v", evs)
 			}
 			if evs := m.Apply(beaconSig(map[string]Held{srv: {Session: b, Connected: true, Since: t0.Add(2 * time.Second)}}), t0.Add(2*time.Second)); len(evs) != 0 {
@@ -207,7 +207,7 @@ func TestBeaconLossAndRecovery(t *testing.T) {
 				t.Fatalf("events %v", got)
 			}
 			rec := evs[len(evs)-1]
-			if rec.Session != a || rec.NewSession != b || rec.Source != SourceBeacon {
+			if rec.Session != a || as[Recovery](rec).NewSession != b || as[Recovery](rec).Source != SourceBeacon {
 				t.Fatalf("recovered %+v", rec)
 			}
 		})
@@ -293,7 +293,7 @@ func TestPingNamedByItsSender(t *testing.T) {
 			held := sess("held-session-0001", hostClient, t0, t0)
 			m.Apply(snap(held), t0)
 			evs := m.Apply(Signal{Kind: SigKeepWarm, Server: srv, Session: held.ID, Outcome: OutcomeAlive, NamedBy: tt.namedBy}, t0.Add(time.Second))
-			if len(evs) != 1 || evs[0].Kind != EvKeepWarm || evs[0].Source != tt.want {
+			if len(evs) != 1 || evs[0].Kind != EvKeepWarm || as[Ping](evs[0]).Source != tt.want {
 				t.Fatalf("events %+v; want one keep_warm from %q", evs, tt.want)
 			}
 		})

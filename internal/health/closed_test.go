@@ -48,7 +48,7 @@ func TestServerEndReasonNamesTheEnd(t *testing.T) {
 				t.Fatalf("events %v, want %v", got, tc.want)
 			}
 			for _, ev := range evs {
-				if ev.Kind == EvSessionLost && ev.Session == host.ID && !ev.Incident {
+				if ev.Kind == EvSessionLost && ev.Session == host.ID && !as[Loss](ev).Incident {
 					t.Errorf("the host's session lost without an incident: %+v", ev)
 				}
 			}

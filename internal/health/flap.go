@@ -61,7 +61,7 @@ func (s *server) openFlapping(now time.Time, sessionID, detail string) []Event {
 	detail = fmt.Sprintf("%s; lost %d times within %s: the session is flapping, so losses and recoveries are counted into this incident until none comes for %s",
 		detail, flapLimit+1, flapWindow, flapQuiet)
 	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sessionID, Detail: detail,
-		Incident: true, Extra: map[string]any{"flapping": true}}}
+		Facts: Loss{Incident: true}, Extra: map[string]any{"flapping": true}}}
 }
 
 // flapHealed counts a recovery into a flapping incident, which stays

@@ -49,8 +49,8 @@ func TestFlappingIsOneIncident(t *testing.T) {
 	if got := evs[0].Extra["losses"]; got != 1000-flapLimit {
 		t.Errorf("losses counted %v, want %d", got, 1000-flapLimit)
 	}
-	if evs[0].Took != calm.Sub(lost[flapLimit].Time) {
-		t.Errorf("took %s, want from the first flapping loss to the last recovery", evs[0].Took)
+	if as[Recovery](evs[0]).Took != calm.Sub(lost[flapLimit].Time) {
+		t.Errorf("took %s, want from the first flapping loss to the last recovery", as[Recovery](evs[0]).Took)
 	}
 	// Calm again: the next loss is an incident of its own.
 	if evs := m.Apply(lossLine, calm.Add(flapWindow+flapQuiet)); len(evs) != 1 || evs[0].Extra["flapping"] == true {

@@ -70,16 +70,16 @@ func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
 		if s.incident != nil && s.incident.candidate == sig.Session {
 			return s.recover(now, "the host's client holds a new session that answers", sig.Session)
 		}
-		return []Event{{Time: now, Kind: EvKeepWarm, Server: s.cfg.Name, Session: sig.Session, Took: took,
+		return []Event{{Time: now, Kind: EvKeepWarm, Server: s.cfg.Name, Session: sig.Session, Facts: Ping{Took: took},
 			Detail: fmt.Sprintf("pinged the host's session on %s (%s)", s.cfg.Name, sig.Took.Round(time.Millisecond))}}
 	case OutcomeLost:
-		evs := []Event{{Time: now, Kind: EvKeepWarmFailed, Server: s.cfg.Name, Session: sig.Session, Took: took,
+		evs := []Event{{Time: now, Kind: EvKeepWarmFailed, Server: s.cfg.Name, Session: sig.Session, Facts: Ping{Took: took},
 			Detail: fmt.Sprintf("ping of the host's session on %s: %s", s.cfg.Name, sig.Detail)}}
 		return append(evs, s.open(now, sig.Session, fmt.Sprintf("session on %s lost: a keep-warm ping was answered %s", s.cfg.Name, sig.Detail))...)
 	case OutcomeStateless:
 		return s.becomeStateless(now, sig.Detail)
 	}
-	evs := []Event{{Time: now, Kind: EvKeepWarmFailed, Server: s.cfg.Name, Session: sig.Session, Took: took,
+	evs := []Event{{Time: now, Kind: EvKeepWarmFailed, Server: s.cfg.Name, Session: sig.Session, Facts: Ping{Took: took},
 		Detail: fmt.Sprintf("ping of the host's session on %s failed: %s", s.cfg.Name, sig.Detail)}}
 	if sig.Outcome == OutcomeDown {
 		evs = append(evs, s.setDown(true, now, sig.Detail)...)
@@ -179,7 +179,7 @@ func (s *server) healStarted(sig Signal, now time.Time) []Event {
 			s.incident.due = now.Add(sig.Within)
 		}
 	}
-	return []Event{{Time: now, Kind: EvHealStarted, Server: s.cfg.Name, Strategy: sig.Strategy,
+	return []Event{{Time: now, Kind: EvHealStarted, Server: s.cfg.Name, Facts: Attempt{Strategy: sig.Strategy},
 		Detail: fmt.Sprintf("healing %s: %s", s.cfg.Name, sig.Detail)}}
 }
 
@@ -196,6 +196,6 @@ func (s *server) healFailed(sig Signal, now time.Time) []Event {
 	if s.incident != nil {
 		s.incident.healing, s.incident.due = "", time.Time{}
 	}
-	return []Event{{Time: now, Kind: EvHealFailed, Server: s.cfg.Name, Strategy: sig.Strategy,
+	return []Event{{Time: now, Kind: EvHealFailed, Server: s.cfg.Name, Facts: Attempt{Strategy: sig.Strategy},
 		Detail: sig.Detail}}
 }

@@ -50,7 +50,7 @@ func (s *server) open(now time.Time, sessionID, detail string) []Event {
 	}
 	s.incident = &incident{since: now, session: sessionID, hostPID: s.hostPID()}
 	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sessionID, Detail: detail,
-		Incident: true, Extra: s.lossExtra()}}
+		Facts: Loss{Incident: true}, Extra: s.lossExtra()}}
 }
 
 // hostPID is the running host's pid, 0 when none is known to run.
@@ -90,8 +90,8 @@ func (s *server) closeIncident(now, healed time.Time, how, newSession string, ex
 		extra = withExtra(extra, map[string]any{"loss_reports": in.repeats + 1,
 			"last_loss_report": in.lastRepeat.UTC().Format(time.RFC3339Nano)})
 	}
-	return []Event{{Time: now, Kind: EvRecovered, Server: s.cfg.Name, Session: in.session, NewSession: newSession,
-		Took: took.Truncate(time.Millisecond), Strategy: strategy, Extra: extra,
+	return []Event{{Time: now, Kind: EvRecovered, Server: s.cfg.Name, Session: in.session, Extra: extra,
+		Facts:  Recovery{NewSession: newSession, Took: took.Truncate(time.Millisecond), Strategy: strategy},
 		Detail: fmt.Sprintf("%s recovered after %s: %s", s.cfg.Name, took.Round(time.Millisecond), how)}}
 }
 
@@ -146,7 +146,7 @@ func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 		delete(s.sessions, sess.id)
 		s.remember(sess.id, now)
 		return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sess.id,
-			Client: sess.client,
+			Facts:  Loss{Client: sess.client},
 			Detail: fmt.Sprintf("a session of %s on %s is gone: %s", clientLabel(sess.client), s.cfg.Name, sig.Detail)}}
 	}
 	id := sig.Session
@@ -180,7 +180,7 @@ func (m *Model) unattributedLost(sig Signal, now time.Time) []Event {
 		u.repeats++ // a flood of one line is one event a minute
 		return nil
 	}
-	ev := Event{Time: now, Kind: EvSessionLost, Session: sig.Session,
+	ev := Event{Time: now, Kind: EvSessionLost, Session: sig.Session, Facts: Loss{},
 		Detail: fmt.Sprintf("%s reports a lost MCP session but names no server: %s", m.cfg.HostName, sig.Detail)}
 	if u.repeats > 0 {
 		ev.Extra = map[string]any{"repeats_before": u.repeats}
@@ -229,7 +229,7 @@ func (s *server) atRiskEvent(sess *session, now time.Time) Event {
 	idle := s.idle(sess, now)
 	left := max(s.timeout()-idle, 0)
 	return Event{Time: now, Kind: EvSessionAtRisk, Server: s.cfg.Name, Session: sess.id,
-		Idle: idle.Truncate(time.Second), ExpiresIn: left.Truncate(time.Second),
+		Facts:  Risk{Idle: idle.Truncate(time.Second), ExpiresIn: left.Truncate(time.Second)},
 		Detail: fmt.Sprintf("the host's session on %s has been idle %s and expires in %s", s.cfg.Name, idle.Round(time.Second), left.Round(time.Second))}
 }
 

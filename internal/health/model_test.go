@@ -226,7 +226,7 @@ func TestRecoveredTookAndRestore(t *testing.T) {
 	if got := kinds(evs); !slices.Equal(got, []EventKind{EvSessionNew, EvRecovered}) {
 		t.Fatalf("events %v", got)
 	}
-	if took := evs[1].Took; took != 30000*time.Millisecond {
+	if took := as[Recovery](evs[1]).Took; took != 30000*time.Millisecond {
 		t.Fatalf("took = %v, want 30000 ms", took)
 	}
 }

@@ -34,11 +34,11 @@ func (s *server) proxied(sig Signal, now time.Time) []Event {
 			Detail: fmt.Sprintf("the server %s lost a host's session and the proxy could not open a new one yet: %s", s.cfg.Name, sig.Detail)}}
 	}
 	who, extra := s.words.proxiedHost(sig.Client)
-	lost := Event{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sig.Session, Incident: true, Client: sig.Client, Extra: extra,
+	lost := Event{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sig.Session, Facts: Loss{Incident: true, Client: sig.Client}, Extra: extra,
 		Detail: fmt.Sprintf("the server %s lost %s session; the watchdog's proxy met it on the host's call", s.cfg.Name, who)}
 	took := sig.Took.Truncate(time.Millisecond)
-	return []Event{lost, {Time: now, Kind: EvRecovered, Server: s.cfg.Name, Session: sig.Session, NewSession: sig.NewSession,
-		Took: took, Strategy: StrategyProxy, Client: sig.Client, Extra: copyExtra(extra),
+	return []Event{lost, {Time: now, Kind: EvRecovered, Server: s.cfg.Name, Session: sig.Session, Extra: copyExtra(extra),
+		Facts:  Recovery{NewSession: sig.NewSession, Took: took, Strategy: StrategyProxy, Client: sig.Client},
 		Detail: fmt.Sprintf("%s recovered after %s: %s", s.cfg.Name, sig.Took.Round(time.Millisecond), sig.Detail)}}
 }
 

@@ -28,7 +28,7 @@ func TestProxiedServer(t *testing.T) {
 		{Kind: SigSessionLost, Server: "mem", Session: "up-1", Detail: "Session not found"},
 	} {
 		for _, ev := range m.Apply(sig, now.Add(time.Second)) {
-			if ev.Kind == EvSessionLost || ev.Incident {
+			if ev.Kind == EvSessionLost || as[Loss](ev).Incident {
 				t.Errorf("signal %v made an incident on a proxied server: %+v", sig.Kind, ev)
 			}
 		}
@@ -42,7 +42,7 @@ func TestProxiedServer(t *testing.T) {
 		t.Fatalf("events %+v, want session_lost then recovered", evs)
 	}
 	rec := evs[1]
-	if rec.Source != SourceProxy || rec.Strategy != StrategyProxy || rec.Took != 37*time.Millisecond || rec.NewSession != "up-2" {
+	if r := as[Recovery](rec); r.Source != SourceProxy || r.Strategy != StrategyProxy || r.Took != 37*time.Millisecond || r.NewSession != "up-2" {
 		t.Errorf("recovered = %+v; want source proxy, strategy proxy, took 37ms, new session up-2", rec)
 	}
 	if got := m.Status(now).Servers[0]; got.Source != SourceProxy || got.ProxyURL != "http://127.0.0.1:14243/mcp" {
@@ -75,14 +75,14 @@ func TestDirectEntryBesideAProxy(t *testing.T) {
 		t.Fatalf("keep-warm targets %+v: the proxy's session taken for the host's", targets)
 	}
 	for _, ev := range m.Apply(Signal{Kind: SigSessionLost, Server: "mem", Session: "up-1", Detail: "Session not found"}, now.Add(time.Second)) {
-		if ev.Incident {
+		if as[Loss](ev).Incident {
 			t.Fatalf("the proxy's session's loss opened an incident: %+v", ev)
 		}
 	}
 	later := now.Add(2 * time.Minute)
 	m.Apply(snap(later, "direct-1"), later)
 	evs := m.Apply(Signal{Kind: SigSessionLost, Server: "mem", Session: "direct-1", Detail: "Session not found"}, later.Add(time.Second))
-	if len(evs) == 0 || !evs[0].Incident {
+	if len(evs) == 0 || !as[Loss](evs[0]).Incident {
 		t.Fatalf("the host's direct session's loss: %+v, want an incident", evs)
 	}
 }
@@ -99,7 +99,7 @@ func TestStorelessDirectEntryBesideAProxy(t *testing.T) {
 	later := now.Add(time.Hour)
 	m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: "up-2"}, later)
 	for _, ev := range m.Apply(Signal{Kind: SigSessionLost, Server: "mem", Session: "up-1", Detail: "Session not found"}, later) {
-		if ev.Incident {
+		if as[Loss](ev).Incident {
 			t.Fatalf("the proxy's session's loss, read from the log, opened an incident: %+v", ev)
 		}
 	}

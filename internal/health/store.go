@@ -106,7 +106,7 @@ func (sess *session) update(st StoreSession) {
 
 func (m *Model) sessionNew(s *server, sess *session, now time.Time) []Event {
 	evs := []Event{{Time: now, Kind: EvSessionNew, Server: s.cfg.Name, Session: sess.id,
-		Client: sess.client,
+		Facts:  Opened{Client: sess.client},
 		Detail: fmt.Sprintf("new session of %s on %s", clientLabel(sess.client), s.cfg.Name)}}
 	if s.incident == nil {
 		return evs
@@ -163,7 +163,7 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 // endEvent is the journal event of sess leaving its server after idle
 // (journaled in whole seconds); how ends "session of CLIENT on SERVER ...".
 func (s *server) endEvent(kind EventKind, sess *session, idle time.Duration, now time.Time, how string) Event {
-	return Event{Time: now, Kind: kind, Server: s.cfg.Name, Session: sess.id, Client: sess.client, Idle: idle.Truncate(time.Second),
+	return Event{Time: now, Kind: kind, Server: s.cfg.Name, Session: sess.id, Facts: Ended{Client: sess.client, Idle: idle.Truncate(time.Second)},
 		Detail: fmt.Sprintf("session of %s on %s %s", clientLabel(sess.client), s.cfg.Name, how)}
 }
 
@@ -253,6 +253,6 @@ func (m *Model) endedByRestart(s *server, sess *session, wasCurrent bool, idle t
 	if wasCurrent {
 		return s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone: the server restarted; %s", s.cfg.Name, s.nextCall()))
 	}
-	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sess.id, Client: sess.client,
+	return []Event{{Time: now, Kind: EvSessionLost, Server: s.cfg.Name, Session: sess.id, Facts: Loss{Client: sess.client},
 		Detail: fmt.Sprintf("a session of %s on %s is gone: the server restarted (idle %s)", clientLabel(sess.client), s.cfg.Name, idle.Round(time.Second))}}
 }

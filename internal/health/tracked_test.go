@@ -128,7 +128,7 @@ func TestWokeBackwardsRecoveryTakesNoNegativeTime(t *testing.T) {
 	back := t0.Add(2 * time.Second)
 	m.Apply(Signal{Kind: SigWoke, Gap: -time.Minute}, back)
 	evs := m.Apply(Signal{Kind: SigReconnected, Server: srv}, back.Add(300*time.Millisecond))
-	if len(evs) != 1 || evs[0].Kind != EvRecovered || evs[0].Took != 2300*time.Millisecond {
+	if len(evs) != 1 || evs[0].Kind != EvRecovered || as[Recovery](evs[0]).Took != 2300*time.Millisecond {
 		t.Fatalf("events %+v, want recovered after 2.3s (opened at what now reads t0)", evs)
 	}
 }

@@ -51,8 +51,8 @@ func TestRestoredUnknownIncidentRecoversOnNewSession(t *testing.T) {
 	if got := kinds(evs); !slices.Equal(got, []EventKind{EvSessionNew, EvRecovered}) {
 		t.Fatalf("events %v", got)
 	}
-	if evs[1].NewSession != "new-session-00002" {
-		t.Fatalf("new session %q", evs[1].NewSession)
+	if as[Recovery](evs[1]).NewSession != "new-session-00002" {
+		t.Fatalf("new session %q", as[Recovery](evs[1]).NewSession)
 	}
 }
 
@@ -91,7 +91,7 @@ func TestHostLogLossIsNeverDropped(t *testing.T) {
 				m.Apply(sig, t0)
 			}
 			evs := m.Apply(tt.line, t0.Add(time.Second))
-			if len(evs) != 1 || evs[0].Kind != EvSessionLost || evs[0].Server != tt.wantServer || evs[0].Incident != tt.incident {
+			if len(evs) != 1 || evs[0].Kind != EvSessionLost || evs[0].Server != tt.wantServer || as[Loss](evs[0]).Incident != tt.incident {
 				t.Fatalf("events %+v, want one session_lost on %q (incident %v)", evs, tt.wantServer, tt.incident)
 			}
 			if tt.name == "host not found by the watcher" && !strings.Contains(evs[0].Detail, "no DSH process was found") {
@@ -117,7 +117,7 @@ func TestAtRiskNeverInTheLastMoment(t *testing.T) {
 	for at := time.Duration(0); at <= 2*time.Second; at += 100 * time.Millisecond {
 		for _, ev := range m.Tick(t0.Add(at)) {
 			if ev.Kind == EvSessionAtRisk {
-				t.Fatalf("at %s: %s (expires in %s)", at, ev.Kind, ev.ExpiresIn)
+				t.Fatalf("at %s: %s (expires in %s)", at, ev.Kind, as[Risk](ev).ExpiresIn)
 			}
 		}
 	}

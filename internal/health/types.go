@@ -157,52 +157,154 @@ type Held struct {
 	LastRequest time.Time // its last request (zero: unknown)
 }
 
-// Event is one change worth journaling. Session is the full id: whoever
-// writes it out masks it. The fields that code reads are typed; which of
-// them a kind's journal line carries is the vocabulary's (Kinds, Carries).
+// Event is one change worth journaling: a header every kind has, and in
+// Facts the fields of its kind's family only (Opened, Ended, Loss, Risk,
+// Recovery, Ping, Attempt, Notice; nil for a kind that has none). Session
+// is the full id: whoever writes it out masks it.
+//
+// Why a header and a sealed Facts, not an interface per kind: nearly every
+// consumer (the loop, the journal's header, the stream, the tray, the
+// timeline's marks) reads only the header, and keeps reading it as plain
+// fields; the few that need a family's fields ask for that family with one
+// type assertion (l, _ := ev.Facts.(health.Loss)), getting its zero value
+// for any other kind. Which family a kind has is the vocabulary's (Kinds),
+// and the journal writes exactly that family's fields (Event.Carried).
 type Event struct {
 	Time    time.Time
 	Kind    EventKind
 	Server  string
 	Session string
 	Detail  string
-
-	// Incident: this session_lost is the host's session, and an incident
-	// opens; false for a session of another client.
-	Incident bool
-	// Strategy of heal_started, heal_failed and recovered ("" when none).
-	Strategy Strategy
-	// Took is how long the loss lasted (recovered) or the ping took
-	// (keep_warm, keep_warm_failed), in whole milliseconds as journaled
-	// (took_ms), so a live event and its line read back agree. Zero: not
-	// measured.
-	Took time.Duration
-	// Client is the clientInfo.name of the session of session_new,
-	// session_expired, session_ended and another client's session_lost.
-	Client string
-	// Idle is how long the session sat idle (session_at_risk,
-	// session_expired, session_ended), in whole seconds (idle_seconds).
-	Idle time.Duration
-	// ExpiresIn is the time left before the server's idle timeout
-	// (session_at_risk), in whole seconds (expires_in_seconds).
-	ExpiresIn time.Duration
-	// About says what a notification was about (notified): one of
-	// notify's About values.
-	About string
 	// Log is the log line the event came from, so a restart resumes after
-	// it (log_file, log_fp, log_offset). Zero: not from a log line.
+	// it (log_file, log_fp, log_offset). Any kind a log line causes carries
+	// it. Zero: not from a log line.
 	Log LogPosition
-	// Source says where the host's session named by this event was known
-	// from (source): its beacon, or inferred. Empty: not the host's session.
-	Source IdentitySource
-	// NewSession is the session the host uses now (recovered), full in
-	// memory and masked when journaled (new_session). Empty: not known.
-	NewSession string
+
+	// Facts: the typed fields of the kind's family.
+	Facts Facts
 
 	// Extra holds the journal's other fields (pid, mode, ...), written as
 	// they are; no code branches on them. A name the vocabulary types is
 	// not taken from here.
 	Extra map[string]any
+}
+
+// Facts is one of the event families below (sealed: the method, which
+// names the family, is unexported), each with only the fields its kinds
+// have. Durations are in
+// the journal's units (whole milliseconds for Took, whole seconds for Idle
+// and ExpiresIn), so a live event and its line read back agree.
+type Facts interface{ family() string }
+
+// Opened (session_new): the session's clientInfo.name.
+type Opened struct{ Client string }
+
+// Ended (session_expired, session_ended): the session's client and how
+// long it sat idle.
+type Ended struct {
+	Client string
+	Idle   time.Duration
+}
+
+// Loss (session_lost): Incident, the host's own session, and an incident
+// opens (its line names no client); otherwise a session of Client. Source:
+// where the host's session was known from (empty: not the host's).
+type Loss struct {
+	Incident bool
+	Client   string
+	Source   IdentitySource
+}
+
+// Risk (session_at_risk): how long the host's session sat idle, and the
+// time left before the server's idle timeout.
+type Risk struct {
+	Idle, ExpiresIn time.Duration
+	Source          IdentitySource
+}
+
+// Recovery (recovered): how the loss was healed ("" none) and how long it
+// lasted (zero: not measured); NewSession is the session the host uses
+// now, full in memory and masked when journaled (empty: not known).
+type Recovery struct {
+	Strategy   Strategy
+	Took       time.Duration
+	NewSession string
+	Source     IdentitySource
+	// Client: the clientInfo.name of the host whose call the proxy healed
+	// (in memory only, never journaled), so the event names that host only
+	// when it is the watched one.
+	Client string
+}
+
+// Ping (keep_warm, keep_warm_failed): how long the ping took.
+type Ping struct {
+	Took   time.Duration
+	Source IdentitySource
+}
+
+// Attempt (heal_started, heal_failed): the strategy tried.
+type Attempt struct{ Strategy Strategy }
+
+// Notice (notified): what a notification was about, one of notify's
+// About values.
+type Notice struct{ About string }
+
+func (Opened) family() string   { return "opened" }
+func (Ended) family() string    { return "ended" }
+func (Loss) family() string     { return "loss" }
+func (Risk) family() string     { return "risk" }
+func (Recovery) family() string { return "recovery" }
+func (Ping) family() string     { return "ping" }
+func (Attempt) family() string  { return "attempt" }
+func (Notice) family() string   { return "notice" }
+
+// ClientOf is the clientInfo.name an event's facts name: a session's
+// (Opened, Ended, Loss) or the host's whose call the proxy healed
+// (Recovery); "" for the others.
+func ClientOf(f Facts) string {
+	switch f := f.(type) {
+	case Opened:
+		return f.Client
+	case Ended:
+		return f.Client
+	case Loss:
+		return f.Client
+	case Recovery:
+		return f.Client
+	}
+	return ""
+}
+
+// StrategyOf is the heal strategy an event's facts name (Attempt,
+// Recovery); "" for the others.
+func StrategyOf(f Facts) Strategy {
+	switch f := f.(type) {
+	case Attempt:
+		return f.Strategy
+	case Recovery:
+		return f.Strategy
+	}
+	return ""
+}
+
+// sourcedAs is f with the host's session's source set, for the families
+// that name the host's session; others are returned as they are.
+func sourcedAs(f Facts, src IdentitySource) Facts {
+	switch f := f.(type) {
+	case Loss:
+		f.Source = src
+		return f
+	case Risk:
+		f.Source = src
+		return f
+	case Recovery:
+		f.Source = src
+		return f
+	case Ping:
+		f.Source = src
+		return f
+	}
+	return f
 }
 
 // LogPosition locates a log line: its file, the file's fingerprint and the

@@ -69,66 +69,57 @@ const (
 	SourceProxy IdentitySource = "proxy"
 )
 
-// Field is a set of Event's typed fields, by which the vocabulary says
-// what a kind's journal line carries.
-type Field uint16
-
-// Typed fields of Event.
-const (
-	FieldIncident Field = 1 << iota
-	FieldStrategy
-	FieldTook
-	FieldClient
-	FieldIdle
-	FieldExpiresIn
-	FieldAbout
-	FieldLog
-	FieldSource
-	FieldNewSession
-)
-
-// KindInfo is one event kind and the typed fields its journal lines always
-// carry, zero or not (a missing client is written as "", not left out).
+// KindInfo is one event kind and the family of its typed fields (the
+// zero value of its Facts type; nil: the kind has none). Its journal
+// lines carry that family's fields, zero or not (a missing client is
+// written as "", not left out).
 type KindInfo struct {
-	Kind    EventKind
-	Carries Field
+	Kind  EventKind
+	Facts Facts
 }
 
-// Kinds is the vocabulary: every event kind, with what its lines carry.
-// Incident, Log, Source and NewSession are not listed: they are written
-// whenever they are set.
+// Kinds is the vocabulary: every event kind, with its family.
 // A new kind is one constant and one entry here.
 func Kinds() []KindInfo {
-	const session = FieldClient | FieldIdle
 	return []KindInfo{
-		{EvStarted, 0},
-		{EvStopped, 0},
-		{EvServerMode, 0},
-		{EvSessionNew, FieldClient},
-		{EvSessionAtRisk, FieldIdle | FieldExpiresIn},
-		{EvSessionExpired, session},
-		{EvSessionLost, FieldClient}, // unless an incident: see Event.Carries
-		{EvSessionEnded, session},
-		{EvRecovered, FieldTook | FieldStrategy},
-		{EvHostUp, 0},
-		{EvHostDown, 0},
-		{EvHostRestarted, 0},
-		{EvLegacyHeaderRejected, 0},
-		{EvWoke, 0},
-		{EvWarning, 0},
-		{EvTimeoutLearned, 0},
-		{EvKeepWarm, FieldTook},
-		{EvKeepWarmFailed, FieldTook},
-		{EvServerUp, 0},
-		{EvServerDown, 0},
-		{EvHealStarted, FieldStrategy},
-		{EvHealFailed, FieldStrategy},
-		{EvPatchApplied, 0},
-		{EvPatchReverted, 0},
-		{EvHostAdopted, 0},
-		{EvHostReleased, 0},
-		{EvNotified, FieldAbout},
+		{EvStarted, nil},
+		{EvStopped, nil},
+		{EvServerMode, nil},
+		{EvSessionNew, Opened{}},
+		{EvSessionAtRisk, Risk{}},
+		{EvSessionExpired, Ended{}},
+		{EvSessionLost, Loss{}},
+		{EvSessionEnded, Ended{}},
+		{EvRecovered, Recovery{}},
+		{EvHostUp, nil},
+		{EvHostDown, nil},
+		{EvHostRestarted, nil},
+		{EvLegacyHeaderRejected, nil},
+		{EvWoke, nil},
+		{EvWarning, nil},
+		{EvTimeoutLearned, nil},
+		{EvKeepWarm, Ping{}},
+		{EvKeepWarmFailed, Ping{}},
+		{EvServerUp, nil},
+		{EvServerDown, nil},
+		{EvHealStarted, Attempt{}},
+		{EvHealFailed, Attempt{}},
+		{EvPatchApplied, nil},
+		{EvPatchReverted, nil},
+		{EvHostAdopted, nil},
+		{EvHostReleased, nil},
+		{EvNotified, Notice{}},
 	}
+}
+
+// FactsOf is the zero value of k's family (nil: none, or k unknown).
+func FactsOf(k EventKind) Facts {
+	for _, info := range Kinds() {
+		if info.Kind == k {
+			return info.Facts
+		}
+	}
+	return nil
 }
 
 // EventKinds lists every kind of Kinds, in its order.
@@ -151,31 +142,13 @@ func (k EventKind) Known() bool {
 	return false
 }
 
-// Carries is the set of typed fields ev's journal line holds: those its
-// kind always carries, plus Incident and Log when set. An incident's
-// session_lost is the host's own session and names no client.
-func (ev Event) Carries() Field {
-	var f Field
-	for _, info := range Kinds() {
-		if info.Kind == ev.Kind {
-			f = info.Carries
-			break
-		}
+// Carried is the facts ev's journal line carries: ev.Facts when it is of
+// its kind's family, else that family's zero value (a kind whose event
+// was built without its facts still writes its fields, as zero).
+func (ev Event) Carried() Facts {
+	zero := FactsOf(ev.Kind)
+	if zero != nil && ev.Facts != nil && ev.Facts.family() == zero.family() {
+		return ev.Facts
 	}
-	if ev.Incident {
-		f = f&^FieldClient | FieldIncident
-	}
-	if ev.Log != (LogPosition{}) {
-		f |= FieldLog
-	}
-	if ev.Source != "" {
-		f |= FieldSource
-	}
-	if ev.NewSession != "" {
-		f |= FieldNewSession
-	}
-	return f
+	return zero
 }
-
-// Has reports whether every field of g is in f.
-func (f Field) Has(g Field) bool { return f&g == g }

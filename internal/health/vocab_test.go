@@ -82,31 +82,32 @@ func eventKindConstants(t *testing.T) map[string]EventKind {
 	return out
 }
 
-// Carries follows the table, adds Incident and Log when set, and drops the
-// client of an incident (the host's own session), as the journal always
-// wrote it.
-func TestCarries(t *testing.T) {
+// Carried is the kind's family: the event's facts when they are of it,
+// its zero value when they are missing or of another family (a line
+// always carries its kind's fields), nil for a kind without facts.
+func TestCarried(t *testing.T) {
 	t.Parallel()
-	pos := LogPosition{File: "/x.log", Fingerprint: "ab", Offset: 10}
 	tests := []struct {
 		name string
 		ev   Event
-		want Field
+		want Facts
 	}{
-		{"another client's loss", Event{Kind: EvSessionLost}, FieldClient},
-		{"the host's loss", Event{Kind: EvSessionLost, Incident: true}, FieldIncident},
-		{"a loss from a log line", Event{Kind: EvSessionLost, Incident: true, Log: pos}, FieldIncident | FieldLog},
-		{"a recovery", Event{Kind: EvRecovered}, FieldTook | FieldStrategy},
-		{"at risk", Event{Kind: EvSessionAtRisk, Idle: time.Second}, FieldIdle | FieldExpiresIn},
-		{"nothing typed", Event{Kind: EvHostUp}, 0},
-		{"unknown kind", Event{Kind: "no_such_kind", Client: "x"}, 0},
+		{"another client's loss", Event{Kind: EvSessionLost, Facts: Loss{Client: "x"}}, Loss{Client: "x"}},
+		{"a loss built bare", Event{Kind: EvSessionLost}, Loss{}},
+		{"a recovery", Event{Kind: EvRecovered, Facts: Recovery{Took: time.Second}}, Recovery{Took: time.Second}},
+		{"facts of another family", Event{Kind: EvSessionAtRisk, Facts: Ping{Took: time.Second}}, Risk{}},
+		{"nothing typed", Event{Kind: EvHostUp, Facts: Notice{About: "x"}}, nil},
+		{"unknown kind", Event{Kind: "no_such_kind", Facts: Opened{Client: "x"}}, nil},
 	}
 	for _, tt := range tests {
-		if got := tt.ev.Carries(); got != tt.want {
-			t.Errorf("%s: Carries = %b, want %b", tt.name, got, tt.want)
+		if got := tt.ev.Carried(); got != tt.want {
+			t.Errorf("%s: Carried = %#v, want %#v", tt.name, got, tt.want)
 		}
 	}
-	if !(FieldTook | FieldStrategy).Has(FieldTook) || FieldTook.Has(FieldTook|FieldStrategy) {
-		t.Error("Has")
-	}
+}
+
+// as is ev's facts as family T (T's zero value for another kind).
+func as[T Facts](ev Event) T {
+	f, _ := ev.Facts.(T)
+	return f
 }

@@ -1,72 +1,107 @@
 package journal
 
 import (
+	"slices"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 )
 
-// codec spells one typed field of health.Event in the journal: the names
-// it is written under (contract: event journal), and how it is written and
-// read back. The names and value types are those the journal has always
-// used, so lines of any version read back alike.
-type codec struct {
-	field health.Field
-	keys  []string
-	put   func(rec map[string]any, ev health.Event)
-	get   func(rec map[string]any, r *Record)
-}
-
-// codecs lists every typed field. Numbers come back from JSON as float64.
-func codecs() []codec {
-	return []codec{
-		{health.FieldIncident, []string{"incident"},
-			func(rec map[string]any, ev health.Event) { rec["incident"] = ev.Incident },
-			func(rec map[string]any, r *Record) { r.Incident = rec["incident"] == true }},
-		{health.FieldStrategy, []string{"strategy"},
-			func(rec map[string]any, ev health.Event) { rec["strategy"] = string(ev.Strategy) },
-			func(rec map[string]any, r *Record) { r.Strategy = health.Strategy(str(rec, "strategy")) }},
-		{health.FieldTook, []string{"took_ms"},
-			func(rec map[string]any, ev health.Event) { rec["took_ms"] = ev.Took.Milliseconds() },
-			func(rec map[string]any, r *Record) {
-				r.Took = time.Duration(integer(rec, "took_ms")) * time.Millisecond
-			}},
-		{health.FieldClient, []string{"client"},
-			func(rec map[string]any, ev health.Event) { rec["client"] = ev.Client },
-			func(rec map[string]any, r *Record) { r.Client = str(rec, "client") }},
-		{health.FieldIdle, []string{"idle_seconds"},
-			func(rec map[string]any, ev health.Event) { rec["idle_seconds"] = int64(ev.Idle / time.Second) },
-			func(rec map[string]any, r *Record) {
-				r.Idle = time.Duration(integer(rec, "idle_seconds")) * time.Second
-			}},
-		{health.FieldExpiresIn, []string{"expires_in_seconds"},
-			func(rec map[string]any, ev health.Event) {
-				rec["expires_in_seconds"] = int64(ev.ExpiresIn / time.Second)
-			},
-			func(rec map[string]any, r *Record) {
-				r.ExpiresIn = time.Duration(integer(rec, "expires_in_seconds")) * time.Second
-			}},
-		{health.FieldAbout, []string{"about"},
-			func(rec map[string]any, ev health.Event) { rec["about"] = ev.About },
-			func(rec map[string]any, r *Record) { r.About = str(rec, "about") }},
-		{health.FieldLog, []string{"log_file", "log_fp", "log_offset"}, putLog, getLog},
-		{health.FieldSource, []string{"source"},
-			func(rec map[string]any, ev health.Event) { rec["source"] = string(ev.Source) },
-			func(rec map[string]any, r *Record) { r.Source = health.IdentitySource(str(rec, "source")) }},
-		// Masked like session: a record read back holds the masked id.
-		{health.FieldNewSession, []string{"new_session"},
-			func(rec map[string]any, ev health.Event) { rec["new_session"] = mask.ID(ev.NewSession) },
-			func(rec map[string]any, r *Record) { r.NewSession = str(rec, "new_session") }},
+// putFacts writes the typed fields of one event family under their
+// journal names (contract: event journal). The names and value types are
+// those the journal has always used, so lines of any version read back
+// alike. Source and NewSession are written when set; an incident's loss
+// is the host's own session and names no client.
+func putFacts(rec map[string]any, f health.Facts) {
+	switch f := f.(type) {
+	case health.Opened:
+		rec["client"] = f.Client
+	case health.Ended:
+		rec["client"], rec["idle_seconds"] = f.Client, seconds(f.Idle)
+	case health.Loss:
+		if f.Incident {
+			rec["incident"] = true
+		} else {
+			rec["client"] = f.Client
+		}
+		putSource(rec, f.Source)
+	case health.Risk:
+		rec["idle_seconds"], rec["expires_in_seconds"] = seconds(f.Idle), seconds(f.ExpiresIn)
+		putSource(rec, f.Source)
+	case health.Recovery:
+		rec["strategy"], rec["took_ms"] = string(f.Strategy), f.Took.Milliseconds()
+		if f.NewSession != "" {
+			rec["new_session"] = mask.ID(f.NewSession) // masked like session
+		}
+		putSource(rec, f.Source)
+	case health.Ping:
+		rec["took_ms"] = f.Took.Milliseconds()
+		putSource(rec, f.Source)
+	case health.Attempt:
+		rec["strategy"] = string(f.Strategy)
+	case health.Notice:
+		rec["about"] = f.About
 	}
 }
 
-func putLog(rec map[string]any, ev health.Event) {
-	rec["log_file"], rec["log_fp"], rec["log_offset"] = ev.Log.File, ev.Log.Fingerprint, ev.Log.Offset
+func putSource(rec map[string]any, src health.IdentitySource) {
+	if src != "" {
+		rec["source"] = string(src)
+	}
 }
 
-func getLog(rec map[string]any, r *Record) {
-	r.Log = health.LogPosition{File: str(rec, "log_file"), Fingerprint: str(rec, "log_fp"), Offset: integer(rec, "log_offset")}
+func seconds(d time.Duration) int64 { return int64(d / time.Second) }
+
+// getFacts reads back the typed fields of kind's family (nil: the kind
+// has none). A record read back holds new_session masked, as written.
+func getFacts(kind health.EventKind, rec map[string]any) health.Facts {
+	src := health.IdentitySource(str(rec, "source"))
+	switch health.FactsOf(kind).(type) {
+	case health.Opened:
+		return health.Opened{Client: str(rec, "client")}
+	case health.Ended:
+		return health.Ended{Client: str(rec, "client"), Idle: wholeSeconds(rec, "idle_seconds")}
+	case health.Loss:
+		return health.Loss{Incident: rec["incident"] == true, Client: str(rec, "client"), Source: src}
+	case health.Risk:
+		return health.Risk{Idle: wholeSeconds(rec, "idle_seconds"), ExpiresIn: wholeSeconds(rec, "expires_in_seconds"), Source: src}
+	case health.Recovery:
+		return health.Recovery{Strategy: health.Strategy(str(rec, "strategy")), Took: millis(rec, "took_ms"),
+			NewSession: str(rec, "new_session"), Source: src}
+	case health.Ping:
+		return health.Ping{Took: millis(rec, "took_ms"), Source: src}
+	case health.Attempt:
+		return health.Attempt{Strategy: health.Strategy(str(rec, "strategy"))}
+	case health.Notice:
+		return health.Notice{About: str(rec, "about")}
+	}
+	return nil
+}
+
+// typedKeys are the names of every family's typed fields, and of the log
+// position any kind may carry.
+func typedKeys() []string {
+	return []string{"incident", "strategy", "took_ms", "client", "idle_seconds", "expires_in_seconds", "about",
+		"source", "new_session", "log_file", "log_fp", "log_offset"}
+}
+
+func putLog(rec map[string]any, pos health.LogPosition) {
+	if pos != (health.LogPosition{}) {
+		rec["log_file"], rec["log_fp"], rec["log_offset"] = pos.File, pos.Fingerprint, pos.Offset
+	}
+}
+
+func getLog(rec map[string]any) health.LogPosition {
+	return health.LogPosition{File: str(rec, "log_file"), Fingerprint: str(rec, "log_fp"), Offset: integer(rec, "log_offset")}
+}
+
+func wholeSeconds(rec map[string]any, key string) time.Duration {
+	return time.Duration(integer(rec, key)) * time.Second
+}
+
+func millis(rec map[string]any, key string) time.Duration {
+	return time.Duration(integer(rec, key)) * time.Millisecond
 }
 
 // contractKeys are the fields every line has.
@@ -75,19 +110,10 @@ func contractKeys() []string { return []string{"time", "kind", "server", "sessio
 // reserved reports whether key is a contract field or a typed field's
 // name: no extra field may take it.
 func reserved(key string) bool {
-	for _, k := range contractKeys() {
-		if k == key {
-			return true
-		}
+	if slices.Contains(contractKeys(), key) {
+		return true
 	}
-	for _, c := range codecs() {
-		for _, k := range c.keys {
-			if k == key {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.Contains(typedKeys(), key)
 }
 
 func str(rec map[string]any, key string) string {

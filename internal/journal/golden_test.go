@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -23,6 +24,11 @@ func TestEncodeMatchesGolden(t *testing.T) {
 	t.Parallel()
 	var got bytes.Buffer
 	for _, ev := range goldenEvents() {
+		// The model builds each event with its kind's family, never
+		// leaving it to Carried's zero value.
+		if reflect.TypeOf(ev.Facts) != reflect.TypeOf(health.FactsOf(ev.Kind)) {
+			t.Errorf("%s carries %T, want %T", ev.Kind, ev.Facts, health.FactsOf(ev.Kind))
+		}
 		line, err := Encode(ev)
 		if err != nil {
 			t.Fatal(err)
@@ -136,7 +142,7 @@ func daemonEvents(now time.Time) []health.Event {
 		{Time: now, Kind: health.EvPatchApplied, Detail: "the client patch is in place in /m/index.js",
 			Extra: map[string]any{"patch": "applied"}},
 		{Time: now, Kind: health.EvNotified, Server: "mem", Detail: "notified: mem recovered in 10s",
-			About: "recovered", Extra: map[string]any{"title": "mem recovered in 10s"}},
+			Facts: health.Notice{About: "recovered"}, Extra: map[string]any{"title": "mem recovered in 10s"}},
 		{Time: now, Kind: health.EvStopped, Detail: "watchdog stopped"},
 	}
 }

@@ -205,7 +205,7 @@ func (j *Journal) Close() error {
 }
 
 // Encode renders an event as its journal line, newline included: the
-// typed fields its kind carries (Event.Carries) under their journal names,
+// typed fields of its kind's family (Event.Carried) under their journal names,
 // and its extra fields. Extra fields never replace the contract's own nor
 // the typed ones.
 func Encode(ev health.Event) ([]byte, error) {
@@ -215,12 +215,8 @@ func Encode(ev health.Event) ([]byte, error) {
 			rec[k] = v
 		}
 	}
-	carries := ev.Carries()
-	for _, c := range codecs() {
-		if carries.Has(c.field) {
-			c.put(rec, ev)
-		}
-	}
+	putFacts(rec, ev.Carried())
+	putLog(rec, ev.Log)
 	rec["time"] = ev.Time.Format(time.RFC3339Nano)
 	rec["kind"] = ev.Kind
 	rec["server"] = ev.Server

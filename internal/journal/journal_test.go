@@ -27,7 +27,7 @@ func TestWriteMasksAndKeepsContractFields(t *testing.T) {
 	}
 	id := "0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b"
 	ev := health.Event{Time: t0, Kind: health.EvSessionExpired, Server: "mem", Session: id, Detail: "expired",
-		Idle: 12 * time.Second, Extra: map[string]any{"kind": "spoofed", "session": id}}
+		Facts: health.Ended{Idle: 12 * time.Second}, Extra: map[string]any{"kind": "spoofed", "session": id}}
 	if err := j.Write(ev); err != nil {
 		t.Fatal(err)
 	}

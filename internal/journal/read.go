@@ -90,10 +90,7 @@ func Decode(line []byte) (Record, error) {
 		return Record{}, fmt.Errorf("%w: no kind", ErrNotEvent)
 	}
 	r := Record{Time: t, Kind: health.EventKind(str(m, "kind")), Server: str(m, "server"), Session: str(m, "session"),
-		Detail: str(m, "detail")}
-	for _, c := range codecs() {
-		c.get(m, &r)
-	}
+		Detail: str(m, "detail"), Log: getLog(m), Facts: getFacts(health.EventKind(str(m, "kind")), m)}
 	for k, v := range m {
 		if reserved(k) {
 			continue

@@ -5,7 +5,7 @@ import "github.com/mcpwatchdog/watchdog/internal/health"
 // Count counts one journal event. Kinds without a metric (heal_started,
 // session_new, ...) are ignored; TestEveryKindCountedOrListed keeps that
 // list explicit. Of the event only its kind, server, Strategy and Took are
-// read; nothing else, in particular no session id, reaches a label.
+// read (the Strategy and Took of its family); nothing else, in particular no session id, reaches a label.
 func (m *Metrics) Count(ev health.Event) {
 	switch ev.Kind {
 	case health.EvSessionLost:
@@ -17,9 +17,11 @@ func (m *Metrics) Count(ev health.Event) {
 	case health.EvKeepWarmFailed:
 		m.keepWarm.WithLabelValues(m.servers.value(ev.Server), resultFailed).Inc()
 	case health.EvRecovered:
-		m.healed(ev)
+		r, _ := ev.Facts.(health.Recovery)
+		m.healed(ev.Server, r)
 	case health.EvHealFailed:
-		m.heals.WithLabelValues(m.servers.value(ev.Server), m.strategies.value(string(ev.Strategy)), resultFailed).Inc()
+		a, _ := ev.Facts.(health.Attempt)
+		m.heals.WithLabelValues(m.servers.value(ev.Server), m.strategies.value(string(a.Strategy)), resultFailed).Inc()
 	case health.EvLegacyHeaderRejected:
 		m.legacyRejected.WithLabelValues(m.servers.value(ev.Server)).Inc()
 	case health.EvHostRestarted:
@@ -30,11 +32,11 @@ func (m *Metrics) Count(ev health.Event) {
 // healed counts a recovery and, when the event says how long the loss
 // lasted (a Took above zero), observes that duration. The strategy label
 // is "unknown" when the event names none, "other" when it is not allowed.
-func (m *Metrics) healed(ev health.Event) {
-	s, strategy := m.servers.value(ev.Server), m.strategies.value(string(ev.Strategy))
+func (m *Metrics) healed(server string, r health.Recovery) {
+	s, strategy := m.servers.value(server), m.strategies.value(string(r.Strategy))
 	m.heals.WithLabelValues(s, strategy, resultRecovered).Inc()
-	if ev.Took > 0 {
-		m.healDuration.WithLabelValues(s, strategy).Observe(ev.Took.Seconds())
+	if r.Took > 0 {
+		m.healDuration.WithLabelValues(s, strategy).Observe(r.Took.Seconds())
 	}
 }
 

@@ -52,31 +52,31 @@ func TestCountKinds(t *testing.T) {
 		events []event
 		want   map[string]float64
 	}{
-		{"session_lost", times(2, event{Kind: "session_lost", Server: srv, Incident: true}),
+		{"session_lost", times(2, event{Kind: "session_lost", Server: srv, Facts: health.Loss{Incident: true}}),
 			map[string]float64{`mcp_watchdog_sessions_lost_total{server="nowledge-mem"}`: 2}},
 		{"session_lost without server", []event{{Kind: "session_lost"}},
 			map[string]float64{`mcp_watchdog_sessions_lost_total{server="unknown"}`: 1}},
 		{"session_expired", []event{{Kind: "session_expired", Server: srv}},
 			map[string]float64{`mcp_watchdog_sessions_expired_total{server="nowledge-mem"}`: 1}},
-		{"keep_warm ok and failed", append(times(3, event{Kind: "keep_warm", Server: srv, Took: 4 * time.Millisecond}),
+		{"keep_warm ok and failed", append(times(3, event{Kind: "keep_warm", Server: srv, Facts: health.Ping{Took: 4 * time.Millisecond}}),
 			event{Kind: "keep_warm_failed", Server: srv}),
 			map[string]float64{
 				`mcp_watchdog_keep_warm_total{result="ok",server="nowledge-mem"}`:     3,
 				`mcp_watchdog_keep_warm_total{result="failed",server="nowledge-mem"}`: 1,
 			}},
-		{"heal_started counts nothing", []event{{Kind: "heal_started", Server: srv, Strategy: StrategyClientRecovery}},
+		{"heal_started counts nothing", []event{{Kind: "heal_started", Server: srv, Facts: health.Attempt{Strategy: StrategyClientRecovery}}},
 			map[string]float64{}},
 		{"recovered with strategy and took", []event{
-			{Kind: "recovered", Server: srv, Strategy: StrategyClientRecovery, Took: 1500 * time.Millisecond},
-			{Kind: "recovered", Server: srv, Strategy: StrategyClientRecovery, Took: 250 * time.Millisecond},
+			{Kind: "recovered", Server: srv, Facts: health.Recovery{Strategy: StrategyClientRecovery, Took: 1500 * time.Millisecond}},
+			{Kind: "recovered", Server: srv, Facts: health.Recovery{Strategy: StrategyClientRecovery, Took: 250 * time.Millisecond}},
 		}, map[string]float64{
 			heals(StrategyClientRecovery, "recovered"): 2,
 			dur("count", StrategyClientRecovery):       2,
 			dur("sum", StrategyClientRecovery):         1.75,
 		}},
 		{"recovered with and without a strategy", []event{
-			{Kind: "recovered", Server: srv, Took: 30000 * time.Millisecond},
-			{Kind: "recovered", Server: srv, Strategy: StrategyReconnect, Took: 500 * time.Millisecond},
+			{Kind: "recovered", Server: srv, Facts: health.Recovery{Took: 30000 * time.Millisecond}},
+			{Kind: "recovered", Server: srv, Facts: health.Recovery{Strategy: StrategyReconnect, Took: 500 * time.Millisecond}},
 		}, map[string]float64{
 			heals("unknown", "recovered"):         1,
 			heals(StrategyReconnect, "recovered"): 1,
@@ -86,24 +86,24 @@ func TestCountKinds(t *testing.T) {
 			dur("sum", StrategyReconnect):         0.5,
 		}},
 		{"recovered with an unlisted or odd strategy", []event{
-			{Kind: "recovered", Server: srv, Strategy: "reboot-the-world", Took: 2 * time.Second},
-			{Kind: "recovered", Server: srv, Strategy: "a\"b\n"},
+			{Kind: "recovered", Server: srv, Facts: health.Recovery{Strategy: "reboot-the-world", Took: 2 * time.Second}},
+			{Kind: "recovered", Server: srv, Facts: health.Recovery{Strategy: "a\"b\n"}},
 		}, map[string]float64{
 			heals("other", "recovered"): 2,
 			dur("count", "other"):       1,
 			dur("sum", "other"):         2,
 		}},
 		{"recovered with unusable took_ms", []event{
-			{Kind: "recovered", Server: srv, Strategy: StrategyHostRestart, Took: -5 * time.Millisecond},
-			{Kind: "recovered", Server: srv, Strategy: StrategyHostRestart},
+			{Kind: "recovered", Server: srv, Facts: health.Recovery{Strategy: StrategyHostRestart, Took: -5 * time.Millisecond}},
+			{Kind: "recovered", Server: srv, Facts: health.Recovery{Strategy: StrategyHostRestart}},
 			{Kind: "recovered", Server: srv},
 		}, map[string]float64{
 			heals(StrategyHostRestart, "recovered"): 2,
 			heals("unknown", "recovered"):           1,
 		}},
 		{"heal_failed", []event{
-			{Kind: "heal_failed", Server: srv, Strategy: StrategyHostRestart},
-			{Kind: "heal_failed", Server: srv, Strategy: ""},
+			{Kind: "heal_failed", Server: srv, Facts: health.Attempt{Strategy: StrategyHostRestart}},
+			{Kind: "heal_failed", Server: srv, Facts: health.Attempt{Strategy: ""}},
 		}, map[string]float64{
 			heals(StrategyHostRestart, "failed"): 1,
 			heals("unknown", "failed"):           1,
@@ -114,7 +114,7 @@ func TestCountKinds(t *testing.T) {
 			map[string]float64{restart: 2}},
 		{"kinds without a metric", []event{
 			{Kind: "started"}, {Kind: "session_new", Server: srv, Extra: map[string]any{"session": "ab12…9f3e"}},
-			{Kind: "session_at_risk", Server: srv, Idle: 100 * time.Second}, {Kind: "no_such_kind", Server: srv},
+			{Kind: "session_at_risk", Server: srv, Facts: health.Risk{Idle: 100 * time.Second}}, {Kind: "no_such_kind", Server: srv},
 		}, map[string]float64{}},
 	}
 	for _, tc := range tests {
@@ -139,7 +139,7 @@ func TestCountKinds(t *testing.T) {
 // in seconds.
 func TestHealDurationBuckets(t *testing.T) {
 	m := New()
-	m.Count(event{Kind: "recovered", Server: srv, Strategy: StrategyHostRestart, Took: 1500 * time.Millisecond})
+	m.Count(event{Kind: "recovered", Server: srv, Facts: health.Recovery{Strategy: StrategyHostRestart, Took: 1500 * time.Millisecond}})
 	fams := parse(t, scrapeRaw(t, serveForTest(t, m)))
 	h := fams["mcp_watchdog_heal_duration_seconds"].GetMetric()[0].GetHistogram()
 	if h.GetSampleCount() != 1 || h.GetSampleSum() != 1.5 {
@@ -187,8 +187,8 @@ func TestConfiguredServers(t *testing.T) {
 // TestCustomStrategies: Options.Strategies replaces the default set.
 func TestCustomStrategies(t *testing.T) {
 	m := NewWith(&Options{Strategies: []health.Strategy{"replay_initialize"}})
-	m.Count(event{Kind: "heal_failed", Server: srv, Strategy: "replay_initialize"})
-	m.Count(event{Kind: "heal_failed", Server: srv, Strategy: StrategyHostRestart})
+	m.Count(event{Kind: "heal_failed", Server: srv, Facts: health.Attempt{Strategy: "replay_initialize"}})
+	m.Count(event{Kind: "heal_failed", Server: srv, Facts: health.Attempt{Strategy: StrategyHostRestart}})
 	got := scrape(t, serveForTest(t, m))
 	for k, want := range map[string]float64{
 		`mcp_watchdog_heals_total{result="failed",server="nowledge-mem",strategy="replay_initialize"}`: 1,

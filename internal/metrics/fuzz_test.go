@@ -19,8 +19,8 @@ func FuzzLabels(f *testing.F) {
 	f.Fuzz(func(t *testing.T, server, client, strategy, state string) {
 		m := New()
 		for _, kind := range []health.EventKind{"session_lost", "keep_warm_failed", "recovered", "heal_failed"} {
-			m.Count(event{Kind: kind, Server: server, Session: server, Strategy: health.Strategy(strategy),
-				Took: time.Duration(len(client)) * time.Millisecond})
+			m.Count(event{Kind: kind, Server: server, Session: server,
+				Facts: withID(health.FactsOf(kind), strategy)})
 		}
 		m.SetSessionIdle(server, client, time.Second)
 		m.SetServerState(server, state)

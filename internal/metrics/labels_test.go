@@ -53,11 +53,11 @@ func TestNoSessionIDInScrape(t *testing.T) {
 	ids := []string{"3f9c2b1e-8d4a-4c6f-9e2b-7a1d5c3e9f00", "a3f59c2b1e8d4a4c6f9e2b7a1d5c3e9f", "ZK4WQ7M2XH5N3JBRT6YV8PLC9D"}
 	m := New()
 	for _, id := range ids {
-		typed := event{Session: id, Strategy: health.Strategy(id), Client: id, Took: 10 * time.Millisecond,
-			Extra: map[string]any{"session_id": id}}
+		typed := event{Session: id, Extra: map[string]any{"session_id": id}}
 		for _, kind := range []health.EventKind{"session_lost", "session_expired", "keep_warm", "keep_warm_failed", "heal_started",
 			"recovered", "heal_failed", "legacy_header_rejected", "host_restarted", "session_new"} {
 			typed.Kind = kind
+			typed.Facts = withID(health.FactsOf(kind), id)
 			typed.Server = srv
 			m.Count(typed)
 			typed.Server = id
@@ -110,7 +110,7 @@ func TestConcurrentUse(t *testing.T) {
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 200 {
-				m.Count(event{Kind: "recovered", Server: srv, Strategy: StrategyHostRestart, Took: time.Duration(i) * time.Millisecond})
+				m.Count(event{Kind: "recovered", Server: srv, Facts: health.Recovery{Strategy: StrategyHostRestart, Took: time.Duration(i) * time.Millisecond}})
 				m.SetServerState(srv, serverStates()[(g+i)%6])
 				m.SetSessionIdle(srv, hostCli, time.Duration(i)*time.Second)
 				if i%50 == 0 {
@@ -136,4 +136,23 @@ func TestConcurrentUse(t *testing.T) {
 	if v := got[`mcp_watchdog_heals_total{result="recovered",server="nowledge-mem",strategy="host_restart"}`]; v != 800 {
 		t.Errorf("heals_total = %v, want 800", v)
 	}
+}
+
+// withID is family with id in every string field and a took.
+func withID(family health.Facts, id string) health.Facts {
+	switch family.(type) {
+	case health.Loss:
+		return health.Loss{Client: id}
+	case health.Recovery:
+		return health.Recovery{Strategy: health.Strategy(id), Took: 10 * time.Millisecond, NewSession: id}
+	case health.Attempt:
+		return health.Attempt{Strategy: health.Strategy(id)}
+	case health.Ping:
+		return health.Ping{Took: 10 * time.Millisecond}
+	case health.Opened:
+		return health.Opened{Client: id}
+	case health.Ended:
+		return health.Ended{Client: id}
+	}
+	return family
 }

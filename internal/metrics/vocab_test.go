@@ -40,8 +40,7 @@ func TestEveryKindCountedOrListed(t *testing.T) {
 	for _, kind := range health.EventKinds() {
 		m := New()
 		before := gathered(t, m)
-		m.Count(health.Event{Kind: kind, Server: srv, Incident: true, Strategy: health.StrategyReconnect,
-			Took: time.Second, Client: hostCli})
+		m.Count(health.Event{Kind: kind, Server: srv, Facts: filled(health.FactsOf(kind))})
 		changed := !maps.Equal(before, gathered(t, m))
 		_, listed := skip[kind]
 		switch {
@@ -69,4 +68,23 @@ func gathered(t *testing.T, m *Metrics) map[string]float64 {
 		byName[f.GetName()] = f
 	}
 	return flatten(byName)
+}
+
+// filled is family with every field a count could read set.
+func filled(family health.Facts) health.Facts {
+	switch family.(type) {
+	case health.Loss:
+		return health.Loss{Incident: true, Client: hostCli}
+	case health.Recovery:
+		return health.Recovery{Strategy: health.StrategyReconnect, Took: time.Second}
+	case health.Attempt:
+		return health.Attempt{Strategy: health.StrategyReconnect}
+	case health.Ping:
+		return health.Ping{Took: time.Second}
+	case health.Opened:
+		return health.Opened{Client: hostCli}
+	case health.Ended:
+		return health.Ended{Client: hostCli, Idle: time.Second}
+	}
+	return family
 }

@@ -13,13 +13,13 @@ const atRiskTitle = "mem: session at risk"
 
 // atRiskOf is an at-risk event for session sid on mem with left to go.
 func atRiskOf(sid string, left time.Duration) *health.Event {
-	return &health.Event{Kind: health.EvSessionAtRisk, Server: "mem", Session: sid, ExpiresIn: left,
+	return &health.Event{Kind: health.EvSessionAtRisk, Server: "mem", Session: sid, Facts: health.Risk{ExpiresIn: left},
 		Detail: fmt.Sprintf("the host's session on mem expires in %s", left)}
 }
 
 // endOf is an event of kind that ends session sid on mem.
 func endOf(kind health.EventKind, sid string) *health.Event {
-	return &health.Event{Kind: kind, Server: "mem", Session: sid, Detail: "ended", Client: "other"}
+	return &health.Event{Kind: kind, Server: "mem", Session: sid, Detail: "ended", Facts: health.FactsOf(kind)}
 }
 
 func TestAtRiskOncePerSession(t *testing.T) {
@@ -38,7 +38,7 @@ func TestAtRiskOncePerSession(t *testing.T) {
 			{at: time.Hour, ev: atRiskOf("9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d", time.Hour)}},
 			[]string{atRiskTitle, atRiskTitle}},
 		{"the same session on another server is another warning", []step{{ev: atRiskOf(sid, time.Hour)},
-			{ev: &health.Event{Kind: health.EvSessionAtRisk, Server: "docs", Session: sid, ExpiresIn: time.Hour}}},
+			{ev: &health.Event{Kind: health.EvSessionAtRisk, Server: "docs", Session: sid, Facts: health.Risk{ExpiresIn: time.Hour}}}},
 			[]string{atRiskTitle, "docs: session at risk"}},
 		{"at risk after the loss: the loss is the news", []step{{ev: lost("mem")},
 			{at: time.Second, ev: atRiskOf(sid, 20*time.Minute)}},

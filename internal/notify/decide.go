@@ -108,7 +108,8 @@ func (s *state) decide(ev health.Event, now time.Time) *Message {
 		return s.lost(ev, now)
 	case health.EvHealStarted:
 		if inc := s.incident(ev.Server, hostOf(ev)); inc != nil {
-			inc.doing = "healing: " + strategyName(ev.Strategy)
+			a, _ := ev.Facts.(health.Attempt)
+			inc.doing = "healing: " + strategyName(a.Strategy)
 		}
 	case health.EvRecovered:
 		return s.recovered(ev)
@@ -146,7 +147,7 @@ func (s *state) lost(ev health.Event, now time.Time) *Message {
 	if ev.Server == "" {
 		return s.lostUnplaced(ev, now)
 	}
-	if !ev.Incident {
+	if l, _ := ev.Facts.(health.Loss); !l.Incident {
 		return nil // another client's session: journaled, not the user's incident
 	}
 	host := hostOf(ev)
@@ -176,7 +177,7 @@ func (s *state) lostUnplaced(ev health.Event, now time.Time) *Message {
 }
 
 func (s *state) recovered(ev health.Event) *Message {
-	host := hostOf(ev)
+	host, r := hostOf(ev), recoveryOf(ev)
 	inc := s.incident(ev.Server, host)
 	if inc != nil {
 		delete(s.incidents, inc.key)
@@ -184,12 +185,12 @@ func (s *state) recovered(ev health.Event) *Message {
 	if inc != nil && !inc.told {
 		// Never shown: paused (its end is no news), or held for a storm's
 		// summary, which will say it recovered.
-		inc.healed, inc.healedIn = true, ev.Took
+		inc.healed, inc.healedIn = true, r.Took
 		return nil
 	}
 	title := s.subject(ev.Server, host) + " recovered"
-	if ev.Took > 0 {
-		title += " in " + durfmt.Short(ev.Took)
+	if r.Took > 0 {
+		title += " in " + durfmt.Short(r.Took)
 	}
 	m := &Message{Title: title, Body: ev.Detail, Server: ev.Server, Host: host, About: AboutRecovered}
 	if inc != nil {
@@ -225,7 +226,7 @@ func (s *state) healFailed(ev health.Event, now time.Time) *Message {
 // the news then.
 func (s *state) sessionAtRisk(ev health.Event, now time.Time) *Message {
 	host := hostOf(ev)
-	if s.incident(ev.Server, host) != nil || ev.ExpiresIn < atRiskTooLate {
+	if s.incident(ev.Server, host) != nil || riskOf(ev).ExpiresIn < atRiskTooLate {
 		return nil
 	}
 	if !s.warned.add(ev.Server, ev.Session, s.masked, now) {
@@ -271,4 +272,14 @@ func strategyName(s health.Strategy) string {
 		return "unknown strategy"
 	}
 	return string(s)
+}
+
+func recoveryOf(ev health.Event) health.Recovery {
+	r, _ := ev.Facts.(health.Recovery)
+	return r
+}
+
+func riskOf(ev health.Event) health.Risk {
+	r, _ := ev.Facts.(health.Risk)
+	return r
 }

@@ -25,24 +25,23 @@ type step struct {
 
 func lost(server string) *health.Event {
 	return &health.Event{Kind: health.EvSessionLost, Server: server, Session: "abcdefgh12345678",
-		Detail: "session on " + server + " lost: 404", Incident: true}
+		Detail: "session on " + server + " lost: 404", Facts: health.Loss{Incident: true}}
 }
 
 func recovered(server string, ms int64) *health.Event {
 	return &health.Event{Kind: health.EvRecovered, Server: server, Detail: server + " recovered",
-		Took: time.Duration(ms) * time.Millisecond, Strategy: "reconnect"}
+		Facts: health.Recovery{Took: time.Duration(ms) * time.Millisecond, Strategy: "reconnect"}}
 }
 
 // ev is an event of kind with the typed fields of typed.
-func ev(kind health.EventKind, server, detail string, typed health.Event) *health.Event {
-	typed.Kind, typed.Server, typed.Session, typed.Detail = kind, server, "s1", detail
-	return &typed
+func ev(kind health.EventKind, server, detail string, typed health.Facts) *health.Event {
+	return &health.Event{Kind: kind, Server: server, Session: "s1", Detail: detail, Facts: typed}
 }
 
 func TestDecisions(t *testing.T) {
 	t.Parallel()
 	atRisk := func() *health.Event {
-		return ev(health.EvSessionAtRisk, "mem", "idle", health.Event{ExpiresIn: 1800 * time.Second})
+		return ev(health.EvSessionAtRisk, "mem", "idle", health.Risk{ExpiresIn: 1800 * time.Second})
 	}
 	tests := []struct {
 		name  string
@@ -52,13 +51,13 @@ func TestDecisions(t *testing.T) {
 		{"loss then recovery", []step{{ev: lost("mem")}, {at: 1200 * time.Millisecond, ev: recovered("mem", 1200)}},
 			[]string{"mem: session lost — the watchdog is healing it", "mem recovered in 1.2s"}},
 		{"one notification per incident", []step{{ev: lost("mem")}, {at: time.Second, ev: lost("mem")},
-			{at: 2 * time.Second, ev: ev(health.EvHealStarted, "mem", "", health.Event{Strategy: "restart_host"})},
+			{at: 2 * time.Second, ev: ev(health.EvHealStarted, "mem", "", health.Attempt{Strategy: "restart_host"})},
 			{at: 3 * time.Second, ev: lost("mem")}},
 			[]string{"mem: session lost — the watchdog is healing it"}},
-		{"another client's loss is not an incident", []step{{ev: ev(health.EvSessionLost, "mem", "gone", health.Event{Client: "x"})}}, nil},
+		{"another client's loss is not an incident", []step{{ev: ev(health.EvSessionLost, "mem", "gone", health.Loss{Client: "x"})}}, nil},
 		{"heal failed once per action", []step{{ev: lost("mem")},
-			{at: time.Second, ev: ev(health.EvHealFailed, "mem", "restart the host yourself", health.Event{})},
-			{at: 2 * time.Second, ev: ev(health.EvHealFailed, "mem", "restart the host yourself", health.Event{})}},
+			{at: time.Second, ev: ev(health.EvHealFailed, "mem", "restart the host yourself", nil)},
+			{at: 2 * time.Second, ev: ev(health.EvHealFailed, "mem", "restart the host yourself", nil)}},
 			[]string{"mem: session lost — the watchdog is healing it", "mem: healing failed"}},
 		{"at risk once per session, past its window too", []step{{ev: atRisk()}, {at: 10 * time.Minute, ev: atRisk()},
 			{at: 31 * time.Minute, ev: atRisk()}},
@@ -131,11 +130,11 @@ func TestRestoreAfterRestart(t *testing.T) {
 	t.Parallel()
 	open := []journal.Record{
 		{Time: t0.Add(-time.Minute), Kind: health.EvSessionLost, Server: "mem", Detail: "lost",
-			Incident: true},
-		{Time: t0.Add(-50 * time.Second), Kind: health.EvHealStarted, Server: "mem", Strategy: "trigger"},
+			Facts: health.Loss{Incident: true}},
+		{Time: t0.Add(-50 * time.Second), Kind: health.EvHealStarted, Server: "mem", Facts: health.Attempt{Strategy: "trigger"}},
 	}
 	closed := append(slices.Clone(open), journal.Record{Time: t0.Add(-40 * time.Second), Kind: health.EvRecovered,
-		Server: "mem", Took: 20000 * time.Millisecond})
+		Server: "mem", Facts: health.Recovery{Took: 20000 * time.Millisecond}})
 	tests := []struct {
 		name    string
 		records []journal.Record

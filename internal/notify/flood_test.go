@@ -52,7 +52,7 @@ func TestAtRiskIsDroppedOverBudget(t *testing.T) {
 		s.budget.spend(t0.Add(time.Duration(i) * time.Second))
 	}
 	at := health.Event{Kind: health.EvSessionAtRisk, Server: "mem", Session: "abcdefgh12345678",
-		ExpiresIn: time.Minute, Detail: "idle"}
+		Facts: health.Risk{ExpiresIn: time.Minute}, Detail: "idle"}
 	if got := s.observe(at, t0.Add(30*time.Minute), false); len(got) != 0 {
 		t.Fatalf("over budget: %+v, want no at-risk bubble", got)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 func healFailed(server, detail string) *health.Event {
-	return &health.Event{Kind: health.EvHealFailed, Server: server, Detail: detail, Strategy: "restart_host"}
+	return &health.Event{Kind: health.EvHealFailed, Server: server, Detail: detail, Facts: health.Attempt{Strategy: "restart_host"}}
 }
 
 func TestHealFailedOncePerIncident(t *testing.T) {

@@ -50,7 +50,7 @@ func undelivered(recs []journal.Record, nameHosts bool) []Message {
 		}
 		for _, m := range scratch.observe(eventOf(r), r.Time, false) {
 			scratch.budget = budget{}
-			b.note(&pendingNote{msg: m, shown: i < prev}, r.Took)
+			b.note(&pendingNote{msg: m, shown: i < prev}, recoveryOf(eventOf(r)).Took)
 		}
 	}
 	return b.unshown()
@@ -130,11 +130,12 @@ func (b *noteBook) note(n *pendingNote, took time.Duration) {
 // markShown marks the notes a notified record says were shown, the
 // oldest first: its server's, or one per server entry of a summary.
 func (b *noteBook) markShown(r journal.Record) {
+	n, _ := r.Facts.(health.Notice)
 	set := map[string]map[string][]*pendingNote{AboutLost: b.lost, AboutRecovered: b.recovered,
-		AboutLostSummary: b.lost, AboutRecoveredSummary: b.recovered, AboutAdopted: b.adopted}[r.About]
+		AboutLostSummary: b.lost, AboutRecoveredSummary: b.recovered, AboutAdopted: b.adopted}[n.About]
 	servers := []string{r.Server}
 	title, _ := r.Extra["title"].(string)
-	if r.About == AboutLostSummary || r.About == AboutRecoveredSummary {
+	if n.About == AboutLostSummary || n.About == AboutRecoveredSummary {
 		_, servers, _ = ParseSummary(title)
 	}
 	for _, server := range servers {
@@ -144,7 +145,7 @@ func (b *noteBook) markShown(r journal.Record) {
 		}
 		p := set[server][i]
 		p.shown = true
-		if p.recovery != nil && r.About == AboutLost && !strings.HasSuffix(title, HealedLossSuffix) {
+		if p.recovery != nil && n.About == AboutLost && !strings.HasSuffix(title, HealedLossSuffix) {
 			// The loss went out as a loss: its recovery is news yet.
 			b.recovered[server] = append(b.recovered[server], p.recovery)
 			b.lost[server] = slices.Delete(b.lost[server], i, i+1)

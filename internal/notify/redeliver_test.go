@@ -22,16 +22,16 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 		return r
 	}
 	lostRec := func(s int) journal.Record {
-		return journal.Record{Time: at(s), Kind: health.EvSessionLost, Server: "mem", Detail: "gone", Incident: true}
+		return journal.Record{Time: at(s), Kind: health.EvSessionLost, Server: "mem", Detail: "gone", Facts: health.Loss{Incident: true}}
 	}
 	recRec := func(s int) journal.Record {
-		return journal.Record{Time: at(s), Kind: health.EvRecovered, Server: "mem", Took: 2000 * time.Millisecond}
+		return journal.Record{Time: at(s), Kind: health.EvRecovered, Server: "mem", Facts: health.Recovery{Took: 2000 * time.Millisecond}}
 	}
 	adoptedRec := func(s int) journal.Record {
 		return journal.Record{Time: at(s), Kind: health.EvHostAdopted, Detail: "mem: now through the proxy", Extra: map[string]any{"host": "Cursor"}}
 	}
 	shown := func(s int, about string) journal.Record {
-		return journal.Record{Time: at(s), Kind: health.EvNotified, Server: "mem", About: about}
+		return journal.Record{Time: at(s), Kind: health.EvNotified, Server: "mem", Facts: health.Notice{About: about}}
 	}
 	shownAs := func(s int, about, title string) journal.Record {
 		r := shown(s, about)
@@ -75,7 +75,7 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 			[]journal.Record{startedOn(0, true), adoptedRec(1), startedOn(2, true)},
 			[]string{"Cursor is protected: its servers go through the watchdog's proxy"}},
 		{"a host protected, its bubble shown: not again",
-			[]journal.Record{startedOn(0, true), adoptedRec(1), {Time: at(1), Kind: health.EvNotified, About: AboutAdopted}, startedOn(2, true)}, nil},
+			[]journal.Record{startedOn(0, true), adoptedRec(1), {Time: at(1), Kind: health.EvNotified, Facts: health.Notice{About: AboutAdopted}}, startedOn(2, true)}, nil},
 		{"news older than an hour is not told again",
 			[]journal.Record{startedOn(0, true), lostRec(1), startedOn(3600, true), startedOn(3605, true)}, nil},
 	}
@@ -108,11 +108,11 @@ func TestResentLossHeldForTheSummaryIsTold(t *testing.T) {
 	recs := []journal.Record{{Time: t0, Kind: health.EvStarted}}
 	for i, server := range []string{"a", "b", "c"} {
 		recs = append(recs, journal.Record{Time: t0.Add(time.Duration(i+1) * time.Second), Kind: health.EvSessionLost,
-			Server: server, Detail: "gone", Incident: true})
+			Server: server, Detail: "gone", Facts: health.Loss{Incident: true}})
 	}
 	n.Restore(recs)
 	got := titles(n.takePending())
-	n.Consider(health.Event{Time: now, Kind: health.EvRecovered, Server: "c", Took: 2 * time.Second})
+	n.Consider(health.Event{Time: now, Kind: health.EvRecovered, Server: "c", Facts: health.Recovery{Took: 2 * time.Second}})
 	got = append(got, titles(n.takePending())...)
 	now = now.Add(time.Minute)
 	n.Tick()

@@ -21,7 +21,7 @@ func rec(at time.Duration, ev *health.Event) journal.Record {
 
 // shownRec is the journal's record that a bubble was shown.
 func shownRec(at time.Duration, m Message) journal.Record {
-	return journal.Record{Time: t0.Add(at), Kind: health.EvNotified, Server: m.Server, About: m.About,
+	return journal.Record{Time: t0.Add(at), Kind: health.EvNotified, Server: m.Server, Facts: health.Notice{About: m.About},
 		Extra: map[string]any{"title": m.Title}, Detail: "notified: " + m.Title}
 }
 

@@ -12,12 +12,12 @@ import (
 // summary and an at-risk warning are bubbles of their own.
 func TestIncidentBubblesShareAThread(t *testing.T) {
 	t.Parallel()
-	failed := ev(health.EvHealFailed, "mem", "restart the host yourself", health.Event{})
+	failed := ev(health.EvHealFailed, "mem", "restart the host yourself", nil)
 	got := runMessages(t, []step{
 		{ev: lost("mem")}, {at: time.Second, ev: failed}, {at: 61 * time.Minute, tick: true},
 		{at: 62 * time.Minute, ev: recovered("mem", 60000)},
 		{at: 70 * time.Minute, ev: lost("mem")}, {at: 71 * time.Minute, ev: lost("notes")},
-		{at: 80 * time.Minute, ev: ev(health.EvSessionAtRisk, "search", "idle", health.Event{ExpiresIn: 30 * time.Minute})},
+		{at: 80 * time.Minute, ev: ev(health.EvSessionAtRisk, "search", "idle", health.Risk{ExpiresIn: 30 * time.Minute})},
 	}, nil)
 	if len(got) != 7 {
 		t.Fatalf("bubbles %v, want loss, heal failure, reminder, recovery, two losses, at risk", got)

@@ -20,7 +20,7 @@ func weekJournal() []journal.Record {
 		server := servers[i%len(servers)]
 		id := fmt.Sprintf("%04x…%04x", i, i)
 		r := func(k health.EventKind) journal.Record {
-			return journal.Record{Time: t0.Add(time.Duration(len(recs)) * step), Kind: k, Server: server, Session: id, Client: "dsh-mcp-client"}
+			return journal.Record{Time: t0.Add(time.Duration(len(recs)) * step), Kind: k, Server: server, Session: id, Facts: ofClient(k, "dsh-mcp-client")}
 		}
 		recs = append(recs, r(health.EvSessionNew))
 		for range 5 {
@@ -29,10 +29,10 @@ func weekJournal() []journal.Record {
 		end := r(health.EvSessionExpired)
 		if i%10 == 0 {
 			end = r(health.EvSessionLost)
-			end.Incident = true
+			end.Facts = health.Loss{Incident: true}
 			recs = append(recs, end, r(health.EvHealStarted))
 			rec := r(health.EvRecovered)
-			rec.Took = 300 * time.Millisecond
+			rec.Facts = health.Recovery{Took: 300 * time.Millisecond}
 			recs = append(recs, rec)
 			continue
 		}

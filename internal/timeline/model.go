@@ -161,7 +161,7 @@ func (b *builder) sessionEvent(rec journal.Record) {
 	case health.EvSessionExpired, health.EvSessionEnded, health.EvSessionLost:
 		b.end(sess, rec)
 	}
-	if rec.Kind == health.EvSessionLost && rec.Incident {
+	if l, _ := rec.Facts.(health.Loss); rec.Kind == health.EvSessionLost && l.Incident {
 		sess.Host = true
 		b.lost(rec)
 	}
@@ -178,11 +178,11 @@ func (b *builder) session(rec journal.Record) *Session {
 	}
 	if ok {
 		if sess.Client == "" {
-			sess.Client = rec.Client
+			sess.Client = health.ClientOf(rec.Facts)
 		}
 		return sess
 	}
-	sess = &Session{ID: rec.Session, Client: rec.Client, From: rec.Time}
+	sess = &Session{ID: rec.Session, Client: health.ClientOf(rec.Facts), From: rec.Time}
 	s := b.server(rec.Server)
 	s.Sessions = append(s.Sessions, sess)
 	b.open[key] = sess
@@ -198,7 +198,8 @@ func (b *builder) end(sess *Session, rec journal.Record) {
 	}
 	delete(b.open, key)
 	b.ended[key] = sess
-	sess.To, sess.End, sess.Idle = rec.Time, rec.Kind, rec.Idle
+	e, _ := rec.Facts.(health.Ended)
+	sess.To, sess.End, sess.Idle = rec.Time, rec.Kind, e.Idle
 }
 
 func (b *builder) lost(rec journal.Record) {
@@ -227,13 +228,12 @@ func (b *builder) recovered(rec journal.Record) {
 		return // its loss is before the window
 	}
 	delete(b.incident, rec.Server)
-	inc.Recovered, inc.Took, inc.Strategy = rec.Time, rec.Took, string(rec.Strategy)
+	r, _ := rec.Facts.(health.Recovery)
+	inc.Recovered, inc.Took, inc.Strategy = rec.Time, r.Took, string(r.Strategy)
 	if inc.Took <= 0 {
 		inc.Took = rec.Time.Sub(inc.Lost)
 	}
-	if id, ok := rec.Extra["new_session"].(string); ok {
-		inc.NewSession = id
-	}
+	inc.NewSession = r.NewSession
 }
 
 func (b *builder) server(name string) *Server {
@@ -247,7 +247,7 @@ func (b *builder) server(name string) *Server {
 }
 
 func mark(rec journal.Record) Mark {
-	return Mark{At: rec.Time, Kind: rec.Kind, Strategy: string(rec.Strategy), Detail: rec.Detail}
+	return Mark{At: rec.Time, Kind: rec.Kind, Strategy: string(health.StrategyOf(rec.Facts)), Detail: rec.Detail}
 }
 
 // layout gives the host's sessions rows of their own and, when there

@@ -14,7 +14,20 @@ var t0 = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
 
 func rec(sec int, kind health.EventKind, server, session string) journal.Record {
-	return journal.Record{Time: at(sec), Kind: kind, Server: server, Session: session, Client: "dsh-mcp-client"}
+	return journal.Record{Time: at(sec), Kind: kind, Server: server, Session: session, Facts: ofClient(kind, "dsh-mcp-client")}
+}
+
+// ofClient is kind's facts naming client where its family names one.
+func ofClient(kind health.EventKind, client string) health.Facts {
+	switch health.FactsOf(kind).(type) {
+	case health.Opened:
+		return health.Opened{Client: client}
+	case health.Ended:
+		return health.Ended{Client: client}
+	case health.Loss:
+		return health.Loss{Client: client}
+	}
+	return health.FactsOf(kind)
 }
 
 // one incident on mem: its session is kept warm, lost at 100 s, healed,
@@ -23,12 +36,12 @@ func incidentJournal() []journal.Record {
 	mode := rec(0, health.EvServerMode, "mem", "")
 	mode.Extra = map[string]any{"idle_timeout_seconds": 30.0}
 	lost := rec(100, health.EvSessionLost, "mem", "aaaa…aaaa")
-	lost.Incident, lost.Detail = true, "the host's session on mem is gone: the server restarted"
+	lost.Facts, lost.Detail = health.Loss{Incident: true}, "the host's session on mem is gone: the server restarted"
 	heal := rec(100, health.EvHealStarted, "mem", "")
-	heal.Strategy = "client_recovery"
+	heal.Facts = health.Attempt{Strategy: "client_recovery"}
 	recovered := rec(100, health.EvRecovered, "mem", "aaaa…aaaa")
-	recovered.Time, recovered.Took, recovered.Strategy = at(100).Add(400*time.Millisecond), 400*time.Millisecond, "client_recovery"
-	recovered.Extra = map[string]any{"new_session": "bbbb…bbbb"}
+	recovered.Time = at(100).Add(400 * time.Millisecond)
+	recovered.Facts = health.Recovery{Took: 400 * time.Millisecond, Strategy: "client_recovery", NewSession: "bbbb…bbbb"}
 	return []journal.Record{
 		rec(0, health.EvStarted, "", ""), mode,
 		rec(1, health.EvSessionNew, "mem", "aaaa…aaaa"),
@@ -89,9 +102,9 @@ func TestBuild(t *testing.T) {
 		}},
 		{"an expiry and the incident's loss of one session make one bar", func() []journal.Record {
 			exp := rec(40, health.EvSessionExpired, "mem", "aaaa…aaaa")
-			exp.Idle = 30 * time.Second
+			exp.Facts = health.Ended{Client: "dsh-mcp-client", Idle: 30 * time.Second}
 			lost := rec(40, health.EvSessionLost, "mem", "aaaa…aaaa")
-			lost.Incident = true
+			lost.Facts = health.Loss{Incident: true}
 			return []journal.Record{rec(1, health.EvSessionNew, "mem", "aaaa…aaaa"), exp, lost}
 		}, at(0), func(t *testing.T, p Page) {
 			s := p.Servers[0]
@@ -178,7 +191,7 @@ func TestOtherClientsAreSummed(t *testing.T) {
 	recs := []journal.Record{rec(1, health.EvSessionNew, "mem", "host-a"), rec(5, health.EvKeepWarm, "mem", "host-a")}
 	for i := range 40 {
 		r := rec(2+i, health.EvSessionNew, "mem", fmt.Sprintf("other-%d", i))
-		r.Client = "other-agent"
+		r.Facts = health.Opened{Client: "other-agent"}
 		recs = append(recs, r)
 	}
 	recs = append(recs, rec(60, health.EvSessionNew, "mem", "host-b")) // the host's client, never pinged

@@ -60,7 +60,7 @@ func TestJournalTextIsEscaped(t *testing.T) {
 	t.Parallel()
 	evil := `<img src=x onerror=alert(1)>`
 	lost := rec(10, health.EvSessionLost, evil, "aaaa…aaaa")
-	lost.Incident, lost.Detail = true, evil
+	lost.Facts, lost.Detail = health.Loss{Incident: true}, evil
 	html := render(t, Build([]journal.Record{rec(1, health.EvSessionNew, evil, "aaaa…aaaa"), lost}, at(0), at(200)))
 	if strings.Contains(html, evil) {
 		t.Fatal("a journal field went onto the page as markup")

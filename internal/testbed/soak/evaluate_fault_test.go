@@ -115,7 +115,7 @@ func TestEvaluateIdentityHeldByAJournalFault(t *testing.T) {
 	in := base()
 	in.Beacons = []Span{{From: at(-1000)}}
 	in.JournalFault = []Span{{From: at(100), To: at(1800)}}
-	in.Journal = []Seen{seen(2000, health.EvSessionAtRisk, "warm", idA, withExtra("source", "inferred")), warning(2100),
+	in.Journal = []Seen{seen(2000, health.EvSessionAtRisk, "warm", idA, atRiskFrom(health.SourceInferred)), warning(2100),
 		seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{})}
 	checkProblems(t, Evaluate(in), "")
 	in.JournalFault = nil

@@ -34,7 +34,7 @@ func TestEvaluateNotificationsPerIncident(t *testing.T) {
 		}, "told more than their loss and outcome", nil},
 		{"the loss re-sent after a kill -9: within the bound", func(in *Input) {
 			in.Journal = append(in.Journal[:2], seen(9300, health.EvStarted, "", "", journal.Record{}),
-				seen(9400, health.EvNotified, "warm", "", journal.Record{About: "lost"}), in.Journal[2])
+				seen(9400, health.EvNotified, "warm", "", journal.Record{Facts: health.Notice{About: "lost"}}), in.Journal[2])
 			in.Notes = []Note{in.Notes[0], note(9401, "warm: session lost — x", "lost L"), in.Notes[1]}
 		}, "", func(t *testing.T, n NoteFigures) {
 			if n.MaxPerIncident != 3 || len(n.OverTwo) != 0 {
@@ -121,7 +121,7 @@ func stormInput() Input {
 	in := lostAndBack()
 	in.ServerDown["cold"] = []Span{{From: at(8000), To: at(9000)}}
 	in.Events = append(in.Events, ServerEvent{At: at(100), Server: "cold", Start: true, ID: idD, Client: "host"})
-	in.Journal = append(in.Journal, seen(9210, health.EvSessionLost, "cold", idD, journal.Record{Incident: true, Detail: "lost D"}))
+	in.Journal = append(in.Journal, seen(9210, health.EvSessionLost, "cold", idD, journal.Record{Facts: health.Loss{Incident: true}, Detail: "lost D"}))
 	return in
 }
 
@@ -155,7 +155,7 @@ func TestEvaluateHeldLossToldAsRecovered(t *testing.T) {
 	in.Events = append(in.Events, ServerEvent{At: at(19000), Server: "cold", Start: true, ID: idF, Client: "host"},
 		ServerEvent{At: at(19390), Server: "cold", ID: idF, Reason: "deleted"},
 		ServerEvent{At: at(19500), Server: "cold", Start: true, ID: idG, Client: "host"})
-	in.Journal = append(in.Journal, seen(19400, health.EvSessionLost, "cold", idF, journal.Record{Incident: true, Detail: "lost D"}),
+	in.Journal = append(in.Journal, seen(19400, health.EvSessionLost, "cold", idF, journal.Record{Facts: health.Loss{Incident: true}, Detail: "lost D"}),
 		seen(19800, health.EvRecovered, "cold", idF, journal.Record{Detail: "back F"}))
 	in.Notes[len(in.Notes)-1].At = at(19350)
 	in.Notes = append(in.Notes, note(19401, "cold: session lost — the watchdog is healing it", "lost D"),
@@ -170,7 +170,7 @@ func TestEvaluateHeldBubblesOneEach(t *testing.T) {
 	const idE = "eeee5555-0000-0000-0000-00000000eeee"
 	in.Events = append(in.Events, ServerEvent{At: at(9600), Server: "warm", Start: true, ID: idE, Client: "host"},
 		ServerEvent{At: at(9700), Server: "warm", ID: idC, Reason: "idle"})
-	in.Journal = append(in.Journal, seen(9810, health.EvSessionLost, "warm", idC, journal.Record{Incident: true, Detail: "lost L"}),
+	in.Journal = append(in.Journal, seen(9810, health.EvSessionLost, "warm", idC, journal.Record{Facts: health.Loss{Incident: true}, Detail: "lost L"}),
 		seen(9811, health.EvRecovered, "warm", idC, journal.Record{Detail: "back R"}))
 	in.Notes = []Note{note(9820, "warm: session lost — x", "lost L"), note(9821, "warm recovered in 600ms", "back R"),
 		note(9822, "warm: session lost — x", "lost L"), note(9823, "warm recovered in 1ms", "back R")}

@@ -26,8 +26,8 @@ func behindProxy() Input {
 	in.Events = append(in.Events,
 		ServerEvent{At: at(500), Server: "warm", Start: true, ID: idE, Client: "agent"},
 		ServerEvent{At: at(9610), Server: "warm", Start: true, ID: idF, Client: "agent"})
-	lost := journal.Record{Incident: true, Detail: "lost P"}
-	back := journal.Record{NewSession: mask.ID(idF), Took: 40 * time.Millisecond, Source: health.SourceProxy, Detail: "back Q"}
+	lost := journal.Record{Facts: health.Loss{Incident: true}, Detail: "lost P"}
+	back := journal.Record{Facts: health.Recovery{NewSession: mask.ID(idF), Took: 40 * time.Millisecond, Source: health.SourceProxy}, Detail: "back Q"}
 	in.Journal = append(in.Journal, seen(9300, health.EvSessionEnded, "warm", idE, journal.Record{}),
 		seen(9650, health.EvSessionLost, "warm-proxy", idE, lost), seen(9650, health.EvRecovered, "warm-proxy", idE, back))
 	in.Notes = append(in.Notes, Note{At: at(9651), Title: "warm-proxy: session lost — x", Body: "lost P"},
@@ -122,8 +122,8 @@ func TestEvaluateProxiedCalls(t *testing.T) {
 			in.ServerDown = nil
 			in.Journal = in.Journal[:1]
 			in.Notes = nil
-			in.Journal = append(in.Journal, seen(9650, health.EvSessionLost, "warm-proxy", idE, journal.Record{Incident: true, Detail: "lost P"}),
-				seen(9650, health.EvRecovered, "warm-proxy", idE, journal.Record{NewSession: mask.ID(idF), Detail: "back Q"}))
+			in.Journal = append(in.Journal, seen(9650, health.EvSessionLost, "warm-proxy", idE, journal.Record{Facts: health.Loss{Incident: true}, Detail: "lost P"}),
+				seen(9650, health.EvRecovered, "warm-proxy", idE, journal.Record{Facts: health.Recovery{NewSession: mask.ID(idF)}, Detail: "back Q"}))
 			in.Notes = []Note{{At: at(9651), Title: "warm-proxy: session lost — x", Body: "lost P"},
 				{At: at(9652), Title: "warm-proxy recovered in 40ms", Body: "back Q"}}
 			in.Events = in.Events[:len(in.Events)-2] // neither A's successor C nor the host's loss

@@ -82,12 +82,12 @@ func TestEvaluate(t *testing.T) {
 			in.Journal = []Seen{seen(7500, health.EvSessionExpired, "cold", idB, journal.Record{})}
 		}, "detected later than", nil},
 		{"false alarm on a live session", func(in *Input) {
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(7000, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(7000, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}})}
 			in.Notes = []Note{{At: at(7001), Title: "warm: session lost — the watchdog is healing it"}}
 		}, "false session_lost", nil},
 		{"a server kill ends its sessions at the restart", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}})}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — the watchdog is healing it"}}
 		}, "", func(t *testing.T, r Report) {
 			if r.EndedBy["killed"] != 1 || r.Incidents["warm"] != 1 {
@@ -96,15 +96,15 @@ func TestEvaluate(t *testing.T) {
 		}},
 		{"two notifications for one incident", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
-			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})}
+			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}})}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9300), Title: "warm: session lost — x"}}
 		}, "1 incidents but 2 loss notifications", nil},
 		{"a notification re-sent after a kill -9 may repeat, once", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
-			lost := seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})
+			lost := seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}})
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), lost,
 				{At: at(9300), Rec: journal.Record{Kind: health.EvStarted}},
-				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", About: "lost"}}}
+				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", Facts: health.Notice{About: "lost"}}}}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: "warm: session lost — x"}}
 		}, "", nil},
 		{"a notification re-sent after a kill -9 whose record follows the new run's own loss is still a re-send", func(in *Input) {
@@ -113,21 +113,21 @@ func TestEvaluate(t *testing.T) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}, {From: at(9320), To: at(9340)}}}
 			in.Events = append(in.Events, ServerEvent{At: at(9100), Server: "warm", Start: true, ID: idC, Client: "host"})
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}),
-				seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true}),
+				seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}}),
 				{At: at(9300), Rec: journal.Record{Kind: health.EvStarted}},
-				seen(9350, health.EvSessionLost, "warm", idC, journal.Record{Incident: true}),
-				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", About: "lost"}},
-				{At: at(9500), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", About: "lost"}}}
+				seen(9350, health.EvSessionLost, "warm", idC, journal.Record{Facts: health.Loss{Incident: true}}),
+				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", Facts: health.Notice{About: "lost"}}},
+				{At: at(9500), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", Facts: health.Notice{About: "lost"}}}}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9399), Title: "warm: session lost — x"},
 				{At: at(9499), Title: "warm: session lost — y"}}
 		}, "", nil},
 		{"a notification re-sent after a kill -9 inside a storm's summary may repeat, once", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
-			lost := seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true})
+			lost := seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}})
 			summary := "MCP watchdog: 1 more sessions lost: warm"
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}), lost,
 				{At: at(9300), Rec: journal.Record{Kind: health.EvStarted}},
-				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, About: "lost_summary", Extra: map[string]any{"title": summary}}}}
+				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Facts: health.Notice{About: "lost_summary"}, Extra: map[string]any{"title": summary}}}}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: summary}}
 		}, "", nil},
 		{"a loss re-sent after a kill -9 is not a second told loss: the one only a summary told needs no recovered notification", func(in *Input) {
@@ -137,12 +137,12 @@ func TestEvaluate(t *testing.T) {
 			in.Events = append(in.Events, ServerEvent{At: at(9450), Server: "warm", Start: true, ID: idC, Client: "host"},
 				ServerEvent{At: at(11800), Server: "warm", Start: true, ID: idD, Client: "host"})
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}),
-				seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true}),
+				seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}}),
 				{At: at(9300), Rec: journal.Record{Kind: health.EvStarted}},
-				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", About: "lost"}},
-				seen(9500, health.EvRecovered, "warm", "", journal.Record{NewSession: mask.ID(idC)}),
-				seen(11700, health.EvSessionLost, "warm", idC, journal.Record{Incident: true}),
-				seen(11900, health.EvRecovered, "warm", "", journal.Record{NewSession: mask.ID(idD)})}
+				{At: at(9400), Rec: journal.Record{Kind: health.EvNotified, Server: "warm", Facts: health.Notice{About: "lost"}}},
+				seen(9500, health.EvRecovered, "warm", "", journal.Record{Facts: health.Recovery{NewSession: mask.ID(idC)}}),
+				seen(11700, health.EvSessionLost, "warm", idC, journal.Record{Facts: health.Loss{Incident: true}}),
+				seen(11900, health.EvRecovered, "warm", "", journal.Record{Facts: health.Recovery{NewSession: mask.ID(idD)}})}
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}, {At: at(9401), Title: "warm: session lost — x"},
 				{At: at(9501), Title: "warm recovered in 300ms"}, {At: at(12000), Title: "MCP watchdog: 1 more sessions lost: warm"}}
 		}, "", nil},
@@ -151,7 +151,7 @@ func TestEvaluate(t *testing.T) {
 			// journaled 3 ms before the final crash, its bubble still queued.
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}),
-				seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true}),
+				seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}}),
 				seen(29000, health.EvRecovered, "warm", "", journal.Record{})}
 			in.Events = append(in.Events, ServerEvent{At: at(28900), Server: "warm", Start: true, ID: idC, Client: "host"})
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}}
@@ -160,7 +160,7 @@ func TestEvaluate(t *testing.T) {
 		{"a recovery well before the final kill -9 never told", func(in *Input) {
 			in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
 			in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}),
-				seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Incident: true}),
+				seen(9200, health.EvSessionLost, "warm", idA, journal.Record{Facts: health.Loss{Incident: true}}),
 				seen(9300, health.EvRecovered, "warm", "", journal.Record{})}
 			in.Events = append(in.Events, ServerEvent{At: at(9250), Server: "warm", Start: true, ID: idC, Client: "host"})
 			in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x"}}

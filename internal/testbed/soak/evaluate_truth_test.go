@@ -14,19 +14,15 @@ const (
 	idD = "dddd4444-0000-0000-0000-00000000dddd"
 )
 
-// withExtra is a record with the given typed fields, by their journal
-// names (new_session, source).
-func withExtra(kv ...string) journal.Record {
-	var rec journal.Record
-	for i := 0; i+1 < len(kv); i += 2 {
-		switch kv[i] {
-		case "new_session":
-			rec.NewSession = kv[i+1]
-		case "source":
-			rec.Source = health.IdentitySource(kv[i+1])
-		}
-	}
-	return rec
+// recoveredAs is a recovered record naming the host's new session (masked)
+// and where it was known from.
+func recoveredAs(newSession string, source health.IdentitySource) journal.Record {
+	return journal.Record{Facts: health.Recovery{NewSession: newSession, Source: source}}
+}
+
+// atRiskFrom is an at-risk record of the host's session known from source.
+func atRiskFrom(source health.IdentitySource) journal.Record {
+	return journal.Record{Facts: health.Risk{Source: source}}
 }
 
 // lostAndBack: base, with warm's server killed at 8 s and back at 9 s; the
@@ -36,7 +32,7 @@ func lostAndBack() Input {
 	in := base()
 	in.ServerDown = map[string][]Span{"warm": {{From: at(8000), To: at(9000)}}}
 	in.Events = append(in.Events, ServerEvent{At: at(9500), Server: "warm", Start: true, ID: idC, Client: "host"})
-	lost := journal.Record{Incident: true, Detail: "lost L"}
+	lost := journal.Record{Facts: health.Loss{Incident: true}, Detail: "lost L"}
 	in.Journal = []Seen{seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{}),
 		seen(9200, health.EvSessionLost, "warm", idA, lost), seen(9800, health.EvRecovered, "warm", idA, journal.Record{Detail: "back R"})}
 	in.Notes = []Note{{At: at(9201), Title: "warm: session lost — x", Body: "lost L"}, {At: at(9801), Title: "warm recovered in 600ms", Body: "back R"}}
@@ -71,21 +67,21 @@ func TestEvaluateRecoveries(t *testing.T) {
 		}, 0, "1 recovered of 1 not genuine"},
 		{"another client's new session", func(in *Input) { in.Events[len(in.Events)-1].Client = "other" }, 0, "not genuine"},
 		{"new_session names the new session", func(in *Input) {
-			setRecovered(in, 9800, withExtra("new_session", mask.ID(idC)))
+			setRecovered(in, 9800, recoveredAs(mask.ID(idC), ""))
 		}, 1, ""},
 		{"new_session names a session the server never had", func(in *Input) {
-			setRecovered(in, 9800, withExtra("new_session", mask.ID(idD)))
+			setRecovered(in, 9800, recoveredAs(mask.ID(idD), ""))
 		}, 0, "not genuine"},
 		{"new_session is the lost one", func(in *Input) {
-			setRecovered(in, 9800, withExtra("new_session", mask.ID(idA)))
+			setRecovered(in, 9800, recoveredAs(mask.ID(idA), ""))
 		}, 0, "is the lost session"},
 		{"the 'new' session is the lost one, still alive", func(in *Input) {
 			in.Events[len(in.Events)-1].At = at(9100)
-			in.Journal[1] = seen(9200, health.EvSessionLost, "warm", idC, journal.Record{Incident: true, Detail: "lost L"})
+			in.Journal[1] = seen(9200, health.EvSessionLost, "warm", idC, journal.Record{Facts: health.Loss{Incident: true}, Detail: "lost L"})
 			in.Journal[2].Rec.Session = mask.ID(idC)
 		}, 0, "not genuine"},
 		{"a recovered with no incident open", func(in *Input) {
-			in.Journal[1].Rec.Incident = false
+			in.Journal[1].Rec.Facts = health.Loss{}
 			in.Notes = nil
 		}, 0, "no incident open"},
 		{"held by a journal failure: judged when it was decided", func(in *Input) {
@@ -139,7 +135,11 @@ func TestEvaluateDeletedSessionsAreNotIdleExpiries(t *testing.T) {
 // Long: a table of cases, one per identity source and beacon state.
 func TestEvaluateIdentitySource(t *testing.T) {
 	atRisk := func(ms int, id string, source ...string) Seen {
-		return seen(ms, health.EvSessionAtRisk, "warm", id, withExtra(append([]string{"source"}, source...)...))
+		var src health.IdentitySource
+		if len(source) > 0 {
+			src = health.IdentitySource(source[0])
+		}
+		return seen(ms, health.EvSessionAtRisk, "warm", id, atRiskFrom(src))
 	}
 	live := []Span{{From: at(-1000)}}
 	tests := []struct {
@@ -181,14 +181,14 @@ func TestEvaluateIdentityBeaconMovedOn(t *testing.T) {
 	in := base()
 	in.Beacons = []Span{{From: at(-1000)}}
 	in.Events = append(in.Events, ServerEvent{At: at(1000), Server: "warm", Start: true, ID: idC, Client: "host"})
-	in.Journal = []Seen{seen(3000, health.EvSessionAtRisk, "warm", idA, withExtra("source", "inferred")),
+	in.Journal = []Seen{seen(3000, health.EvSessionAtRisk, "warm", idA, atRiskFrom(health.SourceInferred)),
 		seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{})}
 	if r := Evaluate(in); len(r.Identity.InferredWhileBeacon) != 0 {
 		t.Fatalf("the beacon named the newer session, yet A was flagged: %v", r.Identity.InferredWhileBeacon)
 	}
 	// A recovered record counts the session it names as new.
 	in = lostAndBack()
-	setRecovered(&in, 9800, withExtra("new_session", mask.ID(idC), "source", "beacon"))
+	setRecovered(&in, 9800, recoveredAs(mask.ID(idC), health.SourceBeacon))
 	if r := Evaluate(in); r.Identity.Beacon != 1 || r.Identity.Unsaid != 1 {
 		t.Fatalf("beacon %d unsaid %d: want C by the beacon, A's loss not said", r.Identity.Beacon, r.Identity.Unsaid)
 	}

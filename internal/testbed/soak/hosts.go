@@ -82,9 +82,9 @@ func pingedAfter(in Input, s *session, after time.Time) bool {
 		if seen.Rec.Kind != health.EvKeepWarm || seen.Rec.Server != s.server || seen.Rec.Session != m {
 			continue
 		}
-		sent := seen.At.Add(-seen.Rec.Took - pingJournalSlack)
+		sent := seen.At.Add(-took(seen.Rec) - pingJournalSlack)
 		if f, held := heldBy(in, seen.At); held {
-			sent = minTime(sent, f.From.Add(-seen.Rec.Took))
+			sent = minTime(sent, f.From.Add(-took(seen.Rec)))
 		}
 		if down, ok := restartedBy(in, seen.At, pingJournalSlack); ok {
 			sent = minTime(sent, down.From)

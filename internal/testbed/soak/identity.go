@@ -37,7 +37,7 @@ func (r *Report) identity(in Input, all []*session) {
 	flagged := map[string]bool{}
 	for _, seen := range in.Journal {
 		rec := seen.Rec
-		if !slices.Contains(identityKinds(), rec.Kind) || (rec.Kind == health.EvSessionLost && !rec.Incident) {
+		if !slices.Contains(identityKinds(), rec.Kind) || (rec.Kind == health.EvSessionLost && !incident(rec)) {
 			continue
 		}
 		key := rec.Server + "\x00" + identityOf(rec)

@@ -48,7 +48,7 @@ func indexJournal(j []Seen) journalIndex {
 		}
 		switch rec.Kind {
 		case health.EvSessionLost:
-			if !rec.Incident {
+			if !incident(rec) {
 				continue
 			}
 			open[rec.Server] = len(x.incidents)
@@ -89,7 +89,7 @@ func resent(j []Seen, openAt []int) (map[string]int, map[int]int) {
 			clear(runEvents)
 			clear(runNotified)
 		case health.EvSessionLost:
-			if s.Rec.Incident {
+			if incident(s.Rec) {
 				key = s.Rec.Server + " lost"
 			}
 		case health.EvRecovered:
@@ -118,7 +118,7 @@ func notifiedKeys(r journal.Record) []string {
 	title, _ := r.Extra["title"].(string)
 	about, servers, ok := notify.ParseSummary(title)
 	if !ok || r.Server != "" {
-		return []string{r.Server + " " + r.About}
+		return []string{r.Server + " " + aboutOf(r)}
 	}
 	keys := make([]string, len(servers))
 	for i, server := range servers {

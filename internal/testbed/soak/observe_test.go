@@ -89,7 +89,7 @@ func (j *journalTail) openIncident() bool {
 	open := map[string]bool{}
 	for _, s := range j.seen {
 		switch {
-		case s.Rec.Kind == "session_lost" && s.Rec.Incident:
+		case s.Rec.Kind == "session_lost" && incident(s.Rec):
 			open[s.Rec.Server] = true
 		case s.Rec.Kind == "recovered":
 			delete(open, s.Rec.Server)

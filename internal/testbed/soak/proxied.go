@@ -148,7 +148,7 @@ func (r *Report) proxiedCalls(in Input) {
 	for _, seen := range in.Journal {
 		if _, ok := in.Proxied[seen.Rec.Server]; ok && seen.Rec.Kind == health.EvRecovered {
 			f.Recovered++
-			f.TookMax = max(f.TookMax, seen.Rec.Took)
+			f.TookMax = max(f.TookMax, took(seen.Rec))
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package soak
 
 import (
+	"time"
+
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 )
@@ -15,9 +17,47 @@ const (
 // newSession is the masked id of the session the host uses now, as a
 // recovered record names it ("" when it does not know). The record's
 // session stays the lost one.
-func newSession(r journal.Record) string { return r.NewSession }
+func newSession(r journal.Record) string {
+	rec, _ := r.Facts.(health.Recovery)
+	return rec.NewSession
+}
 
 // identitySource says where a record about the host's session took that
 // session from: sourceBeacon, sourceProxy, sourceInferred, or "" when it
 // does not say.
-func identitySource(r journal.Record) string { return string(r.Source) }
+func identitySource(r journal.Record) string {
+	switch f := r.Facts.(type) {
+	case health.Loss:
+		return string(f.Source)
+	case health.Risk:
+		return string(f.Source)
+	case health.Recovery:
+		return string(f.Source)
+	case health.Ping:
+		return string(f.Source)
+	}
+	return ""
+}
+
+// incident: r is the loss of the host's own session.
+func incident(r journal.Record) bool {
+	l, _ := r.Facts.(health.Loss)
+	return l.Incident
+}
+
+// took is how long a recovered record's loss or a ping's round trip took.
+func took(r journal.Record) time.Duration {
+	switch f := r.Facts.(type) {
+	case health.Recovery:
+		return f.Took
+	case health.Ping:
+		return f.Took
+	}
+	return 0
+}
+
+// aboutOf is what a notified record's notification was about.
+func aboutOf(r journal.Record) string {
+	n, _ := r.Facts.(health.Notice)
+	return n.About
+}

@@ -50,13 +50,13 @@ func feed(t *tray.Tray, n *notify.Notifier) {
 			t.Update(view(health.Healthy))
 		case "lost":
 			n.Consider(health.Event{Time: now, Kind: health.EvSessionLost, Server: server,
-				Detail: "session on " + server + " lost: 404 session not found", Incident: true})
+				Detail: "session on " + server + " lost: 404 session not found", Facts: health.Loss{Incident: true}})
 			t.Update(view(health.Lost))
 		case "healing":
 			t.Update(view(health.Healing))
 		case "recovered":
 			n.Consider(health.Event{Time: now, Kind: health.EvRecovered, Server: server,
-				Detail: server + " recovered: the host reconnected", Took: 1200 * time.Millisecond})
+				Detail: server + " recovered: the host reconnected", Facts: health.Recovery{Took: 1200 * time.Millisecond}})
 			t.Update(view(health.Healthy))
 		}
 	}
