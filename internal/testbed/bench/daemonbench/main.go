@@ -24,7 +24,7 @@ func main() {
 
 func run(ctx context.Context) int {
 	bin := flag.String("watchdog", "bin/watchdog", "the watchdog binary")
-	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood | proxycompare | proxyprofile | proxyheld")
+	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood | proxycompare | proxyprofile | proxysyscalls | proxyab | proxyheld")
 	samples := flag.Int("samples", 1000, "samples for latency modes")
 	files := flag.Int("files", 20, "followed log files (idle, latency)")
 	servers := flag.Int("servers", 2, "servers (idle; latency: more than its own 25)")
@@ -38,6 +38,8 @@ func run(ctx context.Context) int {
 	held := flag.String("held", "1000,10000", "idle sessions held (proxyheld)")
 	heldSettle := flag.Duration("held-settle", 10*time.Second, "proxyheld: wait before each RSS reading")
 	perf := flag.String("perf", "", "proxyprofile: record the watchdog with perf and write its report here")
+	variants := flag.String("variants", "", "proxyab: name=binary[,ENV=value...] separated by ;")
+	env := flag.String("env", "", "more of every daemon's environment: ENV=value,... (GOGC, GODEBUG experiments)")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "daemonbench")
 	if err != nil {
@@ -46,6 +48,9 @@ func run(ctx context.Context) int {
 	}
 	defer os.RemoveAll(dir)
 	b := &bench{bin: *bin, dir: dir, settle: *settle, heldSettle: *heldSettle}
+	if *env != "" {
+		b.env = strings.Split(*env, ",")
+	}
 	switch *mode {
 	case "latency":
 		err = b.lineLatency(ctx, *samples, *files, *servers)
@@ -65,6 +70,10 @@ func run(ctx context.Context) int {
 		err = b.proxyCompare(ctx, strings.Split(*upstreams, ","), ints(*concs), *window, *rounds)
 	case "proxyprofile":
 		err = b.proxyProfile(ctx, *upstreams, ints(*concs)[0], *window, *perf)
+	case "proxysyscalls":
+		err = b.proxySyscalls(ctx, *upstreams, ints(*concs)[0], *window)
+	case "proxyab":
+		err = b.proxyAB(ctx, *upstreams, strings.Split(*variants, ";"), ints(*concs), *window, *rounds)
 	case "proxyheld":
 		err = b.proxyHeld(ctx, ints(*held))
 	default:
