@@ -76,4 +76,3 @@ func spread(r []float64) (lo, hi float64) {
 	}
 	return lo, hi
 }
-
