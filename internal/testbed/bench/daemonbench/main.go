@@ -66,24 +66,39 @@ func run(ctx context.Context) int {
 		err = b.flood(ctx, *lines)
 	case "serve":
 		err = serve(ctx, *upstreams)
-	case "proxycompare":
-		err = b.proxyCompare(ctx, strings.Split(*upstreams, ","), ints(*concs), *window, *rounds)
-	case "proxyprofile":
-		err = b.proxyProfile(ctx, *upstreams, ints(*concs)[0], *window, *perf)
-	case "proxysyscalls":
-		err = b.proxySyscalls(ctx, *upstreams, ints(*concs)[0], *window)
-	case "proxyab":
-		err = b.proxyAB(ctx, *upstreams, strings.Split(*variants, ";"), ints(*concs), *window, *rounds)
-	case "proxyheld":
-		err = b.proxyHeld(ctx, ints(*held))
 	default:
-		err = fmt.Errorf("unknown mode %q", *mode)
+		err = b.proxyMode(ctx, *mode, proxyFlags{upstreams: *upstreams, concs: *concs, window: *window, rounds: *rounds,
+			perf: *perf, variants: *variants, held: *held})
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "daemonbench:", err)
 		return 1
 	}
 	return 0
+}
+
+// proxyFlags are the flags of the proxy's modes.
+type proxyFlags struct {
+	upstreams, concs, perf, variants, held string
+	window                                 time.Duration
+	rounds                                 int
+}
+
+// proxyMode runs one of the proxy's modes.
+func (b *bench) proxyMode(ctx context.Context, mode string, f proxyFlags) error {
+	switch mode {
+	case "proxycompare":
+		return b.proxyCompare(ctx, strings.Split(f.upstreams, ","), ints(f.concs), f.window, f.rounds)
+	case "proxyprofile":
+		return b.proxyProfile(ctx, f.upstreams, ints(f.concs)[0], f.window, f.perf)
+	case "proxysyscalls":
+		return b.proxySyscalls(ctx, f.upstreams, ints(f.concs)[0], f.window)
+	case "proxyab":
+		return b.proxyAB(ctx, f.upstreams, strings.Split(f.variants, ";"), ints(f.concs), f.window, f.rounds)
+	case "proxyheld":
+		return b.proxyHeld(ctx, ints(f.held))
+	}
+	return fmt.Errorf("unknown mode %q", mode)
 }
 
 // ints reads a comma-separated list of numbers; a bad one is fatal.
