@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -20,8 +21,8 @@ import (
 // switches of each proxy (the watchdog's, nginx, HAProxy) in front of one
 // server at c concurrent calls: where a proxy's latency goes that a CPU
 // profile does not show (waits, wakeups of other threads). Context
-// switches are counted on a run of its own (strace slows what it traces);
-// system calls by strace -c -f attached to every thread.
+// switches and CPU are counted on a window of their own, system calls
+// (perf stat on the syscall tracepoints of every thread) on another.
 func (b *bench) proxySyscalls(ctx context.Context, server string, c int, window time.Duration) error {
 	srv, err := startUpstream(ctx, server)
 	if err != nil {
@@ -40,7 +41,7 @@ func (b *bench) proxySyscalls(ctx context.Context, server string, c int, window 
 	fmt.Printf("System calls and context switches per proxied call, %s server, %d concurrent calls, windows of %s\n\n", server, c, window)
 	counts := make([]map[string]float64, len(fronts))
 	for i, f := range fronts {
-		if counts[i], err = b.countFront(ctx, f, c, window); err != nil {
+		if counts[i], err = b.countFront(ctx, f, srv, c, window); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
@@ -65,9 +66,10 @@ func (b *bench) startFronts(ctx context.Context, srv *upstream) ([]*frontend, er
 	return fronts, nil
 }
 
-// countFront measures one frontend: calls/s and context switches per call
-// untraced, then system calls per call under strace.
-func (b *bench) countFront(ctx context.Context, f *frontend, c int, window time.Duration) (map[string]float64, error) {
+// countFront measures one frontend: calls/s, its CPU and the ends' (the
+// load generator's and the server's) and context switches per call
+// untraced, then system calls per call.
+func (b *bench) countFront(ctx context.Context, f *frontend, srv *upstream, c int, window time.Duration) (map[string]float64, error) {
 	ss, err := loadgen.Open(ctx, loadgen.Client(c), f.url, c, c)
 	if err != nil {
 		return nil, err
@@ -77,7 +79,8 @@ func (b *bench) countFront(ctx context.Context, f *frontend, c int, window time.
 		return nil, err
 	}
 	out := map[string]float64{}
-	cs0, cpu0 := f.switches(), pidsCPU(f.pids()...)
+	ends := func() time.Duration { return pidsCPU(os.Getpid(), srv.cmd.Process.Pid) }
+	cs0, cpu0, e0 := f.switches(), pidsCPU(f.pids()...), ends()
 	r, err := ss.Run(ctx, window)
 	if err != nil {
 		return nil, err
@@ -86,27 +89,16 @@ func (b *bench) countFront(ctx context.Context, f *frontend, c int, window time.
 	out["(calls/s untraced)"] = r.PerSecond()
 	out["(context switches)"] = float64(f.switches()-cs0) / calls
 	out["(CPU µs)"] = float64((pidsCPU(f.pids()...) - cpu0).Microseconds()) / calls
+	out["(the ends' CPU µs)"] = float64((ends() - e0).Microseconds()) / calls
 	out["(p50 µs)"] = float64(r.Quantile(0.5).Microseconds())
-	var args []string
-	for _, pid := range f.pids() {
-		args = append(args, "-p", strconv.Itoa(pid))
-	}
-	st := exec.CommandContext(ctx, "strace", append([]string{"-c", "-f", "-q", "-o", "/dev/stderr"}, args...)...)
-	var rep bytes.Buffer
-	st.Stderr = &rep
-	if err := st.Start(); err != nil {
-		return nil, fmt.Errorf("strace: %w", err)
-	}
-	time.Sleep(500 * time.Millisecond) // strace attaches
-	r, err = ss.Run(ctx, window)
-	_ = st.Process.Signal(syscall.SIGINT)
-	_ = st.Wait()
+	counted, err := perfSyscalls(ctx, f.pids(), func() (int, error) {
+		r, err := ss.Run(ctx, window)
+		return r.Calls, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	for name, n := range parseStraceC(rep.Bytes()) {
-		out[name] = float64(n) / float64(r.Calls)
-	}
+	maps.Copy(out, counted)
 	return out, nil
 }
 
@@ -120,24 +112,53 @@ func (f *frontend) switches() int64 {
 	return sum
 }
 
-// parseStraceC reads strace -c's table: calls by system call.
-func parseStraceC(rep []byte) map[string]int64 {
-	out := map[string]int64{}
-	sc := bufio.NewScanner(bytes.NewReader(rep))
+// countedSyscalls are the system calls perfSyscalls counts: those a proxy
+// makes per call (reads, writes, waits, wakeups) and what would show
+// work it need not do (socket options, clocks, yields).
+var countedSyscalls = []string{"read", "write", "readv", "writev", "recvfrom", "sendto", "epoll_wait", "epoll_pwait",
+	"epoll_ctl", "futex", "nanosleep", "clock_gettime", "setsockopt", "getsockopt", "sched_yield", "splice"}
+
+// perfSyscalls counts the system calls of pids' threads (perf stat on the
+// syscall tracepoints: no ptrace stop per call, so the timing stays as it
+// is) while run runs, per call it made.
+func perfSyscalls(ctx context.Context, pids []int, run func() (int, error)) (map[string]float64, error) {
+	args := []string{"stat", "-x", ",", "--no-big-num"}
+	for _, name := range countedSyscalls {
+		args = append(args, "-e", "syscalls:sys_enter_"+name)
+	}
+	var ps []string
+	for _, pid := range pids {
+		ps = append(ps, strconv.Itoa(pid))
+	}
+	args = append(args, "-p", strings.Join(ps, ","))
+	st := exec.CommandContext(ctx, "perf", args...)
+	var rep bytes.Buffer
+	st.Stderr = &rep
+	if err := st.Start(); err != nil {
+		return nil, fmt.Errorf("perf: %w", err)
+	}
+	time.Sleep(300 * time.Millisecond) // perf attaches
+	calls, err := run()
+	_ = st.Process.Signal(syscall.SIGINT)
+	_ = st.Wait()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	sc := bufio.NewScanner(&rep)
 	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) < 5 || f[len(f)-1] == "total" {
+		// count,unit,event,...
+		f := strings.Split(sc.Text(), ",")
+		if len(f) < 3 {
 			continue
 		}
-		if _, err := strconv.ParseFloat(f[0], 64); err != nil {
-			continue
-		}
-		// % time, seconds, usecs/call, calls, [errors,] syscall
-		if n, err := strconv.ParseInt(f[3], 10, 64); err == nil {
-			out[f[len(f)-1]] = n
+		n, err := strconv.ParseFloat(f[0], 64)
+		name, ok := strings.CutPrefix(f[2], "syscalls:sys_enter_")
+		if err == nil && ok && n > 0 {
+			out[name] = n / float64(max(calls, 1))
 		}
 	}
-	return out
+	return out, nil
 }
 
 func printCounts(fronts []*frontend, counts []map[string]float64) {
