@@ -14,73 +14,91 @@ import (
 // per held session, 3.3 of it the sessions' own (make bench-proxy). Once
 // the burst is over, the daemon gives the rest back.
 const (
-	// heapEvery is how often the heap's free pages are looked at (a read
-	// of the runtime's counters; no collection unless they are over
-	// heapFreeOver).
-	heapEvery = 5 * time.Second
-	// heapFreeOver: when the heap holds more than this beyond what its
+	// heapEvery is how often the heap is looked at (a read of the
+	// runtime's counters; no collection unless the look calls for one).
+	heapEvery = 3 * time.Second
+	// heapSpareOver: when the heap holds more than this beyond what its
 	// last collection found live (free pages still resident, and objects
 	// no longer used but not yet collected: after a burst no allocation
-	// comes to start a collection), it is collected and every free page
-	// given back. Below it the runtime's own pace is left alone: at rest
-	// the daemon's heap is a few MB.
-	heapFreeOver = 2 << 20
+	// comes to start a collection), and no collection ran since the last
+	// look (the burst is over: under steady work the runtime's own pace
+	// keeps that memory in use), it is collected and every free page given
+	// back. At rest the daemon's heap is a few MB.
+	heapSpareOver = 2 << 20
 )
 
-// The runtime's counters Heap reads: free heap pages not yet given back,
-// the heap's objects (live or not yet collected), and what the last
-// collection found live.
-var heapMetrics = [...]string{"/memory/classes/heap/free:bytes", "/memory/classes/heap/objects:bytes", "/gc/heap/live:bytes"}
+// The runtime's counters a look reads: free heap pages not yet given
+// back, the heap's objects (live or not yet collected), what the last
+// collection found live, and the collections so far.
+var heapMetrics = [...]string{"/memory/classes/heap/free:bytes", "/memory/classes/heap/objects:bytes",
+	"/gc/heap/live:bytes", "/gc/cycles/total:gc-cycles"}
 
-// HeapSample is the samples Heap reads, made once by its caller so that a
-// look allocates nothing.
-func HeapSample() []metrics.Sample {
-	s := make([]metrics.Sample, len(heapMetrics))
-	for i, name := range heapMetrics {
-		s[i].Name = name
-	}
-	return s
+// HeapTrim looks at the heap now and again and gives back what a burst
+// left (Look). The zero value is not ready: NewHeapTrim.
+type HeapTrim struct {
+	sample []metrics.Sample // made once: a look allocates nothing
+	over   uint64
+	cycles uint64 // collections at the last look
 }
 
-// HeapLoop gives the heap's free pages back to the system whenever more
-// than heapFreeOver of them stay resident, until ctx ends.
+// NewHeapTrim trims the heap when more than over bytes are spare.
+func NewHeapTrim(over uint64) *HeapTrim {
+	t := &HeapTrim{sample: make([]metrics.Sample, len(heapMetrics)), over: over}
+	for i, name := range heapMetrics {
+		t.sample[i].Name = name
+	}
+	t.Look()
+	return t
+}
+
+// HeapLoop gives back the heap a burst of work left behind (HeapTrim),
+// until ctx ends.
 func HeapLoop(ctx context.Context) {
 	t := time.NewTicker(heapEvery)
 	defer t.Stop()
-	sample := HeapSample()
+	trim := NewHeapTrim(heapSpareOver)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		Heap(sample, heapFreeOver)
+		trim.Look()
 	}
 }
 
-// Heap collects the heap and gives its free pages back when it holds more
-// than over bytes beyond what is live (Spare), and reports whether it
-// did. sample is HeapSample's.
-func Heap(sample []metrics.Sample, over uint64) bool {
-	if Spare(sample) <= over {
+// Look collects the heap and gives its free pages back when it holds
+// more than the bound beyond what is live (Spare) and no collection ran
+// since the last look; it reports whether it did.
+func (t *HeapTrim) Look() bool {
+	spare, cycles := t.read()
+	quiet := cycles == t.cycles
+	t.cycles = cycles
+	if spare <= t.over || !quiet {
 		return false
 	}
 	debug.FreeOSMemory()
+	_, t.cycles = t.read()
 	return true
 }
 
 // Spare is what the heap holds beyond what its last collection found
 // live, in bytes: free pages still resident and objects not yet
 // collected.
-func Spare(sample []metrics.Sample) uint64 {
-	metrics.Read(sample)
+func (t *HeapTrim) Spare() uint64 {
+	spare, _ := t.read()
+	return spare
+}
+
+func (t *HeapTrim) read() (spare, cycles uint64) {
+	metrics.Read(t.sample)
 	var v [len(heapMetrics)]uint64
 	for i := range v {
-		if sample[i].Value.Kind() != metrics.KindUint64 {
-			return 0
+		if t.sample[i].Value.Kind() != metrics.KindUint64 {
+			return 0, 0
 		}
-		v[i] = sample[i].Value.Uint64()
+		v[i] = t.sample[i].Value.Uint64()
 	}
 	free, objects, live := v[0], v[1], v[2]
-	return free + objects - min(live, objects)
+	return free + objects - min(live, objects), v[3]
 }

@@ -5,14 +5,16 @@ import (
 	"testing"
 )
 
-// A burst's garbage, not collected yet, is collected and its pages given
-// back; a heap without much spare is left alone.
+// A burst's garbage is collected and its pages given back once the burst
+// is over (no collection since the last look); not while collections run,
+// and not when little is spare.
 func TestHeapGivesBackABurstsPages(t *testing.T) {
-	sample := HeapSample()
-	Heap(sample, 0) // start from a heap with nothing free resident
-	if Heap(sample, 64<<20) {
-		t.Fatal("gave back a heap with less than 64 MiB free")
+	trim := NewHeapTrim(64 << 20)
+	trim.Look()
+	if trim.Look() {
+		t.Fatal("gave back a heap with less than 64 MiB spare")
 	}
+	trim.over = heapSpareOver
 	// 16 MiB of small objects, as connections' buffers are, all in use
 	// at once; then a quarter of them kept (the sessions): once
 	// collected, the heap's goal stays above what is free, so the
@@ -26,15 +28,18 @@ func TestHeapGivesBackABurstsPages(t *testing.T) {
 	}
 	burst = nil
 	runtime.GC()
-	before := Spare(sample)
-	if before <= heapFreeOver {
-		t.Fatalf("%d bytes of spare heap after a 16 MiB burst; the test wants more than %d", before, heapFreeOver)
+	before := trim.Spare()
+	if before <= heapSpareOver {
+		t.Fatalf("%d bytes of spare heap after a 16 MiB burst; the test wants more than %d", before, heapSpareOver)
 	}
-	if !Heap(sample, heapFreeOver) {
-		t.Fatalf("did not give back %d bytes of spare heap", before)
+	if trim.Look() {
+		t.Fatal("gave back the heap while collections ran (one since the last look)")
 	}
-	if after := Spare(sample); after > heapFreeOver {
-		t.Errorf("%d bytes of spare heap resident after giving back (%d before); want at most %d", after, before, heapFreeOver)
+	if !trim.Look() {
+		t.Fatalf("did not give back %d bytes of spare heap once collections stopped", before)
+	}
+	if after := trim.Spare(); after > heapSpareOver {
+		t.Errorf("%d bytes of spare heap resident after giving back (%d before); want at most %d", after, before, heapSpareOver)
 	}
 	runtime.KeepAlive(kept)
 }
