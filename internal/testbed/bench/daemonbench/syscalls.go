@@ -24,17 +24,8 @@ import (
 // switches and CPU are counted on a window of their own, system calls
 // (perf stat on the syscall tracepoints of every thread) on another.
 func (b *bench) proxySyscalls(ctx context.Context, server string, c int, window time.Duration) error {
-	srv, err := startUpstream(ctx, server)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	fronts, err := b.startFronts(ctx, srv)
-	defer func() {
-		for _, f := range fronts {
-			f.stop()
-		}
-	}()
+	srv, fronts, stop, err := b.startServerAndFronts(ctx, server)
+	defer stop()
 	if err != nil {
 		return err
 	}
@@ -49,9 +40,20 @@ func (b *bench) proxySyscalls(ctx context.Context, server string, c int, window 
 	return nil
 }
 
-// startFronts starts the three frontends before srv.
-func (b *bench) startFronts(ctx context.Context, srv *upstream) ([]*frontend, error) {
-	var fronts []*frontend
+// startServerAndFronts starts the server and the three frontends before
+// it, the watchdog first; stop ends what was started, error or not.
+func (b *bench) startServerAndFronts(ctx context.Context, name string) (srv *upstream, fronts []*frontend, stop func(), err error) {
+	stop = func() {
+		for _, f := range fronts {
+			f.stop()
+		}
+		if srv != nil {
+			_ = srv.Close()
+		}
+	}
+	if srv, err = startUpstream(ctx, name); err != nil {
+		return nil, nil, stop, err
+	}
 	for _, start := range []func(context.Context, *upstream) (*frontend, error){
 		b.watchdogFrontend,
 		func(ctx context.Context, u *upstream) (*frontend, error) { return b.startNginx(ctx, u.URL()) },
@@ -59,11 +61,11 @@ func (b *bench) startFronts(ctx context.Context, srv *upstream) ([]*frontend, er
 	} {
 		f, err := start(ctx, srv)
 		if err != nil {
-			return fronts, err
+			return srv, fronts, stop, err
 		}
 		fronts = append(fronts, f)
 	}
-	return fronts, nil
+	return srv, fronts, stop, nil
 }
 
 // countFront measures one frontend: calls/s, its CPU and the ends' (the
