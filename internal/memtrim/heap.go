@@ -2,6 +2,7 @@ package memtrim
 
 import (
 	"context"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -14,8 +15,9 @@ import (
 // per held session, 3.3 of it the sessions' own (make bench-proxy). Once
 // the burst is over, the daemon gives the rest back.
 const (
-	// heapEvery is how often the heap is looked at (a read of the
-	// runtime's counters; no collection unless the look calls for one).
+	// heapEvery is how often the heap is looked at while collections run
+	// (a read of the runtime's counters; no collection unless the look
+	// calls for one).
 	heapEvery = 3 * time.Second
 	// heapSpareOver: when the heap holds more than this beyond what its
 	// last collection found live (free pages still resident, and objects
@@ -52,34 +54,73 @@ func NewHeapTrim(over uint64) *HeapTrim {
 }
 
 // HeapLoop gives back the heap a burst of work left behind (HeapTrim),
-// until ctx ends.
+// until ctx ends. It looks only while collections run: after one it
+// looks every heapEvery until the heap has settled, and then waits for the
+// next (at rest the runtime collects every two minutes), so a daemon at
+// rest is woken by it about once a minute.
 func HeapLoop(ctx context.Context) {
-	t := time.NewTicker(heapEvery)
-	defer t.Stop()
+	gcs := make(chan struct{}, 1)
+	afterEachGC(ctx, gcs)
 	trim := NewHeapTrim(heapSpareOver)
+	t := time.NewTimer(heapEvery)
+	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-gcs:
 		}
-		trim.Look()
+		for settled := false; !settled; {
+			t.Reset(heapEvery)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			select {
+			case <-gcs: // this look sees that collection
+			default:
+			}
+			var trimmed bool
+			trimmed, settled = trim.Look()
+			settled = settled || trimmed
+		}
 	}
+}
+
+// afterEachGC sends on c, without waiting, after each garbage collection,
+// until ctx ends: a cleanup of an object nothing refers to runs once a
+// collection has found it so, and makes the next one.
+func afterEachGC(ctx context.Context, c chan<- struct{}) {
+	type sentinel struct{ _ [32]byte } // not a tiny allocation: its cleanup runs after the first collection
+	var arm func(struct{})
+	arm = func(struct{}) {
+		if ctx.Err() != nil {
+			return
+		}
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+		runtime.AddCleanup(new(sentinel), arm, struct{}{})
+	}
+	runtime.AddCleanup(new(sentinel), arm, struct{}{})
 }
 
 // Look collects the heap and gives its free pages back when it holds
 // more than the bound beyond what is live (Spare) and no collection ran
-// since the last look; it reports whether it did.
-func (t *HeapTrim) Look() bool {
+// since the last look. trimmed: it did; settled: nothing to do until the
+// next collection (none ran since the last look, little is spare).
+func (t *HeapTrim) Look() (trimmed, settled bool) {
 	spare, cycles := t.read()
 	quiet := cycles == t.cycles
 	t.cycles = cycles
-	if spare <= t.over || !quiet {
-		return false
+	if !quiet || spare <= t.over {
+		return false, quiet
 	}
 	debug.FreeOSMemory()
 	_, t.cycles = t.read()
-	return true
+	return true, true
 }
 
 // Spare is what the heap holds beyond what its last collection found
