@@ -11,12 +11,21 @@
 # proxy-bench markers), or, with PROXY_SECTION_OUT set, that file
 # (make bench puts it into the whole page it writes).
 # PROXY_WINDOW and PROXY_ROUNDS set each window's length and the rounds.
+# A part of it alone (a subset prints its section and writes no file):
+# PROXY_SERVERS (go-sdk,mcp-go), PROXY_CONC (1,8,64), and PROXY_PARTS
+# (compare,held,profile), e.g. PROXY_SERVERS=mcp-go PROXY_PARTS=compare.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WATCHDOG=${WATCHDOG:-./bin/watchdog}
 OUT=${BENCH_OUT:-bench-out}
 WINDOW=${PROXY_WINDOW:-3s}
 ROUNDS=${PROXY_ROUNDS:-5}
+SERVERS=${PROXY_SERVERS:-go-sdk,mcp-go}
+CONC=${PROXY_CONC:-1,8,64}
+PARTS=${PROXY_PARTS:-compare,held,profile}
+subset=
+[[ $SERVERS == go-sdk,mcp-go && $CONC == 1,8,64 && $PARTS == compare,held,profile ]] || subset=1
+part() { [[ ,$PARTS, == *,$1,* ]]; }
 DOC=docs/BENCHMARKS.md
 PROFILE=docs/proxy-profile.txt
 mkdir -p "$OUT"
@@ -30,14 +39,30 @@ cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 {
   echo "Measured by \`make bench-proxy\` on $(date -u +%Y-%m-%dT%H:%MZ) at commit $measured, $(nproc) vCPU ($cpu), $(uname -sr), $(go version | cut -d' ' -f3)."
   echo
-  echo "bench: the watchdog's proxy, nginx and HAProxy in front of the go-sdk and mcp-go servers, 1/8/64 concurrent calls" >&2
-  db "$WATCHDOG" -mode proxycompare -window "$WINDOW" -rounds "$ROUNDS"
-  echo
-  echo "bench: idle host sessions held through the proxy (1,000 and 10,000)" >&2
-  echo "| held idle sessions | result | goal | verdict |"
-  echo "|---|---|---|---|"
-  db "$WATCHDOG" -mode proxyheld -held 1000,10000
+  if part compare; then
+    echo "bench: the watchdog's proxy, nginx and HAProxy in front of the $SERVERS servers, $CONC concurrent calls" >&2
+    db "$WATCHDOG" -mode proxycompare -upstreams "$SERVERS" -conc "$CONC" -window "$WINDOW" -rounds "$ROUNDS"
+    echo
+  fi
+  if part held; then
+    echo "bench: idle host sessions held through the proxy (1,000 and 10,000)" >&2
+    echo "| held idle sessions | result | goal | verdict |"
+    echo "|---|---|---|---|"
+    db "$WATCHDOG" -mode proxyheld -held 1000,10000
+  fi
 } >"$section"
+
+if [[ -n $subset ]]; then
+  if part profile && command -v perf >/dev/null; then
+    CGO_ENABLED=0 go build -trimpath -o "$OUT/watchdog-symbols" ./cmd/watchdog
+    db "$OUT/watchdog-symbols" -mode proxyprofile -upstreams "${SERVERS##*,}" -conc "${CONC##*,}" -window 5s -perf "$OUT/proxy-profile.txt"
+    echo "bench-proxy: the profile is in $OUT/proxy-profile.txt" >&2
+  fi
+  cat "$section"
+  [[ -z ${PROXY_SECTION_OUT:-} ]] || cp "$section" "$PROXY_SECTION_OUT"
+  echo "bench-proxy: a part of the bench (PROXY_SERVERS, PROXY_CONC or PROXY_PARTS set): $DOC and $PROFILE left as they are" >&2
+  exit 0
+fi
 
 if command -v perf >/dev/null; then
   echo "bench: a CPU profile of the watchdog's proxy, 64 concurrent calls, mcp-go server -> $PROFILE" >&2

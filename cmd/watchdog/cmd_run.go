@@ -70,13 +70,15 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 }
 
 // serveDaemon runs the daemon, with a tray or without, and lets go of the
-// binary's unused pages meanwhile (memtrim.Loop).
+// binary's unused pages meanwhile (memtrim.Loop), and of the heap a burst
+// of work leaves behind (memtrim.HeapLoop).
 func serveDaemon(ctx context.Context, useTray bool, cfg config.Config, stateDir string, opts daemon.Options) error {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	tctx, stopTrim := context.WithCancel(ctx)
 	defer stopTrim()
 	wg.Go(func() { memtrim.Loop(tctx, opts.Logger) })
+	wg.Go(func() { memtrim.HeapLoop(tctx) })
 	if useTray {
 		return daemon.ServeWithTray(ctx, cfg, stateDir, opts)
 	}

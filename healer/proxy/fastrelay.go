@@ -38,18 +38,25 @@ type upAnswer struct {
 // and reads the answer's head. Only a 404 or 400 can say a session is
 // lost: theirs is read (at most classifyCap) and judged.
 func (fc *fastConn) exchange(ctx context.Context, r *fastReq, up, hostID string) (*upAnswer, error) {
-	u, err := fc.send(ctx, r, up)
-	if err != nil {
-		return nil, err
-	}
-	fc.watch.arm(u.conn, r.sent)
-	x, err := fc.answerHead(u, r.sent)
-	if err != nil {
+	var x *upAnswer
+	for attempt := 0; ; attempt++ {
+		u, err := fc.send(ctx, r, up)
+		if err != nil {
+			return nil, err
+		}
+		fc.watch.arm(u.conn, r.sent)
+		if x, err = fc.answerHead(u, r.sent); err == nil {
+			break
+		}
 		_ = u.conn.Close()
 		if fc.watch.disarm() {
 			return nil, errHostGone
 		}
-		return nil, err
+		if attempt > 0 || !u.reused || !u.io.Unsent() {
+			return nil, err
+		}
+		// A kept connection the server closed before a byte of the
+		// request went (send writes it with the wait for the answer).
 	}
 	x.hostID, x.w = hostID, &fc.watch
 	if x.a.status == http.StatusUnauthorized && !fc.s.p.oauthSeen.Load() {
@@ -69,7 +76,11 @@ func (fc *fastConn) exchange(ctx context.Context, r *fastReq, up, hostID string)
 }
 
 // send writes the request on a kept connection, or a new one when the
-// kept one turns out closed before a byte of the request went out.
+// kept one turns out closed before a byte of the request went out. A
+// request of at most spliceOver bytes is only handed to the connection
+// (sockIO.Send): the read of the answer's head writes it, in the same
+// wait, and exchange sends it again on another connection when the kept
+// one was closed.
 func (fc *fastConn) send(ctx context.Context, r *fastReq, up string) (*upConn, error) {
 	p := fc.s.p
 	out := fc.out[:r.pfx]
@@ -91,8 +102,13 @@ func (fc *fastConn) send(ctx context.Context, r *fastReq, up string) (*upConn, e
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errUnreachable, err)
 		}
+		if inline {
+			u.io.Send(out) // written by the read of the answer's head (exchange retries it)
+			return u, nil
+		}
+		u.io.Send(nil)
 		n, err := u.io.Write(out)
-		if err == nil && !inline {
+		if err == nil {
 			_, err = u.io.Write(r.body)
 		}
 		if err == nil {

@@ -22,10 +22,17 @@ type sockIO struct {
 
 	// The call in flight, for doRead and doWrite: method values made once,
 	// so a read or write allocates nothing.
-	buf         []byte
-	n           int
-	errno       syscall.Errno
-	read, write func(fd uintptr) bool
+	buf                    []byte
+	n                      int
+	errno                  syscall.Errno
+	read, write, writeRead func(fd uintptr) bool
+
+	// first is the request the next Read writes before it waits (Send);
+	// sent is how much of it went, unsent that its write failed before a
+	// byte did.
+	first  []byte
+	sent   int
+	unsent bool
 }
 
 func newSockIO(c net.Conn) *sockIO {
@@ -33,22 +40,57 @@ func newSockIO(c net.Conn) *sockIO {
 	if sc, ok := c.(syscall.Conn); ok {
 		if rc, err := sc.SyscallConn(); err == nil {
 			s.rc = rc
-			s.read, s.write = s.doRead, s.doWrite
+			s.read, s.write, s.writeRead = s.doRead, s.doWrite, s.doWriteRead
 		}
 	}
 	return s
 }
 
+// Send makes b a request the next Read writes first, within its own wait
+// for the answer: the poller's readiness is reset before the write, so
+// an answer cannot come unnoticed, and no read is tried before one can
+// have come. A read right after the write would find nothing (on loopback
+// the server has yet to run): a system call per call for EAGAIN that
+// nginx does not make, since it reads a socket only once epoll says so.
+// Send(nil) writes nothing.
+func (s *sockIO) Send(b []byte) {
+	s.first, s.sent, s.unsent = b, 0, false
+	if len(b) == 0 {
+		s.first = nil
+	}
+}
+
+// Unsent reports whether the last Send's write failed before a byte of it
+// went: the server never saw the request.
+func (s *sockIO) Unsent() bool { return s.unsent }
+
 func (s *sockIO) Read(b []byte) (int, error) {
 	if s.rc == nil {
+		if err := s.writeFirst(); err != nil {
+			return 0, err
+		}
 		return s.conn.Read(b)
 	}
 	if len(b) == 0 {
 		return 0, nil
 	}
 	s.buf, s.n, s.errno = b, 0, 0
-	err := s.rc.Read(s.read)
+	f := s.read
+	if s.first != nil {
+		f = s.writeRead
+	}
+	err := s.rc.Read(f)
 	s.buf = nil
+	if s.first != nil { // its write did not end within the wait: it failed, or the socket's buffer was full
+		if err == nil {
+			err = s.writeFirst()
+		}
+		if err != nil {
+			s.first, s.unsent = nil, s.sent == 0
+			return 0, err
+		}
+		return s.Read(b)
+	}
 	switch {
 	case err != nil:
 		return 0, err // a deadline, or the connection closed
@@ -61,6 +103,55 @@ func (s *sockIO) Read(b []byte) (int, error) {
 }
 
 func (s *sockIO) doRead(fd uintptr) bool { return s.call(syscall.SYS_READ, fd) }
+
+// doWriteRead writes s.first whole, then waits (false: the poller waits
+// for the answer), then reads. A write that fails, or that the socket
+// cannot take whole now, ends it with its errno in s.errno and s.first
+// still set: Read goes on with writeFirst.
+func (s *sockIO) doWriteRead(fd uintptr) bool {
+	for s.first != nil {
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&s.first[0])), uintptr(len(s.first)))
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e != 0 || r == 0:
+			s.errno = e
+			return true
+		}
+		s.sent += int(r)
+		if s.first = s.first[r:]; len(s.first) == 0 {
+			s.first = nil
+			return false
+		}
+	}
+	return s.call(syscall.SYS_READ, fd)
+}
+
+// writeFirst writes what is left of s.first the ordinary way (waiting
+// until the socket takes it); s.errno is how its write within the wait
+// ended (0 where there was none).
+func (s *sockIO) writeFirst() error {
+	rest := s.first
+	if rest == nil {
+		return nil
+	}
+	s.first = nil
+	if s.errno != 0 && s.errno != syscall.EAGAIN {
+		s.unsent = s.sent == 0
+		return &net.OpError{Op: "write", Net: "tcp", Source: s.conn.LocalAddr(), Addr: s.conn.RemoteAddr(), Err: os.NewSyscallError("write", s.errno)}
+	}
+	var n int
+	var err error
+	if s.rc == nil {
+		n, err = s.conn.Write(rest)
+	} else {
+		n, err = s.Write(rest)
+	}
+	if s.sent += n; err != nil {
+		s.unsent = s.sent == 0
+	}
+	return err
+}
 
 // call makes the system call trap (read or write) on fd with s.buf; false
 // when the socket is not ready (the poller waits), true with its result

@@ -12,11 +12,33 @@ import (
 
 // sockIO is the connection's own Read and Write here; on Linux it reads
 // and writes the socket with raw system calls (sockio_linux.go).
-type sockIO struct{ conn net.Conn }
+type sockIO struct {
+	conn   net.Conn
+	first  []byte // Send's request, written by the next Read
+	unsent bool
+}
 
 func newSockIO(c net.Conn) *sockIO { return &sockIO{conn: c} }
 
-func (s *sockIO) Read(b []byte) (int, error)  { return s.conn.Read(b) }
+// Send makes b a request the next Read writes before it reads.
+func (s *sockIO) Send(b []byte) { s.first, s.unsent = b, false }
+
+// Unsent reports whether the last Send's write failed before a byte of it
+// went.
+func (s *sockIO) Unsent() bool { return s.unsent }
+
+func (s *sockIO) Read(b []byte) (int, error) {
+	if len(s.first) > 0 {
+		n, err := s.conn.Write(s.first)
+		s.first = nil
+		if err != nil {
+			s.unsent = n == 0
+			return 0, err
+		}
+	}
+	return s.conn.Read(b)
+}
+
 func (s *sockIO) Write(b []byte) (int, error) { return s.conn.Write(b) }
 
 // peekSocket looks at the socket's next byte without taking it, without

@@ -1,4 +1,6 @@
-// Package memtrim lets go of the resident pages of the watchdog's own
+// Package memtrim lets go of resident memory a daemon at rest does not
+// use: the free pages of its heap after a burst of work (heap.go), and
+// the resident pages of the watchdog's own
 // binary that a daemon at rest does not use: most of the binary is mapped
 // by the time main runs and never touched again. Only Linux's mappings are
 // read; elsewhere it does nothing.

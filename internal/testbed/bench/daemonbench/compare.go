@@ -88,27 +88,10 @@ func (b *bench) proxyCompare(ctx context.Context, servers []string, concs []int,
 
 // compareServer starts one server and the three frontends before it.
 func (b *bench) compareServer(ctx context.Context, name string, concs []int, window time.Duration, rounds int) ([]compareRow, error) {
-	srv, err := startUpstream(ctx, name)
+	srv, fronts, stop, err := b.startServerAndFronts(ctx, name)
+	defer stop()
 	if err != nil {
 		return nil, err
-	}
-	defer srv.Close()
-	var fronts []*frontend
-	defer func() {
-		for _, f := range fronts {
-			f.stop()
-		}
-	}()
-	for _, start := range []func(context.Context, *upstream) (*frontend, error){
-		b.watchdogFrontend,
-		func(ctx context.Context, u *upstream) (*frontend, error) { return b.startNginx(ctx, u.URL()) },
-		func(ctx context.Context, u *upstream) (*frontend, error) { return b.startHAProxy(ctx, u.URL()) },
-	} {
-		f, err := start(ctx, srv)
-		if err != nil {
-			return nil, err
-		}
-		fronts = append(fronts, f)
 	}
 	var rows []compareRow
 	for _, c := range concs {

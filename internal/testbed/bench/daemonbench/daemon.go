@@ -26,6 +26,7 @@ type bench struct {
 	// sessions are open and the host's connections closed, before RSS is
 	// read: the proxy's connection goroutines end, the runtime scavenges.
 	heldSettle time.Duration
+	env        []string // more of the daemon's environment (proxyab's variants)
 }
 
 type daemon struct {
@@ -41,7 +42,7 @@ func (b *bench) start(ctx context.Context, config string) (*daemon, error) {
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, b.bin, "run", "--headless", "--config", cfg, "--state-dir", state)
-	cmd.Env = append(os.Environ(), "WATCHDOG_LOG=warn")
+	cmd.Env = append(append(os.Environ(), "WATCHDOG_LOG=warn"), b.env...)
 	cmd.Stderr = os.Stderr
 	if b.stderr != nil {
 		cmd.Stderr = b.stderr

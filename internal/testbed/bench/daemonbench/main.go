@@ -24,7 +24,7 @@ func main() {
 
 func run(ctx context.Context) int {
 	bin := flag.String("watchdog", "bin/watchdog", "the watchdog binary")
-	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood | proxycompare | proxyprofile | proxyheld")
+	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood | proxycompare | proxyprofile | proxysyscalls | proxyab | proxyheld")
 	samples := flag.Int("samples", 1000, "samples for latency modes")
 	files := flag.Int("files", 20, "followed log files (idle, latency)")
 	servers := flag.Int("servers", 2, "servers (idle; latency: more than its own 25)")
@@ -38,6 +38,8 @@ func run(ctx context.Context) int {
 	held := flag.String("held", "1000,10000", "idle sessions held (proxyheld)")
 	heldSettle := flag.Duration("held-settle", 10*time.Second, "proxyheld: wait before each RSS reading")
 	perf := flag.String("perf", "", "proxyprofile: record the watchdog with perf and write its report here")
+	variants := flag.String("variants", "", "proxyab: name=binary[,ENV=value...] separated by ;")
+	env := flag.String("env", "", "more of every daemon's environment: ENV=value,... (GOGC, GODEBUG experiments)")
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "daemonbench")
 	if err != nil {
@@ -46,6 +48,9 @@ func run(ctx context.Context) int {
 	}
 	defer os.RemoveAll(dir)
 	b := &bench{bin: *bin, dir: dir, settle: *settle, heldSettle: *heldSettle}
+	if *env != "" {
+		b.env = strings.Split(*env, ",")
+	}
 	switch *mode {
 	case "latency":
 		err = b.lineLatency(ctx, *samples, *files, *servers)
@@ -61,20 +66,39 @@ func run(ctx context.Context) int {
 		err = b.flood(ctx, *lines)
 	case "serve":
 		err = serve(ctx, *upstreams)
-	case "proxycompare":
-		err = b.proxyCompare(ctx, strings.Split(*upstreams, ","), ints(*concs), *window, *rounds)
-	case "proxyprofile":
-		err = b.proxyProfile(ctx, *upstreams, ints(*concs)[0], *window, *perf)
-	case "proxyheld":
-		err = b.proxyHeld(ctx, ints(*held))
 	default:
-		err = fmt.Errorf("unknown mode %q", *mode)
+		err = b.proxyMode(ctx, *mode, proxyFlags{upstreams: *upstreams, concs: *concs, window: *window, rounds: *rounds,
+			perf: *perf, variants: *variants, held: *held})
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "daemonbench:", err)
 		return 1
 	}
 	return 0
+}
+
+// proxyFlags are the flags of the proxy's modes.
+type proxyFlags struct {
+	upstreams, concs, perf, variants, held string
+	window                                 time.Duration
+	rounds                                 int
+}
+
+// proxyMode runs one of the proxy's modes.
+func (b *bench) proxyMode(ctx context.Context, mode string, f proxyFlags) error {
+	switch mode {
+	case "proxycompare":
+		return b.proxyCompare(ctx, strings.Split(f.upstreams, ","), ints(f.concs), f.window, f.rounds)
+	case "proxyprofile":
+		return b.proxyProfile(ctx, f.upstreams, ints(f.concs)[0], f.window, f.perf)
+	case "proxysyscalls":
+		return b.proxySyscalls(ctx, f.upstreams, ints(f.concs)[0], f.window)
+	case "proxyab":
+		return b.proxyAB(ctx, f.upstreams, strings.Split(f.variants, ";"), ints(f.concs), f.window, f.rounds)
+	case "proxyheld":
+		return b.proxyHeld(ctx, ints(f.held))
+	}
+	return fmt.Errorf("unknown mode %q", mode)
 }
 
 // ints reads a comma-separated list of numbers; a bad one is fatal.

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// proxyAB measures variants of the watchdog (other builds, or the same
+// with another environment: GOMAXPROCS, GODEBUG) beside nginx in front of
+// one server, round after round as proxycompare does: the way to tell
+// whether a change to the proxy moves its ratio on a shared machine,
+// where one run of the whole bench cannot. A variant is
+// "name=binary[,ENV=value...]".
+func (b *bench) proxyAB(ctx context.Context, server string, variants []string, concs []int, window time.Duration, rounds int) error {
+	srv, err := startUpstream(ctx, server)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	var fronts []*frontend
+	defer func() {
+		for _, f := range fronts {
+			f.stop()
+		}
+	}()
+	for i, v := range variants {
+		name, spec, ok := strings.Cut(v, "=")
+		if !ok {
+			return fmt.Errorf("variant %q: want name=binary[,ENV=value...]", v)
+		}
+		parts := strings.Split(spec, ",")
+		vb := *b
+		vb.bin, vb.env, vb.dir = parts[0], parts[1:], filepath.Join(b.dir, fmt.Sprintf("v%d", i))
+		if err := os.MkdirAll(vb.dir, 0o700); err != nil {
+			return err
+		}
+		f, err := vb.watchdogFrontend(ctx, srv)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		f.name = name
+		fronts = append(fronts, f)
+	}
+	ng, err := b.startNginx(ctx, srv.URL())
+	if err != nil {
+		return err
+	}
+	fronts = append(fronts, ng)
+	fmt.Printf("%s server, %d rounds of %s: ratio median (lowest–highest) · CPU µs per call · added p50 / p99 ms\n", server, rounds, window)
+	for _, c := range concs {
+		paths, err := b.compareAt(ctx, srv, fronts, c, window, rounds)
+		if err != nil {
+			return err
+		}
+		for _, t := range paths {
+			lo, hi := spread(t.ratios)
+			fmt.Printf("conc %3d  %-16s %.2f (%.2f–%.2f) · %5.1f · %.3f / %.3f\n", c, t.f.name, t.ratio(), lo, hi,
+				float64(t.cpuPerCall().Nanoseconds())/1000, msOf(t.added(0.5)), msOf(t.added(0.99)))
+		}
+	}
+	return nil
+}
+
+func spread(r []float64) (lo, hi float64) {
+	for i, v := range r {
+		if i == 0 || v < lo {
+			lo = v
+		}
+		if i == 0 || v > hi {
+			hi = v
+		}
+	}
+	return lo, hi
+}
