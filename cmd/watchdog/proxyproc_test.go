@@ -149,3 +149,93 @@ func TestDaemonKilledMidCallLosesNoCall(t *testing.T) {
 		t.Errorf("watchdog status does not name the proxy:\n%s", out)
 	}
 }
+
+// With no supervisor (the XDG entry's `run --proxy-process spawn`), the
+// daemon starts the proxy process itself, detached in a session of its
+// own: a kill -9 of the daemon leaves it serving, a host's call goes
+// through with no daemon at all, and the next daemon links to the same
+// proxy process instead of starting another.
+func TestSpawnedProxyOutlivesTheDaemon(t *testing.T) {
+	t.Parallel()
+	srv, cfg, state, _, url := proxiedSetup(t)
+	start := func() *daemontest.Proc {
+		return daemontest.Start(t, watchdogCmd(t, "run", "--headless", "--proxy-process", "spawn", "--config", cfg, "--state-dir", state), state)
+	}
+	d := start()
+	daemontest.WaitFor(t, 20*time.Second, "the spawned proxy process to serve", func() bool {
+		return proxyStatus(t, cfg, state)["proxy_served"] == true
+	})
+	pid := proxyPID(t, state)
+	t.Cleanup(func() { endProcess(t, pid) })
+	if pid == d.Cmd.Process.Pid {
+		t.Fatal("the proxy runs in the daemon's process")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "some-host", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(when string) {
+		t.Helper()
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "count"}); err != nil || res.IsError {
+			t.Fatalf("the call %s: %v", when, err)
+		}
+	}
+	call("with the daemon up")
+	_ = d.Cmd.Process.Kill()
+	<-d.Exited()
+	call("with no daemon running")
+	start()
+	daemontest.WaitFor(t, 20*time.Second, "the next daemon to link to the running proxy process", func() bool {
+		return proxyStatus(t, cfg, state)["proxy_served"] == true
+	})
+	if again := proxyPID(t, state); again != pid {
+		t.Errorf("the next daemon started another proxy process (pid %d, was %d)", again, pid)
+	}
+	call("after the restart")
+	if n := srv.Count(); n != 3 {
+		t.Errorf("the tool ran %d times for 3 calls", n)
+	}
+}
+
+// proxyPID is the pid the proxy process of state wrote.
+func proxyPID(t *testing.T, state string) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(state, "proxy.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Sscan(string(b), &pid); err != nil || pid <= 0 {
+		t.Fatalf("proxy.pid holds %q", b)
+	}
+	return pid
+}
+
+// endProcess ends a process this test started but is not the parent of
+// (a detached proxy process) by its pid: SIGTERM, and SIGKILL if it is
+// still there after 10 s; it waits until it is gone (or a zombie for
+// whoever reaps it).
+func endProcess(t *testing.T, pid int) {
+	t.Helper()
+	gone := func() bool {
+		if syscall.Kill(pid, 0) != nil {
+			return true
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)) // Linux: a zombie is gone too
+		_, rest, _ := strings.Cut(string(b), ") ")
+		return err == nil && strings.HasPrefix(rest, "Z")
+	}
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	deadline := time.Now().Add(10 * time.Second)
+	for !gone() {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			deadline = time.Now().Add(time.Minute)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
