@@ -239,3 +239,40 @@ func endProcess(t *testing.T, pid int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// `hosts` says `proxy down` while the daemon runs but its proxy process
+// does not, `proxied` once the proxy process serves, and `proxy down`
+// again as soon as it is killed.
+func TestHostsSaysProxyDownWhileTheProxyProcessIsDown(t *testing.T) {
+	t.Parallel()
+	home, _, _ := hostsHome(t)
+	state, cfgDir := t.TempDir(), t.TempDir()
+	env := []string{"HOME=" + home, "WATCHDOG_STATE_DIR=" + state, "XDG_CONFIG_HOME=" + cfgDir}
+	if code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--server", "mem", "--no-autostart"); code != 0 {
+		t.Fatalf("adopt exit %d: %s %s", code, out, errOut)
+	}
+	cmd := watchdogCmd(t, "run", "--headless", "--proxy-process", "supervised")
+	cmd.Env = append(cmd.Env, env...)
+	daemontest.Start(t, cmd, state)
+	protection := func() string {
+		doc, _ := listHosts(t, env)
+		p, _ := doc.protection("Cursor", "mem")
+		return p
+	}
+	if p := protection(); p != "proxy down" {
+		t.Fatalf("with no proxy process: %q, want proxy down", p)
+	}
+	px := watchdogCmd(t, "proxy")
+	px.Env = append(px.Env, env...)
+	px.Stderr = &tailbuf.Buffer{Max: 1 << 20}
+	if err := px.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = px.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = px.Process.Kill(); <-exited })
+	daemontest.WaitFor(t, 20*time.Second, "hosts to say proxied once the proxy process serves", func() bool { return protection() == "proxied" })
+	_ = px.Process.Kill()
+	<-exited
+	daemontest.WaitFor(t, 20*time.Second, "hosts to say proxy down once the proxy process is killed", func() bool { return protection() == "proxy down" })
+}
