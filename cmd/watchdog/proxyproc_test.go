@@ -108,12 +108,7 @@ func TestDaemonKilledMidCallLosesNoCall(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "some-host", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectHost(t, ctx, url, "")
 	result := make(chan error, 1)
 	go func() {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "slow"})
@@ -172,12 +167,7 @@ func TestSpawnedProxyOutlivesTheDaemon(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "some-host", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectHost(t, ctx, url, "")
 	call := func(when string) {
 		t.Helper()
 		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "count"}); err != nil || res.IsError {
@@ -275,4 +265,18 @@ func TestHostsSaysProxyDownWhileTheProxyProcessIsDown(t *testing.T) {
 	_ = px.Process.Kill()
 	<-exited
 	daemontest.WaitFor(t, 20*time.Second, "hosts to say proxy down once the proxy process is killed", func() bool { return protection() == "proxy down" })
+}
+
+// connectHost connects to url as a host would (the Go SDK's client, named
+// some-host), closed at the test's end; a failure fails the test, with
+// what (when not "") said beside the error.
+func connectHost(t *testing.T, ctx context.Context, url, what string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "some-host", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatalf("connecting at %s: %v %s", url, err, what)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
 }

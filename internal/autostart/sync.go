@@ -158,4 +158,3 @@ func readOr(p string) []byte {
 	b, _ := os.ReadFile(p)
 	return b
 }
-
