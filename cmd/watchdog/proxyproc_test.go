@@ -231,8 +231,9 @@ func endProcess(t *testing.T, pid int) {
 }
 
 // `hosts` says `proxy down` while the daemon runs but its proxy process
-// does not, `proxied` once the proxy process serves, and `proxy down`
-// again as soon as it is killed.
+// does not, `proxied` once the proxy process serves (and still while the
+// daemon is down: the proxy process's own word), and `proxy down` again
+// as soon as it is killed.
 func TestHostsSaysProxyDownWhileTheProxyProcessIsDown(t *testing.T) {
 	t.Parallel()
 	home, _, _ := hostsHome(t)
@@ -243,7 +244,7 @@ func TestHostsSaysProxyDownWhileTheProxyProcessIsDown(t *testing.T) {
 	}
 	cmd := watchdogCmd(t, "run", "--headless", "--proxy-process", "supervised")
 	cmd.Env = append(cmd.Env, env...)
-	daemontest.Start(t, cmd, state)
+	d := daemontest.Start(t, cmd, state)
 	protection := func() string {
 		doc, _ := listHosts(t, env)
 		p, _ := doc.protection("Cursor", "mem")
@@ -262,6 +263,11 @@ func TestHostsSaysProxyDownWhileTheProxyProcessIsDown(t *testing.T) {
 	go func() { _ = px.Wait(); close(exited) }()
 	t.Cleanup(func() { _ = px.Process.Kill(); <-exited })
 	daemontest.WaitFor(t, 20*time.Second, "hosts to say proxied once the proxy process serves", func() bool { return protection() == "proxied" })
+	_ = d.Cmd.Process.Kill()
+	<-d.Exited()
+	if p := protection(); p != "proxied" {
+		t.Errorf("with the daemon killed and the proxy process serving: %q, want proxied", p)
+	}
 	_ = px.Process.Kill()
 	<-exited
 	daemontest.WaitFor(t, 20*time.Second, "hosts to say proxy down once the proxy process is killed", func() bool { return protection() == "proxy down" })
