@@ -69,17 +69,11 @@ func (s *proxyProcSource) run(ctx context.Context, _ emitFunc) error {
 		if err == nil {
 			delay = linkRetryFirst
 			err = s.follow(ctx, conn)
-			s.d.proxies.linked(nil, "the proxy process (watchdog proxy) stopped; its supervisor starts it again")
+			s.d.proxies.linked(nil, "the proxy process (watchdog proxy) stopped; it is started again")
 			s.d.log.Info("the proxy process's link ended", "err", err)
-			continue
-		}
-		s.d.proxies.linked(nil, "the proxy process (watchdog proxy) is not running: "+err.Error())
-		if s.d.opts.ProxyProcess == ProxyProcessSpawn && time.Since(s.spawned) >= spawnEvery {
-			s.spawned = time.Now()
-			if err := s.spawn(ctx); err != nil {
-				s.d.log.Warn("cannot start the proxy process", "err", err)
-				s.d.signal(ctx, health.Warning{Detail: "cannot start the proxy process (watchdog proxy); the proxies are not served: " + err.Error()})
-			}
+		} else {
+			s.d.proxies.linked(nil, "the proxy process (watchdog proxy) is not running: "+err.Error())
+			s.maybeSpawn(ctx)
 		}
 		t := time.NewTimer(delay)
 		select {
@@ -90,6 +84,19 @@ func (s *proxyProcSource) run(ctx context.Context, _ emitFunc) error {
 		delay = min(2*delay, linkRetryMax)
 	}
 	return nil
+}
+
+// maybeSpawn starts a proxy process when this daemon is to start one
+// itself (ProxyProcessSpawn) and did not within spawnEvery.
+func (s *proxyProcSource) maybeSpawn(ctx context.Context) {
+	if s.d.opts.ProxyProcess != ProxyProcessSpawn || time.Since(s.spawned) < spawnEvery {
+		return
+	}
+	s.spawned = time.Now()
+	if err := s.spawn(ctx); err != nil {
+		s.d.log.Warn("cannot start the proxy process", "err", err)
+		s.d.signal(ctx, health.Warning{Detail: "cannot start the proxy process (watchdog proxy); the proxies are not served: " + err.Error()})
+	}
 }
 
 // follow takes what the linked proxy process says until the link ends,
