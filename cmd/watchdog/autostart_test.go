@@ -99,9 +99,10 @@ func TestAutostartUsage(t *testing.T) {
 	}
 }
 
-// enable writes a socket unit that holds every proxy_listen of the config
-// and the control socket, and a service that starts this config's daemon
-// and never gives up; where no user manager runs it says the proxies have
+// enable writes a socket unit that holds the control socket and a service
+// that starts this config's daemon (its proxies served apart), and the
+// proxy process's socket unit holding every proxy_listen of the config
+// and its service, each never giving up; where no user manager runs it says the proxies have
 // no supervisor yet and how to start them. With only the XDG entry, it and status say the proxies have no
 // supervisor.
 func TestAutostartHoldsTheProxies(t *testing.T) {
@@ -120,17 +121,26 @@ func TestAutostartHoldsTheProxies(t *testing.T) {
 	if code != 0 || !strings.Contains(out, autostart.SystemdEnableCommand) || !strings.Contains(out, "the proxies have no supervisor") {
 		t.Fatalf("enable --systemd: %d %q %q", code, out, errs)
 	}
-	sock, err := os.ReadFile(filepath.Join(cfgHome, "systemd", "user", autostart.SocketUnit))
+	units := filepath.Join(cfgHome, "systemd", "user")
+	sock, err := os.ReadFile(filepath.Join(units, autostart.SocketUnit))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(state, "watchdog.sock"), "127.0.0.1:14377", "127.0.0.1:14378"}
-	if got := autostart.SocketsOf(autostart.Systemd, sock); strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("the socket unit holds %q, want %q", got, want)
+	if got := autostart.SocketsOf(autostart.Systemd, sock); strings.Join(got, " ") != filepath.Join(state, "watchdog.sock") {
+		t.Errorf("the daemon's socket unit holds %q, want the control socket", got)
 	}
-	unit, _ := os.ReadFile(filepath.Join(cfgHome, "systemd", "user", autostart.UnitName))
-	if !bytes.Contains(unit, []byte(`run "--config" "`+cfg+`" "--state-dir" "`+state+`"`)) || !bytes.Contains(unit, []byte("Restart=always")) {
+	psock, _ := os.ReadFile(filepath.Join(units, autostart.ProxySocketUnit))
+	if got := autostart.SocketsOf(autostart.Systemd, psock); strings.Join(got, " ") != "127.0.0.1:14377 127.0.0.1:14378" {
+		t.Errorf("the proxy process's socket unit holds %q, want both proxies", got)
+	}
+	want := []string{filepath.Join(state, "watchdog.sock"), "127.0.0.1:14377", "127.0.0.1:14378"}
+	unit, _ := os.ReadFile(filepath.Join(units, autostart.UnitName))
+	if !bytes.Contains(unit, []byte(`run --proxy-process supervised "--config" "`+cfg+`" "--state-dir" "`+state+`"`)) || !bytes.Contains(unit, []byte("Restart=always")) {
 		t.Errorf("the service does not start this config's daemon for good:\n%s", unit)
+	}
+	unit, _ = os.ReadFile(filepath.Join(units, autostart.ProxyUnit))
+	if !bytes.Contains(unit, []byte(` proxy "--config" "`+cfg+`" "--state-dir" "`+state+`"`)) || !bytes.Contains(unit, []byte("Restart=always")) {
+		t.Errorf("the proxy service does not start this config's proxy process for good:\n%s", unit)
 	}
 	code, out, _ = runAutostart(t, home, cfgHome, append([]string{"status", "--systemd"}, flags...)...)
 	if code != 0 || !strings.Contains(out, "holds: "+strings.Join(want, ", ")) || strings.Contains(out, "not current") ||

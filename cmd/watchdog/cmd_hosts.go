@@ -59,7 +59,7 @@ func cmdHosts(ctx context.Context, c cli, args []string) int {
 	if *offline {
 		client = doctor.Offline
 	}
-	st, _ := daemonStatus(stateDir)(ctx)
+	st, _ := daemon.ServedStatus(ctx, stateDir) // the proxy process's word while no daemon answers
 	facts := doctor.HostFacts(ctx, doctor.FactsInput{Config: cfg, Found: found, ClientVersion: client, Status: st, StateDir: stateDir})
 	doc := hostsview.Build(found, facts, doctor.Redact)
 	if co.json {

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
@@ -19,11 +19,13 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	var co common
 	fs := newFlagSet("run", c, &co)
 	headless := fs.Bool("headless", false, "no tray, no desktop dependency")
-	if len(args) > 0 && args[0] == "run" {
+	proxies := fs.String("proxy-process", "", "who serves the proxies: \"\" this process, \"supervised\" a `watchdog proxy` a supervisor runs, \"spawn\" one this process starts")
+	asProxy := len(args) > 0 && args[0] == "proxy" // `watchdog proxy`: the proxy process alone
+	if len(args) > 0 && (args[0] == "run" || asProxy) {
 		args = args[1:]
 	}
-	if err := fs.Parse(args); err != nil {
-		return usageErr(err)
+	if err := fs.Parse(args); err != nil || !daemon.ProxyProcessKnown(*proxies) {
+		return usageErr(cmp.Or(err, fmt.Errorf("--proxy-process %q: want \"\", %q or %q", *proxies, daemon.ProxyProcessSupervised, daemon.ProxyProcessSpawn)))
 	}
 	cfg, stateDir, code := loadAsFound(ctx, c, co)
 	if code != exitOK {
@@ -31,28 +33,25 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	}
 	passed := takeSockets(c, cfg, stateDir)
 	defer passed.Close() // those Serve did not get (it closes its own)
-	useTray := !*headless && tray.SessionBusAvailable()
-	switch {
-	case *headless:
-		fmt.Fprintln(c.stderr, "watchdog: running headless (--headless)")
-	case useTray:
-		fmt.Fprintln(c.stderr, "watchdog: running with a tray (desktop session bus found)")
-	default:
-		fmt.Fprintln(c.stderr, "watchdog: running headless (no desktop session bus)")
-	}
+	useTray := !*headless && !asProxy && tray.SessionBusAvailable()
+	fmt.Fprintln(c.stderr, "watchdog: "+runMode(asProxy, *headless, useTray))
 	// Before the lock: nothing is opened in a directory where others
 	// could have planted links.
 	if err := fsutil.PrivateDir(stateDir); err != nil {
 		fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
 		return exitFailed
 	}
-	lock, err := instance.Acquire(stateDir)
+	acquire := instance.Acquire
+	if asProxy {
+		acquire = instance.AcquireProxy
+	}
+	lock, err := acquire(stateDir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
 		return exitFailed
 	}
 	defer lock.Release()
-	opts := daemon.Options{Version: version, Logger: newLogger(c.stderr, c.getenv), ConfigFile: cfg.Path, Sockets: passed}
+	opts := daemon.Options{Version: version, Logger: newLogger(c.stderr, c.getenv), ConfigFile: cfg.Path, Sockets: passed, ProxyProcess: *proxies}
 	if opts.ConfigFile == "" {
 		// No file yet: the default one is followed, so that the one
 		// `watchdog hosts adopt` writes is taken.
@@ -60,13 +59,31 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 			opts.ConfigFile = ""
 		}
 	}
-	debugHooks(c, &opts, !useTray)
-	oneProc(c.getenv)
-	if err := serveDaemon(ctx, useTray, cfg, stateDir, opts); err != nil {
+	if asProxy {
+		err = daemon.ServeProxies(ctx, cfg, stateDir, daemon.ProxyOptions{Logger: opts.Logger, ConfigFile: opts.ConfigFile, Sockets: passed})
+	} else {
+		debugHooks(c, &opts, !useTray)
+		oneProc(c.getenv)
+		err = serveDaemon(ctx, useTray, cfg, stateDir, opts)
+	}
+	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
 		return exitFailed
 	}
 	return exitOK
+}
+
+// runMode says what this process runs as.
+func runMode(asProxy, headless, useTray bool) string {
+	switch {
+	case asProxy:
+		return "serving the proxies alone (watchdog proxy)"
+	case headless:
+		return "running headless (--headless)"
+	case useTray:
+		return "running with a tray (desktop session bus found)"
+	}
+	return "running headless (no desktop session bus)"
 }
 
 // serveDaemon runs the daemon, with a tray or without, and lets go of the
@@ -89,25 +106,9 @@ func serveDaemon(ctx context.Context, useTray bool, cfg config.Config, stateDir 
 // LISTEN_FDS, launchd's Sockets of the config's addresses) and says on
 // stderr where they came from, or why launchd's could not be taken.
 func takeSockets(c cli, cfg config.Config, stateDir string) sockact.Set {
-	names := []string{sockact.ControlName}
-	for _, s := range cfg.Servers {
-		if s.ProxyListen != "" {
-			names = append(names, sockact.ProxyName(s.ProxyListen))
-		}
-	}
-	set, err := sockact.Take(names)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
-	}
-	for _, sk := range set.Skipped {
-		fmt.Fprintf(c.stderr, "watchdog: a passed descriptor is not a listening socket, closed: %s\n", sk)
-	}
-	if !set.Empty() {
-		addrs := make([]string, 0, len(set.Sockets))
-		for _, so := range set.Sockets {
-			addrs = append(addrs, so.Addr())
-		}
-		fmt.Fprintf(c.stderr, "watchdog: serving on the sockets %s holds: %s (state dir %s)\n", set.Sockets[0].From, strings.Join(addrs, ", "), stateDir)
+	set, say := sockact.TakeFor(cfg.ProxyListens(), stateDir)
+	for _, line := range say {
+		fmt.Fprintf(c.stderr, "watchdog: %s\n", line)
 	}
 	return set
 }

@@ -80,6 +80,9 @@ func run(ctx context.Context, args []string, c cli) int {
 			return cmd.run(ctx, c, args[1:])
 		}
 	}
+	if name == "proxy" { // the proxy process a supervisor runs beside the daemon (`watchdog run --proxy-process`)
+		return cmdRun(ctx, c, args)
+	}
 	if name == "help" {
 		usage(c.stdout)
 		return exitOK

@@ -79,12 +79,7 @@ func TestSocketActivationStartsTheDaemon(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "some-host", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatalf("the host's first call (initialize) to %s failed: %v\n%s", url, err, out)
-	}
-	defer cs.Close()
+	cs := connectHost(t, ctx, url, "(the host's first call, initialize)\n"+out.String())
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "count"}); err != nil || res.IsError {
 		t.Fatalf("the first tool call failed: %v", err)
 	}
@@ -267,12 +262,7 @@ func TestBusyProxyPortIsServedOnceFree(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "some-host", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatalf("a host's call once the port was free: %v", err)
-	}
-	defer cs.Close()
+	cs := connectHost(t, ctx, url, "(a host's call once the port was free)")
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "count"}); err != nil || res.IsError || srv.Count() != 1 {
 		t.Fatalf("the tool call once the port was free: %v (ran %d times)", err, srv.Count())
 	}
@@ -312,12 +302,7 @@ func TestReloadKeepsThePassedSocket(t *testing.T) {
 	superviseDaemon(t, cfg, state, listen)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "some-host", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectHost(t, ctx, url, "")
 	daemontest.AppendLine(t, cfg, "# changed: the daemon takes it in a new run")
 	daemontest.WaitEvent(t, state, "started", 2, 20*time.Second)
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "count"}); err != nil || res.IsError || srv.Count() != 1 {

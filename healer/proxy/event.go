@@ -65,3 +65,14 @@ type Sighting struct {
 	UID         int    // EvRefused: the connection's owner
 	Detail      string // one sentence; no ids, no bodies
 }
+
+// ParseSightingKind is the kind String names; false for a name this build
+// does not know.
+func ParseSightingKind(name string) (SightingKind, bool) {
+	for k, n := range kindNames {
+		if k > 0 && n == name {
+			return SightingKind(k), true
+		}
+	}
+	return 0, false
+}

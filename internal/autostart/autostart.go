@@ -54,11 +54,20 @@ const (
 	UnitName   = "mcp-watchdog.service"
 	SocketUnit = "mcp-watchdog.socket"
 	AppID      = "mcp-watchdog"
-	// SystemdEnableCommand starts the supervised daemon at login and now,
-	// where Supervise could not run it (no user manager reachable).
-	SystemdEnableCommand = "systemctl --user daemon-reload && systemctl --user enable --now " + SocketUnit + " " + UnitName
+	// The proxy process (`watchdog proxy`) beside the daemon when the
+	// config has proxies: its own service and socket unit, its own
+	// LaunchAgent, each restarted after every exit and holding the
+	// proxies' sockets; a restart of the daemon does not touch it.
+	ProxyUnit       = "mcp-watchdog-proxy.service"
+	ProxySocketUnit = "mcp-watchdog-proxy.socket"
+	ProxyLabel      = BundleID + ".proxy"
+	// SystemdEnableCommand starts the supervised daemon and its proxy
+	// process at login and now, where Supervise could not run it (no
+	// user manager reachable).
+	SystemdEnableCommand = "systemctl --user daemon-reload && systemctl --user enable --now " + SocketUnit + " " + UnitName + " " +
+		ProxySocketUnit + " " + ProxyUnit
 	// SystemdDisableCommand stops what systemd may still be running.
-	SystemdDisableCommand = "systemctl --user disable --now " + SocketUnit + " " + UnitName
+	SystemdDisableCommand = "systemctl --user disable --now " + SocketUnit + " " + UnitName + " " + ProxySocketUnit + " " + ProxyUnit
 )
 
 var (
@@ -215,9 +224,14 @@ func realExe(exe string) (string, error) {
 	return real, nil
 }
 
-// spec is what r's files say.
+// spec is what r's files say: with proxies, the daemon's proxies are
+// served by a proxy process apart (its own unit, its own LaunchAgent,
+// or started by the daemon from the XDG entry).
 func (r resolved) spec() Spec {
 	s := Spec{Exe: r.exe, Listen: r.Listen, Control: r.Control}
+	if len(r.Listen) > 0 {
+		s.Role = DaemonApart
+	}
 	if r.ConfigFile != "" {
 		s.Args = append(s.Args, "--config", r.ConfigFile)
 	}
@@ -239,6 +253,20 @@ func (r resolved) path() string {
 
 func (r resolved) unitDir() string { return filepath.Join(r.configHome, "systemd", "user") }
 
+// proxyPath is the proxy process's startup file ("" for the XDG kind:
+// there the daemon starts it).
+func (r resolved) proxyPath() string {
+	switch r.kind {
+	case LaunchAgent:
+		return filepath.Join(r.home, "Library", "LaunchAgents", ProxyLabel+".plist")
+	case Systemd:
+		return filepath.Join(r.unitDir(), ProxyUnit)
+	}
+	return ""
+}
+
+func (r resolved) proxySocketPath() string { return filepath.Join(r.unitDir(), ProxySocketUnit) }
+
 func (r resolved) socketPath() string { return filepath.Join(r.unitDir(), SocketUnit) }
 
 // wantsLinks are where `systemctl --user enable` links the units: the
@@ -247,5 +275,6 @@ func (r resolved) socketPath() string { return filepath.Join(r.unitDir(), Socket
 func (r resolved) wantsLinks() []string {
 	d := r.unitDir()
 	return []string{filepath.Join(d, "default.target.wants", UnitName), filepath.Join(d, "sockets.target.wants", SocketUnit),
-		filepath.Join(d, "graphical-session.target.wants", UnitName)}
+		filepath.Join(d, "graphical-session.target.wants", UnitName), filepath.Join(d, "default.target.wants", ProxyUnit),
+		filepath.Join(d, "sockets.target.wants", ProxySocketUnit)}
 }

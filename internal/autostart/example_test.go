@@ -56,8 +56,8 @@ func ExampleSupervise() {
 	}
 	// Output:
 	//   run: systemctl --user daemon-reload
-	//   run: systemctl --user enable mcp-watchdog.socket mcp-watchdog.service
-	//   run: systemctl --user restart mcp-watchdog.socket mcp-watchdog.service
+	//   run: systemctl --user enable mcp-watchdog.socket mcp-watchdog.service mcp-watchdog-proxy.socket mcp-watchdog-proxy.service
+	//   run: systemctl --user restart mcp-watchdog.socket mcp-watchdog.service mcp-watchdog-proxy.socket mcp-watchdog-proxy.service
 	// supervisor: systemd at login: true restarts: true running: true
 }
 
@@ -86,7 +86,7 @@ func ExampleSyncSockets() {
 	fmt.Println("again:", res.Note)
 	// Output:
 	//   run: systemctl --user daemon-reload
-	//   run: systemctl --user try-restart mcp-watchdog.socket mcp-watchdog.service
+	//   run: systemctl --user try-restart mcp-watchdog.socket mcp-watchdog.service mcp-watchdog-proxy.socket mcp-watchdog-proxy.service
 	// changed: true list changed: true holds: 3 sockets
-	// again: the socket unit is current
+	// again: the socket units are current
 }

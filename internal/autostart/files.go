@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Enable writes the startup files for o and returns the main one's path
@@ -25,22 +26,42 @@ func Enable(o Options) (string, error) {
 
 // files are the startup files of r, by path, as they should be; a nil
 // content means the file should not exist.
-func (r resolved) files() (map[string][]byte, error) {
-	s := r.spec()
-	main, err := RenderSpec(r.kind, s)
+func (r resolved) files() (map[string][]byte, error) { return r.filesFor(r.spec()) }
+
+// filesFor are the startup files for s: the daemon's, holding the
+// control socket (and the proxies' too when it serves them itself), and
+// with s.Role DaemonApart the proxy process's, holding the proxies'.
+func (r resolved) filesFor(s Spec) (map[string][]byte, error) {
+	daemon := s
+	if s.Role == DaemonApart {
+		daemon.Listen = nil
+	}
+	main, err := RenderSpec(r.kind, daemon)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string][]byte{r.path(): main}
-	if r.kind == Systemd {
-		out[r.socketPath()] = nil
-		if s.holds() {
-			if out[r.socketPath()], err = RenderSocket(s); err != nil {
+	proxy := Spec{Exe: s.Exe, Args: s.Args, Listen: s.Listen, Role: ProxyProcess}
+	switch r.kind {
+	case Systemd:
+		out[r.socketPath()], out[r.proxyPath()], out[r.proxySocketPath()] = nil, nil, nil
+		if daemon.holds() {
+			if out[r.socketPath()], err = RenderSocket(daemon); err != nil {
 				return nil, err
 			}
 		}
+		if s.Role == DaemonApart {
+			if out[r.proxyPath()], err = RenderSpec(Systemd, proxy); err == nil {
+				out[r.proxySocketPath()], err = RenderSocket(proxy)
+			}
+		}
+	case LaunchAgent:
+		out[r.proxyPath()] = nil
+		if s.Role == DaemonApart {
+			out[r.proxyPath()], err = RenderSpec(LaunchAgent, proxy)
+		}
 	}
-	return out, nil
+	return out, err
 }
 
 // write brings r's files to what they should be and lists those it
@@ -107,7 +128,10 @@ func (r resolved) remove() error {
 				paths = append(paths, l)
 			}
 		}
-		paths = append(paths, r.socketPath())
+		paths = append(paths, r.socketPath(), r.proxySocketPath())
+	}
+	if r.proxyPath() != "" {
+		paths = append(paths, r.proxyPath())
 	}
 	for _, p := range paths {
 		if err := removeAbsent(p); err != nil {
@@ -161,17 +185,23 @@ func (r resolved) current() bool {
 }
 
 // installedSockets are the sockets the installed supervisor holds: the
-// socket unit's ListenStream values, or the LaunchAgent's Sockets.
+// socket units' ListenStream values, or the LaunchAgents' Sockets (the
+// daemon's and the proxy process's), sorted.
 func (r resolved) installedSockets(main []byte) []string {
+	var out []string
 	switch r.kind {
 	case Systemd:
-		data, err := os.ReadFile(r.socketPath())
-		if err != nil {
-			return nil
+		for _, p := range []string{r.socketPath(), r.proxySocketPath()} {
+			if data, err := os.ReadFile(p); err == nil {
+				out = append(out, SocketsOf(Systemd, data)...)
+			}
 		}
-		return SocketsOf(Systemd, data)
 	case LaunchAgent:
-		return SocketsOf(LaunchAgent, main)
+		out = SocketsOf(LaunchAgent, main)
+		if data, err := os.ReadFile(r.proxyPath()); err == nil {
+			out = append(out, SocketsOf(LaunchAgent, data)...)
+		}
 	}
-	return nil
+	slices.Sort(out)
+	return out
 }

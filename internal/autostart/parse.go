@@ -181,12 +181,16 @@ func sockEntries(v any) []string {
 	return out
 }
 
-// programArgs are a LaunchAgent's arguments after `run`; ok is false when
-// it starts no `run`.
+// programArgs are a LaunchAgent's arguments after `run` (and its
+// --proxy-process VALUE); ok is false when it starts no `run`.
 func programArgs(data []byte) ([]string, bool) {
 	a, ok := agentOf(data)
 	if !ok || len(a.ProgramArguments) < 2 || a.ProgramArguments[1] != "run" {
 		return nil, false
 	}
-	return a.ProgramArguments[2:], true
+	args := a.ProgramArguments[2:]
+	if len(args) >= 2 && args[0] == "--proxy-process" {
+		args = args[2:]
+	}
+	return args, true
 }

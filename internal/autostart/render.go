@@ -33,12 +33,43 @@ func templateFile(k Kind) (string, error) {
 	return "", fmt.Errorf("render %v: %w", k, ErrUnsupported)
 }
 
-// Spec is what a startup file says: the binary, the flags after `run`,
-// and the sockets the supervisor holds for the daemon.
+// Role is which process a startup file starts.
+type Role int
+
+const (
+	// Daemon is `watchdog run`, which serves its proxies itself.
+	Daemon Role = iota
+	// DaemonApart is the daemon whose proxies a proxy process serves:
+	// `watchdog run --proxy-process supervised` beside a supervised
+	// ProxyProcess, or with the XDG entry (no supervisor)
+	// `--proxy-process spawn`, which starts one itself.
+	DaemonApart
+	// ProxyProcess is `watchdog proxy`: the proxies alone, in a process
+	// that outlives the daemon.
+	ProxyProcess
+)
+
+// lead is the command line's words after the binary, before Args.
+func (r Role) lead(k Kind) []string {
+	switch {
+	case r == ProxyProcess:
+		return []string{"proxy"}
+	case r == DaemonApart && k == XDG:
+		return []string{"run", "--proxy-process", "spawn"}
+	case r == DaemonApart:
+		return []string{"run", "--proxy-process", "supervised"}
+	}
+	return []string{"run"}
+}
+
+// Spec is what a startup file says: the binary, the flags after `run`
+// (or `proxy`), and the sockets the supervisor holds for the process.
 type Spec struct {
 	Exe string
-	// Args follow `run` (--config FILE, --state-dir DIR).
+	// Args follow the command (--config FILE, --state-dir DIR).
 	Args []string
+	// Role is the process it starts. Zero: the daemon serving its proxies.
+	Role Role
 	// Listen is every proxy_listen to hold a socket for; Control the
 	// control socket's path ("" none). Only systemd's socket unit and the
 	// LaunchAgent hold sockets; the XDG entry cannot.
@@ -101,12 +132,27 @@ func execute(name string, s Spec) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", name, err)
 	}
 	data := map[string]any{"Exe": s.Exe, "Args": s.Args, "Label": BundleID, "Listen": s.Listen, "Control": s.Control,
-		"ControlName": sockact.ControlName, "Sockets": s.holds()}
+		"ControlName": sockact.ControlName, "Sockets": s.holds(), "Lead": s.Role.lead(kindOf(name)), "Proxy": s.Role == ProxyProcess,
+		"Apart": s.Role == DaemonApart, "SocketUnit": SocketUnit, "What": "MCP Session Watchdog"}
+	if s.Role == ProxyProcess {
+		data["Label"], data["SocketUnit"], data["What"] = ProxyLabel, ProxySocketUnit, "MCP Session Watchdog's proxy process"
+	}
 	var b bytes.Buffer
 	if err := t.Execute(&b, data); err != nil {
 		return nil, fmt.Errorf("render %s: %w", name, err)
 	}
 	return b.Bytes(), nil
+}
+
+// kindOf is the kind a template is of.
+func kindOf(template string) Kind {
+	switch {
+	case strings.HasSuffix(template, ".plist.tmpl"):
+		return LaunchAgent
+	case strings.HasSuffix(template, ".desktop.tmpl"):
+		return XDG
+	}
+	return Systemd
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -70,8 +71,8 @@ func Supervise(ctx context.Context, o Options) (Result, error) {
 // present lists r's startup files that exist.
 func (r resolved) present() []string {
 	var out []string
-	for _, p := range []string{r.path(), r.socketPath()} {
-		if _, err := os.Stat(p); err == nil && (p == r.path() || r.kind == Systemd) {
+	for _, p := range []string{r.path(), r.socketPath(), r.proxyPath(), r.proxySocketPath()} {
+		if _, err := os.Stat(p); err == nil && (p == r.path() || p == r.proxyPath() || r.kind == Systemd) {
 			out = append(out, p)
 		}
 	}
@@ -107,13 +108,30 @@ func (r resolved) systemdOn(ctx context.Context, res *Result, changed bool) {
 	}
 }
 
-// units are the systemd units of r: the socket unit (when there are
-// sockets) before the service.
+// units are the systemd units of r: each socket unit (when there are
+// sockets) before its service; the proxy process's when it is apart.
 func (r resolved) units() []string {
-	if r.spec().holds() {
-		return []string{SocketUnit, UnitName}
+	s := r.spec()
+	var out []string
+	if s.Control != "" || s.Role == Daemon && s.holds() {
+		out = append(out, SocketUnit)
 	}
-	return []string{UnitName}
+	out = append(out, UnitName)
+	if s.Role == DaemonApart {
+		out = append(out, ProxySocketUnit, ProxyUnit)
+	}
+	return out
+}
+
+// installedUnits are the systemd units whose files are there.
+func (r resolved) installedUnits() []string {
+	var out []string
+	for _, u := range []string{SocketUnit, UnitName, ProxySocketUnit, ProxyUnit} {
+		if _, err := os.Stat(filepath.Join(r.unitDir(), u)); err == nil {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 // systemctl runs `systemctl --user args` and notes it in res; a failure
@@ -147,19 +165,25 @@ func (r resolved) launchdOn(ctx context.Context, res *Result, changed bool) {
 		res.Reason = "loaded by launchd at the next login; not started now: launchctl bootstrap " + r.domain() + " " + r.path()
 		return
 	}
-	target := r.domain() + "/" + BundleID
+	res.Running = r.load(ctx, res, BundleID, r.path(), changed)
+	if _, err := os.Stat(r.proxyPath()); err == nil {
+		res.Running = r.load(ctx, res, ProxyLabel, r.proxyPath(), changed) && res.Running
+	}
+}
+
+// load loads the LaunchAgent at path (label), replacing a loaded one when
+// its file changed; it reports whether it is loaded now.
+func (r resolved) load(ctx context.Context, res *Result, label, path string, changed bool) bool {
+	target := r.domain() + "/" + label
 	if _, err := r.run(ctx, "launchctl", "print", target); err == nil {
 		if !changed {
-			res.Running = true
-			return
+			return true
 		}
 		if r.step(ctx, res, "launchctl", "bootout", target) != nil {
-			return
+			return false
 		}
 	}
-	if r.step(ctx, res, "launchctl", "bootstrap", r.domain(), r.path()) == nil {
-		res.Running = true
-	}
+	return r.step(ctx, res, "launchctl", "bootstrap", r.domain(), path) == nil
 }
 
 // domain is launchd's domain of this user's GUI session.
@@ -192,15 +216,20 @@ func Unsupervise(ctx context.Context, o Options) (Result, error) {
 	res := Result{Kind: r.kind}
 	switch {
 	case r.kind == Systemd && userSystemd(r.getenv):
-		args := []string{"disable", SocketUnit, UnitName}
+		args := []string{"disable"}
 		if r.Now {
-			args = []string{"disable", "--now", SocketUnit, UnitName}
+			args = append(args, "--now")
 		}
-		_ = r.systemctl(ctx, &res, args...)
+		if units := r.installedUnits(); len(units) > 0 {
+			_ = r.systemctl(ctx, &res, append(args, units...)...)
+		}
 	case r.kind == Systemd:
 		res.Reason = "no systemd user manager runs for this user here: units it still runs stop with: " + SystemdDisableCommand
 	case r.kind == LaunchAgent && r.goos == "darwin" && r.Now:
 		_ = r.step(ctx, &res, "launchctl", "bootout", r.domain()+"/"+BundleID)
+		if _, err := os.Stat(r.proxyPath()); err == nil {
+			_ = r.step(ctx, &res, "launchctl", "bootout", r.domain()+"/"+ProxyLabel)
+		}
 	}
 	if err := r.remove(); err != nil {
 		return res, err

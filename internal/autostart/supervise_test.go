@@ -101,8 +101,8 @@ func supervised(t *testing.T) (*recorder, Options) {
 	return rec, o
 }
 
-// Where systemd runs for the user, Supervise writes the service and the
-// socket unit and enables them (and with Now starts them, restarting
+// Where systemd runs for the user, Supervise writes the daemon's service
+// and socket unit and the proxy process's, and enables them (and with Now starts them, restarting
 // them when a file changed); run again with nothing changed it only
 // makes sure they are enabled and running.
 func TestSuperviseSystemd(t *testing.T) {
@@ -111,22 +111,22 @@ func TestSuperviseSystemd(t *testing.T) {
 	o := linuxOptions(t, userManager(t), rec)
 	o.Now = true
 	res, err := Supervise(context.Background(), o)
-	if err != nil || res.Kind != Systemd || !res.AtLogin || !res.Restarts || !res.Running || res.Reason != "" || len(res.Files) != 2 {
-		t.Fatalf("Supervise = %+v, %v; want systemd enabled, restarting and running, two files", res, err)
+	if err != nil || res.Kind != Systemd || !res.AtLogin || !res.Restarts || !res.Running || res.Reason != "" || len(res.Files) != 4 {
+		t.Fatalf("Supervise = %+v, %v; want systemd enabled, restarting and running, four files", res, err)
 	}
-	want := []string{"systemctl --user daemon-reload", "systemctl --user enable mcp-watchdog.socket mcp-watchdog.service",
-		"systemctl --user restart mcp-watchdog.socket mcp-watchdog.service"}
+	want := []string{"systemctl --user daemon-reload", "systemctl --user enable mcp-watchdog.socket mcp-watchdog.service mcp-watchdog-proxy.socket mcp-watchdog-proxy.service",
+		"systemctl --user restart mcp-watchdog.socket mcp-watchdog.service mcp-watchdog-proxy.socket mcp-watchdog-proxy.service"}
 	if got := rec.take(); !slices.Equal(got, want) {
 		t.Errorf("commands %q, want %q", got, want)
 	}
 	res, err = Supervise(context.Background(), o)
-	want = []string{"systemctl --user enable mcp-watchdog.socket mcp-watchdog.service", "systemctl --user start mcp-watchdog.socket mcp-watchdog.service"}
+	want = []string{"systemctl --user enable mcp-watchdog.socket mcp-watchdog.service mcp-watchdog-proxy.socket mcp-watchdog-proxy.service", "systemctl --user start mcp-watchdog.socket mcp-watchdog.service mcp-watchdog-proxy.socket mcp-watchdog-proxy.service"}
 	if got := rec.take(); err != nil || !slices.Equal(got, want) || !res.Running {
 		t.Errorf("again: %+v, %v, commands %q; want %q", res, err, got, want)
 	}
 	o.Now, o.Listen = false, append(o.Listen, "127.0.0.1:14301")
 	res, err = Supervise(context.Background(), o)
-	want = []string{"systemctl --user daemon-reload", "systemctl --user enable mcp-watchdog.socket mcp-watchdog.service"}
+	want = []string{"systemctl --user daemon-reload", "systemctl --user enable mcp-watchdog.socket mcp-watchdog.service mcp-watchdog-proxy.socket mcp-watchdog-proxy.service"}
 	if got := rec.take(); err != nil || !slices.Equal(got, want) || res.Running || !res.AtLogin || !strings.Contains(res.Reason, "next login") {
 		t.Errorf("without Now: %+v, %v, commands %q; want %q and a reason", res, err, got, want)
 	}
@@ -164,7 +164,7 @@ func TestSuperviseSystemdUnreachable(t *testing.T) {
 	o := linuxOptions(t, "", rec)
 	o.Kind, o.Now = Systemd, true
 	res, err := Supervise(context.Background(), o)
-	if err != nil || res.AtLogin || res.Running || len(res.Files) != 2 || !strings.Contains(res.Reason, SystemdEnableCommand) {
+	if err != nil || res.AtLogin || res.Running || len(res.Files) != 4 || !strings.Contains(res.Reason, SystemdEnableCommand) {
 		t.Fatalf("Supervise = %+v, %v; want the files and the command to enable them", res, err)
 	}
 	if got := rec.take(); len(got) != 0 {
@@ -180,14 +180,15 @@ func TestSuperviseRealSystemctlFails(t *testing.T) {
 	o := linuxOptions(t, userManager(t), nil)
 	o.Run, o.Now = nil, true
 	res, err := Supervise(context.Background(), o)
-	if err != nil || res.AtLogin || !strings.Contains(res.Reason, "`systemctl --user daemon-reload` failed") || len(res.Files) != 2 {
+	if err != nil || res.AtLogin || !strings.Contains(res.Reason, "`systemctl --user daemon-reload` failed") || len(res.Files) != 4 {
 		t.Fatalf("Supervise = %+v, %v; want systemctl's failure as the reason", res, err)
 	}
 }
 
-// SyncSockets rewrites only the socket list, reloads, and restarts the
-// units only when the list changed; the service (binary, flags) is left
-// as installed, whatever binary asks.
+// SyncSockets rewrites only the socket lists (the proxies' in the proxy
+// process's socket unit), reloads, and restarts the units only when the
+// list changed; the services (binary, flags) are left as installed,
+// whatever binary asks.
 func TestSyncSocketsSystemd(t *testing.T) {
 	t.Parallel()
 	rec, o := supervised(t)
@@ -195,12 +196,15 @@ func TestSyncSocketsSystemd(t *testing.T) {
 	before, _ := os.ReadFile(service)
 	o.Exe, o.Listen = fakeExe(t), []string{"localhost:14300", "127.0.0.1:14301"}
 	res, err := SyncSockets(context.Background(), o)
-	want := []string{"systemctl --user daemon-reload", "systemctl --user try-restart mcp-watchdog.socket mcp-watchdog.service"}
+	want := []string{"systemctl --user daemon-reload", "systemctl --user try-restart mcp-watchdog.socket mcp-watchdog.service mcp-watchdog-proxy.socket mcp-watchdog-proxy.service"}
 	if got := rec.take(); err != nil || !res.Changed || !res.ListChanged || !slices.Equal(got, want) || len(res.Sockets) != 3 {
 		t.Fatalf("SyncSockets = %+v, %v, commands %q; want the list changed and %q", res, err, got, want)
 	}
 	if after, _ := os.ReadFile(service); string(after) != string(before) {
 		t.Errorf("SyncSockets changed the service:\n%s", after)
+	}
+	if res.Path != filepath.Join(filepath.Dir(service), ProxySocketUnit) {
+		t.Errorf("the proxies' sockets are in %s, want the proxy process's socket unit", res.Path)
 	}
 	o.Listen = []string{"127.0.0.1:14300", "localhost:14301"} // the same sockets, spelt otherwise
 	res, err = SyncSockets(context.Background(), o)
@@ -239,18 +243,27 @@ func TestSyncSocketsLaunchAgent(t *testing.T) {
 	o.Exe, o.ConfigFile, o.Listen = fakeExe(t), "", []string{"127.0.0.1:14300", "127.0.0.1:14301"}
 	res, err := SyncSockets(context.Background(), o)
 	target := "gui/" + itoa(os.Getuid()) + "/" + BundleID
-	want := []string{"launchctl print " + target, "launchctl bootout " + target, "launchctl bootstrap gui/" + itoa(os.Getuid()) + " " + res.Path}
-	if got := rec.take(); err != nil || !res.ListChanged || !slices.Equal(got, want) {
+	proxyPlist := filepath.Join(filepath.Dir(res.Path), ProxyLabel+".plist")
+	want := []string{"launchctl print " + target, "launchctl bootout " + target, "launchctl bootstrap gui/" + itoa(os.Getuid()) + " " + res.Path,
+		"launchctl print " + target + ".proxy", "launchctl bootout " + target + ".proxy", "launchctl bootstrap gui/" + itoa(os.Getuid()) + " " + proxyPlist}
+	got := rec.take()
+	slices.Sort(got)
+	slices.Sort(want)
+	if err != nil || !res.ListChanged || !slices.Equal(got, want) {
 		t.Fatalf("SyncSockets = %+v, %v, commands %q; want %q", res, err, got, want)
 	}
 	data, _ := os.ReadFile(res.Path)
 	a := decodeAgent(t, data)
-	if !slices.Equal(a.ProgramArguments, []string{installed, "run", "--config", "/Users/u/c.toml"}) || len(a.Sockets) != 3 {
-		t.Errorf("after the sync: %q, %d sockets; want the installed binary and flags, 3 sockets", a.ProgramArguments, len(a.Sockets))
+	if !slices.Equal(a.ProgramArguments, []string{installed, "run", "--proxy-process", "supervised", "--config", "/Users/u/c.toml"}) || len(a.Sockets) != 1 {
+		t.Errorf("after the sync: %q, %d sockets; want the installed binary and flags, the control socket", a.ProgramArguments, len(a.Sockets))
 	}
-	rec.fail = map[string]bool{"launchctl print " + target: true}
+	data, _ = os.ReadFile(proxyPlist)
+	if a := decodeAgent(t, data); !slices.Equal(a.ProgramArguments, []string{installed, "proxy", "--config", "/Users/u/c.toml"}) || len(a.Sockets) != 2 {
+		t.Errorf("the proxy process's agent after the sync: %q, %d sockets; want the installed binary and flags, 2 sockets", a.ProgramArguments, len(a.Sockets))
+	}
+	rec.fail = map[string]bool{"launchctl print " + target: true, "launchctl print " + target + ".proxy": true}
 	o.Listen = o.Listen[:1]
-	if res, err := SyncSockets(context.Background(), o); err != nil || !res.Changed || len(rec.take()) != 1 {
+	if res, err := SyncSockets(context.Background(), o); err != nil || !res.Changed || len(rec.take()) != 2 {
 		t.Errorf("a LaunchAgent not loaded: %+v, %v; want the file written and nothing loaded", res, err)
 	}
 }
@@ -262,12 +275,12 @@ func TestUnsupervise(t *testing.T) {
 	rec, o := supervised(t)
 	o.Now = true
 	res, err := Unsupervise(context.Background(), o)
-	want := []string{"systemctl --user disable --now mcp-watchdog.socket mcp-watchdog.service", "systemctl --user daemon-reload"}
+	want := []string{"systemctl --user disable --now mcp-watchdog.socket mcp-watchdog.service mcp-watchdog-proxy.socket mcp-watchdog-proxy.service", "systemctl --user daemon-reload"}
 	if got := rec.take(); err != nil || !slices.Equal(got, want) {
 		t.Fatalf("Unsupervise = %+v, %v, commands %q; want %q", res, err, got, want)
 	}
 	dir := filepath.Join(o.Getenv("XDG_CONFIG_HOME"), "systemd", "user")
-	for _, f := range []string{UnitName, SocketUnit} {
+	for _, f := range []string{UnitName, SocketUnit, ProxyUnit, ProxySocketUnit} {
 		if _, err := os.Stat(filepath.Join(dir, f)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s left: %v", f, err)
 		}

@@ -1,11 +1,11 @@
 package autostart
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"runtime"
 	"slices"
@@ -52,14 +52,28 @@ func SyncSockets(ctx context.Context, o Options) (SyncResult, error) {
 	return r.syncSystemd(ctx)
 }
 
+// syncSystemd rewrites only the socket units: the proxies' in the proxy
+// process's (when its service is installed, else in the daemon's, as
+// units of an older watchdog hold them), the control socket in the
+// daemon's. The services (binary, flags) stay as installed.
 func (r resolved) syncSystemd(ctx context.Context) (SyncResult, error) {
+	want := map[string][]byte{r.socketPath(): nil, r.proxySocketPath(): nil}
+	daemon, proxy := Spec{Control: r.Control, Listen: r.Listen}, Spec{Listen: r.Listen, Role: ProxyProcess}
 	res := SyncResult{Kind: Systemd, Path: r.socketPath()}
-	want, err := RenderSocket(r.spec())
-	if err != nil {
-		return res, err
+	if _, err := os.Stat(r.proxyPath()); err == nil && len(r.Listen) > 0 {
+		daemon.Listen, res.Path = nil, r.proxySocketPath()
+		var err error
+		if want[r.proxySocketPath()], err = RenderSocket(proxy); err != nil {
+			return res, err
+		}
 	}
-	old, _ := os.ReadFile(res.Path)
-	if err := res.write(old, want, "the socket unit"); err != nil || !res.Changed {
+	if daemon.holds() {
+		var err error
+		if want[r.socketPath()], err = RenderSocket(daemon); err != nil {
+			return res, err
+		}
+	}
+	if err := res.bring(r, want, "the socket units"); err != nil || !res.Changed {
 		return res, err
 	}
 	if !userSystemd(r.getenv) {
@@ -71,12 +85,12 @@ func (r resolved) syncSystemd(ctx context.Context) (SyncResult, error) {
 	if r.systemctl(ctx, &steps, "daemon-reload") != nil || !res.ListChanged {
 		return res, nil
 	}
-	_ = r.systemctl(ctx, &steps, "try-restart", SocketUnit, UnitName)
+	_ = r.systemctl(ctx, &steps, append([]string{"try-restart"}, r.installedUnits()...)...)
 	return res, nil
 }
 
-// syncLaunchd writes the LaunchAgent again with the new Sockets and the
-// binary and flags it had, and loads it again when it was loaded.
+// syncLaunchd writes the LaunchAgents again with the new Sockets and the
+// binary and flags the daemon's had, and loads them again when loaded.
 func (r resolved) syncLaunchd(ctx context.Context) (SyncResult, error) {
 	res := SyncResult{Kind: LaunchAgent, Path: r.path()}
 	old, err := os.ReadFile(res.Path)
@@ -89,42 +103,58 @@ func (r resolved) syncLaunchd(ctx context.Context) (SyncResult, error) {
 		res.Note = res.Path + " does not start `watchdog run`: left alone; `watchdog autostart enable` writes it again"
 		return res, nil
 	}
-	want, err := RenderSpec(LaunchAgent, Spec{Exe: exe, Args: args, Listen: r.Listen, Control: r.Control})
+	s := Spec{Exe: exe, Args: args, Listen: r.Listen, Control: r.Control}
+	if len(r.Listen) > 0 {
+		s.Role = DaemonApart
+	}
+	want, err := r.filesFor(s)
 	if err != nil {
 		return res, err
 	}
-	if err := res.write(old, want, "the LaunchAgent"); err != nil || !res.Changed {
+	if err := res.bring(r, want, "the LaunchAgents"); err != nil || !res.Changed {
 		return res, err
 	}
 	if r.goos != "darwin" || !res.ListChanged {
 		return res, nil
 	}
-	target := r.domain() + "/" + BundleID
-	if _, err := r.run(ctx, "launchctl", "print", target); err != nil {
-		return res, nil // not loaded: launchd reads the new file at the next login
-	}
 	var steps Result
-	if r.step(ctx, &steps, "launchctl", "bootout", target) == nil {
-		_ = r.step(ctx, &steps, "launchctl", "bootstrap", r.domain(), res.Path)
+	for label, path := range map[string]string{BundleID: r.path(), ProxyLabel: r.proxyPath()} {
+		target := r.domain() + "/" + label
+		if _, err := r.run(ctx, "launchctl", "print", target); err != nil {
+			continue // not loaded: launchd reads the new file at the next login
+		}
+		if r.step(ctx, &steps, "launchctl", "bootout", target) == nil {
+			_ = r.step(ctx, &steps, "launchctl", "bootstrap", r.domain(), path)
+		}
 	}
 	res.Did, res.Note = append(res.Did, steps.Did...), steps.Reason
 	return res, nil
 }
 
-// write puts want in res.Path in place of old unless they are the same
-// (what names the file in the note then), noting what it held before and
-// holds now.
-func (res *SyncResult) write(old, want []byte, what string) error {
-	res.Sockets = SocketsOf(res.Kind, want)
-	if bytes.Equal(old, want) {
-		res.Note = what + " is current"
-		return nil
+// bring writes the files of want where they differ (nil: absent; what
+// names them in the note when none does), noting the sockets r's
+// supervisor held before and holds now.
+func (res *SyncResult) bring(r resolved, want map[string][]byte, what string) error {
+	before := r.installedSockets(readOr(r.path()))
+	for _, p := range slices.Sorted(maps.Keys(want)) {
+		changed, err := writeIfChanged(p, want[p])
+		if err != nil {
+			return fmt.Errorf("autostart: %w", err)
+		}
+		if changed {
+			res.Changed = true
+			res.Did = append(res.Did, "wrote "+p)
+		}
 	}
-	res.ListChanged = !slices.Equal(SocketsOf(res.Kind, old), res.Sockets)
-	if _, err := writeIfChanged(res.Path, want); err != nil {
-		return fmt.Errorf("autostart: %w", err)
+	res.Sockets = r.installedSockets(readOr(r.path()))
+	res.ListChanged = !slices.Equal(before, res.Sockets)
+	if !res.Changed {
+		res.Note = what + " are current"
 	}
-	res.Changed = true
-	res.Did = append(res.Did, "wrote "+res.Path)
 	return nil
+}
+
+func readOr(p string) []byte {
+	b, _ := os.ReadFile(p)
+	return b
 }

@@ -44,6 +44,16 @@ func TestXDGValidates(t *testing.T) {
 			}
 		}
 	}
+	// With proxies, no supervisor runs the proxy process: the daemon
+	// starts it itself, detached, and starts it again when it is gone.
+	p, err := Enable(Options{Kind: XDG, Home: t.TempDir(), Exe: plainExe(t), GOOS: "linux", Getenv: noEnv, Listen: []string{"127.0.0.1:14300"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	desktopFileValidate(t, p)
+	if data, _ := os.ReadFile(p); !bytes.Contains(data, []byte(" run --proxy-process spawn\n")) {
+		t.Errorf("the XDG entry of a config with proxies does not start the daemon with --proxy-process spawn:\n%s", data)
+	}
 }
 
 // launchAgent is a LaunchAgent as launchd reads it, decoded by a plist
@@ -79,10 +89,12 @@ func decodeAgent(t *testing.T, data []byte) launchAgent {
 	return a
 }
 
-// The LaunchAgent starts this binary's `run` with the config's flags,
-// keeps it alive after every exit (KeepAlive, a 1 s throttle) and holds a
-// socket for each proxy_listen (named as the daemon asks launchd for it)
-// and the control socket (0600). plutil -lint checks it too on macOS.
+// The LaunchAgent starts this binary's `run --proxy-process supervised`
+// with the config's flags, keeps it alive after every exit (KeepAlive, a
+// 1 s throttle) and holds the control socket (0600); the proxy process's
+// LaunchAgent starts `proxy` with the same flags, kept alive too, and
+// holds a socket for each proxy_listen (named as the process asks launchd
+// for it). plutil -lint checks both too on macOS.
 func TestLaunchAgentPlist(t *testing.T) {
 	t.Parallel()
 	exe, home := fakeExe(t), t.TempDir()
@@ -98,30 +110,43 @@ func TestLaunchAgentPlist(t *testing.T) {
 	if a.Label != BundleID || !a.RunAtLoad || !a.KeepAlive || a.ThrottleInterval != 1 || a.ProcessType != "Interactive" {
 		t.Errorf("LaunchAgent %+v: want label %s, RunAtLoad, KeepAlive, ThrottleInterval 1, Interactive", a, BundleID)
 	}
-	if want := []string{exe, "run", "--config", o.ConfigFile}; !slices.Equal(a.ProgramArguments, want) {
+	if want := []string{exe, "run", "--proxy-process", "supervised", "--config", o.ConfigFile}; !slices.Equal(a.ProgramArguments, want) {
 		t.Errorf("ProgramArguments = %q, want %q", a.ProgramArguments, want)
+	}
+	if want := map[string]launchdSocketDef{"control": {SockPathName: control, SockPathMode: 0o600}}; !maps.Equal(a.Sockets, want) {
+		t.Errorf("Sockets = %+v\nwant %+v", a.Sockets, want)
+	}
+	pp := filepath.Join(filepath.Dir(p), ProxyLabel+".plist")
+	pdata, _ := os.ReadFile(pp)
+	pa := decodeAgent(t, pdata)
+	if pa.Label != ProxyLabel || !pa.RunAtLoad || !pa.KeepAlive || pa.ThrottleInterval != 1 {
+		t.Errorf("the proxy process's LaunchAgent %+v: want label %s, RunAtLoad, KeepAlive, ThrottleInterval 1", pa, ProxyLabel)
+	}
+	if want := []string{exe, "proxy", "--config", o.ConfigFile}; !slices.Equal(pa.ProgramArguments, want) {
+		t.Errorf("the proxy process's ProgramArguments = %q, want %q", pa.ProgramArguments, want)
 	}
 	want := map[string]launchdSocketDef{
 		"proxy-127.0.0.1_14300": {"127.0.0.1", "14300", "stream", "IPv4", "", 0},
 		"proxy-localhost_14301": {"127.0.0.1", "14301", "stream", "IPv4", "", 0},
 		"proxy-[__1]_14302":     {"::1", "14302", "stream", "IPv6", "", 0},
-		"control":               {SockPathName: control, SockPathMode: 0o600},
 	}
-	if !maps.Equal(a.Sockets, want) {
-		t.Errorf("Sockets = %+v\nwant %+v", a.Sockets, want)
+	if !maps.Equal(pa.Sockets, want) {
+		t.Errorf("the proxy process's Sockets = %+v\nwant %+v", pa.Sockets, want)
 	}
-	if got := SocketsOf(LaunchAgent, data); len(got) != 4 || got[0] != control {
-		t.Errorf("SocketsOf = %q", got)
+	if st, err := Status(o); err != nil || len(st.Sockets) != 4 || st.Sockets[0] != control || !st.Current {
+		t.Errorf("Status = %+v, %v; want both agents' 4 sockets, current", st, err)
 	}
 	if plutil, err := exec.LookPath("plutil"); err == nil { // macOS only
-		if out, err := exec.Command(plutil, "-lint", p).CombinedOutput(); err != nil {
-			t.Errorf("plutil -lint: %v\n%s", err, out)
+		for _, f := range []string{p, pp} {
+			if out, err := exec.Command(plutil, "-lint", f).CombinedOutput(); err != nil {
+				t.Errorf("plutil -lint %s: %v\n%s", f, err, out)
+			}
 		}
 	}
 }
 
 // TestSystemdUnitVerifies runs `systemd-analyze verify --user` on the
-// service and its socket unit, for a binary, a config and a state
+// daemon's service and socket unit and the proxy process's, for a binary, a config and a state
 // directory whose paths need quoting (a space, $, %). systemd-analyze
 // needs a runtime directory for a user manager; a private XDG_RUNTIME_DIR
 // gives it one without a user bus.
@@ -137,27 +162,41 @@ func TestSystemdUnitVerifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(filepath.Dir(p), SocketUnit)
-	structuralUnitCheck(t, p)
+	psvc, psock := filepath.Join(filepath.Dir(p), ProxyUnit), filepath.Join(filepath.Dir(p), ProxySocketUnit)
+	structuralUnitCheck(t, p, SocketUnit)
+	structuralUnitCheck(t, psvc, ProxySocketUnit)
 	sa, err := exec.LookPath("systemd-analyze")
 	if err != nil {
 		t.Fatal("systemd-analyze not found: apt-get install systemd")
 	}
-	out, verr := systemdVerify(t, sa, p, sock)
+	out, verr := systemdVerify(t, sa, p, sock, psvc, psock)
 	if cannotVerify(out) {
 		t.Fatalf("systemd-analyze cannot start its user manager here (%s), so the unit went unverified: "+
 			"it needs systemd's own files (apt-get install systemd, as scripts/deps-debian.sh does) and a writable XDG_RUNTIME_DIR", firstLine(out))
 	}
-	if verr != nil || mentions(out, p) || mentions(out, sock) {
-		t.Fatalf("systemd-analyze verify --user %s %s: %v\n%s", p, sock, verr, out)
+	if verr != nil || mentions(out, p) || mentions(out, sock) || mentions(out, psvc) || mentions(out, psock) {
+		t.Fatalf("systemd-analyze verify --user %s %s %s %s: %v\n%s", p, sock, psvc, psock, verr, out)
 	}
 	data, _ := os.ReadFile(sock)
-	wantSockets := []string{o.Control, "127.0.0.1:14300", "127.0.0.1:14301", "[::1]:14302"}
-	if got := SocketsOf(Systemd, data); !slices.Equal(got, wantSockets) {
-		t.Errorf("the socket unit holds %q, want %q", got, wantSockets)
+	if got := SocketsOf(Systemd, data); !slices.Equal(got, []string{o.Control}) {
+		t.Errorf("the daemon's socket unit holds %q, want the control socket", got)
 	}
-	t.Logf("systemd-analyze verify --user: no complaint about %s and %s", filepath.Base(p), filepath.Base(sock))
+	data, _ = os.ReadFile(psock)
+	wantSockets := []string{"127.0.0.1:14300", "127.0.0.1:14301", "[::1]:14302"}
+	if got := SocketsOf(Systemd, data); !slices.Equal(got, wantSockets) {
+		t.Errorf("the proxy process's socket unit holds %q, want %q", got, wantSockets)
+	}
+	data, _ = os.ReadFile(p)
+	if v, _ := keyValue(data, "Service", "ExecStart"); !strings.Contains(v, " run --proxy-process supervised ") {
+		t.Errorf("the daemon's ExecStart=%s, want run --proxy-process supervised", v)
+	}
+	data, _ = os.ReadFile(psvc)
+	if v, _ := keyValue(data, "Service", "ExecStart"); !strings.Contains(v, " proxy \"--config\"") {
+		t.Errorf("the proxy process's ExecStart=%s, want proxy with the config", v)
+	}
+	t.Logf("systemd-analyze verify --user: no complaint about the four units")
 	// The check can fail: a misspelt key draws a warning naming the file.
-	for _, f := range []string{p, sock} {
+	for _, f := range []string{p, sock, psvc, psock} {
 		bad := filepath.Join(t.TempDir(), filepath.Base(f))
 		data, _ := os.ReadFile(f)
 		data = bytes.Replace(bytes.Replace(data, []byte("Restart="), []byte("Restrt="), 1), []byte("SocketMode="), []byte("SocketMod="), 1)
@@ -201,7 +240,7 @@ func firstLine(s string) string {
 // structuralUnitCheck: the keys that make it a supervisor that never gives
 // up (restarted after every exit, no start limit, at every login, with its
 // socket unit), and the ExecStart binary is an executable file.
-func structuralUnitCheck(t *testing.T, p string) {
+func structuralUnitCheck(t *testing.T, p, socket string) {
 	t.Helper()
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -212,7 +251,7 @@ func structuralUnitCheck(t *testing.T, p string) {
 		{"Service", "Restart"}:            "always",
 		{"Service", "RestartSec"}:         "1",
 		{"Install", "WantedBy"}:           "default.target",
-		{"Install", "Also"}:               SocketUnit,
+		{"Install", "Also"}:               socket,
 	}
 	for k, v := range want {
 		if got, ok := keyValue(data, k[0], k[1]); !ok || got != v {

@@ -219,6 +219,17 @@ func goosOr(goos string) string {
 	return goos
 }
 
+// ProxyListens are the config's proxy_listen addresses, in its order.
+func (c Config) ProxyListens() []string {
+	var out []string
+	for _, s := range c.Servers {
+		if s.ProxyListen != "" {
+			out = append(out, s.ProxyListen)
+		}
+	}
+	return out
+}
+
 // ProxyUpstreams maps each proxy_listen address of the config to the URL of
 // the server that proxy stands for: how a host's URL pointing at a proxy is
 // traced back to its server.

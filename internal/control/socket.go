@@ -95,3 +95,9 @@ func clearStale(path string) error {
 func isNoListener(err error) bool {
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
 }
+
+// Listen listens on a unix socket at path as Serve does (the directory
+// private, a stale socket replaced, a live one refused with
+// ErrSocketInUse, the socket made 0600), for a socket of another protocol
+// beside the control socket (the proxy process's).
+func Listen(path string) (*net.UnixListener, error) { return listen(path) }

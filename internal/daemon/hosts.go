@@ -63,7 +63,7 @@ func (d *daemon) servedProxies() map[string]judge.Proxy {
 			continue
 		}
 		p := judge.Proxy{Upstream: s.URL, Problem: d.proxies.problem(s.Name)}
-		if d.proxies.get(s.Name) != nil {
+		if d.proxies.served(s.Name) {
 			p.Served, p.URL = true, proxyURL(s, d.proxies.secret)
 		}
 		out[s.ProxyListen] = p

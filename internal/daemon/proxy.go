@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -49,62 +50,104 @@ func proxyURL(s config.Server, secret string) string {
 // proxyStateName is a proxied server's sessions in the state directory.
 func proxyStateName(server string) string { return "proxy-" + server + ".json" }
 
-// startProxies serves the session-keeping proxy of every server that
+// proxyReporter is where what the proxies see goes: the daemon's loop
+// when the daemon serves them itself, the daemons following the proxy
+// process when that serves them (proxyhub). Neither may block a call.
+type proxyReporter interface {
+	sighting(ctx context.Context, ev proxy.Sighting)
+	warning(ctx context.Context, server, detail string)
+}
+
+// daemonReports hands what the daemon's own proxies see to its loop.
+type daemonReports struct{ d *daemon }
+
+func (r daemonReports) sighting(ctx context.Context, ev proxy.Sighting) { r.d.proxySaw(ctx, ev) }
+
+func (r daemonReports) warning(ctx context.Context, server, detail string) {
+	r.d.signal(ctx, health.Warning{Server: server, Detail: detail})
+}
+
+// proxyServing serves the proxies of one config on the sockets of a
+// process (the daemon's, or the proxy process's) and reports what they
+// see to out; start runs each proxy (and each wait for a port) under a
+// supervisor.
+type proxyServing struct {
+	cfg      config.Config
+	stateDir string
+	log      *slog.Logger
+	socks    *sockets
+	proxies  *proxySet
+	out      proxyReporter
+	start    func(context.Context, *sync.WaitGroup, source)
+}
+
+// startProxies serves the daemon's proxies: itself, or by following the
+// proxy process that serves them (Options.ProxyProcess).
+func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
+	if d.opts.ProxyProcess != "" {
+		d.followProxyProcess(ctx, wg)
+		return
+	}
+	ps := &proxyServing{cfg: d.cfg, stateDir: d.stateDir, log: d.log, socks: d.socks, proxies: d.proxies,
+		out: daemonReports{d}, start: d.startSource}
+	ps.startAll(ctx, wg)
+}
+
+// startAll serves the session-keeping proxy of every server that
 // names a proxy_listen, each on the socket a supervisor passed for its
-// address or else on one of the daemon's own. A port another program
+// address or else on one of the process's own. A port another program
 // holds is tried again until it is free (awaitPort); any other failure is
 // a warning in the journal: hosts pointed at that proxy find nothing
 // there, which the warning explains.
-func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
+func (ps *proxyServing) startAll(ctx context.Context, wg *sync.WaitGroup) {
 	listens := map[string]bool{}
-	for _, s := range d.cfg.Servers {
+	for _, s := range ps.cfg.Servers {
 		if s.ProxyListen != "" {
 			listens[s.ProxyListen] = true
 		}
 	}
-	d.socks.keepOnly(listens)
-	d.warnUnusedSockets(ctx, listens)
-	for _, s := range d.cfg.Servers {
+	ps.socks.keepOnly(listens)
+	ps.warnUnusedSockets(ctx, listens)
+	for _, s := range ps.cfg.Servers {
 		if s.ProxyListen == "" {
 			continue
 		}
-		p, err := d.newProxy(s, func(ev proxy.Sighting) { d.proxySaw(ctx, ev) })
+		p, err := ps.newProxy(s, func(ev proxy.Sighting) { ps.out.sighting(ctx, ev) })
 		if err == nil {
 			var ln net.Listener
 			var from string
-			if ln, from, err = d.socks.proxy(s.ProxyListen); err == nil {
-				d.serveProxy(ctx, wg, s, p, ln, from)
+			if ln, from, err = ps.socks.proxy(s.ProxyListen); err == nil {
+				ps.serve(ctx, wg, s, p, ln, from)
 				continue
 			}
 			if errors.Is(err, syscall.EADDRINUSE) {
-				d.startSource(ctx, wg, &portSource{d: d, wg: wg, s: s, p: p})
+				ps.start(ctx, wg, &portSource{ps: ps, wg: wg, s: s, p: p})
 				continue
 			}
 		}
-		d.proxyNotServed(ctx, s, err)
+		ps.notServed(ctx, s, err)
 	}
 }
 
-// proxyNotServed says in the log, the status and the journal why s's
+// notServed says in the log, the status and the journal why s's
 // proxy is not served.
-func (d *daemon) proxyNotServed(ctx context.Context, s config.Server, err error) {
-	d.log.Warn("not serving the proxy", "server", s.Name, "listen", s.ProxyListen, "err", err)
-	d.proxies.failed(s.Name, err.Error())
-	d.signal(ctx, health.Warning{Server: s.Name,
-		Detail: "the proxy for " + s.Name + " is not served on " + s.ProxyListen + ": " + err.Error()})
+func (ps *proxyServing) notServed(ctx context.Context, s config.Server, err error) {
+	ps.log.Warn("not serving the proxy", "server", s.Name, "listen", s.ProxyListen, "err", err)
+	ps.proxies.failed(s.Name, err.Error())
+	ps.out.warning(ctx, s.Name, "the proxy for "+s.Name+" is not served on "+s.ProxyListen+": "+err.Error())
 }
 
-// serveProxy serves p on ln until ctx ends; from says where ln's socket
-// came from (a supervisor, or "" for the daemon's own).
-func (d *daemon) serveProxy(ctx context.Context, wg *sync.WaitGroup, s config.Server, p *proxy.Proxy, ln net.Listener, from string) {
-	d.proxies.put(s.Name, p, from)
+// serve serves p on ln until ctx ends; from says where ln's socket
+// came from (a supervisor, or "" for the process's own).
+func (ps *proxyServing) serve(ctx context.Context, wg *sync.WaitGroup, s config.Server, p *proxy.Proxy, ln net.Listener, from string) {
+	ps.proxies.put(s.Name, p, from)
 	for _, v := range p.Sessions() { // kept across the restart
-		d.proxyOpened(ctx, s.Name, v.Upstream)
+		ps.out.sighting(ctx, proxy.Sighting{Kind: proxy.EvSession, Server: s.Name, Upstream: v.Upstream})
 	}
 	for _, up := range p.Released() { // ended by the proxy, maybe in a run killed since
-		d.toDirectEntries(ctx, s.Name, health.SignalOf(health.ProxyReleased{Session: up}))
+		ps.out.sighting(ctx, proxy.Sighting{Kind: proxy.EvReleased, Server: s.Name, OldUpstream: up})
 	}
-	d.startSource(ctx, wg, &proxySource{server: s.Name, p: p, ln: ln})
+	ps.start(ctx, wg, &proxySource{server: s.Name, p: p, ln: ln})
 }
 
 // proxySource is one server's proxy, serving the listener it was given.
@@ -127,14 +170,14 @@ func (s *proxySource) run(ctx context.Context, _ emitFunc) error {
 
 // newProxy makes s's proxy, with its sessions as the last run left them.
 // It listens nowhere yet.
-func (d *daemon) newProxy(s config.Server, observe func(proxy.Sighting)) (*proxy.Proxy, error) {
+func (ps *proxyServing) newProxy(s config.Server, observe func(proxy.Sighting)) (*proxy.Proxy, error) {
 	headers, err := s.ExpandedHeaders(os.Getenv)
 	if err != nil {
 		return nil, err
 	}
-	return proxy.New(proxy.Options{Server: s.Name, Upstream: s.URL, Secret: d.proxies.secret, AllowInsecure: s.AllowInsecure, Headers: headers,
-		IdleTimeout: s.IdleTimeout.Duration, KeepWarm: s.KeepWarm, StateFile: filepath.Join(d.stateDir, proxyStateName(s.Name)),
-		OnSighting: observe, Logger: d.log})
+	return proxy.New(proxy.Options{Server: s.Name, Upstream: s.URL, Secret: ps.proxies.secret, AllowInsecure: s.AllowInsecure, Headers: headers,
+		IdleTimeout: s.IdleTimeout.Duration, KeepWarm: s.KeepWarm, StateFile: filepath.Join(ps.stateDir, proxyStateName(s.Name)),
+		OnSighting: observe, Logger: ps.log})
 }
 
 // proxySaw turns what a proxy saw into signals: the losses it met and
@@ -210,8 +253,6 @@ func (d *daemon) tuneProxies(evs []health.Event) {
 		if ev.Kind != health.EvServerMode && ev.Kind != health.EvTimeoutLearned {
 			continue
 		}
-		if p := d.proxies.get(ev.Server); p != nil {
-			p.SetIdleTimeout(d.mainHost().model.Timeout(ev.Server))
-		}
+		d.proxies.setIdleTimeout(ev.Server, d.mainHost().model.Timeout(ev.Server))
 	}
 }

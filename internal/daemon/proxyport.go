@@ -10,7 +10,6 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
-	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
@@ -31,21 +30,21 @@ const (
 // has a warning naming the port and its holder (again when another
 // program is found holding it).
 type portSource struct {
-	d  *daemon
+	ps *proxyServing
 	wg *sync.WaitGroup // the run's: the proxy it starts is owned there
 	s  config.Server
 	p  *proxy.Proxy
 }
 
-func (ps *portSource) name() string { return "proxy port " + ps.s.ProxyListen }
+func (w *portSource) name() string { return "proxy port " + w.s.ProxyListen }
 
-func (ps *portSource) run(ctx context.Context, _ emitFunc) error {
-	ps.d.awaitPort(ctx, ps.wg, ps.s, ps.p)
+func (w *portSource) run(ctx context.Context, _ emitFunc) error {
+	w.ps.awaitPort(ctx, w.wg, w.s, w.p)
 	return nil
 }
 
 // awaitPort serves p as soon as s's port is free.
-func (d *daemon) awaitPort(ctx context.Context, wg *sync.WaitGroup, s config.Server, p *proxy.Proxy) {
+func (ps *proxyServing) awaitPort(ctx context.Context, wg *sync.WaitGroup, s config.Server, p *proxy.Proxy) {
 	delay := portRetryFirst
 	var told string // the holder the last warning named
 	var looked time.Time
@@ -58,26 +57,26 @@ func (d *daemon) awaitPort(ctx context.Context, wg *sync.WaitGroup, s config.Ser
 			return
 		case <-timer.C:
 		}
-		ln, from, err := d.socks.proxy(s.ProxyListen)
+		ln, from, err := ps.socks.proxy(s.ProxyListen)
 		if err == nil {
-			d.log.Info("the proxy's port is free: serving it", "server", s.Name, "listen", s.ProxyListen)
-			d.serveProxy(ctx, wg, s, p, ln, from)
+			ps.log.Info("the proxy's port is free: serving it", "server", s.Name, "listen", s.ProxyListen)
+			ps.serve(ctx, wg, s, p, ln, from)
 			return
 		}
 		if !errors.Is(err, syscall.EADDRINUSE) {
-			d.proxyNotServed(ctx, s, err)
+			ps.notServed(ctx, s, err)
 			return
 		}
 		if looked.IsZero() || time.Since(looked) >= holderEvery {
-			holder, looked = d.portHolder(ctx, s.ProxyListen), time.Now()
+			holder, looked = ps.portHolder(ctx, s.ProxyListen), time.Now()
 		}
-		d.proxies.failed(s.Name, fmt.Sprintf("port %s is held by %s (address already in use); served as soon as it is free", s.ProxyListen, holder))
+		ps.proxies.failed(s.Name, fmt.Sprintf("port %s is held by %s (address already in use); served as soon as it is free", s.ProxyListen, holder))
 		if holder != told {
 			told = holder
-			d.log.Warn("the proxy's port is held by another program; trying again", "server", s.Name, "listen", s.ProxyListen, "holder", holder)
-			d.signal(ctx, health.Warning{Server: s.Name, Detail: fmt.Sprintf(
+			ps.log.Warn("the proxy's port is held by another program; trying again", "server", s.Name, "listen", s.ProxyListen, "holder", holder)
+			ps.out.warning(ctx, s.Name, fmt.Sprintf(
 				"the proxy for %s is not served: port %s is held by %s; hosts pointed at it fail until it is free, and it is served as soon as it is",
-				s.Name, s.ProxyListen, holder)})
+				s.Name, s.ProxyListen, holder))
 		}
 		timer.Reset(delay)
 		delay = min(2*delay, portRetryMax)
@@ -85,13 +84,13 @@ func (d *daemon) awaitPort(ctx context.Context, wg *sync.WaitGroup, s config.Ser
 }
 
 // portHolder names the process listening on addr for a person.
-func (d *daemon) portHolder(ctx context.Context, addr string) string {
+func (ps *proxyServing) portHolder(ctx context.Context, addr string) string {
 	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	h, ok, err := proc.HolderOf(lctx, addr)
 	switch {
 	case err != nil:
-		d.log.Debug("cannot tell who holds a port", "listen", addr, "err", err)
+		ps.log.Debug("cannot tell who holds a port", "listen", addr, "err", err)
 		return "another program (which one could not be found: " + err.Error() + ")"
 	case !ok:
 		return "another program (not found among this user's: another user's, or one that let go of it since)"
@@ -103,11 +102,11 @@ func (d *daemon) portHolder(ctx context.Context, addr string) string {
 // proxy_listen (listens) and not the control socket uses: the socket unit
 // or LaunchAgent was written for another config, and hosts calling there
 // wait for an answer that never comes.
-func (d *daemon) warnUnusedSockets(ctx context.Context, listens map[string]bool) {
-	for _, so := range d.socks.unused(listens, SocketPath(d.stateDir)) {
-		d.signal(ctx, health.Warning{Detail: fmt.Sprintf(
+func (ps *proxyServing) warnUnusedSockets(ctx context.Context, listens map[string]bool) {
+	for _, so := range ps.socks.unused(listens, SocketPath(ps.stateDir)) {
+		ps.out.warning(ctx, "", fmt.Sprintf(
 			"%s passed a socket for %s that no proxy_listen of %s names: nothing serves it; `watchdog autostart enable` writes the socket list again",
-			so.From, so.Addr(), configName(d.cfg))})
+			so.From, so.Addr(), configName(ps.cfg)))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -79,6 +80,17 @@ type Options struct {
 	// keeps open while the daemon restarts; the daemon opens only the
 	// rest. Serve closes them when it returns. Zero: none were passed.
 	Sockets sockact.Set
+	// ProxyProcess says who serves the proxies. Zero: the daemon itself.
+	// ProxyProcessSupervised: a proxy process (ServeProxies) that a
+	// supervisor runs; the daemon follows it over ProxySocketPath, and a
+	// host's call in flight when the daemon dies goes on.
+	// ProxyProcessSpawn: the same, and the daemon starts one itself
+	// (StartProxy), detached, whenever none answers.
+	ProxyProcess string
+	// StartProxy makes the command that runs a proxy process for this
+	// daemon's config and state directory (ProxyProcessSpawn). Zero: this
+	// binary's `watchdog proxy --state-dir DIR [--config FILE]`.
+	StartProxy func() *exec.Cmd
 
 	// sources are run beside the daemon's own (sourcesOf): a test's
 	// producer, registered as a new source would be.

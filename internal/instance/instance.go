@@ -25,6 +25,10 @@ import (
 const (
 	LockFile = "watchdog.lock"
 	PIDFile  = "watchdog.pid"
+	// The proxy process (`watchdog proxy`) has a lock of its own: it runs
+	// beside the daemon, one per state directory too.
+	ProxyLockFile = "proxy.lock"
+	ProxyPIDFile  = "proxy.pid"
 )
 
 // ErrRunning means another process holds the instance lock. It is returned
@@ -66,11 +70,18 @@ const (
 // and refused unless private: fsutil.PrivateDir) and records the caller's
 // pid. It fails with a *RunningError wrapping ErrRunning when another
 // process (or another Lock in this process) holds it.
-func Acquire(stateDir string) (*Lock, error) {
+func Acquire(stateDir string) (*Lock, error) { return acquire(stateDir, LockFile, PIDFile) }
+
+// AcquireProxy is Acquire of the proxy process's lock.
+func AcquireProxy(stateDir string) (*Lock, error) {
+	return acquire(stateDir, ProxyLockFile, ProxyPIDFile)
+}
+
+func acquire(stateDir, lockName, pidName string) (*Lock, error) {
 	if err := fsutil.PrivateDir(stateDir); err != nil {
 		return nil, fmt.Errorf("instance: %w", err)
 	}
-	lockPath := filepath.Join(stateDir, LockFile)
+	lockPath := filepath.Join(stateDir, lockName)
 	made, err := prepareLockFile(lockPath)
 	if err != nil {
 		return nil, err
@@ -80,7 +91,7 @@ func Acquire(stateDir string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("instance: lock %s: %w", lockPath, err)
 	}
-	pidPath := filepath.Join(stateDir, PIDFile)
+	pidPath := filepath.Join(stateDir, pidName)
 	if !ok {
 		return nil, &RunningError{PID: waitHolderPID(pidPath)}
 	}

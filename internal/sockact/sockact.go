@@ -143,3 +143,30 @@ func MatchUnix(want, got string) bool {
 	b, errB := os.Stat(got)
 	return errA == nil && errB == nil && os.SameFile(a, b)
 }
+
+// TakeFor is Take of the sockets of the control socket and of each proxy
+// address in listens, with what the process should say of them on stderr
+// (one line each): where they came from, why launchd's could not be
+// taken, the descriptors that were no listening socket (closed).
+func TakeFor(listens []string, stateDir string) (Set, []string) {
+	names := []string{ControlName}
+	for _, l := range listens {
+		names = append(names, ProxyName(l))
+	}
+	set, err := Take(names)
+	var say []string
+	if err != nil {
+		say = append(say, err.Error())
+	}
+	for _, sk := range set.Skipped {
+		say = append(say, "a passed descriptor is not a listening socket, closed: "+sk)
+	}
+	if !set.Empty() {
+		addrs := make([]string, 0, len(set.Sockets))
+		for _, so := range set.Sockets {
+			addrs = append(addrs, so.Addr())
+		}
+		say = append(say, fmt.Sprintf("serving on the sockets %s holds: %s (state dir %s)", set.Sockets[0].From, strings.Join(addrs, ", "), stateDir))
+	}
+	return set, say
+}

@@ -6,10 +6,12 @@
 // faults on a seeded schedule: servers killed -9 and restarted, logs
 // rotated in every mode, stores rewritten atomically and in place in two
 // halves, the host killed and restarted, the watchdog killed -9 and
-// restarted mid-incident under a supervisor that holds its proxies' and
-// control sockets and starts it again at once (internal/testbed/sockhold,
-// as systemd does with the socket unit `watchdog autostart enable`
-// writes), wall-clock jumps, and journal writes that fail for a few
+// restarted mid-incident under a supervisor that holds its control socket
+// and starts it again at once, while the proxies run in their own process
+// (`watchdog proxy`) under another that holds their sockets
+// (internal/testbed/sockhold, as systemd does with the units `watchdog
+// autostart enable` writes), now and then that proxy process killed -9
+// too, wall-clock jumps, and journal writes that fail for a few
 // seconds. The host writes a beacon like the patched client
 // (the session it holds per server); the other client writes none. A third,
 // unpatched client (it never re-initializes) calls every server through
@@ -30,8 +32,9 @@
 // session expired, no dead host's session kept alive, every journal line
 // parseable after every kill -9, and no full session id in anything the
 // watchdog printed. Through the proxy: no call failed while its server was
-// up, the daemon's restarts included (only a call in flight at the kill
-// -9 itself may fail, and is counted as cut), none ran twice and every
+// up, the daemon's kills and restarts included (the proxy process outlives
+// the daemon; only a call in flight at a kill -9 of the proxy process
+// itself may fail, and is counted as cut by it), none ran twice and every
 // success ran on its server
 // (the servers print each tool execution with its unique argument), and
 // no upstream session the proxy kept warm expired. It also counts where the daemon took the host's

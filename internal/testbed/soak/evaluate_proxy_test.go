@@ -56,7 +56,7 @@ func TestEvaluateProxiedCalls(t *testing.T) {
 	}{
 		{"calls ran once each, the loss healed on the call", func(in *Input) {}, "", 0, 0, 2},
 		{"a call failed while all was up", func(in *Input) { failCall(in, 1) },
-			"calls through the proxy failed while their server was up, not cut by a kill of the daemon", 1, 0, 2},
+			"calls through the proxy failed while their server was up, not cut by a kill of the process that served them", 1, 0, 2},
 		{"a call failed while its server was down", func(in *Input) {
 			in.Calls[1].Start, in.Calls[1].End = at(8500), at(8510)
 			failCall(in, 1)
@@ -77,7 +77,7 @@ func TestEvaluateProxiedCalls(t *testing.T) {
 			in.Calls = in.Calls[:1]
 			in.Calls[0].Failure = "connection refused"
 			in.Executions = nil
-		}, "failed while their server was up, not cut by a kill of the daemon", 1, 0, 2},
+		}, "failed while their server was up, not cut by a kill of the process that served them", 1, 0, 2},
 		{"sockets held: a call in flight at the kill failed", func(in *Input) {
 			in.SocketsHeld = true
 			in.WatchdogDown = []Span{{From: at(3005), To: at(3200)}}
@@ -102,13 +102,34 @@ func TestEvaluateProxiedCalls(t *testing.T) {
 			in.Calls[0].Failure = "read: connection reset by peer"
 			in.Calls[0].ConnSince = at(3000)
 			in.Executions = nil
-		}, "failed while their server was up, not cut by a kill of the daemon", 1, 0, 2},
+		}, "failed while their server was up, not cut by a kill of the process that served them", 1, 0, 2},
+		{"proxies apart: a call in flight at a kill of the daemon failed", func(in *Input) {
+			in.SocketsHeld, in.ProxyApart = true, true
+			in.WatchdogDown = []Span{{From: at(3005), To: at(3200)}}
+			in.Calls = in.Calls[:1]
+			in.Calls[0].Failure = "EOF"
+			in.Executions = nil
+		}, "failed while their server was up, not cut by a kill of the process that served them", 1, 0, 2},
+		{"proxies apart: a call in flight at a kill of the proxy process failed", func(in *Input) {
+			in.SocketsHeld, in.ProxyApart = true, true
+			in.ProxyDown = []Span{{From: at(3005), To: at(3200)}}
+			in.Calls = in.Calls[:1]
+			in.Calls[0].Failure = "EOF"
+			in.Executions = nil
+		}, "", 1, 1, 2},
+		{"proxies apart: a call after the proxy process came back failed", func(in *Input) {
+			in.SocketsHeld, in.ProxyApart = true, true
+			in.ProxyDown = []Span{{From: at(2000), To: at(2500)}}
+			in.Calls = in.Calls[:1]
+			in.Calls[0].Failure = "EOF"
+			in.Executions = nil
+		}, "failed while their server was up, not cut by a kill of the process that served them", 1, 0, 2},
 		{"the first call after the watchdog came back failed", func(in *Input) {
 			in.WatchdogDown = []Span{{From: at(2000), To: at(2500)}}
 			failCall(in, 1)
 			in.Calls = in.Calls[1:]
 			in.Calls[0].Start, in.Calls[0].End = at(3000), at(3010)
-		}, "failed while their server was up, not cut by a kill of the daemon", 1, 0, 2},
+		}, "failed while their server was up, not cut by a kill of the process that served them", 1, 0, 2},
 		{"a call ran twice", func(in *Input) {
 			in.Executions = append(in.Executions, Execution{At: at(9645), Server: "warm", Session: idF, Text: "agent warm 2"})
 		}, "executed more than once", 0, 0, 2},

@@ -45,6 +45,8 @@ func (w *world) apply(f Fault, seed uint64) error {
 		w.killHost(f, seed)
 	case FaultWatchdogKill:
 		w.killWatchdog()
+	case FaultProxyKill:
+		return w.killProxy()
 	case FaultClockJump:
 		return w.jumpClock(f)
 	case FaultJournalFail:
@@ -208,6 +210,18 @@ func (w *world) killWatchdog() {
 	if mid {
 		w.midIncid++
 	}
+}
+
+// killProxy kills the proxy process -9 and waits until it serves again
+// (its supervisor held the proxies' sockets meanwhile).
+func (w *world) killProxy() error {
+	w.wdMu.Lock()
+	defer w.wdMu.Unlock()
+	span, err := w.wd.killProxy()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.proxyDown = append(w.proxyDown, span)
+	return err
 }
 
 // jumpClock moves the daemon's wall clock ahead, then back.

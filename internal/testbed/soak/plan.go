@@ -16,13 +16,14 @@ const (
 	FaultStoreRewrite FaultKind = "store_rewrite" // Mode: "atomic" or "halves"
 	FaultHostKill     FaultKind = "host_kill"     // kill -9 the host, start a new one after Pause
 	FaultWatchdogKill FaultKind = "watchdog_kill" // kill -9 the watchdog (mid-incident when one is open), restart at once
+	FaultProxyKill    FaultKind = "proxy_kill"    // kill -9 the proxy process (watchdog proxy), restart at once
 	FaultClockJump    FaultKind = "clock_jump"    // the watchdog's wall clock jumps Jump ahead, and back after Pause
 	FaultJournalFail  FaultKind = "journal_fail"  // every journal write fails for Pause
 )
 
 // FaultKinds returns every kind, in the order reports list them.
 func FaultKinds() []FaultKind {
-	return []FaultKind{FaultServerKill, FaultLogRotate, FaultStoreRewrite, FaultHostKill, FaultWatchdogKill,
+	return []FaultKind{FaultServerKill, FaultLogRotate, FaultStoreRewrite, FaultHostKill, FaultWatchdogKill, FaultProxyKill,
 		FaultClockJump, FaultJournalFail}
 }
 
@@ -60,8 +61,8 @@ func Plan(o PlanOptions) []Fault {
 	for at := o.Warmup + jitter(r, 2, 5); at < end; at += jitter(r, 2, 5) {
 		out = append(out, Fault{At: at, Kind: FaultLogRotate, Server: pick(r, o.Servers), Mode: pick(r, RotateModes)})
 	}
-	deck := []FaultKind{FaultServerKill, FaultStoreRewrite, FaultHostKill, FaultWatchdogKill, FaultClockJump, FaultStoreRewrite,
-		FaultJournalFail}
+	deck := []FaultKind{FaultServerKill, FaultStoreRewrite, FaultHostKill, FaultWatchdogKill, FaultProxyKill, FaultClockJump,
+		FaultStoreRewrite, FaultJournalFail}
 	r.Shuffle(len(deck), func(i, j int) { deck[i], deck[j] = deck[j], deck[i] })
 	for at := o.Warmup + jitter(r, 2, 6); at < end; at += jitter(r, 2, 6) {
 		kind := weighted(r)
@@ -92,18 +93,20 @@ func fault(r *rand.Rand, at time.Duration, kind FaultKind, servers []string) Fau
 }
 
 // weighted draws a fault kind other than rotation: mostly cheap store
-// rewrites, then kills, rarely a clock jump or a journal that cannot be
-// written.
+// rewrites, then kills, now and then one of the proxy process, rarely a
+// clock jump or a journal that cannot be written.
 func weighted(r *rand.Rand) FaultKind {
 	switch n := r.IntN(100); {
-	case n < 34:
+	case n < 30:
 		return FaultStoreRewrite
-	case n < 58:
+	case n < 54:
 		return FaultServerKill
-	case n < 75:
+	case n < 71:
 		return FaultHostKill
-	case n < 89:
+	case n < 85:
 		return FaultWatchdogKill
+	case n < 89:
+		return FaultProxyKill
 	case n < 95:
 		return FaultClockJump
 	default:

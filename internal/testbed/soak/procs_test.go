@@ -169,16 +169,20 @@ func (c *clientProc) kill() {
 	<-c.done
 }
 
-// supervisedDaemon is the real daemon under a supervisor that holds its
-// proxies' and control sockets and starts it again after every exit
-// (sockhold), as systemd does with the socket unit and Restart=always
-// that `watchdog autostart enable` writes.
+// supervisedDaemon is the real daemon and its proxy process, each under a
+// supervisor that holds its sockets and starts it again after every exit
+// (sockhold), as systemd does with the units `watchdog autostart enable`
+// writes: the proxy process (`watchdog proxy`) with the proxies' sockets,
+// the daemon (`watchdog run --proxy-process supervised`) with its control
+// socket.
 type supervisedDaemon struct {
-	h      *sockhold.Holder
+	h      *sockhold.Holder // the daemon's
+	proxyH *sockhold.Holder // the proxy process's
 	socket string
 }
 
-// startSupervised starts the supervisor and waits until the daemon answers.
+// startSupervised starts both supervisors and waits until the daemon
+// answers and says the proxy process serves every proxy.
 func startSupervised(bin string, env []string, cfg, state string, proxies []string, stderr io.Writer) (*supervisedDaemon, error) {
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		return nil, err
@@ -188,40 +192,98 @@ func startSupervised(bin string, env []string, cfg, state string, proxies []stri
 	for _, p := range proxies {
 		names = append(names, sockact.ProxyName(p))
 	}
-	h, err := sockhold.Start(sockhold.Options{TCP: proxies, Unix: []string{sock}, Names: append(names, sockact.ControlName),
-		Command: func() *exec.Cmd {
-			cmd := exec.Command(bin, "run", "--headless", "--config", cfg, "--state-dir", state)
+	command := func(args ...string) func() *exec.Cmd {
+		return func() *exec.Cmd {
+			cmd := exec.Command(bin, append(args, "--config", cfg, "--state-dir", state)...)
 			cmd.Env, cmd.Stderr = env, stderr
 			return cmd
-		}})
+		}
+	}
+	ph, err := sockhold.Start(sockhold.Options{TCP: proxies, Names: names, Command: command("proxy")})
 	if err != nil {
 		return nil, err
 	}
-	d := &supervisedDaemon{h: h, socket: sock}
-	if err := d.waitReady(); err != nil {
-		h.Stop(syscall.SIGKILL, time.Second)
+	h, err := sockhold.Start(sockhold.Options{Unix: []string{sock}, Names: []string{sockact.ControlName},
+		Command: command("run", "--headless", "--proxy-process", "supervised")})
+	if err != nil {
+		ph.Stop(syscall.SIGKILL, time.Second)
+		return nil, err
+	}
+	d := &supervisedDaemon{h: h, proxyH: ph, socket: sock}
+	err = d.waitReady()
+	if err == nil {
+		err = d.waitServed()
+	}
+	if err != nil {
+		d.stop()
 		return nil, err
 	}
 	return d, nil
+}
+
+// stop ends both at once (a soak that failed half way).
+func (d *supervisedDaemon) stop() {
+	d.h.Stop(syscall.SIGKILL, time.Second)
+	d.proxyH.Stop(syscall.SIGKILL, time.Second)
 }
 
 // waitReady waits until a daemon answers on the control socket. The
 // supervisor holds it: a request made while the daemon restarts waits in
 // its queue, and is answered by the new one.
 func (d *supervisedDaemon) waitReady() error {
+	return d.waitStatus("answered", func(json.RawMessage) bool { return true })
+}
+
+// waitServed waits until the daemon says every proxy is served: the proxy
+// process runs and the daemon is linked to it.
+func (d *supervisedDaemon) waitServed() error {
+	return d.waitStatus("said every proxy is served", func(raw json.RawMessage) bool {
+		var st struct {
+			Servers []struct {
+				Listen string `json:"proxy_listen"`
+				Served bool   `json:"proxy_served"`
+			} `json:"servers"`
+		}
+		if json.Unmarshal(raw, &st) != nil {
+			return false
+		}
+		for _, s := range st.Servers {
+			if s.Listen != "" && !s.Served {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func (d *supervisedDaemon) waitStatus(what string, ok func(json.RawMessage) bool) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := control.Dial(d.socket).Status(ctx)
+		raw, err := control.Dial(d.socket).Status(ctx)
 		cancel()
-		if err == nil {
+		if err == nil && ok(raw) {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the watchdog never answered on %s (%d starts): %w", d.socket, d.h.Starts(), err)
+			return fmt.Errorf("the watchdog never %s on %s (%d starts, %d of the proxy process): %v", what, d.socket, d.h.Starts(), d.proxyH.Starts(), err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// killProxy kills the proxy process -9 and waits until its supervisor has
+// started it again and the daemon says it serves every proxy; it returns
+// the span between.
+func (d *supervisedDaemon) killProxy() (Span, error) {
+	at := time.Now()
+	n := d.proxyH.Starts()
+	d.proxyH.Kill()
+	err := d.proxyH.WaitStarts(n+1, 30*time.Second)
+	if err == nil {
+		err = d.waitServed()
+	}
+	return Span{From: at, To: time.Now()}, err
 }
 
 // kill kills the daemon -9 and runs then before the supervisor starts it
@@ -232,10 +294,11 @@ func (d *supervisedDaemon) kill(then func()) time.Time {
 	return at
 }
 
-// crashes are the daemon's exits the soak did not cause.
+// crashes are the daemon's and the proxy process's exits the soak did
+// not cause.
 func (d *supervisedDaemon) crashes() []time.Time {
 	var out []time.Time
-	for _, e := range d.h.Exits() {
+	for _, e := range append(d.h.Exits(), d.proxyH.Exits()...) {
 		if !e.Killed {
 			out = append(out, e.At)
 		}
@@ -243,9 +306,12 @@ func (d *supervisedDaemon) crashes() []time.Time {
 	return out
 }
 
-// crash stops the supervisor and makes the Go runtime print every
+// crash stops the supervisors and makes the Go runtime print every
 // goroutine (SIGQUIT), the output a crash leaves behind.
-func (d *supervisedDaemon) crash() { d.h.Stop(syscall.SIGQUIT, 10*time.Second) }
+func (d *supervisedDaemon) crash() {
+	d.h.Stop(syscall.SIGQUIT, 10*time.Second)
+	d.proxyH.Stop(syscall.SIGQUIT, 10*time.Second)
+}
 
 // normalReason: the Go server says idle_timeout where the TypeScript ones
 // say idle.

@@ -64,8 +64,13 @@ type ProxyFigures struct {
 	Excused int
 	// Cut: failed calls that were in flight when the daemon was killed -9
 	// (begun before the kill, or within killSlack after it): the daemon
-	// held their connection. No proxy outlives that.
+	// held their connection. With the proxies apart (Input.ProxyApart) no
+	// call may be cut so: a failure at a kill of the daemon is FailedUp.
 	Cut int
+	// ProxyCut: with the proxies apart, failed calls that were in flight
+	// when the proxy process itself was killed -9: it held their
+	// connection, and nobody can tell whether they ran.
+	ProxyCut int
 	// FailedUp: failed otherwise: while the server was up, and the daemon
 	// up or, with the sockets held, restarting.
 	FailedUp []string
@@ -137,8 +142,11 @@ func (r *Report) proxiedCalls(in Input) {
 		f.Failed++
 		if excused, cut := downDuring(in, c); excused {
 			f.Excused++
-			if cut {
+			switch cut {
+			case cutDaemon:
 				f.Cut++
+			case cutProxy:
+				f.ProxyCut++
 			}
 			continue
 		}
@@ -153,21 +161,35 @@ func (r *Report) proxiedCalls(in Input) {
 	}
 }
 
+// Which kill cut a call (downDuring).
+const (
+	cutNone = iota
+	cutDaemon
+	cutProxy
+)
+
 // downDuring: the call's server or the watchdog was down at some time
 // during the call (give or take callSlack). With the proxies' sockets held
 // while the daemon restarts, its being down excuses only a call the kill
-// cut (cut).
-func downDuring(in Input, c CallRecord) (excused, cut bool) {
+// cut (cut); with the proxies apart, only a call a kill of the proxy
+// process cut.
+func downDuring(in Input, c CallRecord) (excused bool, cut int) {
 	from, to := c.Start.Add(-callSlack), c.End.Add(callSlack)
 	if _, server := overlapping(in.ServerDown[c.Server], from, to); server {
-		return true, false
+		return true, cutNone
 	}
-	if in.SocketsHeld {
-		cut = cutByKill(in.WatchdogDown, c)
-		return cut, cut
+	switch {
+	case in.ProxyApart && cutByKill(in.ProxyDown, c):
+		return true, cutProxy
+	case in.ProxyApart:
+		return false, cutNone
+	case in.SocketsHeld && cutByKill(in.WatchdogDown, c):
+		return true, cutDaemon
+	case in.SocketsHeld:
+		return false, cutNone
 	}
 	_, watchdog := overlapping(in.WatchdogDown, from, to)
-	return watchdog, false
+	return watchdog, cutNone
 }
 
 // cutByKill: the call was in flight at a kill of the daemon (each down
@@ -199,7 +221,7 @@ func (r *Report) proxyKeptWarm(in Input, all []*session) {
 			if s.server != p.Upstream || s.client != p.Client || s.reason != "idle" {
 				continue
 			}
-			if _, down := overlapping(in.WatchdogDown, s.end.Add(-info.Timeout-sweepSlack), s.end); down {
+			if _, down := overlapping(append(in.WatchdogDown, in.ProxyDown...), s.end.Add(-info.Timeout-sweepSlack), s.end); down {
 				continue
 			}
 			r.Proxy.KeptWarmExpired = append(r.Proxy.KeptWarmExpired, name+": "+describe(s))
@@ -209,7 +231,7 @@ func (r *Report) proxyKeptWarm(in Input, all []*session) {
 
 func (r *Report) proxyProblems() {
 	f := r.Proxy
-	r.list(f.FailedUp, "calls through the proxy failed while their server was up, not cut by a kill of the daemon")
+	r.list(f.FailedUp, "calls through the proxy failed while their server was up, not cut by a kill of the process that served them")
 	r.list(f.RanTwice, "calls through the proxy executed more than once")
 	r.list(f.NotRun, "calls through the proxy answered as successes their server never ran")
 	r.list(f.KeptWarmExpired, "upstream sessions the proxy kept warm expired")

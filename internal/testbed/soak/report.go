@@ -99,10 +99,10 @@ func (r Report) hostRows(t *table) {
 // proxyRows: the unpatched client's calls through the proxies.
 func (r Report) proxyRows(t *table) {
 	f := r.Proxy
-	t.row("calls through the proxy / failed / failed while their server was down or cut by a kill -9 of the daemon / of those, cut",
-		fmt.Sprintf("%d / %d / %d / %d", f.Calls, f.Failed, f.Excused, f.Cut))
+	t.row("calls through the proxy / failed / failed while their server was down or cut by a kill -9 / of those, cut by a kill of the daemon / cut by a kill of the proxy process",
+		fmt.Sprintf("%d / %d / %d / %d / %d", f.Calls, f.Failed, f.Excused, f.Cut, f.ProxyCut))
 	t.row("of those calls, the Python SDK client's", f.Python)
-	t.row("calls through the proxy failed otherwise (while the daemon restarted under the supervisor that holds its sockets included)", len(f.FailedUp))
+	t.row("calls through the proxy failed otherwise (a kill -9 of the daemon, and the restarts of both under the supervisors that hold their sockets, included)", len(f.FailedUp))
 	t.row("successful calls through the proxy under way while the daemon restarted / longest", fmt.Sprintf("%d / %s", f.Waited, f.WaitedMax.Round(time.Millisecond)))
 	t.row("calls executed twice / successes never executed", fmt.Sprintf("%d / %d", len(f.RanTwice), len(f.NotRun)))
 	t.row("losses the proxy met and healed on the host's call / longest such call", fmt.Sprintf("%d / %s", f.Recovered, f.TookMax))

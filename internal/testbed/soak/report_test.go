@@ -48,7 +48,7 @@ func TestReportMarkdownShowsTheFigures(t *testing.T) {
 			Reminders: 3, Summaries: 2, SummaryCovers: 5},
 		Identity:    IdentityFigures{Beacon: 11, Proxy: 14, Inferred: 12, Unsaid: 13, InferredWhileBeacon: []string{"i"}},
 		JournalFail: FaultFigures{Spans: 21, Events: 22, Lost: []string{"l"}, Warned: 20},
-		Proxy: ProxyFigures{Calls: 31, Failed: 5, Excused: 3, FailedUp: []string{"f1", "f2"}, RanTwice: []string{"t"},
+		Proxy: ProxyFigures{Calls: 31, Failed: 5, Excused: 3, Cut: 1, ProxyCut: 2, FailedUp: []string{"f1", "f2"}, RanTwice: []string{"t"},
 			NotRun: []string{"n1", "n2", "n3"}, Recovered: 9, TookMax: 32 * time.Millisecond, KeptWarmExpired: []string{"w"}}}
 	text := r.Markdown(time.Minute, 1, "none")
 	for _, want := range []string{
@@ -64,8 +64,8 @@ func TestReportMarkdownShowsTheFigures(t *testing.T) {
 		"| host sessions inferred while the host's live beacon named them | 1 |",
 		"| journal write failures injected / followed by a warning about the journal | 21 / 20 |",
 		"| expiries and losses during a journal write failure / lost | 22 / 1 |",
-		"| calls through the proxy / failed / failed while their server was down or cut by a kill -9 of the daemon / of those, cut | 31 / 5 / 3 / 0 |",
-		"| calls through the proxy failed otherwise (while the daemon restarted under the supervisor that holds its sockets included) | 2 |",
+		"| calls through the proxy / failed / failed while their server was down or cut by a kill -9 / of those, cut by a kill of the daemon / cut by a kill of the proxy process | 31 / 5 / 3 / 1 / 2 |",
+		"| calls through the proxy failed otherwise (a kill -9 of the daemon, and the restarts of both under the supervisors that hold their sockets, included) | 2 |",
 		"| calls executed twice / successes never executed | 1 / 3 |",
 		"| losses the proxy met and healed on the host's call / longest such call | 9 / 32ms |",
 		"| upstream sessions the proxy kept warm that expired | 1 |",

@@ -174,6 +174,7 @@ func (w *world) input(end time.Time) Input {
 	// Every host run writes its beacon from its start to its kill -9.
 	return Input{Servers: servers, HostClient: hostClient, Events: append([]ServerEvent(nil), w.events...),
 		ServerDown: w.serverDown, Hosts: append([]Span(nil), w.hostRuns...), WatchdogDown: append([]Span(nil), w.wdDown...), SocketsHeld: true,
+		ProxyApart: true, ProxyDown: append([]Span(nil), w.proxyDown...),
 		JournalFault: append([]Span(nil), w.jFaults...), Beacons: append([]Span(nil), w.hostRuns...), Reminder: notifyReminder,
 		Journal: seen, Notes: w.notes.snapshot(), End: end, Stopped: w.stopped,
 		Proxied: w.proxied, Calls: judgedCalls(w.calls, end), Executions: append([]Execution(nil), w.executions...)}

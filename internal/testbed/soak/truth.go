@@ -59,6 +59,13 @@ type Input struct {
 	// for the restarted daemon: only a call in flight at the kill itself
 	// may fail. False: the proxies' ports were closed while it was down.
 	SocketsHeld bool
+	// ProxyApart: the proxies ran in a process of their own (watchdog
+	// proxy) beside the daemon, so a kill of the daemon cuts no call at
+	// all; ProxyDown: from each kill -9 of that process to the daemon's
+	// word that it serves again. Its supervisor held the sockets too: a
+	// call in flight at its kill may fail, no other.
+	ProxyApart bool
+	ProxyDown  []Span
 	// JournalFault: each injected journal write failure, from the fault
 	// file's creation to its removal. What the daemon decided meanwhile is
 	// written after it, so it is judged from the span's end.

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -57,6 +56,7 @@ type world struct {
 	serverDown map[string][]Span
 	hostRuns   []Span
 	wdDown     []Span
+	proxyDown  []Span   // kills of the proxy process, to its serving again
 	jFaults    []Span   // journal write failures, from the fault file's creation to its removal
 	outputs    []string // status, metrics and doctor outputs, for the id sweep
 	jChecks    int
@@ -359,6 +359,6 @@ func (w *world) startWatchdog() {
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	w.t.Cleanup(func() { d.h.Stop(syscall.SIGKILL, time.Second) }) // a soak that failed half way
+	w.t.Cleanup(d.stop) // a soak that failed half way
 	w.wd = d
 }

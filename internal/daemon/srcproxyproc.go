@@ -1,0 +1,206 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/proxywire"
+)
+
+// Who serves the proxies (Options.ProxyProcess).
+const (
+	ProxyProcessSupervised = "supervised"
+	ProxyProcessSpawn      = "spawn"
+)
+
+// ProxyProcessKnown reports whether s is a value of Options.ProxyProcess.
+func ProxyProcessKnown(s string) bool {
+	return s == "" || s == ProxyProcessSupervised || s == ProxyProcessSpawn
+}
+
+// The link to the proxy process is tried again after linkRetryFirst,
+// doubling to linkRetryMax: a restarted proxy process is linked within a
+// second, so `status` says `proxied` again at once. A daemon that starts
+// the process itself does so at most every spawnEvery.
+const (
+	linkRetryFirst = 50 * time.Millisecond
+	linkRetryMax   = time.Second
+	spawnEvery     = 5 * time.Second
+)
+
+// proxyLogName is the spawned proxy process's log in the state directory.
+const proxyLogName = "proxy.log"
+
+// followProxyProcess makes the daemon follow the proxy process that
+// serves its proxies instead of serving them itself.
+func (d *daemon) followProxyProcess(ctx context.Context, wg *sync.WaitGroup) {
+	d.proxies.mu.Lock()
+	d.proxies.apart.on = true
+	d.proxies.mu.Unlock()
+	d.startSource(ctx, wg, &proxyProcSource{d: d})
+}
+
+// proxyProcSource is the proxy process as a source: what its proxies see
+// (sightings, warnings), and their state for the status. It links over
+// ProxySocketPath and links again whenever the process restarts; while
+// none is linked the status says why, and `hosts` says `proxy down`.
+type proxyProcSource struct {
+	d       *daemon
+	spawned time.Time
+}
+
+func (s *proxyProcSource) name() string { return "proxy process" }
+
+func (s *proxyProcSource) run(ctx context.Context, _ emitFunc) error {
+	delay := linkRetryFirst
+	for ctx.Err() == nil {
+		conn, err := (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, "unix", ProxySocketPath(s.d.stateDir))
+		if err == nil {
+			delay = linkRetryFirst
+			err = s.follow(ctx, conn)
+			s.d.proxies.linked(nil, "the proxy process (watchdog proxy) stopped; it is started again")
+			s.d.log.Info("the proxy process's link ended", "err", err)
+		} else {
+			s.d.proxies.linked(nil, "the proxy process (watchdog proxy) is not running: "+err.Error())
+			s.maybeSpawn(ctx)
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		delay = min(2*delay, linkRetryMax)
+	}
+	return nil
+}
+
+// maybeSpawn starts a proxy process when this daemon is to start one
+// itself (ProxyProcessSpawn) and did not within spawnEvery.
+func (s *proxyProcSource) maybeSpawn(ctx context.Context) {
+	if s.d.opts.ProxyProcess != ProxyProcessSpawn || time.Since(s.spawned) < spawnEvery {
+		return
+	}
+	s.spawned = time.Now()
+	if err := s.spawn(ctx); err != nil {
+		s.d.log.Warn("cannot start the proxy process", "err", err)
+		s.d.signal(ctx, health.Warning{Detail: "cannot start the proxy process (watchdog proxy); the proxies are not served: " + err.Error()})
+	}
+}
+
+// follow takes what the linked proxy process says until the link ends,
+// and tells it the idle timeouts the servers keep.
+func (s *proxyProcSource) follow(ctx context.Context, conn net.Conn) error {
+	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
+	defer stop()
+	done := make(chan struct{})
+	defer close(done)
+	go s.tune(conn, done)
+	r := proxywire.NewReader(conn)
+	for {
+		m, err := r.Read()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		s.take(ctx, m)
+	}
+}
+
+// take acts on one line of the proxy process.
+func (s *proxyProcSource) take(ctx context.Context, m proxywire.Message) {
+	switch {
+	case m.Proxies != nil:
+		s.d.proxies.linked(m.Proxies, "")
+	case m.Sighting != nil:
+		if ev, ok := m.Sighting.Proxy(); ok {
+			s.d.proxySaw(ctx, ev)
+		}
+	case m.Warning != nil:
+		s.d.signal(ctx, health.Warning{Server: m.Warning.Server, Detail: m.Warning.Detail})
+	}
+}
+
+// tune sends the learned idle timeouts at the link and at each change,
+// until done.
+func (s *proxyProcSource) tune(conn net.Conn, done <-chan struct{}) {
+	sent := map[string]time.Duration{}
+	for {
+		for server, t := range s.d.proxies.idleTimeouts() {
+			if sent[server] == t {
+				continue
+			}
+			line, err := proxywire.Encode(proxywire.Message{IdleTimeout: &proxywire.IdleTimeout{Server: server, Timeout: t}})
+			if err != nil {
+				continue
+			}
+			_ = conn.SetWriteDeadline(time.Now().Add(hubWriteTimeout))
+			if _, err := conn.Write(line); err != nil {
+				return
+			}
+			sent[server] = t
+		}
+		select {
+		case <-done:
+			return
+		case <-s.d.proxies.apart.tune:
+		}
+	}
+}
+
+// spawn starts a proxy process detached from the daemon, the classic way:
+// a shell in a session of its own starts it in the background and exits,
+// so the process is nobody's child but init's (which reaps it), no signal
+// to the daemon's group reaches it, and the daemon's death does not take
+// it along. Its output goes to STATE_DIR/proxy.log. When one is already
+// starting, it takes the proxy lock first and this one exits.
+func (s *proxyProcSource) spawn(ctx context.Context) error {
+	inner, err := s.proxyCommand()
+	if err != nil {
+		return err
+	}
+	logf, err := fsutil.OpenPrivate(filepath.Join(s.d.stateDir, proxyLogName), os.O_WRONLY|os.O_CREATE|os.O_APPEND)
+	if err != nil {
+		return fmt.Errorf("its log: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", `"$0" "$@" </dev/null &`, inner.Path}, inner.Args[1:]...)...)
+	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = inner.Env, inner.Dir, logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Run(); err != nil {
+		return err
+	}
+	s.d.log.Info("started the proxy process", "log", logf.Name())
+	return nil
+}
+
+// proxyCommand is Options.StartProxy's command, else this binary's
+// `watchdog proxy` for the daemon's config and state directory.
+func (s *proxyProcSource) proxyCommand() (*exec.Cmd, error) {
+	if s.d.opts.StartProxy != nil {
+		return s.d.opts.StartProxy(), nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("no command to start it with: %w", err)
+	}
+	args := []string{"proxy", "--state-dir", s.d.stateDir}
+	if s.d.cfg.Path != "" {
+		args = append(args, "--config", s.d.cfg.Path)
+	}
+	return exec.Command(exe, args...), nil
+}
