@@ -112,8 +112,6 @@ func (d *daemon) signal(ctx context.Context, o health.Observation) bool {
 }
 
 func (d *daemon) loop(ctx context.Context) {
-	wake := time.NewTimer(0)
-	defer wake.Stop()
 	var faceTick <-chan time.Time // only with a tray
 	if d.opts.Tray != nil {
 		face := time.NewTicker(faceEvery)
@@ -121,11 +119,9 @@ func (d *daemon) loop(ctx context.Context) {
 		faceTick = face.C
 	}
 	d.refreshFace()
-	clock := newWakeDetector(d.now())
 	d.pings.checkLiveness(ctx, d.watched, d.now())
-	tickAt := d.now() // when time alone next makes something due
+	d.timing.tickAt = d.now()
 	for {
-		force, timed := false, false
 		select {
 		case <-ctx.Done():
 			return
@@ -133,34 +129,41 @@ func (d *daemon) loop(ctx context.Context) {
 			d.handle(ctx, it)
 		case it := <-d.lineIntake():
 			d.handle(ctx, it)
+		case it := <-d.in.ticks:
+			d.handle(ctx, it)
 		case <-d.journalRetry():
 			d.retryJournal(false)
-		case <-wake.C:
-			force, timed = d.timeJobs(ctx, clock), true
-			d.pings.checkLiveness(ctx, d.watched, d.now())
-		case <-d.clock.changed(): // a debug build's clock skew moved
-			force, timed = d.timeJobs(ctx, clock), true
-			d.pings.checkLiveness(ctx, d.watched, d.now())
 		case <-faceTick:
 			d.refreshFace()
 		case q := <-d.in.queries:
 			q.reply <- d.answer(ctx, q)
 		}
-		// One timer for everything time makes due: keep-warm pings, the
-		// model's deadlines, liveness checks; nothing wakes without one.
-		// The model's deadlines cost a pass over every session, so they are
-		// worked out on timed wakes only; what came in meanwhile is looked
-		// at within tickAfterActivity, as the old one-second tick did.
-		now := d.now()
-		if timed {
-			tickAt = now.Add(d.nextTick(now))
-		} else {
-			tickAt = minTime(tickAt, now.Add(tickAfterActivity))
-		}
-		// The floor also bounds waits measured on a wall clock set back.
-		next := min(d.keepWarm(ctx, now, force), max(tickAt.Sub(now), 0), d.pings.livenessIn(now), wakeFloor)
-		wake.Reset(max(next, minWake))
+		d.schedule(ctx)
 	}
+}
+
+// schedule sends what is due after a pass and hands the time source the
+// next deadline: one for everything time makes due (keep-warm pings, the
+// model's deadlines, liveness checks); nothing wakes without one.
+// The model's deadlines cost a pass over every session, so they are
+// worked out on timed passes only; what came in meanwhile is looked at
+// within tickAfterActivity, as the old one-second tick did.
+func (d *daemon) schedule(ctx context.Context) {
+	t := &d.timing
+	timed, force := t.timed, t.force
+	t.timed, t.force = false, false
+	if timed {
+		d.pings.checkLiveness(ctx, d.watched, d.now())
+	}
+	now := d.now()
+	if timed {
+		t.tickAt = now.Add(d.nextTick(now))
+	} else {
+		t.tickAt = minTime(t.tickAt, now.Add(tickAfterActivity))
+	}
+	// The floor also bounds waits measured on a wall clock set back.
+	next := min(d.keepWarm(ctx, now, force), max(t.tickAt.Sub(now), 0), d.pings.livenessIn(now), wakeFloor)
+	t.publish(max(next, minWake))
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -170,15 +173,9 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// timeJobs does what time alone makes due, and reports whether the loop
-// found the machine back from a sleep (keep-warm then pings at once).
-func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) {
-	d.clock.refresh()
+// timeJobs does what time alone makes due (a tickIn; a wake is wokeIn).
+func (d *daemon) timeJobs(ctx context.Context) {
 	now := d.now()
-	if gap, woke := clock.observe(now); woke {
-		d.apply(ctx, health.Woke{Gap: gap})
-		return true
-	}
 	for _, h := range d.watched {
 		d.emitFrom(h, h.model.Tick(now))
 	}
@@ -187,7 +184,6 @@ func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) 
 	d.gauges(now)
 	d.watched.noteHealth(d.cfg.Servers, now, d.log)
 	d.retryRestarts(ctx, now)
-	return false
 }
 
 // nextTick is how long until time alone makes something due: the model's

@@ -41,6 +41,7 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 		return err
 	}
 	d.src.follower = f
+	d.startSource(ctx, wg, d.timeSource()) // first: the loop looks at time from its start
 	d.startProc(ctx, wg)
 	srcs, storesRead := d.sourcesOf(f, stores)
 	d.src.storesRead = storesRead
