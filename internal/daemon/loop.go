@@ -138,23 +138,22 @@ func (d *daemon) loop(ctx context.Context) {
 		case q := <-d.in.queries:
 			q.reply <- d.answer(ctx, q)
 		}
-		d.schedule(ctx)
+		d.afterPass(ctx)
 	}
 }
 
-// schedule sends what is due after a pass and hands the time source the
-// next deadline: one for everything time makes due (keep-warm pings, the
-// model's deadlines, liveness checks); nothing wakes without one.
-// The model's deadlines cost a pass over every session, so they are
+// afterPass is the one place the loop acts after a pass: the actions the
+// models' state makes due (dueActions), then the next deadline handed to the
+// time source: one for everything time makes due (keep-warm pings, the
+// models' deadlines, liveness checks); nothing wakes without one.
+// The models' deadlines cost a pass over every session, so they are
 // worked out on timed passes only; what came in meanwhile is looked at
-// within tickAfterActivity, as the old one-second tick did.
-func (d *daemon) schedule(ctx context.Context) {
+// within tickAfterActivity, as the old one-second tick did. They are read
+// before the actions, which may tell a model its host is gone.
+func (d *daemon) afterPass(ctx context.Context) {
 	t := &d.timing
 	timed, force := t.timed, t.force
 	t.timed, t.force = false, false
-	if timed {
-		d.pings.checkLiveness(ctx, d.watched, d.now())
-	}
 	now := d.now()
 	if timed {
 		t.tickAt = now.Add(d.nextTick(now))
@@ -162,7 +161,7 @@ func (d *daemon) schedule(ctx context.Context) {
 		t.tickAt = minTime(t.tickAt, now.Add(tickAfterActivity))
 	}
 	// The floor also bounds waits measured on a wall clock set back.
-	next := min(d.keepWarm(ctx, now, force), max(t.tickAt.Sub(now), 0), d.pings.livenessIn(now), wakeFloor)
+	next := min(d.dueActions(ctx, now, timed, force), max(t.tickAt.Sub(now), 0), wakeFloor)
 	t.publish(max(next, minWake))
 }
 
