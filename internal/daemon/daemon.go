@@ -58,7 +58,7 @@ type runState struct {
 type intake struct {
 	items   chan item // everything but log lines
 	lines   chan item // log lines: each carries a position to acknowledge
-	ticks   chan item // the time source's: read while the journal fails, as time goes on
+	ticks   chan item // time's (timeSource, refreshSource, retrySource): read while the journal fails, as time goes on
 	queries chan query
 }
 

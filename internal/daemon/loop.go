@@ -112,15 +112,10 @@ func (d *daemon) signal(ctx context.Context, o health.Observation) bool {
 }
 
 func (d *daemon) loop(ctx context.Context) {
-	var faceTick <-chan time.Time // only with a tray
-	if d.opts.Tray != nil {
-		face := time.NewTicker(faceEvery)
-		defer face.Stop()
-		faceTick = face.C
-	}
 	d.refreshFace()
 	d.pings.checkLiveness(ctx, d.watched, d.now())
 	d.timing.tickAt = d.now()
+	d.timing.publishRetry(d.journal.w.retryAt())
 	for {
 		select {
 		case <-ctx.Done():
@@ -131,10 +126,6 @@ func (d *daemon) loop(ctx context.Context) {
 			d.handle(ctx, it)
 		case it := <-d.in.ticks:
 			d.handle(ctx, it)
-		case <-d.journalRetry():
-			d.retryJournal(false)
-		case <-faceTick:
-			d.refreshFace()
 		case q := <-d.in.queries:
 			q.reply <- d.answer(ctx, q)
 		}
@@ -163,6 +154,7 @@ func (d *daemon) afterPass(ctx context.Context) {
 	// The floor also bounds waits measured on a wall clock set back.
 	next := min(d.dueActions(ctx, now, timed, force), max(t.tickAt.Sub(now), 0), wakeFloor)
 	t.publish(max(next, minWake))
+	t.publishRetry(d.journal.w.retryAt())
 }
 
 func minTime(a, b time.Time) time.Time {

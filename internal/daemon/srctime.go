@@ -98,9 +98,14 @@ type timing struct {
 	seq    uint64        // the last tick taken
 	timed  bool          // this pass took a tick
 	force  bool          // ... after a wake: keep-warm pings at once
+	// retry: the same for the journal's retry timer (retrySource).
+	retry    chan retryWake
+	retrySeq uint64 // the last retry taken
 }
 
-func newTiming() timing { return timing{next: make(chan nextWake, 1)} }
+func newTiming() timing {
+	return timing{next: make(chan nextWake, 1), retry: make(chan retryWake, 1)}
+}
 
 func (t *timing) took(seq uint64, woke bool) {
 	t.seq, t.timed, t.force = seq, true, woke
