@@ -34,6 +34,7 @@ type daemon struct {
 	socks    *sockets // the proxies' and the control socket's, across runs
 	refused  refusals // listeners' refusals of other users, journaled once
 	in       intake
+	timing   timing // the loop's side of time (timeSource)
 	metrics  *metrics.Metrics
 	events   *stream // the faces' one stream of events
 	opts     Options
@@ -57,6 +58,7 @@ type runState struct {
 type intake struct {
 	items   chan item // everything but log lines
 	lines   chan item // log lines: each carries a position to acknowledge
+	ticks   chan item // time's (timeSource, refreshSource, retrySource): read while the journal fails, as time goes on
 	queries chan query
 }
 
@@ -74,7 +76,8 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 		warmOn[s.Name] = s.KeepWarm
 	}
 	d := &daemon{cfg: cfg, stateDir: stateDir, log: opts.Logger, opts: opts, watched: newHostWatches(cfg, secret),
-		in:      intake{items: make(chan item, 1024), lines: make(chan item, 1024), queries: make(chan query)},
+		in:      intake{items: make(chan item, 1024), lines: make(chan item, 1024), ticks: make(chan item), queries: make(chan query)},
+		timing:  newTiming(),
 		journal: journaling{limit: newJournalLimit()},
 		proxies: newProxySet(secret),
 		socks:   newSockets(sockact.Set{}),

@@ -230,15 +230,6 @@ func (d *daemon) lineIntake() <-chan item {
 	return d.in.lines
 }
 
-// journalRetry fires when held events are due another try.
-func (d *daemon) journalRetry() <-chan time.Time {
-	at, ok := d.journal.w.retryAt()
-	if !ok {
-		return nil
-	}
-	return time.After(time.Until(at))
-}
-
 // retryJournal writes what is held when due (or now, with force), tells
 // what it wrote, and acknowledges the positions that waited for it.
 func (d *daemon) retryJournal(force bool) {

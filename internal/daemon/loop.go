@@ -112,20 +112,11 @@ func (d *daemon) signal(ctx context.Context, o health.Observation) bool {
 }
 
 func (d *daemon) loop(ctx context.Context) {
-	wake := time.NewTimer(0)
-	defer wake.Stop()
-	var faceTick <-chan time.Time // only with a tray
-	if d.opts.Tray != nil {
-		face := time.NewTicker(faceEvery)
-		defer face.Stop()
-		faceTick = face.C
-	}
 	d.refreshFace()
-	clock := newWakeDetector(d.now())
 	d.pings.checkLiveness(ctx, d.watched, d.now())
-	tickAt := d.now() // when time alone next makes something due
+	d.timing.tickAt = d.now()
+	d.timing.publishRetry(d.journal.w.retryAt())
 	for {
-		force, timed := false, false
 		select {
 		case <-ctx.Done():
 			return
@@ -133,34 +124,37 @@ func (d *daemon) loop(ctx context.Context) {
 			d.handle(ctx, it)
 		case it := <-d.lineIntake():
 			d.handle(ctx, it)
-		case <-d.journalRetry():
-			d.retryJournal(false)
-		case <-wake.C:
-			force, timed = d.timeJobs(ctx, clock), true
-			d.pings.checkLiveness(ctx, d.watched, d.now())
-		case <-d.clock.changed(): // a debug build's clock skew moved
-			force, timed = d.timeJobs(ctx, clock), true
-			d.pings.checkLiveness(ctx, d.watched, d.now())
-		case <-faceTick:
-			d.refreshFace()
+		case it := <-d.in.ticks:
+			d.handle(ctx, it)
 		case q := <-d.in.queries:
 			q.reply <- d.answer(ctx, q)
 		}
-		// One timer for everything time makes due: keep-warm pings, the
-		// model's deadlines, liveness checks; nothing wakes without one.
-		// The model's deadlines cost a pass over every session, so they are
-		// worked out on timed wakes only; what came in meanwhile is looked
-		// at within tickAfterActivity, as the old one-second tick did.
-		now := d.now()
-		if timed {
-			tickAt = now.Add(d.nextTick(now))
-		} else {
-			tickAt = minTime(tickAt, now.Add(tickAfterActivity))
-		}
-		// The floor also bounds waits measured on a wall clock set back.
-		next := min(d.keepWarm(ctx, now, force), max(tickAt.Sub(now), 0), d.pings.livenessIn(now), wakeFloor)
-		wake.Reset(max(next, minWake))
+		d.afterPass(ctx)
 	}
+}
+
+// afterPass is the one place the loop acts after a pass: the actions the
+// models' state makes due (dueActions), then the next deadline handed to the
+// time source: one for everything time makes due (keep-warm pings, the
+// models' deadlines, liveness checks); nothing wakes without one.
+// The models' deadlines cost a pass over every session, so they are
+// worked out on timed passes only; what came in meanwhile is looked at
+// within tickAfterActivity, as the old one-second tick did. They are read
+// before the actions, which may tell a model its host is gone.
+func (d *daemon) afterPass(ctx context.Context) {
+	t := &d.timing
+	timed, force := t.timed, t.force
+	t.timed, t.force = false, false
+	now := d.now()
+	if timed {
+		t.tickAt = now.Add(d.nextTick(now))
+	} else {
+		t.tickAt = minTime(t.tickAt, now.Add(tickAfterActivity))
+	}
+	// The floor also bounds waits measured on a wall clock set back.
+	next := min(d.dueActions(ctx, now, timed, force), max(t.tickAt.Sub(now), 0), wakeFloor)
+	t.publish(max(next, minWake))
+	t.publishRetry(d.journal.w.retryAt())
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -170,15 +164,9 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// timeJobs does what time alone makes due, and reports whether the loop
-// found the machine back from a sleep (keep-warm then pings at once).
-func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) {
-	d.clock.refresh()
+// timeJobs does what time alone makes due (a tickIn; a wake is wokeIn).
+func (d *daemon) timeJobs(ctx context.Context) {
 	now := d.now()
-	if gap, woke := clock.observe(now); woke {
-		d.apply(ctx, health.Woke{Gap: gap})
-		return true
-	}
 	for _, h := range d.watched {
 		d.emitFrom(h, h.model.Tick(now))
 	}
@@ -187,7 +175,6 @@ func (d *daemon) timeJobs(ctx context.Context, clock *wakeDetector) (woke bool) 
 	d.gauges(now)
 	d.watched.noteHealth(d.cfg.Servers, now, d.log)
 	d.retryRestarts(ctx, now)
-	return false
 }
 
 // nextTick is how long until time alone makes something due: the model's

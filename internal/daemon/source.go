@@ -46,11 +46,16 @@ var errSourcePanic = errors.New("source panicked")
 
 // emitter is the one emitFunc every source gets: log lines (an item with a
 // position to acknowledge) go to their own queue, which the loop stops
-// reading while the journal fails; everything else to the items'.
+// reading while the journal fails; time's (the clock's, the tray's
+// refresh, the journal's retry) to their own, which the loop reads whatever the journal does;
+// everything else to the items'.
 func (d *daemon) emitter(ctx context.Context) emitFunc {
 	return func(it item) bool {
-		if _, ok := it.(lineIn); ok {
+		switch it.(type) {
+		case lineIn:
 			return d.sendLine(ctx, it)
+		case tickIn, wokeIn, refreshIn, journalRetryIn:
+			return sendTo(ctx, d.in.ticks, it)
 		}
 		return d.send(ctx, it)
 	}

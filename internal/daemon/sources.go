@@ -41,6 +41,9 @@ func (d *daemon) startSources(ctx context.Context, wg *sync.WaitGroup, resume []
 		return err
 	}
 	d.src.follower = f
+	// First: the loop looks at time, and retries the journal, from its start.
+	d.startSource(ctx, wg, d.timeSource())
+	d.startSource(ctx, wg, d.retrySource())
 	d.startProc(ctx, wg)
 	srcs, storesRead := d.sourcesOf(f, stores)
 	d.src.storesRead = storesRead
@@ -73,6 +76,9 @@ func (d *daemon) sourcesOf(f *follow.Follower, stores map[string]*store.Watcher)
 	srcs = append(srcs, d.configSource()...)
 	srcs = append(srcs, &hostsSource{o: d.findOptions()}, d.adoptedSource())
 	srcs = append(srcs, d.reports, d.commandSource())
+	if d.opts.Tray != nil {
+		srcs = append(srcs, &refreshSource{every: faceEvery})
+	}
 	return srcs, allClosed(firsts)
 }
 

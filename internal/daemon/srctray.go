@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"time"
 
 	"github.com/mcpwatchdog/watchdog/tray"
 )
@@ -51,3 +52,30 @@ func (s *commandSource) run(ctx context.Context, emit emitFunc) error {
 }
 
 func (in commandIn) handleIn(ctx context.Context, d *daemon) { d.command(ctx, in.cmd) }
+
+// refreshSource is the tray's clock: its idle and expiry lines move with
+// time alone, so between events it asks the loop for a fresh view every
+// faceEvery (the view is the models', built on the loop).
+type refreshSource struct{ every time.Duration }
+
+// refreshIn asks for a fresh view for the tray.
+type refreshIn struct{}
+
+func (*refreshSource) name() string { return "tray refresh" }
+
+func (s *refreshSource) run(ctx context.Context, emit emitFunc) error {
+	t := time.NewTicker(s.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if !emit(refreshIn{}) {
+				return nil
+			}
+		}
+	}
+}
+
+func (refreshIn) handleIn(_ context.Context, d *daemon) { d.refreshFace() }

@@ -118,6 +118,17 @@ func (d *daemon) pingHeld(ctx context.Context, host func([]beacon.Client) (beaco
 	return every
 }
 
+// dueActions are the requests the models' state makes due after a pass: the
+// liveness checks on a timed pass (time is what makes them due), and the
+// keep-warm pings (after a wake, force: at once). It says how long until
+// the next is due.
+func (d *daemon) dueActions(ctx context.Context, now time.Time, timed, force bool) time.Duration {
+	if timed {
+		d.pings.checkLiveness(ctx, d.watched, now)
+	}
+	return min(d.keepWarm(ctx, now, force), d.pings.livenessIn(now))
+}
+
 // keepWarm pings each host's sessions that are due and says when to look
 // again. Servers with keep_warm = false are left to expire. A host found
 // gone before its pings is the model's news (host_down), not pinged.

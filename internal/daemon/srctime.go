@@ -1,0 +1,127 @@
+package daemon
+
+import (
+	"context"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
+)
+
+// timeSource is time as a source: it tells the loop when time alone makes
+// something due (tickIn), or that the machine came back from a sleep or
+// the wall clock jumped (wokeIn, with the signed gap). It does not decide
+// when: after each pass the loop works out the next deadline (the models',
+// keep-warm's, the liveness checks', wakeFloor) and hands it over
+// (timing.publish), so nothing wakes more often, and nothing due waits
+// longer, than with a timer of the loop's own.
+type timeSource struct {
+	clock *wallClock
+	next  <-chan nextWake
+	// sent counts the ticks emitted, across the supervisor's restarts: a
+	// deadline worked out before the loop took the last one is stale.
+	sent uint64
+}
+
+// nextWake is the wait the loop asks for, after the tick it last took.
+type nextWake struct {
+	after time.Duration
+	seq   uint64 // the last tick the loop took
+}
+
+// tickIn: time alone made something due (the models' deadlines, a limit
+// lifting, a restart allowed again, keep-warm pings, liveness checks).
+type tickIn struct{ seq uint64 }
+
+// wokeIn: the wall clock ran apart from the monotonic one (a sleep, or the
+// clock set): the models hear health.Woke and keep-warm pings at once.
+type wokeIn struct {
+	seq uint64
+	gap time.Duration
+}
+
+func (s *timeSource) name() string { return "time" }
+
+// run starts with a tick at once, as the loop's first pass always looked
+// at time, then waits for the deadline the loop asks for, or a debug
+// build's clock skew moving.
+func (s *timeSource) run(ctx context.Context, emit emitFunc) error {
+	wake := newWakeDetector(s.clock.now())
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case n := <-s.next:
+			if n.seq == s.sent {
+				t.Reset(n.after)
+			}
+		case <-t.C:
+			if !s.tick(wake, emit) {
+				return nil
+			}
+		case <-s.clock.changed():
+			t.Stop() // until the loop says when next
+			if !s.tick(wake, emit) {
+				return nil
+			}
+		}
+	}
+}
+
+// tick reads the clock (a debug skew may have moved) and emits what time
+// says; false: the daemon stops.
+func (s *timeSource) tick(wake *wakeDetector, emit emitFunc) bool {
+	s.clock.refresh()
+	s.sent++
+	if gap, woke := wake.observe(s.clock.now()); woke {
+		return emit(wokeIn{seq: s.sent, gap: gap})
+	}
+	return emit(tickIn{seq: s.sent})
+}
+
+func (in tickIn) handleIn(ctx context.Context, d *daemon) {
+	d.timeJobs(ctx)
+	d.timing.took(in.seq, false)
+}
+
+func (in wokeIn) handleIn(ctx context.Context, d *daemon) {
+	d.apply(ctx, health.Woke{Gap: in.gap})
+	d.timing.took(in.seq, true)
+}
+
+// timing is the loop's side of time: what the last pass took, and where
+// it hands the next deadline to the time source. Only the loop uses it.
+type timing struct {
+	next   chan nextWake // one deep: the latest replaces what the source has not read
+	tickAt time.Time     // when time alone next makes something due
+	seq    uint64        // the last tick taken
+	timed  bool          // this pass took a tick
+	force  bool          // ... after a wake: keep-warm pings at once
+	// retry: the same for the journal's retry timer (retrySource).
+	retry    chan retryWake
+	retrySeq uint64 // the last retry taken
+}
+
+func newTiming() timing {
+	return timing{next: make(chan nextWake, 1), retry: make(chan retryWake, 1)}
+}
+
+func (t *timing) took(seq uint64, woke bool) {
+	t.seq, t.timed, t.force = seq, true, woke
+}
+
+// publish hands the time source the next wait. Only the loop sends, so
+// once the stale one is taken out the send cannot block.
+func (t *timing) publish(after time.Duration) {
+	select {
+	case <-t.next:
+	default:
+	}
+	t.next <- nextWake{after: after, seq: t.seq}
+}
+
+// timeSource is the time source, fed by the loop's timing.
+func (d *daemon) timeSource() *timeSource {
+	return &timeSource{clock: d.clock, next: d.timing.next}
+}
