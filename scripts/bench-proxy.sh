@@ -10,7 +10,12 @@
 # It writes the proxy section of docs/BENCHMARKS.md (between its
 # proxy-bench markers), or, with PROXY_SECTION_OUT set, that file
 # (make bench puts it into the whole page it writes).
-# PROXY_WINDOW and PROXY_ROUNDS set each window's length and the rounds.
+# PROXY_WINDOW and PROXY_ROUNDS set each window's length and the rounds:
+# 15 of 2s, because one round on this 2-core machine moves from 0.66 to
+# 1.20 (a proxied window faster than its straight one), so the median of
+# 5 rounds of 3s moved by up to 0.13 between two runs, more than the
+# gaps between the proxies it is to tell apart; more, shorter rounds keep
+# each window next to its straight one and narrow the median.
 # A part of it alone (a subset prints its section and writes no file):
 # PROXY_SERVERS (go-sdk,mcp-go), PROXY_CONC (1,8,64), and PROXY_PARTS
 # (compare,held,profile), e.g. PROXY_SERVERS=mcp-go PROXY_PARTS=compare.
@@ -18,8 +23,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 WATCHDOG=${WATCHDOG:-./bin/watchdog}
 OUT=${BENCH_OUT:-bench-out}
-WINDOW=${PROXY_WINDOW:-3s}
-ROUNDS=${PROXY_ROUNDS:-5}
+WINDOW=${PROXY_WINDOW:-2s}
+ROUNDS=${PROXY_ROUNDS:-15}
 SERVERS=${PROXY_SERVERS:-go-sdk,mcp-go}
 CONC=${PROXY_CONC:-1,8,64}
 PARTS=${PROXY_PARTS:-compare,held,profile}

@@ -10,7 +10,7 @@ import (
 )
 
 // proxyAB measures variants of the watchdog (other builds, or the same
-// with another environment: GOMAXPROCS, GODEBUG) beside nginx in front of
+// with another environment: GOMAXPROCS, GODEBUG) beside nginx and HAProxy in front of
 // one server, round after round as proxycompare does: the way to tell
 // whether a change to the proxy moves its ratio on a shared machine,
 // where one run of the whole bench cannot. A variant is
@@ -45,11 +45,13 @@ func (b *bench) proxyAB(ctx context.Context, server string, variants []string, c
 		f.name = name
 		fronts = append(fronts, f)
 	}
-	ng, err := b.startNginx(ctx, srv.URL())
-	if err != nil {
-		return err
+	for _, start := range []func(context.Context, string) (*frontend, error){b.startNginx, b.startHAProxy} {
+		f, err := start(ctx, srv.URL())
+		if err != nil {
+			return err
+		}
+		fronts = append(fronts, f)
 	}
-	fronts = append(fronts, ng)
 	fmt.Printf("%s server, %d rounds of %s: ratio median (lowest–highest) · CPU µs per call · added p50 / p99 ms\n", server, rounds, window)
 	for _, c := range concs {
 		paths, err := b.compareAt(ctx, srv, fronts, c, window, rounds)
