@@ -48,3 +48,40 @@ func TestStartRefusesAnUnknownServer(t *testing.T) {
 		t.Fatal("Start(nginx): no error")
 	}
 }
+
+// A run ends without cutting the calls under way: cut, each would close
+// its session's connection at the end of every window, and the next
+// window would pay for the reconnects (64 of them a window at 64 sessions,
+// on every path the bench compares). Ten runs back to back open no more
+// connections than one session's race with the pool can explain.
+func TestRunsEndWithoutCuttingCalls(t *testing.T) {
+	srv, err := Start(t.Context(), "mcp-go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	const c = 8
+	ss, err := Open(t.Context(), Client(c), srv.URL(), c, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close(t.Context())
+	if _, err := ss.Run(t.Context(), 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	warm := srv.Accepted()
+	calls := 0
+	for range 10 {
+		r, err := ss.Run(t.Context(), 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Elapsed != 50*time.Millisecond || r.Calls != len(r.Latencies) {
+			t.Fatalf("elapsed %s, %d calls, %d latencies: want the window's own length and every counted call timed", r.Elapsed, r.Calls, len(r.Latencies))
+		}
+		calls += r.Calls
+	}
+	if extra := srv.Accepted() - warm; extra > c {
+		t.Errorf("the server accepted %d more connections over 10 runs (%d calls, %d sessions): want the runs' ends to cut no call", extra, calls, c)
+	}
+}
