@@ -108,7 +108,7 @@ hosts: deps
 bench: build
 	bash scripts/bench.sh
 
-# The proxy's part of make bench alone (about 15 minutes, not the hour of
+# The proxy's part of make bench alone (about 25 minutes, not the hour of
 # the whole): the watchdog's proxy beside nginx and HAProxy in front of
 # the same servers, held sessions, and a CPU profile of the proxy; it
 # rewrites the proxy section of docs/BENCHMARKS.md and docs/proxy-profile.txt.

@@ -24,6 +24,7 @@ type through struct {
 	straight loadgen.Result // the straight windows right before its own
 	proxied  loadgen.Result
 	ratios   []float64     // per round: its calls/s over the straight window's
+	added99  []time.Duration // per round: its p99 less the straight window's
 	cpu      time.Duration // its processes', over its windows
 	// ends is the CPU of the load generator and the server (the ends of
 	// every call) over the straight windows and over the proxy's: what
@@ -166,6 +167,7 @@ func (b *bench) compareWindow(ctx context.Context, srv *upstream, direct, via *l
 	}
 	t.straight, t.proxied = t.straight.Add(s), t.proxied.Add(p)
 	t.ratios = append(t.ratios, p.PerSecond()/s.PerSecond())
+	t.added99 = append(t.added99, p.Quantile(0.99)-s.Quantile(0.99))
 	t.cpu += cpu1 - cpu0
 	t.endsStraight += e1 - e0
 	t.endsThrough += e2 - e1

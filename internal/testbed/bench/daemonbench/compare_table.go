@@ -81,17 +81,34 @@ func endsColumn(ts []*through) string {
 
 // goals are the goals for one row: the watchdog's ratio at least
 // nginx's and HAProxy's, its CPU per call and added p99 at most nginx's.
+// The verdict is the whole run's figures; beside each comparison of two
+// rounds' figures stands in how many rounds it held, so a reader can tell
+// a gap the rounds agree on from one within the machine's spread.
 func (r compareRow) goals() []goal {
 	w := r.paths[0]
 	var gs []goal
 	for _, o := range r.paths[1:] {
-		gs = append(gs, goal{fmt.Sprintf("ratio ≥ %s's (%.2f vs %.2f)", o.f.name, w.ratio(), o.ratio()), w.ratio() >= o.ratio()})
+		held := roundsHeld(w.ratios, o.ratios, func(a, b float64) bool { return a >= b })
+		gs = append(gs, goal{fmt.Sprintf("ratio ≥ %s's (%.2f vs %.2f; in %s)", o.f.name, w.ratio(), o.ratio(), held), w.ratio() >= o.ratio()})
 	}
 	n := r.paths[1] // nginx
+	held := roundsHeld(w.added99, n.added99, func(a, b time.Duration) bool { return a <= b })
 	gs = append(gs,
 		goal{fmt.Sprintf("CPU per call ≤ %s's (%.1f vs %.1f µs)", n.f.name, us(w.cpuPerCall()), us(n.cpuPerCall())), w.cpuPerCall() <= n.cpuPerCall()},
-		goal{fmt.Sprintf("added p99 ≤ %s's (%.3f vs %.3f ms)", n.f.name, msOf(w.added(0.99)), msOf(n.added(0.99))), w.added(0.99) <= n.added(0.99)})
+		goal{fmt.Sprintf("added p99 ≤ %s's (%.3f vs %.3f ms; in %s)", n.f.name, msOf(w.added(0.99)), msOf(n.added(0.99)), held), w.added(0.99) <= n.added(0.99)})
 	return gs
+}
+
+// roundsHeld says in how many rounds ok held of a's and b's figures of
+// the same round: "9 of 15 rounds".
+func roundsHeld[T any](a, b []T, ok func(a, b T) bool) string {
+	n, k := min(len(a), len(b)), 0
+	for i := range n {
+		if ok(a[i], b[i]) {
+			k++
+		}
+	}
+	return fmt.Sprintf("%d of %d rounds", k, n)
 }
 
 func each(ts []*through, sep string, f func(*through) string) string {

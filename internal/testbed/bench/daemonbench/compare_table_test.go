@@ -1,0 +1,61 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/bench/loadgen"
+)
+
+// The goals' verdict is the run's figures; each comparison also says in
+// how many rounds it held, so a miss the rounds disagree on reads as one.
+func TestGoalsSayInHowManyRoundsEachHeld(t *testing.T) {
+	lat := func(p99 time.Duration) loadgen.Result {
+		l := make([]time.Duration, 100)
+		for i := range l {
+			l[i] = time.Millisecond
+		}
+		l[99] = p99
+		return loadgen.Result{Calls: 100, Latencies: l}
+	}
+	path := func(name string, ratios []float64, added99 []time.Duration, p99 time.Duration, cpu time.Duration) *through {
+		return &through{f: &frontend{name: name}, ratios: ratios, added99: added99,
+			straight: lat(2 * time.Millisecond), proxied: lat(p99), cpu: cpu}
+	}
+	ms := time.Millisecond
+	tests := []struct {
+		name string
+		row  compareRow
+		want []string
+	}{{
+		name: "ahead on the median though behind in some rounds",
+		row: compareRow{paths: []*through{
+			path("watchdog", []float64{0.80, 0.90, 1.00}, []time.Duration{ms, 3 * ms, ms}, 3*ms, 1000*time.Microsecond),
+			path("nginx", []float64{0.85, 0.85, 0.85}, []time.Duration{2 * ms, 2 * ms, 2 * ms}, 4*ms, 2000*time.Microsecond),
+			path("HAProxy", []float64{0.70, 0.95, 0.70}, nil, 4*ms, 0),
+		}},
+		want: []string{"met"},
+	}, {
+		name: "behind on the median",
+		row: compareRow{paths: []*through{
+			path("watchdog", []float64{0.80, 0.84, 0.90}, []time.Duration{3 * ms, 3 * ms, ms}, 5*ms, 1000*time.Microsecond),
+			path("nginx", []float64{0.85, 0.85, 0.85}, []time.Duration{2 * ms, 2 * ms, 2 * ms}, 4*ms, 2000*time.Microsecond),
+			path("HAProxy", []float64{0.70, 0.70, 0.70}, nil, 4*ms, 0),
+		}},
+		want: []string{"**missed**", "ratio ≥ nginx's (0.84 vs 0.85; in 1 of 3 rounds)", "added p99 ≤ nginx's (3.000 vs 2.000 ms; in 1 of 3 rounds)"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := verdicts(tt.row.goals())
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("verdict %q: want it to contain %q", got, w)
+				}
+			}
+			if strings.Contains(got, "HAProxy") {
+				t.Errorf("verdict %q names HAProxy, whose ratio the watchdog's is above", got)
+			}
+		})
+	}
+}
