@@ -10,7 +10,8 @@ import (
 )
 
 // proxyAB measures variants of the watchdog (other builds, or the same
-// with another environment: GOMAXPROCS, GODEBUG) beside nginx and HAProxy in front of
+// with another environment: GOMAXPROCS, GODEBUG) beside nginx, HAProxy and
+// HAProxy as a byte relay (the floor of any proxy) in front of
 // one server, round after round as proxycompare does: the way to tell
 // whether a change to the proxy moves its ratio on a shared machine,
 // where one run of the whole bench cannot. A variant is
@@ -45,7 +46,7 @@ func (b *bench) proxyAB(ctx context.Context, server string, variants []string, c
 		f.name = name
 		fronts = append(fronts, f)
 	}
-	for _, start := range []func(context.Context, string) (*frontend, error){b.startNginx, b.startHAProxy} {
+	for _, start := range []func(context.Context, string) (*frontend, error){b.startNginx, b.startHAProxy, b.startRelay} {
 		f, err := start(ctx, srv.URL())
 		if err != nil {
 			return err

@@ -23,9 +23,9 @@ type through struct {
 	f        *frontend
 	straight loadgen.Result // the straight windows right before its own
 	proxied  loadgen.Result
-	ratios   []float64     // per round: its calls/s over the straight window's
+	ratios   []float64       // per round: its calls/s over the straight window's
 	added99  []time.Duration // per round: its p99 less the straight window's
-	cpu      time.Duration // its processes', over its windows
+	cpu      time.Duration   // its processes', over its windows
 	// ends is the CPU of the load generator and the server (the ends of
 	// every call) over the straight windows and over the proxy's: what
 	// a proxy makes them spend besides its own.

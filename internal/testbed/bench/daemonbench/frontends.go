@@ -121,6 +121,32 @@ backend mcp
   server s1 {{upstream}}
 `
 
+// haproxyRelayConf is HAProxy as a byte relay (mode tcp): no HTTP read
+// at all, each host connection one server connection, bytes passed as
+// they come. No HTTP proxy can cost less: the floor the others are read
+// against (proxyab).
+const haproxyRelayConf = `global
+  nbthread 1
+  maxconn 4096
+  pidfile {{dir}}/haproxy.pid
+defaults
+  mode tcp
+  timeout connect 5s
+  timeout client 1h
+  timeout server 1h
+frontend mcp
+  bind {{listen}}
+  default_backend mcp
+backend mcp
+  server s1 {{upstream}}
+`
+
+// startRelay runs HAProxy as a byte relay in front of upstream.
+func (b *bench) startRelay(ctx context.Context, upstream string) (*frontend, error) {
+	return b.startOther(ctx, otherProxy{name: "haproxy", title: "TCP relay (HAProxy", titleEnd: ")", versionRe: `version ([0-9.]+)`, conf: "haproxy.cfg", tmpl: haproxyRelayConf,
+		args: func(_, conf string) []string { return []string{"-db", "-f", conf} }}, upstream)
+}
+
 // startNginx runs nginx in front of upstream, a non-daemon child with its
 // config, pid and logs in a temp directory of its own; its worker is a
 // child process, counted with it.
@@ -140,6 +166,7 @@ func (b *bench) startHAProxy(ctx context.Context, upstream string) (*frontend, e
 // against.
 type otherProxy struct {
 	name, title string // its command, and its name in the table ("": the command's)
+	titleEnd    string // after the version in its name
 	versionRe   string // finds its version in what "name -v" prints
 	conf, tmpl  string // its config file's name, and the config ({{dir}}, {{listen}}, {{upstream}})
 	workers     bool   // its workers are child processes
@@ -160,7 +187,7 @@ func (b *bench) startOther(ctx context.Context, o otherProxy, upstream string) (
 		return nil, err
 	}
 	cmd := exec.CommandContext(ctx, o.name, o.args(dir, conf)...)
-	return startChild(cmd, cmp.Or(o.title, o.name)+" "+version, "http://"+listen+u.RequestURI(), listen, dir, o.workers)
+	return startChild(cmd, cmp.Or(o.title, o.name)+" "+version+o.titleEnd, "http://"+listen+u.RequestURI(), listen, dir, o.workers)
 }
 
 // frontendDir makes a fresh directory for one frontend's files and picks
