@@ -78,11 +78,21 @@ func reheld(in Input) (from, to time.Time) {
 	if len(starts) < 2 || in.Stopped.IsZero() {
 		return time.Time{}, time.Time{}
 	}
+	window := notify.StormWindow + DetectWithin
 	last := starts[len(starts)-1]
-	if !last.After(in.Stopped.Add(-notify.StormWindow - DetectWithin)) {
+	if !last.After(in.Stopped.Add(-window)) {
 		return time.Time{}, time.Time{}
 	}
-	return starts[len(starts)-2], last
+	// A run killed within a storm's window of its own start never sent the
+	// summary it folded its re-sent losses into: the next start re-sent
+	// them again, so they reach back to the run before it (soak seed
+	// 1796033718940005853: a loss held at 13:09:08 by a run killed at
+	// 13:09:15, re-held by starts 4 s apart, the last 10 s before the end).
+	k := len(starts) - 2
+	for k > 0 && starts[k+1].Sub(starts[k]) < window {
+		k--
+	}
+	return starts[k], last
 }
 
 // noteKind reads a notification title the way internal/notify writes them:
