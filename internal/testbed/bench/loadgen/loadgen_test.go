@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -16,17 +17,8 @@ import (
 func TestLoadOnEachServer(t *testing.T) {
 	for _, name := range []string{"go-sdk", "mcp-go"} {
 		t.Run(name, func(t *testing.T) {
-			srv, err := Start(t.Context(), name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
 			const c = 3
-			ss, err := Open(t.Context(), Client(c), srv.URL(), c, c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ss.Close(t.Context())
+			srv, ss := startAndOpen(t, name, c)
 			opened := srv.Accepted()
 			r, err := ss.Run(t.Context(), 300*time.Millisecond)
 			if err != nil {
@@ -55,17 +47,8 @@ func TestStartRefusesAnUnknownServer(t *testing.T) {
 // on every path the bench compares). Ten runs back to back open no more
 // connections than one session's race with the pool can explain.
 func TestRunsEndWithoutCuttingCalls(t *testing.T) {
-	srv, err := Start(t.Context(), "mcp-go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	const c = 8
-	ss, err := Open(t.Context(), Client(c), srv.URL(), c, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close(t.Context())
+	srv, ss := startAndOpen(t, "mcp-go", c)
 	if _, err := ss.Run(t.Context(), 50*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
@@ -84,4 +67,21 @@ func TestRunsEndWithoutCuttingCalls(t *testing.T) {
 	if extra := srv.Accepted() - warm; extra > c {
 		t.Errorf("the server accepted %d more connections over 10 runs (%d calls, %d sessions): want the runs' ends to cut no call", extra, calls, c)
 	}
+}
+
+// startAndOpen starts the server of that name and opens c sessions on it,
+// each with its own kept connection; both end with the test.
+func startAndOpen(t *testing.T, name string, c int) (*Server, *Sessions) {
+	t.Helper()
+	srv, err := Start(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	ss, err := Open(t.Context(), Client(c), srv.URL(), c, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close(context.Background()) })
+	return srv, ss
 }
