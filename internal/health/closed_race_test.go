@@ -15,8 +15,6 @@ import (
 // judgement waits a moment for that word: the log's reason names the end,
 // and without one the session is still called expired once the moment
 // has passed.
-//
-// Fails on main until the model waits (the fix is not built yet).
 func TestStoreWaitsForTheLogsReason(t *testing.T) {
 	t.Parallel()
 	const T = 2500 * time.Millisecond

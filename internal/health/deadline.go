@@ -22,6 +22,9 @@ func (m *Model) NextDeadline(now time.Time) (at time.Time, ok bool) {
 				earliest(s.flap.calm.Add(flapQuiet))
 			}
 		}
+		for _, a := range s.awaiting {
+			earliest(a.at.Add(reasonWait))
+		}
 		for _, sess := range s.sessions {
 			if !sess.atRisk {
 				earliest(s.atRiskFrom(sess))

@@ -108,6 +108,11 @@ type server struct {
 	// is the proxy's DELETE, not an expiry.
 	releasedByProxy map[string]time.Time
 	words           *hostWords // the model's
+	// tellsReasons: its log has said why it ended a session (closed.go);
+	// awaiting: sessions gone from its store past their timeout whose end
+	// waits a moment for that word (reasonWait).
+	tellsReasons bool
+	awaiting     map[string]awaitedEnd
 }
 
 type session struct {
@@ -160,7 +165,7 @@ func New(cfg Config) *Model {
 	m.words = &hostWords{name: cfg.HostName, client: cfg.ClientName, behaviour: cfg.Behaviour,
 		seen: map[host.Answer]bool{}, host: &m.host, patched: &m.beaconLive}
 	for _, sc := range cfg.Servers {
-		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}, viaProxy: map[string]time.Time{},
+		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}, viaProxy: map[string]time.Time{}, awaiting: map[string]awaitedEnd{},
 			releasedByProxy: map[string]time.Time{}, words: m.words}
 		m.order = append(m.order, sc.Name)
 	}
@@ -271,8 +276,10 @@ func (m *Model) Tick(now time.Time) []Event {
 }
 
 func (m *Model) tickServer(s *server, now time.Time) []Event {
+	evs := m.awaitedExpired(s, now)
 	cur := m.currentSession(s)
-	evs := append(s.healOverdue(now), s.flapOver(now)...)
+	evs = append(evs, s.healOverdue(now)...)
+	evs = append(evs, s.flapOver(now)...)
 	for _, sess := range s.sessions {
 		risky := s.atRisk(sess, now)
 		if risky == sess.atRisk {

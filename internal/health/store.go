@@ -139,6 +139,10 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 	if ev, ok := s.releasedEvent(sess, idle, now); ok {
 		return []Event{ev}
 	}
+	if s.tellsReasons && s.expiredAt(idle) && !s.endedUnseen(sess, idle) {
+		s.awaiting[sess.id] = awaitedEnd{sess: sess, wasCurrent: wasCurrent, idle: idle, at: now}
+		return nil // the log's word on why, or expiredAfterWait once it has not come
+	}
 	var evs []Event
 	switch {
 	case s.endedUnseen(sess, idle):
@@ -147,7 +151,7 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 				"ended while the watchdog was not running, after at most %s idle (timeout %s): it may have expired", idle.Round(time.Second), s.timeout())))
 		}
 	case s.expiredAt(idle):
-		evs = append(evs, s.endEvent(EvSessionExpired, sess, idle, now, fmt.Sprintf("expired after %s idle (timeout %s)", idle.Round(time.Second), s.timeout())))
+		evs = append(evs, s.expiredEvent(sess, idle, now))
 	default:
 		evs = append(evs, s.learn(idle, now)...)
 		if !wasCurrent {
@@ -158,6 +162,11 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 		evs = append(evs, s.open(now, sess.id, fmt.Sprintf("the host's session on %s is gone from the server (idle %s); %s", s.cfg.Name, idle.Round(time.Second), s.nextCall()))...)
 	}
 	return evs
+}
+
+// expiredEvent: sess left the store after idle, past the timeout.
+func (s *server) expiredEvent(sess *session, idle time.Duration, now time.Time) Event {
+	return s.endEvent(EvSessionExpired, sess, idle, now, fmt.Sprintf("expired after %s idle (timeout %s)", idle.Round(time.Second), s.timeout()))
 }
 
 // endEvent is the journal event of sess leaving its server after idle
