@@ -277,6 +277,9 @@ func (d *daemon) serveControl(ctx context.Context, wg *sync.WaitGroup) error {
 // take are not acknowledged: the next start replays them.
 func (d *daemon) stop(ctx context.Context, wg *sync.WaitGroup) {
 	d.drain(ctx)
+	for _, h := range d.watched {
+		d.emitFrom(h, h.model.Settle(d.now())) // ends still waiting on a server's word
+	}
 	d.retryJournal(true)
 	d.saveTracked(true)
 	d.face.work.Wait()

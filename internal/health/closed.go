@@ -75,13 +75,26 @@ type awaitedEnd struct {
 	at         time.Time     // when it left the store
 }
 
+// Settle journals at once the ends that wait for their server's word
+// (as expired, as the store alone says): the daemon is stopping, and an
+// end not journaled before its stop would be lost with the run.
+func (m *Model) Settle(now time.Time) []Event {
+	var evs []Event
+	for _, name := range m.order {
+		evs = append(evs, m.awaitedExpired(m.servers[name], now, true)...)
+	}
+	m.sourced(evs, Signal{})
+	return evs
+}
+
 // awaitedExpired journals as expired the sessions whose log word has not
-// come within reasonWait, as the store alone would have at once.
-func (m *Model) awaitedExpired(s *server, now time.Time) []Event {
+// come within reasonWait (all: every one), as the store alone would have
+// at once.
+func (m *Model) awaitedExpired(s *server, now time.Time, all bool) []Event {
 	var evs []Event
 	for _, id := range slices.Sorted(maps.Keys(s.awaiting)) {
 		a := s.awaiting[id]
-		if now.Before(a.at.Add(reasonWait)) {
+		if !all && now.Before(a.at.Add(reasonWait)) {
 			continue
 		}
 		delete(s.awaiting, id)

@@ -59,3 +59,24 @@ func TestStoreWaitsForTheLogsReason(t *testing.T) {
 		})
 	}
 }
+
+// A stop within reasonWait of the store's snapshot journals the end at
+// once, as the store says it: nothing waits past the run.
+func TestSettleJournalsWhatWaits(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(2500 * time.Millisecond)
+	other := sess("other-session-001", "other", t0, t0)
+	earlier := sess("earlier-session-1", "other", t0, t0)
+	m.Apply(snap(other, earlier), t0)
+	m.Apply(Signal{Kind: SigSessionClosed, Server: srv, Session: earlier.ID, EndReason: EndDeleted}, t0.Add(time.Second))
+	at := t0.Add(2900 * time.Millisecond)
+	if evs := m.Apply(snap(), at); len(evs) != 0 {
+		t.Fatalf("the snapshot journaled %v at once: want it to wait for the log's word", kinds(evs))
+	}
+	if evs := m.Settle(at.Add(time.Millisecond)); !slices.Equal(kinds(evs), []EventKind{EvSessionExpired}) {
+		t.Fatalf("Settle: %v, want the waiting end journaled expired", kinds(evs))
+	}
+	if evs := m.Tick(at.Add(time.Second)); len(evs) != 0 {
+		t.Fatalf("a tick after Settle journaled %v again", kinds(evs))
+	}
+}

@@ -276,7 +276,7 @@ func (m *Model) Tick(now time.Time) []Event {
 }
 
 func (m *Model) tickServer(s *server, now time.Time) []Event {
-	evs := m.awaitedExpired(s, now)
+	evs := m.awaitedExpired(s, now, false)
 	cur := m.currentSession(s)
 	evs = append(evs, s.healOverdue(now)...)
 	evs = append(evs, s.flapOver(now)...)
