@@ -148,12 +148,13 @@ func (m *Model) source(s *server) IdentitySource {
 // sourced marks the events about the host's session with where the model
 // knew that session from, or, for a ping whose sender named the session,
 // where the sender had it.
+// An event sourced already (sourcedFrom) keeps its source.
 func (m *Model) sourced(evs []Event, sig Signal) {
 	for i := range evs {
 		ev := &evs[i]
 		m.stampHost(ev)
 		s, ok := m.servers[ev.Server]
-		if !ok || !aboutHostSession(*ev) {
+		if !ok || !aboutHostSession(*ev) || sourceOf(ev.Facts) != "" {
 			continue
 		}
 		src := m.source(s)
@@ -162,6 +163,20 @@ func (m *Model) sourced(evs []Event, sig Signal) {
 		}
 		ev.Facts = sourcedAs(ev.Carried(), src)
 	}
+}
+
+// sourcedFrom marks the events about the host's session with src: where
+// the model had that session from when it judged them, which a later
+// Apply or Tick that journals them keeps.
+func (m *Model) sourcedFrom(evs []Event, src IdentitySource) []Event {
+	for i := range evs {
+		ev := &evs[i]
+		m.stampHost(ev)
+		if aboutHostSession(*ev) {
+			ev.Facts = sourcedAs(ev.Carried(), src)
+		}
+	}
+	return evs
 }
 
 // stampHost names the model's host on an event about it (its process, its

@@ -18,7 +18,7 @@ func (m *Model) sessionClosed(s *server, sig Signal, now time.Time) []Event {
 	s.tellsReasons = true
 	if a, ok := s.awaiting[sig.Session]; ok {
 		delete(s.awaiting, sig.Session)
-		return m.closedFor(s, a.sess, a.wasCurrent, a.idle, sig.EndReason, now)
+		return m.sourcedFrom(m.closedFor(s, a.sess, a.wasCurrent, a.idle, sig.EndReason, now), a.src)
 	}
 	sess, ok := s.sessions[sig.Session]
 	if !ok {
@@ -73,6 +73,11 @@ type awaitedEnd struct {
 	wasCurrent bool
 	idle       time.Duration // when it left the store
 	at         time.Time     // when it left the store
+	// src is where the model had the host's session from when it left
+	// the store: its end is journaled with that, not with the word of the
+	// moment the wait ends (CI at ee14767: the host was killed meanwhile,
+	// its beacon went quiet, and the loss read "inferred").
+	src IdentitySource
 }
 
 // Settle journals at once the ends that wait for their server's word
@@ -83,13 +88,12 @@ func (m *Model) Settle(now time.Time) []Event {
 	for _, name := range m.order {
 		evs = append(evs, m.awaitedExpired(m.servers[name], now, true)...)
 	}
-	m.sourced(evs, Signal{})
 	return evs
 }
 
 // awaitedExpired journals as expired the sessions whose log word has not
 // come within reasonWait (all: every one), as the store alone would have
-// at once.
+// at once. The events come sourced (awaitedEnd.src).
 func (m *Model) awaitedExpired(s *server, now time.Time, all bool) []Event {
 	var evs []Event
 	for _, id := range slices.Sorted(maps.Keys(s.awaiting)) {
@@ -98,10 +102,11 @@ func (m *Model) awaitedExpired(s *server, now time.Time, all bool) []Event {
 			continue
 		}
 		delete(s.awaiting, id)
-		evs = append(evs, s.expiredEvent(a.sess, a.idle, now))
+		end := []Event{s.expiredEvent(a.sess, a.idle, now)}
 		if a.wasCurrent {
-			evs = append(evs, s.open(now, id, fmt.Sprintf("the host's session on %s is gone from the server (idle %s); %s", s.cfg.Name, a.idle.Round(time.Second), s.nextCall()))...)
+			end = append(end, s.open(now, id, fmt.Sprintf("the host's session on %s is gone from the server (idle %s); %s", s.cfg.Name, a.idle.Round(time.Second), s.nextCall()))...)
 		}
+		evs = append(evs, m.sourcedFrom(end, a.src)...)
 	}
 	return evs
 }

@@ -80,3 +80,47 @@ func TestSettleJournalsWhatWaits(t *testing.T) {
 		t.Fatalf("a tick after Settle journaled %v again", kinds(evs))
 	}
 }
+
+// CI at ee14767: the end that waited for the log's word was journaled from
+// the tick with the model's word of that moment on whose session it was,
+// and the host's beacon had gone quiet meanwhile (its host was killed): a
+// loss the store saw while the beacon named the session was journaled
+// "inferred". The end keeps the identity it had when it left the store,
+// whether the log's word or the wait ends it.
+func TestAwaitedEndKeepsItsIdentity(t *testing.T) {
+	t.Parallel()
+	const T = 2500 * time.Millisecond
+	for _, word := range []bool{false, true} {
+		t.Run(map[bool]string{false: "no word: expired", true: "the log's word"}[word], func(t *testing.T) {
+			t.Parallel()
+			m := newTestModel(T)
+			held := sess("held-session-0001", hostClient, t0, t0)
+			earlier := sess("earlier-session-1", "other", t0, t0)
+			m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Minute)}, t0)
+			m.Apply(snap(held, earlier), t0)
+			m.Apply(Signal{Kind: SigBeacon, PID: 42, Held: map[string]Held{srv: {Session: held.ID, Connected: true, Since: t0}}}, t0)
+			m.Apply(Signal{Kind: SigSessionClosed, Server: srv, Session: earlier.ID, EndReason: EndDeleted}, t0.Add(time.Second))
+			at := t0.Add(2900 * time.Millisecond)
+			evs := m.Apply(snap(), at)
+			// The host is killed; its beacon says nothing any more.
+			evs = append(evs, m.Apply(Signal{Kind: SigBeacon, PID: 42}, at.Add(10*time.Millisecond))...)
+			if word {
+				evs = append(evs, m.Apply(Signal{Kind: SigSessionClosed, Server: srv, Session: held.ID, EndReason: EndIdle}, at.Add(40*time.Millisecond))...)
+			}
+			evs = append(evs, m.Tick(at.Add(time.Second))...)
+			lost := 0
+			for _, ev := range evs {
+				if ev.Kind != EvSessionLost {
+					continue
+				}
+				lost++
+				if src := as[Loss](ev).Source; src != SourceBeacon {
+					t.Errorf("%s: source %q, want %q (the beacon named it when it left the store)", ev.Kind, src, SourceBeacon)
+				}
+			}
+			if lost == 0 {
+				t.Fatalf("events %v: want the host's session lost", kinds(evs))
+			}
+		})
+	}
+}

@@ -140,7 +140,7 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 		return []Event{ev}
 	}
 	if s.tellsReasons && s.expiredAt(idle) && !s.endedUnseen(sess, idle) {
-		s.awaiting[sess.id] = awaitedEnd{sess: sess, wasCurrent: wasCurrent, idle: idle, at: now}
+		s.awaiting[sess.id] = awaitedEnd{sess: sess, wasCurrent: wasCurrent, idle: idle, at: now, src: m.source(s)}
 		return nil // the log's word on why, or expiredAfterWait once it has not come
 	}
 	var evs []Event

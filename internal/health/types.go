@@ -287,6 +287,21 @@ func StrategyOf(f Facts) Strategy {
 	return ""
 }
 
+// sourceOf is the source f says ("": none yet).
+func sourceOf(f Facts) IdentitySource {
+	switch f := f.(type) {
+	case Loss:
+		return f.Source
+	case Risk:
+		return f.Source
+	case Recovery:
+		return f.Source
+	case Ping:
+		return f.Source
+	}
+	return ""
+}
+
 // sourcedAs is f with the host's session's source set, for the families
 // that name the host's session; others are returned as they are.
 func sourcedAs(f Facts, src IdentitySource) Facts {
