@@ -10,9 +10,9 @@ import (
 
 // Strategy names, as journaled and as counted in metrics.
 const (
-	StrategyReconnect                      = health.StrategyReconnect // the patched client reconnects on its next call
-	StrategyClientRecovery health.Strategy = "client_recovery"        // the watchdog triggers the patched client's recovery
-	StrategyHostRestart    health.Strategy = "host_restart"           // the last resort
+	StrategyReconnect                      = health.StrategyReconnect   // the patched client reconnects on its next call
+	StrategyClientRecovery health.Strategy = "client_recovery"          // the watchdog triggers the patched client's recovery
+	StrategyHostRestart                    = health.StrategyHostRestart // the last resort
 )
 
 // Actions are what a strategy acts through: the daemon provides them, so

@@ -28,11 +28,18 @@ func (m *Model) hostUp(sig Signal, now time.Time) []Event {
 			Detail: fmt.Sprintf("%s runs again (pid %d, a new run; pid %d was the one before)", m.cfg.HostName, sig.PID, prev.pid)}}
 		return append(evs, m.recoverOnHostUp(now)...)
 	case prev.running && (sig.Restarted || prev.pid != sig.PID):
+		m.restart = hostRestart{}
 		evs := []Event{{Time: now, Kind: EvHostRestarted, Extra: extra,
 			Detail: fmt.Sprintf("%s restarted (pid %d, was %d)", m.cfg.HostName, sig.PID, prev.pid)}}
 		return append(evs, m.recoverOnHostUp(now)...)
 	case prev.running:
 		return nil
+	case m.restart.downAt(now) != 0:
+		// The watcher saw the old process gone before the new one came.
+		evs := []Event{{Time: now, Kind: EvHostRestarted, Extra: extra,
+			Detail: fmt.Sprintf("%s restarted by the watchdog (pid %d, was %d)", m.cfg.HostName, sig.PID, m.restart.down)}}
+		m.restart = hostRestart{}
+		return append(evs, m.recoverOnHostUp(now)...)
 	}
 	detail := fmt.Sprintf("%s is running (pid %d)", m.cfg.HostName, sig.PID)
 	if m.cfg.OneShot {
@@ -69,8 +76,11 @@ func (m *Model) hostDown(now time.Time) []Event {
 		return nil
 	}
 	detail := fmt.Sprintf("%s (pid %d) is no longer running", m.cfg.HostName, was.pid)
-	if m.cfg.OneShot {
+	switch {
+	case m.cfg.OneShot:
 		detail = fmt.Sprintf("%s's run (pid %d) ended", m.cfg.HostName, was.pid)
+	case m.restart.stopped(was.pid, now):
+		detail = fmt.Sprintf("%s (pid %d) stopped: the watchdog is restarting it", m.cfg.HostName, was.pid)
 	}
 	return []Event{{Time: now, Kind: EvHostDown, Extra: map[string]any{"pid": was.pid}, Detail: detail}}
 }
@@ -150,4 +160,43 @@ func (m *Model) currentID(s *server) string {
 		return cur.id
 	}
 	return ""
+}
+
+// hostRestart is the watchdog's restart of the host while it is under way
+// (from its heal_started until its time is up): the process watcher may
+// see the old process gone before it sees the new one (CI at ee14767: by
+// 35 ms), and the new one is then the restarted host, not one that came.
+type hostRestart struct {
+	pid   int32     // the process being restarted (0: none was running)
+	until time.Time // the restart's time is up
+	down  int32     // pid, once the watcher saw it gone
+}
+
+// restartStarted notes a restart of the host the healer began.
+func (m *Model) restartStarted(sig Signal, now time.Time) {
+	if sig.Strategy != StrategyHostRestart || !m.host.running {
+		return
+	}
+	within := sig.Within
+	if within <= 0 {
+		within = time.Minute
+	}
+	m.restart = hostRestart{pid: m.host.pid, until: now.Add(within)}
+}
+
+// stopped reports whether pid going down is the restart's stop (and notes it).
+func (r *hostRestart) stopped(pid int32, now time.Time) bool {
+	if r.pid == 0 || r.pid != pid || !now.Before(r.until) {
+		return false
+	}
+	r.down = pid
+	return true
+}
+
+// downAt is the pid the restart stopped, while its time is not up (0: none).
+func (r *hostRestart) downAt(now time.Time) int32 {
+	if !now.Before(r.until) {
+		return 0
+	}
+	return r.down
 }

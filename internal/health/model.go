@@ -51,6 +51,7 @@ type Model struct {
 	servers    map[string]*server
 	order      []string     // servers in config order, for stable output
 	unplaced   unplacedLoss // the last host-log loss that named no server
+	restart    hostRestart  // the watchdog's restart of the host under way (host.go)
 }
 
 type hostState struct {
@@ -235,6 +236,7 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 	case SigLiveness:
 		return m.liveness(s, sig, now)
 	case SigHealStarted:
+		m.restartStarted(sig, now)
 		return s.healStarted(sig, now)
 	case SigHealFailed:
 		return s.healFailed(sig, now)

@@ -50,6 +50,11 @@ type Strategy string
 // way (a recovery's strategy when none was started).
 const StrategyReconnect Strategy = "reconnect"
 
+// StrategyHostRestart: the watchdog restarts the host (the last resort).
+// The model knows it by name: a host that goes down and comes back while
+// it is under way was restarted (host.go).
+const StrategyHostRestart Strategy = "host_restart"
+
 // StrategyProxy: the watchdog's proxy opened a new session for the host
 // and answered its call there; the host never saw the loss.
 const StrategyProxy Strategy = "proxy"
