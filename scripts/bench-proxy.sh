@@ -11,11 +11,16 @@
 # proxy-bench markers), or, with PROXY_SECTION_OUT set, that file
 # (make bench puts it into the whole page it writes).
 # PROXY_WINDOW and PROXY_ROUNDS set each window's length and the rounds:
-# 15 of 2s, because one round on this 2-core machine moves from 0.66 to
+# 24 of 2s, because one round on this 2-core machine moves from 0.66 to
 # 1.20 (a proxied window faster than its straight one), so the median of
 # 5 rounds of 3s moved by up to 0.13 between two runs, more than the
-# gaps between the proxies it is to tell apart; more, shorter rounds keep
-# each window next to its straight one and narrow the median.
+# gaps between the proxies it is to tell apart; more, shorter rounds
+# narrow the median. A round is a straight window and one through each
+# proxy (about 8.5 s), so 24 rounds take about 3.5 minutes a row. Two
+# proxies' windows in one round differ by about 0.1 (as a ratio) with no
+# difference between them at all (two processes of the same build), so
+# a median of n rounds moves by about 0.12/sqrt(n) (one standard error):
+# PROXY_ROUNDS=100 (about 1.5 hours) takes that to about 0.012.
 # A part of it alone (a subset prints its section and writes no file):
 # PROXY_SERVERS (go-sdk,mcp-go), PROXY_CONC (1,8,64), and PROXY_PARTS
 # (compare,held,profile), e.g. PROXY_SERVERS=mcp-go PROXY_PARTS=compare.
@@ -24,7 +29,7 @@ cd "$(dirname "$0")/.."
 WATCHDOG=${WATCHDOG:-./bin/watchdog}
 OUT=${BENCH_OUT:-bench-out}
 WINDOW=${PROXY_WINDOW:-2s}
-ROUNDS=${PROXY_ROUNDS:-15}
+ROUNDS=${PROXY_ROUNDS:-24}
 SERVERS=${PROXY_SERVERS:-go-sdk,mcp-go}
 CONC=${PROXY_CONC:-1,8,64}
 PARTS=${PROXY_PARTS:-compare,held,profile}

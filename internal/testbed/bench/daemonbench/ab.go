@@ -64,6 +64,9 @@ func (b *bench) proxyAB(ctx context.Context, server string, variants []string, c
 			fmt.Printf("conc %3d  %-16s %.2f (%.2f–%.2f) · %5.1f · %.3f / %.3f\n", c, t.f.name, t.ratio(), lo, hi,
 				float64(t.cpuPerCall().Nanoseconds())/1000, msOf(t.added(0.5)), msOf(t.added(0.99)))
 		}
+		for _, t := range paths {
+			fmt.Printf("rounds   %-16s %s\n", t.f.name, roundList(t.ratios))
+		}
 	}
 	return nil
 }
@@ -78,4 +81,14 @@ func spread(r []float64) (lo, hi float64) {
 		}
 	}
 	return lo, hi
+}
+
+// roundList is each round's ratio, in order: what a reader comparing two
+// paths round by round (an A/A run of the same build) needs.
+func roundList(r []float64) string {
+	out := make([]string, len(r))
+	for i, v := range r {
+		out[i] = fmt.Sprintf("%.3f", v)
+	}
+	return strings.Join(out, " ")
 }

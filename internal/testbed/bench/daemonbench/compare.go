@@ -13,15 +13,16 @@ import (
 // The proxy beside the proxies people already trust: the same server
 // behind the watchdog's proxy, nginx and HAProxy, all running at once,
 // and the same load straight and through each. A busy machine (2 cores,
-// shared) moves every figure, so each proxy's window runs right after a
-// straight window of its own, round after round, and each round gives a
-// ratio of the two: what the machine did meanwhile touches both.
+// shared) moves every figure, so the windows are short and interleaved,
+// round after round: each round has a straight window and one through
+// each proxy, and gives each proxy a ratio of its window to the straight
+// one; what the machine did meanwhile touches all of them.
 
 // through is one frontend's figures at one server and concurrency, over
 // every round.
 type through struct {
 	f        *frontend
-	straight loadgen.Result // the straight windows right before its own
+	straight loadgen.Result // the straight windows of its rounds
 	proxied  loadgen.Result
 	ratios   []float64       // per round: its calls/s over the straight window's
 	added99  []time.Duration // per round: its p99 less the straight window's
@@ -107,9 +108,13 @@ func (b *bench) compareServer(ctx context.Context, name string, concs []int, win
 }
 
 // compareAt runs the rounds at concurrency c: c sessions straight and c
-// through each frontend, opened and warmed up first; then in each round,
-// for each frontend (in an order that turns each round), a straight window
-// and the frontend's window.
+// through each frontend, opened and warmed up first; then in each round
+// one straight window and one window through each frontend, in an order
+// that turns each round. The frontends share the round's straight window:
+// the goals compare one frontend's ratio with another's, and over a
+// straight window of the same round those two differ by the two proxies'
+// windows alone, where a straight window of each one's own put two more
+// windows' noise into every comparison.
 func (b *bench) compareAt(ctx context.Context, srv *upstream, fronts []*frontend, c int, window time.Duration, rounds int) ([]*through, error) {
 	direct, err := loadgen.Open(ctx, loadgen.Client(c), srv.URL(), c, c)
 	if err != nil {
@@ -132,48 +137,90 @@ func (b *bench) compareAt(ctx context.Context, srv *upstream, fronts []*frontend
 		}
 	}
 	for r := range rounds {
-		for k := range fronts {
-			i := (k + r) % len(fronts)
-			if err := b.compareWindow(ctx, srv, direct, sessions[i], paths[i], window); err != nil {
-				return nil, err
-			}
+		if err := b.compareRound(ctx, srv, direct, sessions, paths, window, r); err != nil {
+			return nil, err
 		}
 	}
 	return paths, nil
 }
 
-// compareWindow is one straight window and one through t's frontend.
-func (b *bench) compareWindow(ctx context.Context, srv *upstream, direct, via *loadgen.Sessions, t *through, window time.Duration) error {
+// compareRound is round r: the straight window and each frontend's, in
+// roundOrder.
+func (b *bench) compareRound(ctx context.Context, srv *upstream, direct *loadgen.Sessions, via []*loadgen.Sessions, paths []*through, window time.Duration, r int) error {
 	ends := func() time.Duration { return pidsCPU(os.Getpid(), srv.cmd.Process.Pid) }
-	e0 := ends()
-	s, err := direct.Run(ctx, window)
-	if err != nil {
-		return fmt.Errorf("straight: %w", err)
+	var straight loadgen.Result
+	var straightEnds time.Duration
+	got := make([]windowRun, len(paths))
+	for _, i := range roundOrder(len(paths), r) {
+		if i < 0 {
+			e0 := ends()
+			s, err := direct.Run(ctx, window)
+			if err != nil {
+				return fmt.Errorf("straight: %w", err)
+			}
+			straight, straightEnds = s, ends()-e0
+			continue
+		}
+		w, err := b.proxiedWindow(ctx, srv, via[i], paths[i].f, window, ends)
+		if err != nil {
+			return err
+		}
+		got[i] = w
 	}
-	e1 := ends()
-	cpu0, err := t.f.cpu()
-	if err != nil {
-		return err
+	for i, t := range paths {
+		t.addRound(straight, straightEnds, got[i])
 	}
-	conns0, paths0 := srv.Accepted(), t.f.paths()
+	return nil
+}
+
+// roundOrder is the order of round r's windows over n frontends: their
+// indexes, -1 for the straight window. Over n+1 rounds each window takes
+// each place once, so none is always the one after the straight window.
+func roundOrder(n, r int) []int {
+	out := make([]int, n+1)
+	for k := range out {
+		out[k] = (k+n+1-r%(n+1))%(n+1) - 1
+	}
+	return out
+}
+
+// windowRun is one window through a frontend.
+type windowRun struct {
+	res   loadgen.Result
+	cpu   time.Duration // the frontend's processes'
+	ends  time.Duration // the load generator's and the server's
+	conns int64         // connections the server accepted
+	paths pathCounts    // how the watchdog served them
+}
+
+func (b *bench) proxiedWindow(ctx context.Context, srv *upstream, via *loadgen.Sessions, f *frontend, window time.Duration, ends func() time.Duration) (windowRun, error) {
+	cpu0, err := f.cpu()
+	if err != nil {
+		return windowRun{}, err
+	}
+	conns0, paths0, e0 := srv.Accepted(), f.paths(), ends()
 	p, err := via.Run(ctx, window)
 	if err != nil {
-		return fmt.Errorf("through %s: %w", t.f.name, err)
+		return windowRun{}, fmt.Errorf("through %s: %w", f.name, err)
 	}
-	e2 := ends()
-	cpu1, err := t.f.cpu()
+	e1 := ends()
+	cpu1, err := f.cpu()
 	if err != nil {
-		return err
+		return windowRun{}, err
 	}
-	t.straight, t.proxied = t.straight.Add(s), t.proxied.Add(p)
-	t.ratios = append(t.ratios, p.PerSecond()/s.PerSecond())
-	t.added99 = append(t.added99, p.Quantile(0.99)-s.Quantile(0.99))
-	t.cpu += cpu1 - cpu0
-	t.endsStraight += e1 - e0
-	t.endsThrough += e2 - e1
-	t.conns += srv.Accepted() - conns0
-	t.paths = t.paths.add(t.f.paths().sub(paths0))
-	return nil
+	return windowRun{res: p, cpu: cpu1 - cpu0, ends: e1 - e0, conns: srv.Accepted() - conns0, paths: f.paths().sub(paths0)}, nil
+}
+
+// addRound adds a round's windows: the straight one and t's own.
+func (t *through) addRound(straight loadgen.Result, straightEnds time.Duration, w windowRun) {
+	t.straight, t.proxied = t.straight.Add(straight), t.proxied.Add(w.res)
+	t.ratios = append(t.ratios, w.res.PerSecond()/straight.PerSecond())
+	t.added99 = append(t.added99, w.res.Quantile(0.99)-straight.Quantile(0.99))
+	t.cpu += w.cpu
+	t.endsStraight += straightEnds
+	t.endsThrough += w.ends
+	t.conns += w.conns
+	t.paths = t.paths.add(w.paths)
 }
 
 // pidsCPU is the CPU time of the processes so far (0 for one that cannot

@@ -47,8 +47,8 @@ func printCompare(rows []compareRow, run compareRun) {
 			verdicts(r.goals()))
 	}
 	fmt.Println()
-	fmt.Printf("Each row: %d rounds; in each, every proxy's %s window right after a straight window of its own (the order turns each round); "+
-		"ratio is the median over the rounds of its calls/s over that straight window's. The ends are the load generator and the server: "+
+	fmt.Printf("Each row: %d rounds; in each, a straight %s window and one through every proxy, the order turning each round; "+
+		"ratio is the median over the rounds of its calls/s over the round's straight window's. The ends are the load generator and the server: "+
 		"what a proxy costs them besides its own CPU. Load average (1, 5, 15 min) before: %s; after: %s.\n",
 		run.rounds, run.window, run.load[0], run.load[1])
 	var fast, general int64

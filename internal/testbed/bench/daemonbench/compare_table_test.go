@@ -59,3 +59,25 @@ func TestGoalsSayInHowManyRoundsEachHeld(t *testing.T) {
 		})
 	}
 }
+
+// A round has the straight window and one window through each frontend;
+// over n+1 rounds each takes each place once.
+func TestRoundOrderTurns(t *testing.T) {
+	for _, n := range []int{1, 3, 5} {
+		places := map[[2]int]int{} // window, place → rounds
+		for r := range n + 1 {
+			order := roundOrder(n, r)
+			seen := map[int]bool{}
+			for k, i := range order {
+				if i < -1 || i >= n || seen[i] {
+					t.Fatalf("n=%d round %d: order %v: want -1..%d once each", n, r, order, n-1)
+				}
+				seen[i] = true
+				places[[2]int{i, k}]++
+			}
+		}
+		if len(places) != (n+1)*(n+1) {
+			t.Errorf("n=%d: %d window-place pairs over %d rounds; want each window in each place once", n, len(places), n+1)
+		}
+	}
+}
