@@ -43,6 +43,12 @@ func TestHostRestartedByTheWatchdogInEitherOrder(t *testing.T) {
 			{time.Second, down, []EventKind{EvHostDown}},
 			{2 * time.Second, up(11), []EventKind{EvHostUp}},
 		}},
+		{"the restart failed: the host started again is one that came", []step{
+			{0, restarting, []EventKind{EvHealStarted}},
+			{time.Second, down, []EventKind{EvHostDown}},
+			{2 * time.Second, Signal{Kind: SigHealFailed, Server: srv, Strategy: StrategyHostRestart, Detail: "restarting DSH failed"}, []EventKind{EvHealFailed}},
+			{3 * time.Second, up(11), []EventKind{EvHostUp}},
+		}},
 		{"the restart is told once", []step{
 			{0, restarting, []EventKind{EvHealStarted}},
 			{time.Second, down, []EventKind{EvHostDown}},

@@ -239,6 +239,9 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 		m.restartStarted(sig, now)
 		return s.healStarted(sig, now)
 	case SigHealFailed:
+		if sig.Strategy == StrategyHostRestart {
+			m.restart = hostRestart{} // what comes next is not its doing
+		}
 		return s.healFailed(sig, now)
 	case SigProxy, SigProxyUpstream, SigProxyReleased, SigProxyBridging:
 		return s.fromProxy(sig, now)
