@@ -147,8 +147,8 @@ func (m *Model) source(s *server) IdentitySource {
 
 // sourced marks the events about the host's session with where the model
 // knew that session from, or, for a ping whose sender named the session,
-// where the sender had it.
-// An event sourced already (sourcedFrom) keeps its source.
+// where the sender had it. An event sourced already (sourcedFrom) keeps
+// its source.
 func (m *Model) sourced(evs []Event, sig Signal) {
 	for i := range evs {
 		ev := &evs[i]
