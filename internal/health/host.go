@@ -172,6 +172,19 @@ type hostRestart struct {
 	down  int32     // pid, once the watcher saw it gone
 }
 
+// healWord takes the healer's word that a strategy began or failed on s;
+// a restart of the host is the model's business too (hostRestart).
+func (m *Model) healWord(s *server, sig Signal, now time.Time) []Event {
+	if sig.Kind == SigHealFailed {
+		if sig.Strategy == StrategyHostRestart {
+			m.restart = hostRestart{} // what comes next is not its doing
+		}
+		return s.healFailed(sig, now)
+	}
+	m.restartStarted(sig, now)
+	return s.healStarted(sig, now)
+}
+
 // restartStarted notes a restart of the host the healer began.
 func (m *Model) restartStarted(sig Signal, now time.Time) {
 	if sig.Strategy != StrategyHostRestart || !m.host.running {

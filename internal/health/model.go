@@ -235,14 +235,8 @@ func (m *Model) apply(sig Signal, now time.Time) []Event {
 		return m.keepWarmResult(s, sig, now)
 	case SigLiveness:
 		return m.liveness(s, sig, now)
-	case SigHealStarted:
-		m.restartStarted(sig, now)
-		return s.healStarted(sig, now)
-	case SigHealFailed:
-		if sig.Strategy == StrategyHostRestart {
-			m.restart = hostRestart{} // what comes next is not its doing
-		}
-		return s.healFailed(sig, now)
+	case SigHealStarted, SigHealFailed:
+		return m.healWord(s, sig, now)
 	case SigProxy, SigProxyUpstream, SigProxyReleased, SigProxyBridging:
 		return s.fromProxy(sig, now)
 	}
