@@ -72,3 +72,66 @@ func benchLatency(b *testing.B, pause time.Duration) {
 	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
 }
+
+// BenchmarkNewFileLatency measures the time from a new log file's first
+// line to receiving it, while the follower also follows 175 files of 25
+// other sources' globs in one directory (as `make bench`'s latency row
+// at 200 files and 50 servers does): a file's creation makes a pass glob
+// again, and what that costs grows with everything else followed.
+func BenchmarkNewFileLatency(b *testing.B) {
+	dir := b.TempDir()
+	others := filepath.Join(dir, "others")
+	mustDo(b, os.MkdirAll(others, 0o700))
+	var sources []Source
+	for s := range 25 {
+		for f := s; f < 175; f += 25 {
+			writeFile(b, filepath.Join(others, "s"+strconv.Itoa(s)+"-f"+strconv.Itoa(f)+".log"), "started\n")
+		}
+		sources = append(sources, Source{Tag: "other", Globs: []string{filepath.Join(others, "s"+strconv.Itoa(s)+"-f*.log")}})
+	}
+	fresh := filepath.Join(dir, "fresh")
+	mustDo(b, os.MkdirAll(fresh, 0o700))
+	for i := range 25 {
+		sources = append(sources, Source{Tag: "fresh", Globs: []string{filepath.Join(fresh, "server"+strconv.Itoa(i)+".log")}})
+	}
+	f, err := New(Options{Sources: sources, Backstop: longBackstop, MaxOpenFiles: 4096})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	runErr := make(chan error, 1)
+	go func() { runErr <- f.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-runErr; err != nil {
+			b.Error(err)
+		}
+	}()
+	<-f.scanned
+	drain := func(want string) Line {
+		for l := range f.Lines() {
+			f.Ack(l.Pos)
+			if string(l.Text) == want {
+				return l
+			}
+		}
+		b.Fatal("lines closed")
+		return Line{}
+	}
+	var took []time.Duration
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		path := filepath.Join(fresh, "server"+strconv.Itoa(i%25)+".log")
+		_ = os.Remove(path)
+		time.Sleep(2 * DefaultDebounce) // the removal's pass, then a quiet spell
+		b.StartTimer()
+		line := "first line " + strconv.Itoa(i)
+		start := time.Now()
+		writeFile(b, path, line+"\n")
+		drain(line)
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+}
