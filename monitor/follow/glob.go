@@ -5,6 +5,7 @@ import (
 
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -41,6 +42,10 @@ func (r *runner) rescan(ctx context.Context, initial bool) {
 // problems under) and the files matched now, in order, each once: a file
 // matched by two sources belongs to the first.
 func (r *runner) expandAll() (map[string]string, []match) {
+	// Sources' globs often share a directory (one per server, all in the
+	// app's log folder): it is read once a pass, not once a glob.
+	r.listings = make(map[string]listing)
+	defer func() { r.listings = nil }()
 	dirs := make(map[string]string)
 	seen := make(map[string]bool)
 	var found []match
@@ -107,39 +112,70 @@ func addDir(dirs map[string]string, dir, tag string) {
 // children lists dir's entries that match the pattern element elem:
 // directories when wantDir, else everything else (symbolic links followed).
 func (r *runner) children(tag, dir, elem string, wantDir bool) []string {
-	var names []string
-	if hasMeta(elem) {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			r.warnOnce(tag, dir, fmt.Errorf("read directory: %w", err))
-			return nil
+	if !hasMeta(elem) {
+		// Only needs search permission on dir.
+		if p := filepath.Join(dir, elem); r.isKind(tag, p, wantDir) {
+			return []string{p}
 		}
-		r.clearWarns(dir)
-		for _, e := range entries {
-			if ok, _ := filepath.Match(elem, e.Name()); ok {
-				names = append(names, e.Name())
-			}
-		}
-	} else {
-		names = []string{elem} // only needs search permission on dir
+		return nil
 	}
+	entries, err := r.readDir(dir)
+	if err != nil {
+		r.warnOnce(tag, dir, fmt.Errorf("read directory: %w", err))
+		return nil
+	}
+	r.clearWarns(dir)
 	var out []string
-	for _, name := range names {
-		p := filepath.Join(dir, name)
-		fi, err := os.Stat(p)
-		if err != nil {
-			if !notExist(err) {
-				r.warnOnce(tag, p, err)
+	for _, e := range entries {
+		if ok, _ := filepath.Match(elem, e.Name()); !ok {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		// The listing tells a file from a directory without a stat of
+		// every match (the bulk of a pass over a big log folder); a link
+		// or an entry of unknown type is looked at where it points.
+		if t := e.Type(); t&fs.ModeSymlink == 0 && t&fs.ModeIrregular == 0 {
+			if wantDir == e.IsDir() {
+				out = append(out, p)
 			}
 			continue
 		}
-		// Files: anything but a directory, so that discover can warn
-		// about a FIFO, device or socket it will not open.
-		if wantDir == fi.IsDir() {
+		if r.isKind(tag, p, wantDir) {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// isKind stats p: a directory when wantDir, else anything but one, so that
+// discover can warn about a FIFO, device or socket it will not open.
+func (r *runner) isKind(tag, p string, wantDir bool) bool {
+	fi, err := os.Stat(p)
+	if err != nil {
+		if !notExist(err) {
+			r.warnOnce(tag, p, err)
+		}
+		return false
+	}
+	return wantDir == fi.IsDir()
+}
+
+// listing is one directory's entries as read in the current pass.
+type listing struct {
+	entries []os.DirEntry
+	err     error
+}
+
+// readDir reads dir once per expandAll.
+func (r *runner) readDir(dir string) ([]os.DirEntry, error) {
+	if l, ok := r.listings[dir]; ok {
+		return l.entries, l.err
+	}
+	entries, err := os.ReadDir(dir)
+	if r.listings != nil {
+		r.listings[dir] = listing{entries, err}
+	}
+	return entries, err
 }
 
 // syncWatches makes the watched set equal dirs. It reports whether a watch

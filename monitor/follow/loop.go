@@ -48,6 +48,7 @@ type runner struct {
 	known     *known
 	warned    map[warnKey]bool
 	buf       []byte
+	listings  map[string]listing // directories read in the current expandAll
 
 	budget     int    // files held open at most (fds.go); the rest are polled
 	fullBudget int    // budget as derived at the start, before any EMFILE lowered it

@@ -82,3 +82,56 @@ func TestPlantedCheckpoint(t *testing.T) {
 		})
 	}
 }
+
+// TestGlobKindsFromTheListing: a pass tells a file from a directory by the
+// directory's listing and looks where links point, so a link to a log and
+// a log in a linked directory are followed, a directory named like a log
+// is not, and a FIFO is a warning; the same when each appears after the
+// start-up scan.
+func TestGlobKindsFromTheListing(t *testing.T) {
+	t.Parallel()
+	for _, later := range []bool{false, true} {
+		t.Run(map[bool]string{false: "at start", true: "appearing later"}[later], func(t *testing.T) {
+			t.Parallel()
+			root, elsewhere := t.TempDir(), t.TempDir()
+			mustDo(t, os.MkdirAll(filepath.Join(root, "real"), 0o700))
+			mustDo(t, os.MkdirAll(filepath.Join(elsewhere, "linked"), 0o700))
+			// What the logs hold before the follower finds them: their
+			// lines come as history at start, as new lines later.
+			writeFile(t, filepath.Join(elsewhere, "target.log"), "link.log\n")
+			writeFile(t, filepath.Join(elsewhere, "linked", "app.log"), "via-link/app.log\n")
+			make := func() {
+				writeFile(t, filepath.Join(root, "real", "app.log"), "real/app.log\n")
+				mustDo(t, os.Symlink(filepath.Join(elsewhere, "target.log"), filepath.Join(root, "real", "link.log")))
+				mustDo(t, os.Mkdir(filepath.Join(root, "real", "dir.log"), 0o700))
+				mustDo(t, syscall.Mkfifo(filepath.Join(root, "real", "pipe.log"), 0o600))
+				mustDo(t, os.Symlink(filepath.Join(elsewhere, "linked"), filepath.Join(root, "via-link")))
+			}
+			if !later {
+				make()
+			}
+			h := startFollower(t, Options{Sources: []Source{{Tag: "t", Globs: []string{filepath.Join(root, "*", "*.log")}}},
+				Backstop: longBackstop, HistoryBytes: 1 << 20})
+			if later {
+				make()
+			}
+			for _, text := range []string{"real/app.log", "link.log", "via-link/app.log"} {
+				h.waitText(text)
+			}
+			if got := len(h.got()); got != 3 {
+				t.Errorf("%d lines, want 3 (one from each log): %q", got, texts(h.got()))
+			}
+			fifo := filepath.Join(root, "real", "pipe.log")
+			waitUntil(t, "a warning about the FIFO", func() bool {
+				return slices.ContainsFunc(h.warnings(), func(w warning) bool {
+					return w.path == fifo && errors.Is(w.err, fsutil.ErrNotRegular)
+				})
+			})
+			for _, w := range h.warnings() {
+				if w.path != fifo {
+					t.Errorf("unexpected warning about %s: %v", w.path, w.err)
+				}
+			}
+		})
+	}
+}
