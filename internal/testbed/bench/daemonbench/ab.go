@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -59,16 +60,30 @@ func (b *bench) proxyAB(ctx context.Context, server string, variants []string, c
 		if err != nil {
 			return err
 		}
-		for _, t := range paths {
-			lo, hi := spread(t.ratios)
-			fmt.Printf("conc %3d  %-16s %.2f (%.2f–%.2f) · %5.1f · %.3f / %.3f\n", c, t.f.name, t.ratio(), lo, hi,
-				float64(t.cpuPerCall().Nanoseconds())/1000, msOf(t.added(0.5)), msOf(t.added(0.99)))
-		}
-		for _, t := range paths {
-			fmt.Printf("rounds   %-16s %s\n", t.f.name, roundList(t.ratios))
-		}
+		printAB(c, paths)
 	}
 	return nil
+}
+
+// printAB prints one concurrency's rows: each path's ratio, CPU and added
+// latency, its ratio round by round, and the tails.
+func printAB(c int, paths []*through) {
+	for _, t := range paths {
+		lo, hi := spread(t.ratios)
+		fmt.Printf("conc %3d  %-16s %.2f (%.2f–%.2f) · %5.1f · %.3f / %.3f\n", c, t.f.name, t.ratio(), lo, hi,
+			float64(t.cpuPerCall().Nanoseconds())/1000, msOf(t.added(0.5)), msOf(t.added(0.99)))
+	}
+	for _, t := range paths {
+		fmt.Printf("rounds   %-16s %s\n", t.f.name, roundList(t.ratios))
+	}
+	// The tail, pooled and round by round: a pooled p99 is set by the
+	// rounds the machine was busiest, which may fall on any proxy.
+	for _, t := range paths {
+		fmt.Printf("tail     %-16s p90 / p99 / p99.9 ms %.3f / %.3f / %.3f · added p99 median of rounds %.3f\n", t.f.name,
+			msOf(t.proxied.Quantile(0.9)), msOf(t.proxied.Quantile(0.99)), msOf(t.proxied.Quantile(0.999)), msOf(medianOf(t.added99)))
+	}
+	fmt.Printf("tail     %-16s p90 / p99 / p99.9 ms %.3f / %.3f / %.3f\n", "straight",
+		msOf(paths[0].straight.Quantile(0.9)), msOf(paths[0].straight.Quantile(0.99)), msOf(paths[0].straight.Quantile(0.999)))
 }
 
 func spread(r []float64) (lo, hi float64) {
@@ -91,4 +106,13 @@ func roundList(r []float64) string {
 		out[i] = fmt.Sprintf("%.3f", v)
 	}
 	return strings.Join(out, " ")
+}
+
+func medianOf(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
 }
