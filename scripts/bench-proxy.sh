@@ -9,7 +9,7 @@
 #
 # It writes the proxy section of docs/BENCHMARKS.md (between its
 # proxy-bench markers), or, with PROXY_SECTION_OUT set, that file
-# (make bench puts it into the whole page it writes).
+# (make bench writes it between the same markers).
 # PROXY_WINDOW and PROXY_ROUNDS set each window's length and the rounds:
 # 24 of 2s, because one round on this 2-core machine moves from 0.66 to
 # 1.20 (a proxied window faster than its straight one), so the median of
@@ -91,17 +91,10 @@ if [[ -n ${PROXY_SECTION_OUT:-} ]]; then
   cp "$section" "$PROXY_SECTION_OUT"
   exit 0
 fi
-begin='<!-- proxy-bench:begin (make bench-proxy writes this section) -->'
-end='<!-- proxy-bench:end -->'
-if ! grep -qF "$begin" "$DOC" || ! grep -qF "$end" "$DOC"; then
-  echo "bench-proxy: $DOC has no proxy-bench markers to write between; run make bench, which writes the whole page" >&2
+# shellcheck source=scripts/docsection.sh
+. scripts/docsection.sh
+if ! doc_section "$DOC" proxy-bench "$section"; then
   cat "$section"
   exit 1
 fi
-awk -v begin="$begin" -v end="$end" -v section="$section" '
-  $0 == begin { print; while ((getline l < section) > 0) print l; skip = 1; next }
-  $0 == end { skip = 0 }
-  !skip { print }
-' "$DOC" >"$DOC.new"
-mv "$DOC.new" "$DOC"
 echo "bench-proxy: wrote the proxy section of $DOC and $PROFILE" >&2

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make bench: every performance goal measured in one run on this machine,
-# printed as one table and kept in docs/BENCHMARKS.md. Missed goals are
+# printed as one table and kept in docs/BENCHMARKS.md, between the page's
+# markers (the prose around them is kept by hand). Missed goals are
 # reported as missed, not tuned away.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,13 +11,28 @@ IDLE=${BENCH_IDLE:-60s}
 # of servers that do not answer, the re-scans behind file events) have
 # reached their slow pace by then, as on a machine that has run for hours.
 SETTLE=${BENCH_SETTLE:-100s}
+# BENCH_PROXY=keep leaves the proxy's section of the page as its own run
+# (make bench-proxy, which can run 100 rounds a row) wrote it, and skips
+# that half hour.
+PROXY=${BENCH_PROXY:-run}
+[[ $PROXY == run || $PROXY == keep ]] || { echo "bench: BENCH_PROXY is run or keep, not $PROXY" >&2; exit 2; }
+DOC=docs/BENCHMARKS.md
+# shellcheck source=scripts/docsection.sh
+. scripts/docsection.sh
+# Fail before an hour of measuring, not after: the page must have the
+# markers its sections are written between.
+for name in bench growth proxy-bench; do
+  doc_markers "$DOC" "$name" || exit 2
+done
 export WATCHDOG
 # The commit measured, read before anything is written: the table below is
 # written into the tree, which would make a later look say -dirty.
 measured=$(git describe --always --dirty 2>/dev/null || echo unknown)
 rows=$(mktemp)
 proxysec=$(mktemp)
-trap 'rm -f "$rows" "$proxysec"' EXIT
+head=$(mktemp)
+growthsec=$(mktemp)
+trap 'rm -f "$rows" "$proxysec" "$head" "$growthsec"' EXIT
 
 bench() { go run ./internal/testbed/bench/daemonbench -watchdog "$WATCHDOG" "$@" >>"$rows"; }
 
@@ -81,7 +97,9 @@ added=$(pm added-p50-ms)
 verdict=$(awk -v a="$added" 'BEGIN { print (a != "" && a + 0 <= 1) ? "met" : "**missed**" }')
 echo "| a tool call through the proxy vs straight to the Go SDK server, loopback, 1,000 calls each way, alternated | added p50 ${added} ms, p99 $(pm added-p99-ms) ms (straight: p50 $(pm direct-p50-ms), p99 $(pm direct-p99-ms) ms; through the proxy: p50 $(pm proxy-p50-ms), p99 $(pm proxy-p99-ms) ms); $(pm proxy-calls/s) calls/s one at a time | added p50 ≤ 1 ms | $verdict |" >>"$rows"
 
-PROXY_SECTION_OUT=$proxysec bash scripts/bench-proxy.sh
+if [[ $PROXY == run ]]; then
+  PROXY_SECTION_OUT=$proxysec bash scripts/bench-proxy.sh
+fi
 
 echo "bench: keep-warm over 200 idle timeouts of a 3 s server, with and without" >&2
 bench -mode keepwarm -samples 200 -servers 20
@@ -93,9 +111,12 @@ bash scripts/repro.sh -retry-bench -runs 10 -markdown -clients real >>"$rows"
 
 cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
 {
-  echo "# Benchmarks"
-  echo
-  echo "Latest \`make bench\`, every row measured in the same run on the same machine."
+  if [[ $PROXY == run ]]; then
+    echo "Latest \`make bench\`, every row measured in the same run on the same machine."
+  else
+    echo "Latest \`make bench\` (BENCH_PROXY=keep), every row of this table and of [how idle cost grows](#how-idle-cost-grows)"
+    echo "measured in the same run on the same machine; the proxy's section is from the run it names."
+  fi
   echo
   echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); commit $measured"
   echo "- machine: $(nproc) vCPU ($cpu), $(free -g | awk '/Mem:/ { print $2 }') GiB RAM, $(uname -sr)"
@@ -104,34 +125,8 @@ cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
   echo "| measure | result | goal | verdict |"
   echo "|---|---|---|---|"
   cat "$rows"
-  echo
-  cat <<'PROXYHEAD'
-## The proxy beside nginx and HAProxy
-
-Every call of an adopted host goes through the watchdog's proxy, so it is measured against the
-proxies people already trust, in front of the same servers in the same run: the official Go SDK's
-server (`internal/demoserver`) and mark3labs/mcp-go's, each its own process; nginx-light
-(1 worker, upstream `keepalive`, `proxy_http_version 1.1`, `proxy_buffering off`) and HAProxy (1
-thread, `http-reuse always`), each a child process with its config, pid and logs in a temp
-directory, configured as a user fronting an MCP server would (`internal/testbed/bench/daemonbench/frontends.go`).
-A Go load generator keeps 1, 8 or 64 sessions calling the `echo` tool in a loop, each on its own
-kept connection. Each proxy's window runs right after a straight window of its own, round after
-round (the order turns each round), so what else the shared machine does touches both; *ratio* is
-the median over the rounds of calls/s through the proxy over the straight window's. CPU per call
-is each proxy's own processes' run time over its windows (every thread's, from
-`/proc/PID/task/*/schedstat`: nginx's master and worker, HAProxy's process, the watchdog's),
-divided by the calls it carried; *added* p50/p99 are its latency quantiles less the straight
-windows' beside it; connections are those the server accepted during the proxy's windows. Goals,
-per row: the watchdog's ratio at least nginx's and HAProxy's, its CPU per call and added p99 at
-most nginx's.
-
-PROXYHEAD
-  echo '<!-- proxy-bench:begin (make bench-proxy writes this section) -->'
-  cat "$proxysec"
-  echo '<!-- proxy-bench:end -->'
-  echo
-  echo "## How idle cost grows"
-  echo
+} >"$head"
+{
   echo "Headless idle, ${GROWTH:-30s} each after $SETTLE running: CPU (share of one core), RSS, wakeups a"
   echo "minute (context switches of all threads). Servers do not answer, as ones down for hours would not."
   echo
@@ -146,39 +141,13 @@ PROXYHEAD
   echo "switches). The session store row is"
   echo "\`BenchmarkReadLargeStore\` (monitor/store): store.Load in process; peak heap is the live heap sampled"
   echo "every 100 µs during one read, above what it was before."
-  echo
-  cat <<'NOTES'
-## What the proxy's CPU goes to
-
-From `docs/proxy-profile.txt` (perf of the watchdog alone, 64 concurrent calls against mcp-go;
-shares of its samples as measured at f87b16c, a run of `make bench-proxy` on a busy machine):
-
-- **The kernel's socket calls, about 60 %**: writes 44 % and reads 16 %. Each call is four of
-  them (the host's request in, to the server, its answer in, to the host), plus one more per
-  extra piece of a streamed answer (the Go SDK's SSE answer comes as an event, then its end). A
-  loopback TCP write runs the receiving side's work too (`tcp_v4_rcv` under `tcp_sendmsg`):
-  every relay pays it, nginx and HAProxy as much. This is the floor of a proxy in user space.
-- **Waiting for work, about 18 %**: the Go scheduler parking a connection's goroutine and polling
-  the network (`park_m`, `findRunnable`, `netpoll`, `epoll_wait`): nginx's event loop does the
-  same with less; it is the one cost of writing the proxy in Go that remains.
-- **Reading the heads, about 7 %**: the request's (`parseHead`, 5 %: splitting lines and checking
-  names and values, so that nothing net/http would read differently is passed on) and the
-  answer's (`parseAnswer`, 2 %). The body is never parsed.
-- **The rest, under 10 %**: clocks (2.4 %: deadlines, the host's last activity, a kept
-  connection's rest), the kept connections' pool, the session table's lock, buffered reads.
-
-Gone since issue 48: net/http on both sides (its goroutines per request and per connection, its
-header maps: a call now allocates nothing), the runtime's bookkeeping around each socket call
-(`entersyscall` woke its monitor thread whenever it slept and handed a processor stuck in a long
-loopback write to another thread: 19 % of the CPU at one call at a time; the sockets are
-non-blocking, so the fast path reads and writes them with raw system calls), and a timer reset
-per call (made the earliest timer, it woke a thread to poll the network: most of the latency the
-proxy added at one call at a time). Large bodies go socket to socket by `splice`
-(`TestLargeAnswersSpliced`), which the echo calls measured here are too small to use.
-
-The ratio at one call at a time is set by latency, not CPU: a straight mcp-go call takes 100 to
-200 µs round trip, and any proxy adds two wakeups of its own to it; on a busy machine those
-wakeups wait for a processor, which moves that row most from run to run.
-NOTES
-} >docs/BENCHMARKS.md
-cat docs/BENCHMARKS.md
+} >"$growthsec"
+# The page's prose (what the figures mean, what was found) is kept by
+# hand around the sections measured here.
+doc_section "$DOC" bench "$head"
+doc_section "$DOC" growth "$growthsec"
+if [[ $PROXY == run ]]; then
+  doc_section "$DOC" proxy-bench "$proxysec"
+fi
+cat "$head"
+echo "bench: wrote $DOC" >&2
