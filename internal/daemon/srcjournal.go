@@ -59,14 +59,9 @@ func (in journalRetryIn) handleIn(_ context.Context, d *daemon) {
 	d.timing.retrySeq = in.seq
 }
 
-// publishRetry hands the retry source when the held events are next due;
-// only the loop sends, so once the stale one is out the send cannot block.
+// publishRetry hands the retry source when the held events are next due.
 func (t *timing) publishRetry(at time.Time, ok bool) {
-	select {
-	case <-t.retry:
-	default:
-	}
-	t.retry <- retryWake{at: at, ok: ok, seq: t.retrySeq}
+	t.retry.put(retryWake{at: at, ok: ok, seq: t.retrySeq})
 }
 
 // retrySource is the journal's retry timer, fed by the loop's timing.

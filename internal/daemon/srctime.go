@@ -93,32 +93,27 @@ func (in wokeIn) handleIn(ctx context.Context, d *daemon) {
 // timing is the loop's side of time: what the last pass took, and where
 // it hands the next deadline to the time source. Only the loop uses it.
 type timing struct {
-	next   chan nextWake // one deep: the latest replaces what the source has not read
-	tickAt time.Time     // when time alone next makes something due
-	seq    uint64        // the last tick taken
-	timed  bool          // this pass took a tick
-	force  bool          // ... after a wake: keep-warm pings at once
+	next   latest[nextWake] // the time source's next wait
+	tickAt time.Time        // when time alone next makes something due
+	seq    uint64           // the last tick taken
+	timed  bool             // this pass took a tick
+	force  bool             // ... after a wake: keep-warm pings at once
 	// retry: the same for the journal's retry timer (retrySource).
-	retry    chan retryWake
+	retry    latest[retryWake]
 	retrySeq uint64 // the last retry taken
 }
 
 func newTiming() timing {
-	return timing{next: make(chan nextWake, 1), retry: make(chan retryWake, 1)}
+	return timing{next: newLatest[nextWake](), retry: newLatest[retryWake]()}
 }
 
 func (t *timing) took(seq uint64, woke bool) {
 	t.seq, t.timed, t.force = seq, true, woke
 }
 
-// publish hands the time source the next wait. Only the loop sends, so
-// once the stale one is taken out the send cannot block.
+// publish hands the time source the next wait.
 func (t *timing) publish(after time.Duration) {
-	select {
-	case <-t.next:
-	default:
-	}
-	t.next <- nextWake{after: after, seq: t.seq}
+	t.next.put(nextWake{after: after, seq: t.seq})
 }
 
 // timeSource is the time source, fed by the loop's timing.
