@@ -8,7 +8,10 @@
 // themselves, so renames and re-creations are seen; it also watches every
 // directory level a glob passes through and the parent of its fixed part
 // (to see the log directory deleted and made again). While a directory does
-// not exist yet, its nearest existing ancestor is watched. A periodic re-scan
+// not exist yet, its nearest existing ancestor is watched. A matched file
+// that is a symbolic link ("latest.log" to this session's log) is read as
+// its target is written: the target's directory is watched too, and its
+// events under the target's name count for the link. A periodic re-scan
 // (Options.Backstop) catches whatever events missed: writes through another
 // name, directories that became readable, an overflowed event queue.
 // Problems that do not stop following (unreadable directory, skipped line)

@@ -25,6 +25,7 @@ var errRewritten = errors.New("truncated or rewritten while read")
 // its descriptor only during a pass; between passes fd is nil.
 type file struct {
 	tag, path string
+	target    string // where path points, when it is a symbolic link (links.go)
 	fd        *os.File
 	polled    bool
 	fi        os.FileInfo // from the open descriptor: identity for os.SameFile

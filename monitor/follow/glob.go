@@ -25,9 +25,19 @@ type match struct{ path, tag string }
 func (r *runner) rescan(ctx context.Context, initial bool) {
 	for range rescanRounds {
 		dirs, found := r.expandAll()
+		r.linkDirs(dirs)
 		added := r.syncWatches(dirs)
 		for _, m := range found {
 			r.discover(ctx, m.path, m.tag, initial)
+		}
+		if r.linkDirs(dirs) {
+			// Links found just now: their targets' directories are
+			// watched from here, so read them once more for what was
+			// written before the watch.
+			added = r.syncWatches(dirs) || added
+			for _, path := range r.links {
+				r.pend.read[path] = true
+			}
 		}
 		if !added {
 			break

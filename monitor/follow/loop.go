@@ -43,6 +43,7 @@ type runner struct {
 	log       *slog.Logger
 	w         *dirwatch.Watcher
 	files     map[string]*file       // followed files by their current path
+	links     map[string]string      // followed links' targets: the link's path (links.go)
 	dirs      map[string]os.FileInfo // watched directories, as they were when watched
 	retired   []*file                // rotated away or deleted: read to their end, then closed
 	known     *known
@@ -96,6 +97,7 @@ func newRunner(ctx context.Context, f *Follower) (*runner, error) {
 		budget: budget, fullBudget: budget, softLimit: soft,
 		f: f, opts: f.opts, log: f.log, w: w,
 		files:  make(map[string]*file),
+		links:  make(map[string]string),
 		dirs:   make(map[string]os.FileInfo),
 		known:  f.known,
 		warned: make(map[warnKey]bool),
@@ -159,6 +161,9 @@ func (r *runner) note(ev fsnotify.Event) {
 	}
 	if _, ok := r.files[name]; ok {
 		r.pend.read[name] = true
+		return
+	}
+	if r.noteLink(ev, name) {
 		return
 	}
 	if ev.Has(fsnotify.Write) && r.matches(name) {

@@ -91,7 +91,7 @@ func (r *runner) checkPath(ctx context.Context, f *file) {
 		return
 	}
 	r.log.Debug("follow: file rotated or removed", "path", f.path)
-	delete(r.files, f.path)
+	r.untrack(f)
 	// A polled file has no descriptor to read the rest through: what it
 	// grew by since the last pass is lost (package doc, Limits), unless
 	// the glob finds it under a new name before closeIdle drops it.
@@ -151,7 +151,7 @@ func (r *runner) discover(ctx context.Context, path, tag string, initial bool) {
 	r.clearWarns(path)
 	r.hold(f)
 	r.place(f, initial)
-	r.files[path] = f
+	r.track(f)
 	r.progress++ // a file the events had not told of, when a re-scan finds it
 	r.readFile(ctx, f, readBudget)
 	f.release()
@@ -182,12 +182,10 @@ func (r *runner) adopt(path string, fi os.FileInfo) bool {
 
 func (r *runner) move(f *file, path string) {
 	r.log.Debug("follow: file renamed", "from", f.path, "to", path)
-	if r.files[f.path] == f {
-		delete(r.files, f.path)
-	}
+	r.untrack(f)
 	from := f.key()
 	f.path = path
-	r.files[path] = f
+	r.track(f)
 	// A polled file was not read to its end when it left its old name:
 	// read it under the new one on the next pass.
 	r.pend.read[path] = true
