@@ -23,6 +23,7 @@ type match struct{ path, tag string }
 // follows new matches. initial marks the scan at start-up, whose files get
 // their history.
 func (r *runner) rescan(ctx context.Context, initial bool) {
+	r.pruneLinks()
 	for range rescanRounds {
 		dirs, found := r.expandAll()
 		r.linkDirs(dirs)
@@ -35,8 +36,8 @@ func (r *runner) rescan(ctx context.Context, initial bool) {
 			// watched from here, so read them once more for what was
 			// written before the watch.
 			added = r.syncWatches(dirs) || added
-			for _, path := range r.links {
-				r.pend.read[path] = true
+			for _, l := range r.links {
+				r.pend.read[l.path] = true
 			}
 		}
 		if !added {

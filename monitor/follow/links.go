@@ -29,34 +29,67 @@ func linkTarget(path string) string {
 	return t
 }
 
+// link is a followed link, known by its target.
+type link struct{ path, tag string }
+
 // track makes f the file followed at its path, and at its target if it is
 // a link.
 func (r *runner) track(f *file) {
 	r.files[f.path] = f
 	f.target = linkTarget(f.path)
-	if f.target != "" {
-		r.links[f.target] = f.path
+	if f.target == "" {
+		return
+	}
+	for t, l := range r.links {
+		if l.path == f.path {
+			delete(r.links, t) // the link points elsewhere now
+		}
+	}
+	r.links[f.target] = link{f.path, f.tag}
+}
+
+// untrack ends following f at its path, if it is still the file there. A
+// link stays known by its target (pruneLinks): while its target is
+// replaced it points at nothing, and only the target's directory will tell
+// when the new one is there.
+func (r *runner) untrack(f *file) {
+	if r.files[f.path] == f {
+		delete(r.files, f.path)
 	}
 }
 
-// untrack ends what track began, if f is still the file at its path.
-func (r *runner) untrack(f *file) {
-	if r.files[f.path] != f {
-		return
+// pruneLinks forgets the targets of links that are neither followed
+// through them nor waiting for their target to come back.
+func (r *runner) pruneLinks() {
+	for t, l := range r.links {
+		if f := r.files[l.path]; f != nil && f.target == t {
+			continue
+		}
+		if dangling(l.path) {
+			continue
+		}
+		delete(r.links, t)
 	}
-	delete(r.files, f.path)
-	if f.target != "" && r.links[f.target] == f.path {
-		delete(r.links, f.target)
+}
+
+// dangling: path is a symbolic link to nothing.
+func dangling(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return false
 	}
+	_, err = os.Stat(path)
+	return notExist(err)
 }
 
 // noteLink records what an event on a followed link's target asks for;
 // false when name is no such target.
 func (r *runner) noteLink(ev fsnotify.Event, name string) bool {
-	path, ok := r.links[name]
+	l, ok := r.links[name]
 	if !ok {
 		return false
 	}
+	path := l.path
 	if ev.Op&^fsnotify.Write != 0 {
 		// The target was replaced or removed: the link may now point
 		// at another file, found by globbing again.
@@ -70,10 +103,10 @@ func (r *runner) noteLink(ev fsnotify.Event, name string) bool {
 // linkDirs adds the directories of followed links' targets to dirs; it
 // reports whether one was not there yet.
 func (r *runner) linkDirs(dirs map[string]string) (added bool) {
-	for target, path := range r.links {
+	for target, l := range r.links {
 		d := filepath.Dir(target)
 		if _, ok := dirs[d]; !ok {
-			dirs[d] = r.files[path].tag
+			dirs[d] = l.tag
 			added = true
 		}
 	}

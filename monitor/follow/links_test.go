@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestLinkedLogsFollowedByEvents: a log the glob matches that is a
@@ -27,6 +28,14 @@ func TestLinkedLogsFollowedByEvents(t *testing.T) {
 			mustDo(t, os.Symlink(next, tmp))
 			mustDo(t, os.Rename(tmp, link))
 			return next
+		}},
+		{name: "target removed, made again after a pass", elsewhere: true, change: func(t *testing.T, link, target string) string {
+			mustDo(t, os.Remove(target))
+			// Time for the passes the removal asks for: the link points
+			// at nothing while they run.
+			time.Sleep(10 * DefaultDebounce)
+			writeFile(t, target, "")
+			return target
 		}},
 		{name: "target rotated", elsewhere: true, change: func(t *testing.T, link, target string) string {
 			mustDo(t, os.Rename(target, target+".1"))
@@ -57,5 +66,26 @@ func TestLinkedLogsFollowedByEvents(t *testing.T) {
 			appendFile(t, now, "and the next\n")
 			h.waitText("and the next")
 		})
+	}
+}
+
+// TestTwoLinksToOneLog: two links to one file are one log, read once,
+// under the first name; dropping one link leaves the other followed.
+func TestTwoLinksToOneLog(t *testing.T) {
+	t.Parallel()
+	dir, targetDir := t.TempDir(), t.TempDir()
+	target := filepath.Join(targetDir, "session.txt")
+	writeFile(t, target, "")
+	a, b := filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")
+	mustDo(t, os.Symlink(target, a))
+	mustDo(t, os.Symlink(target, b))
+	h := startFollower(t, Options{Sources: logGlob(dir), Backstop: longBackstop})
+	appendFile(t, target, "once\n")
+	h.waitText("once")
+	mustDo(t, os.Remove(b))
+	appendFile(t, target, "still followed\n")
+	h.waitText("still followed")
+	if got := texts(h.got()); len(got) != 2 {
+		t.Errorf("lines %q, want each once", got)
 	}
 }

@@ -43,7 +43,7 @@ type runner struct {
 	log       *slog.Logger
 	w         *dirwatch.Watcher
 	files     map[string]*file       // followed files by their current path
-	links     map[string]string      // followed links' targets: the link's path (links.go)
+	links     map[string]link        // followed links by their targets (links.go)
 	dirs      map[string]os.FileInfo // watched directories, as they were when watched
 	retired   []*file                // rotated away or deleted: read to their end, then closed
 	known     *known
@@ -97,7 +97,7 @@ func newRunner(ctx context.Context, f *Follower) (*runner, error) {
 		budget: budget, fullBudget: budget, softLimit: soft,
 		f: f, opts: f.opts, log: f.log, w: w,
 		files:  make(map[string]*file),
-		links:  make(map[string]string),
+		links:  make(map[string]link),
 		dirs:   make(map[string]os.FileInfo),
 		known:  f.known,
 		warned: make(map[warnKey]bool),
