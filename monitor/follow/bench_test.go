@@ -34,20 +34,7 @@ func benchLatency(b *testing.B, pause time.Duration) {
 		b.Fatal(err)
 	}
 	defer w.Close()
-	f, err := New(Options{Sources: logGlob(dir), Backstop: longBackstop})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	runErr := make(chan error, 1)
-	go func() { runErr <- f.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-runErr; err != nil {
-			b.Error(err)
-		}
-	}()
-	<-f.scanned
+	f := runForBench(b, Options{Sources: logGlob(dir), Backstop: longBackstop})
 	var took []time.Duration
 	line := make([]byte, 0, 64)
 	for i := 0; b.Loop(); i++ {
@@ -94,20 +81,7 @@ func BenchmarkNewFileLatency(b *testing.B) {
 	for i := range 25 {
 		sources = append(sources, Source{Tag: "fresh", Globs: []string{filepath.Join(fresh, "server"+strconv.Itoa(i)+".log")}})
 	}
-	f, err := New(Options{Sources: sources, Backstop: longBackstop, MaxOpenFiles: 4096})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	runErr := make(chan error, 1)
-	go func() { runErr <- f.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-runErr; err != nil {
-			b.Error(err)
-		}
-	}()
-	<-f.scanned
+	f := runForBench(b, Options{Sources: sources, Backstop: longBackstop, MaxOpenFiles: 4096})
 	drain := func(want string) Line {
 		for l := range f.Lines() {
 			f.Ack(l.Pos)
@@ -134,4 +108,25 @@ func BenchmarkNewFileLatency(b *testing.B) {
 	slices.Sort(took)
 	b.ReportMetric(float64(took[len(took)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(took[len(took)*99/100].Microseconds()), "p99-µs")
+}
+
+// runForBench starts a follower whose lines the benchmark reads itself
+// (startFollower's harness reads them) and returns once its start-up scan
+// is done; it stops when the benchmark ends.
+func runForBench(b *testing.B, opts Options) *Follower {
+	f, err := New(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	runErr := make(chan error, 1)
+	go func() { runErr <- f.Run(ctx) }()
+	b.Cleanup(func() {
+		cancel()
+		if err := <-runErr; err != nil {
+			b.Error(err)
+		}
+	})
+	<-f.scanned
+	return f
 }

@@ -100,7 +100,7 @@ func TestGlobKindsFromTheListing(t *testing.T) {
 			// lines come as history at start, as new lines later.
 			writeFile(t, filepath.Join(elsewhere, "target.log"), "link.log\n")
 			writeFile(t, filepath.Join(elsewhere, "linked", "app.log"), "via-link/app.log\n")
-			make := func() {
+			create := func() {
 				writeFile(t, filepath.Join(root, "real", "app.log"), "real/app.log\n")
 				mustDo(t, os.Symlink(filepath.Join(elsewhere, "target.log"), filepath.Join(root, "real", "link.log")))
 				mustDo(t, os.Mkdir(filepath.Join(root, "real", "dir.log"), 0o700))
@@ -108,12 +108,12 @@ func TestGlobKindsFromTheListing(t *testing.T) {
 				mustDo(t, os.Symlink(filepath.Join(elsewhere, "linked"), filepath.Join(root, "via-link")))
 			}
 			if !later {
-				make()
+				create()
 			}
 			h := startFollower(t, Options{Sources: []Source{{Tag: "t", Globs: []string{filepath.Join(root, "*", "*.log")}}},
 				Backstop: longBackstop, HistoryBytes: 1 << 20})
 			if later {
-				make()
+				create()
 			}
 			for _, text := range []string{"real/app.log", "link.log", "via-link/app.log"} {
 				h.waitText(text)

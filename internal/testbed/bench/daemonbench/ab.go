@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 )
@@ -80,7 +79,7 @@ func printAB(c int, paths []*through) {
 	// rounds the machine was busiest, which may fall on any proxy.
 	for _, t := range paths {
 		fmt.Printf("tail     %-16s p90 / p99 / p99.9 ms %.3f / %.3f / %.3f · added p99 median of rounds %.3f\n", t.f.name,
-			msOf(t.proxied.Quantile(0.9)), msOf(t.proxied.Quantile(0.99)), msOf(t.proxied.Quantile(0.999)), msOf(medianOf(t.added99)))
+			msOf(t.proxied.Quantile(0.9)), msOf(t.proxied.Quantile(0.99)), msOf(t.proxied.Quantile(0.999)), msOf(median(t.added99)))
 	}
 	fmt.Printf("tail     %-16s p90 / p99 / p99.9 ms %.3f / %.3f / %.3f\n", "straight",
 		msOf(paths[0].straight.Quantile(0.9)), msOf(paths[0].straight.Quantile(0.99)), msOf(paths[0].straight.Quantile(0.999)))
@@ -106,13 +105,4 @@ func roundList(r []float64) string {
 		out[i] = fmt.Sprintf("%.3f", v)
 	}
 	return strings.Join(out, " ")
-}
-
-func medianOf(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	if len(s) == 0 {
-		return 0
-	}
-	return s[len(s)/2]
 }

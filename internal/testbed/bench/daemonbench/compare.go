@@ -36,16 +36,19 @@ type through struct {
 }
 
 // ratio is the median of the rounds' ratios.
-func (t *through) ratio() float64 {
-	r := slices.Clone(t.ratios)
-	slices.Sort(r)
-	if len(r) == 0 {
+func (t *through) ratio() float64 { return median(t.ratios) }
+
+// median of v (of the middle two when they are even), 0 for none.
+func median[T ~int64 | ~float64](v []T) T {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
 		return 0
 	}
-	if len(r)%2 == 1 {
-		return r[len(r)/2]
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
 	}
-	return (r[len(r)/2-1] + r[len(r)/2]) / 2
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 func (t *through) cpuPerCall() time.Duration {
