@@ -196,9 +196,15 @@ func swap(s Snapshot, tmp string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("replacing %s: %w", s.Path, err)
 	}
-	out, err := os.ReadFile(tmp) // what was there until the exchange
-	if err == nil && bytes.Equal(out, s.Data) {
-		return nil
+	// What was there until the exchange. While it is looked at, data is
+	// in place for every reader, and a writer that reads it then writes
+	// over its own last change: a new file (a writer's rename) is told by
+	// one stat and given back at once, the bytes read only when the file
+	// is still the snapshot's.
+	if fi, err := os.Lstat(tmp); err == nil && sameFile(fi, s.stat) {
+		if out, err := os.ReadFile(tmp); err == nil && bytes.Equal(out, s.Data) {
+			return nil
+		}
 	}
 	// Another writer came in between: give them their file back.
 	if berr := exchange(tmp, s.Target); berr != nil {
