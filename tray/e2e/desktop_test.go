@@ -127,13 +127,23 @@ func checkNotifications(t *testing.T, notes *notifications) {
 // lost icon's red.
 func screenshot(t *testing.T, d *desktop) {
 	t.Helper()
-	var img image.Image
+	img, _, _ := lostIconOnScreen(t, d)
+	savePNG(t, img, "tray-lost.png")
+}
+
+// lostIconOnScreen waits for the tray host to draw the lost icon's red and
+// returns the screen and where the red is. The host draws on its own time:
+// the icon's change reaches it as a signal it answers by reading the new
+// pixmap, so a bubble sent at the same moment can be on the bus first.
+func lostIconOnScreen(t *testing.T, d *desktop) (img image.Image, x, y int) {
+	t.Helper()
 	waitFor(t, "the lost icon drawn on screen", func() (bool, string) {
 		img = grab(t, d)
-		_, _, ok := findColor(img, 0xd1, 0x24, 0x2f)
+		var ok bool
+		x, y, ok = findColor(img, 0xd1, 0x24, 0x2f)
 		return ok, "no red pixel"
 	})
-	savePNG(t, img, "tray-lost.png")
+	return img, x, y
 }
 
 // grab is the whole screen, as xwd reads it.

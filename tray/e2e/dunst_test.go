@@ -227,11 +227,7 @@ func checkReplaced(t *testing.T, calls *notifyMonitor, lostID uint32) {
 // WATCHDOG_SCREENSHOT names where. The menu is closed again after.
 func pictureWithMenu(t *testing.T, d *desktop) {
 	t.Helper()
-	before := grab(t, d)
-	x, y, ok := findColor(before, 0xd1, 0x24, 0x2f)
-	if !ok {
-		t.Fatal("no lost icon drawn on screen")
-	}
+	before, x, y := lostIconOnScreen(t, d)
 	xdotool(t, d, "mousemove", fmt.Sprint(x), fmt.Sprint(y), "click", "1")
 	var shot image.Image
 	waitFor(t, "the menu drawn below the icon", func() (bool, string) {
