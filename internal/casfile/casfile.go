@@ -16,7 +16,12 @@
 // What no scheme without the other program's lock can exclude: a program
 // that writes in place (open, truncate, write) and opened the file just
 // before the swap writes into the file swapped out. Hosts and editors
-// replace their files by temp file and rename; for them nothing is lost.
+// replace their files by temp file and rename; for them one instant is
+// left: between the exchange and the swap back our bytes are in place, and
+// a writer that reads the file then builds its next write on them,
+// overwriting its own last change. Replace tells a rename writer's file by
+// one lstat and swaps it back at once, before reading anything, so that
+// instant is a few microseconds; only the program's own lock would close it.
 package casfile
 
 import (
