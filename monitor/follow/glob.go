@@ -163,8 +163,11 @@ func (r *runner) children(tag, dir, elem string, wantDir bool) []string {
 func (r *runner) isKind(tag, p string, wantDir bool) bool {
 	fi, err := os.Stat(p)
 	if err != nil {
-		if !notExist(err) {
+		switch {
+		case !notExist(err):
 			r.warnOnce(tag, p, err)
+		case !wantDir:
+			r.awaitLink(tag, p) // a link to a log not there yet
 		}
 		return false
 	}

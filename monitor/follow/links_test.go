@@ -29,6 +29,12 @@ func TestLinkedLogsFollowedByEvents(t *testing.T) {
 			mustDo(t, os.Rename(tmp, link))
 			return next
 		}},
+		{name: "link pointed at a file not made yet, in a third directory", elsewhere: true, change: func(t *testing.T, link, _ string) string {
+			return repointThenCreate(t, link, filepath.Join(t.TempDir(), "session-2.txt"))
+		}},
+		{name: "link pointed at a file in a directory not made yet", elsewhere: true, change: func(t *testing.T, link, _ string) string {
+			return repointThenCreate(t, link, filepath.Join(t.TempDir(), "later", "session-2.txt"))
+		}},
 		{name: "target removed, made again after a pass", elsewhere: true, change: func(t *testing.T, link, target string) string {
 			mustDo(t, os.Remove(target))
 			// Time for the passes the removal asks for: the link points
@@ -87,5 +93,52 @@ func TestTwoLinksToOneLog(t *testing.T) {
 	h.waitText("still followed")
 	if got := texts(h.got()); len(got) != 2 {
 		t.Errorf("lines %q, want each once", got)
+	}
+}
+
+// repointThenCreate points link at next, which is not there yet, lets the
+// passes that asks for run while it dangles, then makes next (and its
+// directory).
+func repointThenCreate(t *testing.T, link, next string) string {
+	t.Helper()
+	tmp := link + ".tmp"
+	mustDo(t, os.Symlink(next, tmp))
+	mustDo(t, os.Rename(tmp, link))
+	time.Sleep(10 * DefaultDebounce)
+	mustDo(t, os.MkdirAll(filepath.Dir(next), 0o755))
+	writeFile(t, next, "")
+	return next
+}
+
+// TestDanglingTarget: where a link to nothing points, named as inotify
+// will name the file once it is made.
+func TestDanglingTarget(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	root, err := filepath.EvalSymlinks(dir)
+	mustDo(t, err)
+	other := filepath.Join(root, "other")
+	mustDo(t, os.Mkdir(other, 0o755))
+	mustDo(t, os.Symlink(other, filepath.Join(root, "via"))) // a linked directory
+	writeFile(t, filepath.Join(root, "plain.log"), "")
+	mustDo(t, os.Symlink("other/d.txt", filepath.Join(root, "chain2.log")))
+	mustDo(t, os.Symlink("a loop.log", filepath.Join(root, "loop2.log")))
+	for _, tc := range []struct{ name, dest, want string }{
+		{"absolute", filepath.Join(other, "a.txt"), filepath.Join(other, "a.txt")},
+		{"relative", "other/b.txt", filepath.Join(other, "b.txt")},
+		{"through a linked directory", filepath.Join(root, "via", "c.txt"), filepath.Join(other, "c.txt")},
+		{"a chain of links", "chain2.log", filepath.Join(other, "d.txt")},
+		{"a loop", "loop2.log", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			link := filepath.Join(root, tc.name+".log")
+			mustDo(t, os.Symlink(tc.dest, link))
+			if got := danglingTarget(link); got != tc.want {
+				t.Errorf("danglingTarget(→ %s) = %q, want %q", tc.dest, got, tc.want)
+			}
+		})
+	}
+	if got := danglingTarget(filepath.Join(root, "plain.log")); got != "" {
+		t.Errorf("danglingTarget(a plain file) = %q, want \"\"", got)
 	}
 }
