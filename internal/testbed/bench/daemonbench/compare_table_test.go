@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,22 @@ func TestGoalsSayInHowManyRoundsEachHeld(t *testing.T) {
 			path("HAProxy", []float64{0.70, 0.70, 0.70}, nil, 4*ms, 0),
 		}},
 		want: []string{"**missed**", "ratio ≥ nginx's (0.84 vs 0.85; in 1 of 3 rounds)", "added p99 ≤ nginx's (3.000 vs 2.000 ms; in 1 of 3 rounds)"},
+	}, {
+		name: "behind on the pooled p99, the rounds split evenly",
+		row: compareRow{paths: []*through{
+			path("watchdog", repeat(0.9, 8), alternate(3*ms, ms, 8), 5*ms, 1000*time.Microsecond),
+			path("nginx", repeat(0.85, 8), repeat(2*ms, 8), 4*ms, 2000*time.Microsecond),
+			path("HAProxy", repeat(0.70, 8), nil, 4*ms, 0),
+		}},
+		want: []string{"met; level, the rounds split as two equal proxies' would: added p99 ≤ nginx's (3.000 vs 2.000 ms; in 4 of 8 rounds, p = 1.00)"},
+	}, {
+		name: "behind on the pooled p99 and in most rounds",
+		row: compareRow{paths: []*through{
+			path("watchdog", repeat(0.9, 8), repeat(3*ms, 8), 5*ms, 1000*time.Microsecond),
+			path("nginx", repeat(0.85, 8), repeat(2*ms, 8), 4*ms, 2000*time.Microsecond),
+			path("HAProxy", repeat(0.70, 8), nil, 4*ms, 0),
+		}},
+		want: []string{"**missed**: added p99 ≤ nginx's (3.000 vs 2.000 ms; in 0 of 8 rounds, p = 0.01) (the rest met)"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,8 +70,8 @@ func TestGoalsSayInHowManyRoundsEachHeld(t *testing.T) {
 					t.Errorf("verdict %q: want it to contain %q", got, w)
 				}
 			}
-			if strings.Contains(got, "HAProxy") {
-				t.Errorf("verdict %q names HAProxy, whose ratio the watchdog's is above", got)
+			if strings.Contains(got, "HAProxy") || strings.Contains(got, "level") != strings.Contains(tt.want[0], "level") {
+				t.Errorf("verdict %q: names HAProxy, whose ratio the watchdog's is above, or calls level what is not", got)
 			}
 		})
 	}
@@ -79,5 +96,48 @@ func TestRoundOrderTurns(t *testing.T) {
 		if len(places) != (n+1)*(n+1) {
 			t.Errorf("n=%d: %d window-place pairs over %d rounds; want each window in each place once", n, len(places), n+1)
 		}
+	}
+}
+
+func repeat[T any](v T, n int) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+// alternate is a, b, a, b, … n long.
+func alternate[T any](a, b T, n int) []T {
+	out := repeat(a, n)
+	for i := 1; i < n; i += 2 {
+		out[i] = b
+	}
+	return out
+}
+
+// The sign test's p-values against the binomial's own sums.
+func TestSignTestP(t *testing.T) {
+	for _, tt := range []struct {
+		k, n int
+		want float64
+	}{
+		{0, 6, 2.0 / 64},         // all six one way
+		{6, 6, 2.0 / 64},         // the other way, as unlikely
+		{1, 10, 2 * 11.0 / 1024}, // C(10,0)+C(10,1)
+		{5, 10, 1},               // an even split
+		{50, 100, 1},
+		{49, 100, 0.9204107}, // 1 − C(100,50)/2¹⁰⁰: no evidence at all
+		{0, 0, 1},            // no rounds: nothing told
+		{2, 5, 1},            // C(5,0)+C(5,1)+C(5,2) = 16 of 32, doubled
+		{0, 5, 2.0 / 32},     // five rounds cannot reach 0.05
+	} {
+		got := signTestP(tt.k, tt.n)
+		if math.Abs(got-tt.want) > 1e-6 {
+			t.Errorf("signTestP(%d, %d) = %.6f, want %.6f", tt.k, tt.n, got, tt.want)
+		}
+	}
+	if p := signTestP(39, 100); p >= 0.05 {
+		t.Errorf("39 of 100 rounds: p = %.3f, want under 0.05 (it is 0.035)", p)
 	}
 }

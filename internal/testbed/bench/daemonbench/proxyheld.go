@@ -27,7 +27,7 @@ func (b *bench) proxyHeld(ctx context.Context, counts []int) error {
 	if k := len(counts) - 1; k > 0 && counts[k] > counts[0] {
 		per := float64(grew[k]-grew[0]) * 1024 / float64(counts[k]-counts[0])
 		fixed := float64(grew[0]) - per*float64(counts[0])/1024
-		g := []goal{{fmt.Sprintf("≤ %d KiB per session", maxHeldSession>>10), per <= maxHeldSession}}
+		g := []goal{{what: fmt.Sprintf("≤ %d KiB per session", maxHeldSession>>10), met: per <= maxHeldSession}}
 		fmt.Printf("| proxy: each idle host session held beyond the first %d (from the growth of the two rows above) | "+
 			"%.1f KiB per session; fixed cost of the first burst %.1f MB | %s | %s |\n", counts[0], per/1024, fixed/1024, goalList(g), verdicts(g))
 	}
@@ -64,9 +64,9 @@ func (b *bench) heldOnce(ctx context.Context, n int) (int64, error) {
 		return 0, err
 	}
 	per := float64(anon-anon0) * 1024 / float64(n)
-	goals := []goal{{fmt.Sprintf("≤ %d KiB per session", maxHeldSession>>10), per <= maxHeldSession}}
+	goals := []goal{{what: fmt.Sprintf("≤ %d KiB per session", maxHeldSession>>10), met: per <= maxHeldSession}}
 	if n >= 10000 {
-		goals = append(goals, goal{fmt.Sprintf("RSS ≤ %d MB", maxHeldRSS>>20), rss<<10 <= maxHeldRSS})
+		goals = append(goals, goal{what: fmt.Sprintf("RSS ≤ %d MB", maxHeldRSS>>20), met: rss<<10 <= maxHeldRSS})
 	}
 	fmt.Printf("| proxy: %d idle host sessions held (opened 32 at a time in %.1f s, then silent, connections closed), mcp-go server | "+
 		"%.1f KiB per session (anonymous RSS: heap, stacks %.1f → %.1f MB; RSS then %.1f MB, %.1f of it the binary's pages) | %s | %s |\n",
