@@ -14,41 +14,7 @@ import (
 // Also when the link is pointed at a new file, or its target is rotated.
 func TestLinkedLogsFollowedByEvents(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name      string
-		elsewhere bool // the target is in a directory no glob names
-		change    func(t *testing.T, link, target string) (newTarget string)
-	}{
-		{name: "target beside the link"},
-		{name: "target in another directory", elsewhere: true},
-		{name: "link pointed at a new file", elsewhere: true, change: func(t *testing.T, link, target string) string {
-			next := target + ".2"
-			writeFile(t, next, "")
-			tmp := link + ".tmp"
-			mustDo(t, os.Symlink(next, tmp))
-			mustDo(t, os.Rename(tmp, link))
-			return next
-		}},
-		{name: "link pointed at a file not made yet, in a third directory", elsewhere: true, change: func(t *testing.T, link, _ string) string {
-			return repointThenCreate(t, link, filepath.Join(t.TempDir(), "session-2.txt"))
-		}},
-		{name: "link pointed at a file in a directory not made yet", elsewhere: true, change: func(t *testing.T, link, _ string) string {
-			return repointThenCreate(t, link, filepath.Join(t.TempDir(), "later", "session-2.txt"))
-		}},
-		{name: "target removed, made again after a pass", elsewhere: true, change: func(t *testing.T, link, target string) string {
-			mustDo(t, os.Remove(target))
-			// Time for the passes the removal asks for: the link points
-			// at nothing while they run.
-			time.Sleep(10 * DefaultDebounce)
-			writeFile(t, target, "")
-			return target
-		}},
-		{name: "target rotated", elsewhere: true, change: func(t *testing.T, link, target string) string {
-			mustDo(t, os.Rename(target, target+".1"))
-			writeFile(t, target, "")
-			return target
-		}},
-	} {
+	for _, tc := range linkChanges() {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -140,5 +106,47 @@ func TestDanglingTarget(t *testing.T) {
 	}
 	if got := danglingTarget(filepath.Join(root, "plain.log")); got != "" {
 		t.Errorf("danglingTarget(a plain file) = %q, want \"\"", got)
+	}
+}
+
+// linkChange is what TestLinkedLogsFollowedByEvents does to a followed link.
+type linkChange struct {
+	name      string
+	elsewhere bool // the target is in a directory no glob names
+	change    func(t *testing.T, link, target string) (newTarget string)
+}
+
+// linkChanges are the cases of TestLinkedLogsFollowedByEvents.
+func linkChanges() []linkChange {
+	return []linkChange{
+		{name: "target beside the link"},
+		{name: "target in another directory", elsewhere: true},
+		{name: "link pointed at a new file", elsewhere: true, change: func(t *testing.T, link, target string) string {
+			next := target + ".2"
+			writeFile(t, next, "")
+			tmp := link + ".tmp"
+			mustDo(t, os.Symlink(next, tmp))
+			mustDo(t, os.Rename(tmp, link))
+			return next
+		}},
+		{name: "link pointed at a file not made yet, in a third directory", elsewhere: true, change: func(t *testing.T, link, _ string) string {
+			return repointThenCreate(t, link, filepath.Join(t.TempDir(), "session-2.txt"))
+		}},
+		{name: "link pointed at a file in a directory not made yet", elsewhere: true, change: func(t *testing.T, link, _ string) string {
+			return repointThenCreate(t, link, filepath.Join(t.TempDir(), "later", "session-2.txt"))
+		}},
+		{name: "target removed, made again after a pass", elsewhere: true, change: func(t *testing.T, link, target string) string {
+			mustDo(t, os.Remove(target))
+			// Time for the passes the removal asks for: the link points
+			// at nothing while they run.
+			time.Sleep(10 * DefaultDebounce)
+			writeFile(t, target, "")
+			return target
+		}},
+		{name: "target rotated", elsewhere: true, change: func(t *testing.T, link, target string) string {
+			mustDo(t, os.Rename(target, target+".1"))
+			writeFile(t, target, "")
+			return target
+		}},
 	}
 }
