@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,17 +51,17 @@ func goalCases() []goalCase {
 	}, {
 		name: "behind on the pooled p99, the rounds split evenly",
 		row: compareRow{paths: []*through{
-			path("watchdog", repeat(0.9, 8), alternate(3*ms, ms, 8), 5*ms, 1000*time.Microsecond),
-			path("nginx", repeat(0.85, 8), repeat(2*ms, 8), 4*ms, 2000*time.Microsecond),
-			path("HAProxy", repeat(0.70, 8), nil, 4*ms, 0),
+			path("watchdog", slices.Repeat([]float64{0.9}, 8), slices.Repeat([]time.Duration{3 * ms, ms}, 4), 5*ms, 1000*time.Microsecond),
+			path("nginx", slices.Repeat([]float64{0.85}, 8), slices.Repeat([]time.Duration{2 * ms}, 8), 4*ms, 2000*time.Microsecond),
+			path("HAProxy", slices.Repeat([]float64{0.70}, 8), nil, 4*ms, 0),
 		}},
 		want: []string{"met; level, the rounds split as two equal proxies' would: added p99 ≤ nginx's (3.000 vs 2.000 ms; in 4 of 8 rounds, p = 1.00)"},
 	}, {
 		name: "behind on the pooled p99 and in most rounds",
 		row: compareRow{paths: []*through{
-			path("watchdog", repeat(0.9, 8), repeat(3*ms, 8), 5*ms, 1000*time.Microsecond),
-			path("nginx", repeat(0.85, 8), repeat(2*ms, 8), 4*ms, 2000*time.Microsecond),
-			path("HAProxy", repeat(0.70, 8), nil, 4*ms, 0),
+			path("watchdog", slices.Repeat([]float64{0.9}, 8), slices.Repeat([]time.Duration{3 * ms}, 8), 5*ms, 1000*time.Microsecond),
+			path("nginx", slices.Repeat([]float64{0.85}, 8), slices.Repeat([]time.Duration{2 * ms}, 8), 4*ms, 2000*time.Microsecond),
+			path("HAProxy", slices.Repeat([]float64{0.70}, 8), nil, 4*ms, 0),
 		}},
 		want: []string{"**missed**: added p99 ≤ nginx's (3.000 vs 2.000 ms; in 0 of 8 rounds, p = 0.01) (the rest met)"},
 	}}
@@ -104,23 +105,6 @@ func TestRoundOrderTurns(t *testing.T) {
 			t.Errorf("n=%d: %d window-place pairs over %d rounds; want each window in each place once", n, len(places), n+1)
 		}
 	}
-}
-
-func repeat[T any](v T, n int) []T {
-	out := make([]T, n)
-	for i := range out {
-		out[i] = v
-	}
-	return out
-}
-
-// alternate is a, b, a, b, … n long.
-func alternate[T any](a, b T, n int) []T {
-	out := repeat(a, n)
-	for i := 1; i < n; i += 2 {
-		out[i] = b
-	}
-	return out
 }
 
 // The sign test's p-values against the binomial's own sums.
