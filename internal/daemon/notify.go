@@ -67,6 +67,6 @@ func (d *daemon) pressed(b fdo.Invoked) {
 // kill -9 re-sends only what was decided and never shown.
 func (d *daemon) notified(m notify.Message) {
 	ev := health.Event{Time: d.now(), Kind: health.EvNotified, Server: m.Server,
-		Facts: health.Notice{About: m.About}, Extra: map[string]any{"title": m.Title}, Detail: "notified: " + m.Title}
+		Facts: health.Notice{About: m.About, Thread: m.Thread}, Extra: map[string]any{"title": m.Title}, Detail: "notified: " + m.Title}
 	d.journal.w.write(ev)
 }

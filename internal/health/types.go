@@ -246,8 +246,10 @@ type Ping struct {
 type Attempt struct{ Strategy Strategy }
 
 // Notice (notified): what a notification was about, one of notify's
-// About values.
-type Notice struct{ About string }
+// About values, and the incident it told (its Message.Thread; "" for a
+// summary or a bubble outside an incident): which event a shown bubble
+// told, whatever else its server said meanwhile.
+type Notice struct{ About, Thread string }
 
 func (Opened) family() string   { return "opened" }
 func (Ended) family() string    { return "ended" }

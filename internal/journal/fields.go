@@ -42,6 +42,9 @@ func putFacts(rec map[string]any, f health.Facts) {
 		rec["strategy"] = string(f.Strategy)
 	case health.Notice:
 		rec["about"] = f.About
+		if f.Thread != "" {
+			rec["thread"] = f.Thread
+		}
 	}
 }
 
@@ -74,7 +77,7 @@ func getFacts(kind health.EventKind, rec map[string]any) health.Facts {
 	case health.Attempt:
 		return health.Attempt{Strategy: health.Strategy(str(rec, "strategy"))}
 	case health.Notice:
-		return health.Notice{About: str(rec, "about")}
+		return health.Notice{About: str(rec, "about"), Thread: str(rec, "thread")}
 	}
 	return nil
 }
@@ -82,7 +85,7 @@ func getFacts(kind health.EventKind, rec map[string]any) health.Facts {
 // typedKeys are the names of every family's typed fields, and of the log
 // position any kind may carry.
 func typedKeys() []string {
-	return []string{"incident", "strategy", "took_ms", "client", "idle_seconds", "expires_in_seconds", "about",
+	return []string{"incident", "strategy", "took_ms", "client", "idle_seconds", "expires_in_seconds", "about", "thread",
 		"source", "new_session", "log_file", "log_fp", "log_offset"}
 }
 

@@ -65,7 +65,7 @@ func sampleFacts(t *testing.T, family health.Facts) []health.Facts {
 	case health.Attempt:
 		return []health.Facts{health.Attempt{Strategy: "client_recovery"}}
 	case health.Notice:
-		return []health.Facts{health.Notice{About: "lost"}}
+		return []health.Facts{health.Notice{About: "lost"}, health.Notice{About: "recovered", Thread: "mem@1764493200123456789"}}
 	}
 	t.Fatalf("no sample value for the family %T: add one", family)
 	return nil

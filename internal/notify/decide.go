@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/durfmt"
@@ -156,10 +157,18 @@ func (s *state) lost(ev health.Event, now time.Time) *Message {
 	}
 	key := incidentKey{ev.Server, host}
 	inc := &incident{since: now, lastSent: now, doing: "waiting for the host to reconnect", key: key,
-		thread: fmt.Sprintf("%s@%d", ev.Server, ev.Time.UnixNano())} // the same in a replay of the journal
+		thread: Thread(ev.Server, ev.Time)}
 	s.incidents[key] = inc
 	return &Message{Title: s.subject(ev.Server, host) + lostSuffix, Body: ev.Detail,
 		Server: ev.Server, Host: host, About: AboutLost, Thread: inc.thread}
+}
+
+// Thread names the incident a loss of server at lost opens: its bubbles'
+// Message.Thread, and what the journal's notified records say they told.
+// It is made of the loss event's own fields, so a replay of the journal
+// (which keeps times to the nanosecond) names it alike.
+func Thread(server string, lost time.Time) string {
+	return server + "@" + strconv.FormatInt(lost.UnixNano(), 10)
 }
 
 // unplacedQuiet: a host that keeps logging losses it names no server for

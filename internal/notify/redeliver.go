@@ -127,8 +127,9 @@ func (b *noteBook) note(n *pendingNote, took time.Duration) {
 	}
 }
 
-// markShown marks the notes a notified record says were shown, the
-// oldest first: its server's, or one per server entry of a summary.
+// markShown marks the notes a notified record says were shown: the one
+// of the incident its thread names, else the oldest; its server's, or one
+// per server entry of a summary.
 func (b *noteBook) markShown(r journal.Record) {
 	n, _ := r.Facts.(health.Notice)
 	set := map[string]map[string][]*pendingNote{AboutLost: b.lost, AboutRecovered: b.recovered,
@@ -139,19 +140,42 @@ func (b *noteBook) markShown(r journal.Record) {
 		_, servers, _ = ParseSummary(title)
 	}
 	for _, server := range servers {
-		i := slices.IndexFunc(set[server], func(p *pendingNote) bool { return !p.shown })
-		if i < 0 {
+		p := pending(set[server], n.Thread, func(p *pendingNote) bool { return true })
+		if p == nil && (n.About == AboutRecovered || n.About == AboutRecoveredSummary) {
+			// A recovery is told only for a loss that was: one filed with
+			// its recovery folded in went out as a loss, and a kill -9 cut
+			// off its record. Both are told.
+			p = pending(b.lost[server], n.Thread, func(p *pendingNote) bool { return p.recovery != nil })
+		}
+		if p == nil {
 			continue
 		}
-		p := set[server][i]
 		p.shown = true
 		if p.recovery != nil && n.About == AboutLost && !strings.HasSuffix(title, HealedLossSuffix) {
 			// The loss went out as a loss: its recovery is news yet.
 			b.recovered[server] = append(b.recovered[server], p.recovery)
-			b.lost[server] = slices.Delete(b.lost[server], i, i+1)
+			b.lost[server] = slices.DeleteFunc(b.lost[server], func(q *pendingNote) bool { return q == p })
 		}
 		p.recovery = nil
 	}
+}
+
+// pending is the unshown note of notes that ok accepts: the one of thread
+// when there is one, else the oldest. Nil: none.
+func pending(notes []*pendingNote, thread string, ok func(*pendingNote) bool) *pendingNote {
+	var oldest *pendingNote
+	for _, p := range notes {
+		if p.shown || !ok(p) {
+			continue
+		}
+		if thread != "" && p.msg.Thread == thread {
+			return p
+		}
+		if oldest == nil {
+			oldest = p
+		}
+	}
+	return oldest
 }
 
 // unshown is every note not shown: losses, then recoveries, by server.

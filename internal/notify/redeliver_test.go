@@ -33,6 +33,11 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 	shown := func(s int, about string) journal.Record {
 		return journal.Record{Time: at(s), Kind: health.EvNotified, Server: "mem", Facts: health.Notice{About: about}}
 	}
+	shownOf := func(s int, about, thread string) journal.Record {
+		r := shown(s, about)
+		r.Facts = health.Notice{About: about, Thread: thread}
+		return r
+	}
 	shownAs := func(s int, about, title string) journal.Record {
 		r := shown(s, about)
 		r.Extra = map[string]any{"title": title}
@@ -54,6 +59,13 @@ func TestRestoreResendsWhatAKillCutOff(t *testing.T) {
 		{"recovery never shown", []journal.Record{started(0), lostRec(1), shown(1, AboutLost), recRec(3)},
 			[]string{"mem recovered in 2s"}},
 		{"recovery shown", []journal.Record{started(0), lostRec(1), shown(1, AboutLost), recRec(3), shown(3, AboutRecovered)}, nil},
+		{"recovery shown, the loss's record cut off by a kill: the recovery says the loss was told", []journal.Record{started(0),
+			lostRec(1), recRec(3), shownOf(3, AboutRecovered, Thread("mem", at(1)))}, nil},
+		{"a held loss that recovered, then the next loss shown: the record's thread says which, so only the first is owed",
+			[]journal.Record{started(0), lostRec(1), recRec(2), lostRec(4), shownOf(4, AboutLost, Thread("mem", at(4)))},
+			[]string{"mem: session lost — since recovered"}},
+		{"a recovery shown without a thread: the loss it ended was told", []journal.Record{started(0),
+			lostRec(1), recRec(3), shown(3, AboutRecovered)}, nil},
 		{"a loss never shown that recovered: told once, as recovered", []journal.Record{started(0), lostRec(1), recRec(3)},
 			[]string{"mem: session lost — since recovered"}},
 		{"a held loss that recovered, then the next loss, both cut off: both told (soak run 10)",

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/notify"
 )
 
 // TestDesktopDaemon runs `watchdog run` with its tray on the headless
@@ -73,6 +74,33 @@ func TestDesktopDaemon(t *testing.T) {
 		t.Fatalf("notifications %q: want exactly one for the loss and one for the recovery", got)
 	}
 	stopDaemon()
+	checkNotifiedThreads(t, state)
+}
+
+// checkNotifiedThreads: the journal's record of each loss or recovered
+// bubble names the incident it told (notify.Thread of its loss), so a
+// restart after a kill -9 knows which news went out.
+func checkNotifiedThreads(t *testing.T, state string) {
+	t.Helper()
+	threads := map[string]bool{}
+	for _, ev := range journal(t, state, "session_lost") {
+		at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(ev["time"]))
+		if err == nil && ev["incident"] == true {
+			threads[notify.Thread(fmt.Sprint(ev["server"]), at)] = true
+		}
+	}
+	var told []string
+	for _, ev := range journal(t, state, "notified") {
+		if about := fmt.Sprint(ev["about"]); about == notify.AboutLost || about == notify.AboutRecovered {
+			told = append(told, about)
+			if !threads[fmt.Sprint(ev["thread"])] {
+				t.Errorf("the record of %q names the incident %v; the journal's losses open %v", ev["title"], ev["thread"], threads)
+			}
+		}
+	}
+	if !slices.Equal(told, []string{notify.AboutLost, notify.AboutRecovered}) {
+		t.Errorf("notified records %q, want the loss then the recovery", told)
+	}
 }
 
 // startRig runs a Go SDK server whose sessions expire after idle and the
