@@ -6,10 +6,18 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/internal/mask"
+	"github.com/mcpwatchdog/watchdog/internal/notify"
 )
 
 // note is a notification at ms.
 func note(ms int, title, body string) Note { return Note{At: at(ms), Title: title, Body: body} }
+
+// told is the notified record of the bubble n (about thread), read at ms.
+func told(ms int, server, about, thread string, n Note) Seen {
+	return seen(ms, health.EvNotified, server, "", journal.Record{Facts: health.Notice{About: about, Thread: thread},
+		Extra: map[string]any{"title": n.Title}})
+}
 
 // detail is a record of kind with only a detail.
 func detail(ms int, kind health.EventKind, server, id, text string) Seen {
@@ -38,6 +46,42 @@ func TestEvaluateNotificationsPerIncident(t *testing.T) {
 			in.Notes = []Note{in.Notes[0], note(9401, "warm: session lost — x", "lost L"), in.Notes[1]}
 		}, "", func(t *testing.T, n NoteFigures) {
 			if n.MaxPerIncident != 3 || len(n.OverTwo) != 0 {
+				t.Fatalf("most per incident %d, over %v", n.MaxPerIncident, n.OverTwo)
+			}
+		}},
+		{"the loss re-sent after a kill -9, its record after the new run's next loss, which waits for a summary: within the bound", func(in *Input) {
+			// CI at ef870f8 (soak seed 1796033718940005853): 3 bubbles for
+			// one incident, none counted as re-sent, since the new run's own
+			// loss came first and never had a bubble of its own.
+			in.ServerDown["warm"] = append(in.ServerDown["warm"], Span{From: at(9850), To: at(9880)})
+			thread := notify.Thread("warm", at(9200))
+			resend, back := note(9340, "warm: session lost — x", "lost L"), note(9930, "warm recovered in 600ms", "back R")
+			in.Journal = append(in.Journal[:2], seen(9300, health.EvStarted, "", "", journal.Record{}), in.Journal[2],
+				seen(9900, health.EvSessionLost, "warm", idC, journal.Record{Facts: health.Loss{Incident: true}, Detail: "lost L"}),
+				told(9920, "warm", notify.AboutLost, thread, resend), told(9940, "warm", notify.AboutRecovered, thread, back))
+			in.Notes = []Note{in.Notes[0], resend, back}
+		}, "", func(t *testing.T, n NoteFigures) {
+			if n.MaxPerIncident != 3 || len(n.OverTwo) != 0 {
+				t.Fatalf("most per incident %d, over %v", n.MaxPerIncident, n.OverTwo)
+			}
+		}},
+		{"a held loss told by the next run as since recovered, read next to that run's own loss: it goes with the incident its record names", func(in *Input) {
+			// By its words and time alone it went with the new loss, which
+			// then had three bubbles, none re-sent.
+			in.ServerDown["warm"] = append(in.ServerDown["warm"], Span{From: at(9806), To: at(9808)})
+			in.Events = append(in.Events, ServerEvent{At: at(9950), Server: "warm", Start: true, ID: idD, Client: "host"})
+			t1, t2 := notify.Thread("warm", at(9200)), notify.Thread("warm", at(9815))
+			healed := note(9810, "warm"+notify.HealedLossSuffix, "lost L Recovered in 600ms.")
+			lost2, back2 := note(9816, "warm: session lost — x", "lost L"), note(9961, "warm recovered in 145ms", "back R")
+			in.Journal = append(in.Journal, seen(9805, health.EvStarted, "", "", journal.Record{}),
+				told(9812, "warm", notify.AboutLost, t1, healed),
+				seen(9815, health.EvSessionLost, "warm", idC, journal.Record{Facts: health.Loss{Incident: true}, Detail: "lost L"}),
+				told(9817, "warm", notify.AboutLost, t2, lost2),
+				seen(9960, health.EvRecovered, "warm", "", journal.Record{Facts: health.Recovery{NewSession: mask.ID(idD)}, Detail: "back R"}),
+				told(9962, "warm", notify.AboutRecovered, t2, back2))
+			in.Notes = []Note{healed, lost2, back2}
+		}, "", func(t *testing.T, n NoteFigures) {
+			if n.MaxPerIncident != 2 || len(n.OverTwo) != 0 {
 				t.Fatalf("most per incident %d, over %v", n.MaxPerIncident, n.OverTwo)
 			}
 		}},

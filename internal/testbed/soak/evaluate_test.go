@@ -21,7 +21,7 @@ const (
 
 // seen is a journal record of kind at ms, with the typed fields of typed.
 func seen(ms int, kind health.EventKind, server, id string, typed journal.Record) Seen {
-	typed.Kind, typed.Server, typed.Session = kind, server, mask.ID(id)
+	typed.Time, typed.Kind, typed.Server, typed.Session = at(ms), kind, server, mask.ID(id)
 	return Seen{At: at(ms), Rec: typed}
 }
 

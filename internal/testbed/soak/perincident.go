@@ -3,6 +3,7 @@ package soak
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/notify"
@@ -34,6 +35,7 @@ type NoteFigures struct {
 // noteTally counts notifications per incident and per session.
 type noteTally struct {
 	outcome, healFailed, reminders []int        // per incident
+	told                           [][]string   // per incident: its loss and recovered notifications
 	claimed                        map[int]bool // loss and recovered records a notification was matched to
 	atRisk                         map[string]int
 	atRiskOrder                    []string
@@ -44,15 +46,18 @@ type noteTally struct {
 // not the timing of the soak's reads), and judges the bounds.
 func (r *Report) perIncident(in Input, idx journalIndex) {
 	n := len(idx.incidents)
-	t := noteTally{outcome: make([]int, n), healFailed: make([]int, n), reminders: make([]int, n), atRisk: map[string]int{}, claimed: map[int]bool{}}
+	t := noteTally{outcome: make([]int, n), healFailed: make([]int, n), reminders: make([]int, n), told: make([][]string, n),
+		atRisk: map[string]int{}, claimed: map[int]bool{}}
 	ends := endsSeen(in.Journal)
-	for _, note := range in.Notes {
+	shown := shownRecords(in)
+	for n, note := range in.Notes {
 		server, about := noteKind(note.Title, in.Servers)
 		switch about {
 		case notify.AboutLost, notify.AboutRecovered:
-			if i := noteRecordFree(in.Journal, idx, note, server, aboutKind(about), t.claimed); i >= 0 && idx.openAt[i] >= 0 {
+			if i, k := outcomeOf(in, idx, note, shown[n], server, about, t.claimed); k >= 0 {
 				t.claimed[i] = true
-				t.outcome[idx.openAt[i]]++
+				t.outcome[k]++
+				t.told[k] = append(t.told[k], fmtTime(note.At)+" "+note.Title)
 			}
 		case notify.AboutHealFailed:
 			r.Notify.HealFailed++
@@ -70,6 +75,22 @@ func (r *Report) perIncident(in Input, idx journalIndex) {
 		}
 	}
 	r.judgeTally(in, idx, t)
+}
+
+// outcomeOf is the record a loss or recovered notification told, and its
+// incident: by the thread of the notified record its run journaled
+// (record; -1: none), else by its words and time. -1, -1: none.
+func outcomeOf(in Input, idx journalIndex, note Note, record int, server, about string, claimed map[int]bool) (event, inc int) {
+	if record >= 0 {
+		if event, inc := idx.toldEvent(in.Journal, in.Journal[record].Rec); event >= 0 {
+			return event, inc
+		}
+	}
+	event = noteRecordFree(in.Journal, idx, note, server, aboutKind(about), claimed)
+	if event < 0 || idx.openAt[event] < 0 {
+		return -1, -1
+	}
+	return event, idx.openAt[event]
 }
 
 func (r *Report) healFailedNote(in Input, idx journalIndex, t *noteTally, note Note, server string) {
@@ -120,7 +141,8 @@ func (r *Report) judgeTally(in Input, idx journalIndex, t noteTally) {
 		nf.MaxPerIncident = max(nf.MaxPerIncident, t.outcome[k])
 		what := fmt.Sprintf("%s %s lost at %s", inc.server, in.Journal[inc.lost].Rec.Session, fmtTime(in.Journal[inc.lost].At))
 		if extra := idx.resentIncident[k]; t.outcome[k] > 2+extra {
-			nf.OverTwo = append(nf.OverTwo, fmt.Sprintf("%s: %d (%d re-sent after a kill -9)", what, t.outcome[k], extra))
+			nf.OverTwo = append(nf.OverTwo, fmt.Sprintf("%s: %d (%d re-sent after a kill -9): %s", what, t.outcome[k], extra,
+				strings.Join(t.told[k], "; ")))
 		}
 		if t.healFailed[k] > 1 {
 			nf.HealFailedRepeated = append(nf.HealFailedRepeated, fmt.Sprintf("%s: %d", what, t.healFailed[k]))
