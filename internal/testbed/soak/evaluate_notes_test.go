@@ -65,23 +65,26 @@ func TestEvaluateNotificationsPerIncident(t *testing.T) {
 				t.Fatalf("most per incident %d, over %v", n.MaxPerIncident, n.OverTwo)
 			}
 		}},
-		{"a held loss told by the next run as since recovered, read next to that run's own loss: it goes with the incident its record names", func(in *Input) {
-			// By its words and time alone it went with the new loss, which
-			// then had three bubbles, none re-sent.
-			in.ServerDown["warm"] = append(in.ServerDown["warm"], Span{From: at(9806), To: at(9808)})
-			in.Events = append(in.Events, ServerEvent{At: at(9950), Server: "warm", Start: true, ID: idD, Client: "host"})
-			t1, t2 := notify.Thread("warm", at(9200)), notify.Thread("warm", at(9815))
-			healed := note(9810, "warm"+notify.HealedLossSuffix, "lost L Recovered in 600ms.")
-			lost2, back2 := note(9816, "warm: session lost — x", "lost L"), note(9961, "warm recovered in 145ms", "back R")
-			in.Journal = append(in.Journal, seen(9805, health.EvStarted, "", "", journal.Record{}),
-				told(9812, "warm", notify.AboutLost, t1, healed),
-				seen(9815, health.EvSessionLost, "warm", idC, journal.Record{Facts: health.Loss{Incident: true}, Detail: "lost L"}),
-				told(9817, "warm", notify.AboutLost, t2, lost2),
-				seen(9960, health.EvRecovered, "warm", "", journal.Record{Facts: health.Recovery{NewSession: mask.ID(idD)}, Detail: "back R"}),
-				told(9962, "warm", notify.AboutRecovered, t2, back2))
-			in.Notes = []Note{healed, lost2, back2}
+		{"a loss re-sent at a start, read next to that run's own loss: it goes with the incident its record names", func(in *Input) {
+			// By its words and time alone it went with the new loss, already
+			// claimed like its own: three bubbles there, none re-sent.
+			in.ServerDown["warm"] = append(in.ServerDown["warm"], Span{From: at(9325), To: at(9328)})
+			in.Events[len(in.Events)-1].At = at(9315) // idC, the recovery's new session
+			in.Events = append(in.Events, ServerEvent{At: at(9490), Server: "warm", Start: true, ID: idD, Client: "host"})
+			t1, t2 := notify.Thread("warm", at(9200)), notify.Thread("warm", at(9330))
+			resend, back := note(9310, "warm: session lost — x", "lost L"), note(9321, "warm recovered in 120ms", "back R")
+			lost2, back2 := note(9331, "warm: session lost — x", "lost L"), note(9501, "warm recovered in 170ms", "back R")
+			in.Journal = []Seen{in.Journal[0], in.Journal[1], seen(9300, health.EvStarted, "", "", journal.Record{}),
+				told(9311, "warm", notify.AboutLost, t1, resend),
+				seen(9320, health.EvRecovered, "warm", "", journal.Record{Facts: health.Recovery{NewSession: mask.ID(idC)}, Detail: "back R"}),
+				told(9322, "warm", notify.AboutRecovered, t1, back),
+				seen(9330, health.EvSessionLost, "warm", idC, journal.Record{Facts: health.Loss{Incident: true}, Detail: "lost L"}),
+				told(9332, "warm", notify.AboutLost, t2, lost2),
+				seen(9500, health.EvRecovered, "warm", "", journal.Record{Facts: health.Recovery{NewSession: mask.ID(idD)}, Detail: "back R"}),
+				told(9502, "warm", notify.AboutRecovered, t2, back2)}
+			in.Notes = []Note{in.Notes[0], resend, back, lost2, back2}
 		}, "", func(t *testing.T, n NoteFigures) {
-			if n.MaxPerIncident != 2 || len(n.OverTwo) != 0 {
+			if n.MaxPerIncident != 3 || len(n.OverTwo) != 0 {
 				t.Fatalf("most per incident %d, over %v", n.MaxPerIncident, n.OverTwo)
 			}
 		}},
