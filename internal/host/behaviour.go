@@ -129,6 +129,8 @@ type Behaviour struct {
 	// Note says where an unmeasured table comes from, or what else to
 	// know of it.
 	Note string
+	// Stdio is what the host does when one of its stdio servers dies.
+	Stdio StdioReaction
 }
 
 // every is a behaviour that reacts r to every answer.

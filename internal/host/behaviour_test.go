@@ -1,6 +1,9 @@
 package host
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestBehaviourPerAnswer: a host's table answers per kind of answer; an
 // answer not known yet is the spec's 404, when both kinds agree.
@@ -100,5 +103,32 @@ func TestLayoutOf(t *testing.T) {
 	}
 	if l := Continue().LayoutOf("/home/u/.continue/config.yaml"); len(l.Lists) != 1 || l.NameKey != "name" {
 		t.Errorf("Continue's config.yaml: %+v, want its list of servers", l)
+	}
+}
+
+// TestStdioReactions: what each host does when its stdio server dies, as
+// measured on 2026-12-07 (killed -9 between two calls); the others are
+// taken as stuck and say nobody measured them.
+func TestStdioReactions(t *testing.T) {
+	t.Parallel()
+	want := map[string]Reaction{"Codex CLI": Stuck, "Gemini CLI": Stuck, "opencode": Stuck, "Copilot CLI": Stuck, "Cline": Stuck,
+		"Qwen Code": Reinitializes, "DSH": Retries, "Claude Code": Retries}
+	for _, p := range Profiles() {
+		st := p.Behaviour.Stdio
+		r, measured := want[p.Name]
+		switch {
+		case measured && (st.On != r || st.Measured == ""):
+			t.Errorf("%s: stdio %+v; want %q, measured", p.Name, st, r)
+		case !measured && (st.On != Unknown || st.Measured != "" || !strings.Contains(st.Note, "not measured")):
+			t.Errorf("%s: stdio %+v; want not measured, taken as stuck", p.Name, st)
+		case st.Heals() != (r == Retries || r == Reinitializes):
+			t.Errorf("%s: Heals() = %v", p.Name, st.Heals())
+		}
+	}
+	for r, words := range map[Reaction]string{Stuck: "never starts it again", Reinitializes: "fails that call", Retries: "the next call works",
+		Unknown: "taken as stuck"} {
+		if got := (StdioReaction{On: r}).Words(); !strings.Contains(got, words) {
+			t.Errorf("%q: %q, want it to say %q", r, got, words)
+		}
 	}
 }

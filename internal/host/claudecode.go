@@ -19,11 +19,13 @@ func ClaudeCode() Profile {
 			Tables:   [][]string{{"mcpServers"}, {"projects", "*", "mcpServers"}},
 			TypeKeys: []string{"type"},
 			URLKeys:  []URLKey{{"url", StreamableHTTP}},
+			Commands: command(),
 			Projects: []string{"projects"},
 		},
 		// The projects' keys in its own file name its project folders.
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{sharedMCPJSON()}},
-		Behaviour:    every(Retries).measured("2.1.332"),
+		Behaviour: every(Retries).measured("2.1.332").
+			onStdio(Retries, "2.1.332", "it starts a dead stdio server again when the next call comes (~0.4 s)"),
 		// Measured on 2.1.328: it opens with server/discover at 2026-07-28.
 		SpeaksModern: true,
 	}

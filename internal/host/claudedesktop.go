@@ -13,6 +13,6 @@ func ClaudeDesktop() Profile {
 		Config: []ConfigFile{{Darwin: "Library/Application Support/Claude", Linux: ".config/Claude",
 			Names: []string{"claude_desktop_config.json"}}},
 		Layout:    mcpServers(),
-		Behaviour: every(Stuck).from("reports: stuck until the app restarts"),
+		Behaviour: every(Stuck).from("reports: stuck until the app restarts").stdioFrom(notMeasuredStdio),
 	}
 }

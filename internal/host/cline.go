@@ -15,7 +15,8 @@ package host
 func Cline() Profile {
 	layout := Layout{Tables: [][]string{{"mcpServers"}}, TypeKeys: []string{"transport.type", "type"},
 		URLKeys:    []URLKey{{"transport.url", StreamableHTTP}, {"url", StreamableHTTP}},
-		HeaderKeys: []string{"transport.headers", "headers"}}
+		HeaderKeys: []string{"transport.headers", "headers"},
+		Commands:   []CommandKey{{Key: "transport.command", Args: "transport.args"}, {Key: "command", Args: "args"}}}
 	data := home(".cline/data/settings")
 	data.Env = []EnvDir{{Var: "CLINE_MCP_SETTINGS_PATH", File: true}, {Var: "CLINE_DATA_DIR", Sub: "settings"}}
 	return Profile{
@@ -27,6 +28,6 @@ func Cline() Profile {
 		Config: []ConfigFile{data.with("cline_mcp_settings.json"),
 			codeUser("globalStorage/saoudrizwan.claude-dev/settings/cline_mcp_settings.json")},
 		Layout:    layout,
-		Behaviour: every(Stuck).measured("3.0.65"),
+		Behaviour: every(Stuck).measured("3.0.65").onStdio(Stuck, "3.0.65", `MCP server "mem" is not connected.`),
 	}
 }

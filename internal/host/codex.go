@@ -15,8 +15,8 @@ func CodexCLI() Profile {
 		Process:    "codex",
 		Config:     []ConfigFile{home(".codex", "CODEX_HOME").with("config.toml")},
 		Layout: Layout{Tables: [][]string{{"mcp_servers"}}, URLKeys: []URLKey{{"url", StreamableHTTP}},
-			HeaderKeys: []string{"http_headers", "env_http_headers"}, TokenKeys: []string{"bearer_token_env_var"},
+			Commands: command(), HeaderKeys: []string{"http_headers", "env_http_headers"}, TokenKeys: []string{"bearer_token_env_var"},
 			Off: "enabled", OffWhenFalse: true},
-		Behaviour: on404(Retries, Hangs).measured("0.169.0"),
+		Behaviour: on404(Retries, Hangs).measured("0.169.0").onStdio(Stuck, "0.169.0", "Transport closed, at once, on every later call"),
 	}
 }

@@ -10,7 +10,7 @@ package host
 // lost session's id: from its sources, stuck.
 func Continue() Profile {
 	list := Layout{Lists: [][]string{{"mcpServers"}}, NameKey: "name", TypeKeys: []string{"type"},
-		URLKeys: []URLKey{{"url", StreamableHTTP}}, HeaderKeys: []string{"requestOptions.headers"}}
+		URLKeys: []URLKey{{"url", StreamableHTTP}}, HeaderKeys: []string{"requestOptions.headers"}, Commands: command()}
 	dir := home(".continue", "CONTINUE_GLOBAL_DIR")
 	return Profile{
 		Name:       "Continue",
@@ -20,6 +20,6 @@ func Continue() Profile {
 		Layout:     list,
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile(".continue/mcpServers/*.yaml", list),
 			projectFile(".continue/mcpServers/*.json", claudeShape())}},
-		Behaviour: every(Stuck).from("from its sources: the TypeScript SDK's client keeps a lost session's id"),
+		Behaviour: every(Stuck).from("from its sources: the TypeScript SDK's client keeps a lost session's id").stdioFrom(notMeasuredStdio),
 	}
 }

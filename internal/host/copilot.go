@@ -22,6 +22,6 @@ func CopilotCLI() Profile {
 		Layout:     layout,
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile(".mcp.json", layout), projectFile(".github/mcp.json", layout)},
 			Note: "Copilot CLI reads it once you trust the folder"},
-		Behaviour: on404(Retries, Hangs).measured("1.0.102"),
+		Behaviour: on404(Retries, Hangs).measured("1.0.102").onStdio(Stuck, "1.0.102", "MCP tool catalog changed, then: Tool … does not exist"),
 	}
 }

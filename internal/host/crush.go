@@ -10,7 +10,7 @@ package host
 // from GitHub and the Go module proxy refuses it, so it is not installed
 // here): it pings before every call, and heals after every kind of answer.
 func Crush() Profile {
-	layout := Layout{Tables: [][]string{{"mcp"}}, TypeKeys: []string{"type"}, URLKeys: []URLKey{{"url", StreamableHTTP}}}
+	layout := Layout{Tables: [][]string{{"mcp"}}, TypeKeys: []string{"type"}, URLKeys: []URLKey{{"url", StreamableHTTP}}, Commands: command()}
 	return Profile{
 		Name:         "Crush",
 		ClientName:   "crush",
@@ -20,6 +20,7 @@ func Crush() Profile {
 		Layout:       layout,
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile("crush.json", layout), projectFile(".crush.json", layout)}},
 		Behaviour: every(Retries).measured("v0.90").
-			from("in the issue's own run (not installable here); it pings before every call: the ping meets the loss, and the call goes out on a new session"),
+			from("in the issue's own run (not installable here); it pings before every call: the ping meets the loss, and the call goes out on a new session").
+			stdioFrom(notMeasuredStdio),
 	}
 }

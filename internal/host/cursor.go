@@ -16,7 +16,7 @@ func Cursor() Profile {
 		Layout:     layout,
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile(".cursor/mcp.json", layout)},
 			Listed: []ProjectList{workspaces("Cursor")}},
-		Behaviour: every(Stuck).from("reports are mixed (stuck until the server is toggled, cursor #3640); taken as stuck"),
+		Behaviour: every(Stuck).from("reports are mixed (stuck until the server is toggled, cursor #3640); taken as stuck").stdioFrom(notMeasuredStdio),
 	}
 }
 

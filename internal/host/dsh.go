@@ -30,8 +30,9 @@ func DSH() Profile {
 			Plugin:   Plugin{Key: "name", Value: "@deepseek-ai/dsh-mcp-client", Body: "config", NameKey: "serverName"},
 			TypeKeys: []string{"transport"},
 			URLKeys:  []URLKey{{"url", StreamableHTTP}},
+			Commands: command(),
 		},
-		Behaviour:       every(Stuck).measured("0.1.0-rc.8"),
+		Behaviour:       every(Stuck).measured("0.1.0-rc.8").onStdio(Retries, "0.1.0-rc.8", "it starts a dead stdio server again by itself within ~1 s"),
 		ReadsConfigLive: true,
 	}
 }

@@ -135,6 +135,10 @@ type Layout struct {
 	// paths allowed: Cline's "transport.url"), each with the transport it
 	// means when no type key says one.
 	URLKeys []URLKey
+	// Commands are where a stdio entry's command may be, in order: the
+	// first that holds one is the entry's (Zed's "command" string, or its
+	// older "command.path").
+	Commands []CommandKey
 	// HeaderKeys are where an entry's HTTP headers are (dotted paths);
 	// nil: "headers".
 	HeaderKeys []string
@@ -271,6 +275,18 @@ type URLKey struct {
 	Transport Transport
 }
 
+// CommandKey is one place an entry's command may be: Key (a dotted
+// path) holds the program, Args its arguments. With Argv, Key holds the
+// whole argument vector as a list (opencode's "command": ["npx", ...]):
+// the program is its first element, the rest its arguments.
+type CommandKey struct {
+	Key, Args string
+	Argv      bool
+}
+
+// command is the common place: "command" with its "args" beside it.
+func command() []CommandKey { return []CommandKey{{Key: "command", Args: "args"}} }
+
 // Transport is how a host reaches a server.
 type Transport string
 
@@ -291,7 +307,7 @@ const (
 // entries give url (Streamable HTTP) or command and args (stdio), and
 // may say their transport under type.
 func mcpServers(urlKeys ...URLKey) Layout {
-	return Layout{Tables: [][]string{{"mcpServers"}}, TypeKeys: []string{"type"}, URLKeys: urlKeys}
+	return Layout{Tables: [][]string{{"mcpServers"}}, TypeKeys: []string{"type"}, URLKeys: urlKeys, Commands: command()}
 }
 
 // claudeShape is the shape of Claude Code's files, which several hosts

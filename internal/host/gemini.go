@@ -23,6 +23,6 @@ func GeminiCLI() Profile {
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile(".gemini/settings.json", layout)},
 			Listed: []ProjectList{{File: dir.with("projects.json"), Keys: []string{"projects"}}, {File: dir.with("trustedFolders.json")}},
 			Trust:  &TrustedFolders{File: dir.with("trustedFolders.json"), EnvTrust: "GEMINI_CLI_TRUST_WORKSPACE", Setting: []string{"security", "folderTrust", "enabled"}}},
-		Behaviour: every(Stuck).measured("0.61.0"),
+		Behaviour: every(Stuck).measured("0.61.0").onStdio(Stuck, "0.61.0", "Not connected, on every later call"),
 	}
 }

@@ -16,7 +16,8 @@ func Goose() Profile {
 		Config:     []ConfigFile{xdgConfig("goose").with("config.yaml")},
 		Layout: Layout{Tables: [][]string{{"extensions"}}, TypeKeys: []string{"type"},
 			Types:   map[string]Transport{"builtin": Builtin, "platform": Builtin, "frontend": Builtin, "inline_python": Stdio},
-			URLKeys: []URLKey{{"uri", StreamableHTTP}}},
-		Behaviour: Behaviour{}.from("not known: its client is rmcp, which Codex CLI (measured) re-opens after a 404 and hangs on after a 400"),
+			URLKeys: []URLKey{{"uri", StreamableHTTP}}, Commands: []CommandKey{{Key: "cmd", Args: "args"}}},
+		Behaviour: Behaviour{}.from("not known: its client is rmcp, which Codex CLI (measured) re-opens after a 404 and hangs on after a 400").
+			stdioFrom(notMeasuredStdio),
 	}
 }

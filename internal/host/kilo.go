@@ -23,6 +23,7 @@ func KiloCode() Profile {
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile("kilo.jsonc", opencodeShape()), projectFile("kilo.json", opencodeShape()),
 			projectFile(".kilo/kilo.jsonc", opencodeShape()), projectFile(".kilo/kilo.json", opencodeShape()),
 			projectFile(".kilocode/mcp.json", old)}},
-		Behaviour: on404(Retries, Stuck).from("from its sources: opencode's client, measured on opencode 1.18.33"),
+		Behaviour: on404(Retries, Stuck).from("from its sources: opencode's client, measured on opencode 1.18.33").
+			stdioFrom("not measured: taken as stuck, as opencode 1.18.33 (its client) was measured"),
 	}
 }

@@ -13,6 +13,6 @@ func LMStudio() Profile {
 		Process:    "LM Studio",
 		Config:     []ConfigFile{home(".lmstudio").with("mcp.json"), home(".cache/lm-studio").with("mcp.json")},
 		Layout:     claudeShape(),
-		Behaviour:  Behaviour{}.from("not known: a desktop app with closed sources and no headless run"),
+		Behaviour:  Behaviour{}.from("not known: a desktop app with closed sources and no headless run").stdioFrom(notMeasuredStdio),
 	}
 }

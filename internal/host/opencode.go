@@ -24,7 +24,7 @@ func Opencode() Profile {
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile("opencode.jsonc", opencodeShape()),
 			projectFile("opencode.json", opencodeShape()), projectFile(".opencode/opencode.jsonc", opencodeShape()),
 			projectFile(".opencode/opencode.json", opencodeShape())}},
-		Behaviour: on404(Retries, Stuck).measured("1.18.33"),
+		Behaviour: on404(Retries, Stuck).measured("1.18.33").onStdio(Stuck, "1.18.33", "Not connected, then the tool is dropped from its list"),
 	}
 }
 
@@ -33,5 +33,6 @@ func Opencode() Profile {
 // command list; V2 puts the servers under mcp.servers.
 func opencodeShape() Layout {
 	return Layout{Tables: [][]string{{"mcp"}, {"mcp", "servers"}}, TypeKeys: []string{"type"},
-		Types: map[string]Transport{"remote": StreamableHTTP, "local": Stdio}, URLKeys: []URLKey{{"url", StreamableHTTP}}}
+		Types: map[string]Transport{"remote": StreamableHTTP, "local": Stdio}, URLKeys: []URLKey{{"url", StreamableHTTP}},
+		Commands: []CommandKey{{Key: "command", Argv: true}}}
 }

@@ -33,8 +33,10 @@ func TestDSH(t *testing.T) {
 			Plugin:   Plugin{Key: "name", Value: "@deepseek-ai/dsh-mcp-client", Body: "config", NameKey: "serverName"},
 			TypeKeys: []string{"transport"},
 			URLKeys:  []URLKey{{"url", StreamableHTTP}},
+			Commands: []CommandKey{{Key: "command", Args: "args"}},
 		},
-		Behaviour:       Behaviour{NotFoundRPC: Stuck, NotFoundText: Stuck, BadRequest: Stuck, Measured: "0.1.0-rc.8"},
+		Behaviour: Behaviour{NotFoundRPC: Stuck, NotFoundText: Stuck, BadRequest: Stuck, Measured: "0.1.0-rc.8",
+			Stdio: StdioReaction{On: Retries, Measured: "0.1.0-rc.8", Note: "it starts a dead stdio server again by itself within ~1 s"}},
 		ReadsConfigLive: true,
 	}
 	if got := DSH(); !reflect.DeepEqual(got, want) {
@@ -145,6 +147,14 @@ func checkConfig(t *testing.T, p Profile) {
 	}
 	if p.Behaviour.Measured == "" && p.Behaviour.Note == "" {
 		t.Errorf("%s: a behaviour not measured must say where it comes from (Note)", p.Name)
+	}
+	if st := p.Behaviour.Stdio; st.Note == "" || st.Measured == "" && st.On != Unknown {
+		t.Errorf("%s: its stdio reaction %+v must say what was seen, or that nobody measured it", p.Name, st)
+	}
+	for _, k := range p.Layout.Commands {
+		if k.Key == "" || k.Argv == (k.Args != "") {
+			t.Errorf("%s: command key %+v: a key, and either its args' key or Argv", p.Name, k)
+		}
 	}
 	if len(p.Config) == 0 {
 		t.Errorf("%s: no config file", p.Name)

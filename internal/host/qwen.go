@@ -24,6 +24,7 @@ func QwenCode() Profile {
 		Layout:     layout,
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{{Name: ".qwen/settings.json", Layout: layout, Scope: WorkspaceScope},
 			sharedMCPJSON()}},
-		Behaviour: every(Reinitializes).measured("0.24.4"),
+		Behaviour: every(Reinitializes).measured("0.24.4").
+			onStdio(Reinitializes, "0.24.4", "it starts a dead stdio server again at the next call, but fails that call (it replays only read-only or idempotent tools of trusted servers)"),
 	}
 }

@@ -51,10 +51,10 @@ func TestReadmeListsEveryHost(t *testing.T) {
 // knownTable renders every profile, one line each.
 func knownTable() string {
 	var b strings.Builder
-	b.WriteString("\n| host | its servers (Linux) | after a lost session: 404 JSON-RPC · plain 404 · 400 | known from | how the watchdog protects it |\n")
-	b.WriteString("|---|---|---|---|---|\n")
+	b.WriteString("\n| host | its servers (Linux) | after a lost session: 404 JSON-RPC · plain 404 · 400 | known from | how the watchdog protects it | a stdio server that dies |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
 	for _, p := range host.Profiles() {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", p.Name, filesOf(p), reactions(p.Behaviour), knownFrom(p), protects(p))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", p.Name, filesOf(p), reactions(p.Behaviour), knownFrom(p), protects(p), stdioDeath(p))
 	}
 	return b.String()
 }
@@ -120,6 +120,20 @@ func protects(p host.Profile) string {
 	}
 	if p.OneShot {
 		s += " (one process per prompt: its next run reads the change; never restarted)"
+	}
+	return s
+}
+
+// stdioDeath is what the host does when its stdio server dies, where that
+// is known from, and what the watchdog does about it.
+func stdioDeath(p host.Profile) string {
+	st := p.Behaviour.Stdio
+	s := st.Words()
+	if st.Measured != "" {
+		s += " (measured on " + st.Measured + ")"
+	}
+	if !st.Heals() || st.On == host.Reinitializes {
+		s += "; `" + p.AdoptCommand() + "` runs it under `watchdog stdio`, which starts it again"
 	}
 	return s
 }

@@ -10,7 +10,7 @@ package host
 // re-initializes; the call that met the loss is lost (from its sources;
 // it has no headless mode to measure here).
 func VSCode() Profile {
-	layout := Layout{Tables: [][]string{{"servers"}}, TypeKeys: []string{"type"}, URLKeys: []URLKey{{"url", StreamableHTTP}}}
+	layout := Layout{Tables: [][]string{{"servers"}}, TypeKeys: []string{"type"}, URLKeys: []URLKey{{"url", StreamableHTTP}}, Commands: command()}
 	return Profile{
 		Name:       "VS Code",
 		ClientName: "Visual Studio Code",
@@ -21,6 +21,7 @@ func VSCode() Profile {
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile(".vscode/mcp.json", layout), sharedMCPJSON()},
 			Listed: []ProjectList{workspaces("Code")}},
 		Behaviour: Behaviour{NotFoundRPC: Reinitializes, NotFoundText: Reinitializes}.
-			from("from its sources: it re-initializes after a 404 and the call that met the loss is lost; after a 400 not known"),
+			from("from its sources: it re-initializes after a 404 and the call that met the loss is lost; after a 400 not known").
+			stdioFrom(notMeasuredStdio),
 	}
 }

@@ -11,6 +11,6 @@ func Windsurf() Profile {
 		Process:    "windsurf",
 		Config:     []ConfigFile{home(".codeium/windsurf").with("mcp_config.json")},
 		Layout:     mcpServers(URLKey{"serverUrl", StreamableHTTP}, URLKey{"url", StreamableHTTP}),
-		Behaviour:  Behaviour{}.from("not known: no headless mode to measure here, and its sources are closed"),
+		Behaviour:  Behaviour{}.from("not known: no headless mode to measure here, and its sources are closed").stdioFrom(notMeasuredStdio),
 	}
 }

@@ -8,7 +8,8 @@ package host
 // headless mode to measure here; reports say it hangs about 60 s on a lost
 // session (zed #57180).
 func Zed() Profile {
-	layout := Layout{Tables: [][]string{{"context_servers"}}, URLKeys: []URLKey{{"url", StreamableHTTP}}}
+	layout := Layout{Tables: [][]string{{"context_servers"}}, URLKeys: []URLKey{{"url", StreamableHTTP}},
+		Commands: []CommandKey{{Key: "command", Args: "args"}, {Key: "command.path", Args: "command.args"}}}
 	return Profile{
 		Name:         "Zed",
 		ClientName:   "Zed",
@@ -16,6 +17,6 @@ func Zed() Profile {
 		Config:       []ConfigFile{xdgConfig("zed").with("settings.json")},
 		Layout:       layout,
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile(".zed/settings.json", layout)}},
-		Behaviour:    every(Hangs).from("reports: it hangs about 60 s on a lost session (zed #57180)"),
+		Behaviour:    every(Hangs).from("reports: it hangs about 60 s on a lost session (zed #57180)").stdioFrom(notMeasuredStdio),
 	}
 }
