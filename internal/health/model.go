@@ -187,6 +187,9 @@ func (m *Model) Apply(sig Signal, now time.Time) []Event {
 
 func (m *Model) apply(sig Signal, now time.Time) []Event {
 	switch sig.Kind {
+	case SigStdio:
+		return nil // the stdio servers' reports are Stdios'
+
 	case SigHostUp:
 		return m.hostUp(sig, now)
 	case SigHostDown:

@@ -179,6 +179,18 @@ func (o ProxyBridging) signal() Signal {
 	return Signal{Kind: SigProxyBridging, Server: o.Server, Detail: o.Detail}
 }
 
+// StdioSeen is one report of a stdio supervisor (watchdog stdio) on the
+// server it runs for a host, or the daemon's word that the supervisor's
+// socket is gone (StdioUnlinked).
+type StdioSeen struct {
+	Server, Detail string
+	Report         StdioReport
+}
+
+func (o StdioSeen) signal() Signal {
+	return Signal{Kind: SigStdio, Server: o.Server, Detail: o.Detail, Stdio: o.Report}
+}
+
 // KeepWarmAnswered is a keep-warm ping's outcome; NamedBy: who named the
 // pinged session, when the ping was not the model's own target.
 type KeepWarmAnswered struct {

@@ -25,6 +25,7 @@ func TestEveryKindIsTyped(t *testing.T) {
 		BeaconSeen{PID: 7, Held: map[string]Held{"mem": {Session: "s1"}}},
 		ProxyHealed{Server: "mem", Session: "s1", NewSession: "s2", Healed: true, Took: time.Second, Detail: "d", Client: "c"},
 		ProxyUpstream{"mem", "s1"}, ProxyReleased{"mem", "s1"}, ProxyBridging{"mem", "d"},
+		StdioSeen{Server: "fs", Detail: "d", Report: StdioReport{Kind: StdioExited, Host: "opencode", PID: 7}},
 	}
 	seen := map[SignalKind]bool{}
 	for _, o := range all {
@@ -37,7 +38,7 @@ func TestEveryKindIsTyped(t *testing.T) {
 			t.Errorf("%T: %d fields set, %d land in its Signal %+v", o, n, m, sig)
 		}
 	}
-	for k := SigSessionLost; k <= SigProxyBridging; k++ {
+	for k := SigSessionLost; k <= SigStdio; k++ {
 		if !seen[k] {
 			t.Errorf("signal kind %d has no typed observation", k)
 		}

@@ -68,6 +68,11 @@ func (h HostSummary) Exposed() []string {
 // ServerStatus is one server in Status.
 type ServerStatus struct {
 	Name string `json:"name"`
+	// Transport is "stdio" (TransportStdio) for a server a stdio
+	// supervisor runs for a host, known from its reports and described in
+	// Stdio; absent for a configured HTTP server.
+	Transport string       `json:"transport,omitempty"`
+	Stdio     *StdioStatus `json:"stdio,omitempty"`
 	// URL as mask.URL shows it: user info and query values redacted.
 	URL  string `json:"url"`
 	Mode Mode   `json:"mode"`

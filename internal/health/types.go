@@ -56,6 +56,7 @@ const (
 	SigProxyUpstream                              // a proxy of the same server opened Session upstream: not this entry's host's
 	SigProxyReleased                              // a proxy of the same server ends Session upstream itself (DELETE)
 	SigProxyBridging                              // the server is modern-only and its proxy bridges its legacy hosts over it
+	SigStdio                                      // a stdio supervisor (watchdog stdio) reported on the server it runs: Stdio
 )
 
 // A server's protocol era, in the words probe and status use (the values
@@ -147,6 +148,9 @@ type Signal struct {
 	// was not the model's own target (WarmTarget.NamedBy); the events it
 	// causes say so rather than what the model knows when it arrives.
 	NamedBy IdentitySource
+	// Stdio (SigStdio): what the supervisor reported; Server is the
+	// server's name in its host's file, Detail the supervisor's sentence.
+	Stdio StdioReport
 }
 
 // Held is what a live patched client's beacon says of one server.
@@ -159,7 +163,7 @@ type Held struct {
 
 // Event is one change worth journaling: a header every kind has, and in
 // Facts the fields of its kind's family only (Opened, Ended, Loss, Risk,
-// Recovery, Ping, Attempt, Notice; nil for a kind that has none). Session
+// Recovery, Ping, Attempt, Notice, Supervised; nil for a kind that has none). Session
 // is the full id: whoever writes it out masks it.
 //
 // Why a header and a sealed Facts, not an interface per kind: nearly every
@@ -251,14 +255,29 @@ type Attempt struct{ Strategy Strategy }
 // told, whatever else its server said meanwhile.
 type Notice struct{ About, Thread string }
 
-func (Opened) family() string   { return "opened" }
-func (Ended) family() string    { return "ended" }
-func (Loss) family() string     { return "loss" }
-func (Risk) family() string     { return "risk" }
-func (Recovery) family() string { return "recovery" }
-func (Ping) family() string     { return "ping" }
-func (Attempt) family() string  { return "attempt" }
-func (Notice) family() string   { return "notice" }
+// Supervised (stdio_*): what a stdio supervisor (watchdog stdio) said of
+// the server it runs for a host. Took: how long a restart took, from the
+// death to the server answering the replayed initialize; Exit: how it
+// ended ("signal: killed"); Stderr: its last line on stderr; Method: the
+// failed call's (stdio_call_failed); Starts: its starts under that
+// supervisor, the first included; Supervisor and Child: the supervisor's
+// and the server's processes.
+type Supervised struct {
+	Took                 time.Duration
+	Exit, Stderr, Method string
+	Starts               int
+	Supervisor, Child    int
+}
+
+func (Opened) family() string     { return "opened" }
+func (Ended) family() string      { return "ended" }
+func (Loss) family() string       { return "loss" }
+func (Risk) family() string       { return "risk" }
+func (Recovery) family() string   { return "recovery" }
+func (Ping) family() string       { return "ping" }
+func (Attempt) family() string    { return "attempt" }
+func (Notice) family() string     { return "notice" }
+func (Supervised) family() string { return "supervised" }
 
 // ClientOf is the clientInfo.name an event's facts name: a session's
 // (Opened, Ended, Loss) or the host's whose call the proxy healed

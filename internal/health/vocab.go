@@ -39,6 +39,18 @@ const (
 	// EvNotified: a desktop notification was shown (internal/notify), so a
 	// restart re-sends only what was decided and never shown.
 	EvNotified EventKind = "notified"
+	// The stdio servers a supervisor (watchdog stdio) runs for a host: the
+	// server died while its host was connected, was started again, a call
+	// in flight at its death was answered with an error, it kept dying
+	// and the supervisor stopped starting it, it left a request and a
+	// ping unanswered, or it came back another version. Each names its
+	// host (Extra "host") and server.
+	EvStdioExited     EventKind = "stdio_exited"
+	EvStdioRestarted  EventKind = "stdio_restarted"
+	EvStdioCallFailed EventKind = "stdio_call_failed"
+	EvStdioGaveUp     EventKind = "stdio_gave_up"
+	EvStdioHung       EventKind = "stdio_hung"
+	EvStdioChanged    EventKind = "stdio_changed"
 )
 
 // Strategy names a way to heal a lost session, as journaled and as the
@@ -114,6 +126,12 @@ func Kinds() []KindInfo {
 		{EvHostAdopted, nil},
 		{EvHostReleased, nil},
 		{EvNotified, Notice{}},
+		{EvStdioExited, Supervised{}},
+		{EvStdioRestarted, Supervised{}},
+		{EvStdioCallFailed, Supervised{}},
+		{EvStdioGaveUp, Supervised{}},
+		{EvStdioHung, Supervised{}},
+		{EvStdioChanged, Supervised{}},
 	}
 }
 

@@ -45,6 +45,20 @@ func putFacts(rec map[string]any, f health.Facts) {
 		if f.Thread != "" {
 			rec["thread"] = f.Thread
 		}
+	case health.Supervised:
+		putSupervised(rec, f)
+	}
+}
+
+// putSupervised writes a stdio event's facts: its supervisor's and
+// server's processes, starts and restart time always, and how the server
+// ended, its last stderr line and the failed call's method when known.
+func putSupervised(rec map[string]any, f health.Supervised) {
+	rec["took_ms"], rec["starts"], rec["supervisor_pid"], rec["child_pid"] = f.Took.Milliseconds(), f.Starts, f.Supervisor, f.Child
+	for k, v := range map[string]string{"exit": f.Exit, "stderr": f.Stderr, "method": f.Method} {
+		if v != "" {
+			rec[k] = v
+		}
 	}
 }
 
@@ -78,6 +92,9 @@ func getFacts(kind health.EventKind, rec map[string]any) health.Facts {
 		return health.Attempt{Strategy: health.Strategy(str(rec, "strategy"))}
 	case health.Notice:
 		return health.Notice{About: str(rec, "about"), Thread: str(rec, "thread")}
+	case health.Supervised:
+		return health.Supervised{Took: millis(rec, "took_ms"), Exit: str(rec, "exit"), Stderr: str(rec, "stderr"), Method: str(rec, "method"),
+			Starts: int(integer(rec, "starts")), Supervisor: int(integer(rec, "supervisor_pid")), Child: int(integer(rec, "child_pid"))}
 	}
 	return nil
 }
@@ -86,7 +103,7 @@ func getFacts(kind health.EventKind, rec map[string]any) health.Facts {
 // position any kind may carry.
 func typedKeys() []string {
 	return []string{"incident", "strategy", "took_ms", "client", "idle_seconds", "expires_in_seconds", "about", "thread",
-		"source", "new_session", "log_file", "log_fp", "log_offset"}
+		"source", "new_session", "exit", "stderr", "method", "starts", "supervisor_pid", "child_pid", "log_file", "log_fp", "log_offset"}
 }
 
 func putLog(rec map[string]any, pos health.LogPosition) {

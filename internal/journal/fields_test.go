@@ -66,6 +66,9 @@ func sampleFacts(t *testing.T, family health.Facts) []health.Facts {
 		return []health.Facts{health.Attempt{Strategy: "client_recovery"}}
 	case health.Notice:
 		return []health.Facts{health.Notice{About: "lost"}, health.Notice{About: "recovered", Thread: "mem@1764493200123456789"}}
+	case health.Supervised:
+		return []health.Facts{health.Supervised{Took: 120 * time.Millisecond, Exit: "signal: killed", Stderr: "fatal: out of memory",
+			Method: "tools/call", Starts: 2, Supervisor: 4242, Child: 4243}, health.Supervised{Supervisor: 4242}}
 	}
 	t.Fatalf("no sample value for the family %T: add one", family)
 	return nil

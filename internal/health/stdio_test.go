@@ -1,0 +1,152 @@
+package health
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+var stdioT0 = time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+
+// stdioAt is a report of kind by supervisor pid of opencode's filesystem
+// server, seen at t0+ms.
+func stdioAt(kind StdioKind, pid int, ms int, r StdioReport) StdioSeen {
+	r.Kind, r.PID, r.At = kind, pid, stdioT0.Add(time.Duration(ms)*time.Millisecond)
+	if r.Host == "" {
+		r.Host = "opencode"
+	}
+	return StdioSeen{Server: "filesystem", Report: r}
+}
+
+// TestStdiosTellWhatTheHostSaw feeds the model a supervisor's reports and
+// checks the events, their words and the server's status after them.
+func TestStdiosTellWhatTheHostSaw(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		reports []StdioSeen
+		kinds   []EventKind
+		detail  string // of the last event
+		state   State
+		status  StdioStatus
+	}{
+		{"a start is no news", []StdioSeen{stdioAt(StdioStarted, 7, 0, StdioReport{Child: 70, Starts: 1})},
+			nil, "", Healthy, StdioStatus{Host: "opencode", Supervisors: 1, PID: 70, Starts: 1}},
+		{"crash, failed call, restart: one incident told by its restart",
+			[]StdioSeen{
+				stdioAt(StdioStarted, 7, 0, StdioReport{Child: 70, Starts: 1}),
+				stdioAt(StdioExited, 7, 1000, StdioReport{Exit: "signal: killed", Stderr: "fatal: out of memory"}),
+				stdioAt(StdioCallFailed, 7, 1001, StdioReport{Method: "tools/call"}),
+				stdioAt(StdioRestarted, 7, 1120, StdioReport{Child: 71, Starts: 2, Took: 120 * time.Millisecond}),
+			},
+			[]EventKind{EvStdioExited, EvStdioCallFailed, EvStdioRestarted},
+			"opencode: filesystem crashed (signal: killed); restarted in 120 ms, the call in flight (tools/call) failed", Healthy,
+			StdioStatus{Host: "opencode", Supervisors: 1, PID: 71, Starts: 2, Exits: 1, Restarts: 1, FailedCalls: 1,
+				LastExit: "signal: killed", LastStderr: "fatal: out of memory", LastExitTime: "2026-12-07T09:00:01Z"}},
+		{"while it restarts the server is healing",
+			[]StdioSeen{stdioAt(StdioExited, 7, 0, StdioReport{Exit: "exit status 1"})},
+			[]EventKind{EvStdioExited}, "opencode: filesystem crashed (exit status 1); the watchdog starts it again", Healing,
+			StdioStatus{Host: "opencode", Supervisors: 1, Exits: 1, LastExit: "exit status 1", LastExitTime: "2026-12-07T09:00:00Z"}},
+		{"a crash loop: given up, lost",
+			[]StdioSeen{
+				stdioAt(StdioExited, 7, 0, StdioReport{Exit: "exit status 2", Stderr: "bad config"}),
+				stdioAt(StdioGaveUp, 7, 10, StdioReport{Starts: 5}),
+			},
+			[]EventKind{EvStdioExited, EvStdioGaveUp},
+			"opencode: filesystem keeps crashing (5 starts); the watchdog stopped restarting it and the host's calls to it fail: bad config", Lost,
+			StdioStatus{Host: "opencode", Supervisors: 1, Starts: 5, Exits: 1, LastExit: "exit status 2", LastStderr: "bad config",
+				LastExitTime: "2026-12-07T09:00:00Z"}},
+		{"a hang: down until restarted",
+			[]StdioSeen{stdioAt(StdioHung, 7, 0, StdioReport{})},
+			[]EventKind{EvStdioHung}, "opencode: filesystem does not answer: a request and a ping went unanswered", Down,
+			StdioStatus{Host: "opencode", Supervisors: 1}},
+		{"two supervisors are one server, counts summed, the worst state",
+			[]StdioSeen{
+				stdioAt(StdioStarted, 7, 0, StdioReport{Child: 70, Starts: 1}),
+				stdioAt(StdioStarted, 8, 10, StdioReport{Child: 80, Starts: 1}),
+				stdioAt(StdioExited, 8, 20, StdioReport{Exit: "signal: killed"}),
+			},
+			[]EventKind{EvStdioExited}, "", Healing,
+			StdioStatus{Host: "opencode", Supervisors: 2, PID: 80, PIDs: []int{70, 80}, Starts: 2, Exits: 1, LastExit: "signal: killed",
+				LastExitTime: "2026-12-07T09:00:00Z"}},
+		{"a supervisor whose socket went is forgotten",
+			[]StdioSeen{stdioAt(StdioStarted, 7, 0, StdioReport{Child: 70, Starts: 1}), stdioAt(StdioUnlinked, 7, 5, StdioReport{})},
+			nil, "", Unknown, StdioStatus{Host: "opencode"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := NewStdios()
+			var kinds []EventKind
+			var last Event
+			for _, r := range tt.reports {
+				for _, ev := range m.Observe(r, stdioT0.Add(time.Minute)) {
+					kinds, last = append(kinds, ev.Kind), ev
+					if ev.Server != "filesystem" || ev.Extra["host"] != "opencode" || ev.Time != r.Report.At {
+						t.Errorf("%s: server %q, host %v, time %v; want filesystem, opencode, %v", ev.Kind, ev.Server, ev.Extra["host"], ev.Time, r.Report.At)
+					}
+				}
+			}
+			if !equalKinds(kinds, tt.kinds) {
+				t.Errorf("kinds %v, want %v", kinds, tt.kinds)
+			}
+			if tt.detail != "" && last.Detail != tt.detail {
+				t.Errorf("detail\n got %q\nwant %q", last.Detail, tt.detail)
+			}
+			st := m.Status()
+			if len(st) != 1 {
+				t.Fatalf("status lists %d servers, want 1: %+v", len(st), st)
+			}
+			if st[0].State != tt.state || st[0].Transport != TransportStdio || st[0].Name != "filesystem" {
+				t.Errorf("status %s %s %s, want filesystem stdio %s", st[0].Name, st[0].Transport, st[0].State, tt.state)
+			}
+			if got := *st[0].Stdio; !equalStdio(got, tt.status) {
+				t.Errorf("stdio status\n got %+v\nwant %+v", got, tt.status)
+			}
+		})
+	}
+}
+
+func equalKinds(a, b []EventKind) bool {
+	return strings.Join(kindStrings(a), ",") == strings.Join(kindStrings(b), ",")
+}
+
+func kindStrings(ks []EventKind) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = string(k)
+	}
+	return out
+}
+
+func equalStdio(a, b StdioStatus) bool { return reflect.DeepEqual(a, b) }
+
+// The facts of a stdio event carry what the supervisor said, and a report
+// from the future or without a time is dated when it came.
+func TestStdioFactsAndTimes(t *testing.T) {
+	t.Parallel()
+	m := NewStdios()
+	now := stdioT0.Add(time.Minute)
+	r := stdioAt(StdioRestarted, 7, 0, StdioReport{Child: 71, Starts: 2, Took: 1500*time.Millisecond + 300*time.Microsecond})
+	r.Report.At = now.Add(time.Hour)
+	evs := m.Observe(r, now)
+	if len(evs) != 1 {
+		t.Fatalf("events %+v", evs)
+	}
+	want := Supervised{Took: 1500 * time.Millisecond, Starts: 2, Supervisor: 7, Child: 71}
+	if evs[0].Facts != want || !evs[0].Time.Equal(now) {
+		t.Errorf("facts %+v at %v, want %+v at %v", evs[0].Facts, evs[0].Time, want, now)
+	}
+	if evs[0].Detail != "opencode: filesystem restarted in 1.5s" {
+		t.Errorf("detail %q", evs[0].Detail)
+	}
+	long := strings.Repeat("x", 2*stdioStderrMax)
+	ev := m.Observe(stdioAt(StdioExited, 7, 0, StdioReport{Stderr: long + "\n"}), now)[0]
+	if f, _ := ev.Facts.(Supervised); len([]rune(f.Stderr)) != stdioStderrMax {
+		t.Errorf("stderr kept %d runes, want %d", len([]rune(f.Stderr)), stdioStderrMax)
+	}
+	if (&Model{}).apply(SignalOf(r), now) != nil {
+		t.Error("a host's model took a stdio report")
+	}
+}
