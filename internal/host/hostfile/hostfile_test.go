@@ -48,7 +48,7 @@ var fixtures = []struct {
 	{"kilocode-mcp_settings.json", "Kilo Code", ".kilocode/cli/global/settings/mcp_settings.json", strictJSON,
 		[]string{"mem streamable-http http://127.0.0.1:14242/mcp", "server-name stdio -"}},
 	{"cline_mcp_settings.json", "Cline", "", strictJSON, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "local-server stdio -",
-		"events sse https://events.example.com/sse"}},
+		"events sse https://events.example.com/sse", "notes stdio -"}},
 	{"cline-extension.json", "Cline", "", strictJSON, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "brave-search stdio -"}},
 	// Qwen Code reads url as SSE, httpUrl as Streamable HTTP.
 	{"qwen-settings.json", "Qwen Code", "", jsonc, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "events sse http://localhost:8080/sse", "git stdio -"}},

@@ -2,6 +2,7 @@ package hostfile
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -82,10 +83,24 @@ type Server struct {
 	// there is more than one: the host uses one, which is its parser's
 	// business, and nothing can tell which the user means.
 	Twice []int
+	// Command is the program a stdio entry runs, decoded ("" when the
+	// entry names none under its layout's command keys), and Args its
+	// arguments as the file has them (strings decoded, other values as
+	// written). CommandPath, CommandLiteral, CommandEditable and
+	// CommandLine are the command's place, bytes, and line, as Path,
+	// Literal, Editable and Line are the URL's: for opencode's argv list
+	// the path ends in its first element ("0").
+	Command         string
+	Args            []string
+	CommandPath     []string
+	CommandLiteral  string
+	CommandEditable bool
+	CommandLine     int
 
-	entry      []string // the entry's own path
-	group      string   // its table (or list) and name: two entries of one group are one name used twice
-	start, end int
+	entry        []string // the entry's own path
+	group        string   // its table (or list) and name: two entries of one group are one name used twice
+	start, end   int
+	cstart, cend int
 }
 
 // Proxyable reports whether the proxy can stand in front of the server
@@ -156,7 +171,7 @@ func twice(ss []Server) []Server {
 		}
 		var lines []int
 		for _, i := range idx {
-			lines = append(lines, ss[i].Line)
+			lines = append(lines, cmp.Or(ss[i].Line, ss[i].CommandLine))
 		}
 		for _, i := range idx {
 			ss[i].Twice = lines
@@ -216,6 +231,10 @@ func find(root *node, data []byte, l host.Layout) []Server {
 			if s.Editable {
 				s.Literal = string(data[s.start:s.end])
 				s.Line = 1 + bytes.Count(data[:s.start], []byte("\n"))
+			}
+			if s.CommandEditable {
+				s.CommandLiteral = string(data[s.cstart:s.cend])
+				s.CommandLine = 1 + bytes.Count(data[:s.cstart], []byte("\n"))
 			}
 			out = append(out, s)
 		}
@@ -326,6 +345,7 @@ func readEntry(l host.Layout, name string, e *node, at []string) (Server, bool) 
 	s := Server{Name: name, entry: at, Headers: headersOf(l, e) != nil, StaticAuth: staticAuth(l, e), OAuth: oauthBlock(l, e),
 		Disabled: turnedOff(e)}
 	typ := transportOf(l, typeOf(l, e))
+	s.readCommand(l, e, at)
 	for _, k := range l.URLKeys {
 		if u := e.at(k.Key); u != nil && u.kind == text {
 			s.Transport = k.Transport
@@ -344,10 +364,39 @@ func readEntry(l host.Layout, name string, e *node, at []string) (Server, bool) 
 	switch {
 	case typ != "":
 		s.Transport = typ
-	case e.get("command") != nil || e.get("cmd") != nil:
+	case s.Command != "" || e.get("command") != nil || e.get("cmd") != nil:
 		s.Transport = host.Stdio
 	}
 	return s, true
+}
+
+// readCommand notes the entry's command and arguments: under the first of
+// the layout's command keys that holds a string (for an argv list, a list
+// whose first element is one).
+func (s *Server) readCommand(l host.Layout, e *node, at []string) {
+	for _, k := range l.Commands {
+		v, where := e.at(k.Key), path(at, strings.Split(k.Key, ".")...)
+		var args []*node
+		switch {
+		case k.Argv && v != nil && v.kind == list && len(v.elems) > 0:
+			v, args, where = v.elems[0], v.elems[1:], path(where, "0")
+		case k.Argv:
+			continue
+		case k.Args != "":
+			if a := e.at(k.Args); a != nil && a.kind == list {
+				args = a.elems
+			}
+		}
+		if v == nil || v.kind != text {
+			continue
+		}
+		s.Command, s.CommandPath, s.CommandEditable = v.str, where, v.start >= 0
+		s.cstart, s.cend = v.start, v.end
+		for _, a := range args {
+			s.Args = append(s.Args, a.str)
+		}
+		return
+	}
 }
 
 // typeOf is the entry's transport word: under the first of the layout's
