@@ -5,8 +5,12 @@ import "github.com/mcpwatchdog/watchdog/internal/health"
 // Count counts one journal event. Kinds without a metric (heal_started,
 // session_new, ...) are ignored; TestEveryKindCountedOrListed keeps that
 // list explicit. Of the event only its kind, server, Strategy and Took are
-// read (the Strategy and Took of its family); nothing else, in particular no session id, reaches a label.
+// read (the Strategy and Took of its family), and a stdio event's host;
+// nothing else, in particular no session id, reaches a label.
 func (m *Metrics) Count(ev health.Event) {
+	if m.stdio.count(ev) {
+		return
+	}
 	switch ev.Kind {
 	case health.EvSessionLost:
 		m.sessionsLost.WithLabelValues(m.servers.value(ev.Server)).Inc()

@@ -63,6 +63,7 @@ type Metrics struct {
 	sessionIdle     *prometheus.GaugeVec
 	state           *stateCollector
 	proxyPaths      *pathsCollector
+	stdio           stdioCounters
 }
 
 // New returns metrics that accept any clean server, client and strategy
@@ -110,6 +111,8 @@ func (m *Metrics) build() {
 	m.proxyPaths = newPathsCollector(m.servers)
 	m.reg.MustRegister(m.sessionsLost, m.sessionsExpired, m.keepWarm, m.heals, m.legacyRejected, m.legacyDropped,
 		m.hostRestarts, m.healDuration, m.sessionIdle, m.state, m.proxyPaths)
+	m.stdio = newStdioCounters()
+	m.reg.MustRegister(m.stdio.collectors()...)
 }
 
 // preset creates the per-server series of configured servers at zero (and

@@ -26,7 +26,7 @@ func notCounted() map[health.EventKind]string {
 		health.EvSessionNew: gauge, health.EvSessionAtRisk: gauge, health.EvServerUp: gauge, health.EvServerDown: gauge,
 		health.EvServerMode: gauge, health.EvHostUp: gauge, health.EvHostDown: gauge,
 		health.EvHealStarted:  progress,
-		health.EvSessionEnded: news, health.EvTimeoutLearned: news,
+		health.EvSessionEnded: news, health.EvTimeoutLearned: news, health.EvStdioChanged: news,
 	}
 }
 
