@@ -107,7 +107,7 @@ func TestHostsSaysWhatProtectsEachServer(t *testing.T) {
 	for _, tt := range []struct{ host, server, protection, fix string }{
 		{"Cursor", "mem", "exposed", "watchdog hosts adopt Cursor --server mem"},
 		{"Cursor", "modern", "stateless", ""},
-		{"Cursor", "files", "not-needed", ""},
+		{"Cursor", "files", "exposed", "watchdog hosts adopt Cursor --server files"},
 		{"Codex CLI", "mem", "self-healing", ""},
 		{"Claude Code", "mem", "self-healing", ""},
 	} {

@@ -29,6 +29,9 @@ type Host struct {
 	// OnLoss is what the host does after each answer a server gives for
 	// a lost session.
 	OnLoss OnLoss `json:"on_loss"`
+	// OnStdioDeath is what the host does when one of its stdio servers
+	// dies.
+	OnStdioDeath OnStdioDeath `json:"on_stdio_death"`
 	// OneShot: the host runs one process per prompt.
 	OneShot bool     `json:"one_shot,omitempty"`
 	Files   []File   `json:"files"`
@@ -58,6 +61,31 @@ func onLossOf(b host.Behaviour) OnLoss {
 	}
 	return OnLoss{NotFoundRPC: word(b.NotFoundRPC), NotFoundText: word(b.NotFoundText), BadRequest: word(b.BadRequest),
 		Measured: b.Measured, Note: b.Note}
+}
+
+// OnStdioDeath is what a host does when its stdio server dies: stuck (it
+// never starts it again), reinitializes (it starts it again at the next
+// call, and fails that call), retries (it starts it again, and the next
+// call works), or unknown (taken as stuck).
+type OnStdioDeath struct {
+	Reaction string `json:"reaction"`
+	Words    string `json:"words"`
+	// Measured is the host's version it was measured on; absent when
+	// nobody measured it (Note says so).
+	Measured string `json:"measured,omitempty"`
+	Note     string `json:"note,omitempty"`
+}
+
+func onStdioDeathOf(st host.StdioReaction) OnStdioDeath {
+	return OnStdioDeath{Reaction: st.Word(), Words: st.Words(), Measured: st.Measured, Note: st.Note}
+}
+
+// line is the reaction as the listing says it.
+func (o OnStdioDeath) line() string {
+	if o.Measured != "" {
+		return o.Words + " (measured on " + o.Measured + ")"
+	}
+	return o.Words
 }
 
 // File is one of a host's config files.
@@ -99,7 +127,7 @@ func Build(found []find.Found, facts map[string]judge.Facts, redact func(string)
 	doc := Doc{Hosts: []Host{}}
 	for _, f := range found {
 		h := Host{Name: f.Profile.Name, Running: f.Running, PID: f.PID, OnLoss: onLossOf(f.Profile.Behaviour), OneShot: f.Profile.OneShot,
-			Files: []File{}, Servers: []Server{}}
+			OnStdioDeath: onStdioDeathOf(f.Profile.Behaviour.Stdio), Files: []File{}, Servers: []Server{}}
 		for _, file := range f.Files {
 			fd := File{Path: file.Path, Scope: file.Scope.String(), Ignored: file.Ignored, Note: file.Note}
 			if file.Err != nil {
@@ -133,6 +161,9 @@ func (d Doc) WriteText(w io.Writer) {
 			state = fmt.Sprintf("running, pid %d", h.PID)
 		}
 		fmt.Fprintf(w, "%s (%s; after a lost session: %s)\n", esc(h.Name), state, h.OnLoss.summary())
+		if h.hasStdio() {
+			fmt.Fprintf(w, "  when a stdio server dies, it %s\n", esc(h.OnStdioDeath.line()))
+		}
 		for _, f := range h.Files {
 			fmt.Fprintf(w, "  %s: %s\n", esc(f.Scope), esc(f.Path))
 			for _, note := range []string{f.Error, f.Ignored, f.Note} {
@@ -176,4 +207,14 @@ func (o OnLoss) summary() string {
 		return out + " (measured on " + o.Measured + ")"
 	}
 	return out + " (from its sources)"
+}
+
+// hasStdio reports whether the host has a stdio server in its files.
+func (h Host) hasStdio() bool {
+	for _, s := range h.Servers {
+		if s.Transport == host.Stdio {
+			return true
+		}
+	}
+	return false
 }

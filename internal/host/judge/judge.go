@@ -17,12 +17,13 @@ const (
 	SelfHealing Protection = "self-healing" // the host (or its bridge) heals itself against this server's answer
 	Stateless   Protection = "stateless"    // a 2026-07-28 server: no session to lose
 	OAuth       Protection = "oauth"        // signs in with OAuth: bound to its URL, cannot be proxied
-	Exposed     Protection = "exposed"      // a lost session stays lost
-	NotNeeded   Protection = "not-needed"   // stdio: no HTTP session at all
+	Exposed     Protection = "exposed"      // a lost session stays lost; a stdio server that dies stays dead
+	NotNeeded   Protection = "not-needed"   // it runs inside the host: nothing to lose
+	Supervised  Protection = "supervised"   // a stdio server run under `watchdog stdio`, which starts it again when it dies
 
 	// The broken states of a host pointed at a proxy: every call fails.
 	ProxyDown    Protection = "proxy down"    // no daemon serves that proxy now
-	Stale        Protection = "stale"         // an old secret: the proxy answers 404
+	Stale        Protection = "stale"         // an old secret: the proxy answers 404; a wrapper gone, or naming a watchdog gone
 	UnknownProxy Protection = "unknown proxy" // a proxy the watchdog does not know
 )
 
@@ -57,6 +58,29 @@ type Facts struct {
 	LostAnswer map[string]host.Answer
 	// OAuth holds the URLs whose server signs in with OAuth (probed).
 	OAuth map[string]bool
+	// Wrappers are the wrapper scripts adopt wrote for stdio servers.
+	Wrappers Wrappers
+}
+
+// Wrappers are the wrapper scripts adopt writes for stdio servers (each
+// runs its server under `watchdog stdio`), as found on disk.
+type Wrappers struct {
+	// Dir is the folder adopt writes them in: a command there that is
+	// not in Scripts is a wrapper that is gone.
+	Dir string
+	// Scripts are the wrappers there, by absolute path.
+	Scripts map[string]Wrapper
+}
+
+// Wrapper is one wrapper script adopt wrote.
+type Wrapper struct {
+	// Watchdog is the watchdog binary it runs; Runs: that binary is
+	// there and executable (else the script runs the server straight,
+	// unsupervised).
+	Watchdog string
+	Runs     bool
+	// Command is the server's own command, which it falls back to.
+	Command string
 }
 
 // Proxy is one proxy the watchdog's config has.
@@ -85,7 +109,7 @@ type Verdict struct {
 func Protect(p host.Profile, s hostfile.Server, f Facts) Verdict {
 	switch {
 	case s.Transport == host.Stdio:
-		return Verdict{Protection: NotNeeded, Why: "stdio: no HTTP session to lose"}
+		return stdio(p, s, f.Wrappers)
 	case s.Transport == host.Builtin:
 		return Verdict{Protection: NotNeeded, Why: "it runs inside the host: no HTTP session to lose"}
 	case s.URL == "":

@@ -32,7 +32,6 @@ func TestProtect(t *testing.T) {
 		want Protection
 		fix  string
 	}{
-		{"stdio", host.Cursor(), hostfile.Server{Name: "x", Transport: host.Stdio}, Facts{}, NotNeeded, ""},
 		{"stuck host", host.Cursor(), http(up), Facts{}, Exposed, "watchdog hosts adopt Cursor --server mem"},
 		{"stuck host with a space in its name", host.GeminiCLI(), http(up), Facts{}, Exposed, "watchdog hosts adopt 'Gemini CLI' --server mem"},
 		{"patchable host", host.DSH(), http(up), Facts{}, Exposed, "watchdog hosts adopt DSH --server mem (or: watchdog patch apply)"},
