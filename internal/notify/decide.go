@@ -45,13 +45,15 @@ const healFailedQuiet = time.Hour
 // state is the pure decision state. Not safe for concurrent use.
 type state struct {
 	incidents map[incidentKey]*incident
-	warned    marks                // sessions warned at risk: once each
-	failedAt  map[string]time.Time // by server: last heal failure outside an incident
-	unplaced  time.Time            // last loss shown that named no server
-	folds     map[string]*fold     // by the About of the bubbles they fold
-	window    time.Duration        // stormWindow; shorter in tests
-	solo      int                  // stormSolo
-	budget    budget               // bubbles decided in the last hour
+	// stdioIncidents: each stdio server's run of deaths (stdio.go).
+	stdioIncidents map[incidentKey]*stdioIncident
+	warned         marks                // sessions warned at risk: once each
+	failedAt       map[string]time.Time // by server: last heal failure outside an incident
+	unplaced       time.Time            // last loss shown that named no server
+	folds          map[string]*fold     // by the About of the bubbles they fold
+	window         time.Duration        // stormWindow; shorter in tests
+	solo           int                  // stormSolo
+	budget         budget               // bubbles decided in the last hour
 	// masked: events carry masked session ids (a journal replay), not
 	// the full ids of live events.
 	masked bool
@@ -78,7 +80,7 @@ func (s *state) subject(server, host string) string {
 }
 
 func newState() state {
-	s := state{incidents: map[incidentKey]*incident{}, warned: newMarks(), failedAt: map[string]time.Time{},
+	s := state{incidents: map[incidentKey]*incident{}, stdioIncidents: map[incidentKey]*stdioIncident{}, warned: newMarks(), failedAt: map[string]time.Time{},
 		folds: map[string]*fold{}, window: stormWindow, solo: stormSolo}
 	for _, k := range foldKinds() {
 		s.folds[k.about] = &fold{}
@@ -104,6 +106,9 @@ func (s *state) observe(ev health.Event, now time.Time, quiet bool) []Message {
 // decide moves the state on with ev and returns the bubble it is worth,
 // if any.
 func (s *state) decide(ev health.Event, now time.Time) *Message {
+	if m, ok := s.stdio(ev, now); ok {
+		return m
+	}
 	switch ev.Kind {
 	case health.EvSessionLost:
 		return s.lost(ev, now)
@@ -248,7 +253,8 @@ func (s *state) sessionAtRisk(ev health.Event, now time.Time) *Message {
 // due returns what is due by now without an event: the summaries of
 // storms that ended, and the reminders.
 func (s *state) due(now time.Time, every time.Duration, quiet bool) []Message {
-	return s.spent(now, append(s.flush(now, quiet, false), s.reminders(now, every, quiet)...))
+	out := append(s.flush(now, quiet, false), s.reminders(now, every, quiet)...)
+	return s.spent(now, append(out, s.stdioDue(now, quiet)...))
 }
 
 // reminders says "still lost" for each incident quiet for a whole interval.

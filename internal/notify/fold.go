@@ -285,9 +285,10 @@ func healedLoss(m Message, in time.Duration) Message {
 	return m
 }
 
-// nextFlush reports when the earliest held summary is due.
+// nextFlush reports when the earliest held summary, or held stdio crash,
+// is due.
 func (s *state) nextFlush() (time.Time, bool) {
-	var next time.Time
+	next, _ := s.stdioNext()
 	for _, f := range s.folds {
 		if due, ok := f.due(s.window); ok && (next.IsZero() || due.Before(next)) {
 			next = due

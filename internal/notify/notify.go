@@ -194,6 +194,7 @@ func (n *Notifier) Restore(recs []journal.Record) {
 		last = r.Time
 	}
 	n.st.flush(last, false, true) // held was shown, or undelivered finds it
+	n.st.stdioRestored()
 	n.st.masked = false
 	now := n.now()
 	var msgs []Message
