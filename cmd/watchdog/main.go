@@ -56,6 +56,7 @@ func commands() []command {
 		{"demo", "[--fast]", "the whole loop on an embedded real MCP server and client; no install needed", cmdDemo},
 		{"hosts", "[adopt|release HOST]", "every MCP host here, its servers and what protects each; adopt routes a host through the proxy, release undoes it", cmdHosts},
 		{"doctor", "[--json]", "what was discovered and what is wrong, each with the fix (no daemon needed)", cmdDoctor},
+		{"stdio", "[--server NAME] -- CMD ARGS", "run a stdio MCP server for its host, starting it again when it dies", cmdStdio},
 		{"autostart", "enable|disable|status [--systemd]", "start at login", cmdAutostart},
 		{"timeline", "[--since 24h] [--out FILE] [--open]", "one HTML page of the journal: sessions, pings, incidents, heals", cmdTimeline},
 		{"version", "", "version, commit, Go version", cmdVersion},

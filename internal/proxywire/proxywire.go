@@ -37,6 +37,7 @@ type Message struct {
 	Warning     *Warning     `json:"warning,omitempty"`
 	Proxies     *Proxies     `json:"proxies,omitempty"`
 	IdleTimeout *IdleTimeout `json:"idle_timeout,omitempty"`
+	Stdio       *Stdio       `json:"stdio,omitempty"`
 }
 
 // Sighting is a proxy.Sighting on the wire, its kind by name.
@@ -103,6 +104,53 @@ type IdleTimeout struct {
 	Server  string        `json:"server"`
 	Timeout time.Duration `json:"timeout"`
 }
+
+// StdioDir is the folder inside the state directory where each stdio
+// supervisor (`watchdog stdio`) listens while it runs, on "<pid>.sock":
+// the daemon follows every socket there as it follows the proxy process.
+const StdioDir = "stdio"
+
+// Stdio is one thing a stdio supervisor saw of the server it runs: sent
+// by `watchdog stdio` to every daemon that follows it, what it saw while
+// none did kept (bounded) and sent first.
+type Stdio struct {
+	// Kind is what happened: StdioStarted, StdioExited, ...
+	Kind string `json:"kind"`
+	// Host is the host's profile name the supervisor runs under ("" when
+	// it was not told); Server the server's name in the host's file.
+	Host   string    `json:"host,omitempty"`
+	Server string    `json:"server"`
+	Time   time.Time `json:"time"`
+	// PID is the supervisor's process; Child the server's, when it has one.
+	PID   int `json:"pid"`
+	Child int `json:"child,omitempty"`
+	// Starts counts the server's starts under this supervisor, the first
+	// included.
+	Starts int `json:"starts,omitempty"`
+	// Took is how long a restart took, from the death to the server
+	// answering the replayed initialize.
+	Took time.Duration `json:"took,omitempty"`
+	// Exit is how the server ended ("signal: killed", "exit status 1").
+	Exit string `json:"exit,omitempty"`
+	// Method is the failed call's method (StdioCallFailed).
+	Method string `json:"method,omitempty"`
+	// Stderr is the server's last line on stderr, when it wrote one.
+	Stderr string `json:"stderr,omitempty"`
+	// Detail is one sentence for the journal.
+	Detail string `json:"detail"`
+}
+
+// The kinds of Stdio.
+const (
+	StdioStarted    = "started"     // the first start
+	StdioExited     = "exited"      // died while the host was connected
+	StdioRestarted  = "restarted"   // started again and re-initialized
+	StdioCallFailed = "call_failed" // a call in flight when it died was answered with an error
+	StdioGaveUp     = "gave_up"     // a crash loop: no more restarts for now
+	StdioHung       = "hung"        // a request and a ping unanswered
+	StdioChanged    = "changed"     // came back with another version or capabilities
+	StdioEnded      = "ended"       // the host went; the server was ended with it
+)
 
 // Reader reads messages, one a line.
 type Reader struct{ sc *bufio.Scanner }

@@ -1,0 +1,6 @@
+package stdio
+
+import "golang.org/x/sys/unix"
+
+// fionread is the ioctl that tells how many bytes wait in a pipe.
+const fionread = unix.TIOCINQ
