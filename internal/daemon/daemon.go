@@ -44,6 +44,7 @@ type daemon struct {
 	tracked  trackedSaver  // the tracked sessions, kept for a restart
 	reports  *reportSource // what the actions off the loop report back
 	clock    *wallClock
+	stdio    *health.Stdios // the stdio servers supervisors run (srcstdio.go)
 }
 
 // runState ends this run of the daemon for the next config.
@@ -84,7 +85,8 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 		client:  clientWatch{known: make(chan proc.Host, 1)},
 		face:    face{buttons: make(chan tray.Command, 8)},
 		reports: newReportSource(),
-		pings:   pings{warmOn: warmOn, verified: map[string]time.Time{}}}
+		pings:   pings{warmOn: warmOn, verified: map[string]time.Time{}},
+		stdio:   health.NewStdios()}
 	d.metrics = newMetrics(cfg, func(uid int) { d.peerRefused("", "the metrics endpoint", uid) })
 	d.metrics.WatchProxies(d.proxies.paths)
 	d.events = newStream(d.subscribersOf()...)
@@ -114,6 +116,7 @@ func (d *daemon) status() health.Status {
 		listen[s.Name] = s.ProxyListen
 	}
 	d.proxies.addProxies(&st, listen)
+	st.Servers = append(st.Servers, d.stdio.Status()...)
 	st.Daemon = &health.DaemonStatus{PID: os.Getpid(), ConfigFile: d.opts.ConfigFile, StateDir: d.stateDir, Sockets: d.socks.from()}
 	return st
 }
@@ -134,6 +137,10 @@ func (d *daemon) apply(ctx context.Context, o health.Observation) {
 
 // applyFrom is apply for a signal that came from one host (nil: none).
 func (d *daemon) applyFrom(ctx context.Context, from *hostWatch, sig health.Signal) {
+	if sig.Kind == health.SigStdio {
+		d.emit(d.stdio.Apply(sig, d.now()))
+		return
+	}
 	d.pings.noteLife(sig, d.now())
 	for _, r := range d.watched.route(sig, from) {
 		evs := r.h.model.Apply(r.sig, d.now())

@@ -76,6 +76,7 @@ func (d *daemon) sourcesOf(f *follow.Follower, stores map[string]*store.Watcher)
 	srcs = append(srcs, d.configSource()...)
 	srcs = append(srcs, &hostsSource{o: d.findOptions()}, d.adoptedSource())
 	srcs = append(srcs, d.reports, d.commandSource())
+	srcs = append(srcs, d.stdioSourceOf())
 	if d.opts.Tray != nil {
 		srcs = append(srcs, &refreshSource{every: faceEvery})
 	}

@@ -153,9 +153,9 @@ func (s *stdioServer) take(key stdioKey, sup *stdioSup, sig Signal, at time.Time
 			who, max(sup.starts, r.Starts), lastWords(cmp.Or(stderrLine(r.Stderr), s.lastStderr)))
 	case StdioHung:
 		sup.state = Down
-		ev.Kind, ev.Detail = EvStdioHung, who+" does not answer: a request and a ping went unanswered"+said(sig.Detail)
+		ev.Kind, ev.Detail = EvStdioHung, cmp.Or(sig.Detail, who+" does not answer: a request and a ping went unanswered")
 	case StdioChanged:
-		ev.Kind, ev.Detail = EvStdioChanged, who+" came back changed (another version or capabilities)"+said(sig.Detail)
+		ev.Kind, ev.Detail = EvStdioChanged, cmp.Or(sig.Detail, who+" came back changed (another version or capabilities)")
 	case StdioStarted:
 		sup.state = Healthy
 		return ev, false
@@ -221,13 +221,6 @@ func lastWords(stderr string) string {
 		return ""
 	}
 	return ": " + stderr
-}
-
-func said(detail string) string {
-	if detail == "" {
-		return ""
-	}
-	return " (" + detail + ")"
 }
 
 func methodName(m string) string { return cmp.Or(m, "a call") }

@@ -61,6 +61,10 @@ func TestStdiosTellWhatTheHostSaw(t *testing.T) {
 			[]StdioSeen{stdioAt(StdioHung, 7, 0, StdioReport{})},
 			[]EventKind{EvStdioHung}, "opencode: filesystem does not answer: a request and a ping went unanswered", Down,
 			StdioStatus{Host: "opencode", Supervisors: 1}},
+		{"a hang in the supervisor's words, which say what it does about it",
+			[]StdioSeen{withDetail(stdioAt(StdioHung, 7, 0, StdioReport{Method: "tools/call"}), "opencode: filesystem hangs; it is left running")},
+			[]EventKind{EvStdioHung}, "opencode: filesystem hangs; it is left running", Down,
+			StdioStatus{Host: "opencode", Supervisors: 1}},
 		{"two supervisors are one server, counts summed, the worst state",
 			[]StdioSeen{
 				stdioAt(StdioStarted, 7, 0, StdioReport{Child: 70, Starts: 1}),
@@ -106,6 +110,11 @@ func TestStdiosTellWhatTheHostSaw(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withDetail(o StdioSeen, detail string) StdioSeen {
+	o.Detail = detail
+	return o
 }
 
 func equalKinds(a, b []EventKind) bool {
