@@ -29,6 +29,10 @@ func Write(w io.Writer, st health.Status) {
 	}
 	writeHostsFound(w, st.Hosts)
 	for _, s := range st.Servers {
+		if s.Stdio != nil {
+			writeStdio(w, s)
+			continue
+		}
 		fmt.Fprintf(w, "server %s (%s): %s, %s%s, idle timeout %s, host session %s\n", esc(s.Name), esc(s.URL), esc(string(s.State)),
 			esc(string(s.Mode)), eraLabel(s.Era), time.Duration(s.IdleTimeoutSeconds)*time.Second, sourceLabel(s.Source))
 		writeProxyLine(w, s)
@@ -141,4 +145,60 @@ func writeProxyLine(w io.Writer, s health.ServerStatus) {
 	default:
 		fmt.Fprintf(w, "  proxy: give the host %s in place of the server's url\n", esc(s.ProxyURL))
 	}
+}
+
+// writeStdio prints a stdio server a supervisor (watchdog stdio) runs for
+// a host: its state, process, starts, deaths and the calls they cut off,
+// and how it last ended.
+func writeStdio(w io.Writer, s health.ServerStatus) {
+	esc, st := textsafe.Escape, s.Stdio
+	host := ""
+	if st.Host != "" {
+		host = " (" + esc(st.Host) + ")"
+	}
+	pid := "no process"
+	switch {
+	case len(st.PIDs) > 1:
+		pid = fmt.Sprintf("%d supervisors, pids %s", st.Supervisors, strings.Trim(fmt.Sprint(st.PIDs), "[]"))
+	case st.PID != 0:
+		pid = fmt.Sprintf("pid %d", st.PID)
+	}
+	fmt.Fprintf(w, "stdio server %s%s: %s, %s, %s, %s, %s, %s\n", esc(s.Name), host, esc(stdioState(s.State)), pid,
+		count(st.Starts, "start"), count(st.Exits, "exit"), count(st.Restarts, "restart"), count(st.FailedCalls, "failed call"))
+	if st.LastExit != "" || st.LastStderr != "" {
+		last := "  last exit"
+		if st.LastExitTime != "" {
+			last += " " + esc(st.LastExitTime)
+		}
+		if st.LastExit != "" {
+			last += ": " + esc(st.LastExit)
+		}
+		if st.LastStderr != "" {
+			last += "; last on stderr: " + esc(st.LastStderr)
+		}
+		fmt.Fprintln(w, last)
+	}
+}
+
+// stdioState says a stdio server's state in its own words.
+func stdioState(st health.State) string {
+	switch st {
+	case health.Healing:
+		return "restarting"
+	case health.Lost:
+		return "gave up (kept crashing; not restarted)"
+	case health.Down:
+		return "hung (not answering)"
+	case health.Unknown:
+		return "not running (no supervisor)"
+	}
+	return string(st)
+}
+
+// count is "1 exit", "2 exits".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
