@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/casfile"
@@ -61,9 +63,16 @@ type Options struct {
 	// listened on; nil: time.Now and a real listen.
 	Now  func() time.Time
 	Free func(addr string) bool
+	// Watchdog is the watchdog binary the wrappers of stdio servers run
+	// (`watchdog stdio`), absolute; "": this program's own, links resolved.
+	Watchdog string
 
 	// fault, set by tests, fails the step it names (see txn.step).
 	fault func(step string) error
+	// watchdogErr says why Watchdog could not be found; stateAbs is
+	// StateDir, absolute (a wrapper names it).
+	watchdogErr error
+	stateAbs    string
 }
 
 // SignIn is how a server signs its users in, as far as adopt cares.
@@ -106,6 +115,13 @@ func Adopt(ctx context.Context, o Options) (Result, error) {
 func (o *Options) fill() {
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Watchdog == "" {
+		o.Watchdog, o.watchdogErr = ownBinary()
+	}
+	o.stateAbs = o.StateDir
+	if abs, err := filepath.Abs(o.StateDir); err == nil {
+		o.stateAbs = abs
 	}
 	if o.Free == nil {
 		o.Free = func(addr string) bool {
@@ -165,4 +181,16 @@ func pause(ctx context.Context, try int) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// ownBinary is this program's executable, absolute, links resolved.
+func ownBinary() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return "", err
+	}
+	return filepath.Abs(exe)
 }

@@ -41,6 +41,10 @@ func agree(t *testing.T, o Options) {
 	for host, hr := range rec.Hosts {
 		for _, fr := range hr.Files {
 			for _, s := range fr.Servers {
+				if s.Wrapper != "" {
+					agreeWrapped(t, s)
+					continue
+				}
 				found := false
 				for _, tb := range tables {
 					found = found || tb.Name == s.Server && tb.URL == s.URL && proxyurl.SameListen(tb.ProxyListen, s.Listen)
@@ -74,6 +78,19 @@ func agree(t *testing.T, o Options) {
 	}
 	if n := bytes.Count(data, []byte(config.AddedMark)); n != marked {
 		t.Fatalf("the config has %d lines adopt marks, the record accounts for %d:\n%s", n, marked, data)
+	}
+}
+
+// agreeWrapped: a wrapped entry's wrapper is there, executable, and
+// falls back to the server's own command.
+func agreeWrapped(t *testing.T, s ServerRecord) {
+	t.Helper()
+	fi, err := os.Stat(s.Wrapper)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("record: %s runs through the wrapper %s: %v %v", s.Name, s.Wrapper, fi, err)
+	}
+	if _, cmd, ok := parseWrapper(read(t, s.Wrapper)); !ok || cmd != s.Command {
+		t.Fatalf("record: %s's wrapper falls back to %q, want %q", s.Name, cmd, s.Command)
 	}
 }
 

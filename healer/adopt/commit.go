@@ -29,7 +29,10 @@ type change struct {
 	files   map[int][]byte // new bytes, by index of state.files
 	edits   map[int][]fileEdit
 	listens []string // adopt: proxies the running daemon must serve first
-	release bool     // the order of the writes
+	// wrappers are the stdio servers' wrappers adopt writes; unwrap those
+	// release removes (nothing refers to them any more).
+	wrappers, unwrap []wrapperWrite
+	release          bool // the order of the writes
 	host    string
 	recRaw  []byte // the record as read
 }
@@ -76,7 +79,8 @@ func (c *change) result() Result {
 
 // writes reports whether the change writes anything at all.
 func (c *change) writes() bool {
-	return c != nil && (c.cfg != nil || c.cfgGone || len(c.files) > 0 || !bytes.Equal(c.rec.encode(), c.recRaw))
+	return c != nil && (c.cfg != nil || c.cfgGone || len(c.files) > 0 || len(c.wrappers) > 0 || len(c.unwrap) > 0 ||
+		!bytes.Equal(c.rec.encode(), c.recRaw))
 }
 
 // commit writes the change as one transaction: adopt writes the
@@ -101,11 +105,13 @@ func (c *change) commit(ctx context.Context, o *Options, st *state) error {
 		func() error { return c.writeConfig(t, o, st) },
 		func() error { return c.waitServed(ctx, t, o) },
 		func() error { return c.writeRecord(t, o, st) },
+		func() error { return c.writeWrappers(t) },
 		func() error { return c.writeFiles(t, st, order) },
 		func() error { return c.verify(ctx, t, st, order) },
+		func() error { return c.removeWrappers(t) },
 	}
 	if c.release {
-		steps = []func() error{steps[3], steps[4], steps[2], steps[0]}
+		steps = []func() error{steps[4], steps[5], steps[2], steps[0], steps[6]}
 	}
 	for _, s := range steps {
 		if err := s(); err != nil {
@@ -288,7 +294,7 @@ func (c *change) undoFile(f hostFile, fi int) error {
 	}
 	var back []hostfile.Edit
 	for _, e := range c.edits[fi] {
-		if s, ok := at(now, e.Path); ok && s.URL == e.To {
+		if _, v, ok := hostfile.ValueAt(now, e.Path); ok && v == e.To {
 			back = append(back, hostfile.Edit{Path: e.Path, From: e.To, To: e.From, Literal: e.back})
 		}
 	}
@@ -336,8 +342,8 @@ func (c *change) holds(st *state, order []int) error {
 			return fmt.Errorf("%w: %w", casfile.ErrConflict, now.err)
 		}
 		for _, e := range c.edits[fi] {
-			if s, ok := at(now.servers, e.Path); !ok || s.URL != e.To {
-				return fmt.Errorf("%s: %w (another program wrote %s's old URL back over the new one)", f.snap.Path, casfile.ErrConflict, e.name)
+			if _, v, ok := hostfile.ValueAt(now.servers, e.Path); !ok || v != e.To {
+				return fmt.Errorf("%s: %w (another program wrote %s's old value back over the new one)", f.snap.Path, casfile.ErrConflict, e.name)
 			}
 		}
 	}

@@ -43,11 +43,12 @@ func newFaultRig(t *testing.T, myConfig bool) *faultRig {
 }
 
 // files is every file a transaction may write, with its bytes now (nil:
-// absent).
+// absent): the stdio servers' wrappers too.
 func (r *faultRig) files(t *testing.T) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
-	for _, p := range []string{r.own, r.proj, r.o.ConfigPath, filepath.Join(r.o.StateDir, RecordFile)} {
+	wrappers, _ := filepath.Glob(filepath.Join(r.o.StateDir, WrappersDir, "*"))
+	for _, p := range append([]string{r.own, r.proj, r.o.ConfigPath, filepath.Join(r.o.StateDir, RecordFile)}, wrappers...) {
 		b, err := os.ReadFile(p)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			t.Fatal(err)
@@ -81,7 +82,11 @@ func TestFaultAtEveryStep(t *testing.T) {
 		probe := newFaultRig(t, myConfig)
 		adoptSteps := steps(t, &probe.o, func() error { _, err := Adopt(t.Context(), probe.o); return err })
 		releaseSteps := steps(t, &probe.o, func() error { _, err := Release(t.Context(), probe.o); return err })
-		if !slices.ContainsFunc(adoptSteps, func(s string) bool { return strings.HasSuffix(s, "/swap") }) || len(releaseSteps) < 4 {
+		wrapperSteps := func(steps []string, verb string) bool {
+			return slices.ContainsFunc(steps, func(s string) bool { return strings.HasPrefix(s, verb+" the wrapper of files in ") })
+		}
+		if !slices.ContainsFunc(adoptSteps, func(s string) bool { return strings.HasSuffix(s, "/swap") }) || len(releaseSteps) < 4 ||
+			!wrapperSteps(adoptSteps, "writing") || !wrapperSteps(releaseSteps, "removing") {
 			t.Fatalf("steps seen: adopt %q, release %q", adoptSteps, releaseSteps)
 		}
 		for _, step := range adoptSteps {

@@ -301,13 +301,16 @@ func TestFailedAdoptUndoneAndRetriedOnce(t *testing.T) {
 	if a, _ := Adopted(r.o.StateDir); len(a) != 0 {
 		t.Fatalf("the record says adopted: %v", a)
 	}
+	if left, _ := filepath.Glob(filepath.Join(r.o.StateDir, WrappersDir, "*")); len(left) != 0 {
+		t.Fatalf("the wrapper of the stdio server is still there: %v", left)
+	}
 	r.o.fault = nil
 	if _, err := Adopt(t.Context(), r.o); err != nil {
 		t.Fatal(err)
 	}
 	rec, _, _ := loadRecord(r.o.StateDir)
-	if n := len(rec.Hosts["Cursor"].Files[0].Servers); n != 2 {
-		t.Fatalf("the record holds %d servers after the retry, want 2 (mem, linear)", n)
+	if n := len(rec.Hosts["Cursor"].Files[0].Servers); n != 3 {
+		t.Fatalf("the record holds %d servers after the retry, want 3 (mem, linear, and github's wrapper)", n)
 	}
 	agree(t, r.o)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
@@ -21,7 +22,13 @@ const (
 	repair                 // a proxy URL adopt wrote, mended (pick.why says what was wrong)
 	already                // goes through the served proxy with the current secret
 	refuse                 // named with --server, and cannot be adopted: the run fails
+	wrapIt                 // a stdio server: its command becomes a wrapper that runs it under `watchdog stdio`
+	rewrap                 // a wrapper adopt wrote, written again (pick.why says what was wrong)
+	wrapped                // runs through its wrapper as it should
 )
+
+// proxies reports whether the verdict routes a server through a proxy.
+func (v verdict) proxies() bool { return v == adoptIt || v == repair || v == already }
 
 // pick is one server entry and what adopt does with it.
 type pick struct {
@@ -37,13 +44,15 @@ type pick struct {
 	wd, listen                string // the proxy it goes through
 	added                     config.Added
 	quiet                     bool // a skip not worth a line (stdio)
+	unwritable                bool // a skip: its file cannot be written
+	wrap                      *wrapPlan
 }
 
 // planAdopt plans the adoption of o's host from st.
 func planAdopt(ctx context.Context, o *Options, st *state) (*change, error) {
 	ch := newChange(o.Host.Name, st.rec, false)
 	ch.recRaw = st.recRaw
-	cfgData := st.cfg.Data
+	cfgData, created := st.cfg.Data, st.rec.CreatedConfig
 	if !st.cfg.Exists {
 		text, err := newConfigText(ctx, o)
 		if err != nil {
@@ -62,15 +71,13 @@ func planAdopt(ctx context.Context, o *Options, st *state) (*change, error) {
 	if err != nil {
 		return ch, err
 	}
-	if cfgData, err = configure(o, cfgData, picks); err != nil {
-		return ch, err
-	}
-	cfgData, watching, err := watchHost(o, cfgData, st.rec, picks)
-	if err != nil {
-		return ch, err
-	}
-	if !st.cfg.Exists || !slices.Equal(cfgData, st.cfg.Data) {
-		ch.cfg = cfgData
+	watching := ""
+	if slices.ContainsFunc(picks, func(p pick) bool { return p.verdict.proxies() }) {
+		if watching, err = ch.configure(o, st, cfgData, picks); err != nil {
+			return ch, err
+		}
+	} else {
+		st.rec.CreatedConfig = created // stdio servers alone: the watchdog's config is not theirs to make
 	}
 	if err := ch.rewrite(o, st, picks); err != nil {
 		return ch, err
@@ -80,6 +87,24 @@ func planAdopt(ctx context.Context, o *Options, st *state) (*change, error) {
 		ch.res.Lines = append(ch.res.Lines, watching)
 	}
 	return ch, nil
+}
+
+// configure plans the watchdog's config with the proxies of picks, and
+// watching the host; it returns the line that says the host is watched
+// now ("" when it was).
+func (ch *change) configure(o *Options, st *state, cfgData []byte, picks []pick) (string, error) {
+	cfgData, err := configure(o, cfgData, picks)
+	if err != nil {
+		return "", err
+	}
+	cfgData, watching, err := watchHost(o, cfgData, st.rec, picks)
+	if err != nil {
+		return "", err
+	}
+	if !st.cfg.Exists || !slices.Equal(cfgData, st.cfg.Data) {
+		ch.cfg = cfgData
+	}
+	return watching, nil
 }
 
 // judgeAll judges every entry of the host's files (those named, when
@@ -103,12 +128,12 @@ func judgeAll(ctx context.Context, o *Options, st *state, tables []config.Server
 			}
 			named[s.Name] = true
 			p := judge(ctx, o, st, tables, fi, s)
-			if unwritable != nil && (p.verdict == adoptIt || p.verdict == repair) {
-				p = pick{verdict: skip, file: fi, server: s, quiet: true}
+			if unwritable != nil && (p.verdict == adoptIt || p.verdict == repair || p.verdict == wrapIt) {
+				p = pick{verdict: skip, file: fi, server: s, quiet: true, unwritable: true}
 			}
 			picks = append(picks, p)
 		}
-		if unwritable != nil && slices.ContainsFunc(picks, func(p pick) bool { return p.file == fi && p.quiet && p.server.Transport != "stdio" }) {
+		if unwritable != nil && slices.ContainsFunc(picks, func(p pick) bool { return p.file == fi && p.unwritable }) {
 			picks = append(picks, pick{verdict: skip, file: fi, why: fmt.Sprintf("%v; its servers were left alone", unwritable)})
 		}
 	}
@@ -131,7 +156,8 @@ func judgeAll(ctx context.Context, o *Options, st *state, tables []config.Server
 				why = append(why, p.why)
 			}
 		}
-		return nil, fmt.Errorf("%s has no server the watchdog's proxy can stand in front of (%w)%s", o.Host.Name, ErrNoServer, listed(why))
+		return nil, fmt.Errorf("%s has no server the watchdog's proxy can stand in front of, nor a stdio server it can run under `watchdog stdio` (%w)%s",
+			o.Host.Name, ErrNoServer, listed(why))
 	}
 	return picks, nil
 }
@@ -154,6 +180,9 @@ func listOr(names []string) string {
 func judge(ctx context.Context, o *Options, st *state, tables []config.ServerTable, fi int, s hostfile.Server) pick {
 	p := pick{file: fi, server: s, upstream: s.URL, literal: s.Literal}
 	named := slices.Contains(o.Servers, s.Name)
+	if s.Transport == host.Stdio {
+		return judgeStdio(o, st, p)
+	}
 	if listen, ok := proxyAddress(s.URL, tables, st.rec); ok {
 		return judgeProxied(o, st, tables, p, listen)
 	}
@@ -293,9 +322,13 @@ func tableListening(tables []config.ServerTable, listen string) (config.ServerTa
 	return config.ServerTable{}, false
 }
 
-// rewrite plans each file's new bytes and the record.
+// rewrite plans each file's new bytes, the wrappers and the record.
 func (ch *change) rewrite(o *Options, st *state, picks []pick) error {
 	for _, p := range picks {
+		if p.wrap != nil {
+			ch.planWrap(o, st, p)
+			continue
+		}
 		if p.verdict != adoptIt && p.verdict != repair {
 			continue
 		}
@@ -333,6 +366,8 @@ func (ch *change) say(o *Options, st *state, picks []pick) {
 		case p.verdict == already:
 			ch.res.Lines = append(ch.res.Lines, name+": already goes through the watchdog's proxy")
 			ch.res.Listens = append(ch.res.Listens, p.listen)
+		case p.wrap != nil:
+			ch.res.Lines = append(ch.res.Lines, p.wrapLine())
 		default:
 			line := fmt.Sprintf("%s: now through the watchdog's proxy on %s (watchdog server %q)", name, p.listen, p.wd)
 			if p.why != "" {

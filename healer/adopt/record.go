@@ -59,12 +59,18 @@ type FileRecord struct {
 	Servers []ServerRecord `json:"servers"`
 }
 
-// ServerRecord is one rewritten URL.
+// ServerRecord is one rewritten URL, or one stdio server's command
+// pointed at its wrapper (Wrapper set: Path is the command's, Command the
+// original value, and no proxy).
 type ServerRecord struct {
 	Name    string   `json:"name"`
 	Path    []string `json:"path"`
 	URL     string   `json:"url"`     // the original value: the server's own URL
 	Literal string   `json:"literal"` // the original bytes, quotes included
+	// Command is a wrapped stdio server's own command, Wrapper the
+	// wrapper's path its entry names instead.
+	Command string `json:"command,omitempty"`
+	Wrapper string `json:"wrapper,omitempty"`
 	// Listen is the proxy's address in the URL adopt wrote; the secret is
 	// not kept: any URL of that address and a secret's shape is adopt's.
 	Listen string `json:"listen"`
@@ -193,7 +199,7 @@ func (r *Record) put(host, file, bk string, s ServerRecord) {
 		fr.Backup = bk
 	}
 	fr.Servers = slices.DeleteFunc(fr.Servers, func(old ServerRecord) bool {
-		return slices.Equal(old.Path, s.Path) || old.Name == s.Name && old.Listen == s.Listen
+		return slices.Equal(old.Path, s.Path) || s.Listen != "" && old.Name == s.Name && old.Listen == s.Listen
 	})
 	fr.Servers = append(fr.Servers, s)
 }
@@ -307,12 +313,16 @@ func Written(stateDir string) (map[string]string, error) {
 	}
 	out := map[string]string{}
 	for _, e := range r.Released {
-		out[e.Listen] = e.URL
+		if e.Wrapper == "" {
+			out[e.Listen] = e.URL
+		}
 	}
 	for _, h := range r.Hosts {
 		for _, f := range h.Files {
 			for _, s := range f.Servers {
-				out[s.Listen] = s.URL
+				if s.Wrapper == "" {
+					out[s.Listen] = s.URL
+				}
 			}
 		}
 	}
@@ -341,4 +351,19 @@ func Through(stateDir, name string) ([]Entry, error) {
 	}
 	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Host+"\x00"+a.Name, b.Host+"\x00"+b.Name) })
 	return slices.Compact(out), nil
+}
+
+// refers reports whether any adopted entry of any host names the wrapper
+// at path.
+func (r *Record) refers(path string) bool {
+	for _, hr := range r.Hosts {
+		for _, fr := range hr.Files {
+			for _, s := range fr.Servers {
+				if s.Wrapper == path {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

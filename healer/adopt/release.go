@@ -40,6 +40,10 @@ func planRelease(_ context.Context, o *Options, st *state) (*change, error) {
 				continue
 			}
 			named[rs.Name] = true
+			if rs.Wrapper != "" {
+				ch.unwrapOne(o, st, fr.Path, rs)
+				continue
+			}
 			used = append(used, rs.Server)
 			ch.releaseOne(o, st, fr.Path, rs)
 		}
@@ -56,6 +60,7 @@ func planRelease(_ context.Context, o *Options, st *state) (*change, error) {
 		return ch, err
 	}
 	ch.unconfigure(o, st, used)
+	ch.unwrap = slices.DeleteFunc(ch.unwrap, func(w wrapperWrite) bool { return st.rec.refers(w.path) })
 	return ch, nil
 }
 
