@@ -33,8 +33,8 @@ type change struct {
 	// release removes (nothing refers to them any more).
 	wrappers, unwrap []wrapperWrite
 	release          bool // the order of the writes
-	host    string
-	recRaw  []byte // the record as read
+	host             string
+	recRaw           []byte // the record as read
 }
 
 func newChange(host string, rec *Record, release bool) *change {
