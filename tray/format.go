@@ -55,6 +55,9 @@ func Summary(v View) string {
 }
 
 func troublePhrase(s health.ServerStatus) string {
+	if s.Transport == health.TransportStdio {
+		return stdioTrouble(s)
+	}
 	switch s.State {
 	case health.Lost:
 		return s.Name + " lost"

@@ -24,6 +24,10 @@ type item struct {
 func menuItems(v View) []item {
 	var out []item
 	for _, s := range v.Status.Servers {
+		if s.Transport == health.TransportStdio {
+			out = append(out, stdioItem(s))
+			continue
+		}
 		out = append(out, serverItem(s, v))
 	}
 	if len(v.Status.Servers) == 0 {
