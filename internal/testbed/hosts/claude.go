@@ -1,7 +1,6 @@
 package hosts
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,18 +45,14 @@ func FindClaude(root string) (ClaudeInstall, error) {
 
 // StartClaude runs `claude -p task` with the MCP server's echo tool
 // allowed (nobody is there to answer a permission prompt), its
-// claude.json (the one MCP server, user scope) written as $HOME/.claude.json,
+// claude.json (the one MCP server, user scope; claude-stdio.json for a
+// stdio one) written as $HOME/.claude.json (unless o.KeepConfig keeps one),
 // the stand-in as its Anthropic API.
 func StartClaude(in ClaudeInstall, o HostOptions) (*Proc, error) {
-	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
-	cfg, err := fill(filepath.Join(in.Recipe, "claude.json"), v)
-	if err != nil {
+	if err := writeRecipe(in.Recipe, "claude.json", claudeConfig(o.Home), o); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(o.Home, ".claude.json"), []byte(cfg), 0o600); err != nil {
-		return nil, fmt.Errorf("hosts: %w", err)
-	}
-	envText, err := fill(filepath.Join(in.Recipe, "run.env"), v)
+	envText, err := fill(filepath.Join(in.Recipe, "run.env"), o.vars())
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +62,9 @@ func StartClaude(in ClaudeInstall, o HostOptions) (*Proc, error) {
 	cmd.Env = hostEnv(os.Environ(), envText, filepath.Dir(in.Bin))
 	return startProc(cmd)
 }
+
+// claudeConfig is Claude Code's user file under home.
+func claudeConfig(home string) string { return filepath.Join(home, ".claude.json") }
 
 // ClaudeTool is the model-facing name Claude Code gives the server's tool.
 func ClaudeTool(tool string) string { return "mcp__" + ServerName + "__" + tool }

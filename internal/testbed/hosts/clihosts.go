@@ -37,6 +37,12 @@ type CLIHost struct {
 	files map[string]string
 	// register is the host's own command that adds a server by URL.
 	register func(name, url string) []string
+	// stdioFiles, for a stdio server, replace files (opencode's
+	// opencode-stdio.json, whose mcp table names the server's command);
+	// registerStdio is the host's own command that adds a stdio server of
+	// argv. nil: the stdio server is in its files.
+	stdioFiles    map[string]string
+	registerStdio func(name string, argv []string) []string
 	// prompt runs one prompt.
 	prompt func(task string) []string
 	// Tool is the model-facing name of the server's echo tool.
@@ -116,8 +122,7 @@ type installed struct {
 // env is the host's environment: its recipe's run.env filled in, the
 // binary's folder first on PATH.
 func (in installed) env(o HostOptions) ([]string, error) {
-	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
-	text, err := fill(filepath.Join(in.dir, "run.env"), v)
+	text, err := fill(filepath.Join(in.dir, "run.env"), o.vars())
 	if err != nil {
 		return nil, err
 	}
@@ -143,11 +148,21 @@ func (in installed) cli(o HostOptions) HostCLI {
 }
 
 // prepare configures the host's model and registers the server at
-// o.ServerURL with the host's own CLI, as a user would.
+// o.ServerURL (or the stdio server of o.Stdio) with the host's own CLI, as
+// a user would.
 func (in installed) prepare(o HostOptions) error {
-	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
-	for name, to := range in.h.files {
-		text, err := fill(filepath.Join(in.dir, name), v)
+	files, register := in.h.files, in.h.register(ServerName, o.ServerURL)
+	if len(o.Stdio) > 0 {
+		register = nil
+		if in.h.stdioFiles != nil {
+			files = in.h.stdioFiles
+		}
+		if in.h.registerStdio != nil {
+			register = in.h.registerStdio(ServerName, o.Stdio)
+		}
+	}
+	for name, to := range files {
+		text, err := fill(filepath.Join(in.dir, name), o.vars())
 		if err != nil {
 			return err
 		}
@@ -165,7 +180,10 @@ func (in installed) prepare(o HostOptions) error {
 			return err
 		}
 	}
-	if out, err := run(o.Home, o.Workdir, in.h.register(ServerName, o.ServerURL)...); err != nil {
+	if register == nil {
+		return nil
+	}
+	if out, err := run(o.Home, o.Workdir, register...); err != nil {
 		return fmt.Errorf("hosts: %s's own mcp add: %w\n%s", in.h.Prof.Name, err, out)
 	}
 	return nil

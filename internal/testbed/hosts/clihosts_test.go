@@ -119,10 +119,13 @@ func Opencode() CLIHost {
 		bin: []string{"node_modules/opencode-linux-x64/bin/opencode"}, versionArgs: []string{"--version"}, want: "1.18.33",
 		files:    map[string]string{"opencode.json": ".config/opencode/opencode.json"},
 		register: func(n, u string) []string { return []string{"mcp", "add", n, "--url", u} },
-		prompt:   func(task string) []string { return []string{"run", task} },
-		Tool:     ServerName + "_echo",
-		echoed:   func(c, t string) bool { return isEcho(strings.TrimSpace(c), t) },
-		side:     noTools}
+		// Its mcp add asks for a local server's command in a wizard: the
+		// stdio server is its file's mcp table, as a user writes it.
+		stdioFiles: map[string]string{"opencode-stdio.json": ".config/opencode/opencode.json"},
+		prompt:     func(task string) []string { return []string{"run", task} },
+		Tool:       ServerName + "_echo",
+		echoed:     func(c, t string) bool { return isEcho(strings.TrimSpace(c), t) },
+		side:       noTools}
 }
 
 // Copilot is the real GitHub Copilot CLI: `copilot -p PROMPT`, BYOK with
@@ -131,8 +134,10 @@ func Copilot() CLIHost {
 	return CLIHost{Prof: host.CopilotCLI(), Dir: "copilot", Version: "1.0.102",
 		bin: []string{"node_modules/@github/copilot-linux-x64/copilot"}, versionArgs: []string{"--version"}, want: "GitHub Copilot CLI 1.0.102.",
 		register: func(n, u string) []string { return []string{"mcp", "add", "--transport", "http", n, u} },
-		prompt:   func(task string) []string { return []string{"-p", task, "--allow-all-tools"} },
-		Tool:     ServerName + "-echo",
+		// It writes {"type": "local", "command", "args"}.
+		registerStdio: func(n string, argv []string) []string { return append([]string{"mcp", "add", n, "--"}, argv...) },
+		prompt:        func(task string) []string { return []string{"-p", task, "--allow-all-tools"} },
+		Tool:          ServerName + "-echo",
 		// It hands back the text, then the structured result.
 		echoed: func(c, t string) bool { first, _, _ := strings.Cut(c, "\n"); return first == t },
 		side:   noTools}
@@ -147,6 +152,10 @@ func Qwen() CLIHost {
 		versionArgs: []string{"--version"}, want: "0.24.4",
 		register: func(n, u string) []string {
 			return []string{"mcp", "add", "--scope", "user", "--transport", "http", n, u}
+		},
+		// It writes {"command", "args"}.
+		registerStdio: func(n string, argv []string) []string {
+			return append([]string{"mcp", "add", "--scope", "user", n}, argv...)
 		},
 		prompt: func(task string) []string { return []string{"-p", task, "--yolo", "--auth-type", "openai"} },
 		Tool:   "mcp__" + ServerName + "__echo",
@@ -169,6 +178,10 @@ func Cline() CLIHost {
 			return nil
 		},
 		register: func(n, u string) []string { return []string{"mcp", "add", n, u, "--transport", "http", "--yes"} },
+		// It writes {"transport": {"type": "stdio", "command", "args"}}.
+		registerStdio: func(n string, argv []string) []string {
+			return append([]string{"mcp", "add", n, "--yes", "--"}, argv...)
+		},
 		// A failed tool call is a "mistake": enough of them end the run.
 		prompt: func(task string) []string { return []string{"--json", "--retries", "20", task} },
 		Tool:   ServerName + "__echo",

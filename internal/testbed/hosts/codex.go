@@ -1,7 +1,6 @@
 package hosts
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,23 +36,15 @@ func FindCodex(root string) (CodexInstall, error) {
 }
 
 // StartCodex runs `codex exec` with one task: the config its folder keeps
-// (config.toml: the stand-in model as the provider, the one MCP server)
-// written into CODEX_HOME, every approval and the sandbox off (nobody is
+// (config.toml: the stand-in model as the provider, the one MCP server;
+// config-stdio.toml for a stdio one) written into CODEX_HOME (unless
+// o.KeepConfig keeps one there), every approval and the sandbox off (nobody is
 // there to answer, and the echo tool touches nothing).
 func StartCodex(in CodexInstall, o HostOptions) (*Proc, error) {
-	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
-	cfg, err := fill(filepath.Join(in.Recipe, "config.toml"), v)
-	if err != nil {
+	if err := writeRecipe(in.Recipe, "config.toml", codexConfig(o.Home), o); err != nil {
 		return nil, err
 	}
-	codexHome := filepath.Join(o.Home, ".codex")
-	if err := os.MkdirAll(codexHome, 0o700); err != nil {
-		return nil, fmt.Errorf("hosts: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg), 0o600); err != nil {
-		return nil, fmt.Errorf("hosts: %w", err)
-	}
-	envText, err := fill(filepath.Join(in.Recipe, "exec.env"), v)
+	envText, err := fill(filepath.Join(in.Recipe, "exec.env"), o.vars())
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +53,9 @@ func StartCodex(in CodexInstall, o HostOptions) (*Proc, error) {
 	cmd.Env = hostEnv(os.Environ(), envText, filepath.Dir(in.Bin))
 	return startProc(cmd)
 }
+
+// codexConfig is the Codex CLI's config file under home.
+func codexConfig(home string) string { return filepath.Join(home, ".codex", "config.toml") }
 
 // CodexTool is the model-facing name Codex gives the server's tool.
 func CodexTool(tool string) string { return "mcp__" + ServerName + "/" + tool }

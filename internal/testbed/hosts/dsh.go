@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -34,12 +35,48 @@ type HostOptions struct {
 	KeepConfig bool
 	// Task is the host's one task (`dsh --profile headless TASK`, `codex exec TASK`, `gemini -p TASK`).
 	Task string
+	// Stdio, when set, is the argv of the one MCP server, over stdio
+	// instead of at ServerURL: the host's config is its stdio recipe
+	// (config-stdio.toml, settings-stdio.json, ...).
+	Stdio []string
 }
 
 // recipeVars fill a host's recipe files (testdata/hosts/<host>: its config
-// and its environment, Go text/templates).
+// and its environment, Go text/templates). The Stdio ones are JSON (a
+// string, an array), which TOML and YAML read as their own.
 type recipeVars struct {
 	ServerName, URL, Home, ModelURL string
+	// StdioCommand is the stdio server's command, StdioArgs its
+	// arguments, StdioArgv both in one array (opencode's command list).
+	StdioCommand, StdioArgs, StdioArgv string
+}
+
+// vars are the recipe variables of o.
+func (o HostOptions) vars() recipeVars {
+	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
+	if len(o.Stdio) > 0 {
+		js := func(x any) string { b, _ := json.Marshal(x); return string(b) }
+		v.StdioCommand, v.StdioArgs, v.StdioArgv = js(o.Stdio[0]), js(append([]string{}, o.Stdio[1:]...)), js(o.Stdio)
+	}
+	return v
+}
+
+// recipe is the name of a recipe file for o: name, or with o.Stdio its
+// stdio twin (config.toml: config-stdio.toml; headless.patch.yml:
+// headless-stdio.patch.yml).
+func (o HostOptions) recipe(name string) string {
+	if len(o.Stdio) == 0 {
+		return name
+	}
+	base, ext, _ := strings.Cut(name, ".")
+	return base + "-stdio." + ext
+}
+
+// keep says whether a config already at file stays as it is (o.KeepConfig
+// and it exists): a test had the watchdog adopt it.
+func (o HostOptions) keep(file string) bool {
+	_, err := os.Stat(file)
+	return o.KeepConfig && err == nil
 }
 
 // StartDSH boots `dsh --profile headless "task"` on the install, with the
@@ -58,8 +95,8 @@ func StartDSH(in DSHInstall, o HostOptions) (*Proc, error) {
 // profile: its patch layer written, its environment set. The web profile
 // (`dsh web`) takes the same patch layer as the headless one.
 func DSHCommand(in DSHInstall, o HostOptions, profile string, args ...string) (*exec.Cmd, error) {
-	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
-	if _, err := os.Stat(DSHProfilePatch(o.Home, profile)); !o.KeepConfig || err != nil {
+	v := o.vars()
+	if !o.keep(DSHProfilePatch(o.Home, profile)) {
 		if err := WriteDSHProfile(in, o, profile); err != nil {
 			return nil, err
 		}
@@ -83,10 +120,9 @@ func DSHProfilePatch(home, profile string) string {
 }
 
 // WriteDSHProfile writes profile's patch layer (headless.patch.yml filled):
-// the one MCP server at o.ServerURL.
+// the one MCP server at o.ServerURL, or over stdio (o.Stdio).
 func WriteDSHProfile(in DSHInstall, o HostOptions, profile string) error {
-	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
-	patch, err := fill(filepath.Join(in.Recipe, "headless.patch.yml"), v)
+	patch, err := fill(filepath.Join(in.Recipe, o.recipe("headless.patch.yml")), o.vars())
 	if err != nil {
 		return err
 	}
@@ -95,6 +131,25 @@ func WriteDSHProfile(in DSHInstall, o HostOptions, profile string) error {
 		return fmt.Errorf("hosts: %w", err)
 	}
 	if err := os.WriteFile(file, []byte(patch), 0o600); err != nil {
+		return fmt.Errorf("hosts: %w", err)
+	}
+	return nil
+}
+
+// writeRecipe writes file from the recipe name in dir (o's twin of it,
+// filled with o's variables), unless o keeps a file already there.
+func writeRecipe(dir, name, file string, o HostOptions) error {
+	if o.keep(file) {
+		return nil
+	}
+	text, err := fill(filepath.Join(dir, o.recipe(name)), o.vars())
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return fmt.Errorf("hosts: %w", err)
+	}
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
 		return fmt.Errorf("hosts: %w", err)
 	}
 	return nil

@@ -46,22 +46,14 @@ func FindGemini(root string) (GeminiInstall, error) {
 const geminiModel = "gemini-2.5-flash"
 
 // StartGemini runs `gemini -p task` with every tool allowed (--yolo), its
-// settings.json (the one MCP server, API-key auth, nothing sent home)
-// written into $HOME/.gemini, the stand-in as its Gemini API.
+// settings.json (the one MCP server, API-key auth, nothing sent home;
+// settings-stdio.json for a stdio server) written into $HOME/.gemini
+// (unless o.KeepConfig keeps one there), the stand-in as its Gemini API.
 func StartGemini(in GeminiInstall, o HostOptions) (*Proc, error) {
-	v := recipeVars{ServerName: ServerName, URL: o.ServerURL, Home: o.Home, ModelURL: o.ModelURL}
-	settings, err := fill(filepath.Join(in.Recipe, "settings.json"), v)
-	if err != nil {
+	if err := writeRecipe(in.Recipe, "settings.json", geminiSettings(o.Home), o); err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(o.Home, ".gemini")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("hosts: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(settings), 0o600); err != nil {
-		return nil, fmt.Errorf("hosts: %w", err)
-	}
-	envText, err := fill(filepath.Join(in.Recipe, "run.env"), v)
+	envText, err := fill(filepath.Join(in.Recipe, "run.env"), o.vars())
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +62,9 @@ func StartGemini(in GeminiInstall, o HostOptions) (*Proc, error) {
 	cmd.Env = hostEnv(os.Environ(), envText, filepath.Dir(in.Node))
 	return startProc(cmd)
 }
+
+// geminiSettings is the Gemini CLI's user settings file under home.
+func geminiSettings(home string) string { return filepath.Join(home, ".gemini", "settings.json") }
 
 // GeminiTool is the model-facing name Gemini CLI gives the server's tool.
 func GeminiTool(tool string) string { return "mcp_" + ServerName + "_" + tool }

@@ -46,6 +46,9 @@ type Rig struct {
 	// Module is the patched client module the host runs ("" when it runs
 	// unpatched): the watchdog's client_module.
 	Module string
+	// Stdio is the rig's stdio server (NewStdioRig), which the host runs
+	// itself; nil for a rig of an HTTP server.
+	Stdio *StdioServer
 
 	mu     sync.Mutex
 	events []demoserver.Event

@@ -16,8 +16,8 @@ import (
 // ends, and its output logged when the test failed.
 func (r *Rig) startCLI(name, url string, start func(HostOptions) (*Proc, error), tool string, echoed func(content, text string) bool) {
 	r.t.Helper()
-	d, err := start(HostOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url,
-		ModelURL: r.Model.URL(), Task: "Call the echo tool when asked."})
+	d, err := start(HostOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url, Stdio: r.Stdio.argv(),
+		KeepConfig: r.Stdio.kept(), ModelURL: r.Model.URL(), Task: "Call the echo tool when asked."})
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -119,7 +119,8 @@ func (r *Rig) workdir() string {
 
 // cliOptions are the options a CLI host runs with on the server at url.
 func (r *Rig) cliOptions(url string) HostOptions {
-	return HostOptions{Home: r.Home, Workdir: r.workdir(), ServerURL: url, ModelURL: r.Model.URL(), Task: "Call the echo tool when asked."}
+	return HostOptions{Home: r.Home, Workdir: r.workdir(), ServerURL: url, Stdio: r.Stdio.argv(), ModelURL: r.Model.URL(),
+		Task: "Call the echo tool when asked."}
 }
 
 // PrepareCLIHost registers the server at url with the host's own CLI, and

@@ -129,7 +129,7 @@ func cpal(t *testing.T, dst, src string) {
 // ("": the profile already written is kept).
 func (r *Rig) StartDSH(in DSHInstall, url string) {
 	r.t.Helper()
-	d, err := StartDSH(in, HostOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url, KeepConfig: url == "",
+	d, err := StartDSH(in, HostOptions{Home: r.Home, Workdir: r.t.TempDir(), ServerURL: url, Stdio: r.Stdio.argv(), KeepConfig: url == "",
 		ModelURL: r.Model.URL(), Task: "Call the echo tool when asked."})
 	if err != nil {
 		r.t.Fatal(err)
