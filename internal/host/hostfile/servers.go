@@ -390,7 +390,7 @@ func (s *Server) readCommand(l host.Layout, e *node, at []string) {
 		if v == nil || v.kind != text {
 			continue
 		}
-		s.Command, s.CommandPath, s.CommandEditable = v.str, where, v.start >= 0
+		s.Command, s.CommandPath, s.CommandEditable, s.CommandLine = v.str, where, v.start >= 0, v.line
 		s.cstart, s.cend = v.start, v.end
 		for _, a := range args {
 			s.Args = append(s.Args, a.str)

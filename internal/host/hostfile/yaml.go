@@ -46,7 +46,9 @@ func yamlNode(data []byte, lines []int, y *yaml.Node) *node {
 			return &node{kind: other, str: y.Value, start: -1}
 		}
 		start, end := scalarRange(data, lines, y)
-		return textNode(y.Value, start, end)
+		n := textNode(y.Value, start, end)
+		n.line = y.Line // known even where its bytes cannot be rewritten
+		return n
 	}
 	return &node{kind: other, start: -1}
 }
