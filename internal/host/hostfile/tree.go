@@ -19,7 +19,7 @@ type node struct {
 	str   string
 	start int // literal's byte range in the file; start < 0: not editable
 	end   int
-	line  int // its line, where the parser says it (YAML); 0: from start
+	line  int      // its line, where the parser says it (YAML); 0: from start
 	keys  []string // object member names, in file order
 	elems []*node  // object member values or list elements
 }
