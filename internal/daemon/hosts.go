@@ -91,7 +91,7 @@ func (d *daemon) noteHosts(found []find.Found) {
 	written, _ := adopt.Written(d.stateDir)
 	f := judge.Facts{Proxies: d.servedProxies(), Daemon: true, Written: written, Stateless: map[string]bool{}, ModernOnly: map[string]bool{},
 		LostAnswer: map[string]host.Answer{},
-		OAuth:      d.proxies.oauthUpstreams(), Patched: d.client.look.Status.State == clientpatch.StateApplied}
+		OAuth:      d.proxies.oauthUpstreams(), Patched: d.client.look.Status.State == clientpatch.StateApplied, Wrappers: adopt.Wrappers(d.stateDir)}
 	for _, s := range d.mainHost().model.Status(d.now()).Servers {
 		if s.Mode == health.Stateless {
 			f.Stateless[s.URL] = true

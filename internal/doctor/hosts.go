@@ -85,6 +85,7 @@ type FactsInput struct {
 func HostFacts(ctx context.Context, in FactsInput) Facts {
 	proxies := proxiesOf(in.Config, in.Status)
 	written, _ := adopt.Written(in.StateDir)
+	wrappers := adopt.Wrappers(in.StateDir)
 	var probed probeResults
 	if in.ClientVersion != Offline {
 		probed = probeServers(ctx, in.Found, proxies, in.ClientVersion)
@@ -93,7 +94,7 @@ func HostFacts(ctx context.Context, in FactsInput) Facts {
 	home, _ := os.UserHomeDir()
 	for _, f := range in.Found {
 		hf := judge.Facts{Proxies: proxies, Daemon: in.Status != nil, Written: written, Stateless: probed.stateless,
-			ModernOnly: probed.modernOnly, OAuth: probed.oauth, LostAnswer: lostAnswers(in.Status, probed.lostAnswer)}
+			ModernOnly: probed.modernOnly, OAuth: probed.oauth, LostAnswer: lostAnswers(in.Status, probed.lostAnswer), Wrappers: wrappers}
 		if f.Profile.Patchable() {
 			st := clientpatch.LookFor(clientpatch.FindOptions{Host: f.Profile, Home: home})
 			hf.Patched = st.Module != "" && st.Status.State == clientpatch.StateApplied
