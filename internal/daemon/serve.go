@@ -188,6 +188,7 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 	back := restore(recs, d.proxied, d.recordKey)
 	saved := d.restoreTracked(recs)
 	d.reopen(back, saved)
+	d.restoreStdio(recs)
 	warnings = append(warnings, unreportedOutage(saved, recs, d.now())...)
 	for _, h := range d.watched {
 		warnings = append(warnings, h.heal.warnings...)

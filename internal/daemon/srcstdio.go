@@ -20,6 +20,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/peer"
 	"github.com/mcpwatchdog/watchdog/internal/proxywire"
 	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
@@ -157,21 +158,13 @@ func supervisorPID(path string) (int, bool) {
 }
 
 // follow links to the supervisor at path and hands the loop what it says
-// until the link ends, then that it is gone. A dead socket is removed; a
-// peer of another user is refused and left alone (linked stays set, so
-// it is not tried again while its file is there).
+// until the link ends, then that it is gone. A dead supervisor's socket
+// is removed; a peer of another user is refused and left alone (linked
+// stays set, so it is not tried again while its file is there).
 func (l *stdioLinks) follow(ctx context.Context, path string) {
 	pid, _ := supervisorPID(path)
-	conn, err := (&net.Dialer{Timeout: stdioDialTimeout}).DialContext(ctx, "unix", path)
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-			l.s.log.Warn("cannot remove a dead stdio supervisor's socket", "path", path, "err", rerr)
-		} else {
-			l.s.log.Info("removed a dead stdio supervisor's socket", "path", path)
-		}
-		return
-	case err != nil:
+	conn, err := l.dial(ctx, path, pid)
+	if err != nil {
 		l.s.log.Debug("no link to a stdio supervisor", "path", path, "err", err)
 		return
 	}
@@ -181,12 +174,66 @@ func (l *stdioLinks) follow(ctx context.Context, path string) {
 		l.hold(ctx, path)
 		return
 	}
+	if !l.emit(signalIn{sig: health.SignalOf(health.StdioSeen{Report: health.StdioReport{Kind: health.StdioLinked, PID: pid}})}) {
+		return
+	}
 	err = l.read(ctx, conn, pid)
 	if ctx.Err() != nil {
 		return
 	}
 	l.s.log.Info("a stdio supervisor's link ended", "path", path, "err", err)
 	l.emit(signalIn{sig: health.SignalOf(health.StdioSeen{Report: health.StdioReport{Kind: health.StdioUnlinked, PID: pid}})})
+}
+
+// stdioRefusedTries bounds the connects to a socket that refuses while
+// its supervisor lives: one found between its bind and its listen is
+// ready a moment later. The first retry comes after stdioRefusedFirst,
+// each later one after twice the wait before.
+const (
+	stdioRefusedTries = 6
+	stdioRefusedFirst = 20 * time.Millisecond
+)
+
+// dial connects to the supervisor's socket. A socket that refuses is a
+// dead supervisor's when its process is gone: it is removed. Its live
+// supervisor's may not listen yet: it is tried again a few times.
+func (l *stdioLinks) dial(ctx context.Context, path string, pid int) (net.Conn, error) {
+	wait := stdioRefusedFirst
+	for try := 1; ; try++ {
+		conn, err := (&net.Dialer{Timeout: stdioDialTimeout}).DialContext(ctx, "unix", path)
+		if !errors.Is(err, syscall.ECONNREFUSED) {
+			return conn, err
+		}
+		if !processAlive(pid) {
+			l.removeDead(path)
+			return nil, err
+		}
+		if try == stdioRefusedTries {
+			return nil, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		wait *= 2
+	}
+}
+
+func (l *stdioLinks) removeDead(path string) {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		l.s.log.Warn("cannot remove a dead stdio supervisor's socket", "path", path, "err", err)
+		return
+	}
+	l.s.log.Info("removed a dead stdio supervisor's socket", "path", path)
+}
+
+// processAlive reports whether process pid exists (of any user).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // hold keeps a refused socket linked (not tried again) until its file goes.
@@ -235,6 +282,17 @@ func notJSON(err error) bool {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	return errors.As(err, &syn) || errors.As(err, &typ)
+}
+
+// restoreStdio gives the stdio model the journal's stdio events at a
+// start: what each server went through, and its supervisors until their
+// sockets are linked again.
+func (d *daemon) restoreStdio(recs []journal.Record) {
+	evs := make([]health.Event, 0, len(recs))
+	for _, r := range recs {
+		evs = append(evs, health.Event(r))
+	}
+	d.stdio.Restore(evs)
 }
 
 // stdioSeen is a supervisor's report as the model takes it; its pid is

@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -109,6 +110,14 @@ func deadSocket(t *testing.T, stateDir string, pid int) string {
 	return path
 }
 
+// exitedPID is the pid of a process that has ended.
+func exitedPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	mustDo(t, cmd.Run())
+	return cmd.Process.Pid
+}
+
 // The daemon follows the stdio supervisors: the backlog one wrote before
 // the daemon came is journaled (and told in one bubble), a dead socket is
 // removed, a supervisor that starts later is followed, its live reports
@@ -118,7 +127,7 @@ func TestStdioSupervisorsAreFollowed(t *testing.T) {
 	dir := t.TempDir()
 	cfg := daemontest.WriteConfig(t, dir, quietConfig)
 	state := filepath.Join(dir, "state")
-	dead := deadSocket(t, state, 999001)
+	dead := deadSocket(t, state, exitedPID(t))
 	fs := proxywire.Stdio{Host: "opencode", Server: "filesystem"}
 	with := func(r proxywire.Stdio, kind string) proxywire.Stdio { r.Kind = kind; return r }
 	exited := with(fs, proxywire.StdioExited)
@@ -127,9 +136,11 @@ func TestStdioSupervisorsAreFollowed(t *testing.T) {
 	failed.Method = "tools/call"
 	restarted := with(fs, proxywire.StdioRestarted)
 	restarted.Took, restarted.Starts, restarted.Child = 120*time.Millisecond, 2, 4243
-	a := startSupervisor(t, state, 999002, with(fs, proxywire.StdioStarted), exited, failed, restarted)
+	// The sockets are named for live processes, as a supervisor's is for
+	// its own: this test's, and init's.
+	a := startSupervisor(t, state, os.Getpid(), with(fs, proxywire.StdioStarted), exited, failed, restarted)
 	shown := &shownTitles{}
-	startDaemonOpts(t, cfg, state, daemon.Options{Send: shown.send})
+	first := startDaemonOpts(t, cfg, state, daemon.Options{Send: shown.send})
 
 	line := daemontest.WaitEvent(t, state, "stdio_restarted", 1, 10*time.Second)
 	want := "opencode: filesystem crashed (signal: killed); restarted in 120 ms, the call in flight (tools/call) failed"
@@ -150,7 +161,7 @@ func TestStdioSupervisorsAreFollowed(t *testing.T) {
 		return slices.Contains(shown.all(), "opencode: filesystem crashed, restarted in 120 ms")
 	})
 
-	b := startSupervisor(t, state, 999003)
+	b := startSupervisor(t, state, 1)
 	<-b.linked
 	git := proxywire.Stdio{Host: "opencode", Server: "git", Child: 5151, Starts: 1}
 	b.say(t, with(git, proxywire.StdioStarted))
@@ -165,6 +176,20 @@ func TestStdioSupervisorsAreFollowed(t *testing.T) {
 	servers := stdioServers(t, state)
 	checkStdioServer(t, servers["opencode/filesystem"], "healing", map[string]float64{"exits": 2, "restarts": 1, "failed_calls": 1, "pid": 4243})
 	checkStdioServer(t, servers["opencode/git"], "down", map[string]float64{"exits": 0, "starts": 1, "pid": 5151})
+
+	// A new daemon hears no backlog (the first heard it all): it reads the
+	// journal back, and lists each supervisor again once it links to it.
+	first.stop(t)
+	startDaemonOpts(t, cfg, state, daemon.Options{Send: shown.send})
+	daemontest.WaitFor(t, 10*time.Second, "both supervisors linked again", func() bool {
+		servers = stdioServers(t, state)
+		return servers["opencode/filesystem"]["state"] == "healing" && servers["opencode/git"]["state"] == "down"
+	})
+	checkStdioServer(t, servers["opencode/filesystem"], "healing", map[string]float64{"exits": 2, "restarts": 1, "failed_calls": 1,
+		"pid": 4243, "supervisors": 1})
+	if n := len(daemontest.Journal(t, state, "stdio_exited")); n != 2 {
+		t.Errorf("%d stdio_exited lines after the restart, want still 2", n)
+	}
 }
 
 // stdioServers are the status's stdio servers by host/name.

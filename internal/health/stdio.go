@@ -23,8 +23,10 @@ const (
 	StdioHung       StdioKind = "hung"        // a request and a ping unanswered
 	StdioChanged    StdioKind = "changed"     // came back with another version or capabilities
 	StdioEnded      StdioKind = "ended"       // the host went; the server was ended with it
-	// StdioUnlinked is the daemon's own word: the supervisor PID's socket
-	// is gone (it exited, or was killed), so it runs no server any more.
+	// StdioLinked and StdioUnlinked are the daemon's own words: it linked
+	// to the supervisor PID's socket, or that socket is gone (it exited,
+	// or was killed), so it runs no server any more.
+	StdioLinked   StdioKind = "linked"
 	StdioUnlinked StdioKind = "unlinked"
 )
 
@@ -54,6 +56,14 @@ const stdioStderrMax = 300
 // concurrent use.
 type Stdios struct {
 	servers map[stdioKey]*stdioServer
+	// dormant: the supervisors a journal read back at a start names, by
+	// pid, until their socket is linked again (StdioLinked).
+	dormant map[int]dormantSup
+}
+
+type dormantSup struct {
+	key stdioKey
+	sup *stdioSup
 }
 
 type stdioKey struct{ host, server string }
@@ -77,7 +87,9 @@ type stdioSup struct {
 }
 
 // NewStdios is an empty model.
-func NewStdios() *Stdios { return &Stdios{servers: map[stdioKey]*stdioServer{}} }
+func NewStdios() *Stdios {
+	return &Stdios{servers: map[stdioKey]*stdioServer{}, dormant: map[int]dormantSup{}}
+}
 
 // Observe applies a stdio supervisor's report (a StdioSeen).
 func (m *Stdios) Observe(o StdioSeen, now time.Time) []Event { return m.Apply(o.signal(), now) }
@@ -93,16 +105,20 @@ func (m *Stdios) Apply(sig Signal, now time.Time) []Event {
 	if at.IsZero() || at.After(now) {
 		at = now
 	}
-	if r.Kind == StdioUnlinked {
+	switch r.Kind {
+	case StdioUnlinked:
 		m.unlink(r.PID)
+		return nil
+	case StdioLinked:
+		if d, ok := m.dormant[r.PID]; ok {
+			m.server(d.key).sups[r.PID] = d.sup
+			delete(m.dormant, r.PID)
+		}
 		return nil
 	}
 	key := stdioKey{r.Host, sig.Server}
-	s := m.servers[key]
-	if s == nil {
-		s = &stdioServer{sups: map[int]*stdioSup{}}
-		m.servers[key] = s
-	}
+	s := m.server(key)
+	delete(m.dormant, r.PID)
 	sup := s.sups[r.PID]
 	if sup == nil {
 		sup = &stdioSup{state: Healthy, since: at}
@@ -125,6 +141,59 @@ func (m *Stdios) Apply(sig Signal, now time.Time) []Event {
 		ev.Extra = map[string]any{"host": r.Host}
 	}
 	return []Event{ev}
+}
+
+func (m *Stdios) server(key stdioKey) *stdioServer {
+	s := m.servers[key]
+	if s == nil {
+		s = &stdioServer{sups: map[int]*stdioSup{}}
+		m.servers[key] = s
+	}
+	return s
+}
+
+// Restore reads back the stdio events of a journal (oldest first) at a
+// start: each server's counts and last exit, and its supervisors as they
+// were last told, dormant until their socket is linked again (a
+// supervisor tells a new daemon only what no daemon heard).
+func (m *Stdios) Restore(evs []Event) {
+	for _, ev := range evs {
+		f, ok := ev.Facts.(Supervised)
+		if !ok {
+			continue
+		}
+		host, _ := ev.Extra["host"].(string)
+		key := stdioKey{host, ev.Server}
+		s := m.server(key)
+		d, ok := m.dormant[f.Supervisor]
+		if !ok || d.key != key {
+			d = dormantSup{key: key, sup: &stdioSup{state: Healthy, since: ev.Time}}
+			m.dormant[f.Supervisor] = d
+		}
+		d.sup.starts = max(d.sup.starts, f.Starts)
+		if f.Child != 0 {
+			d.sup.child = f.Child
+		}
+		s.restored(ev, f, d.sup)
+	}
+}
+
+// restored counts one journaled event, as take did when it was live.
+func (s *stdioServer) restored(ev Event, f Supervised, sup *stdioSup) {
+	switch ev.Kind {
+	case EvStdioExited:
+		s.exits++
+		s.lastExit, s.lastStderr, s.lastExitAt, sup.state = f.Exit, f.Stderr, ev.Time, Healing
+	case EvStdioRestarted:
+		s.restarts++
+		sup.state = Healthy
+	case EvStdioCallFailed:
+		s.failedCalls++
+	case EvStdioGaveUp:
+		sup.state = Lost
+	case EvStdioHung:
+		sup.state = Down
+	}
 }
 
 // take moves s and sup on with one report and returns its event, if it
@@ -194,6 +263,7 @@ func (s *stdioServer) restartedDetail(who string, sup *stdioSup, took time.Durat
 
 // unlink forgets the supervisor pid wherever it ran a server.
 func (m *Stdios) unlink(pid int) {
+	delete(m.dormant, pid)
 	for _, s := range m.servers {
 		delete(s.sups, pid)
 	}

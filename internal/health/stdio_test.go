@@ -159,3 +159,38 @@ func TestStdioFactsAndTimes(t *testing.T) {
 		t.Error("a host's model took a stdio report")
 	}
 }
+
+// A start reads the journal's stdio events back: the counts and the last
+// exit at once, and a supervisor only once its socket is linked again; a
+// supervisor whose socket never comes back is not listed.
+func TestStdiosRestoreFromTheJournal(t *testing.T) {
+	t.Parallel()
+	m := NewStdios()
+	now := stdioT0.Add(time.Minute)
+	live, gone := NewStdios(), NewStdios()
+	var evs []Event
+	for _, r := range []StdioSeen{
+		stdioAt(StdioStarted, 7, 0, StdioReport{Child: 70, Starts: 1}),
+		stdioAt(StdioExited, 7, 1000, StdioReport{Exit: "signal: killed", Child: 70}),
+		stdioAt(StdioCallFailed, 7, 1001, StdioReport{Method: "tools/call"}),
+		stdioAt(StdioRestarted, 7, 1120, StdioReport{Child: 71, Starts: 2, Took: 120 * time.Millisecond}),
+		stdioAt(StdioHung, 8, 2000, StdioReport{Child: 80}),
+	} {
+		evs = append(evs, live.Observe(r, now)...)
+	}
+	m.Restore(evs)
+	before := m.Status()[0].Stdio
+	if before.Supervisors != 0 || before.Exits != 1 || before.Restarts != 1 || before.FailedCalls != 1 || before.LastExit != "signal: killed" {
+		t.Errorf("restored, not linked: %+v", before)
+	}
+	m.Observe(StdioSeen{Report: StdioReport{Kind: StdioLinked, PID: 7}}, now)
+	st := m.Status()[0]
+	if st.State != Healthy || st.Stdio.Supervisors != 1 || st.Stdio.PID != 71 || st.Stdio.Starts != 2 {
+		t.Errorf("linked again: %s %+v", st.State, st.Stdio)
+	}
+	gone.Restore(evs)
+	gone.Observe(StdioSeen{Report: StdioReport{Kind: StdioLinked, PID: 8}}, now)
+	if st := gone.Status()[0]; st.State != Down || st.Stdio.PID != 80 {
+		t.Errorf("the hung supervisor linked again: %s %+v", st.State, st.Stdio)
+	}
+}
