@@ -17,9 +17,20 @@
 // Only the URL strings of the servers change (internal/host/hostfile proves
 // each rewrite); release puts back the original bytes, and only where the
 // value still holds a URL adopt wrote: a value the user changed since is
-// named and left alone. What cannot go through the proxy (stdio, legacy
-// SSE, a URL that is not http(s), a server that signs in with OAuth, whose
-// tokens are bound to its own URL) is said and left alone. A proxy URL is
+// named and left alone. What cannot go through the proxy (legacy SSE, a
+// URL that is not http(s), a server that signs in with OAuth, whose tokens
+// are bound to its own URL) is said and left alone.
+//
+// A stdio server is adopted in the same transaction by its command alone:
+// a wrapper script (STATE_DIR/wrappers/, 0700, wrap.go) that runs it under
+// `watchdog stdio`, which starts it again when it dies, and runs it
+// straight when that watchdog binary is gone; the entry's command names
+// the wrapper, its arguments and environment stay. The wrapper is written
+// before the host's file and undone with it; release puts the command's
+// bytes back and removes the wrapper once nothing refers to it. An entry
+// naming a wrapper is recognised and mended (a wrapper gone, or naming a
+// watchdog that is), never wrapped twice; one that runs `watchdog stdio`
+// itself is left alone. A proxy URL is
 // never taken for a server's own: one adopt wrote is recognised from its
 // record and repaired (an old secret, a proxy gone from the config).
 //

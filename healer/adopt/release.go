@@ -86,6 +86,10 @@ func (ch *change) writtenBack(o *Options, st *state, named map[string]bool) {
 			if len(o.Servers) > 0 && !slices.Contains(o.Servers, s.Name) {
 				continue
 			}
+			if ch.commandWrittenBack(o, st, fi, s) {
+				named[s.Name] = true
+				continue
+			}
 			p, ok := proxyurl.Parse(s.URL)
 			if !ok {
 				continue

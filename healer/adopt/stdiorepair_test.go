@@ -235,3 +235,23 @@ func TestConcurrentEditDuringWrap(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseTakesBackAStaleCopy: a host that writes back the copy of
+// its file it read before release (naming the removed wrapper again) is
+// given its own command back by the next release.
+func TestReleaseTakesBackAStaleCopy(t *testing.T) {
+	t.Parallel()
+	r, path, orig := codexRig(t, `command = "npx"`)
+	if _, err := Adopt(t.Context(), r.o); err != nil {
+		t.Fatal(err)
+	}
+	stale := read(t, path)
+	if _, err := Release(t.Context(), r.o); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(path, stale, 0o600))
+	res, err := Release(t.Context(), r.o)
+	if err != nil || string(read(t, path)) != orig || !strings.Contains(strings.Join(res.Lines, "\n"), "named its wrapper again") {
+		t.Fatalf("release of the stale copy: %v %+v\n%s", err, res, read(t, path))
+	}
+}

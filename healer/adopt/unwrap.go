@@ -50,3 +50,24 @@ func (ch *change) unwrapOne(o *Options, st *state, file string, rs ServerRecord)
 		say("left alone: its command at %s line %d was changed since adopt (to %s); the record keeps it: %s", file, cur.CommandLine, now, force)
 	}
 }
+
+// commandWrittenBack plans putting back the command of a stdio entry
+// released before that names its wrapper again (the host wrote back a
+// copy it read before that release), and reports whether it did.
+func (ch *change) commandWrittenBack(o *Options, st *state, fi int, s hostfile.Server) bool {
+	file := st.files[fi].snap.Path
+	if s.Command == "" {
+		return false
+	}
+	if _, active := st.rec.find(o.Host.Name, file, s.CommandPath, ""); active {
+		return false
+	}
+	rs, ok := st.rec.wasReleased(o.Host.Name, file, s.CommandPath, "")
+	if !ok || rs.Wrapper == "" || rs.Wrapper != s.Command {
+		return false
+	}
+	ch.edits[fi] = append(ch.edits[fi], fileEdit{Edit: hostfile.Edit{Path: s.CommandPath, From: s.Command, To: rs.Command, Literal: rs.Literal},
+		name: s.Name, back: s.CommandLiteral})
+	ch.res.Lines = append(ch.res.Lines, s.Name+": back to its own command (it named its wrapper again: the host wrote back a copy it read before it was released)")
+	return true
+}

@@ -1,5 +1,5 @@
 // Package hostfile reads the MCP servers out of a host's own config file
-// and rewrites their URLs in place, every other byte untouched.
+// and rewrites their URLs (and stdio commands) in place, every other byte untouched.
 //
 // A file is parsed by its format's own parser (hujson for JSON with
 // comments, go-toml's unstable parser for TOML, yaml.v3 nodes for YAML)
