@@ -142,17 +142,7 @@ func TestStdioSupervisorsAreFollowed(t *testing.T) {
 	shown := &shownTitles{}
 	first := startDaemonOpts(t, cfg, state, daemon.Options{Send: shown.send})
 
-	line := daemontest.WaitEvent(t, state, "stdio_restarted", 1, 10*time.Second)
-	want := "opencode: filesystem crashed (signal: killed); restarted in 120 ms, the call in flight (tools/call) failed"
-	if line.Str("host") != "opencode" || line.Str("server") != "filesystem" || line.Str("detail") != want ||
-		line["took_ms"] != float64(120) || line["supervisor_pid"] != float64(a.pid) {
-		t.Errorf("stdio_restarted line %v, want host opencode, server filesystem, took_ms 120, detail %q", line, want)
-	}
-	for _, kind := range []string{"stdio_exited", "stdio_call_failed"} {
-		if got := daemontest.Journal(t, state, kind); len(got) != 1 || got[0].Str("host") != "opencode" || got[0].Str("detail") == "" {
-			t.Errorf("%s lines %v, want one with its host and detail", kind, got)
-		}
-	}
+	backlogJournaled(t, state, a.pid)
 	daemontest.WaitFor(t, 10*time.Second, "the dead socket removed", func() bool {
 		_, err := os.Lstat(dead)
 		return os.IsNotExist(err)
@@ -160,27 +150,13 @@ func TestStdioSupervisorsAreFollowed(t *testing.T) {
 	daemontest.WaitFor(t, 10*time.Second, "the crash told", func() bool {
 		return slices.Contains(shown.all(), "opencode: filesystem crashed, restarted in 120 ms")
 	})
-
-	b := startSupervisor(t, state, 1)
-	<-b.linked
-	git := proxywire.Stdio{Host: "opencode", Server: "git", Child: 5151, Starts: 1}
-	b.say(t, with(git, proxywire.StdioStarted))
-	b.say(t, with(git, proxywire.StdioHung))
-	hung := daemontest.WaitEvent(t, state, "stdio_hung", 1, 10*time.Second)
-	if hung.Str("host") != "opencode" || hung.Str("server") != "git" || hung.Str("detail") == "" {
-		t.Errorf("stdio_hung line %v", hung)
-	}
-	a.say(t, with(fs, proxywire.StdioExited))
-	daemontest.WaitEvent(t, state, "stdio_exited", 2, 10*time.Second)
-
-	servers := stdioServers(t, state)
-	checkStdioServer(t, servers["opencode/filesystem"], "healing", map[string]float64{"exits": 2, "restarts": 1, "failed_calls": 1, "pid": 4243})
-	checkStdioServer(t, servers["opencode/git"], "down", map[string]float64{"exits": 0, "starts": 1, "pid": 5151})
+	laterSupervisorFollowed(t, state, a)
 
 	// A new daemon hears no backlog (the first heard it all): it reads the
 	// journal back, and lists each supervisor again once it links to it.
 	first.stop(t)
 	startDaemonOpts(t, cfg, state, daemon.Options{Send: shown.send})
+	var servers map[string]map[string]any
 	daemontest.WaitFor(t, 10*time.Second, "both supervisors linked again", func() bool {
 		servers = stdioServers(t, state)
 		return servers["opencode/filesystem"]["state"] == "healing" && servers["opencode/git"]["state"] == "down"
@@ -190,6 +166,44 @@ func TestStdioSupervisorsAreFollowed(t *testing.T) {
 	if n := len(daemontest.Journal(t, state, "stdio_exited")); n != 2 {
 		t.Errorf("%d stdio_exited lines after the restart, want still 2", n)
 	}
+}
+
+// backlogJournaled checks the journal lines of a supervisor's backlog.
+func backlogJournaled(t *testing.T, state string, pid int) {
+	t.Helper()
+	line := daemontest.WaitEvent(t, state, "stdio_restarted", 1, 10*time.Second)
+	want := "opencode: filesystem crashed (signal: killed); restarted in 120 ms, the call in flight (tools/call) failed"
+	if line.Str("host") != "opencode" || line.Str("server") != "filesystem" || line.Str("detail") != want ||
+		line["took_ms"] != float64(120) || line["supervisor_pid"] != float64(pid) {
+		t.Errorf("stdio_restarted line %v, want host opencode, server filesystem, took_ms 120, detail %q", line, want)
+	}
+	for _, kind := range []string{"stdio_exited", "stdio_call_failed"} {
+		if got := daemontest.Journal(t, state, kind); len(got) != 1 || got[0].Str("host") != "opencode" || got[0].Str("detail") == "" {
+			t.Errorf("%s lines %v, want one with its host and detail", kind, got)
+		}
+	}
+}
+
+// laterSupervisorFollowed starts a supervisor once the daemon runs, and
+// checks its live reports and a's are journaled and the status lists both.
+func laterSupervisorFollowed(t *testing.T, state string, a *fakeSupervisor) {
+	t.Helper()
+	with := func(r proxywire.Stdio, kind string) proxywire.Stdio { r.Kind = kind; return r }
+	b := startSupervisor(t, state, 1)
+	<-b.linked
+	git := proxywire.Stdio{Host: "opencode", Server: "git", Child: 5151, Starts: 1}
+	b.say(t, with(git, proxywire.StdioStarted))
+	b.say(t, with(git, proxywire.StdioHung))
+	hung := daemontest.WaitEvent(t, state, "stdio_hung", 1, 10*time.Second)
+	if hung.Str("host") != "opencode" || hung.Str("server") != "git" || hung.Str("detail") == "" {
+		t.Errorf("stdio_hung line %v", hung)
+	}
+	a.say(t, proxywire.Stdio{Kind: proxywire.StdioExited, Host: "opencode", Server: "filesystem"})
+	daemontest.WaitEvent(t, state, "stdio_exited", 2, 10*time.Second)
+
+	servers := stdioServers(t, state)
+	checkStdioServer(t, servers["opencode/filesystem"], "healing", map[string]float64{"exits": 2, "restarts": 1, "failed_calls": 1, "pid": 4243})
+	checkStdioServer(t, servers["opencode/git"], "down", map[string]float64{"exits": 0, "starts": 1, "pid": 5151})
 }
 
 // stdioServers are the status's stdio servers by host/name.

@@ -19,18 +19,22 @@ func stdioAt(kind StdioKind, pid int, ms int, r StdioReport) StdioSeen {
 	return StdioSeen{Server: "filesystem", Report: r}
 }
 
-// TestStdiosTellWhatTheHostSaw feeds the model a supervisor's reports and
-// checks the events, their words and the server's status after them.
-func TestStdiosTellWhatTheHostSaw(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		reports []StdioSeen
-		kinds   []EventKind
-		detail  string // of the last event
-		state   State
-		status  StdioStatus
-	}{
+// stdioCase is a supervisor's reports, and the events, words and status
+// the model has for them.
+type stdioCase struct {
+	name    string
+	reports []StdioSeen
+	kinds   []EventKind
+	detail  string // of the last event
+	state   State
+	status  StdioStatus
+}
+
+// stdioCases are the runs of a stdio server the model is tested on.
+//
+// Long: a table of cases, one case per shape.
+func stdioCases() []stdioCase {
+	return []stdioCase{
 		{"a start is no news", []StdioSeen{stdioAt(StdioStarted, 7, 0, StdioReport{Child: 70, Starts: 1})},
 			nil, "", Healthy, StdioStatus{Host: "opencode", Supervisors: 1, PID: 70, Starts: 1}},
 		{"crash, failed call, restart: one incident told by its restart",
@@ -78,7 +82,13 @@ func TestStdiosTellWhatTheHostSaw(t *testing.T) {
 			[]StdioSeen{stdioAt(StdioStarted, 7, 0, StdioReport{Child: 70, Starts: 1}), stdioAt(StdioUnlinked, 7, 5, StdioReport{})},
 			nil, "", Unknown, StdioStatus{Host: "opencode"}},
 	}
-	for _, tt := range tests {
+}
+
+// TestStdiosTellWhatTheHostSaw feeds the model a supervisor's reports and
+// checks the events, their words and the server's status after them.
+func TestStdiosTellWhatTheHostSaw(t *testing.T) {
+	t.Parallel()
+	for _, tt := range stdioCases() {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			m := NewStdios()
