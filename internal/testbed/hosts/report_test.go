@@ -60,6 +60,7 @@ var report = &table{}
 func TestMain(m *testing.M) {
 	flag.Parse()
 	code := homeguard.Main(m)
+	removeBuiltWatchdog()
 	if code == 0 && *reportPath != "" {
 		if err := report.write(*reportPath); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -79,6 +80,7 @@ func TestMain(m *testing.M) {
 type table struct {
 	mu       sync.Mutex
 	rows     []row
+	stdio    []stdioRow // the stdio crash cells (stdio_test.go)
 	versions []string
 }
 
@@ -92,7 +94,9 @@ func (tb *table) add(r row) {
 func (tb *table) host(nameVersion string) {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
-	tb.versions = append(tb.versions, nameVersion)
+	if !slices.Contains(tb.versions, nameVersion) {
+		tb.versions = append(tb.versions, nameVersion)
+	}
 }
 
 // write renders the table into path.
@@ -127,6 +131,7 @@ func (tb *table) write(path string) error {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d of %d | %d | %s |\n",
 			r.host, r.server, r.loss, r.setup, r.verdict(), r.failed, r.calls, r.ranTwice, "`"+seen+"`")
 	}
+	tb.writeStdio(&b)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write the host table: %w", err)
 	}

@@ -1,0 +1,254 @@
+package hosts
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
+)
+
+// The stdio crash cells: each host runs the rig's stdio server (the
+// TypeScript SDK over stdio, one echo tool), configured its own way; the
+// stand-in model calls the tool stdioCalls times, stdioGap apart, and
+// the server's newest process is killed -9 after the first and the second
+// result. A cell says how many calls worked, how often the server was
+// started, and what the model was told after the kill.
+const (
+	stdioCalls = 4
+	stdioKills = 2 // after the 1st and the 2nd result
+	stdioGap   = 2500 * time.Millisecond
+)
+
+// stdioWant is what a host's cell must measure.
+type stdioWant struct {
+	ok, starts int
+	// told are words a failed call's result must carry (what the model
+	// was told after the kill); "" when every call works.
+	told string
+}
+
+// stdioHost is one host of the stdio cells: how its config names the
+// stdio server (its own way), how it runs a prompt, and what it did when
+// measured by hand on 2026-12-07.
+type stdioHost struct {
+	prof    host.Profile
+	version func(t *testing.T) string
+	// prepare writes the host's config of the rig's stdio server (its
+	// recipe's stdio twin, or its own CLI's mcp add); start runs one
+	// prompt on that config as it is then.
+	prepare, start func(t *testing.T, r *Rig)
+	straight       stdioWant
+}
+
+// adoptedWant is the goal of every adopted cell: `watchdog stdio` starts
+// the server again after each kill, and the host never knows.
+var adoptedWant = stdioWant{ok: stdioCalls, starts: 1 + stdioKills}
+
+// stdioHosts are the hosts of the stdio cells.
+func stdioHosts() []stdioHost {
+	return []stdioHost{
+		{prof: host.CodexCLI(), version: func(t *testing.T) string { return MustCodex(t).Version },
+			prepare: func(t *testing.T, r *Rig) {
+				writeStdioRecipe(t, r, MustCodex(t).Recipe, "config.toml", codexConfig(r.Home))
+			},
+			start:    func(t *testing.T, r *Rig) { r.StartCodex(MustCodex(t), "") },
+			straight: stdioWant{ok: 1, starts: 1, told: "Transport closed"}},
+		{prof: host.GeminiCLI(), version: func(t *testing.T) string { return MustGemini(t).Version },
+			prepare: func(t *testing.T, r *Rig) {
+				writeStdioRecipe(t, r, MustGemini(t).Recipe, "settings.json", geminiSettings(r.Home))
+			},
+			start:    func(t *testing.T, r *Rig) { r.StartGemini(MustGemini(t), "") },
+			straight: stdioWant{ok: 1, starts: 1, told: "Not connected"}},
+		{prof: host.ClaudeCode(), version: func(t *testing.T) string { return MustClaude(t).Version },
+			prepare: func(t *testing.T, r *Rig) {
+				writeStdioRecipe(t, r, MustClaude(t).Recipe, "claude.json", claudeConfig(r.Home))
+			},
+			start:    func(t *testing.T, r *Rig) { r.StartClaude(MustClaude(t), "") },
+			straight: stdioWant{ok: 4, starts: 3}},
+		{prof: host.DSH(), version: func(t *testing.T) string { return MustDSH(t).Version },
+			prepare: func(t *testing.T, r *Rig) {
+				if err := WriteDSHProfile(MustDSH(t), r.cliOptions(""), "headless"); err != nil {
+					t.Fatal(err)
+				}
+			},
+			start:    func(t *testing.T, r *Rig) { r.StartDSH(MustDSH(t), "") },
+			straight: stdioWant{ok: 4, starts: 3}},
+		stdioCLIHost(Opencode(), stdioWant{ok: 1, starts: 1, told: "Not connected"}),
+		stdioCLIHost(Copilot(), stdioWant{ok: 1, starts: 1, told: "does not exist"}),
+		stdioCLIHost(Cline(), stdioWant{ok: 1, starts: 1, told: "is not connected"}),
+		stdioCLIHost(Qwen(), stdioWant{ok: 2, starts: 3, told: "may have completed"}),
+	}
+}
+
+// stdioCLIHost is a command line host run per prompt: its own CLI's mcp
+// add registers the stdio server (opencode's asks in a wizard: its file).
+func stdioCLIHost(h CLIHost, straight stdioWant) stdioHost {
+	return stdioHost{prof: h.Prof, version: func(t *testing.T) string { return mustInstalled(t, h).version },
+		prepare:  func(t *testing.T, r *Rig) { r.PrepareCLIHost(mustInstalled(t, h), "") },
+		start:    func(t *testing.T, r *Rig) { r.StartCLIHost(mustInstalled(t, h)) },
+		straight: straight}
+}
+
+// writeStdioRecipe writes the host's config file from its recipe's stdio
+// twin (config-stdio.toml for config.toml), naming the rig's stdio server.
+func writeStdioRecipe(t *testing.T, r *Rig, dir, name, file string) {
+	t.Helper()
+	if err := writeRecipe(dir, name, file, r.cliOptions("")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStdioCrash measures each host's stdio crash cells: straight (the
+// host alone, which must measure what it did by hand: a host that changed
+// is news) and, under -hosts.matrix (make hosts), adopted (the host's
+// entry through `watchdog stdio`, after `watchdog hosts adopt`: the goal,
+// every call works and the server is started again after each kill).
+// `make test` runs the straight cells.
+func TestStdioCrash(t *testing.T) {
+	t.Parallel()
+	for _, h := range stdioHosts() {
+		t.Run(h.prof.Name, func(t *testing.T) {
+			t.Parallel()
+			report.host(h.prof.Name + " " + h.version(t))
+			t.Run("straight", func(t *testing.T) {
+				t.Parallel()
+				report.addStdio(measureStdio(t, h, false))
+			})
+			if *matrix {
+				t.Run("adopted", func(t *testing.T) {
+					t.Parallel()
+					report.addStdio(measureStdio(t, h, true))
+				})
+			}
+		})
+	}
+}
+
+// stdioRow is one measured stdio cell.
+type stdioRow struct {
+	host, setup string
+	ok, starts  int
+	told        []string // the failed calls' results, in order
+	left        int      // processes of the server (or its supervisor) left after the host exited
+}
+
+// measureStdio measures h's cell, straight or adopted, and checks it.
+func measureStdio(t *testing.T, h stdioHost, adopted bool) stdioRow {
+	r := NewStdioRig(t)
+	h.prepare(t, r)
+	got := stdioRow{host: h.prof.Name, setup: "straight"}
+	want := h.straight
+	var a *stdioAdoption
+	if adopted {
+		got.setup, want = "adopted", adoptedWant
+		a = adoptStdio(t, r, h.prof)
+	}
+	before := len(r.Stdio.Starts()) // the host's own CLI may have started it
+	h.start(t, r)
+	for i := 1; i <= stdioCalls; i++ {
+		if i > 1 {
+			time.Sleep(stdioGap) // the model taking its time: what a host does meanwhile is the point
+		}
+		text := fmt.Sprintf("stdio-%d", i)
+		res, ok := r.Call(text)
+		if ok {
+			got.ok++
+		} else {
+			got.told = append(got.told, res.Content)
+		}
+		if n := r.Stdio.Ran(text); n > 1 || ok && n != 1 {
+			t.Errorf("call %q (worked: %v) ran %d times on the server", text, ok, n)
+		}
+		if i <= stdioKills {
+			pid, err := r.Stdio.KillNewest()
+			t.Logf("after call %d: kill -9 %d: %v", i, pid, err)
+		}
+	}
+	r.Finish()
+	got.starts = len(r.Stdio.Starts()) - before
+	got.left = leftBehind(r)
+	t.Logf("verdict: %s, %s: %d of %d calls ok, %d starts, told %q, %d processes left", h.prof.Name, got.setup,
+		got.ok, stdioCalls, got.starts, got.told, got.left)
+	checkStdio(t, got, want)
+	if a != nil {
+		a.check(t, r, got)
+	}
+	return got
+}
+
+// checkStdio checks a cell against what it must measure.
+func checkStdio(t *testing.T, got stdioRow, want stdioWant) {
+	t.Helper()
+	if got.ok != want.ok || got.starts != want.starts {
+		t.Errorf("%s, %s: %d of %d calls ok, %d server starts; want %d ok, %d starts (what the model was told: %q)",
+			got.host, got.setup, got.ok, stdioCalls, got.starts, want.ok, want.starts, got.told)
+	}
+	if want.told != "" && !slices.ContainsFunc(got.told, func(s string) bool { return strings.Contains(s, want.told) }) {
+		t.Errorf("%s, %s: after the kill the model was told %q; want words %q", got.host, got.setup, got.told, want.told)
+	}
+}
+
+// stdioLinger bounds the wait for the server's processes to go once the
+// host exited (a host may end its server a moment after its own exit).
+const stdioLinger = 5 * time.Second
+
+// leftBehind waits up to stdioLinger for the processes carrying the
+// server's command line to go, and counts those that did not.
+func leftBehind(r *Rig) int {
+	deadline := time.Now().Add(stdioLinger)
+	for len(r.Stdio.Processes()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond) // polling /proc for the pids to go
+	}
+	return len(r.Stdio.Processes())
+}
+
+// addStdio adds a stdio cell to the report.
+func (tb *table) addStdio(r stdioRow) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	tb.stdio = append(tb.stdio, r)
+}
+
+// writeStdio renders the stdio cells as a table of their own.
+func (tb *table) writeStdio(b *strings.Builder) {
+	if len(tb.stdio) == 0 {
+		return
+	}
+	rows := slices.Clone(tb.stdio)
+	slices.SortFunc(rows, func(a, b stdioRow) int {
+		return cmp.Or(strings.Compare(a.host, b.host), -strings.Compare(a.setup, b.setup))
+	})
+	fmt.Fprintf(b, "\n## stdio servers: a crash\n\nThe TypeScript SDK's server over stdio (one echo tool), in each host's own config; "+
+		"%d calls %v apart, the server's newest process killed -9 after the 1st and the 2nd result. "+
+		"Straight: the host alone; adopted: its entry through `watchdog stdio` after `watchdog hosts adopt`.\n\n", stdioCalls, stdioGap)
+	b.WriteString("| Host | Setup | Calls ok | Server starts | Left running after the host | What the model was told after the kill |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(b, "| %s | %s | %d of %d | %d | %d | %s |\n", r.host, r.setup, r.ok, stdioCalls, r.starts, r.left, toldCell(r.told))
+	}
+}
+
+// toldCell is what the model was told after the kill, for the table: the
+// first failed call's text, and the last when it differs.
+func toldCell(told []string) string {
+	if len(told) == 0 {
+		return "the echo, every call"
+	}
+	short := func(s string) string {
+		s, _, _ = strings.Cut(s, "\n\nStack backtrace") // Codex CLI's
+		s = strings.Join(strings.Fields(s), " ")
+		if len(s) > 160 {
+			s = s[:160] + "…"
+		}
+		return "`" + strings.NewReplacer("|", "\\|", "`", "'").Replace(s) + "`"
+	}
+	out := short(told[0])
+	if last := told[len(told)-1]; last != told[0] {
+		out += ", then " + short(last)
+	}
+	return out
+}
