@@ -38,23 +38,7 @@ func agree(t *testing.T, o Options) {
 			t.Fatalf("the watchdog's config has a proxy URL for server %s", tb.Name)
 		}
 	}
-	for host, hr := range rec.Hosts {
-		for _, fr := range hr.Files {
-			for _, s := range fr.Servers {
-				if s.Wrapper != "" {
-					agreeWrapped(t, s)
-					continue
-				}
-				found := false
-				for _, tb := range tables {
-					found = found || tb.Name == s.Server && tb.URL == s.URL && proxyurl.SameListen(tb.ProxyListen, s.Listen)
-				}
-				if !found {
-					t.Fatalf("record: %s's %s goes through %s on %s for %s; the config has no such proxy:\n%s", host, s.Name, s.Server, s.Listen, s.URL, data)
-				}
-			}
-		}
-	}
+	agreeEntries(t, rec, tables, data)
 	marked := 0
 	for name, c := range rec.Config {
 		if c.Added.Text == "" {
@@ -78,6 +62,29 @@ func agree(t *testing.T, o Options) {
 	}
 	if n := bytes.Count(data, []byte(config.AddedMark)); n != marked {
 		t.Fatalf("the config has %d lines adopt marks, the record accounts for %d:\n%s", n, marked, data)
+	}
+}
+
+// agreeEntries: every adopted entry's proxy is a [[server]] of its URL
+// with its address; every wrapped entry's wrapper is there.
+func agreeEntries(t *testing.T, rec *Record, tables []config.ServerTable, data []byte) {
+	t.Helper()
+	for host, hr := range rec.Hosts {
+		for _, fr := range hr.Files {
+			for _, s := range fr.Servers {
+				if s.Wrapper != "" {
+					agreeWrapped(t, s)
+					continue
+				}
+				found := false
+				for _, tb := range tables {
+					found = found || tb.Name == s.Server && tb.URL == s.URL && proxyurl.SameListen(tb.ProxyListen, s.Listen)
+				}
+				if !found {
+					t.Fatalf("record: %s's %s goes through %s on %s for %s; the config has no such proxy:\n%s", host, s.Name, s.Server, s.Listen, s.URL, data)
+				}
+			}
+		}
 	}
 }
 
