@@ -101,8 +101,11 @@ fuzz:
 # an hour on 2 cores: 102 cells, three at a time.
 # make test runs each older host's row on the Go SDK server only, and each
 # newer host's adopted cell of the idle expiry.
+# The stdio crash cells (TestStdioCrash: a stdio server killed -9 twice
+# under each host, straight and through `watchdog hosts adopt`) add a
+# table of their own to docs/HOSTS-LATEST.md; make test runs the straight ones.
 hosts: deps
-	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 60m -parallel 3 -v -run '^Test(DSH|Codex|Gemini|Claude|Opencode|Copilot|Qwen|Cline)' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md -hosts.readme=$(CURDIR)/README.md
+	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 60m -parallel 3 -v -run '^Test(DSH|Codex|Gemini|Claude|Opencode|Copilot|Qwen|Cline|StdioCrash)' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md -hosts.readme=$(CURDIR)/README.md
 
 # Benchmarks; the table lands in docs/BENCHMARKS.md.
 bench: build
