@@ -2,9 +2,12 @@ package adopt
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
+	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
@@ -193,4 +196,35 @@ func (ch *change) unconfigure(o *Options, st *state, used []string) {
 	if string(data) != string(st.cfg.Data) {
 		ch.cfg = data
 	}
+}
+
+// ReleaseAll releases every host adopt's record holds, their proxied URLs
+// and their wrapped stdio servers alike (`watchdog hosts release --all`,
+// which removing the package runs: no host may be left naming a wrapper
+// or a proxy of a watchdog that is going). files gives each host's files
+// (internal/host/find.Paths); the rest of o is as for Release (its Host
+// and Servers are not read). It tries every host, and returns each one's
+// result by name and the errors of those that failed.
+func ReleaseAll(ctx context.Context, o Options, files func(host.Profile) []string) (map[string]Result, error) {
+	adopted, err := Adopted(o.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]Result{}
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(adopted)) {
+		p, ok := host.Lookup(name)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: not a host this watchdog knows; its files are in adopt's record (%s)", name, RecordFile))
+			continue
+		}
+		ho := o
+		ho.Host, ho.Files, ho.Servers = p, files(p), nil
+		res, err := Release(ctx, ho)
+		out[name] = res
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+	}
+	return out, errors.Join(errs...)
 }

@@ -255,3 +255,34 @@ func TestReleaseTakesBackAStaleCopy(t *testing.T) {
 		t.Fatalf("release of the stale copy: %v %+v\n%s", err, res, read(t, path))
 	}
 }
+
+// TestReleaseAll: every adopted host is released, its wrapped stdio
+// servers with its proxied URLs: each file back byte for byte, no wrapper
+// left, nothing in the record.
+func TestReleaseAll(t *testing.T) {
+	t.Parallel()
+	r, codex, codexOrig := codexRig(t, `command = "npx"`+"\n\n[mcp_servers.web]\nurl = \"http://127.0.0.1:14242/mcp\"")
+	desktop, desktopOrig := fixture(t, "claude-desktop.json", "claude_desktop_config.json")
+	files := map[string][]string{"Codex CLI": {codex}, "Claude Desktop": {desktop}}
+	for _, name := range []string{"Codex CLI", "Claude Desktop"} {
+		o := r.o
+		o.Host, _ = host.Lookup(name)
+		o.Files = files[name]
+		if _, err := Adopt(t.Context(), o); err != nil {
+			t.Fatalf("adopt %s: %v", name, err)
+		}
+	}
+	res, err := ReleaseAll(t.Context(), r.o, func(p host.Profile) []string { return files[p.Name] })
+	if err != nil || len(res) != 2 {
+		t.Fatalf("release --all: %v %+v", err, res)
+	}
+	if !bytes.Equal(read(t, codex), []byte(codexOrig)) || !bytes.Equal(read(t, desktop), desktopOrig) {
+		t.Fatalf("not given back:\n%s\n%s", read(t, codex), read(t, desktop))
+	}
+	if left, _ := filepath.Glob(filepath.Join(r.o.StateDir, WrappersDir, "*")); len(left) > 0 {
+		t.Fatalf("wrappers left: %v", left)
+	}
+	if a, _ := Adopted(r.o.StateDir); len(a) != 0 {
+		t.Fatalf("still adopted: %v", a)
+	}
+}
