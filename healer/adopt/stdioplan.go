@@ -58,7 +58,7 @@ func judgeStdio(o *Options, st *state, p pick) pick {
 	cur, err := readWrapper(wrapperAt)
 	switch wd, _, _ := parseWrapper(cur); {
 	case err != nil:
-		return refuse(fmt.Sprintf("its wrapper %s (named at %s) cannot be read: %v", wrapperAt, at, err))
+		return refuse(fmt.Sprintf("its wrapper %s (named at %s) cannot be read: %v; make it a file adopt can read, or remove it, then adopt again", wrapperAt, at, err))
 	case bytes.Equal(cur, want):
 		p.verdict = wrapped
 	case cur == nil:

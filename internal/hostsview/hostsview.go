@@ -5,6 +5,7 @@
 package hostsview
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -101,11 +102,14 @@ type File struct {
 
 // Server is one server entry, in the file (and scope) it is in.
 type Server struct {
-	Name       string           `json:"name"`
-	File       string           `json:"file"`
-	Scope      string           `json:"scope"`
-	Transport  host.Transport   `json:"transport"`
-	URL        string           `json:"url,omitempty"` // redacted
+	Name      string         `json:"name"`
+	File      string         `json:"file"`
+	Scope     string         `json:"scope"`
+	Transport host.Transport `json:"transport"`
+	URL       string         `json:"url,omitempty"` // redacted
+	// Command is what a stdio entry runs (its arguments are not shown:
+	// they may hold secrets).
+	Command    string           `json:"command,omitempty"`
 	Protection judge.Protection `json:"protection"`
 	// LostAnswer is how the server answers a lost session, when known:
 	// what its protection was judged by.
@@ -137,7 +141,7 @@ func Build(found []find.Found, facts map[string]judge.Facts, redact func(string)
 			for _, s := range file.Servers {
 				v := judge.Protect(f.Profile, s, facts[f.Profile.Name])
 				h.Servers = append(h.Servers, Server{Name: s.Name, File: file.Path, Scope: file.ScopeOf(f.Profile, s).String(),
-					Transport: s.Transport, URL: redact(s.URL), Protection: v.Protection, LostAnswer: facts[f.Profile.Name].LostAnswer[s.URL],
+					Transport: s.Transport, URL: redact(s.URL), Command: s.Command, Protection: v.Protection, LostAnswer: facts[f.Profile.Name].LostAnswer[s.URL],
 					Upstream: redact(v.Upstream), Why: v.Why,
 					Fix: v.Fix, Shadowed: f.ShadowedBy(file, s)})
 			}
@@ -182,7 +186,7 @@ func (d Doc) WriteText(w io.Writer) {
 
 func (s Server) writeText(w io.Writer, fileScope string) {
 	esc := textsafe.Escape
-	fmt.Fprintf(w, "    %-16s %-15s %-13s %s\n", esc(s.Name), s.Transport, s.Protection, esc(s.URL))
+	fmt.Fprintf(w, "    %-16s %-15s %-13s %s\n", esc(s.Name), s.Transport, s.Protection, esc(cmp.Or(s.URL, s.Command)))
 	if s.Scope != fileScope {
 		fmt.Fprintf(w, "    %16s %s scope\n", "", esc(s.Scope))
 	}

@@ -32,7 +32,7 @@ func TestEveryHostsStdioServers(t *testing.T) {
 			if heals[h.Name] {
 				want, fix = judge.SelfHealing, ""
 			}
-			if s.Protection != want || s.Fix != fix {
+			if s.Protection != want || s.Fix != fix || s.Command == "" || s.URL != "" {
 				t.Errorf("%s's %s: %s, fix %q; want %s, fix %q (%s)", h.Name, s.Name, s.Protection, s.Fix, want, fix, s.Why)
 			}
 		}
