@@ -325,7 +325,7 @@ func tableListening(tables []config.ServerTable, listen string) (config.ServerTa
 // rewrite plans each file's new bytes, the wrappers and the record.
 func (ch *change) rewrite(o *Options, st *state, picks []pick) error {
 	for _, p := range picks {
-		if p.wrap != nil {
+		if p.wrap != nil && p.verdict != skip {
 			ch.planWrap(o, st, p)
 			continue
 		}
@@ -366,7 +366,7 @@ func (ch *change) say(o *Options, st *state, picks []pick) {
 		case p.verdict == already:
 			ch.res.Lines = append(ch.res.Lines, name+": already goes through the watchdog's proxy")
 			ch.res.Listens = append(ch.res.Listens, p.listen)
-		case p.wrap != nil:
+		case p.wrap != nil && p.verdict != skip:
 			ch.res.Lines = append(ch.res.Lines, p.wrapLine())
 		default:
 			line := fmt.Sprintf("%s: now through the watchdog's proxy on %s (watchdog server %q)", name, p.listen, p.wd)

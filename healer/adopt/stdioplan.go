@@ -29,7 +29,7 @@ func judgeStdio(o *Options, st *state, p pick) pick {
 	named := slices.Contains(o.Servers, s.Name)
 	at := fmt.Sprintf("%s line %d", file, s.CommandLine)
 	refuse := func(why string) pick {
-		p.why, p.quiet = why, !named
+		p.why = why
 		return refuseIfNamed(p, named, fmt.Errorf("%s (%w): %s", s.Name, ErrNoServer, why))
 	}
 	switch {
@@ -37,6 +37,7 @@ func judgeStdio(o *Options, st *state, p pick) pick {
 		p.why = "it runs under `watchdog stdio` already"
 		return p
 	case s.Command == "":
+		p.quiet = !named // nothing to say of an entry that runs nothing adopt can name
 		return refuse("the entry in " + file + " names no command adopt can run under `watchdog stdio`: give it one, then adopt again")
 	case !s.CommandEditable:
 		return refuse("its command at " + at + " is written in a way adopt cannot rewrite in place (a YAML block, or a value over several lines): write it on one line, then adopt again")
@@ -54,11 +55,12 @@ func judgeStdio(o *Options, st *state, p pick) pick {
 		return p
 	}
 	want := o.wrapper(s.Name, cmd).script()
-	p.wrap = &wrapPlan{path: wrapperAt, script: want, command: cmd, literal: lit}
 	cur, err := readWrapper(wrapperAt)
-	switch wd, _, _ := parseWrapper(cur); {
-	case err != nil:
+	if err != nil {
 		return refuse(fmt.Sprintf("its wrapper %s (named at %s) cannot be read: %v; make it a file adopt can read, or remove it, then adopt again", wrapperAt, at, err))
+	}
+	p.wrap = &wrapPlan{path: wrapperAt, script: want, command: cmd, literal: lit}
+	switch wd, _, _ := parseWrapper(cur); {
 	case bytes.Equal(cur, want):
 		p.verdict = wrapped
 	case cur == nil:
