@@ -107,6 +107,9 @@ func (s *state) observe(ev health.Event, now time.Time, quiet bool) []Message {
 // if any.
 func (s *state) decide(ev health.Event, now time.Time) *Message {
 	if m, ok := s.stdio(ev, now); ok {
+		if now.Sub(ev.Time) > redeliverWithin {
+			return nil // a supervisor's backlog of long ago: the journal's news, not a bubble's
+		}
 		return m
 	}
 	switch ev.Kind {

@@ -152,9 +152,9 @@ func (s *state) stdioDue(now time.Time, quiet bool) []Message {
 		if inc.crash == nil || now.Sub(inc.heldAt) < stdioRestartWait {
 			continue
 		}
-		body := inc.crash.Detail
+		body, old := inc.crash.Detail, now.Sub(inc.crash.Time) > redeliverWithin
 		inc.crash, inc.said = nil, true
-		if !quiet {
+		if !quiet && !old {
 			out = append(out, *s.stdioBubble(key, inc, AboutStdioCrashed, " crashed", body))
 		}
 	}

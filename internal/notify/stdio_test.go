@@ -109,3 +109,25 @@ func TestStdioRestoreTellsNothingTwice(t *testing.T) {
 		t.Errorf("after the restart: %q, want nothing", got)
 	}
 }
+
+// A supervisor's backlog a new daemon hears is told only when it is
+// recent: a crash of hours ago is the journal's news.
+func TestStdioOldBacklogIsNoBubble(t *testing.T) {
+	t.Parallel()
+	now := t0.Add(3 * time.Hour)
+	for _, tc := range []struct {
+		ago  time.Duration
+		want int
+	}{{2 * time.Hour, 0}, {10 * time.Minute, 1}} {
+		s := newState()
+		var got []Message
+		for i, e := range []*health.Event{exited(""), restarted(100)} {
+			ev := *e
+			ev.Time = now.Add(-tc.ago + time.Duration(i)*100*time.Millisecond)
+			got = append(got, s.observe(ev, now, false)...)
+		}
+		if len(got) != tc.want {
+			t.Errorf("a crash %s ago: bubbles %+v, want %d", tc.ago, got, tc.want)
+		}
+	}
+}
