@@ -84,7 +84,14 @@ type stdioSup struct {
 	// failed: the methods of the calls its last death cut off, until the
 	// restart or the give-up that ends that death.
 	failed []string
+	// exits: its deaths within StdioCrashWindow of the last, which a
+	// give-up counts.
+	exits []time.Time
 }
+
+// StdioCrashWindow is the supervisor's crash-loop window (watchdog
+// stdio's CrashWindow): a give-up says how many exits it saw within it.
+const StdioCrashWindow = time.Minute
 
 // NewStdios is an empty model.
 func NewStdios() *Stdios {
@@ -206,6 +213,7 @@ func (s *stdioServer) take(key stdioKey, sup *stdioSup, sig Signal, at time.Time
 		s.exits++
 		s.lastExit, s.lastStderr, s.lastExitAt = r.Exit, stderrLine(r.Stderr), at
 		sup.state, sup.failed = Healing, nil
+		sup.exits = append(slices.DeleteFunc(sup.exits, func(e time.Time) bool { return at.Sub(e) >= StdioCrashWindow }), at)
 		ev.Kind, ev.Detail = EvStdioExited, who+" crashed"+howEnded(r.Exit, r.Stderr)+"; the watchdog starts it again"
 	case StdioCallFailed:
 		s.failedCalls++
@@ -218,8 +226,8 @@ func (s *stdioServer) take(key stdioKey, sup *stdioSup, sig Signal, at time.Time
 	case StdioGaveUp:
 		sup.state, sup.failed = Lost, nil
 		ev.Kind = EvStdioGaveUp
-		ev.Detail = fmt.Sprintf("%s keeps crashing (%d starts); the watchdog stopped restarting it and the host's calls to it fail%s",
-			who, max(sup.starts, r.Starts), lastWords(cmp.Or(stderrLine(r.Stderr), s.lastStderr)))
+		ev.Detail = fmt.Sprintf("%s keeps crashing (%s within %s); the watchdog stopped restarting it and the host's calls to it fail%s",
+			who, plural(len(sup.exits), "exit"), StdioCrashWindow, lastWords(cmp.Or(stderrLine(r.Stderr), s.lastStderr)))
 	case StdioHung:
 		sup.state = Down
 		ev.Kind, ev.Detail = EvStdioHung, cmp.Or(sig.Detail, who+" does not answer: a request and a ping went unanswered")
@@ -291,6 +299,14 @@ func lastWords(stderr string) string {
 		return ""
 	}
 	return ": " + stderr
+}
+
+// plural is "1 exit", "5 exits".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func methodName(m string) string { return cmp.Or(m, "a call") }

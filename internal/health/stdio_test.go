@@ -54,13 +54,17 @@ func stdioCases() []stdioCase {
 			StdioStatus{Host: "opencode", Supervisors: 1, Exits: 1, LastExit: "exit status 1", LastExitTime: "2026-12-07T09:00:00Z"}},
 		{"a crash loop: given up, lost",
 			[]StdioSeen{
-				stdioAt(StdioExited, 7, 0, StdioReport{Exit: "exit status 2", Stderr: "bad config"}),
-				stdioAt(StdioGaveUp, 7, 10, StdioReport{Starts: 5}),
+				stdioAt(StdioExited, 7, 0, StdioReport{Exit: "exit status 2"}),
+				stdioAt(StdioRestarted, 7, 5, StdioReport{Starts: 2}),
+				stdioAt(StdioExited, 7, 61000, StdioReport{Exit: "exit status 2"}),
+				stdioAt(StdioRestarted, 7, 61005, StdioReport{Starts: 3}),
+				stdioAt(StdioExited, 7, 62000, StdioReport{Exit: "exit status 2", Stderr: "bad config"}),
+				stdioAt(StdioGaveUp, 7, 62010, StdioReport{}),
 			},
-			[]EventKind{EvStdioExited, EvStdioGaveUp},
-			"opencode: filesystem keeps crashing (5 starts); the watchdog stopped restarting it and the host's calls to it fail: bad config", Lost,
-			StdioStatus{Host: "opencode", Supervisors: 1, Starts: 5, Exits: 1, LastExit: "exit status 2", LastStderr: "bad config",
-				LastExitTime: "2026-12-07T09:00:00Z"}},
+			[]EventKind{EvStdioExited, EvStdioRestarted, EvStdioExited, EvStdioRestarted, EvStdioExited, EvStdioGaveUp},
+			"opencode: filesystem keeps crashing (2 exits within 1m0s); the watchdog stopped restarting it and the host's calls to it fail: bad config", Lost,
+			StdioStatus{Host: "opencode", Supervisors: 1, Starts: 3, Exits: 3, Restarts: 2, LastExit: "exit status 2", LastStderr: "bad config",
+				LastExitTime: "2026-12-07T09:01:02Z"}},
 		{"a hang: down until restarted",
 			[]StdioSeen{stdioAt(StdioHung, 7, 0, StdioReport{})},
 			[]EventKind{EvStdioHung}, "opencode: filesystem does not answer: a request and a ping went unanswered", Down,
@@ -95,7 +99,7 @@ func TestStdiosTellWhatTheHostSaw(t *testing.T) {
 			var kinds []EventKind
 			var last Event
 			for _, r := range tt.reports {
-				for _, ev := range m.Observe(r, stdioT0.Add(time.Minute)) {
+				for _, ev := range m.Observe(r, stdioT0.Add(time.Hour)) {
 					kinds, last = append(kinds, ev.Kind), ev
 					if ev.Server != "filesystem" || ev.Extra["host"] != "opencode" || ev.Time != r.Report.At {
 						t.Errorf("%s: server %q, host %v, time %v; want filesystem, opencode, %v", ev.Kind, ev.Server, ev.Extra["host"], ev.Time, r.Report.At)
