@@ -27,6 +27,8 @@ func FuzzAdoptRelease(f *testing.F) {
 	f.Add(".json", []byte("\uFEFF{\"mcpServers\": {\"a\": {\"url\": \"http://127.0.0.1:1/mcp\"}, \"a\": {\"url\": \"ws://x\"}}}"))
 	f.Add(".toml", []byte("[mcp_servers.'a b']\nurl = 'http://127.0.0.1:1/mcp'\n"))
 	f.Add(".yaml", []byte("- name: '@deepseek-ai/dsh-mcp-client'\n  config: {serverName: a, url: \"http://127.0.0.1:1/\\u006dcp\"}\n"))
+	f.Add(".json", []byte(`{"mcpServers": {"s": {"command": "it's \"x\"\n$(y)", "args": ["stdio"]}, "t": {"command": "/usr/bin/watchdog", "args": ["stdio"]}}}`))
+	f.Add(".toml", []byte("[mcp_servers.s]\ncommand = '''npx'''\n[mcp_servers.t]\ncommand = \"\"\"\nnpx\"\"\"\n"))
 	profiles := map[string]host.Profile{".json": host.ClaudeCode(), ".toml": host.CodexCLI(), ".yaml": host.DSH(), ".yml": host.DSH()}
 	f.Fuzz(func(t *testing.T, ext string, data []byte) {
 		p, ok := profiles[ext]

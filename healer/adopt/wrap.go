@@ -1,7 +1,6 @@
 package adopt
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -73,39 +72,51 @@ func oneLine(s string) string {
 }
 
 // parseWrapper reads back the watchdog binary and the server's own
-// command of a wrapper adopt wrote; ok is false for any other text.
+// command of a wrapper adopt wrote; ok is false for any other text. It
+// reads the words as script wrote them, quotes and newlines in them too.
 func parseWrapper(data []byte) (watchdog, command string, ok bool) {
 	if !bytes.HasPrefix(data, []byte(wrapperHead)) {
 		return "", "", false
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), maxWrapper)
-	for sc.Scan() {
-		line := sc.Text()
-		if rest, found := strings.CutPrefix(line, "if [ -x "); found {
-			watchdog, _ = unquote(rest)
-		} else if rest, found := strings.CutPrefix(line, "exec "); found {
-			command, ok = unquote(rest)
+	i := bytes.Index(data, []byte("\nif [ -x ")) // the comment above holds no newline
+	if i < 0 {
+		return "", "", false
+	}
+	rest := string(data[i+len("\nif [ -x "):])
+	var words [4]string // the watchdog, the server, the host, the state directory
+	for k, sep := range []string{" ]; then exec ", " --host ", " --state-dir ", " -- "} {
+		if words[k], rest, ok = unquote(rest); !ok {
+			return "", "", false
+		}
+		if k == 0 {
+			sep += sq(words[0]) + " stdio --server "
+		}
+		if rest, ok = strings.CutPrefix(rest, sep); !ok {
+			return "", "", false
 		}
 	}
-	return watchdog, command, ok && watchdog != ""
+	if command, rest, ok = unquote(rest); !ok || rest != " \"$@\"; fi\nexec "+sq(command)+" \"$@\"\n" {
+		return "", "", false
+	}
+	return words[0], command, words[0] != ""
 }
 
-// unquote reads the single-quoted word sq wrote at the start of s.
-func unquote(s string) (string, bool) {
+// unquote reads the single-quoted word sq wrote at the start of s, and
+// what follows it.
+func unquote(s string) (word, rest string, ok bool) {
 	if !strings.HasPrefix(s, "'") {
-		return "", false
+		return "", "", false
 	}
 	var b strings.Builder
 	for s = s[1:]; ; {
 		i := strings.IndexByte(s, '\'')
 		if i < 0 {
-			return "", false
+			return "", "", false
 		}
 		b.WriteString(s[:i])
 		s = s[i+1:]
 		if !strings.HasPrefix(s, `\''`) {
-			return b.String(), true
+			return b.String(), s, true
 		}
 		b.WriteByte('\'')
 		s = s[3:]

@@ -87,6 +87,9 @@ func TestWrapperScript(t *testing.T) {
 	if lines := strings.Split(string(w.script()), "\n"); !strings.HasPrefix(lines[1], "# Written by") || !strings.HasPrefix(lines[2], "if [ -x ") {
 		t.Fatalf("a newline of a name ended the comment:\n%s", w.script())
 	}
+	if wd, cmd, ok := parseWrapper(w.script()); !ok || wd != w.watchdog || cmd != "x\ny" {
+		t.Fatalf("a command with a newline read back as %q %q %v", wd, cmd, ok)
+	}
 	if _, cmd, ok := parseWrapper([]byte("#!/bin/sh\necho hi\n")); ok {
 		t.Fatalf("a script adopt did not write read as a wrapper of %q", cmd)
 	}
