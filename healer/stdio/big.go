@@ -1,6 +1,9 @@
 package stdio
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // relayBigToServer relays a host's message too long to hold whole to the
 // server as it comes. Its id is known only at its end: it is recorded
@@ -33,6 +36,10 @@ func (s *Supervisor) relayBigToServer(lr *lineReader, head []byte) {
 			return
 		}
 		s.unsend(f)
+	}
+	if errors.Is(werr, errNotReading) {
+		s.notReading(c, f)
+		return
 	}
 	if f.Request() {
 		s.fail(f.ID, &callError{reason: "exited", words: fmt.Sprintf(

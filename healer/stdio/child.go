@@ -31,9 +31,9 @@ type child struct {
 	// when it has also been reaped (status then says how it ended).
 	drained, exited chan struct{}
 	// handled is closed when the supervisor has dealt with its end.
-	handled chan struct{}
-	status          string
-	signalled       bool // ended on purpose (the host went, or sent a signal)
+	handled   chan struct{}
+	status    string
+	signalled bool // ended on purpose (the host went, or sent a signal)
 }
 
 // write sends one message to the server.

@@ -44,14 +44,17 @@ func (s *Supervisor) died(c *child) {
 	s.report(proxywire.Stdio{Kind: proxywire.StdioExited, Child: c.pid, Exit: c.status, Stderr: stderr,
 		Detail: fmt.Sprintf("%s: %s exited (%s) while the host was connected%s", s.who(), s.name(), c.status, lastWords(stderr))})
 	s.errOut.note("%s exited (%s)", s.name(), c.status)
+	cut := &callError{reason: "exited", words: fmt.Sprintf(
+		"the MCP server %q exited (%s) while handling this request: it may or may not have run, and it was not sent again; the watchdog is starting the server again", s.name(), c.status)}
+	if loop {
+		cut = s.gaveUpErrorNow(stderr)
+	}
 	for _, f := range failed {
-		s.failCall(f, &callError{reason: "exited", words: fmt.Sprintf(
-			"the MCP server %q exited (%s) while handling this request: it may or may not have run, and it was not sent again; the watchdog is starting the server again", s.name(), c.status)})
+		s.failCall(f, cut)
 	}
 	if loop {
-		err := s.gaveUpErrorNow(stderr)
-		s.report(proxywire.Stdio{Kind: proxywire.StdioGaveUp, Exit: c.status, Stderr: stderr, Detail: s.who() + ": " + err.words})
-		s.errOut.note("%s", err.words)
+		s.report(proxywire.Stdio{Kind: proxywire.StdioGaveUp, Exit: c.status, Stderr: stderr, Detail: s.who() + ": " + cut.words})
+		s.errOut.note("%s", cut.words)
 		return
 	}
 	s.wg.Add(1)

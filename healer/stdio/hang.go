@@ -68,7 +68,7 @@ func (s *Supervisor) checkHang() {
 		what = "it is being started again"
 	}
 	detail := fmt.Sprintf("%s: %s has not answered a %s call for %s nor a ping for %s: it hangs; %s",
-		s.who(), s.name(), method, age.Round(time.Second), s.lim.PingWait, what)
+		s.who(), s.name(), method, age.Round(10*time.Millisecond), s.lim.PingWait, what)
 	s.report(proxywire.Stdio{Kind: proxywire.StdioHung, Child: c.pid, Method: method, Detail: detail})
 	s.errOut.note("%s", detail)
 	if s.opt.RestartHung {

@@ -77,8 +77,7 @@ func TestAListInFlightIsSentAgain(t *testing.T) {
 		t.Run(era, func(t *testing.T) {
 			r := start(t, nil)
 			cs := r.client(nil, era)
-			frozen := make(chan error, 1)
-			go func() { _, err := call(t, cs, "freeze", map[string]any{}); frozen <- err }()
+			frozen := callAsync(t, cs, "freeze")
 			pid := r.servers()[0]
 			waitFor(t, "the server to stop", func() bool { return procState(pid) == 'T' })
 			listed := make(chan error, 1)

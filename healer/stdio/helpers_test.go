@@ -107,14 +107,13 @@ type rig struct {
 	stderr  *syncBuf
 	mu      sync.Mutex
 	reports []proxywire.Stdio
+	br      *bufio.Reader // the host's reader of raw lines
 	done    chan int
 }
 
 type rigOpt func(*stdio.Options)
 
 func restartHung(o *stdio.Options) { o.RestartHung = true }
-
-func limits(l stdio.Limits) rigOpt { return func(o *stdio.Options) { o.Limits = &l } }
 
 // start runs the test server with args under a supervisor.
 func start(t *testing.T, args []string, opts ...rigOpt) *rig {
@@ -208,11 +207,47 @@ func (r *rig) client(opts *mcp.ClientOptions, era string) *mcp.ClientSession {
 	return cs
 }
 
+// callAsync calls tool in the background; its error comes on the
+// channel. The call is cancelled when the test ends (before the client
+// closes: a client waits for its calls).
+func callAsync(t *testing.T, cs *mcp.ClientSession, tool string) <-chan error {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ch := make(chan error, 1)
+	go func() {
+		_, err := callCtx(ctx, cs, tool, map[string]any{})
+		ch <- err
+	}()
+	return ch
+}
+
+// clientWithRoots connects a host that offers roots.
+func (r *rig) clientWithRoots(era string, roots ...string) *mcp.ClientSession {
+	r.t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, nil)
+	for _, u := range roots {
+		//lint:ignore SA1019 roots/list is the legacy era's server-to-host request, which the supervisor relays
+		c.AddRoots(&mcp.Root{URI: u})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: r.hostOut, Writer: r.hostIn}, &mcp.ClientSessionOptions{ProtocolVersion: era})
+	if err != nil {
+		r.t.Fatalf("connect through the supervisor: %v", err)
+	}
+	r.t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
 // call calls tool and returns its text, or the error's.
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args any) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	return callCtx(ctx, cs, tool, args)
+}
+
+func callCtx(ctx context.Context, cs *mcp.ClientSession, tool string, args any) (string, error) {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		return "", err

@@ -28,6 +28,10 @@ type Options struct {
 	// Report, when set, is told each thing that happened (a start, an
 	// exit, a restart, a failed call); it must not block.
 	Report func(proxywire.Stdio)
+	// StateDir, when set, is the daemon's state directory: Run listens
+	// there for it (Link) and tells it what Report is told. A socket that
+	// cannot be made is said on Stderr; the server runs all the same.
+	StateDir string
 	// Signals, when set, are signals the host sent the supervisor: each
 	// is passed on to the server; an interrupt, terminate, hangup or quit
 	// also means the host is ending it, so its exit is not healed.

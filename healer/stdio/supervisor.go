@@ -91,6 +91,10 @@ func Run(ctx context.Context, opt Options) (int, error) {
 		return 2, ErrNoCommand
 	}
 	s := newSupervisor(opt)
+	if opt.StateDir != "" {
+		stop := s.link(ctx)
+		defer stop()
+	}
 	c, err := s.spawn(1)
 	if err != nil {
 		fmt.Fprintf(s.errOut.w, "watchdog stdio: %s: %v\n", s.name(), err)
@@ -117,6 +121,27 @@ func Run(ctx context.Context, opt Options) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.exitCode, err
+}
+
+// link listens for the daemon in the state directory and has each report
+// go to it too; stop ends it once Run has said its last.
+func (s *Supervisor) link(ctx context.Context) (stop func()) {
+	l, err := Listen(s.opt.StateDir)
+	if err != nil {
+		s.errOut.note("not reporting to the daemon: %v", err)
+		return func() {}
+	}
+	report := s.opt.Report
+	s.opt.Report = func(r proxywire.Stdio) {
+		l.Send(r)
+		if report != nil {
+			report(r)
+		}
+	}
+	lctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() { defer close(done); l.Serve(lctx) }()
+	return func() { cancel(); <-done }
 }
 
 func newSupervisor(opt Options) *Supervisor {

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"syscall"
 	"time"
@@ -87,10 +88,18 @@ func serve(pids, version string, listChanged bool) error {
 		opts.Capabilities = &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "stdioserver", Version: version}, opts)
+	addTools(srv, pids)
+	addMisbehaving(srv)
+	return srv.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// addTools adds the tools that behave.
+func addTools(srv *mcp.Server, pids string) {
 	calls := 0
-	text := func(s string) *mcp.CallToolResult {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
-	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Returns its text."},
 		func(_ context.Context, _ *mcp.CallToolRequest, a textArg) (*mcp.CallToolResult, any, error) {
 			calls++
@@ -101,6 +110,34 @@ func serve(pids, version string, listChanged bool) error {
 			calls++
 			return text(fmt.Sprint(calls)), nil, nil
 		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "roots", Description: "Asks the host for its roots."},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+			//lint:ignore SA1019 roots/list is the legacy era's server-to-host request the supervisor must relay
+			res, err := req.Session.ListRoots(ctx, nil)
+			if err != nil {
+				return nil, nil, err
+			}
+			var uris []string
+			for _, r := range res.Roots {
+				uris = append(uris, r.URI)
+			}
+			return text(strings.Join(uris, ",")), nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "child", Description: "Starts a grandchild that sleeps."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			cmd := exec.Command("sleep", "600")
+			if err := cmd.Start(); err != nil {
+				return nil, nil, err
+			}
+			if pids != "" {
+				appendLine(pids, fmt.Sprintf("g%d", cmd.Process.Pid))
+			}
+			return text(fmt.Sprint(cmd.Process.Pid)), nil, nil
+		})
+}
+
+// addMisbehaving adds the tools that crash, hang or take their time.
+func addMisbehaving(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "crash", Description: "Exits mid-call."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			fmt.Fprintln(os.Stderr, "stdioserver: crashing on purpose")
@@ -115,33 +152,16 @@ func serve(pids, version string, listChanged bool) error {
 			}
 			return text("slept"), nil, nil
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "freeze", Description: "Stops this process (a hang)."},
+	mcp.AddTool(srv, &mcp.Tool{Name: "freeze", Description: "Stops this process (a hang) for good."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-			_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
-			return text("thawed"), nil, nil
+			// A process stopped by SIGSTOP can be continued from outside
+			// (the kernel continues a process group it finds orphaned):
+			// this one stops itself again, so it stays hung until killed.
+			cont := make(chan os.Signal, 1)
+			signal.Notify(cont, syscall.SIGCONT)
+			for {
+				_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+				<-cont
+			}
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "child", Description: "Starts a grandchild that sleeps."},
-		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
-			cmd := exec.Command("sleep", "600")
-			if err := cmd.Start(); err != nil {
-				return nil, nil, err
-			}
-			if pids != "" {
-				appendLine(pids, fmt.Sprintf("g%d", cmd.Process.Pid))
-			}
-			return text(fmt.Sprint(cmd.Process.Pid)), nil, nil
-		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "roots", Description: "Asks the host for its roots."},
-		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			res, err := req.Session.ListRoots(ctx, nil)
-			if err != nil {
-				return nil, nil, err
-			}
-			var uris []string
-			for _, r := range res.Roots {
-				uris = append(uris, r.URI)
-			}
-			return text(strings.Join(uris, ",")), nil, nil
-		})
-	return srv.Run(context.Background(), &mcp.StdioTransport{})
 }
