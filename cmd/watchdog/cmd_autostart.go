@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/autostart"
-	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
@@ -69,18 +66,11 @@ func autostartEnable(ctx context.Context, c cli, co common, o autostart.Options)
 		st, _ := autostart.Status(o)
 		return printAutostartJSON(c, st, &res)
 	}
-	fmt.Fprintf(c.stdout, "autostart enabled (%s): %s\n", res.Kind, strings.Join(res.Files, ", "))
-	for _, d := range res.Did {
-		fmt.Fprintf(c.stdout, "  %s\n", d)
+	other := 0
+	if running != nil && running.Sockets == "" {
+		other = running.PID
 	}
-	fmt.Fprintln(c.stdout, autostart.SupervisionSentence(res.Restarts, len(o.Listen)))
-	switch {
-	case running != nil && running.Sockets == "" && res.Restarts:
-		fmt.Fprintf(c.stdout, "a watchdog the supervisor did not start runs now (pid %d): the supervisor takes over at the next login, "+
-			"or at once when you stop that one and run: %s\n", running.PID, res.Kind.StartCommand())
-	case res.Reason != "":
-		fmt.Fprintln(c.stdout, res.Reason)
-	}
+	autostart.WriteEnabled(c.stdout, res, len(o.Listen), other)
 	return exitOK
 }
 
@@ -89,12 +79,11 @@ func autostartEnable(ctx context.Context, c cli, co common, o autostart.Options)
 func runningDaemon(ctx context.Context, socket string) *health.DaemonStatus {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	raw, err := control.Dial(socket).Status(ctx)
-	if err != nil {
+	st, err := statusAt(socket)(ctx)
+	switch {
+	case err != nil:
 		return nil
-	}
-	var st health.Status
-	if json.Unmarshal(raw, &st) != nil || st.Daemon == nil {
+	case st.Daemon == nil:
 		return &health.DaemonStatus{}
 	}
 	return st.Daemon
@@ -108,15 +97,7 @@ func autostartDisable(ctx context.Context, c cli, co common, o autostart.Options
 	if co.json {
 		return printAutostartJSON(c, autostart.State{Kind: res.Kind}, &res)
 	}
-	for _, d := range res.Did {
-		fmt.Fprintf(c.stdout, "autostart disabled: %s\n", d)
-	}
-	if res.Kind == autostart.Systemd {
-		fmt.Fprintln(c.stdout, "a running daemon keeps running until: "+autostart.SystemdDisableCommand)
-	}
-	if res.Reason != "" {
-		fmt.Fprintln(c.stdout, res.Reason)
-	}
+	autostart.WriteDisabled(c.stdout, res)
 	return exitOK
 }
 

@@ -92,8 +92,13 @@ func findOptions(c cli, projects []string) find.Options {
 // daemonStatus asks the daemon of stateDir for its status document; an
 // error (control.ErrNoDaemon) when none answers.
 func daemonStatus(stateDir string) func(ctx context.Context) (*health.Status, error) {
+	return statusAt(daemon.SocketPath(stateDir))
+}
+
+// statusAt asks the daemon on the control socket for its status document.
+func statusAt(socket string) func(ctx context.Context) (*health.Status, error) {
 	return func(ctx context.Context) (*health.Status, error) {
-		raw, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
+		raw, err := control.Dial(socket).Status(ctx)
 		if err != nil {
 			return nil, err
 		}

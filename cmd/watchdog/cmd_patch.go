@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -69,19 +67,15 @@ func cmdPatch(_ context.Context, c cli, args []string) int {
 
 // patchExit: a refused input is exit 2, anything else that failed is 1.
 func patchExit(err error) int {
-	for _, refused := range []error{clientpatch.ErrUnknownVersion, clientpatch.ErrUnsupported, clientpatch.ErrAnchorsMissing, clientpatch.ErrModified} {
-		if errors.Is(err, refused) {
-			return exitUsage
-		}
+	if clientpatch.Refused(err) {
+		return exitUsage
 	}
 	return exitFailed
 }
 
 func printPatch(c cli, asJSON bool, st clientpatch.Status) {
 	if asJSON {
-		enc := json.NewEncoder(c.stdout)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(st)
+		_ = writeJSON(c.stdout, st)
 		return
 	}
 	_ = st.WriteText(c.stdout)

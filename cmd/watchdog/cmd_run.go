@@ -51,7 +51,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	defer lock.Release()
-	opts := daemon.Options{Version: version, Logger: newLogger(c.stderr, c.getenv), ConfigFile: cfg.Path, Sockets: passed, ProxyProcess: *proxies}
+	opts := daemon.Options{Version: version, Logger: config.Logger(c.stderr, c.getenv), ConfigFile: cfg.Path, Sockets: passed, ProxyProcess: *proxies}
 	if opts.ConfigFile == "" {
 		// No file yet: the default one is followed, so that the one
 		// `watchdog hosts adopt` writes is taken.

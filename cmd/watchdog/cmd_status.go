@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/statusview"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
@@ -84,22 +81,13 @@ func cmdHeal(ctx context.Context, c cli, args []string) int {
 }
 
 // checkStateDir: a state dir that is missing or not a directory holds no
-// daemon's socket. That is "no daemon running" (exit 3), said plainly,
-// not a dial error (a file given as the state dir made it exit 1).
+// daemon's socket (exit 3).
 func checkStateDir(c cli, stateDir string) int {
-	fi, err := os.Stat(stateDir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(c.stderr, "watchdog: %v: the state directory %s does not exist, so no daemon runs there\n", control.ErrNoDaemon, textsafe.Escape(stateDir))
-	case err != nil:
-		fmt.Fprintf(c.stderr, "watchdog: %v: the state directory cannot be read: %s\n", control.ErrNoDaemon, textsafe.Escape(err.Error()))
-	case !fi.IsDir():
-		fmt.Fprintf(c.stderr, "watchdog: %v: the state directory %s is not a directory (it is a %s)\n", control.ErrNoDaemon, textsafe.Escape(stateDir), fsutil.TypeName(fi.Mode()))
-	default:
-		return exitOK
+	if err := control.CheckStateDir(stateDir); err != nil {
+		fmt.Fprintf(c.stderr, "watchdog: %v\nwatchdog: start it with `watchdog run`, or pass the --state-dir the daemon uses\n", err)
+		return exitNoDaemon
 	}
-	fmt.Fprintln(c.stderr, "watchdog: start it with `watchdog run`, or pass the --state-dir the daemon uses")
-	return exitNoDaemon
+	return exitOK
 }
 
 func controlFailure(c cli, err error) int {

@@ -8,8 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
@@ -93,17 +91,6 @@ func loadAsFound(ctx context.Context, c cli, co common) (config.Config, string, 
 		return cfg, stateDir, exitFailed
 	}
 	return cfg, stateDir, exitOK
-}
-
-func newLogger(w io.Writer, getenv func(string) string) *slog.Logger {
-	level := slog.LevelInfo
-	switch strings.ToLower(getenv("WATCHDOG_LOG")) {
-	case "debug":
-		level = slog.LevelDebug
-	case "warn":
-		level = slog.LevelWarn
-	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 // writeJSON prints v as indented JSON. Values keep their true text, but

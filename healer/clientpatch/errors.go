@@ -25,3 +25,15 @@ var (
 	// wrapping it name the client.
 	ErrNotFound = errors.New("client module not found")
 )
+
+// Refused reports whether err is a refusal of the input (a version, a
+// file or a change the fix will not act on) rather than a failure: the
+// command line's bad usage.
+func Refused(err error) bool {
+	for _, refused := range []error{ErrUnknownVersion, ErrUnsupported, ErrAnchorsMissing, ErrModified} {
+		if errors.Is(err, refused) {
+			return true
+		}
+	}
+	return false
+}

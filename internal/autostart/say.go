@@ -83,3 +83,34 @@ func JSON(st State, res *Result) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
+
+// WriteEnabled writes what `watchdog autostart enable` did, for a person:
+// the files, the steps, what supervises the daemon, and, when a watchdog
+// the supervisor did not start runs now (otherPID), when it takes over.
+func WriteEnabled(w io.Writer, res Result, proxies, otherPID int) {
+	fmt.Fprintf(w, "autostart enabled (%s): %s\n", res.Kind, strings.Join(res.Files, ", "))
+	for _, d := range res.Did {
+		fmt.Fprintf(w, "  %s\n", d)
+	}
+	fmt.Fprintln(w, SupervisionSentence(res.Restarts, proxies))
+	switch {
+	case otherPID != 0 && res.Restarts:
+		fmt.Fprintf(w, "a watchdog the supervisor did not start runs now (pid %d): the supervisor takes over at the next login, "+
+			"or at once when you stop that one and run: %s\n", otherPID, res.Kind.StartCommand())
+	case res.Reason != "":
+		fmt.Fprintln(w, res.Reason)
+	}
+}
+
+// WriteDisabled writes what `watchdog autostart disable` did.
+func WriteDisabled(w io.Writer, res Result) {
+	for _, d := range res.Did {
+		fmt.Fprintf(w, "autostart disabled: %s\n", d)
+	}
+	if res.Kind == Systemd {
+		fmt.Fprintln(w, "a running daemon keeps running until: "+SystemdDisableCommand)
+	}
+	if res.Reason != "" {
+		fmt.Fprintln(w, res.Reason)
+	}
+}

@@ -7,10 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
+
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
 // ErrNoDaemon means no daemon serves the control socket: the socket file is
@@ -134,3 +139,20 @@ type remoteError struct {
 
 func (e *remoteError) Error() string { return e.msg }
 func (e *remoteError) Unwrap() error { return e.is }
+
+// CheckStateDir says, wrapping ErrNoDaemon, why no daemon can run in
+// stateDir when it is missing, unreadable or not a directory (no socket
+// can be there: that is "no daemon running", said plainly, not a dial
+// error); nil when it is a directory.
+func CheckStateDir(stateDir string) error {
+	fi, err := os.Stat(stateDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: the state directory %s does not exist, so no daemon runs there", ErrNoDaemon, textsafe.Escape(stateDir))
+	case err != nil:
+		return fmt.Errorf("%w: the state directory cannot be read: %s", ErrNoDaemon, textsafe.Escape(err.Error()))
+	case !fi.IsDir():
+		return fmt.Errorf("%w: the state directory %s is not a directory (it is a %s)", ErrNoDaemon, textsafe.Escape(stateDir), fsutil.TypeName(fi.Mode()))
+	}
+	return nil
+}
