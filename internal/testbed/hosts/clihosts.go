@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -55,6 +57,28 @@ type CLIHost struct {
 	// helper marks the processes a prompt run leaves behind that the
 	// rig ends (Cline's hub daemon), found by their working directory.
 	helper string
+	// env adds to the environment of the host's runs under home (nil:
+	// nothing), the same for each run there.
+	env func(home string) ([]string, error)
+}
+
+// homePort is a loopback port of home's own, picked free the first time
+// and kept in home (in name) for its later runs.
+func homePort(home, name string) (string, error) {
+	file := filepath.Join(home, name)
+	if b, err := os.ReadFile(file); err == nil {
+		return string(b), nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("hosts: a port for %s: %w", name, err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	if err := os.WriteFile(file, []byte(port), 0o600); err != nil {
+		return "", fmt.Errorf("hosts: %w", err)
+	}
+	return port, nil
 }
 
 // cliFix names the command that installs h.
@@ -126,7 +150,12 @@ func (in installed) env(o HostOptions) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return hostEnv(os.Environ(), text, filepath.Dir(in.argv[0])), nil
+	env := hostEnv(os.Environ(), text, filepath.Dir(in.argv[0]))
+	if in.h.env == nil {
+		return env, nil
+	}
+	more, err := in.h.env(o.Home)
+	return append(env, more...), err
 }
 
 // cli runs the host's own command line as a user would in dir.

@@ -186,5 +186,13 @@ func Cline() CLIHost {
 		prompt: func(task string) []string { return []string{"--json", "--retries", "20", task} },
 		Tool:   ServerName + "__echo",
 		echoed: clineEcho,
-		side:   noTools, helper: "--cline-hub-daemon"}
+		side:   noTools, helper: "--cline-hub-daemon",
+		// Its runs meet at a hub daemon on a loopback port, by default
+		// the same for every HOME: a run beside another HOME's finds
+		// that one's hub and runs with its servers. Each HOME gets a hub
+		// port of its own.
+		env: func(home string) ([]string, error) {
+			port, err := homePort(home, ".rig-cline-hub-port")
+			return []string{"CLINE_HUB_PORT=" + port}, err
+		}}
 }
