@@ -44,12 +44,13 @@ type ModelAPI struct {
 	done    chan struct{}
 	wg      sync.WaitGroup
 
-	mu    sync.Mutex
-	side  func(tools []string) bool // a host's own side questions; nil: none
-	seen  map[string]bool           // tool_call_ids already reported
-	tools []string                  // the tool names of the latest request
-	calls int                       // call ids handed out
-	err   error                     // the first request the stand-in could not read
+	mu     sync.Mutex
+	side   func(tools []string) bool // a host's own side questions; nil: none
+	seen   map[string]bool           // tool_call_ids already reported
+	tools  []string                  // the tool names of the latest request
+	calls  int                       // call ids handed out
+	asking int                       // conversation requests waiting for a turn
+	err    error                     // the first request the stand-in could not read
 }
 
 // StartModelAPI listens on a loopback port until Close.
@@ -127,6 +128,29 @@ func (m *ModelAPI) Result(within time.Duration, exited <-chan struct{}) (ToolRes
 		return ToolResult{}, fmt.Errorf("%w before it handed back a tool result", ErrHostExited)
 	case <-timer.C:
 		return ToolResult{}, fmt.Errorf("model api: no tool result within %v (%s)", within, m.Err())
+	}
+}
+
+// Asking waits until a request of the conversation waits for its turn
+// (as Say waits) and returns the tools it offers. It looks every 20 ms:
+// the host asks when it likes.
+func (m *ModelAPI) Asking(within time.Duration, exited <-chan struct{}) ([]string, error) {
+	deadline := time.Now().Add(within)
+	for {
+		m.mu.Lock()
+		asking, tools := m.asking > 0, append([]string(nil), m.tools...)
+		m.mu.Unlock()
+		if asking {
+			return tools, nil
+		}
+		select {
+		case <-exited:
+			return nil, fmt.Errorf("%w before it asked the model anything more", ErrHostExited)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("model api: the host asked the model nothing within %v (%s)", within, m.Err())
+		}
 	}
 }
 
@@ -224,6 +248,14 @@ func (m *ModelAPI) converse(w http.ResponseWriter, r *http.Request, tools []stri
 // nextTurn waits for the test's next turn; false when the request or the
 // stand-in ended first.
 func (m *ModelAPI) nextTurn(w http.ResponseWriter, r *http.Request) (Turn, bool) {
+	m.mu.Lock()
+	m.asking++
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		m.asking--
+		m.mu.Unlock()
+	}()
 	select {
 	case turn := <-m.turns:
 		return turn, true
