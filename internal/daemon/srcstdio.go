@@ -31,6 +31,10 @@ import (
 // one (a supervisor killed with kill -9) is removed.
 const stdioRescan = 30 * time.Second
 
+// stdioRelinkAfter: a link that was up this long and broke while its
+// socket is still there is linked again at once.
+const stdioRelinkAfter = time.Second
+
 // stdioDialTimeout bounds a connect to a supervisor's socket.
 const stdioDialTimeout = 2 * time.Second
 
@@ -46,11 +50,13 @@ type stdioSource struct {
 	dir string
 	hub *dirwatch.Hub
 	log *slog.Logger
+	// relinkAfter: stdioRelinkAfter, shorter in tests.
+	relinkAfter time.Duration
 }
 
 // stdioSourceOf is the daemon's stdio source.
 func (d *daemon) stdioSourceOf() *stdioSource {
-	return &stdioSource{dir: filepath.Join(d.stateDir, proxywire.StdioDir), hub: d.src.dirs, log: d.log}
+	return &stdioSource{dir: filepath.Join(d.stateDir, proxywire.StdioDir), hub: d.src.dirs, log: d.log, relinkAfter: stdioRelinkAfter}
 }
 
 func (s *stdioSource) name() string { return "stdio supervisors" }
@@ -67,7 +73,7 @@ func (s *stdioSource) run(ctx context.Context, emit emitFunc) error {
 	if err := w.Add(s.dir); err != nil {
 		return fmt.Errorf("watching %s: %w", s.dir, err)
 	}
-	l := &stdioLinks{s: s, emit: emit, linked: map[string]bool{}, ended: make(chan string, 16)}
+	l := &stdioLinks{s: s, emit: emit, linked: map[string]bool{}, ended: make(chan linkEnd, 16)}
 	lctx, cancel := context.WithCancel(ctx)
 	defer l.wg.Wait()
 	defer cancel()
@@ -89,8 +95,11 @@ func (s *stdioSource) run(ctx context.Context, emit emitFunc) error {
 			}
 			s.log.Debug("stdio supervisors' folder watch", "err", err)
 			l.scan(lctx) // an overflow: look at everything again
-		case path := <-l.ended:
-			delete(l.linked, path)
+		case end := <-l.ended:
+			delete(l.linked, end.path)
+			if end.broke {
+				l.link(lctx, end.path) // at once: its supervisor may run on
+			}
 		case <-t.C:
 			l.scan(lctx)
 		}
@@ -103,8 +112,17 @@ type stdioLinks struct {
 	s      *stdioSource
 	emit   emitFunc
 	linked map[string]bool // sockets followed, or refused for their peer
-	ended  chan string     // a link's socket, when the link ends
+	ended  chan linkEnd    // a link's socket, when the link ends
 	wg     sync.WaitGroup
+}
+
+// linkEnd is a link's end: broke when it was up (for stdioRelinkAfter at
+// least: one that keeps ending at once waits for the rescan) and its
+// socket is still there, so its supervisor may run on and it is linked
+// again at once.
+type linkEnd struct {
+	path  string
+	broke bool
 }
 
 // changed acts on one event of the folder: a new socket is followed.
@@ -134,9 +152,14 @@ func (l *stdioLinks) link(ctx context.Context, path string) {
 	}
 	l.linked[path] = true
 	l.wg.Go(func() {
-		l.follow(ctx, path)
+		began := time.Now()
+		end := linkEnd{path: path, broke: l.follow(ctx, path) && time.Since(began) >= l.s.relinkAfter}
+		if end.broke {
+			_, err := os.Lstat(path)
+			end.broke = err == nil
+		}
 		select {
-		case l.ended <- path:
+		case l.ended <- end:
 		case <-ctx.Done():
 		}
 	})
@@ -158,31 +181,33 @@ func supervisorPID(path string) (int, bool) {
 }
 
 // follow links to the supervisor at path and hands the loop what it says
-// until the link ends, then that it is gone. A dead supervisor's socket
-// is removed; a peer of another user is refused and left alone (linked
-// stays set, so it is not tried again while its file is there).
-func (l *stdioLinks) follow(ctx context.Context, path string) {
+// until the link ends, then that it is gone; up: the link was made. A
+// dead supervisor's socket is removed; a peer of another user is refused
+// and left alone (linked stays set, so it is not tried again while its
+// file is there).
+func (l *stdioLinks) follow(ctx context.Context, path string) (up bool) {
 	pid, _ := supervisorPID(path)
 	conn, err := l.dial(ctx, path, pid)
 	if err != nil {
 		l.s.log.Debug("no link to a stdio supervisor", "path", path, "err", err)
-		return
+		return false
 	}
 	defer conn.Close()
 	if uid, err := peer.UID(conn); err != nil || uid != os.Geteuid() {
 		l.s.log.Warn("refused a stdio supervisor's socket of another user", "path", path, "uid", uid, "err", err)
 		l.hold(ctx, path)
-		return
+		return false
 	}
 	if !l.emit(signalIn{sig: health.SignalOf(health.StdioSeen{Report: health.StdioReport{Kind: health.StdioLinked, PID: pid}})}) {
-		return
+		return false
 	}
 	err = l.read(ctx, conn, pid)
 	if ctx.Err() != nil {
-		return
+		return false
 	}
 	l.s.log.Info("a stdio supervisor's link ended", "path", path, "err", err)
 	l.emit(signalIn{sig: health.SignalOf(health.StdioSeen{Report: health.StdioReport{Kind: health.StdioUnlinked, PID: pid}})})
+	return true
 }
 
 // stdioRefusedTries bounds the connects to a socket that refuses while

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
 // A live supervisor's socket found between its bind and its listen
@@ -67,4 +70,69 @@ func exitedPIDOf(t *testing.T) int {
 		t.Fatal(err)
 	}
 	return cmd.Process.Pid
+}
+
+// A link that breaks while its supervisor runs on (its socket still there)
+// is made again at once, not at the next rescan: the loop hears the link
+// end and be made again.
+func TestStdioBrokenLinkIsMadeAgainAtOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ln, err := net.Listen("unix", filepath.Join(dir, strconv.Itoa(os.Getpid())+".sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	conns := make(chan net.Conn, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns <- c
+		}
+	}()
+	items := make(chan item, 16)
+	src := &stdioSource{dir: dir, log: slog.New(slog.NewTextHandler(io.Discard, nil)), relinkAfter: 0}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- src.run(ctx, func(it item) bool { items <- it; return true }) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}()
+	first := nextConn(t, conns)
+	wantStdio(t, items, health.StdioLinked)
+	_ = first.Close()
+	wantStdio(t, items, health.StdioUnlinked)
+	second := nextConn(t, conns) // well before the 30 s rescan
+	defer second.Close()
+	wantStdio(t, items, health.StdioLinked)
+}
+
+func nextConn(t *testing.T, conns <-chan net.Conn) net.Conn {
+	t.Helper()
+	select {
+	case c := <-conns:
+		return c
+	case <-time.After(5 * time.Second):
+		t.Fatal("the source did not link within 5 s")
+		return nil
+	}
+}
+
+func wantStdio(t *testing.T, items <-chan item, kind health.StdioKind) {
+	t.Helper()
+	select {
+	case it := <-items:
+		in, ok := it.(signalIn)
+		if !ok || in.sig.Kind != health.SigStdio || in.sig.Stdio.Kind != kind || in.sig.Stdio.PID != os.Getpid() {
+			t.Fatalf("item %+v, want the supervisor's %s", it, kind)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no %s within 5 s", kind)
+	}
 }

@@ -269,13 +269,31 @@ func (s *stdioServer) restartedDetail(who string, sup *stdioSup, took time.Durat
 	return b.String()
 }
 
-// unlink forgets the supervisor pid wherever it ran a server.
+// unlink takes the supervisor pid off the servers it runs: it is not
+// listed while its socket is not linked, and comes back as it was if it
+// is linked again (a link that broke while it ran).
 func (m *Stdios) unlink(pid int) {
-	delete(m.dormant, pid)
-	for _, s := range m.servers {
-		delete(s.sups, pid)
+	for key, s := range m.servers {
+		if sup, ok := s.sups[pid]; ok {
+			delete(s.sups, pid)
+			m.dormant[pid] = dormantSup{key: key, sup: sup}
+		}
 	}
+	if len(m.dormant) <= maxDormant {
+		return
+	}
+	oldest, at := 0, time.Time{}
+	for pid, d := range m.dormant {
+		if at.IsZero() || d.sup.since.Before(at) {
+			oldest, at = pid, d.sup.since
+		}
+	}
+	delete(m.dormant, oldest)
 }
+
+// maxDormant bounds the supervisors kept for a link that may come back:
+// each one killed leaves one.
+const maxDormant = 256
 
 // subject names a stdio server as its host has it: "opencode: filesystem".
 func (k stdioKey) subject() string {

@@ -176,7 +176,8 @@ func TestStdioFactsAndTimes(t *testing.T) {
 
 // A start reads the journal's stdio events back: the counts and the last
 // exit at once, and a supervisor only once its socket is linked again; a
-// supervisor whose socket never comes back is not listed.
+// supervisor whose socket never comes back is not listed, nor one whose
+// link broke, until it is linked again.
 func TestStdiosRestoreFromTheJournal(t *testing.T) {
 	t.Parallel()
 	m := NewStdios()
@@ -202,9 +203,35 @@ func TestStdiosRestoreFromTheJournal(t *testing.T) {
 	if st.State != Healthy || st.Stdio.Supervisors != 1 || st.Stdio.PID != 71 || st.Stdio.Starts != 2 {
 		t.Errorf("linked again: %s %+v", st.State, st.Stdio)
 	}
+	m.Observe(StdioSeen{Report: StdioReport{Kind: StdioUnlinked, PID: 7}}, now)
+	if st := m.Status()[0]; st.State != Unknown || st.Stdio.Supervisors != 0 {
+		t.Errorf("unlinked: %s %+v", st.State, st.Stdio)
+	}
+	m.Observe(StdioSeen{Report: StdioReport{Kind: StdioLinked, PID: 7}}, now)
+	if st := m.Status()[0]; st.State != Healthy || st.Stdio.PID != 71 {
+		t.Errorf("a broken link linked again: %s %+v", st.State, st.Stdio)
+	}
 	gone.Restore(evs)
 	gone.Observe(StdioSeen{Report: StdioReport{Kind: StdioLinked, PID: 8}}, now)
 	if st := gone.Status()[0]; st.State != Down || st.Stdio.PID != 80 {
 		t.Errorf("the hung supervisor linked again: %s %+v", st.State, st.Stdio)
+	}
+}
+
+// The supervisors kept for a link that may come back are bounded: each
+// one killed leaves one.
+func TestStdioDormantBounded(t *testing.T) {
+	t.Parallel()
+	m := NewStdios()
+	now := stdioT0.Add(time.Hour)
+	for pid := 1; pid <= 2*maxDormant; pid++ {
+		m.Observe(stdioAt(StdioStarted, pid, pid, StdioReport{Child: pid + 10000}), now)
+		m.Observe(StdioSeen{Report: StdioReport{Kind: StdioUnlinked, PID: pid}}, now)
+	}
+	if len(m.dormant) != maxDormant {
+		t.Errorf("%d dormant supervisors kept, want %d", len(m.dormant), maxDormant)
+	}
+	if _, ok := m.dormant[2*maxDormant]; !ok {
+		t.Error("the newest dormant supervisor was dropped")
 	}
 }
