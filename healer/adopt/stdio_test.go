@@ -29,7 +29,8 @@ var stdioFixtures = []struct{ fixture, as, host string }{
 	{"cline_mcp_settings.json", "cline_mcp_settings.json", "Cline"}, {"cline-extension.json", "cline_mcp_settings.json", "Cline"},
 	{"qwen-settings.json", ".qwen/settings.json", "Qwen Code"}, {"crush.json", "crush.json", "Crush"},
 	{"goose-config.yaml", "config.yaml", "Goose"}, {"zed-settings.json", "settings.json", "Zed"},
-	{"continue-config.yaml", ".continue/config.yaml", "Continue"}, {"lmstudio-mcp.json", "mcp.json", "LM Studio"},
+	{"continue-config.yaml", ".continue/config.yaml", "Continue"}, {"continue-block.yaml", ".continue/mcpServers/ha.yaml", "Continue"},
+	{"lmstudio-mcp.json", "mcp.json", "LM Studio"},
 }
 
 // fakeWatchdog is an executable standing in for the watchdog binary,

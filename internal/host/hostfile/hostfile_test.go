@@ -59,7 +59,8 @@ var fixtures = []struct {
 	{"zed-settings.json", "Zed", "", jsonc, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "local-mcp-server stdio -", "legacy stdio -"}},
 	{"continue-config.yaml", "Continue", ".continue/config.yaml", yamlSyntax, []string{"mem streamable-http http://127.0.0.1:14242/mcp", "sqlite stdio -",
 		"events sse https://events.example.com/sse"}},
-	{"continue-block.yaml", "Continue", ".continue/mcpServers/ha.yaml", yamlSyntax, []string{"home-assistant streamable-http https://homeassistant.local:8123/api/mcp"}},
+	{"continue-block.yaml", "Continue", ".continue/mcpServers/ha.yaml", yamlSyntax, []string{"home-assistant streamable-http https://homeassistant.local:8123/api/mcp",
+		"ha-local stdio -"}},
 	{"lmstudio-mcp.json", "LM Studio", "", strictJSON, []string{"hf-mcp-server streamable-http https://huggingface.co/mcp",
 		"mem streamable-http http://127.0.0.1:14242/mcp", "fetch stdio -"}},
 }

@@ -36,7 +36,7 @@ var commands = map[string][]string{
 	"Goose/goose-config.yaml":                   {"github npx -y @modelcontextprotocol/server-github"},
 	"Zed/zed-settings.json":                     {"local-mcp-server some-command arg-1 arg-2", "legacy mcp-fs --root /tmp/Ωmega"},
 	"Continue/continue-config.yaml":             {"sqlite npx -y mcp-sqlite /path/to/your/database.db"},
-	"Continue/continue-block.yaml":              nil, // one HTTP server in a block of its own
+	"Continue/continue-block.yaml":              {"ha-local /opt/home assistant/bin/ha-mcp --token-env HOMEASSISTANT_TOKEN"},
 	"LM Studio/lmstudio-mcp.json":               {"fetch uvx mcp-server-fetch --user-agent Ünïcødé/1.0"},
 }
 
