@@ -212,6 +212,10 @@ func (s *Supervisor) fromChild(c *child, r *os.File) {
 	}
 }
 
+// maxServerRequests bounds the server's requests kept waiting for the
+// host's answer: a host that never answers does not grow the supervisor.
+const maxServerRequests = 1024
+
 // toHost handles one whole message from the server.
 func (s *Supervisor) toHost(c *child, line []byte) {
 	f := scan(line)
@@ -227,6 +231,12 @@ func (s *Supervisor) toHost(c *child, line []byte) {
 		s.answered(f, line)
 	case f.Request():
 		s.mu.Lock()
+		if len(s.serverReqs) >= maxServerRequests {
+			for id := range s.serverReqs { // one the host never answered
+				delete(s.serverReqs, id)
+				break
+			}
+		}
 		s.serverReqs[string(f.ID)] = c.gen
 		s.mu.Unlock()
 	}

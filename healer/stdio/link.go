@@ -27,6 +27,10 @@ type Link struct {
 	mu      sync.Mutex
 	backlog [][]byte
 	links   map[chan []byte]struct{}
+	// started is the first start's report while nothing else was said: a
+	// daemon that links later (one restarted) is told the server runs,
+	// which it cannot read back from its journal.
+	started []byte
 }
 
 // Bounds of what a link keeps: a supervisor says a handful of things a
@@ -60,6 +64,10 @@ func (l *Link) Send(r proxywire.Stdio) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.started = nil
+	if r.Kind == proxywire.StdioStarted {
+		l.started = line
+	}
 	if len(l.links) == 0 {
 		if len(l.backlog) == linkBacklog {
 			l.backlog = l.backlog[1:]
@@ -99,6 +107,9 @@ func (l *Link) serve(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
 	q := make(chan []byte, linkQueue+linkBacklog)
 	l.mu.Lock()
+	if l.started != nil && len(l.backlog) == 0 {
+		q <- l.started
+	}
 	for _, line := range l.backlog {
 		q <- line
 	}

@@ -44,6 +44,10 @@ func TestALinkedDaemonHearsTheBacklogThenEachReport(t *testing.T) {
 	if m, err := r.Read(); err != nil || m.Stdio == nil || m.Stdio.Kind != proxywire.StdioRestarted {
 		t.Fatalf("read %+v, %v; want the live report", m.Stdio, err)
 	}
+	conn.Close()
+	if m := relink(t, path); m.Kind != "" {
+		t.Errorf("a daemon linking again was told %q; nothing new was said, so nothing is sent again", m.Kind)
+	}
 	cancel()
 	select {
 	case <-served:
@@ -52,5 +56,48 @@ func TestALinkedDaemonHearsTheBacklogThenEachReport(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("the socket is still there after the supervisor ended: %v", err)
+	}
+}
+
+// relink links again and returns the first report, or a zero one when
+// none comes within a moment (300 ms: what was kept is written at once).
+func relink(t *testing.T, path string) proxywire.Stdio {
+	t.Helper()
+	conn, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	m, err := proxywire.NewReader(conn).Read()
+	if err != nil || m.Stdio == nil {
+		return proxywire.Stdio{}
+	}
+	return *m.Stdio
+}
+
+// A supervisor whose server only started is said to run to every daemon
+// that links, a daemon restarted since included.
+func TestEachNewDaemonHearsAServerRuns(t *testing.T) {
+	dir := t.TempDir()
+	link, err := stdio.Listen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go link.Serve(ctx)
+	link.Send(proxywire.Stdio{Kind: proxywire.StdioStarted, Server: "mem", Starts: 1})
+	path := stdio.SocketPath(dir, os.Getpid())
+	for i := range 2 {
+		conn, err := net.Dial("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := proxywire.NewReader(conn).Read()
+		conn.Close()
+		if err != nil || m.Stdio == nil || m.Stdio.Kind != proxywire.StdioStarted {
+			t.Fatalf("link %d: %+v, %v; want the start", i+1, m.Stdio, err)
+		}
 	}
 }

@@ -59,12 +59,40 @@ type scanner struct {
 	inValue bool
 }
 
-// feed scans the next piece of the line.
+// feed scans the next piece of the line. Inside a string that is not
+// kept (nearly every byte of a message) it skips to the string's next
+// quote or backslash at once: scanning a byte at a time was a fifth of
+// the supervisor's CPU on 1 KiB messages.
 func (s *scanner) feed(p []byte) {
-	for i, c := range p {
-		s.byte(c, s.off+i)
+	for i := 0; i < len(p); i++ {
+		if s.inStr && !s.esc && !s.keeping() {
+			i += plainRun(p[i:])
+			if i >= len(p) {
+				break
+			}
+		}
+		s.byte(p[i], s.off+i)
 	}
 	s.off += len(p)
+}
+
+// plainRun is how many bytes of p come before its first quote or
+// backslash (all of p when it has neither).
+func plainRun(p []byte) int {
+	q := bytes.IndexByte(p, '"')
+	if q < 0 {
+		q = len(p)
+	}
+	if b := bytes.IndexByte(p[:q], '\\'); b >= 0 {
+		return b
+	}
+	return q
+}
+
+// keeping reports whether the string being read is kept: a key at the
+// top level, or the top-level id or method.
+func (s *scanner) keeping() bool {
+	return s.depth == 1 && (s.wantKey || (s.inValue && (s.keep == "id" || s.keep == "method")))
 }
 
 // done finishes the scan and returns what it read.

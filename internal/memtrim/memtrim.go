@@ -22,8 +22,13 @@ const (
 
 // Loop lets go of the binary's pages the daemon is not using
 // (BinaryPages), until ctx ends. A failure is logged once and ends it.
-func Loop(ctx context.Context, log *slog.Logger) {
-	t := time.NewTimer(trimFirst)
+func Loop(ctx context.Context, log *slog.Logger) { LoopEvery(ctx, log, trimFirst, trimEvery) }
+
+// LoopEvery is Loop with its own times: a process whose start-up is short
+// (`watchdog stdio`, up once its server is) trims sooner, and one whose
+// work is a relay trims the pages a burst mapped again sooner too.
+func LoopEvery(ctx context.Context, log *slog.Logger, first, every time.Duration) {
+	t := time.NewTimer(first)
 	defer t.Stop()
 	for {
 		select {
@@ -35,6 +40,6 @@ func Loop(ctx context.Context, log *slog.Logger) {
 			log.Warn("cannot let go of the binary's unused pages; resident memory stays higher", "err", err)
 			return
 		}
-		t.Reset(trimEvery)
+		t.Reset(every)
 	}
 }

@@ -24,7 +24,7 @@ func main() {
 
 func run(ctx context.Context) int {
 	bin := flag.String("watchdog", "bin/watchdog", "the watchdog binary")
-	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood | proxycompare | proxyprofile | proxysyscalls | proxyab | proxyheld")
+	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood | proxycompare | proxyprofile | proxysyscalls | proxyab | proxyheld | stdio")
 	samples := flag.Int("samples", 1000, "samples for latency modes")
 	files := flag.Int("files", 20, "followed log files (idle, latency)")
 	servers := flag.Int("servers", 2, "servers (idle; latency: more than its own 25)")
@@ -66,6 +66,10 @@ func run(ctx context.Context) int {
 		err = b.flood(ctx, *lines)
 	case "serve":
 		err = serve(ctx, *upstreams)
+	case "stdio":
+		err = b.stdioBench(ctx, *samples, *dur)
+	case "stdioresponder":
+		err = stdioResponder()
 	default:
 		err = b.proxyMode(ctx, *mode, proxyFlags{upstreams: *upstreams, concs: *concs, window: *window, rounds: *rounds,
 			perf: *perf, variants: *variants, held: *held})
