@@ -3,6 +3,7 @@ package hosts
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -288,22 +289,63 @@ func (tb *table) writeStdio(b *strings.Builder) {
 }
 
 // toldCell is what the model was told after the kill, for the table: the
-// first failed call's text, and the last when it differs.
+// first failed call's text, and the last when it says something else.
 func toldCell(told []string) string {
 	if len(told) == 0 {
 		return "the echo, every call"
 	}
-	short := func(s string) string {
-		s, _, _ = strings.Cut(s, "\n\nStack backtrace") // Codex CLI's
-		s = strings.Join(strings.Fields(s), " ")
-		if len(s) > 160 {
-			s = s[:160] + "…"
+	first, last := toldText(told[0]), toldText(told[len(told)-1])
+	if last == first {
+		return first
+	}
+	return first + ", then " + last
+}
+
+// sdkMessage is the SDK's error message inside a host's JSON of it
+// (Gemini CLI's functionResponse), escaped once or more.
+var sdkMessage = regexp.MustCompile(`message\\*"\s*:\s*\\*"([^"\\]+)`)
+
+// toldText is a failed call's text for the table: without Codex CLI's
+// frame (its wall time, its stack), the SDK's message alone where a host
+// wraps it in JSON of its own, on one line, short.
+func toldText(s string) string {
+	if out, ok := strings.CutPrefix(s, "Wall time:"); ok {
+		_, s, _ = strings.Cut(out, "\nOutput:")
+	}
+	s, _, _ = strings.Cut(s, "\n\nStack backtrace")
+	if m := sdkMessage.FindStringSubmatch(s); m != nil {
+		s = "… " + m[1]
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return "`" + strings.NewReplacer("|", "\\|", "`", "'").Replace(s) + "`"
+}
+
+// The stdio table says what the model was told as the host's user would
+// read it: Codex CLI's frame and Gemini CLI's JSON taken off, a second
+// text only when it says something else.
+func TestStdioToldCell(t *testing.T) {
+	t.Parallel()
+	codex := func(took string) string {
+		return "Wall time: " + took + " seconds\nOutput:tool call error: tool call failed for `demo/echo`\n\nCaused by:\n    Transport closed\n\nStack backtrace:\n   0: <unknown>"
+	}
+	gemini := func(text string) string {
+		return `{"error":"MCP tool 'echo' reported tool error for function call: {\"name\":\"echo\",\"args\":{\"text\":\"` + text +
+			`\"}} with response: [{\"functionResponse\":{\"name\":\"echo\",\"response\":{\"error\":{\"message\":\"Not connected\",\"isError\":true}}}}]"}`
+	}
+	for _, c := range []struct {
+		told []string
+		want string
+	}{
+		{nil, "the echo, every call"},
+		{[]string{codex("0.1047"), codex("0.0399")}, "`tool call error: tool call failed for 'demo/echo' Caused by: Transport closed`"},
+		{[]string{gemini("stdio-2"), gemini("stdio-4")}, "`… Not connected`"},
+		{[]string{"Not connected", "Tool 'x' | gone"}, "`Not connected`, then `Tool 'x' \\| gone`"},
+	} {
+		if got := toldCell(c.told); got != c.want {
+			t.Errorf("toldCell(%q) = %s; want %s", c.told, got, c.want)
 		}
-		return "`" + strings.NewReplacer("|", "\\|", "`", "'").Replace(s) + "`"
 	}
-	out := short(told[0])
-	if last := told[len(told)-1]; last != told[0] {
-		out += ", then " + short(last)
-	}
-	return out
 }
