@@ -85,6 +85,13 @@ func TestDeb(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(root, "usr/bin/watchdog")); err != nil || fi.Mode().Perm() != 0o755 {
 		t.Errorf("usr/bin/watchdog mode: %v %v", fi, err)
 	}
+	// Removing the package gives every host back (cmd/watchdog's
+	// TestPrermGivesEveryUsersHostsBack runs the script itself).
+	control := filepath.Join(tmp, "control")
+	dpkgDeb(t, "-e", deb, control)
+	if b, err := os.ReadFile(filepath.Join(control, "prerm")); err != nil || !strings.Contains(string(b), "hosts release --all") {
+		t.Errorf("the package's prerm: %v\n%s", err, b)
+	}
 }
 
 // TestAppBundle assembles the .app around a given binary (the darwin build

@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/healer/adopt"
@@ -122,6 +124,7 @@ type hostFlags struct {
 	servers, projects multiFlag
 	force             *bool
 	noAutostart       *bool // adopt only
+	all               *bool // release only
 }
 
 func newHostFlags(name string, c cli, force string) (*flag.FlagSet, *hostFlags) {
@@ -133,7 +136,7 @@ func newHostFlags(name string, c cli, force string) (*flag.FlagSet, *hostFlags) 
 	return fs, hf
 }
 
-// cmdHostsAdopt routes a host's Streamable HTTP servers through the proxy.
+// cmdHostsAdopt routes a host's HTTP servers through the proxy and runs its stdio servers under `watchdog stdio`.
 func cmdHostsAdopt(ctx context.Context, c cli, args []string) int {
 	fs, hf := newHostFlags("hosts adopt", c, "adopt a server named with --server even though it signs in with OAuth (its sign-in will fail)")
 	hf.noAutostart = fs.Bool("no-autostart", false, "leave start at login as it is (hosts then depend on a running watchdog)")
@@ -148,12 +151,22 @@ func cmdHostsAdopt(ctx context.Context, c cli, args []string) int {
 	return adoptDone(c, *o, sv, res, err, "adopt")
 }
 
-// cmdHostsRelease puts a host's original URLs back.
+// cmdHostsRelease puts a host's original URLs and commands back; --all
+// every adopted host's (what removing the package runs).
 func cmdHostsRelease(ctx context.Context, c cli, args []string) int {
 	fs, hf := newHostFlags("hosts release", c, "forget the values changed since adopt (never written over)")
+	hf.all = fs.Bool("all", false, "release every adopted host (what removing the package runs)")
 	o, sv, code := adoptOptions(ctx, c, fs, hf, args)
 	if code != exitOK || o == nil {
 		return code
+	}
+	if *hf.all {
+		results, err := adopt.ReleaseAll(ctx, *o, func(p host.Profile) []string { return find.Paths(p, findOptions(c, hf.projects)) })
+		for _, name := range slices.Sorted(maps.Keys(results)) {
+			p, _ := host.Lookup(name)
+			results[name].WriteText(c.stdout, p)
+		}
+		return adoptDone(c, *o, sv, adopt.Result{}, err, "release --all")
 	}
 	res, err := adopt.Release(ctx, *o)
 	if err == nil && res.Changed {
@@ -170,11 +183,19 @@ func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, a
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}
-	if len(pos) != 1 {
-		fmt.Fprintf(c.stderr, "watchdog %s: name one host, e.g. %q (known: %s)\n", fs.Name(), host.Default().Name, strings.Join(host.Names(), ", "))
+	all := hf.all != nil && *hf.all
+	if len(pos) != 1 && !(all && len(pos) == 0) {
+		more := ""
+		if hf.all != nil {
+			more = ", or --all"
+		}
+		fmt.Fprintf(c.stderr, "watchdog %s: name one host, e.g. %q (known: %s)%s\n", fs.Name(), host.Default().Name, strings.Join(host.Names(), ", "), more)
 		return nil, nil, exitUsage
 	}
-	p, ok := host.Lookup(pos[0])
+	p, ok := host.Profile{}, all
+	if !all {
+		p, ok = host.Lookup(pos[0])
+	}
 	if !ok {
 		fmt.Fprintf(c.stderr, "watchdog %s: %q is not a host the watchdog knows; known: %s\n", fs.Name(), pos[0], strings.Join(host.Names(), ", "))
 		return nil, nil, exitUsage
@@ -227,28 +248,19 @@ func adoptStateDir(c cli, co common) (string, int) {
 
 // adoptDone prints what adopt or release did and what the user must do next.
 func adoptDone(c cli, o adopt.Options, sv *adopt.Supervision, res adopt.Result, err error, verb string) int {
-	esc := textsafe.Escape
-	for _, l := range res.Lines {
-		fmt.Fprintf(c.stdout, "%s: %s\n", esc(o.Host.Name), esc(l))
-	}
+	res.WriteText(c.stdout, o.Host)
 	for _, l := range sv.Said {
-		fmt.Fprintf(c.stdout, "supervisor: %s\n", esc(l))
+		fmt.Fprintf(c.stdout, "supervisor: %s\n", textsafe.Escape(l))
 	}
 	if err != nil {
-		fmt.Fprintf(c.stderr, "watchdog hosts %s: %s\n", verb, esc(err.Error()))
-		if errors.Is(err, adopt.ErrNoServer) || errors.Is(err, adopt.ErrNotAdopted) || errors.Is(err, adopt.ErrOAuth) {
+		fmt.Fprintf(c.stderr, "watchdog hosts %s: %s\n", verb, textsafe.Escape(err.Error()))
+		if adopt.Refused(err) {
 			return exitUsage
 		}
 		return exitFailed
 	}
 	if !res.Changed {
 		return exitOK
-	}
-	switch {
-	case res.RestartHost && o.Host.OneShot:
-		fmt.Fprintf(c.stdout, "%s's next run reads its changed config (a run under way keeps the old one)\n", esc(o.Host.Name))
-	case res.RestartHost:
-		fmt.Fprintf(c.stdout, "restart %s so that it reads its changed config\n", esc(o.Host.Name))
 	}
 	if verb != "adopt" {
 		return exitOK
@@ -257,7 +269,7 @@ func adoptDone(c cli, o adopt.Options, sv *adopt.Supervision, res adopt.Result, 
 		fmt.Fprintln(c.stdout, "the running watchdog serves the proxies (`watchdog status` shows them)")
 	} else {
 		fmt.Fprintf(c.stdout, "no watchdog serves them now: %s's adopted servers fail until one does (`watchdog run`, and `watchdog autostart enable` to keep it running)\n",
-			esc(o.Host.Name))
+			textsafe.Escape(o.Host.Name))
 	}
 	return exitOK
 }

@@ -34,7 +34,7 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 	passed := takeSockets(c, cfg, stateDir)
 	defer passed.Close() // those Serve did not get (it closes its own)
 	useTray := !*headless && !asProxy && tray.SessionBusAvailable()
-	fmt.Fprintln(c.stderr, "watchdog: "+runMode(asProxy, *headless, useTray))
+	fmt.Fprintln(c.stderr, "watchdog: "+daemon.RunMode(asProxy, *headless, useTray))
 	// Before the lock: nothing is opened in a directory where others
 	// could have planted links.
 	if err := fsutil.PrivateDir(stateDir); err != nil {
@@ -71,19 +71,6 @@ func cmdRun(ctx context.Context, c cli, args []string) int {
 		return exitFailed
 	}
 	return exitOK
-}
-
-// runMode says what this process runs as.
-func runMode(asProxy, headless, useTray bool) string {
-	switch {
-	case asProxy:
-		return "serving the proxies alone (watchdog proxy)"
-	case headless:
-		return "running headless (--headless)"
-	case useTray:
-		return "running with a tray (desktop session bus found)"
-	}
-	return "running headless (no desktop session bus)"
 }
 
 // serveDaemon runs the daemon, with a tray or without, and lets go of the

@@ -4,19 +4,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer/stdio"
 	"github.com/mcpwatchdog/watchdog/internal/config"
-	"github.com/mcpwatchdog/watchdog/internal/memtrim"
 )
-
-// stdioTrim is when `watchdog stdio` first lets go of its binary's pages.
-const stdioTrim = 2 * time.Second
 
 // cmdStdio is what an adopted host runs in place of a stdio server. It
 // reads no config (a broken one must not break the server); what it needs
@@ -42,16 +36,9 @@ func cmdStdio(ctx context.Context, c cli, args []string) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
 	defer signal.Stop(sigs)
-	// Most of the binary is mapped by package init and never touched by
-	// a relay: its pages are let go of once the server is up (and each
-	// minute), and the heap a burst of messages grew, once it is over.
-	tctx, stop := context.WithCancel(ctx)
-	defer stop()
-	go memtrim.LoopEvery(tctx, slog.New(slog.NewTextHandler(c.stderr, nil)), stdioTrim, time.Minute)
-	go memtrim.HeapLoop(tctx)
 	// The host's signals end the server through Signals, not ctx.
 	code, err := stdio.Run(context.WithoutCancel(ctx), stdio.Options{Command: fs.Args(), Server: *server, Host: *hostName,
-		RestartHung: *hung, StateDir: dir, Signals: sigs, Stdin: os.Stdin, Stdout: c.stdout, Stderr: c.stderr})
+		RestartHung: *hung, StateDir: dir, Trim: true, Signals: sigs, Stdin: os.Stdin, Stdout: c.stdout, Stderr: c.stderr})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog stdio: %v\n", err)
 	}

@@ -54,7 +54,7 @@ func commands() []command {
 		{"probe", "URL [--json]", "classify one MCP endpoint; leaves no session behind", cmdProbe},
 		{"patch", "status|apply|revert", "fix " + host.Default().Client.ShortName() + "'s session-loss bug: [--module PATH] [--force]", cmdPatch},
 		{"demo", "[--fast]", "the whole loop on an embedded real MCP server and client; no install needed", cmdDemo},
-		{"hosts", "[adopt|release HOST]", "every MCP host here, its servers and what protects each; adopt routes a host through the proxy, release undoes it", cmdHosts},
+		{"hosts", "[adopt|release HOST]", "every MCP host here, its servers and what protects each; adopt routes a host through the proxy and the stdio supervisor, release undoes it", cmdHosts},
 		{"doctor", "[--json]", "what was discovered and what is wrong, each with the fix (no daemon needed)", cmdDoctor},
 		{"stdio", "[--server NAME] -- CMD ARGS", "run a stdio MCP server for its host, starting it again when it dies", cmdStdio},
 		{"autostart", "enable|disable|status [--systemd]", "start at login", cmdAutostart},

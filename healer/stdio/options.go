@@ -28,6 +28,11 @@ type Options struct {
 	// Report, when set, is told each thing that happened (a start, an
 	// exit, a restart, a failed call); it must not block.
 	Report func(proxywire.Stdio)
+	// Trim: let go of resident memory a relay does not use (memtrim): the
+	// binary's pages package init mapped, 2 s after the start and each
+	// minute after, and the heap a burst of messages grew. For a process
+	// of its own (`watchdog stdio`), not a test's.
+	Trim bool
 	// StateDir, when set, is the daemon's state directory: Run listens
 	// there for it (Link) and tells it what Report is told. A socket that
 	// cannot be made is said on Stderr; the server runs all the same.

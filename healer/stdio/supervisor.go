@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/memtrim"
 	"github.com/mcpwatchdog/watchdog/internal/proxywire"
 )
 
@@ -109,6 +111,9 @@ func Run(ctx context.Context, opt Options) (int, error) {
 		s.wg.Add(1)
 		go s.passSignals(ctx)
 	}
+	if opt.Trim {
+		s.trim()
+	}
 	hostDone := make(chan error, 1)
 	go func() { hostDone <- s.fromHost() }() // ends when the caller's Stdin ends
 	select {
@@ -143,6 +148,21 @@ func (s *Supervisor) link(ctx context.Context) (stop func()) {
 	go func() { defer close(done); l.Serve(lctx) }()
 	return func() { cancel(); <-done }
 }
+
+// trim lets go of what a relay does not use until the host goes.
+func (s *Supervisor) trim() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.wg.Add(3)
+	go func() { defer s.wg.Done(); <-s.stopped; cancel() }()
+	go func() {
+		defer s.wg.Done()
+		memtrim.LoopEvery(ctx, slog.New(slog.NewTextHandler(s.opt.Stderr, nil)), trimFirst, time.Minute)
+	}()
+	go func() { defer s.wg.Done(); memtrim.HeapLoop(ctx) }()
+}
+
+// trimFirst: a relay's start-up is over once its server is up.
+const trimFirst = 2 * time.Second
 
 func newSupervisor(opt Options) *Supervisor {
 	lim := DefaultLimits()

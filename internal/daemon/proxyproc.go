@@ -398,3 +398,17 @@ func (h *proxyHub) readLink(l *hubLink) {
 		}
 	}
 }
+
+// RunMode says what a `watchdog run` process runs as: the proxy process
+// alone, or the daemon headless or with a tray, and why.
+func RunMode(asProxy, headless, useTray bool) string {
+	switch {
+	case asProxy:
+		return "serving the proxies alone (watchdog proxy)"
+	case headless:
+		return "running headless (--headless)"
+	case useTray:
+		return "running with a tray (desktop session bus found)"
+	}
+	return "running headless (no desktop session bus)"
+}
