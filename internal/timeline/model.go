@@ -125,7 +125,8 @@ func (b *builder) apply(rec journal.Record) {
 		if secs, ok := rec.Extra["idle_timeout_seconds"].(float64); ok && rec.Server != "" {
 			b.server(rec.Server).Timeout = time.Duration(secs * float64(time.Second))
 		}
-	case health.EvServerDown, health.EvServerUp:
+	case health.EvServerDown, health.EvServerUp, health.EvStdioExited, health.EvStdioRestarted, health.EvStdioCallFailed,
+		health.EvStdioGaveUp, health.EvStdioHung, health.EvStdioChanged:
 		if rec.Server != "" {
 			s := b.server(rec.Server)
 			s.Marks = append(s.Marks, mark(rec))

@@ -205,3 +205,24 @@ func TestOtherClientsAreSummed(t *testing.T) {
 		}
 	}
 }
+
+// A stdio server's crash, restart and give-up are marks on its lane, a
+// crash drawn as bad and a restart as a restart.
+func TestStdioEventsAreMarks(t *testing.T) {
+	recs := []journal.Record{
+		rec(10, health.EvStdioExited, "filesystem", ""),
+		rec(10, health.EvStdioCallFailed, "filesystem", ""),
+		rec(11, health.EvStdioRestarted, "filesystem", ""),
+		rec(40, health.EvStdioGaveUp, "filesystem", ""),
+	}
+	p := Build(recs, at(0), at(60))
+	if len(p.Servers) != 1 || p.Servers[0].Name != "filesystem" || len(p.Servers[0].Marks) != 4 {
+		t.Fatalf("servers: %+v", p.Servers)
+	}
+	want := []string{"bad", "bad", "restart", "bad"}
+	for i, m := range p.Servers[0].Marks {
+		if got := markClass(m.Kind); got != want[i] {
+			t.Errorf("mark %d (%s): class %q, want %q", i, m.Kind, got, want[i])
+		}
+	}
+}

@@ -280,9 +280,10 @@ func markClass(k health.EventKind) string {
 	switch k {
 	case health.EvHealStarted:
 		return "heal"
-	case health.EvHealFailed, health.EvServerDown, health.EvHostDown:
+	case health.EvHealFailed, health.EvServerDown, health.EvHostDown, health.EvStdioExited, health.EvStdioCallFailed,
+		health.EvStdioGaveUp, health.EvStdioHung:
 		return "bad"
-	case health.EvHostRestarted:
+	case health.EvHostRestarted, health.EvStdioRestarted:
 		return "restart"
 	case health.EvStarted, health.EvStopped:
 		return "watchdog"
