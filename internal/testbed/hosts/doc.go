@@ -5,4 +5,8 @@
 // would see of each call. The hosts are installed by `make deps`
 // (scripts/deps-dsh.sh for DSH); a test whose host is missing fails with
 // ErrMissingDeps naming that fix, never skips.
+//
+// A rig's server is a real HTTP one (NewRig), or a stdio one the host
+// starts itself from its config (NewStdioRig, StdioServer: the stdio
+// crash cells of TestStdioCrash, which kill it and count its starts).
 package hosts
