@@ -113,17 +113,26 @@ type rig struct {
 
 type rigOpt func(*stdio.Options)
 
+// stdioOptions is stdio.Options, for rig options written inline.
+type stdioOptions = stdio.Options
+
 func restartHung(o *stdio.Options) { o.RestartHung = true }
 
 // start runs the test server with args under a supervisor.
 func start(t *testing.T, args []string, opts ...rigOpt) *rig {
+	t.Helper()
+	return startCmd(t, serverBin, args, opts...)
+}
+
+// startCmd runs the server at bin with args under a supervisor.
+func startCmd(t *testing.T, bin string, args []string, opts ...rigOpt) *rig {
 	t.Helper()
 	r := &rig{t: t, pids: filepath.Join(t.TempDir(), "pids"), stderr: &syncBuf{keep: 1 << 20}, done: make(chan int, 1)}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	r.hostIn, r.hostOut = inW, outR
 	lim := fastLimits()
-	opt := stdio.Options{Command: append([]string{serverBin, "-pids", r.pids}, args...), Server: "mem", Host: "Codex CLI",
+	opt := stdio.Options{Command: append([]string{bin, "-pids", r.pids}, args...), Server: "mem", Host: "Codex CLI",
 		Stdin: inR, Stdout: outW, Stderr: r.stderr, Limits: &lim, Report: r.report}
 	for _, o := range opts {
 		o(&opt)

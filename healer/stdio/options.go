@@ -64,6 +64,10 @@ type Limits struct {
 	// RestartWait is how long a request waits for a restart under way
 	// before it gets an error.
 	RestartWait time.Duration
+	// StartWait is how long a new run has to answer the replayed
+	// initialize (a server that npx fetches takes seconds); past it the
+	// run is killed, and that counts as an exit.
+	StartWait time.Duration
 	// HangAfter: a request unanswered this long gets the server a ping;
 	// PingWait unanswered, the server is said to hang.
 	HangAfter, PingWait time.Duration
@@ -87,6 +91,7 @@ const (
 	DefaultBackoff     = 250 * time.Millisecond
 	DefaultMaxBackoff  = 4 * time.Second
 	DefaultRestartWait = 30 * time.Second
+	DefaultStartWait   = 60 * time.Second
 	DefaultHangAfter   = 30 * time.Second
 	DefaultPingWait    = 5 * time.Second
 	DefaultWriteWait   = 30 * time.Second
@@ -97,7 +102,7 @@ const (
 // DefaultLimits are the limits Run uses when Options.Limits is nil.
 func DefaultLimits() Limits {
 	return Limits{CrashLoop: DefaultCrashLoop, CrashWindow: DefaultCrashWindow, Backoff: DefaultBackoff,
-		MaxBackoff: DefaultMaxBackoff, RestartWait: DefaultRestartWait, HangAfter: DefaultHangAfter,
+		MaxBackoff: DefaultMaxBackoff, RestartWait: DefaultRestartWait, StartWait: DefaultStartWait, HangAfter: DefaultHangAfter,
 		PingWait: DefaultPingWait, WriteWait: DefaultWriteWait, Grace: DefaultGrace, Whole: DefaultWhole}
 }
 
@@ -119,6 +124,7 @@ func (l Limits) filled() Limits {
 	pick(&l.Backoff, d.Backoff)
 	pick(&l.MaxBackoff, d.MaxBackoff)
 	pick(&l.RestartWait, d.RestartWait)
+	pick(&l.StartWait, d.StartWait)
 	pick(&l.HangAfter, d.HangAfter)
 	pick(&l.PingWait, d.PingWait)
 	pick(&l.WriteWait, d.WriteWait)

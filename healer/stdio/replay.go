@@ -77,7 +77,7 @@ func (s *Supervisor) replay(c *child, sess *session) (changed string, answer []b
 		// it is sent again as a call.
 		return "", nil, nil
 	}
-	answer, err = s.ask(c, sess.initialize, "initialize", s.lim.RestartWait)
+	answer, err = s.ask(c, sess.initialize, "initialize", s.lim.StartWait)
 	if err != nil {
 		return "", nil, err
 	}

@@ -8,6 +8,7 @@
 //	             noread (never reads stdin); exit (exits at once, status 3)
 //	-version V   the serverInfo version it says (@FILE: read from FILE at start)
 //	-listchanged declare tools.listChanged
+//	-again-delay D  on every start but the first, wait D before serving
 //
 // Tools: echo {text}; crash (exits with status 3 mid-call, after a line on
 // stderr); slow {ms}; freeze (stops the process: SIGSTOP, a hang);
@@ -36,7 +37,13 @@ func main() {
 	size := flag.Int("size", 100<<20, "bytes of the bigline")
 	version := flag.String("version", "1.0.0", "serverInfo version")
 	listChanged := flag.Bool("listchanged", false, "declare tools.listChanged")
+	again := flag.Duration("again-delay", 0, "on every start after the first (the pids file has a line), wait this long before serving")
 	flag.Parse()
+	if *again > 0 && *pids != "" {
+		if b, err := os.ReadFile(*pids); err == nil && len(b) > 0 {
+			time.Sleep(*again)
+		}
+	}
 	if *pids != "" {
 		appendLine(*pids, fmt.Sprint(os.Getpid()))
 	}
