@@ -97,6 +97,9 @@ added=$(pm added-p50-ms)
 verdict=$(awk -v a="$added" 'BEGIN { print (a != "" && a + 0 <= 1) ? "met" : "**missed**" }')
 echo "| a tool call through the proxy vs straight to the Go SDK server, loopback, 1,000 calls each way, alternated | added p50 ${added} ms, p99 $(pm added-p99-ms) ms (straight: p50 $(pm direct-p50-ms), p99 $(pm direct-p99-ms) ms; through the proxy: p50 $(pm proxy-p50-ms), p99 $(pm proxy-p99-ms) ms); $(pm proxy-calls/s) calls/s one at a time | added p50 ≤ 1 ms | $verdict |" >>"$rows"
 
+echo "bench: watchdog stdio beside a bare pipe, then idle $IDLE" >&2
+bench -mode stdio -samples 40000 -duration "$IDLE" -settle 10s
+
 if [[ $PROXY == run ]]; then
   PROXY_SECTION_OUT=$proxysec bash scripts/bench-proxy.sh
 fi
