@@ -123,7 +123,7 @@ func (b *bench) stdioBench(ctx context.Context, samples int, idle time.Duration)
 	}
 	defer shim.close()
 	paths := []*stdioPeer{bare, shim}
-	times := [2][]time.Duration{} // one message's latency, both ways
+	times := [2][]time.Duration{}   // one message's latency, both ways
 	ways := [2][2][]time.Duration{} // the same by way: to the server, back
 	const round = 500
 	id := 0
