@@ -1,3 +1,7 @@
+//go:build linux
+
+// The behaviour tests read /proc (a process's state, the unread bytes of its
+// stdin, its peak RSS): they build on Linux only.
 package stdio_test
 
 import (
