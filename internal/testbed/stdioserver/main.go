@@ -10,7 +10,8 @@
 //	-listchanged declare tools.listChanged
 //	-again-delay D  on every start but the first, wait D before serving
 //
-// Tools: echo {text}; crash (exits with status 3 mid-call, after a line on
+// Tools: echo {text}; stall-lists (every later tools/list read and left
+// unanswered); crash (exits with status 3 mid-call, after a line on
 // stderr); slow {ms}; freeze (stops the process: SIGSTOP, a hang);
 // count (calls this process has served); child (starts a grandchild that
 // sleeps, writing its pid to -pids with a g prefix); roots (asks the host
@@ -25,6 +26,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -145,6 +147,24 @@ func addTools(srv *mcp.Server, pids string) {
 
 // addMisbehaving adds the tools that crash, hang or take their time.
 func addMisbehaving(srv *mcp.Server) {
+	// stall-lists: every later tools/list is read and never answered (the
+	// process lives and answers the rest).
+	var stalled atomic.Bool
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" && stalled.Load() {
+				fmt.Fprintln(os.Stderr, "stdioserver: holding a tools/list, unanswered")
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return next(ctx, method, req)
+		}
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "stall-lists", Description: "Leaves every later tools/list unanswered."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			stalled.Store(true)
+			return text("stalled"), nil, nil
+		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "crash", Description: "Exits mid-call."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 			fmt.Fprintln(os.Stderr, "stdioserver: crashing on purpose")
