@@ -18,7 +18,7 @@ DEBUGTAGS := -tags watchdogdebug
 # about 1.5 MB less. The macOS tray needs cgo; tests keep it too (-race).
 BUILD_CGO ?= $(if $(filter Darwin,$(shell uname -s)),1,0)
 
-.PHONY: all build deps test check vet fuzz bench bench-proxy repro clean soak soak-short pictures test-long-stream hosts
+.PHONY: all build deps test check vet fuzz bench bench-proxy bench-stdio repro clean soak soak-short pictures test-long-stream hosts
 
 all: build
 
@@ -110,6 +110,12 @@ hosts: deps
 # Benchmarks; the table lands in docs/BENCHMARKS.md.
 bench: build
 	bash scripts/bench.sh
+
+# watchdog stdio's part of make bench alone (a few minutes): one message's
+# added latency each way beside a bare pipe, its idle CPU and memory; it
+# rewrites the stdio section of docs/BENCHMARKS.md.
+bench-stdio: build
+	bash scripts/bench-stdio.sh
 
 # The proxy's part of make bench alone (about 25 minutes, not the hour of
 # the whole): the watchdog's proxy beside nginx and HAProxy in front of
