@@ -81,6 +81,7 @@ func (a *stdioAdoption) check(t *testing.T, r *Rig, got stdioRow) {
 			// Code do on a run): release must keep every byte of that,
 			// and put back only the command adopt changed.
 			want, how = unwrapped(held[path], wrappers, r.Stdio.Argv[0]), "as the host left it, its entry's command put back"
+			t.Logf("%s rewrote %s during its run: release must give back its bytes, the command put back", a.prof.Name, path)
 		}
 		if now := after[path]; !bytes.Equal(now, want) {
 			t.Errorf("release did not give %s back byte for byte (%s):\nwant:\n%s\nafter release:\n%s", path, how, want, now)
