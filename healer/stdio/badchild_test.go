@@ -4,10 +4,8 @@ package stdio_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -184,26 +182,11 @@ type shimRun struct {
 // its stdin and stdout, then closes its stdin and waits for it to end.
 func runShimProcess(t *testing.T, args []string, talk func(in *os.File, out *bufio.Reader)) shimRun {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], append([]string{"--", serverBin}, args...)...)
-	cmd.Env = append(os.Environ(), shimEnv+"=1")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	errBuf := &syncBuf{keep: 4096}
-	cmd.Stderr = errBuf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	talk(in.(*os.File), bufio.NewReaderSize(stdout, 1<<20))
+	cmd, in, out := shimProcess(t, args...)
+	talk(in, out)
 	run := shimRun{pid: cmd.Process.Pid, peakRSS: peakRSS(cmd.Process.Pid)}
 	_ = in.Close()
+	errBuf := cmd.Stderr.(*syncBuf)
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("the supervisor process: %v (stderr: %s)", err, errBuf)
 	}

@@ -107,5 +107,5 @@ func shimProcess(t *testing.T, args ...string) (*exec.Cmd, *os.File, *bufio.Read
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	return cmd, in.(*os.File), bufio.NewReader(stdout)
+	return cmd, in.(*os.File), bufio.NewReaderSize(stdout, 1<<20)
 }
