@@ -209,7 +209,11 @@ var eras = []string{legacy, modern}
 // client connects a real Go SDK client as the host, speaking era.
 func (r *rig) client(opts *mcp.ClientOptions, era string) *mcp.ClientSession {
 	r.t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, opts)
+	return r.connect(mcp.NewClient(&mcp.Implementation{Name: "test-host", Version: "1"}, opts), era)
+}
+
+func (r *rig) connect(c *mcp.Client, era string) *mcp.ClientSession {
+	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: r.hostOut, Writer: r.hostIn}, &mcp.ClientSessionOptions{ProtocolVersion: era})
@@ -242,14 +246,7 @@ func (r *rig) clientWithRoots(era string, roots ...string) *mcp.ClientSession {
 		//lint:ignore SA1019 roots/list is the legacy era's server-to-host request, which the supervisor relays
 		c.AddRoots(&mcp.Root{URI: u})
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.IOTransport{Reader: r.hostOut, Writer: r.hostIn}, &mcp.ClientSessionOptions{ProtocolVersion: era})
-	if err != nil {
-		r.t.Fatalf("connect through the supervisor: %v", err)
-	}
-	r.t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return r.connect(c, era)
 }
 
 // call calls tool and returns its text, or the error's.
