@@ -170,9 +170,7 @@ func (s *Supervisor) restart(diedAt time.Time, delay time.Duration) {
 		c.signal(syscall.SIGKILL) // its death comes back through reap, as a crash
 		return
 	}
-	for _, line := range s.again(gen) {
-		_ = c.write(line)
-	}
+	s.sendAgain(c)
 	s.mu.Lock()
 	if s.cur == c && s.phase == phaseRestarting {
 		s.setPhase(phaseUp)
@@ -217,28 +215,33 @@ func (s *Supervisor) sleep(d time.Duration) bool {
 	}
 }
 
-// again is the kept calls that may be sent again, now sent to run gen.
-func (s *Supervisor) again(gen int) [][]byte {
+// sendAgain sends run c the kept calls that may be sent again, oldest
+// first, each recorded where it is written in c's input as toServer
+// records a call (a second death judges it by c's reading, not the
+// first run's).
+func (s *Supervisor) sendAgain(c *child) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	type kept struct {
-		at   time.Time
-		line []byte
-	}
-	var ks []kept
+	var kept []*call
 	for _, cl := range s.calls {
-		if cl.again && cl.line != nil && cl.gen < gen {
-			cl.gen = gen
-			ks = append(ks, kept{cl.at, bytes.Clone(cl.line)})
+		if cl.again && cl.line != nil && cl.gen < c.gen {
+			kept = append(kept, cl)
 		}
 	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i].at.Before(ks[j].at) })
-	out := make([][]byte, len(ks))
-	for i, k := range ks {
-		out[i] = k.line
-	}
-	if len(out) > 0 {
+	sort.Slice(kept, func(i, j int) bool { return kept[i].at.Before(kept[j].at) })
+	if len(kept) > 0 {
 		s.armHang()
 	}
-	return out
+	s.mu.Unlock()
+	for _, cl := range kept {
+		c.inMu.Lock()
+		s.mu.Lock()
+		cl.gen, cl.start = c.gen, c.written
+		line := append(bytes.Clone(cl.line), '\n')
+		s.mu.Unlock()
+		err := c.writeLocked(line)
+		c.inMu.Unlock()
+		if err != nil {
+			return // its death comes through reap, and judges what was written
+		}
+	}
 }
