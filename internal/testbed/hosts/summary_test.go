@@ -33,6 +33,27 @@ var summaryColumns = []struct {
 	{"through the watchdog's proxy", func(r row) bool { return r.setup == "proxied" || r.setup == "adopted" }},
 }
 
+// stdioColumns are the README table's stdio columns: what the host's
+// calls did when its stdio server was killed -9 after the 1st and 2nd of
+// them (stdio_test.go), alone and through `watchdog stdio`.
+var stdioColumns = []struct{ title, setup string }{
+	{"a stdio server killed -9 twice", "straight"},
+	{"the same, adopted (`watchdog stdio`)", "adopted"},
+}
+
+// stdioCell says what host's calls did in its stdio cell of setup: the
+// calls after the first kill, as the other columns count the calls after
+// a loss.
+func (tb *table) stdioCell(host, setup string) string {
+	for _, r := range tb.stdio {
+		if r.host == host && r.setup == setup {
+			after := row{calls: stdioCalls - 1, failed: stdioCalls - r.ok}
+			return after.verdict()
+		}
+	}
+	return "—"
+}
+
 // direct: the host reached the server itself, unhelped.
 func (r row) direct() bool { return r.setup == "direct" || r.setup == "unpatched" }
 
@@ -43,24 +64,32 @@ func (tb *table) summary() string {
 	defer tb.mu.Unlock()
 	versions := slices.Sorted(slices.Values(tb.versions))
 	var b strings.Builder
-	fmt.Fprintf(&b, "Measured by `make hosts` on %s on the real %s: three calls after each idle expiry and server restart "+
+	fmt.Fprintf(&b, "Measured by `make hosts` on %s on the real %s: three calls after each idle expiry and server restart; "+
+		"four calls to a stdio server killed -9 after the 1st and the 2nd (its columns count the three after the first kill) "+
 		"([every cell](docs/HOSTS-LATEST.md)).\n\n", time.Now().UTC().Format("2006-01-02"), strings.Join(versions, ", "))
 	b.WriteString("| host |")
 	for _, c := range summaryColumns {
 		b.WriteString(" " + c.title + " |")
 	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(summaryColumns)) + "\n")
+	for _, c := range stdioColumns {
+		b.WriteString(" " + c.title + " |")
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(summaryColumns)+len(stdioColumns)) + "\n")
 	var hosts []string
 	for _, r := range tb.rows {
-		if !slices.Contains(hosts, r.host) {
-			hosts = append(hosts, r.host)
-		}
+		hosts = append(hosts, r.host)
+	}
+	for _, r := range tb.stdio {
+		hosts = append(hosts, r.host)
 	}
 	slices.Sort(hosts)
-	for _, h := range hosts {
+	for _, h := range slices.Compact(hosts) {
 		b.WriteString("| " + h + " |")
 		for _, c := range summaryColumns {
 			b.WriteString(" " + tb.cell(h, c.takes) + " |")
+		}
+		for _, c := range stdioColumns {
+			b.WriteString(" " + tb.stdioCell(h, c.setup) + " |")
 		}
 		b.WriteString("\n")
 	}
@@ -142,6 +171,7 @@ func TestSummaryBetweenTheMarkers(t *testing.T) {
 	} {
 		tb.add(r)
 	}
+	tb.stdio = []stdioRow{{host: "Codex CLI", setup: "straight", ok: 1, starts: 1}, {host: "Codex CLI", setup: "adopted", ok: 4, starts: 3}}
 	dir := t.TempDir()
 	readme := filepath.Join(dir, "README.md")
 	before, after := "# Title\n\nintro\n"+summaryBegin+"\n", summaryEnd+"\n\nrest\n"
@@ -152,7 +182,7 @@ func TestSummaryBetweenTheMarkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(readme)
-	want := "| Codex CLI | every call worked | STUCK | — | every call worked |\n"
+	want := "| Codex CLI | every call worked | STUCK | — | every call worked | STUCK | every call worked |\n"
 	if !strings.HasPrefix(string(got), before) || !strings.HasSuffix(string(got), after) ||
 		!strings.Contains(string(got), want) || strings.Contains(string(got), "stale") || !strings.Contains(string(got), "Codex CLI 0.169.0") {
 		t.Errorf("README after:\n%s\nwant the text around the markers kept, and the row %q", got, want)
