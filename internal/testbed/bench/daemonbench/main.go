@@ -70,6 +70,8 @@ func run(ctx context.Context) int {
 		err = b.stdioBench(ctx, *samples, *dur)
 	case "stdioresponder":
 		err = stdioResponder()
+	case "stdiorelay":
+		err = stdioRelay(flag.Args())
 	default:
 		err = b.proxyMode(ctx, *mode, proxyFlags{upstreams: *upstreams, concs: *concs, window: *window, rounds: *rounds,
 			perf: *perf, variants: *variants, held: *held})

@@ -102,9 +102,18 @@ func stdioResponder() error {
 	}
 }
 
-// stdioBench: a 1 KiB request and its 1 KiB answer through a bare pipe to
-// the responder and through `watchdog stdio` in front of the same
-// responder, in rounds that alternate which path goes first; then the
+// stdioPaths are the ways to the same responder the rounds take turns on:
+// a bare pipe, a trivial relay (io.Copy both ways, nothing read: the
+// floor of any process in the path), and `watchdog stdio`.
+const (
+	pathBare = iota
+	pathRelay
+	pathShim
+	stdioPaths
+)
+
+// stdioBench: a 1 KiB request and its 1 KiB answer through each path to
+// the same responder, in rounds that turn which path goes first; then the
 // supervisor's resident memory and its CPU while idle.
 func (b *bench) stdioBench(ctx context.Context, samples int, idle time.Duration) error {
 	self, err := os.Executable()
@@ -112,49 +121,76 @@ func (b *bench) stdioBench(ctx context.Context, samples int, idle time.Duration)
 		return err
 	}
 	responder := []string{self, "-mode", "stdioresponder"}
-	bare, err := startPeer(ctx, responder...)
+	argv := [stdioPaths][]string{
+		pathBare:  responder,
+		pathRelay: append([]string{self, "-mode", "stdiorelay", "--"}, responder...),
+		pathShim:  append([]string{b.bin, "stdio", "--server", "bench", "--state-dir", b.dir, "--"}, responder...),
+	}
+	var paths [stdioPaths]*stdioPeer
+	for i, a := range argv {
+		if paths[i], err = startPeer(ctx, a...); err != nil {
+			return err
+		}
+		defer paths[i].close()
+	}
+	times, err := stdioRounds(paths, samples)
 	if err != nil {
 		return err
 	}
-	defer bare.close()
-	shim, err := startPeer(ctx, append([]string{b.bin, "stdio", "--server", "bench", "--state-dir", b.dir, "--"}, responder...)...)
-	if err != nil {
-		return err
-	}
-	defer shim.close()
-	paths := []*stdioPeer{bare, shim}
-	times := [2][]time.Duration{}   // one message's latency, both ways
-	ways := [2][2][]time.Duration{} // the same by way: to the server, back
+	b50, b99 := percentiles(times[pathBare])
+	r50, r99 := percentiles(times[pathRelay])
+	s50, s99 := percentiles(times[pathShim])
+	us := func(d time.Duration) string { return fmt.Sprintf("%.1f µs", float64(d.Nanoseconds())/1e3) }
+	fmt.Printf("| one 1 KiB message, host to server or back, through `watchdog stdio` vs a bare pipe to the same server, %d messages each, in rounds that turn | added p50 %s, p99 %s (bare: p50 %s, p99 %s; through: p50 %s, p99 %s). A trivial relay (io.Copy both ways) adds p50 %s, p99 %s: the supervisor adds p50 %s over it | added p50 ≤ 50 µs, p99 ≤ 500 µs | %s |\n",
+		len(times[pathBare]), us(s50-b50), us(s99-b99), us(b50), us(b99), us(s50), us(s99), us(r50-b50), us(r99-b99), us(s50-r50),
+		verdict(s50-b50 <= 50*time.Microsecond && s99-b99 <= 500*time.Microsecond))
+	return b.stdioIdle(ctx, paths[pathShim], idle)
+}
+
+// stdioRounds takes the paths in turns of 500 round trips (the first
+// round warms up, unrecorded) and returns each path's message latencies,
+// both ways.
+func stdioRounds(paths [stdioPaths]*stdioPeer, samples int) ([stdioPaths][]time.Duration, error) {
+	var times [stdioPaths][]time.Duration
 	const round = 500
 	id := 0
-	for r := 0; r < samples/round+1; r++ { // the first round warms up, unrecorded
-		for k := range 2 {
-			i := (r + k) % 2
+	for r := 0; r < samples/round+1; r++ {
+		for k := range stdioPaths {
+			i := (r + k) % stdioPaths
 			for range round {
 				id++
 				there, back, err := paths[i].roundTrip(id)
 				if err != nil {
-					return err
+					return times, err
 				}
 				if r > 0 {
 					times[i] = append(times[i], there, back)
-					ways[i][0], ways[i][1] = append(ways[i][0], there), append(ways[i][1], back)
 				}
 			}
 		}
 	}
-	for w, name := range []string{"host to server", "server to host"} {
-		x50, _ := percentiles(ways[0][w])
-		y50, _ := percentiles(ways[1][w])
-		fmt.Fprintf(os.Stderr, "bench: stdio %s: bare p50 %v, through p50 %v\n", name, x50, y50)
+	return times, nil
+}
+
+// stdioRelay is the trivial relay: the command after "--" as its child,
+// its pipes copied both ways, nothing read.
+func stdioRelay(args []string) error {
+	cmd := exec.Command(args[0], args[1:]...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
 	}
-	b50, b99 := percentiles(times[0])
-	s50, s99 := percentiles(times[1])
-	us := func(d time.Duration) string { return fmt.Sprintf("%.1f µs", float64(d.Nanoseconds())/1e3) }
-	fmt.Printf("| one 1 KiB message, host to server or back, through `watchdog stdio` vs a bare pipe to the same server, %d messages each, in alternating rounds | added p50 %s, p99 %s (bare: p50 %s, p99 %s; through: p50 %s, p99 %s) | added p50 ≤ 50 µs, p99 ≤ 500 µs | %s |\n",
-		len(times[0]), us(s50-b50), us(s99-b99), us(b50), us(b99), us(s50), us(s99),
-		verdict(s50-b50 <= 50*time.Microsecond && s99-b99 <= 500*time.Microsecond))
-	return b.stdioIdle(ctx, shim, idle)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() { _, _ = io.Copy(in, os.Stdin); _ = in.Close() }() // ends with the bench's stdin
+	_, _ = io.Copy(os.Stdout, out)
+	return cmd.Wait()
 }
 
 // stdioIdle reads the supervisor's CPU (every thread's, from schedstat)
