@@ -82,8 +82,8 @@ func TestASignalIsPassedOnAndNotHealed(t *testing.T) {
 // and their answers pass through both ways.
 func TestServerToHostRequestsPassThrough(t *testing.T) {
 	r := start(t, nil)
-	cs := r.clientWithRoots(legacy, "file:///work/a")
-	if got, err := call(t, cs, "roots", map[string]any{}); err != nil || got != "file:///work/a" {
+	cs := r.clientWithRoots(legacy, "file:///projects/a")
+	if got, err := call(t, cs, "roots", map[string]any{}); err != nil || got != "file:///projects/a" {
 		t.Fatalf("roots through the supervisor: %q, %v", got, err)
 	}
 }
