@@ -67,20 +67,7 @@ func read(t *testing.T, path string) []byte {
 // text that is not ASCII).
 func TestAdoptThenReleaseGivesTheFileBack(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct{ fixture, as, host string }{
-		{"claude-code.json", ".claude.json", "Claude Code"}, {"claude-desktop.json", "claude_desktop_config.json", "Claude Desktop"},
-		{"cursor.json", "mcp.json", "Cursor"}, {"vscode.json", "mcp.json", "VS Code"}, {"windsurf.json", "mcp_config.json", "Windsurf"},
-		{"codex.toml", "config.toml", "Codex CLI"}, {"gemini.json", "settings.json", "Gemini CLI"}, {"dsh-cordis.yml", "cordis.yml", "DSH"},
-		{"claude-code-project/.mcp.json", ".mcp.json", "Claude Code"},
-		{"copilot-mcp-config.json", ".copilot/mcp-config.json", "Copilot CLI"}, {"copilot-mcp-config.json", ".copilot/mcp-config.json", "VS Code"},
-		{"opencode.jsonc", "opencode.jsonc", "opencode"}, {"opencode-v2.jsonc", "opencode.jsonc", "opencode"},
-		{"kilo.jsonc", "kilo.jsonc", "Kilo Code"}, {"kilocode-mcp_settings.json", ".kilocode/cli/global/settings/mcp_settings.json", "Kilo Code"},
-		{"cline_mcp_settings.json", "cline_mcp_settings.json", "Cline"}, {"cline-extension.json", "cline_mcp_settings.json", "Cline"},
-		{"qwen-settings.json", ".qwen/settings.json", "Qwen Code"}, {"crush.json", "crush.json", "Crush"},
-		{"goose-config.yaml", "config.yaml", "Goose"}, {"zed-settings.json", "settings.json", "Zed"},
-		{"continue-config.yaml", ".continue/config.yaml", "Continue"}, {"continue-block.yaml", ".continue/mcpServers/ha.yaml", "Continue"},
-		{"lmstudio-mcp.json", "mcp.json", "LM Studio"},
-	} {
+	for _, tt := range hostFixtures {
 		t.Run(tt.host+"/"+tt.fixture, func(t *testing.T) {
 			t.Parallel()
 			p, ok := host.Lookup(tt.host)

@@ -16,9 +16,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 )
 
-// stdioFixtures are the host fixtures with stdio entries, where each host
-// keeps its file.
-var stdioFixtures = []struct{ fixture, as, host string }{
+// hostFixtures are every host's fixtures (each has stdio entries too),
+// where each host keeps its file.
+var hostFixtures = []struct{ fixture, as, host string }{
 	{"claude-code.json", ".claude.json", "Claude Code"}, {"claude-desktop.json", "claude_desktop_config.json", "Claude Desktop"},
 	{"cursor.json", "mcp.json", "Cursor"}, {"vscode.json", "mcp.json", "VS Code"}, {"windsurf.json", "mcp_config.json", "Windsurf"},
 	{"codex.toml", "config.toml", "Codex CLI"}, {"gemini.json", "settings.json", "Gemini CLI"}, {"dsh-cordis.yml", "cordis.yml", "DSH"},
@@ -55,7 +55,7 @@ func fakeWatchdog(t *testing.T, body string) string {
 // gives the file back byte for byte and removes the wrappers.
 func TestAdoptWrapsEveryHostsStdioServers(t *testing.T) {
 	t.Parallel()
-	for _, tt := range stdioFixtures {
+	for _, tt := range hostFixtures {
 		t.Run(tt.host+"/"+tt.fixture, func(t *testing.T) {
 			t.Parallel()
 			p, _ := host.Lookup(tt.host)
