@@ -270,12 +270,16 @@ func (r *Record) usedBy(name, host string) bool {
 // inUse reports whether any adopted entry of any host goes through the
 // proxy of watchdog server name.
 func (r *Record) inUse(name string) bool {
+	return r.anyEntry(func(s ServerRecord) bool { return s.Server == name })
+}
+
+// anyEntry reports whether any adopted entry of any host is one match
+// takes.
+func (r *Record) anyEntry(match func(ServerRecord) bool) bool {
 	for _, hr := range r.Hosts {
 		for _, fr := range hr.Files {
-			for _, s := range fr.Servers {
-				if s.Server == name {
-					return true
-				}
+			if slices.ContainsFunc(fr.Servers, match) {
+				return true
 			}
 		}
 	}
@@ -356,14 +360,5 @@ func Through(stateDir, name string) ([]Entry, error) {
 // refers reports whether any adopted entry of any host names the wrapper
 // at path.
 func (r *Record) refers(path string) bool {
-	for _, hr := range r.Hosts {
-		for _, fr := range hr.Files {
-			for _, s := range fr.Servers {
-				if s.Wrapper == path {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return r.anyEntry(func(s ServerRecord) bool { return s.Wrapper == path })
 }
