@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/mcpwatchdog/watchdog/healer/stdio"
@@ -32,6 +33,12 @@ func cmdStdio(ctx context.Context, c cli, args []string) int {
 	dir, err := config.ResolveStateDir(*stateDir, c.getenv("WATCHDOG_STATE_DIR"), "")
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog stdio: not reporting to the daemon: %v\n", err)
+	}
+	if c.getenv("GOMAXPROCS") == "" {
+		// A relay needs one CPU. A second lets the runtime wake a second
+		// thread at each handoff between its two directions, and a
+		// message then waits for that thread (make bench-stdio).
+		runtime.GOMAXPROCS(1)
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)

@@ -24,6 +24,10 @@ type child struct {
 	inMu sync.Mutex
 	in   *os.File
 	wait time.Duration // Limits.WriteWait
+	// out is its stdout as fromChild reads it; spin makes it spin while
+	// an answer is due (nil: it does not spin).
+	out  io.Reader
+	spin *hotReader
 	// written counts the bytes written to in; read is how many of them
 	// the run had read when it died (what it never read did not run).
 	written, read int64
@@ -93,6 +97,7 @@ func (s *Supervisor) spawn(gen int) (*child, error) {
 	}
 	c := &child{gen: gen, cmd: cmd, pid: cmd.Process.Pid, started: s.now(), in: inW, wait: s.lim.WriteWait,
 		drained: make(chan struct{}), exited: make(chan struct{}), handled: make(chan struct{})}
+	c.out, c.spin = newHotReader(outR)
 	s.wg.Add(3)
 	go s.fromChild(c, outR)
 	go s.stderrOf(c, errR)
@@ -198,7 +203,7 @@ func (s *Supervisor) fromChild(c *child, r *os.File) {
 	defer s.wg.Done()
 	defer close(c.drained)
 	defer r.Close()
-	lr := newLineReader(r, s.lim.Whole)
+	lr := newLineReader(c.out, s.lim.Whole)
 	for {
 		line, big, err := lr.next()
 		if err != nil {
@@ -242,7 +247,9 @@ func (s *Supervisor) toHost(c *child, line []byte) {
 	}
 	if err := s.hostOut.line(line); err != nil {
 		s.hostGone()
+		return
 	}
+	s.hostSpin.expect() // the host's next message is often due
 }
 
 // relayBigToHost relays a message too long to hold whole, as it comes.

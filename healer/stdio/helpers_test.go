@@ -106,7 +106,7 @@ func (s *syncBuf) String() string {
 type rig struct {
 	t       *testing.T
 	pids    string
-	hostIn  *io.PipeWriter // what the host writes
+	hostIn  *os.File       // what the host writes: a real pipe, read spinning
 	hostOut *io.PipeReader // what the host reads
 	stderr  *syncBuf
 	mu      sync.Mutex
@@ -132,7 +132,11 @@ func start(t *testing.T, args []string, opts ...rigOpt) *rig {
 func startCmd(t *testing.T, bin string, args []string, opts ...rigOpt) *rig {
 	t.Helper()
 	r := &rig{t: t, pids: filepath.Join(t.TempDir(), "pids"), stderr: &syncBuf{keep: 1 << 20}, done: make(chan int, 1)}
-	inR, inW := io.Pipe()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = inR.Close() })
 	outR, outW := io.Pipe()
 	r.hostIn, r.hostOut = inW, outR
 	lim := fastLimits()

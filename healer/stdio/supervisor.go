@@ -62,9 +62,13 @@ type Supervisor struct {
 	opt             Options
 	lim             Limits
 	hostOut, errOut *out
-	wg              sync.WaitGroup
-	closeOnce       sync.Once
-	stopped         chan struct{} // closed by closeDown
+	// hostIn is the host's stdin as fromHost reads it; hostSpin makes it
+	// spin when the host's next message is due (nil: it does not spin).
+	hostIn    io.Reader
+	hostSpin  *hotReader
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	stopped   chan struct{} // closed by closeDown
 
 	mu         sync.Mutex
 	phase      phase
@@ -86,13 +90,17 @@ type Supervisor struct {
 // Run runs opt.Command as its host's server until the host goes (its
 // stdin ends) or ctx ends, starting it again each time it dies while the
 // host is there. It returns the exit code the supervisor should exit with.
-// The caller owns opt.Stdin: a read of it still blocked when ctx ends
-// returns when the caller closes it.
+// The caller owns opt.Stdin. A pipe or socket is read through a
+// duplicate that Run closes when it returns; a read of any other reader
+// still blocked when ctx ends returns when the caller closes it.
 func Run(ctx context.Context, opt Options) (int, error) {
 	if len(opt.Command) == 0 {
 		return 2, ErrNoCommand
 	}
 	s := newSupervisor(opt)
+	var closeIn func()
+	s.hostIn, s.hostSpin, closeIn = hotStdin(s.opt.Stdin)
+	defer closeIn()
 	if opt.StateDir != "" {
 		stop := s.link(ctx)
 		defer stop()
@@ -222,7 +230,7 @@ func (s *Supervisor) setPhase(p phase) {
 // fromHost relays the host's messages to the server until the host's
 // stdin ends.
 func (s *Supervisor) fromHost() error {
-	lr := newLineReader(s.opt.Stdin, s.lim.Whole)
+	lr := newLineReader(s.hostIn, s.lim.Whole)
 	for {
 		line, big, err := lr.next()
 		if errors.Is(err, io.EOF) {
@@ -271,6 +279,9 @@ func (s *Supervisor) toServer(line []byte) {
 		c.inMu.Unlock()
 		switch {
 		case err == nil:
+			if f.Request() {
+				c.spin.expect() // its answer is due
+			}
 			return
 		case errors.Is(err, errNotReading):
 			s.notReading(c, f)
