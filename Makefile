@@ -97,7 +97,7 @@ fuzz:
 # host x each real server (Go SDK, TS SDK, the 400 quirk) x (idle expiry,
 # server restart) x (unpatched, patched, proxied), driven by a stand-in of
 # the host's model API; no model, no network. It writes docs/HOSTS-LATEST.md
-# (every cell) and the README's host table (a line per host). About half
+# (every cell) and the host table of docs/HOSTS.md (a line per host). About half
 # an hour on 2 cores: 102 cells, three at a time.
 # make test runs each older host's row on the Go SDK server only, and each
 # newer host's adopted cell of the idle expiry.
@@ -107,7 +107,7 @@ fuzz:
 # the 8 straight ones (about 2 minutes more). Measured 2026-12-07 on 2
 # cores: the whole target, 118 cells, in 15 minutes.
 hosts: deps
-	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 60m -parallel 3 -v -run '^Test(DSH|Codex|Gemini|Claude|Opencode|Copilot|Qwen|Cline|StdioCrash)' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md -hosts.readme=$(CURDIR)/README.md
+	$(GO) test $(DEBUGTAGS) -race -count=1 -timeout 60m -parallel 3 -v -run '^Test(DSH|Codex|Gemini|Claude|Opencode|Copilot|Qwen|Cline|StdioCrash)' ./internal/testbed/hosts -args -hosts.matrix -hosts.report=$(CURDIR)/docs/HOSTS-LATEST.md -hosts.readme=$(CURDIR)/docs/HOSTS.md
 
 # Benchmarks; the table lands in docs/BENCHMARKS.md.
 bench: build

@@ -1,5 +1,5 @@
 // Command watchdog keeps an MCP host's sessions with its servers alive and
-// says when they are lost. See README.md for the CLI.
+// says when they are lost. See docs/USAGE.md for the CLI.
 package main
 
 import (

@@ -21,7 +21,7 @@ const newConfigHead = `# The watchdog's config, started by ` + "`watchdog hosts 
 # servers, as ` + "`watchdog hosts`" + ` finds them); this file holds what it found
 # then, so that it still watches it. A file is read as it is: a host or
 # server added to the machine later is watched once it is added here.
-# See the README.
+# Every key: docs/USAGE.md, "Config", in the watchdog's sources.
 `
 
 // newConfigText starts a watchdog config where there was none: what no

@@ -1,5 +1,5 @@
 // Package config reads, checks and expands the watchdog's TOML config file
-// (the format is in README.md, "Config").
+// (the format is in docs/USAGE.md, "Config").
 //
 // # Defaults
 //

@@ -8,6 +8,8 @@
 //   - the size rules: no file over [MaxFileLines] lines, no function over
 //     [MaxFuncLines] lines unless the comment directly above it has a line
 //     starting with "Long:" that says why ([CheckSource]);
+//   - README.md stays a newcomer's page: within [MaxReadmeLines] lines,
+//     the long sections in docs/ ([CheckReadme]);
 //   - the command layer stays thin and carries no test code: cmd/watchdog's
 //     non-test files within [MaxCommandLines] lines together, and nothing
 //     in its build a rig, a test-only package or a test helper;

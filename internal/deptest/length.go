@@ -22,6 +22,10 @@ const (
 	// grows there (rendering, shaping, deciding) belongs to a package
 	// whose job it is, where it is tested on its own.
 	MaxCommandLines = 1300
+	// MaxReadmeLines bounds README.md, the newcomer's page: what the
+	// watchdog is and why, the demo, install, the test command, the first
+	// commands and links to docs/, where everything longer lives.
+	MaxReadmeLines = 200
 )
 
 // Offence is a file or a function over its limit.
@@ -79,6 +83,16 @@ func CheckSource(name string, src []byte) ([]Offence, error) {
 		return true
 	})
 	return out, nil
+}
+
+// CheckReadme returns an error naming the README src (named name), its
+// length and what to do when it is over MaxReadmeLines, and nil otherwise.
+func CheckReadme(name string, src []byte) error {
+	if n := countLines(src); n > MaxReadmeLines {
+		return fmt.Errorf("%s: %d lines, over the %d the README may have; move long sections to docs/ and link them from it",
+			name, n, MaxReadmeLines)
+	}
+	return nil
 }
 
 // countLines counts lines as wc -l does, plus a last line without newline.

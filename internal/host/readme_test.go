@@ -12,38 +12,39 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
-var updateReadme = flag.Bool("update-readme", false, "write the README's table of every host from the profiles")
+var updateReadme = flag.Bool("update-readme", false, "write the table of every host in docs/HOSTS.md from the profiles")
 
-// The README's table of every host sits between these markers.
+// The table of every host (docs/HOSTS.md) sits between these markers; the
+// flag keeps its name from when the table was in the README.
 const (
 	knownBegin = "<!-- hosts-known:begin (go test ./internal/host -update-readme writes this table from the profiles) -->"
 	knownEnd   = "<!-- hosts-known:end -->"
 )
 
-// TestReadmeListsEveryHost: the README's table of every host is the
-// profiles' own word (their files, behaviour per answer and where it is
-// known from, and what protects each): a host added or changed in its
-// profile and not in the README fails here (-update-readme rewrites it).
-func TestReadmeListsEveryHost(t *testing.T) {
+// TestHostsDocListsEveryHost: the table of every host in docs/HOSTS.md is
+// the profiles' own word (their files, behaviour per answer and where it
+// is known from, and what protects each): a host added or changed in its
+// profile and not in docs/HOSTS.md fails here (-update-readme rewrites it).
+func TestHostsDocListsEveryHost(t *testing.T) {
 	t.Parallel()
-	const readme = "../../README.md"
-	old, err := os.ReadFile(readme)
+	const doc = "../../docs/HOSTS.md"
+	old, err := os.ReadFile(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	i, j := bytes.Index(old, []byte(knownBegin)), bytes.Index(old, []byte(knownEnd))
 	if i < 0 || j < i {
-		t.Fatalf("the README lacks the lines %q and %q around the table of every host", knownBegin, knownEnd)
+		t.Fatalf("%s lacks the lines %q and %q around the table of every host", doc, knownBegin, knownEnd)
 	}
 	want := knownTable()
 	if string(old[i+len(knownBegin):j]) == want {
 		return
 	}
 	if !*updateReadme {
-		t.Fatalf("the README's table of every host is not the profiles': run go test ./internal/host -update-readme\nwant:%s", want)
+		t.Fatalf("%s: the table of every host is not the profiles': run go test ./internal/host -update-readme\nwant:%s", doc, want)
 	}
 	out := append(append(append([]byte{}, old[:i+len(knownBegin)]...), want...), old[j:]...)
-	if err := os.WriteFile(readme, out, 0o644); err != nil {
+	if err := os.WriteFile(doc, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 var (
 	reportPath = flag.String("hosts.report", "", "write the measured host table (markdown) to this file")
-	readmePath = flag.String("hosts.readme", "", "write the host table's summary between the host-table markers of this file (the README)")
+	readmePath = flag.String("hosts.readme", "", "write the host table's summary between the host-table markers of this file (docs/HOSTS.md)")
 	matrix     = flag.Bool("hosts.matrix", false, "measure every server (make hosts); without it a host's row is measured on the Go SDK server only")
 )
 

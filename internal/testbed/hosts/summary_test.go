@@ -12,14 +12,14 @@ import (
 	"time"
 )
 
-// The README's host table sits between these markers; make hosts rewrites
+// The host table of docs/HOSTS.md sits between these markers; make hosts rewrites
 // what is between them and nothing else.
 const (
 	summaryBegin = "<!-- host-table:begin (make hosts writes this table) -->"
 	summaryEnd   = "<!-- host-table:end -->"
 )
 
-// summaryColumns are the README table's columns after the host: how the
+// summaryColumns are the host table's columns after the host: how the
 // host met each kind of loss, straight to the server, patched, and
 // through the proxy. A cell is measured on every server and loss the
 // column covers.
@@ -33,7 +33,7 @@ var summaryColumns = []struct {
 	{"through the watchdog's proxy", func(r row) bool { return r.setup == "proxied" || r.setup == "adopted" }},
 }
 
-// stdioColumns are the README table's stdio columns: what the host's
+// stdioColumns are the host table's stdio columns: what the host's
 // calls did when its stdio server was killed -9 after the 1st and 2nd of
 // them (stdio_test.go), alone and through `watchdog stdio`.
 var stdioColumns = []struct{ title, setup string }{
@@ -57,8 +57,9 @@ func (tb *table) stdioCell(host, setup string) string {
 // direct: the host reached the server itself, unhelped.
 func (r row) direct() bool { return r.setup == "direct" || r.setup == "unpatched" }
 
-// summary is the README's table: one line per host, what its calls after
-// a loss did in each column, and the run's date and versions.
+// summary is the host table of docs/HOSTS.md: one line per host, what its
+// calls after a loss did in each column, and the run's date and versions;
+// its link to every cell is relative to docs/, where the report lives too.
 func (tb *table) summary() string {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
@@ -66,7 +67,7 @@ func (tb *table) summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured by `make hosts` on %s on the real %s: three calls after each idle expiry and server restart; "+
 		"four calls to a stdio server killed -9 after the 1st and the 2nd (its columns count the three after the first kill) "+
-		"([every cell](docs/HOSTS-LATEST.md)).\n\n", time.Now().UTC().Format("2006-01-02"), strings.Join(versions, ", "))
+		"([every cell](HOSTS-LATEST.md)).\n\n", time.Now().UTC().Format("2006-01-02"), strings.Join(versions, ", "))
 	b.WriteString("| host |")
 	for _, c := range summaryColumns {
 		b.WriteString(" " + c.title + " |")
@@ -122,7 +123,7 @@ func (tb *table) cell(host string, takes func(row) bool) string {
 }
 
 // writeSummary puts the summary between the markers of the file at path
-// (the README), leaving every other byte as it was; a file without both
+// (docs/HOSTS.md), leaving every other byte as it was; a file without both
 // markers is left alone and named.
 func (tb *table) writeSummary(path string) error {
 	old, err := os.ReadFile(path)
@@ -158,7 +159,7 @@ func (tb *table) writeSummary(path string) error {
 	return nil
 }
 
-// The summary replaces only what is between the README's markers, one
+// The summary replaces only what is between the file's markers, one
 // line per host with each column's verdict; a file without the markers is
 // refused and left as it was.
 func TestSummaryBetweenTheMarkers(t *testing.T) {
