@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 
 	"github.com/mcpwatchdog/watchdog/healer/stdio"
@@ -34,12 +33,7 @@ func cmdStdio(ctx context.Context, c cli, args []string) int {
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog stdio: not reporting to the daemon: %v\n", err)
 	}
-	if c.getenv("GOMAXPROCS") == "" {
-		// A relay needs one CPU. A second lets the runtime wake a second
-		// thread at each handoff between its two directions, and a
-		// message then waits for that thread (make bench-stdio).
-		runtime.GOMAXPROCS(1)
-	}
+	oneProc(c.getenv) // a second P woke a second thread at each handoff (bench-stdio)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2)
 	defer signal.Stop(sigs)

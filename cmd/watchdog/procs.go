@@ -2,7 +2,7 @@ package main
 
 import "runtime"
 
-// oneProc runs the daemon's goroutines on one processor, unless the user
+// oneProc runs the daemon's (or a stdio relay's) goroutines on one processor, unless the user
 // set GOMAXPROCS. Its work is I/O: a proxied call hands off between
 // four goroutines (the host's connection, the transport's writer and
 // reader, the handler), and with a second processor idle each handoff
