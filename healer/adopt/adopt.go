@@ -67,8 +67,10 @@ type Options struct {
 	// (`watchdog stdio`), absolute; "": this program's own, links resolved.
 	Watchdog string
 
-	// fault, set by tests, fails the step it names (see txn.step).
-	fault func(step string) error
+	// drill is empty in a release build; a build with the watchdogdebug
+	// tag gives it a fault drill (drill_debug.go).
+	//lint:ignore U1000 empty in a release build, the drills in a debug one
+	drill
 	// watchdogErr says why Watchdog could not be found; stateAbs is
 	// StateDir, absolute (a wrapper names it).
 	watchdogErr error

@@ -3,7 +3,6 @@ package adopt
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -98,15 +97,5 @@ func agreeWrapped(t *testing.T, s ServerRecord) {
 	}
 	if _, cmd, ok := parseWrapper(read(t, s.Wrapper)); !ok || cmd != s.Command {
 		t.Fatalf("record: %s's wrapper falls back to %q, want %q", s.Name, cmd, s.Command)
-	}
-}
-
-// noTemps fails the test when a temp file is left beside path.
-func noTemps(t *testing.T, path string) {
-	t.Helper()
-	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*watchdog*"))
-	left2, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*.tmp*"))
-	if len(left)+len(left2) > 0 {
-		t.Fatalf("temp files left: %v %v", left, left2)
 	}
 }

@@ -88,7 +88,7 @@ func (c *change) writes() bool {
 // proxies, then the record, then the host's files; release the host's
 // files, the record, then the config. Any failure undoes what was done.
 func (c *change) commit(ctx context.Context, o *Options, st *state) error {
-	t := &txn{fault: o.fault}
+	t := newTxn(o)
 	order := c.fileOrder()
 	for _, fi := range order {
 		f := st.files[fi]
@@ -155,7 +155,7 @@ func (c *change) writeConfig(t *txn, o *Options, st *state) error {
 		if err := os.MkdirAll(filepath.Dir(o.ConfigPath), 0o700); err != nil {
 			return err
 		}
-		return casfile.Replace(st.cfg, c.cfg, &casfile.Options{Fault: stepFault(t, name)})
+		return casfile.Replace(st.cfg, c.cfg, casOptions(t, name))
 	}, func() error { return c.undoConfig(st) })
 }
 
@@ -260,7 +260,7 @@ const fileTries = 20
 func (c *change) writeFile(t *txn, st *state, fi int, name string) error {
 	f := &st.files[fi]
 	plain := c.plain(fi)
-	opts := &casfile.Options{Fault: stepFault(t, name)}
+	opts := casOptions(t, name)
 	for try := 1; ; try++ {
 		err := casfile.Replace(f.snap, c.files[fi], opts)
 		if !errors.Is(err, casfile.ErrConflict) || try == fileTries {
@@ -348,15 +348,6 @@ func (c *change) holds(st *state, order []int) error {
 		}
 	}
 	return nil
-}
-
-// stepFault passes a test's fault to casfile's own steps, named after the
-// step of the transaction ("writing F/write", "writing F/swap").
-func stepFault(t *txn, step string) func(string) error {
-	if t.fault == nil {
-		return nil
-	}
-	return func(s string) error { return t.fault(step + "/" + s) }
 }
 
 // at is the server whose URL is at path.

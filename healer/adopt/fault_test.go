@@ -1,3 +1,5 @@
+//go:build watchdogdebug
+
 package adopt
 
 import (
@@ -170,4 +172,14 @@ func TestUndoKeepsTheUsersEdit(t *testing.T) {
 		t.Fatalf("after the undo:\n%s\nwant the original with the user's edit:\n%s", got, want)
 	}
 	agree(t, r.o)
+}
+
+// noTemps fails the test when a temp file is left beside path.
+func noTemps(t *testing.T, path string) {
+	t.Helper()
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*watchdog*"))
+	left2, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*.tmp*"))
+	if len(left)+len(left2) > 0 {
+		t.Fatalf("temp files left: %v %v", left, left2)
+	}
 }

@@ -271,50 +271,6 @@ func TestBadInputSaidAndLeftAlone(t *testing.T) {
 	}
 }
 
-// Measured: a permission failure left the proxy in the watchdog's config
-// and adopted.json saying adopted, and a retry duplicated the record. Now
-// the failed adopt is undone whole, and the retry records each server once.
-func TestFailedAdoptUndoneAndRetriedOnce(t *testing.T) {
-	t.Parallel()
-	if os.Geteuid() == 0 {
-		t.Log("running as root: the folder's permission does not stop root; the fault test covers it by injection")
-	}
-	path, orig := fixture(t, "cursor.json", "mcp.json")
-	r := newRig(t, host.Cursor(), path)
-	denied := errors.New("permission denied")
-	r.o.fault = func(step string) error {
-		if strings.HasPrefix(step, "writing "+path+"/swap") {
-			return denied
-		}
-		return nil
-	}
-	_, err := Adopt(t.Context(), r.o)
-	if !errors.Is(err, denied) || !strings.Contains(err.Error(), "nothing was changed") {
-		t.Fatalf("adopt with the host file's rename refused: %v", err)
-	}
-	if !bytes.Equal(read(t, path), orig) {
-		t.Fatal("the host file changed")
-	}
-	if _, err := os.Stat(r.o.ConfigPath); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the watchdog config adopt made is still there: %v", err)
-	}
-	if a, _ := Adopted(r.o.StateDir); len(a) != 0 {
-		t.Fatalf("the record says adopted: %v", a)
-	}
-	if left, _ := filepath.Glob(filepath.Join(r.o.StateDir, WrappersDir, "*")); len(left) != 0 {
-		t.Fatalf("the wrapper of the stdio server is still there: %v", left)
-	}
-	r.o.fault = nil
-	if _, err := Adopt(t.Context(), r.o); err != nil {
-		t.Fatal(err)
-	}
-	rec, _, _ := loadRecord(r.o.StateDir)
-	if n := len(rec.Hosts["Cursor"].Files[0].Servers); n != 3 {
-		t.Fatalf("the record holds %d servers after the retry, want 3 (mem, linear, and github's wrapper)", n)
-	}
-	agree(t, r.o)
-}
-
 // Measured: a 30 MB ~/.claude.json was copied on every adopt. Now a file
 // is backed up only when it changed since its last backup, privately,
 // and the last five are kept.

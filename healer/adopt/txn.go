@@ -8,8 +8,9 @@ import (
 
 // txn is one transaction's steps done so far, each with what undoes it.
 type txn struct {
-	fault func(step string) error
-	done  []undo
+	//lint:ignore U1000 empty in a release build, the fault drill in a debug one
+	txnDrill
+	done []undo
 }
 
 type undo struct {
@@ -18,12 +19,10 @@ type undo struct {
 }
 
 // step runs do as the step named name and remembers how to undo it. A
-// test's fault for the step fails it before do runs.
+// drill's fault for the step fails it before do runs.
 func (t *txn) step(name string, do func() error, undoFn func() error) error {
-	if t.fault != nil {
-		if err := t.fault(name); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
+	if err := t.injected(name); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	if err := do(); err != nil {
 		return fmt.Errorf("%s: %w", name, err)

@@ -103,19 +103,12 @@ func (s Snapshot) Writable() error {
 	return nil
 }
 
-// Options are Replace's hooks; nil is the real thing.
+// Options are Replace's; nil is the real thing. drill is empty in a
+// release build; a build with the watchdogdebug tag gives it a fault
+// drill (drill_debug.go).
 type Options struct {
-	// Fault, when set, is asked before each step ("write", "swap") and
-	// makes it fail with what it returns: tests inject a full disk or a
-	// refused rename at every step.
-	Fault func(step string) error
-}
-
-func (o *Options) fault(step string) error {
-	if o == nil || o.Fault == nil {
-		return nil
-	}
-	return o.Fault(step)
+	//lint:ignore U1000 empty in a release build, the drills in a debug one
+	drill
 }
 
 // Replace writes data in place of the snapshot's file when the file still

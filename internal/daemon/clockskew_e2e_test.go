@@ -40,7 +40,9 @@ url = "http://127.0.0.1:9/mcp"
 idle_timeout = "10s"
 `)
 	state := filepath.Join(dir, "state")
-	startDaemonOpts(t, cfg, state, daemon.Options{ClockSkewFile: skew})
+	var opts daemon.Options
+	opts.ClockSkewFile = skew
+	startDaemonOpts(t, cfg, state, opts)
 	for i, jump := range []string{"40s", "0s"} {
 		mustWrite(jump)
 		daemontest.WaitEvent(t, state, "woke", i+1, 15*time.Second)

@@ -11,7 +11,7 @@ import (
 )
 
 // wallClock is the daemon's clock. A release build has no skew hook
-// (clockskew_debug.go): Options.ClockSkewFile is ignored.
+// (clockskew_debug.go).
 type wallClock struct{}
 
 func newWallClock(string) *wallClock { return &wallClock{} }

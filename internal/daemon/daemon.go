@@ -90,7 +90,7 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 	d.metrics = newMetrics(cfg, func(uid int) { d.peerRefused("", "the metrics endpoint", uid) })
 	d.metrics.WatchProxies(d.proxies.paths)
 	d.events = newStream(d.subscribersOf()...)
-	d.clock = newWallClock(opts.ClockSkewFile)
+	d.clock = newWallClock(opts.skewFile())
 	d.journal.w = newJournaler(j, d.log, d.now)
 	d.face.autostartOn = opts.Tray != nil && autostartEnabled()
 	for _, h := range d.watched {

@@ -172,7 +172,7 @@ func kinds(evs []daemontest.JournalLine) []string {
 func TestJournalWriteFailureHoldsEverything(t *testing.T) {
 	t.Parallel()
 	r := newFaultRig(t)
-	d := startDaemonOpts(t, r.cfg, r.state, daemon.Options{JournalFaultFile: r.fault})
+	d := startDaemonOpts(t, r.cfg, r.state, faultOpts(r.fault, daemon.Options{}))
 	r.faultOn(t)
 	before := len(daemontest.Journal(t, r.state))
 	lossEnd := r.appendLoss(t)
@@ -393,7 +393,7 @@ func TestNoBubbleBeforeItsEventIsJournaled(t *testing.T) {
 	t.Parallel()
 	r := newFaultRig(t)
 	var shown shownTitles
-	d := startDaemonOpts(t, r.cfg, r.state, daemon.Options{JournalFaultFile: r.fault, Send: shown.send})
+	d := startDaemonOpts(t, r.cfg, r.state, faultOpts(r.fault, daemon.Options{Send: shown.send}))
 	r.faultOn(t)
 	r.appendLoss(t)
 	r.unjournaledLoss(t)
@@ -406,4 +406,10 @@ func TestNoBubbleBeforeItsEventIsJournaled(t *testing.T) {
 		return slices.ContainsFunc(shown.all(), func(s string) bool { return strings.Contains(s, "session lost") })
 	})
 	d.stop(t)
+}
+
+// faultOpts is o with the journal's fault drill at file.
+func faultOpts(file string, o daemon.Options) daemon.Options {
+	o.JournalFaultFile = file
+	return o
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // JournalFaultEnv names a file whose existence makes every journal write
-// fail (journal.Options.FaultFile). Only a build with the watchdogdebug
+// fail (the journal's fault drill). Only a build with the watchdogdebug
 // tag reads it: the chaos soak's drill (it runs as root, whom permissions
 // do not stop, and a full disk would disturb every other process). The
 // shipped binary has no such hook.

@@ -70,8 +70,9 @@ func serveMain(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := daemon.Serve(ctx, cfg, stateDir, daemon.Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil)),
-		JournalFaultFile: os.Getenv(daemon.JournalFaultEnv)}); err != nil {
+	opts := daemon.Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))}
+	journalDrill(&opts, os.Getenv(daemon.JournalFaultEnv))
+	if err := daemon.Serve(ctx, cfg, stateDir, opts); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

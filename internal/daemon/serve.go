@@ -60,14 +60,10 @@ type Options struct {
 	Tray *tray.Tray
 	// Quit stops the daemon from inside (the tray's Quit). Zero: no quit.
 	Quit func()
-	// ClockSkewFile names a file whose duration is added to the wall clock
-	// (see ClockSkewEnv). Honoured only by a build with the watchdogdebug
-	// tag. Zero: no skew.
-	ClockSkewFile string
-	// JournalFaultFile names a file whose existence makes every journal
-	// write fail (see JournalFaultEnv). Honoured only by a build with the
-	// watchdogdebug tag. Zero: no fault.
-	JournalFaultFile string
+	// drills is empty in a release build; a build with the watchdogdebug
+	// tag gives it the chaos soak's drills (drills_debug.go).
+	//lint:ignore U1000 empty in a release build, the drills in a debug one
+	drills
 	// ConfigFile is the config file to follow: when its bytes change to a
 	// config that loads, the daemon takes it without the process
 	// restarting (tracked sessions, open incidents and log positions are
@@ -160,7 +156,7 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 	if err != nil {
 		return nil, err
 	}
-	j, err := journal.Open(stateDir, journal.Options{FaultFile: opts.JournalFaultFile})
+	j, err := journal.Open(stateDir, opts.journalOptions())
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,15 @@ import (
 // exists: a failure drill, not a broken disk.
 var ErrInjectedFault = errors.New("journal: injected write fault")
 
+// drill is Options' write-fault drill.
+type drill struct {
+	// FaultFile: while a file exists at this path, Write and the reopen
+	// after a rotation fail with ErrInjectedFault before touching the
+	// journal. It exists for tests and the chaos soak (they run as root,
+	// whom permissions do not stop). Zero: never.
+	FaultFile string
+}
+
 // injected is the drill's failure while Options.FaultFile exists.
 func (j *Journal) injected() error {
 	if j.opts.FaultFile == "" {

@@ -19,7 +19,7 @@ func TestInjectedFault(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	fault := filepath.Join(dir, "fault")
-	j, err := Open(filepath.Join(dir, "state"), Options{FaultFile: fault})
+	j, err := Open(filepath.Join(dir, "state"), Options{drill: drill{FaultFile: fault}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestFailedRotationIsRetried(t *testing.T) {
 
 func rotateThrough(t *testing.T, obstruct obstacle) {
 	dir, fault := t.TempDir(), filepath.Join(t.TempDir(), "fault")
-	j, err := Open(dir, Options{MaxBytes: 400, Keep: 1, FaultFile: fault})
+	j, err := Open(dir, Options{MaxBytes: 400, Keep: 1, drill: drill{FaultFile: fault}})
 	if err != nil {
 		t.Fatal(err)
 	}

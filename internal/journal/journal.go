@@ -39,12 +39,10 @@ var (
 type Options struct {
 	MaxBytes int64 // rotate when the file would grow past this
 	Keep     int   // rotated files kept: events.jsonl.1 … .Keep
-	// FaultFile: while a file exists at this path, Write and the reopen
-	// after a rotation fail with ErrInjectedFault before touching the
-	// journal. It exists for tests and the chaos soak (they run as root,
-	// whom permissions do not stop) and only in builds with the
-	// watchdogdebug tag (fault_debug.go). Zero: never.
-	FaultFile string
+	// drill is empty in a release build; a build with the watchdogdebug
+	// tag gives it the write-fault drill (fault_debug.go).
+	//lint:ignore U1000 empty in a release build, the drills in a debug one
+	drill
 }
 
 // Journal is safe for concurrent use.
