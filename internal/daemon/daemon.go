@@ -31,20 +31,23 @@ type daemon struct {
 	journal  journaling
 	src      sources
 	proxies  *proxySet
-	socks    *sockets // the proxies' and the control socket's, across runs
-	refused  refusals // listeners' refusals of other users, journaled once
+	listen   listening
 	in       intake
-	timing   timing // the loop's side of time (timeSource)
+	timing   timing // the loop's side of time (timeSource), and the wall clock
 	metrics  *metrics.Metrics
 	events   *stream // the faces' one stream of events
 	opts     Options
-	pings    pings         // the requests the daemon makes itself
-	client   clientWatch   // the main host's patched client
-	face     face          // what the tray and the notifications show
-	tracked  trackedSaver  // the tracked sessions, kept for a restart
-	reports  *reportSource // what the actions off the loop report back
-	clock    *wallClock
+	pings    pings          // the requests the daemon makes itself
+	client   clientWatch    // the main host's patched client
+	face     face           // what the tray and the notifications show
+	reports  *reportSource  // what the actions off the loop report back
 	stdio    *health.Stdios // the stdio servers supervisors run (srcstdio.go)
+}
+
+// listening is what the daemon's listeners share.
+type listening struct {
+	socks   *sockets // the proxies' and the control socket's, across runs
+	refused refusals // refusals of other users, journaled once
 }
 
 // runState ends this run of the daemon for the next config.
@@ -67,6 +70,9 @@ type intake struct {
 type journaling struct {
 	w     *journaler    // writes to the journal; holds events and acks while it fails
 	limit *journalLimit // bounds the session events a flood may journal
+	// tracked saves the tracked sessions for a restart: the state the
+	// journal agrees with.
+	tracked trackedSaver
 }
 
 // newDaemon builds the daemon; secret is the proxies' (proxy.LoadSecret),
@@ -81,7 +87,7 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 		timing:  newTiming(),
 		journal: journaling{limit: newJournalLimit()},
 		proxies: newProxySet(secret),
-		socks:   newSockets(sockact.Set{}),
+		listen:  listening{socks: newSockets(sockact.Set{})},
 		client:  clientWatch{known: make(chan proc.Host, 1)},
 		face:    face{buttons: make(chan tray.Command, 8)},
 		reports: newReportSource(),
@@ -90,18 +96,18 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 	d.metrics = newMetrics(cfg, func(uid int) { d.peerRefused("", "the metrics endpoint", uid) })
 	d.metrics.WatchProxies(d.proxies.paths)
 	d.events = newStream(d.subscribersOf()...)
-	d.clock = newWallClock(opts.skewFile())
+	d.timing.clock = newWallClock(opts.skewFile())
 	d.journal.w = newJournaler(j, d.log, d.now)
 	d.face.autostartOn = opts.Tray != nil && autostartEnabled()
 	for _, h := range d.watched {
 		h.heal = newHealing(d, h)
 	}
-	d.tracked.path = filepath.Join(stateDir, trackedName)
+	d.journal.tracked.path = filepath.Join(stateDir, trackedName)
 	return d
 }
 
 // now is the daemon's time: the wall clock, moved by a debug build's skew.
-func (d *daemon) now() time.Time { return d.clock.now() }
+func (d *daemon) now() time.Time { return d.timing.clock.now() }
 
 // status is the models' view plus what only the daemon knows.
 func (d *daemon) status() health.Status {
@@ -117,7 +123,7 @@ func (d *daemon) status() health.Status {
 	}
 	d.proxies.addProxies(&st, listen)
 	st.Servers = append(st.Servers, d.stdio.Status()...)
-	st.Daemon = &health.DaemonStatus{PID: os.Getpid(), ConfigFile: d.opts.ConfigFile, StateDir: d.stateDir, Sockets: d.socks.from()}
+	st.Daemon = &health.DaemonStatus{PID: os.Getpid(), ConfigFile: d.opts.ConfigFile, StateDir: d.stateDir, Sockets: d.listen.socks.from()}
 	return st
 }
 

@@ -88,7 +88,7 @@ func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 		d.followProxyProcess(ctx, wg)
 		return
 	}
-	ps := &proxyServing{cfg: d.cfg, stateDir: d.stateDir, log: d.log, socks: d.socks, proxies: d.proxies,
+	ps := &proxyServing{cfg: d.cfg, stateDir: d.stateDir, log: d.log, socks: d.listen.socks, proxies: d.proxies,
 		out: daemonReports{d}, start: d.startSource}
 	ps.startAll(ctx, wg)
 }

@@ -43,7 +43,7 @@ func (r *refusals) forget(what string, uid int) {
 // so it never waits for the loop: when the queue is full the warning is
 // logged only, and the next refusal tries again.
 func (d *daemon) peerRefused(server, what string, uid int) {
-	if !d.refused.first(what, uid) {
+	if !d.listen.refused.first(what, uid) {
 		return
 	}
 	detail := refusedDetail(what, uid)
@@ -51,7 +51,7 @@ func (d *daemon) peerRefused(server, what string, uid int) {
 	select {
 	case d.in.items <- signalIn{sig: health.SignalOf(health.Warning{Server: server, Detail: detail})}:
 	default:
-		d.refused.forget(what, uid)
+		d.listen.refused.forget(what, uid)
 	}
 }
 

@@ -177,7 +177,7 @@ func (d *daemon) restoreTracked(recs []journal.Record) trackedFile {
 			h.model.RestoreTracked(server, part, saved.Saved, now)
 		}
 	}
-	d.tracked.resume(saved)
+	d.journal.tracked.resume(saved)
 	return saved
 }
 

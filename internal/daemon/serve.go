@@ -164,7 +164,7 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d := newDaemon(cfg, stateDir, secret, opts, j)
-	d.socks = socks
+	d.listen.socks = socks
 	d.run.cancel = cancel
 	// The proxies first: a host's call waiting in a held socket's queue is
 	// answered before the start reads the journal back and pings what it
@@ -246,7 +246,7 @@ func (d *daemon) waitReady(ctx context.Context) {
 // daemon's failure.
 func (d *daemon) serveControl(ctx context.Context, wg *sync.WaitGroup) error {
 	serveErr := make(chan error, 1)
-	ln, from, err := d.socks.control(SocketPath(d.stateDir))
+	ln, from, err := d.listen.socks.control(SocketPath(d.stateDir))
 	if err != nil {
 		return fmt.Errorf("control socket: %w", err)
 	}

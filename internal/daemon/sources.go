@@ -72,7 +72,7 @@ func (d *daemon) sourcesOf(f *follow.Follower, stores map[string]*store.Watcher)
 	if d.opts.Patch == nil && d.mainHost().prof.Patchable() {
 		srcs = append(srcs, &patchSource{h: d.mainHost()})
 	}
-	srcs = append(srcs, &clockSource{clock: d.clock, hub: d.src.dirs, log: d.log})
+	srcs = append(srcs, &clockSource{clock: d.timing.clock, hub: d.src.dirs, log: d.log})
 	srcs = append(srcs, d.configSource()...)
 	srcs = append(srcs, &hostsSource{o: d.findOptions()}, d.adoptedSource())
 	srcs = append(srcs, d.reports, d.commandSource())

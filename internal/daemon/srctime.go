@@ -93,6 +93,7 @@ func (in wokeIn) handleIn(ctx context.Context, d *daemon) {
 // timing is the loop's side of time: what the last pass took, and where
 // it hands the next deadline to the time source. Only the loop uses it.
 type timing struct {
+	clock  *wallClock
 	next   latest[nextWake] // the time source's next wait
 	tickAt time.Time        // when time alone next makes something due
 	seq    uint64           // the last tick taken
@@ -118,5 +119,5 @@ func (t *timing) publish(after time.Duration) {
 
 // timeSource is the time source, fed by the loop's timing.
 func (d *daemon) timeSource() *timeSource {
-	return &timeSource{clock: d.clock, next: d.timing.next}
+	return &timeSource{clock: d.timing.clock, next: d.timing.next}
 }

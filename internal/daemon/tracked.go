@@ -225,9 +225,9 @@ func endedSince(recs []journal.Record, since time.Time) []journal.Record {
 // While the journal holds events, the save keeps what the journal does not
 // have yet to be judged again (saveHeld).
 func (d *daemon) saveTracked(force bool) {
-	save := func() error { return d.tracked.save(d.privateState(), d.now(), force) }
+	save := func() error { return d.journal.tracked.save(d.privateState(), d.now(), force) }
 	if d.journal.w.failing() {
-		save = func() error { return d.tracked.saveHeld(d.privateState()) }
+		save = func() error { return d.journal.tracked.saveHeld(d.privateState()) }
 	}
 	if err := save(); err != nil {
 		d.log.Warn("cannot save the tracked sessions", "err", err)

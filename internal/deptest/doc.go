@@ -10,6 +10,12 @@
 //     starting with "Long:" that says why ([CheckSource]);
 //   - README.md stays a newcomer's page: within [MaxReadmeLines] lines,
 //     the long sections in docs/ ([CheckReadme]);
+//   - the daemon stays the loop, not the warehouse: its struct within
+//     [MaxDaemonFields] fields ([CheckDaemonFields]);
+//   - no test hook ships: no field of the release build named like a
+//     fault, skew, debug switch or hook, and every drill type empty there
+//     (its fields live in files built with the watchdogdebug tag)
+//     ([CheckDrills]);
 //   - the command layer stays thin and carries no test code: cmd/watchdog's
 //     non-test files within [MaxCommandLines] lines together, and nothing
 //     in its build a rig, a test-only package or a test helper;
