@@ -9,7 +9,6 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
-	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
 
@@ -245,7 +244,7 @@ func proxyAddress(url string, tables []config.ServerTable, rec *Record) (string,
 	if p, ok := proxyurl.Parse(url); ok {
 		return p.Listen, true
 	}
-	hp := hostPort(url)
+	hp := proxyurl.HostPort(url)
 	for _, t := range tables {
 		if t.ProxyListen != "" && proxyurl.SameListen(hp, t.ProxyListen) {
 			return hp, true
@@ -378,13 +377,4 @@ func (ch *change) say(o *Options, st *state, picks []pick) {
 		}
 	}
 	ch.res.RestartHost = ch.writes() && len(ch.files) > 0 && !o.Host.ReadsConfigLive
-}
-
-// hostPort is the address part of a URL, "" when it has none.
-func hostPort(raw string) string {
-	u, err := mask.ParseURL(raw)
-	if err != nil {
-		return ""
-	}
-	return u.Host
 }

@@ -135,7 +135,7 @@ func (ch *change) releaseOne(o *Options, st *state, file string, rs ServerRecord
 	case !ok:
 		forget()
 		say("gone from %s: nothing to put back", file)
-	case proxyurl.SameListen(hostPort(cur.URL), rs.Listen):
+	case proxyurl.SameListen(proxyurl.HostPort(cur.URL), rs.Listen):
 		forget()
 		ch.edits[fi] = append(ch.edits[fi], fileEdit{Edit: hostfile.Edit{Path: rs.Path, From: cur.URL, To: rs.URL, Literal: rs.Literal},
 			name: rs.Name, back: cur.Literal})

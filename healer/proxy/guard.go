@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
 
 // foreign says why r may not come from a program on this machine, or "".
@@ -47,7 +47,7 @@ func ownOrigin(local net.Addr, origin string) bool {
 		return false
 	}
 	_, port, err := net.SplitHostPort(local.String())
-	return err == nil && u.Port() == port && mcphttp.IsLoopback(u.Hostname())
+	return err == nil && u.Port() == port && proxyurl.IsLoopback(u.Hostname())
 }
 
 func loopbackHostPort(hp string) bool {
@@ -55,7 +55,7 @@ func loopbackHostPort(hp string) bool {
 	if h, _, err := net.SplitHostPort(hp); err == nil {
 		host = h
 	}
-	return host != "" && mcphttp.IsLoopback(host)
+	return host != "" && proxyurl.IsLoopback(host)
 }
 
 // refused reports a connection of another user that Serve closed.

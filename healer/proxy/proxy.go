@@ -197,7 +197,7 @@ func CheckListen(addr string) error {
 	if err != nil || port == "" {
 		return fmt.Errorf("%q is not host:port: %w", addr, ErrNotLoopback)
 	}
-	if !mcphttp.IsLoopback(host) {
+	if !proxyurl.IsLoopback(host) {
 		return fmt.Errorf("%q: %w", addr, ErrNotLoopback)
 	}
 	return nil

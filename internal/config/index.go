@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
@@ -41,7 +42,7 @@ func (ix *keyIndex) arrayOfTables(path string) bool {
 func buildIndex(data []byte) *keyIndex {
 	w := indexWalker{
 		ix:     &keyIndex{entries: map[string]indexEntry{}, byLine: map[int][]string{}},
-		lines:  lineStarts(data),
+		lines:  hostfile.LineStarts(data),
 		counts: map[string]int{},
 	}
 	var p unstable.Parser
@@ -174,16 +175,6 @@ func keyNodes(n *unstable.Node) ([]string, *unstable.Node) {
 		keys = append(keys, string(it.Node().Data))
 	}
 	return keys, first
-}
-
-func lineStarts(data []byte) []int {
-	starts := []int{0}
-	for i, c := range data {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	return starts
 }
 
 var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)

@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"net"
-	"net/netip"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -138,7 +137,7 @@ func checkURL(p *problems, key string, s *Server) {
 			return
 		}
 	}
-	if u.Scheme == "http" && !isLoopback(u.Hostname()) && !s.AllowInsecure {
+	if u.Scheme == "http" && !proxyurl.IsLoopback(u.Hostname()) && !s.AllowInsecure {
 		p.add(key, "plain http to %s would send session ids and headers unencrypted; use https, or set allow_insecure = true", u.Hostname())
 	}
 }
@@ -162,7 +161,7 @@ func checkListen(p *problems, key, addr, examplePort, why string) {
 		p.add(key, "%q has no valid port; %s", addr, fix)
 		return
 	}
-	if !isLoopback(host) {
+	if !proxyurl.IsLoopback(host) {
 		p.add(key, "%q is not a loopback address (%s); %s", addr, why, fix)
 	}
 }
@@ -207,16 +206,6 @@ func firstClash(p *problems, taken []listener, l listener) string {
 		return fmt.Sprintf("%q is already taken by %s (%q%s): %s; give each listener a port of its own", l.value, t.key, t.value, where, both)
 	}
 	return ""
-}
-
-// isLoopback accepts localhost and 127.0.0.0/8 and ::1, nothing that would
-// need a name lookup.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // pathOK accepts an absolute path, or one that expansion will make

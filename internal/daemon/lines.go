@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 	"github.com/mcpwatchdog/watchdog/monitor/classify"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 	"github.com/mcpwatchdog/watchdog/monitor/store"
@@ -90,7 +91,7 @@ func (r *lineReader) attribute(ln follow.Line) string {
 		}
 	}
 	for _, s := range servers {
-		if hp := hostPort(s.URL); hp != "" && strings.Contains(text, hp) {
+		if hp := proxyurl.HostPort(s.URL); hp != "" && strings.Contains(text, hp) {
 			return s.Name
 		}
 	}
@@ -98,15 +99,6 @@ func (r *lineReader) attribute(ln follow.Line) string {
 		return servers[0].Name
 	}
 	return ""
-}
-
-func hostPort(rawURL string) string {
-	rest, ok := strings.CutPrefix(rawURL, "http://")
-	if !ok {
-		rest, _ = strings.CutPrefix(rawURL, "https://")
-	}
-	hp, _, _ := strings.Cut(rest, "/")
-	return hp
 }
 
 // learnStore points a server's store watcher at the path its log

@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"net/url"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/mask"
+	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
 
 // Defaults for the zero values in [Options].
@@ -124,20 +123,10 @@ func checkURL(raw string, allowInsecure bool) (*url.URL, error) {
 	if u.User != nil {
 		return nil, fmt.Errorf("%w: credentials in the URL would end up in logs; use headers", ErrInvalidURL)
 	}
-	if u.Scheme == "http" && !IsLoopback(u.Hostname()) && !allowInsecure {
+	if u.Scheme == "http" && !proxyurl.IsLoopback(u.Hostname()) && !allowInsecure {
 		return nil, fmt.Errorf("%s: %w", u.Hostname(), ErrInsecure)
 	}
 	return u, nil
-}
-
-// IsLoopback accepts localhost, 127.0.0.0/8 and ::1: nothing that would need
-// a name lookup to decide.
-func IsLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // noRedirects returns a copy of hc (or a new client) that hands back 3xx

@@ -52,7 +52,7 @@ func Parse(raw string) (Parsed, bool) {
 		return Parsed{}, false
 	}
 	host, port, err := net.SplitHostPort(u.Host)
-	if err != nil || port == "" || !loopback(host) {
+	if err != nil || port == "" || !IsLoopback(host) {
 		return Parsed{}, false
 	}
 	secret, ok := strings.CutSuffix(strings.TrimPrefix(u.Path, "/"), Path)
@@ -67,13 +67,25 @@ func Parse(raw string) (Parsed, bool) {
 func SameListen(a, b string) bool {
 	ha, pa, errA := net.SplitHostPort(a)
 	hb, pb, errB := net.SplitHostPort(b)
-	return errA == nil && errB == nil && pa == pb && loopback(ha) && loopback(hb)
+	return errA == nil && errB == nil && pa == pb && IsLoopback(ha) && IsLoopback(hb)
 }
 
-func loopback(host string) bool {
+// IsLoopback accepts localhost, 127.0.0.0/8 and ::1: nothing that would
+// need a name lookup to decide.
+func IsLoopback(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// HostPort is the address part of a URL ("127.0.0.1:14300"), "" when it
+// has none or does not parse.
+func HostPort(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Host
 }

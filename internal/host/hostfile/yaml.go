@@ -19,7 +19,7 @@ func parseYAML(data []byte) (*node, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
-	lines := lineStarts(data)
+	lines := LineStarts(data)
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return &node{kind: object}, nil // an empty file
 	}
@@ -53,8 +53,8 @@ func yamlNode(data []byte, lines []int, y *yaml.Node) *node {
 	return &node{kind: other, start: -1}
 }
 
-// lineStarts holds the byte offset of each line's first byte.
-func lineStarts(data []byte) []int {
+// LineStarts holds the byte offset of each line's first byte.
+func LineStarts(data []byte) []int {
 	starts := []int{0}
 	for i, b := range data {
 		if b == '\n' {

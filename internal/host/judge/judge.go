@@ -3,7 +3,6 @@ package judge
 import (
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/host/hostfile"
-	"github.com/mcpwatchdog/watchdog/internal/mask"
 	"github.com/mcpwatchdog/watchdog/internal/proxyurl"
 )
 
@@ -219,7 +218,7 @@ func proxyAddress(raw string, f Facts) (string, bool) {
 	if p, ok := proxyurl.Parse(raw); ok {
 		return p.Listen, true
 	}
-	hp := hostPort(raw)
+	hp := proxyurl.HostPort(raw)
 	if _, ok := proxyAt(f.Proxies, hp); ok {
 		return hp, true
 	}
@@ -267,14 +266,4 @@ func orElse(s, def string) string {
 
 func adoptCommand(p host.Profile, s hostfile.Server) string {
 	return p.AdoptCommand() + " --server " + host.ShellWord(s.Name)
-}
-
-// hostPort is the address part of a URL ("127.0.0.1:14300"), "" when it
-// has none.
-func hostPort(raw string) string {
-	u, err := mask.ParseURL(raw)
-	if err != nil {
-		return ""
-	}
-	return u.Host
 }
