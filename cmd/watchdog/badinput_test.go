@@ -62,11 +62,17 @@ func TestUsageAndNoDaemon(t *testing.T) {
 		{[]string{"status", "--config", cfg, "--state-dir", state}, exitNoDaemon, "watchdog run"},
 		{[]string{"heal", "--config", cfg, "--state-dir", state}, exitNoDaemon, "watchdog run"},
 		{[]string{"version"}, exitOK, ""},
+		{[]string{"--help"}, exitOK, "\n  proxy "},
+		{[]string{"proxy", "--help"}, exitOK, "Usage of watchdog proxy"},
+		{[]string{"run", "--help"}, exitOK, "-proxy-process"},
 	}
 	for _, tt := range tests {
 		code, out, stderr := runWatchdog(t, tt.args...)
 		if code != tt.code || !strings.Contains(out+stderr, tt.want) {
 			t.Errorf("%v: exit %d, output %q; want exit %d mentioning %q", tt.args, code, out+stderr, tt.code, tt.want)
+		}
+		if tt.args[0] == "proxy" && strings.Contains(stderr, "headless") {
+			t.Errorf("watchdog proxy --help prints run's flags: %q", stderr)
 		}
 	}
 }

@@ -15,14 +15,17 @@ import (
 	"github.com/mcpwatchdog/watchdog/tray"
 )
 
-func cmdRun(ctx context.Context, c cli, args []string) int {
+// cmdRun is the daemon; cmdProxy (`watchdog proxy`) its proxies alone.
+func cmdRun(ctx context.Context, c cli, args []string) int   { return serve(ctx, c, "run", args) }
+func cmdProxy(ctx context.Context, c cli, args []string) int { return serve(ctx, c, "proxy", args) }
+
+func serve(ctx context.Context, c cli, name string, args []string) int {
 	var co common
-	fs := newFlagSet("run", c, &co)
-	headless := fs.Bool("headless", false, "no tray, no desktop dependency")
-	proxies := fs.String("proxy-process", "", "who serves the proxies: \"\" this process, \"supervised\" a `watchdog proxy` a supervisor runs, \"spawn\" one this process starts")
-	asProxy := len(args) > 0 && args[0] == "proxy" // `watchdog proxy`: the proxy process alone
-	if len(args) > 0 && (args[0] == "run" || asProxy) {
-		args = args[1:]
+	fs := newFlagSet(name, c, &co)
+	asProxy, headless, proxies := name == "proxy", new(bool), new(string)
+	if !asProxy {
+		fs.BoolVar(headless, "headless", false, "no tray, no desktop dependency")
+		fs.StringVar(proxies, "proxy-process", "", "who serves the proxies: \"\" this process, \"supervised\" a `watchdog proxy` a supervisor runs, \"spawn\" one this process starts")
 	}
 	if err := fs.Parse(args); err != nil || !daemon.ProxyProcessKnown(*proxies) {
 		return usageErr(cmp.Or(err, fmt.Errorf("--proxy-process %q: want \"\", %q or %q", *proxies, daemon.ProxyProcessSupervised, daemon.ProxyProcessSpawn)))

@@ -48,6 +48,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"run", "[--headless]", "the daemon (also with no command)", cmdRun},
+		{"proxy", "", "the proxies alone: the process a supervisor runs beside the daemon (run --proxy-process)", cmdProxy},
 		{"status", "[--json]", "the running daemon's view of every server and session", cmdStatus},
 		{"heal", "[SERVER]", "ask the running daemon to heal now", cmdHeal},
 		{"scan", "FILE... [--json]", "list session losses, idle-timeout announcements and reconnects in log files", cmdScan},
@@ -67,26 +68,18 @@ func run(ctx context.Context, args []string, c cli) int {
 	if len(args) == 0 {
 		return cmdRun(ctx, c, nil)
 	}
-	name := args[0]
-	if len(name) > 0 && name[0] == '-' {
-		switch name {
-		case "-h", "--help", "-help":
-			usage(c.stdout)
-			return exitOK
-		}
+	switch name := args[0]; {
+	case name == "-h" || name == "--help" || name == "-help" || name == "help":
+		usage(c.stdout)
+		return exitOK
+	case len(name) > 0 && name[0] == '-':
 		return cmdRun(ctx, c, args)
 	}
+	name := args[0]
 	for _, cmd := range commands() {
 		if cmd.name == name {
 			return cmd.run(ctx, c, args[1:])
 		}
-	}
-	if name == "proxy" { // the proxy process a supervisor runs beside the daemon (`watchdog run --proxy-process`)
-		return cmdRun(ctx, c, args)
-	}
-	if name == "help" {
-		usage(c.stdout)
-		return exitOK
 	}
 	fmt.Fprintf(c.stderr, "watchdog: unknown command %q\n\n", name)
 	usage(c.stderr)
