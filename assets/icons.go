@@ -12,12 +12,6 @@ var icons embed.FS
 // ErrUnknownIcon is returned for a state with no icon.
 var ErrUnknownIcon = errors.New("assets: unknown icon")
 
-// States lists every icon state, worst last but one (paused is a mode,
-// not a health).
-func States() []string {
-	return []string{"healthy", "at_risk", "healing", "lost", "down", "paused"}
-}
-
 // Icon returns the colour PNG for a state (Linux, Windows).
 func Icon(state string) ([]byte, error) {
 	return read(state + ".png")

@@ -57,18 +57,6 @@ func Next(in LadderInput) Step {
 	return Step{Advice: giveUpAdvice(in)}
 }
 
-// AfterFailure is the step after strategy failed: the first other fallback
-// (a restart) that applies, else give up.
-func AfterFailure(failed health.Strategy, in LadderInput) Step {
-	if s, ok := first(in, func(s Strategy) bool { return s.Fallback && s.Name != failed }); ok {
-		return Step{Strategy: s.Name}
-	}
-	if in.OneShot {
-		return Step{Advice: in.HostName + "'s next run opens a new session; to keep a run from meeting the loss, route it through the watchdog's proxy (`" + in.Adopt + "`)"}
-	}
-	return Step{Advice: "restart " + in.HostName + " to reconnect its sessions"}
-}
-
 // PatchStateOf maps an inspected client onto what the heal ladder counts on.
 func PatchStateOf(st clientpatch.Status) PatchState {
 	switch {

@@ -70,22 +70,3 @@ func NearestDir(dir string) string {
 		dir = parent
 	}
 }
-
-// RepoRoot walks up from the working directory to the directory holding
-// go.mod: tests and dev tools find testdata/ from wherever they run.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("find repo root: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("find repo root: no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}

@@ -76,7 +76,7 @@ func benchScanFile(b *testing.B, path string) {
 	b.SetBytes(st.Size())
 	b.ResetTimer()
 	for b.Loop() {
-		rep, err := ScanFile(context.Background(), path, nil)
+		rep, err := Scan(context.Background(), []string{path}, nil)
 		if err != nil || rep.Files[0].Findings == 0 {
 			b.Fatalf("%v %+v", err, rep.Files)
 		}

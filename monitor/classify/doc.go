@@ -36,7 +36,7 @@
 //
 // Literals returns every literal of the table. A line holding none of them
 // is never classified, so `grep -F -c -e L1 -e L2 ...` counts exactly the
-// lines the scan classifies (FileSummary.Candidates). ScanFile reads 4 MiB at
+// lines the scan classifies (FileSummary.Candidates). Scan reads 4 MiB at
 // a time, finds the literals with a Wu–Manber search (see match.go), and
 // only looks for line starts, ends and numbers around hits. Files of 64 MiB
 // and more are cut at line starts into sections scanned in parallel.

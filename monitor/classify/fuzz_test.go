@@ -82,7 +82,7 @@ func FuzzClassify(f *testing.F) {
 	})
 }
 
-// FuzzScanMatchesClassify: ScanFile finds exactly the lines Line
+// FuzzScanMatchesClassify: Scan finds exactly the lines Line
 // matches, with the same match; and so does a scanner with tiny reads and a
 // tiny line limit, against Line with that limit.
 func FuzzScanMatchesClassify(f *testing.F) {
@@ -94,7 +94,7 @@ func FuzzScanMatchesClassify(f *testing.F) {
 	dir := f.TempDir() // one directory, not one per input: the fuzzer runs many
 	f.Fuzz(func(t *testing.T, data []byte, chunk, maxLine uint8) {
 		path := writeTemp(t, dir, data)
-		rep, err := ScanFile(context.Background(), path, &Options{Location: time.UTC, MaxFindings: -1})
+		rep, err := Scan(context.Background(), []string{path}, &Options{Location: time.UTC, MaxFindings: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,23 +31,13 @@ type Options struct {
 	Location *time.Location
 }
 
-// ScanFile classifies every line of one file. It reads the file in large
-// chunks, searches each chunk for the prefilter literals (Literals) in one
-// pass, and finds line boundaries and line numbers only around the hits, so
-// it runs at memory speed on files with few relevant lines. Session ids in
-// the report are masked. On error the report holds what was found so far
-// and the file's summary names the error.
-func ScanFile(ctx context.Context, path string, opts *Options) (Report, error) {
-	s := newScanner(opts)
-	rep := newReport()
-	sum, found, err := s.scanPath(ctx, path)
-	rep.add(sum, found)
-	return rep, err
-}
-
-// Scan runs ScanFile over each path in order and merges the reports. A file
-// that cannot be read is recorded in its summary and the scan goes on; the
-// returned error joins every failure (errors.Is works on each).
+// Scan classifies every line of each file in paths, in order, and merges
+// the reports. It reads a file in large chunks, searches each chunk for
+// the prefilter literals (Literals) in one pass, and finds line boundaries
+// and line numbers only around the hits, so it runs at memory speed on
+// files with few relevant lines. Session ids in the report are masked. A
+// file that cannot be read is recorded in its summary and the scan goes
+// on; the returned error joins every failure (errors.Is works on each).
 func Scan(ctx context.Context, paths []string, opts *Options) (Report, error) {
 	s := newScanner(opts)
 	rep := newReport()

@@ -65,7 +65,7 @@ func TestScanFixtures(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join("testdata", tc.file)
-			rep, err := ScanFile(context.Background(), path, &Options{Location: time.UTC})
+			rep, err := Scan(context.Background(), []string{path}, &Options{Location: time.UTC})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +212,7 @@ func TestScanChunkBoundaries(t *testing.T) {
 }
 
 // TestScanStraddlesRealChunk puts a literal across the 4 MiB read boundary
-// of an ordinary ScanFile.
+// of an ordinary Scan.
 func TestScanStraddlesRealChunk(t *testing.T) {
 	t.Parallel()
 	const prefix = "2025-11-29T20:15:44.870Z WARN "
@@ -233,7 +233,7 @@ func TestScanStraddlesRealChunk(t *testing.T) {
 	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := ScanFile(context.Background(), path, nil)
+	rep, err := Scan(context.Background(), []string{path}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +270,7 @@ func TestScanEdgeFiles(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tc.data), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := ScanFile(context.Background(), path, nil)
+			rep, err := Scan(context.Background(), []string{path}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -334,7 +334,7 @@ func TestScanMiBLines(t *testing.T) {
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := ScanFile(context.Background(), path, nil)
+	rep, err := Scan(context.Background(), []string{path}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +356,7 @@ func TestScanMaxFindings(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Repeat("Session not found\nreconnected\n", 3)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := ScanFile(context.Background(), path, &Options{MaxFindings: 2})
+	rep, err := Scan(context.Background(), []string{path}, &Options{MaxFindings: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestScanMaxFindings(t *testing.T) {
 	if rep.Counts["session_lost"] != 3 || rep.Counts["reconnected"] != 3 || rep.Counts["idle_timeout"] != 0 {
 		t.Errorf("counts %v", rep.Counts)
 	}
-	rep, err = ScanFile(context.Background(), path, &Options{MaxFindings: -1})
+	rep, err = Scan(context.Background(), []string{path}, &Options{MaxFindings: -1})
 	if err != nil || len(rep.Findings) != 6 {
 		t.Errorf("no cap: %d findings, %v", len(rep.Findings), err)
 	}

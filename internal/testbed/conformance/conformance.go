@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 )
 
 // ErrMissing wraps the error for a suite that is not installed.
@@ -47,7 +47,7 @@ type Suite struct {
 
 // Find returns the suite installed under the module root.
 func Find() (Suite, error) {
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return Suite{}, err
 	}

@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 )
 
 // CLIHost is one of the command line hosts the rig runs a prompt with
@@ -277,7 +277,7 @@ func mustInstalled(tb interface {
 	Fatal(...any)
 }, h CLIHost) installed {
 	tb.Helper()
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatchdog/watchdog/internal/demoserver"
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 )
 
 // startCLI starts a command line host (name) with start, its one server
@@ -41,7 +41,7 @@ func isEcho(out, text string) bool {
 // install fails the test with the command that installs it.
 func mustFind[T any](t *testing.T, find func(root string) (T, error)) T {
 	t.Helper()
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcpwatchdog/watchdog/internal/demoserver"
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 )
 
 // stdioFix names the command that installs what the stdio server needs.
@@ -38,7 +38,7 @@ type StdioServer struct {
 // killed then (a host may leave one behind).
 func NewStdioServer(t *testing.T) *StdioServer {
 	t.Helper()
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/demoserver"
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/host/find"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 )
 
 // stdioAdoption is an adopted cell's watchdog and what adopt changed.
@@ -198,7 +198,7 @@ var built struct {
 func watchdogBin(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
-		root, err := fsutil.RepoRoot()
+		root, err := repo.Root()
 		if err != nil {
 			built.err = err
 			return

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
@@ -36,7 +36,7 @@ const fixHint = "run `make deps` (scripts/deps-python.sh; Debian: apt-get instal
 // Python returns the venv's interpreter and the scripts' directory
 // (testdata/pypeers), or an error wrapping ErrMissingDeps that names the fix.
 func Python(sdk SDK) (bin, dir string, err error) {
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return "", "", err
 	}

@@ -1,8 +1,6 @@
 package repro
 
 import (
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
-
 	"context"
 	"os"
 	"path/filepath"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 )
 
 // sharedHost is a patched stand-in host with one plugin instance per server.
@@ -22,7 +21,7 @@ type sharedHost struct {
 
 func startSharedHost(t *testing.T, names ...string) sharedHost {
 	t.Helper()
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

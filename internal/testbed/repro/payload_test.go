@@ -1,8 +1,6 @@
 package repro
 
 import (
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
-
 	"encoding/json"
 	"net/http"
 	"os"
@@ -11,11 +9,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 )
 
 func payloadDir(t *testing.T) string {
 	t.Helper()
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package repro
 
 import (
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -135,7 +134,7 @@ func startRetryHost(t *testing.T, c *countingServer, client ClientKind, tune ...
 	}
 	o, err := o.withDefaults()
 	mustDo(t, err)
-	o.Root, err = fsutil.RepoRoot()
+	o.Root, err = repo.Root()
 	mustDo(t, err)
 	p := newPaths(o.Root)
 	node, err := p.check(o)

@@ -1,8 +1,8 @@
 package repro
 
 import (
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 
 	"context"
 	"errors"
@@ -80,7 +80,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	if o.Root == "" {
-		if o.Root, err = fsutil.RepoRoot(); err != nil {
+		if o.Root, err = repo.Root(); err != nil {
 			return Result{}, err
 		}
 	}

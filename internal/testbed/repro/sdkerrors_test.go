@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
@@ -353,7 +353,7 @@ func newErrorsMCPServer() *mcp.Server {
 // npm packages are missing.
 func sdkErrorsDir(t *testing.T) string {
 	t.Helper()
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,8 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 )
 
@@ -87,7 +87,7 @@ type world struct {
 type binaries struct{ watchdog, demoserver string }
 
 func newWorld(t *testing.T, specs []ServerSpec) *world {
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
@@ -66,7 +66,7 @@ func program(o Options) (tsserver.Program, error) {
 	if o.Port < 0 || o.Port > 65535 {
 		return tsserver.Program{}, fmt.Errorf("tsmodern: bad port %d", o.Port)
 	}
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return tsserver.Program{}, fmt.Errorf("tsmodern: %w", err)
 	}

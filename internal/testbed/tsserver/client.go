@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 )
 
@@ -58,7 +58,7 @@ func startClient(t testing.TB, url string, flags ...string) *Client {
 // clientDeps is node and client.mjs's directory; missing ones fail the test.
 func clientDeps(t testing.TB) (node, dir string) {
 	t.Helper()
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

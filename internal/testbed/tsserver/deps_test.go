@@ -1,8 +1,6 @@
 package tsserver
 
 import (
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
-
 	"errors"
 	"net/url"
 	"os"
@@ -11,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 )
 
 // fakeRoot builds a repo root whose testdata/tsservers pins sdk 1.32.2 and, when
@@ -76,7 +76,7 @@ func TestCheckDeps(t *testing.T) {
 // TestRealDepsInstalled checks this checkout: the pinned SDK is what npm ci installed.
 func TestRealDepsInstalled(t *testing.T) {
 	t.Parallel()
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ package tsserver
 
 import (
 	"github.com/mcpwatchdog/watchdog/internal/demoserver/truth"
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/repo"
 
 	"fmt"
 	"path/filepath"
@@ -122,7 +122,7 @@ func Launch(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tsserver: %w", err)
 	}
-	root, err := fsutil.RepoRoot()
+	root, err := repo.Root()
 	if err != nil {
 		return nil, fmt.Errorf("tsserver: %w", err)
 	}
