@@ -64,8 +64,7 @@ func (p *Pinger) Liveness(ctx context.Context, server string, ask bool, era stri
 			sig.Outcome = health.OutcomeStateless
 		case mcphttp.Lost:
 			if ask {
-				sig.Status, sig.Session = resp.Status, id
-				sig.LostRPC = resp.RPC != nil && resp.RPC.Error != nil
+				sig.Answer, sig.Session = cl.Kind, id
 			}
 		}
 		sig.Era = learnEra(ctx, c, resp, cl.Verdict, era)

@@ -132,9 +132,10 @@ func House(module string) Policy {
 				// internal/mask hashes short ids and redacts URLs: pure computation.
 				"crypto/sha256", "net/url",
 				// internal/host is the hosts' profiles, data only: the model reads
-				// how each host meets a lost session there (path joins its folders).
+				// how each host meets a lost session there (path joins its folders),
+				// against internal/answer's kinds.
 				"path",
-				"./internal/health/...", "./internal/mask", "./internal/textsafe", "./internal/host",
+				"./internal/health/...", "./internal/mask", "./internal/textsafe", "./internal/host", "./internal/answer",
 			},
 		}},
 	}

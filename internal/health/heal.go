@@ -3,8 +3,6 @@ package health
 import (
 	"fmt"
 	"time"
-
-	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // Outcome is what a request of the watchdog's own (a keep-warm ping, a
@@ -90,8 +88,8 @@ func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
 // liveness applies a liveness check (a request without a session).
 func (m *Model) liveness(s *server, sig Signal, now time.Time) []Event {
 	evs := s.learnEra(sig.Era, now)
-	if a := host.AnswerOf(sig.Status, sig.LostRPC); a != "" {
-		s.lostAnswer = a
+	if sig.Answer != "" {
+		s.lostAnswer = sig.Answer
 	} else {
 		s.echoLeft = false // no lost-session answer: the question left no loss line to echo
 	}

@@ -10,11 +10,11 @@ import (
 
 // Behaviours of the tests' host.
 var (
-	heals    = host.Behaviour{NotFoundRPC: host.Retries, NotFoundText: host.Retries, BadRequest: host.Retries}
-	healsRPC = host.Behaviour{NotFoundRPC: host.Retries, NotFoundText: host.Stuck, BadRequest: host.Stuck}
-	on404    = host.Behaviour{NotFoundRPC: host.Retries, NotFoundText: host.Retries, BadRequest: host.Hangs}
-	failsOne = host.Behaviour{NotFoundRPC: host.Reinitializes, NotFoundText: host.Reinitializes, BadRequest: host.Reinitializes}
-	stuck    = host.Behaviour{NotFoundRPC: host.Stuck, NotFoundText: host.Stuck, BadRequest: host.Stuck}
+	heals    = host.Behaviour{React: map[host.Answer]host.Reaction{host.NotFoundRPC: host.Retries, host.NotFoundText: host.Retries, host.BadRequest: host.Retries}}
+	healsRPC = host.Behaviour{React: map[host.Answer]host.Reaction{host.NotFoundRPC: host.Retries, host.NotFoundText: host.Stuck, host.BadRequest: host.Stuck}}
+	on404    = host.Behaviour{React: map[host.Answer]host.Reaction{host.NotFoundRPC: host.Retries, host.NotFoundText: host.Retries, host.BadRequest: host.Hangs}}
+	failsOne = host.Behaviour{React: map[host.Answer]host.Reaction{host.NotFoundRPC: host.Reinitializes, host.NotFoundText: host.Reinitializes, host.BadRequest: host.Reinitializes}}
+	stuck    = host.Behaviour{React: map[host.Answer]host.Reaction{host.NotFoundRPC: host.Stuck, host.NotFoundText: host.Stuck, host.BadRequest: host.Stuck}}
 )
 
 func behaviourOf(selfHealing bool) host.Behaviour {
@@ -152,7 +152,7 @@ func TestLossWordsFollowTheServersAnswer(t *testing.T) {
 			m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-T)}, t0)
 			m.Apply(snap(hs), t0)
 			if tt.answer != 0 {
-				m.Apply(Signal{Kind: SigLiveness, Server: srv, Outcome: OutcomeAlive, Status: tt.answer, LostRPC: tt.rpc, Session: "made-up-0001"}, t0)
+				m.Apply(Signal{Kind: SigLiveness, Server: srv, Outcome: OutcomeAlive, Answer: host.AnswerOf(tt.answer, tt.rpc), Session: "made-up-0001"}, t0)
 			}
 			if tt.beacon {
 				m.Apply(Signal{Kind: SigBeacon, PID: 42, Held: map[string]Held{srv: {Session: hs.ID, Connected: true, Since: t0}}}, t0)
@@ -191,7 +191,7 @@ func TestTheAnswerCheckIsNoLoss(t *testing.T) {
 			t.Errorf("%+v: %+v; want no event", sig, evs)
 		}
 	}
-	m.Apply(Signal{Kind: SigLiveness, Server: srv, Outcome: OutcomeAlive, Status: 404, Session: AskedSession + "0001"}, t0.Add(time.Second))
+	m.Apply(Signal{Kind: SigLiveness, Server: srv, Outcome: OutcomeAlive, Answer: host.NotFoundText, Session: AskedSession + "0001"}, t0.Add(time.Second))
 	if evs := m.Apply(Signal{Kind: SigSessionLost, Server: srv, Session: AskedSession + "0001"}, t0.Add(time.Hour)); len(evs) != 0 {
 		t.Errorf("a late line about the made-up session: %+v; want no event", evs)
 	}

@@ -1,6 +1,10 @@
 package health
 
-import "time"
+import (
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
+)
 
 // An Observation is one signal typed per kind: the types in this file,
 // each with only the fields its kind has (sealed: the method is
@@ -202,16 +206,15 @@ type KeepWarmAnswered struct {
 }
 
 // LivenessAnswered is a liveness request's outcome: up, down, stateless.
-// Status and LostRPC: how the server answered the made-up Session it was
-// asked about (0: not asked, or no lost-session answer); Era: the
+// Answer: how the server answered the made-up Session it was asked about
+// ("": not asked, or no lost-session answer); Era: the
 // protocol era the check learned ("" none).
 type LivenessAnswered struct {
 	Server, Session string
 	Outcome         Outcome
 	Took            time.Duration
 	Detail          string
-	Status          int
-	LostRPC         bool
+	Answer          host.Answer
 	Era             string
 }
 
@@ -221,5 +224,5 @@ func (o KeepWarmAnswered) signal() Signal {
 
 func (o LivenessAnswered) signal() Signal {
 	return Signal{Kind: SigLiveness, Server: o.Server, Session: o.Session, Outcome: o.Outcome, Took: o.Took, Detail: o.Detail,
-		Status: o.Status, LostRPC: o.LostRPC, Era: o.Era}
+		Answer: o.Answer, Era: o.Era}
 }

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
 // Every signal kind has its typed observation, and each typed field lands
@@ -20,7 +22,7 @@ func TestEveryKindIsTyped(t *testing.T) {
 		HostUp{PID: 7, Started: at, Began: at, Restarted: true}, HostDown{},
 		Warning{"mem", "d"}, Woke{time.Minute},
 		KeepWarmAnswered{Server: "mem", Session: "s1", Outcome: OutcomeLost, Took: time.Second, Detail: "d", NamedBy: IdentitySource("beacon")},
-		LivenessAnswered{Server: "mem", Session: "s1", Outcome: OutcomeAlive, Took: time.Second, Detail: "d", Status: 404, LostRPC: true, Era: EraBoth},
+		LivenessAnswered{Server: "mem", Session: "s1", Outcome: OutcomeAlive, Took: time.Second, Detail: "d", Answer: host.NotFoundRPC, Era: EraBoth},
 		HealStarted{Server: "mem", Strategy: "s", Within: time.Minute, Detail: "d"}, HealFailed{Server: "mem", Strategy: "s", Detail: "d"},
 		BeaconSeen{PID: 7, Held: map[string]Held{"mem": {Session: "s1"}}},
 		ProxyHealed{Server: "mem", Session: "s1", NewSession: "s2", Healed: true, Took: time.Second, Detail: "d", Client: "c"},

@@ -4,7 +4,11 @@
 // recovered lives here, so it can be tested with a fake clock.
 package health
 
-import "time"
+import (
+	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/host"
+)
 
 // State is the health of a server or a session, as shown in status.
 type State string
@@ -106,14 +110,11 @@ type Signal struct {
 	Gap       time.Duration // SigWoke: how far the wall clock jumped; negative: set back
 	Source    LogPosition   // the log line observed; every event it causes carries it
 	Outcome   Outcome       // SigKeepWarm, SigLiveness
-	// Status (SigLiveness): the HTTP status the server answered a session
-	// it does not know with (Session: the made-up id asked about), 0 when
-	// the check asked no such thing or the answer was no lost session.
-	Status int
-	// LostRPC (SigLiveness): the lost-session answer's body was a JSON-RPC
-	// error (the TypeScript and Python SDKs'), not plain text (the Go
-	// SDK's): some hosts heal after one and not the other.
-	LostRPC bool
+	// Answer (SigLiveness): the kind of answer the server gave a session
+	// it does not know (Session: the made-up id asked about; some hosts
+	// heal after one kind and not another), "" when the check asked no
+	// such thing or the answer was no lost session.
+	Answer host.Answer
 	// Era (SigLiveness): the server's protocol era as the check learned it
 	// (EraLegacy, EraBoth, EraModernOnly); "" when it learned none.
 	Era       string

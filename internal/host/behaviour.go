@@ -1,79 +1,39 @@
 package host
 
-import "strings"
+import (
+	"strings"
 
-// Answer is how a server says a session it does not know is gone. What a
-// host does next can depend on it: the spec's 404, with a JSON-RPC error
-// as the TypeScript and Python SDKs send or as plain text as the Go SDK
-// and rmcp do, or the 400 of the TypeScript SDK's examples.
-type Answer string
+	"github.com/mcpwatchdog/watchdog/internal/answer"
+)
 
-// The answers, as `watchdog status` and `watchdog hosts` name them.
+// Answer is how a server says a session it does not know is gone: a kind
+// of the answer registry (package answer), where each is defined once.
+// What a host does next can depend on it.
+type Answer = answer.Kind
+
+// The answers hosts' tables cover.
 const (
-	// NotFoundRPC: 404 with a JSON-RPC error body (-32001, -32600).
-	NotFoundRPC Answer = "404 json-rpc"
-	// NotFoundText: 404 with a plain-text body ("session not found").
-	NotFoundText Answer = "404 text"
-	// BadRequest: 400 naming the session (the TypeScript examples' quirk).
-	BadRequest Answer = "400"
+	NotFoundRPC  = answer.NotFoundRPC
+	NotFoundText = answer.NotFoundText
+	BadRequest   = answer.BadRequest
 )
 
 // Answers are the answers a Behaviour covers, in the order they are told.
-func Answers() []Answer { return []Answer{NotFoundRPC, NotFoundText, BadRequest} }
+func Answers() []Answer { return answer.Told() }
 
 // AnswerOf is the answer a server gave: its status, and whether its body
 // was a JSON-RPC error. "" for a status that says no lost session.
 func AnswerOf(status int, rpc bool) Answer {
-	switch {
-	case status == 400:
-		return BadRequest
-	case status == 404 && rpc:
-		return NotFoundRPC
-	case status == 404:
-		return NotFoundText
+	body := "text"
+	if rpc {
+		body = "json-rpc"
 	}
-	return ""
-}
-
-// Status is the answer's HTTP status (0 for none).
-func (a Answer) Status() int {
-	switch a {
-	case BadRequest:
-		return 400
-	case NotFoundRPC, NotFoundText:
-		return 404
-	}
-	return 0
-}
-
-// Body is what came with a 404: "json-rpc" or "text"; "" for another
-// answer.
-func (a Answer) Body() string {
-	switch a {
-	case NotFoundRPC:
-		return "json-rpc"
-	case NotFoundText:
-		return "text"
-	}
-	return ""
+	return answer.OfStatus(status, body)
 }
 
 // AnswerOfStatus is the answer a status document gives (ServerStatus's
 // lost_answer and lost_answer_body).
-func AnswerOfStatus(status int, body string) Answer { return AnswerOf(status, body == "json-rpc") }
-
-// Words is the answer as a sentence says it ("a 404 with a JSON-RPC error").
-func (a Answer) Words() string {
-	switch a {
-	case NotFoundRPC:
-		return "a 404 with a JSON-RPC error"
-	case NotFoundText:
-		return "a plain-text 404"
-	case BadRequest:
-		return "a 400"
-	}
-	return "an answer not known yet"
-}
+func AnswerOfStatus(status int, body string) Answer { return answer.OfStatus(status, body) }
 
 // Reaction is what a host's MCP client does when a server answers that its
 // session is gone.
@@ -122,7 +82,9 @@ func (r Reaction) Words() string {
 // the host's measured runs (`make hosts`) where it runs here, else from
 // its sources and trackers.
 type Behaviour struct {
-	NotFoundRPC, NotFoundText, BadRequest Reaction
+	// React is what the host does after each kind of answer; a kind it
+	// does not hold: Unknown.
+	React map[Answer]Reaction
 	// Measured names the host's version the table was measured on; ""
 	// when it comes from the host's sources and trackers.
 	Measured string
@@ -134,11 +96,11 @@ type Behaviour struct {
 }
 
 // every is a behaviour that reacts r to every answer.
-func every(r Reaction) Behaviour { return Behaviour{NotFoundRPC: r, NotFoundText: r, BadRequest: r} }
+func every(r Reaction) Behaviour { return on404(r, r) }
 
 // on404 is a behaviour that reacts r404 to both 404s and r400 to the 400.
 func on404(r404, r400 Reaction) Behaviour {
-	return Behaviour{NotFoundRPC: r404, NotFoundText: r404, BadRequest: r400}
+	return Behaviour{React: map[Answer]Reaction{NotFoundRPC: r404, NotFoundText: r404, BadRequest: r400}}
 }
 
 // measured is b as measured on version.
@@ -157,16 +119,11 @@ func (b Behaviour) from(note string) Behaviour {
 // (""), the spec's 404: what it does after both kinds when they agree,
 // else Unknown.
 func (b Behaviour) On(a Answer) Reaction {
-	switch a {
-	case NotFoundRPC:
-		return b.NotFoundRPC
-	case NotFoundText:
-		return b.NotFoundText
-	case BadRequest:
-		return b.BadRequest
+	if a != "" {
+		return b.React[a]
 	}
-	if b.NotFoundRPC == b.NotFoundText {
-		return b.NotFoundRPC
+	if r := b.React[NotFoundRPC]; r == b.React[NotFoundText] {
+		return r
 	}
 	return Unknown
 }

@@ -9,7 +9,7 @@ import (
 // answer not known yet is the spec's 404, when both kinds agree.
 func TestBehaviourPerAnswer(t *testing.T) {
 	t.Parallel()
-	mixed := Behaviour{NotFoundRPC: Retries, NotFoundText: Stuck, BadRequest: Hangs}
+	mixed := Behaviour{React: map[Answer]Reaction{NotFoundRPC: Retries, NotFoundText: Stuck, BadRequest: Hangs}}
 	tests := []struct {
 		name  string
 		b     Behaviour

@@ -35,8 +35,7 @@ func TestDSH(t *testing.T) {
 			URLKeys:  []URLKey{{"url", StreamableHTTP}},
 			Commands: []CommandKey{{Key: "command", Args: "args"}},
 		},
-		Behaviour: Behaviour{NotFoundRPC: Stuck, NotFoundText: Stuck, BadRequest: Stuck, Measured: "0.1.0-rc.8",
-			Stdio: StdioReaction{On: Retries, Measured: "0.1.0-rc.8", Note: "it starts a dead stdio server again by itself within ~1 s"}},
+		Behaviour:       Behaviour{React: map[Answer]Reaction{NotFoundRPC: Stuck, NotFoundText: Stuck, BadRequest: Stuck}, Measured: "0.1.0-rc.8", Stdio: StdioReaction{On: Retries, Measured: "0.1.0-rc.8", Note: "it starts a dead stdio server again by itself within ~1 s"}},
 		ReadsConfigLive: true,
 	}
 	if got := DSH(); !reflect.DeepEqual(got, want) {

@@ -20,7 +20,7 @@ func VSCode() Profile {
 		Layout: layout,
 		ProjectFiles: ProjectFiles{Files: []ProjectFile{projectFile(".vscode/mcp.json", layout), sharedMCPJSON()},
 			Listed: []ProjectList{workspaces("Code")}},
-		Behaviour: Behaviour{NotFoundRPC: Reinitializes, NotFoundText: Reinitializes}.
+		Behaviour: Behaviour{React: map[Answer]Reaction{NotFoundRPC: Reinitializes, NotFoundText: Reinitializes}}.
 			from("from its sources: it re-initializes after a 404 and the call that met the loss is lost; after a 400 not known").
 			stdioFrom(notMeasuredStdio),
 	}

@@ -60,7 +60,7 @@ func onLossOf(b host.Behaviour) OnLoss {
 		}
 		return string(r)
 	}
-	return OnLoss{NotFoundRPC: word(b.NotFoundRPC), NotFoundText: word(b.NotFoundText), BadRequest: word(b.BadRequest),
+	return OnLoss{NotFoundRPC: word(b.On(host.NotFoundRPC)), NotFoundText: word(b.On(host.NotFoundText)), BadRequest: word(b.On(host.BadRequest)),
 		Measured: b.Measured, Note: b.Note}
 }
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/mcpwatchdog/watchdog/internal/answer"
 )
 
 // Verdict is what an answer to a POST says about the session it carried.
@@ -46,10 +46,12 @@ func (v Verdict) String() string {
 // MarshalText writes the verdict's name, for journals and JSON.
 func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
 
-// Judgement is a verdict with one human sentence saying why.
+// Judgement is a verdict with one human sentence saying why, and the
+// kind of answer it was, if it was of one (Kinds).
 type Judgement struct {
 	Verdict Verdict
 	Reason  string
+	Kind    answer.Kind
 }
 
 // Judge reads the answer to a POST (a ping or any request on a session).
@@ -58,11 +60,11 @@ type Judgement struct {
 // as a loss makes clients reconnect in a loop); confirm it with a ping.
 //
 // The rules, in order: transport error → Down (a body over the size limit →
-// Unexpected); 3xx → Redirect; 401/403 → Auth; 429, 5xx → Down; 404 with
-// JSON-RPC -32601 → Stateless, other 404 → Lost; 400 -32022 naming only
-// 2026-07-28 or later (a modern-only server) → Stateless; 400 naming a missing,
-// invalid, unknown or expired session → Lost, other 400 → Unexpected; 2xx
-// with a result or a JSON-RPC error that is not about the session → Alive;
+// Unexpected); 3xx → Redirect; 401/403 → Auth; 429, 5xx → Down; an answer
+// of a kind in the registry (Kinds: 404 -32601 and the 400 of a
+// modern-only server → Stateless; any other 404, a 400 naming the session,
+// a 2xx carrying a session error → Lost) → its verdict; other 400 →
+// Unexpected; 2xx with a result or another JSON-RPC error → Alive;
 // anything else → Unexpected.
 func Judge(resp Response, err error) Judgement {
 	if err != nil {
@@ -71,23 +73,26 @@ func Judge(resp Response, err error) Judgement {
 	s := resp.Status
 	switch {
 	case s >= 300 && s < 400:
-		return Judgement{Redirect, fmt.Sprintf("the server redirected (%d) to %q; redirects are not followed so session ids stay with the configured origin: configure the final URL", s, resp.Redact(resp.Header.Get("Location")))}
+		return Judgement{Verdict: Redirect, Reason: fmt.Sprintf("the server redirected (%d) to %q; redirects are not followed so session ids stay with the configured origin: configure the final URL", s, resp.Redact(resp.Header.Get("Location")))}
 	case s == http.StatusUnauthorized && isOAuth(resp.Header):
-		return Judgement{Auth, "the server signs in with OAuth (401 naming its RFC 9728 metadata): the host signs in itself, with tokens bound to the server's own URL; no header in the watchdog's config stands in for that"}
+		return Judgement{Verdict: Auth, Reason: "the server signs in with OAuth (401 naming its RFC 9728 metadata): the host signs in itself, with tokens bound to the server's own URL; no header in the watchdog's config stands in for that"}
 	case s == http.StatusUnauthorized || s == http.StatusForbidden:
-		return Judgement{Auth, fmt.Sprintf("the server refused the request (%d): configure the %s header for this server", s, authHeader(resp))}
+		return Judgement{Verdict: Auth, Reason: fmt.Sprintf("the server refused the request (%d): configure the %s header for this server", s, authHeader(resp))}
 	case s == http.StatusTooManyRequests:
-		return Judgement{Down, "the server is rate limiting (429); the session is not lost"}
+		return Judgement{Verdict: Down, Reason: "the server is rate limiting (429); the session is not lost"}
 	case s >= 500:
-		return Judgement{Down, fmt.Sprintf("the server failed (%d); the session is not known to be lost", s)}
-	case s == http.StatusNotFound:
-		return classify404(resp)
+		return Judgement{Verdict: Down, Reason: fmt.Sprintf("the server failed (%d); the session is not known to be lost", s)}
+	}
+	if d, ok := answer.Of(FactsOf(resp)); ok {
+		return kindJudgement(d, resp)
+	}
+	switch {
 	case s == http.StatusBadRequest:
-		return classify400(resp)
+		return Judgement{Verdict: Unexpected, Reason: fmt.Sprintf("the server answered 400: %s", snippet(resp))}
 	case s >= 200 && s < 300:
 		return classify2xx(resp)
 	}
-	return Judgement{Unexpected, fmt.Sprintf("the server answered %d: %s", s, snippet(resp))}
+	return Judgement{Verdict: Unexpected, Reason: fmt.Sprintf("the server answered %d: %s", s, snippet(resp))}
 }
 
 // JudgeRaw is Judge for an answer someone else read (the proxy
@@ -105,45 +110,60 @@ func JudgeRaw(status int, header http.Header, body []byte) Judgement {
 func classifyErr(err error) Judgement {
 	switch {
 	case errors.Is(err, ErrBodyTooLarge):
-		return Judgement{Unexpected, "the server's answer exceeded the size limit"}
+		return Judgement{Verdict: Unexpected, Reason: "the server's answer exceeded the size limit"}
 	case errors.Is(err, context.DeadlineExceeded):
-		return Judgement{Down, "the server did not answer in time"}
+		return Judgement{Verdict: Down, Reason: "the server did not answer in time"}
 	case errors.Is(err, context.Canceled):
-		return Judgement{Down, "the request was cancelled before the server answered"}
+		return Judgement{Verdict: Down, Reason: "the request was cancelled before the server answered"}
 	}
-	return Judgement{Down, fmt.Sprintf("the server could not be reached: %v", err)}
-}
-
-func classify404(resp Response) Judgement {
-	if resp.RPC != nil && resp.RPC.Error != nil && resp.RPC.Error.Code == jsonrpc.CodeMethodNotFound {
-		return Judgement{Stateless, "the server answered 404 method not found (-32601): a 2026-07-28 server without sessions or ping; nothing to lose"}
-	}
-	return Judgement{Lost, fmt.Sprintf("the server answered 404 (%s): it no longer knows the session", snippet(resp))}
-}
-
-func classify400(resp Response) Judgement {
-	if ModernOnlyRefusal(resp) {
-		return Judgement{Stateless, fmt.Sprintf("the server serves only the 2026-07-28 protocol and refused a legacy request (%s); it has no session to lose", snippet(resp))}
-	}
-	if sessionComplaint(errText(resp)) {
-		return Judgement{Lost, fmt.Sprintf("the server answered 400 about the session (%s): it does not know it", snippet(resp))}
-	}
-	return Judgement{Unexpected, fmt.Sprintf("the server answered 400: %s", snippet(resp))}
+	return Judgement{Verdict: Down, Reason: fmt.Sprintf("the server could not be reached: %v", err)}
 }
 
 func classify2xx(resp Response) Judgement {
 	switch {
-	case resp.RPC != nil && resp.RPC.Error != nil && sessionComplaint(resp.RPC.Error.Message):
-		return Judgement{Lost, fmt.Sprintf("the server answered %d with a session error: %s", resp.Status, clip(resp.Redact(resp.RPC.Error.Message)))}
 	case resp.RPC != nil:
-		return Judgement{Alive, fmt.Sprintf("the server answered %d", resp.Status)}
+		return Judgement{Verdict: Alive, Reason: fmt.Sprintf("the server answered %d", resp.Status)}
 	case resp.Status == http.StatusAccepted || resp.Status == http.StatusNoContent:
-		return Judgement{Alive, fmt.Sprintf("the server accepted the message (%d)", resp.Status)}
+		return Judgement{Verdict: Alive, Reason: fmt.Sprintf("the server accepted the message (%d)", resp.Status)}
 	}
-	return Judgement{Unexpected, fmt.Sprintf("the server answered %d without a JSON-RPC response to our request", resp.Status)}
+	return Judgement{Verdict: Unexpected, Reason: fmt.Sprintf("the server answered %d without a JSON-RPC response to our request", resp.Status)}
 }
 
 func isOAuth(h http.Header) bool {
 	_, ok := OAuthChallenge(h)
 	return ok
+}
+
+// FactsOf is what the answer registry reads of an HTTP answer.
+func FactsOf(resp Response) answer.Facts {
+	f := answer.Facts{Status: resp.Status, ModernOnly: ModernOnlyRefusal(resp)}
+	if resp.RPC != nil && resp.RPC.Error != nil {
+		f.RPCError, f.Code = true, int64(resp.RPC.Error.Code)
+		f.Session = sessionComplaint(resp.RPC.Error.Message)
+	}
+	if resp.Status == http.StatusBadRequest {
+		f.Session = sessionComplaint(errText(resp))
+	}
+	return f
+}
+
+// kindJudgement is the verdict and the sentence for an answer of kind d.
+func kindJudgement(d answer.Def, resp Response) Judgement {
+	j := Judgement{Verdict: Lost, Kind: d.Kind}
+	if d.NoSession {
+		j.Verdict = Stateless
+	}
+	switch d.Kind {
+	case answer.MethodNotFound:
+		j.Reason = "the server answered 404 method not found (-32601): a 2026-07-28 server without sessions or ping; nothing to lose"
+	case answer.ModernRefusal:
+		j.Reason = fmt.Sprintf("the server serves only the 2026-07-28 protocol and refused a legacy request (%s); it has no session to lose", snippet(resp))
+	case answer.BadRequest:
+		j.Reason = fmt.Sprintf("the server answered 400 about the session (%s): it does not know it", snippet(resp))
+	case answer.SessionError:
+		j.Reason = fmt.Sprintf("the server answered %d with a session error: %s", resp.Status, clip(resp.Redact(resp.RPC.Error.Message)))
+	default:
+		j.Reason = fmt.Sprintf("the server answered %d (%s): it no longer knows the session", resp.Status, snippet(resp))
+	}
+	return j
 }

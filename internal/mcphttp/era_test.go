@@ -61,8 +61,8 @@ func TestLearnEra(t *testing.T) {
 func TestEraOfAnswers(t *testing.T) {
 	t.Parallel()
 	jsonH := http.Header{"Content-Type": {"application/json"}}
-	refusal := answer(400, jsonH, `{"jsonrpc":"2.0","error":{"code":-32022,"message":"Unsupported protocol version: 2025-11-25","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}},"id":"watchdog-1"}`)
-	served := answer(200, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","result":{}}`)
+	refusal := answerOf(400, jsonH, `{"jsonrpc":"2.0","error":{"code":-32022,"message":"Unsupported protocol version: 2025-11-25","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}},"id":"watchdog-1"}`)
+	served := answerOf(200, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","result":{}}`)
 	modern := Discovery{Modern: true}
 	for _, tt := range []struct {
 		name   string
@@ -81,15 +81,15 @@ func TestEraOfAnswers(t *testing.T) {
 	if !ModernOnlyRefusalRaw(refusal.Status, refusal.Body) || ModernOnlyRefusalRaw(served.Status, served.Body) {
 		t.Error("ModernOnlyRefusalRaw")
 	}
-	legacyRefusal := answer(400, jsonH, `{"jsonrpc":"2.0","error":{"code":-32022,"message":"no","data":{"supported":["2025-11-25"]}},"id":"watchdog-1"}`)
+	legacyRefusal := answerOf(400, jsonH, `{"jsonrpc":"2.0","error":{"code":-32022,"message":"no","data":{"supported":["2025-11-25"]}},"id":"watchdog-1"}`)
 	for _, tt := range []struct {
 		r    Response
 		want bool
 	}{
 		{legacyRefusal, true},
-		{answer(400, jsonH, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"},"id":null}`), true},
-		{answer(404, nil, "session not found"), true},
-		{answer(404, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","error":{"code":-32601,"message":"Method not found"}}`), false},
+		{answerOf(400, jsonH, `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"},"id":null}`), true},
+		{answerOf(404, nil, "session not found"), true},
+		{answerOf(404, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","error":{"code":-32601,"message":"Method not found"}}`), false},
 		{refusal, false},
 		{served, false},
 	} {
@@ -110,12 +110,12 @@ func TestReadDiscovery(t *testing.T) {
 		modern bool
 		info   string
 	}{
-		{"result", answer(200, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","result":{"supportedVersions":["2026-07-28"],"capabilities":{},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}`), true, `{"name":"s","version":"1"}`},
-		{"legacy versions only", answer(200, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","result":{"supportedVersions":["2025-11-25"],"serverInfo":{"name":"old","version":"0"}}}`), false, `{"name":"old","version":"0"}`},
-		{"-32020", answer(400, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","error":{"code":-32020,"message":"header mismatch"}}`), true, ""},
-		{"-32022 modern", answer(400, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","error":{"code":-32022,"message":"x","data":{"supported":["2026-07-28"]}}}`), true, ""},
-		{"legacy 400", answer(400, jsonH, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"}}`), false, ""},
-		{"not json", answer(404, nil, "404 page not found"), false, ""},
+		{"result", answerOf(200, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","result":{"supportedVersions":["2026-07-28"],"capabilities":{},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}`), true, `{"name":"s","version":"1"}`},
+		{"legacy versions only", answerOf(200, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","result":{"supportedVersions":["2025-11-25"],"serverInfo":{"name":"old","version":"0"}}}`), false, `{"name":"old","version":"0"}`},
+		{"-32020", answerOf(400, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","error":{"code":-32020,"message":"header mismatch"}}`), true, ""},
+		{"-32022 modern", answerOf(400, jsonH, `{"jsonrpc":"2.0","id":"watchdog-1","error":{"code":-32022,"message":"x","data":{"supported":["2026-07-28"]}}}`), true, ""},
+		{"legacy 400", answerOf(400, jsonH, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Mcp-Session-Id header is required"}}`), false, ""},
+		{"not json", answerOf(404, nil, "404 page not found"), false, ""},
 	} {
 		d := ReadDiscovery(tt.r)
 		if d.Modern != tt.modern || string(d.ServerInfo) != tt.info {
