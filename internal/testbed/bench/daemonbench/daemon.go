@@ -41,8 +41,12 @@ func (b *bench) start(ctx context.Context, config string) (*daemon, error) {
 	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
 		return nil, err
 	}
+	env, err := b.homeEnv()
+	if err != nil {
+		return nil, err
+	}
 	cmd := exec.CommandContext(ctx, b.bin, "run", "--headless", "--config", cfg, "--state-dir", state)
-	cmd.Env = append(append(os.Environ(), "WATCHDOG_LOG=warn"), b.env...)
+	cmd.Env = append(append(append(os.Environ(), env...), "WATCHDOG_LOG=warn"), b.env...)
 	cmd.Stderr = os.Stderr
 	if b.stderr != nil {
 		cmd.Stderr = b.stderr
@@ -69,6 +73,27 @@ func (b *bench) start(ctx context.Context, config string) (*daemon, error) {
 			return nil, fmt.Errorf("the daemon's control socket never answered: %w", err)
 		}
 	}
+}
+
+// homeEnv gives the daemon a home and XDG directories of its own under
+// b.dir: what it finds in this machine's home (hosts' configs, a client
+// module to patch) is no part of what a row measures.
+func (b *bench) homeEnv() ([]string, error) {
+	home := filepath.Join(b.dir, "home")
+	vars := [][2]string{{"HOME", home}, {"XDG_CONFIG_HOME", ".config"}, {"XDG_DATA_HOME", ".local/share"},
+		{"XDG_STATE_HOME", ".local/state"}, {"XDG_CACHE_HOME", ".cache"}, {"XDG_RUNTIME_DIR", "run"}}
+	env := make([]string, len(vars))
+	for i, v := range vars {
+		dir := v[1]
+		if v[0] != "HOME" {
+			dir = filepath.Join(home, v[1])
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, err
+		}
+		env[i] = v[0] + "=" + dir
+	}
+	return env, nil
 }
 
 func (d *daemon) stop() {
@@ -150,6 +175,20 @@ func procStats(pid int) (cpu time.Duration, rssKB int64, err error) {
 	}
 	rssKB = statusField(status, "VmRSS:")
 	return cpu, rssKB, nil
+}
+
+// childrenCPU is the CPU time (user+system) of pid's children that ended
+// and were waited for, from /proc/PID/stat (10 ms ticks).
+func childrenCPU(pid int) (time.Duration, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	cutime, _ := strconv.ParseInt(fields[13], 10, 64)
+	cstime, _ := strconv.ParseInt(fields[14], 10, 64)
+	const clkTck = 100 // USER_HZ on Linux
+	return time.Duration(cutime+cstime) * time.Second / clkTck, nil
 }
 
 // statusField reads the number of one "Name:  N [kB]" line of /proc/PID/status.

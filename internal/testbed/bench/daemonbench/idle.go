@@ -18,6 +18,9 @@ type idleFigures struct {
 	rssKB          int64
 	anonKB, fileKB int64 // rssKB by kind (RssAnon, RssFile)
 	wakeupsPerMin  float64
+	// childPct is the CPU of the processes the daemon started and waited
+	// for during the window, as a share of one core (10 ms ticks).
+	childPct float64
 }
 
 // idleGoal is the goal of an idle row, where the issue set one.
@@ -121,6 +124,10 @@ func (b *bench) measureIdle(ctx context.Context, files, servers int, window time
 	if err != nil {
 		return idleFigures{}, err
 	}
+	child0, err := childrenCPU(pid)
+	if err != nil {
+		return idleFigures{}, err
+	}
 	t0 := time.Now()
 	select {
 	case <-time.After(window):
@@ -143,9 +150,13 @@ func (b *bench) measureIdle(ctx context.Context, files, servers int, window time
 	if err != nil {
 		return idleFigures{}, err
 	}
+	child1, err := childrenCPU(pid)
+	if err != nil {
+		return idleFigures{}, err
+	}
 	el := time.Since(t0)
 	return idleFigures{cpuPct: 100 * (cpu1 - cpu0).Seconds() / el.Seconds(), rssKB: rss, anonKB: anon, fileKB: file,
-		wakeupsPerMin: float64(sw1-sw0) / el.Minutes()}, nil
+		wakeupsPerMin: float64(sw1-sw0) / el.Minutes(), childPct: 100 * (child1 - child0).Seconds() / el.Seconds()}, nil
 }
 
 // idleConfig writes files logs and servers empty stores under dir, and

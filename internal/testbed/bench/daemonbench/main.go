@@ -24,8 +24,8 @@ func main() {
 
 func run(ctx context.Context) int {
 	bin := flag.String("watchdog", "bin/watchdog", "the watchdog binary")
-	mode := flag.String("mode", "latency", "latency | store | idle | growth | keepwarm | flood | proxycompare | proxyprofile | proxysyscalls | proxyab | proxyheld | stdio")
-	samples := flag.Int("samples", 1000, "samples for latency modes")
+	mode := flag.String("mode", "latency", "latency | store | idle | firstminute | growth | keepwarm | flood | proxycompare | proxyprofile | proxysyscalls | proxyab | proxyheld | stdio")
+	samples := flag.Int("samples", 1000, "samples for latency modes; firstminute: runs, each a new daemon")
 	files := flag.Int("files", 20, "followed log files (idle, latency)")
 	servers := flag.Int("servers", 2, "servers (idle; latency: more than its own 25)")
 	dur := flag.Duration("duration", 60*time.Second, "measurement window (idle)")
@@ -56,8 +56,8 @@ func run(ctx context.Context) int {
 		err = b.lineLatency(ctx, *samples, *files, *servers)
 	case "store":
 		err = b.storeLatency(ctx, *samples)
-	case "idle":
-		err = b.idle(ctx, *files, *servers, *dur)
+	case "idle", "firstminute":
+		err = b.idleRow(ctx, *mode, *files, *servers, *samples, *dur)
 	case "growth":
 		err = b.growth(ctx, *dur)
 	case "keepwarm":
