@@ -186,12 +186,12 @@ func numbers(s string) []int {
 	return out
 }
 
-// npmRootG runs `npm root -g` when npm is on PATH.
-func npmRootG() (string, error) {
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		return "", err
-	}
+// npmRootG is `npm root -g` when npm is on PATH, run again only when
+// what decides it changed (npmRoots).
+var npmRootG = newNpmRoots(exec.LookPath, userNpmrc, runNpmRoot).get
+
+// runNpmRoot runs npm root -g with npm at path.
+func runNpmRoot(npm string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), npmRootTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, npm, "root", "-g").Output()
