@@ -224,57 +224,6 @@ func (p *Proxy) forwardBridged(w http.ResponseWriter, r *http.Request, body []by
 	p.relay(w, a, s.hostID, p.opts.MaxAnswer)
 }
 
-// bridgeRefusedCall takes over a request on a legacy session that the
-// server refused as only a modern-only server refuses (400 -32022 naming
-// only 2026-07-28 or later): the server changed eras (a restart). The era
-// is learned again and, modern-only now, every host session moves to the
-// bridge and this request goes on in the 2026-07-28 shape. The version is
-// checked before anything runs, so the refused request did nothing: this
-// is its one and only run. False: not such a refusal, or the server is not
-// modern-only after all; a's body is still unread for the caller to relay.
-func (p *Proxy) bridgeRefusedCall(w http.ResponseWriter, r *http.Request, body []byte, s *session, a answer, began time.Time) bool {
-	if _, ok := p.turnedModernOnly(r, s.init, a); !ok {
-		return false
-	}
-	p.forwardBridged(w, moved(r), body, s, began)
-	return true
-}
-
-// bridgeRefusedPass is bridgeRefusedCall for a legacy request without a
-// session (its host met the server when it issued none).
-func (p *Proxy) bridgeRefusedPass(w http.ResponseWriter, r *http.Request, body []byte, a answer) bool {
-	if isModernRequest(r.Header, body) {
-		return false // a 2026-07-28 host's: its answer is its own
-	}
-	if _, ok := p.turnedModernOnly(r, nil, a); !ok {
-		return false
-	}
-	p.forwardBridged(w, moved(r), body, &session{bridged: true}, time.Now())
-	return true
-}
-
-// bridgeRefusedInit is bridgeRefusedCall for a host's initialize, which
-// the proxy then answers itself.
-func (p *Proxy) bridgeRefusedInit(w http.ResponseWriter, r *http.Request, body []byte, a answer) bool {
-	d, ok := p.turnedModernOnly(r, paramsOf(body), a)
-	return ok && p.bridgeInitialize(w, moved(r), body, &d)
-}
-
-// turnedModernOnly reports whether a is a modern-only refusal of a server
-// that, asked again, is modern-only now (what server/discover said then);
-// it closes a's body when so.
-func (p *Proxy) turnedModernOnly(r *http.Request, init json.RawMessage, a answer) (mcphttp.Discovery, bool) {
-	if !mcphttp.ModernOnlyRefusalRaw(a.resp.StatusCode, a.head) || movedOnce(r) {
-		return mcphttp.Discovery{}, false
-	}
-	e, d := p.relearn(r.Context(), r.Header, init)
-	if e != mcphttp.EraModernOnly {
-		return d, false
-	}
-	a.resp.Body.Close()
-	return d, true
-}
-
 // relearn learns the era again after an answer contradicted it, and moves
 // every host session to it: to the bridge when the server is modern-only
 // now, to sessions of the server's own (opened at each host's next call)

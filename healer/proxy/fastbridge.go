@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 
 	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 )
@@ -31,19 +30,6 @@ func (fc *fastConn) bridgeAhead(ctx context.Context, h *reqHead, s *session) boo
 		return false // a 2026-07-28 host's request passes as it is
 	}
 	return p.knownEra(ctx, hdr, nil) == mcphttp.EraModernOnly
-}
-
-// turnedModernOnly is bridge.go's turnedModernOnly on the fast path: the
-// server refused r as only a modern-only server does; asked again, it is
-// modern-only now. Then x is let go and r goes back to the general path
-// (r.back), and turnedModernOnly reports true.
-func (fc *fastConn) turnedModernOnly(ctx context.Context, r *fastReq, x *upAnswer, init json.RawMessage) bool {
-	if e, _ := fc.s.p.relearn(ctx, r.header(), init); e != mcphttp.EraModernOnly {
-		return false
-	}
-	x.drop()
-	r.back = true
-	return true
 }
 
 // giveBack keeps r unread for the general path: in the read buffer, or,

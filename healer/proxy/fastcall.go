@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-
-	"github.com/mcpwatchdog/watchdog/internal/mcphttp"
 )
 
 // The fast path's requests: a call on a session (heals and replays as in
@@ -118,18 +116,12 @@ func (fc *fastConn) serveRead(ctx context.Context, r *fastReq, s *session) bool 
 	return fc.call(ctx, r, s)
 }
 
-// pass forwards a POST that belongs to no session of the proxy's (a
-// host's discovery of the server's era, say): post.go's pass.
+// pass forwards a POST that belongs to no session of the proxy's
+// (passFlow).
 func (fc *fastConn) pass(ctx context.Context, r *fastReq) bool {
-	fc.requestPrefix(r)
-	x, err := fc.exchange(ctx, r, "", "")
-	if err != nil {
-		return fc.fail(err, r.h.close)
-	}
-	if x.modernRefusal && !isModernRequest(r.header(), r.body) && fc.turnedModernOnly(ctx, r, x, nil) {
-		return false
-	}
-	return fc.relay(x, fc.s.p.opts.MaxAnswer, r.h.close)
+	q := fc.hostReq(r)
+	fc.s.p.passFlow(ctx, q)
+	return q.keep
 }
 
 // adopt is post.go's session() for an id the proxy does not know: one of
@@ -154,88 +146,18 @@ func (p *Proxy) touchHead(s *session, h *reqHead) {
 	})
 }
 
-// call forwards a request on the host's session s: post.go's call, on the
-// fast path's connections.
+// call forwards a request on the host's session s (callFlow).
 func (fc *fastConn) call(ctx context.Context, r *fastReq, s *session) bool {
-	p := fc.s.p
-	up, lostBefore := p.current(s)
-	if up == "" { // released while the host was away, or found lost by a ping
-		var err error
-		if up, err = p.replace(ctx, s, "", r.header()); err != nil {
-			if lostBefore != "" {
-				p.failed(s, lostBefore, err)
-			}
-			return fc.fail(err, r.h.close)
-		}
-		if lostBefore != "" {
-			p.recovered(s, lostBefore, up, r.began, "the server had lost the session while the host was away; the proxy opened a new one before the host's call")
-		}
-	}
-	fc.requestPrefix(r)
-	x, err := fc.exchange(ctx, r, up, s.hostID)
-	if err != nil {
-		return fc.fail(err, r.h.close)
-	}
-	if x.modernRefusal && fc.turnedModernOnly(ctx, r, x, s.init) {
-		return false
-	}
-	if x.verdict != mcphttp.Lost {
-		return fc.relay(x, p.opts.MaxAnswer, r.h.close)
-	}
-	next, err := p.replace(ctx, s, up, r.header())
-	if err != nil {
-		p.failed(s, up, err)
-		return fc.relay(x, p.opts.MaxAnswer, r.h.close)
-	}
-	x.drop()
-	if isResponse(r.body) {
-		// A response to a request of the lost session: whoever asked is
-		// gone with it. Nothing to send again.
-		p.recovered(s, up, next, r.began, "the server had lost the session; the proxy opened a new one (the host's answer was for the old one)")
-		return fc.answer(http.StatusAccepted, nil, r.h.close)
-	}
-	r.sent = time.Now() // the answer's wait starts over with the resend
-	if x, err = fc.exchange(ctx, r, next, s.hostID); err != nil {
-		return fc.fail(err, r.h.close)
-	}
-	p.recovered(s, up, next, r.began, "the server had lost the session; the proxy opened a new one and sent the host's call again")
-	return fc.relay(x, p.opts.MaxAnswer, r.h.close)
+	q := fc.hostReq(r)
+	fc.s.p.callFlow(ctx, q, s)
+	return q.keep
 }
 
-// initialize forwards a host's initialize: post.go's initialize.
+// initialize forwards a host's initialize (initFlow).
 func (fc *fastConn) initialize(ctx context.Context, r *fastReq) bool {
-	p := fc.s.p
-	fc.requestPrefix(r)
-	x, err := fc.exchange(ctx, r, "", "")
-	if err != nil {
-		return fc.fail(err, r.h.close)
-	}
-	if x.modernRefusal && fc.turnedModernOnly(ctx, r, x, paramsOf(r.body)) {
-		return false
-	}
-	if !x.a.hasSess || x.a.status/100 != 2 {
-		if x.a.status/100 == 2 {
-			p.setStateless(true)
-		}
-		return fc.relay(x, p.opts.MaxAnswer, r.h.close)
-	}
-	upstream, ctype := string(x.a.session), string(x.a.ctype)
-	data, err := fc.readWhole(x, maxInitAnswer)
-	if err != nil {
-		return fc.fail(err, r.h.close)
-	}
-	p.setStateless(false)
-	protocol, caps := initResult(ctype, data)
-	init := paramsOf(r.body)
-	now := p.opts.Now()
-	s := &session{hostID: newHostID(), init: init, client: clientName(init), upstream: upstream,
-		protocol: protocol, caps: caps, last: now, header: keptHeader(r.header())}
-	evicted := p.sessions.add(s) // s.last is the table's from here: the host's next call may move it
-	p.opts.OnSighting(Sighting{Kind: EvSession, Server: p.opts.Server, Time: now, HostSession: s.hostID,
-		Upstream: upstream, Client: s.client, Detail: "a host opened a session through the proxy"})
-	keep := fc.answerWhole(x, s.hostID, data, r.h.close)
-	p.letGo(ctx, evicted) // once the host has its answer
-	return keep
+	q := fc.hostReq(r)
+	fc.s.p.initFlow(ctx, q)
+	return q.keep
 }
 
 // readBody makes r.body the request's whole body, waiting for it. A body

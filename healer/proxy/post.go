@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -126,113 +124,17 @@ func (p *Proxy) sessionOrPass(w http.ResponseWriter, r *http.Request) *session {
 
 // pass forwards a request that belongs to no session of the proxy's.
 func (p *Proxy) pass(w http.ResponseWriter, r *http.Request, body []byte) {
-	resp, err := p.send(r.Context(), r, body, "")
-	if err != nil {
-		badGateway(w, err)
-		return
-	}
-	a := answer{resp: resp}
-	if resp.StatusCode == http.StatusBadRequest && body != nil {
-		var v mcphttp.Verdict
-		if a, v = p.verdict(resp); v == mcphttp.Stateless && p.bridgeRefusedPass(w, r, body, a) { // the server went modern-only
-			return
-		}
-	}
-	p.relay(w, a, "", p.opts.MaxAnswer)
+	p.passFlow(r.Context(), &httpReq{p: p, w: w, r: r, b: body, start: time.Now()})
 }
 
-// initialize forwards a host's initialize. A server that answers with a
-// session id gets a host id in its place; one that answers without has no
-// sessions, and the proxy keeps nothing.
+// initialize forwards a host's initialize (initFlow).
 func (p *Proxy) initialize(w http.ResponseWriter, r *http.Request, body []byte) {
-	resp, err := p.send(r.Context(), r, body, "")
-	if err != nil {
-		badGateway(w, err)
-		return
-	}
-	a, v := p.verdict(resp)
-	if v == mcphttp.Stateless && p.bridgeRefusedInit(w, r, body, a) { // the server went modern-only
-		return
-	}
-	upstream := resp.Header.Get(mcphttp.HeaderSessionID)
-	if upstream == "" || resp.StatusCode/100 != 2 {
-		if resp.StatusCode/100 == 2 {
-			p.setStateless(true)
-		}
-		p.relay(w, a, "", p.opts.MaxAnswer)
-		return
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxInitAnswer+1))
-	if err != nil || len(data) > maxInitAnswer {
-		badGateway(w, fmt.Errorf("the server's initialize answer could not be read whole (at most %d bytes): %v", maxInitAnswer, err))
-		return
-	}
-	p.setStateless(false)
-	protocol, caps := initResult(resp.Header.Get("Content-Type"), data)
-	init := paramsOf(body)
-	now := p.opts.Now()
-	s := &session{hostID: newHostID(), init: init, client: clientName(init), upstream: upstream,
-		protocol: protocol, caps: caps, last: now, header: keptHeader(r.Header)}
-	evicted := p.sessions.add(s) // s.last is the table's from here: the host's next call may move it
-	p.opts.OnSighting(Sighting{Kind: EvSession, Server: p.opts.Server, Time: now, HostSession: s.hostID,
-		Upstream: upstream, Client: s.client, Detail: "a host opened a session through the proxy"})
-	p.relay(w, answer{resp: resp, head: data}, s.hostID, int64(len(data)))
-	p.letGo(r.Context(), evicted) // once the host has its answer
+	p.initFlow(r.Context(), &httpReq{p: p, w: w, r: r, b: body, start: time.Now()})
 }
 
-// call forwards a request on the host's session. A session-lost answer is
-// the one the proxy heals: a new upstream session, the request once more,
-// and the host gets that answer.
+// call forwards a request on the host's session (callFlow).
 func (p *Proxy) call(w http.ResponseWriter, r *http.Request, body []byte, s *session, began time.Time) {
-	up, lostBefore := p.current(s)
-	if up == "" { // released while the host was away, or found lost by a ping
-		var err error
-		if up, err = p.replace(r.Context(), s, "", r.Header); err != nil {
-			if lostBefore != "" {
-				p.failed(s, lostBefore, err)
-			}
-			badGateway(w, err)
-			return
-		}
-		if lostBefore != "" {
-			p.recovered(s, lostBefore, up, began, "the server had lost the session while the host was away; the proxy opened a new one before the host's call")
-		}
-	}
-	resp, err := p.send(r.Context(), r, body, up)
-	if err != nil {
-		badGateway(w, err)
-		return
-	}
-	a, v := p.verdict(resp)
-	if v == mcphttp.Stateless && p.bridgeRefusedCall(w, r, body, s, a, began) { // the server went modern-only
-		return
-	}
-	if v != mcphttp.Lost {
-		p.relay(w, a, s.hostID, p.opts.MaxAnswer)
-		return
-	}
-	next, err := p.replace(r.Context(), s, up, r.Header)
-	if err != nil {
-		p.failed(s, up, err)
-		p.relay(w, a, s.hostID, p.opts.MaxAnswer)
-		return
-	}
-	a.resp.Body.Close()
-	if isResponse(body) {
-		// A response to a request of the lost session: whoever asked is
-		// gone with it. Nothing to send again.
-		w.WriteHeader(http.StatusAccepted)
-		p.recovered(s, up, next, began, "the server had lost the session; the proxy opened a new one (the host's answer was for the old one)")
-		return
-	}
-	resp, err = p.send(r.Context(), r, body, next)
-	if err != nil {
-		badGateway(w, err)
-		return
-	}
-	p.recovered(s, up, next, began, "the server had lost the session; the proxy opened a new one and sent the host's call again")
-	p.relay(w, answer{resp: resp}, s.hostID, p.opts.MaxAnswer)
+	p.callFlow(r.Context(), &httpReq{p: p, w: w, r: r, b: body, start: began}, s)
 }
 
 // current is the session's upstream id, and the one it lost while no call
