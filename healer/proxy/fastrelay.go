@@ -35,8 +35,8 @@ type upAnswer struct {
 }
 
 // exchange sends r's request upstream (on the session up, "" for none)
-// and reads the answer's head. Only a 404 or 400 can say a session is
-// lost: theirs is read (at most classifyCap) and judged.
+// and reads the answer's head. Only an answer that may say a session is
+// lost (mcphttp.MayMeanLost) is read (at most classifyCap) and judged.
 func (fc *fastConn) exchange(ctx context.Context, r *fastReq, up, hostID string) (*upAnswer, error) {
 	var x *upAnswer
 	for attempt := 0; ; attempt++ {
@@ -62,14 +62,15 @@ func (fc *fastConn) exchange(ctx context.Context, r *fastReq, up, hostID string)
 	if x.a.status == http.StatusUnauthorized && !fc.s.p.oauthSeen.Load() {
 		fc.s.p.sawUnauthorized(x.a.header()) // oauth.go: once per run
 	}
-	if x.a.status == http.StatusNotFound || x.a.status == http.StatusBadRequest {
-		hdr := x.a.header()
+	if mcphttp.MayMeanLost(x.a.status, x.a.ctype, x.a.length, classifyCap) {
 		decoded, err := fc.readUpTo(x, classifyCap)
 		if err != nil {
 			x.drop()
 			return nil, fmt.Errorf("%w: %w", errUnreachable, err)
 		}
-		x.verdict = mcphttp.JudgeRaw(x.a.status, hdr, decoded).Verdict
+		// The verdict of these answers reads no header (only its reason,
+		// which the proxy does not use, might): none is made.
+		x.verdict = mcphttp.JudgeRead(x.a.status, nil, decoded).Verdict
 		x.modernRefusal = x.verdict == mcphttp.Stateless && mcphttp.ModernOnlyRefusalRaw(x.a.status, decoded)
 	}
 	return x, nil
@@ -131,7 +132,7 @@ func (fc *fastConn) answerHead(u *upConn, sent time.Time) (*upAnswer, error) {
 		if err != nil {
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() {
-				return nil, fmt.Errorf("%w: nothing came within %s; the request was sent once and is not sent again", errNoAnswer, p.opts.AnswerTimeout)
+				return nil, noAnswerWithin(p.opts.AnswerTimeout)
 			}
 			return nil, fmt.Errorf("%w: %w", errUnreachable, err)
 		}
@@ -147,7 +148,7 @@ func (fc *fastConn) answerHead(u *upConn, sent time.Time) (*upAnswer, error) {
 		case a.status < 200:
 			continue // 100 Continue, 103 Early Hints: the answer comes after
 		case a.status >= 300 && a.status < 400:
-			return nil, fmt.Errorf("the server redirected (%d); redirects are not followed: configure the final URL as the server's url", a.status)
+			return nil, redirected(a.status)
 		}
 		// Only the wait for the head is bounded: a body takes as long as
 		// it does (more clears the deadline should it pass meanwhile).
@@ -255,7 +256,7 @@ func (fc *fastConn) relay(x *upAnswer, limit int64, closing bool) bool {
 		n, ferr := x.frame.take(p, nil)
 		sent += int64(n)
 		if sent > limit {
-			fc.s.p.log.Warn("an answer exceeded the proxy's size limit; cut short", "limit", limit)
+			fc.s.p.log.Warn(answerCut, "limit", limit)
 			return fc.cut(x, out, nil)
 		}
 		out = append(out, p[:n]...)

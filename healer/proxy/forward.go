@@ -86,9 +86,7 @@ func (p *Proxy) send(ctx context.Context, r *http.Request, body []byte, upstream
 	}
 	if err == nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		resp.Body.Close()
-		// Never followed, and never handed on: the host would follow it
-		// with its credentials to wherever it points.
-		return nil, fmt.Errorf("the server redirected (%d); redirects are not followed: configure the final URL as the server's url", resp.StatusCode)
+		return nil, redirected(resp.StatusCode)
 	}
 	if err != nil {
 		var ue *url.Error
@@ -110,16 +108,16 @@ type answer struct {
 	head []byte // read already, to classify; the rest is still in resp.Body
 }
 
-// verdict classifies a POST answer. Only a 404 or 400 can say the session
-// is lost, so only theirs is read (at most classifyCap); a 2xx streams on
-// untouched.
+// verdict classifies a POST answer. Only an answer that may say the
+// session is lost is read (mcphttp.MayMeanLost: at most classifyCap); the
+// rest, event streams included, stream on untouched.
 func (p *Proxy) verdict(resp *http.Response) (answer, mcphttp.Verdict) {
 	a := answer{resp: resp}
-	if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusBadRequest {
+	if !mcphttp.MayMeanLost(resp.StatusCode, resp.Header.Get("Content-Type"), resp.ContentLength, classifyCap) {
 		return a, mcphttp.Alive
 	}
 	a.head, _ = io.ReadAll(io.LimitReader(resp.Body, classifyCap))
-	return a, mcphttp.JudgeRaw(resp.StatusCode, resp.Header, a.head).Verdict
+	return a, mcphttp.JudgeRead(resp.StatusCode, resp.Header, a.head).Verdict
 }
 
 // relay writes an upstream answer to the host as it comes: headers (the
@@ -156,7 +154,7 @@ func (p *Proxy) relay(w http.ResponseWriter, a answer, hostID string, limit int6
 		if n > 0 {
 			sent += int64(n)
 			if sent > limit {
-				p.log.Warn("an answer exceeded the proxy's size limit; cut short", "limit", limit)
+				p.log.Warn(answerCut, "limit", limit)
 				return
 			}
 			if _, werr := w.Write(buf[:n]); werr != nil {

@@ -30,7 +30,7 @@ func (p *Proxy) doWithin(req *http.Request, d time.Duration) (*http.Response, er
 			resp.Body.Close()
 		}
 		cancel(nil)
-		return nil, fmt.Errorf("%w: nothing came within %s; the request was sent once and is not sent again", errNoAnswer, d)
+		return nil, noAnswerWithin(d)
 	}
 	if err != nil {
 		cancel(nil)
@@ -65,3 +65,19 @@ func (p *Proxy) roundTrip(req *http.Request) (*http.Response, error) {
 	}
 	return resp, nil
 }
+
+// noAnswerWithin is the error for a request the server did not answer
+// within d, on either transport.
+func noAnswerWithin(d time.Duration) error {
+	return fmt.Errorf("%w: nothing came within %s; the request was sent once and is not sent again", errNoAnswer, d)
+}
+
+// redirected is the error for a redirect, on either transport: never
+// followed, and never handed on (the host would follow it with its
+// credentials to wherever it points).
+func redirected(status int) error {
+	return fmt.Errorf("the server redirected (%d); redirects are not followed: configure the final URL as the server's url", status)
+}
+
+// answerCut is what the log says of an answer over the size limit.
+const answerCut = "an answer exceeded the proxy's size limit; cut short"
