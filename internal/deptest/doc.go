@@ -12,6 +12,8 @@
 //     the long sections in docs/ ([CheckReadme]);
 //   - the daemon stays the loop, not the warehouse: its struct within
 //     [MaxDaemonFields] fields ([CheckDaemonFields]);
+//   - a step is written once: no two files of healer/proxy carry the same
+//     sentence ([CheckSaidOnce]), so its two transports share one heal flow;
 //   - no test hook ships: no field of the release build named like a
 //     fault, skew, debug switch or hook, and every drill type empty there
 //     (its fields live in files built with the watchdogdebug tag)
