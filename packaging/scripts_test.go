@@ -59,6 +59,13 @@ func TestDeb(t *testing.T) {
 	for _, n := range []string{"16", "24", "32", "48", "64", "128", "256"} {
 		want = append(want, "/usr/share/icons/hicolor/"+n+"x"+n+"/apps/mcp-watchdog.png")
 	}
+	pages, err := filepath.Glob(filepath.Join("..", "docs", "*.md")) // the README's links land there
+	if err != nil || len(pages) == 0 {
+		t.Fatalf("docs/*.md: %v, %d pages", err, len(pages))
+	}
+	for _, p := range pages {
+		want = append(want, "/usr/share/doc/mcp-watchdog/docs/"+filepath.Base(p))
+	}
 	slices.Sort(want)
 	slices.Sort(files)
 	if !slices.Equal(files, want) {
