@@ -134,6 +134,10 @@ type fastConn struct {
 	ans                                          ansHead
 	req                                          reqHead
 	x                                            upAnswer // the answer under way
+	// hr and reply are the flows' view of the request and its answer
+	// (fastreq.go), kept from call to call: one request at a time.
+	hr    fastHostReq
+	reply fastReply
 }
 
 func newFastConn(s *fastServer, c net.Conn) *fastConn {

@@ -19,7 +19,8 @@ type fastHostReq struct {
 // hostReq is r for the flows, its upstream request's head made.
 func (fc *fastConn) hostReq(r *fastReq) *fastHostReq {
 	fc.requestPrefix(r)
-	return &fastHostReq{fc: fc, r: r}
+	fc.hr = fastHostReq{fc: fc, r: r}
+	return &fc.hr
 }
 
 func (q *fastHostReq) header() http.Header { return q.r.header() }
@@ -38,7 +39,8 @@ func (q *fastHostReq) exchange(ctx context.Context, up, hostID string) (upReply,
 	if err != nil {
 		return nil, err
 	}
-	return &fastReply{q: q, x: x}, nil
+	q.fc.reply = fastReply{q: q, x: x} // the answer before it was let go of
+	return &q.fc.reply, nil
 }
 
 // bridge gives the request back to the general path, which bridges it
