@@ -14,10 +14,24 @@ type Pace struct {
 	min, max, cur time.Duration
 }
 
-// New starts at shortest and grows to longest (longest below shortest is
-// shortest).
+// firstWaits is the first wait of a pace that grows, in shortest periods.
+// The start's own scan, made once the events were watched, is the check
+// the short period follows: the first re-check comes where the second came
+// when the pace started short (10 s, then 20 more), and the waits double
+// from there (30, 60, 120 s: the liveness checks of servers that do not
+// answer wait as long, so a daemon's start-up wakes once for both). A
+// daemon's first minute then re-checks once, not twice.
+const firstWaits = 3
+
+// New grows from shortest to longest (longest below shortest is
+// shortest); a pace that grows waits firstWaits shortest periods first
+// (at most longest).
 func New(shortest, longest time.Duration) *Pace {
-	return &Pace{min: shortest, max: max(shortest, longest), cur: shortest}
+	p := &Pace{min: shortest, max: max(shortest, longest), cur: shortest}
+	if p.max > p.min {
+		p.cur = min(firstWaits*shortest, p.max)
+	}
+	return p
 }
 
 // Next is the wait before the next re-check.

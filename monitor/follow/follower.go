@@ -84,7 +84,9 @@ type Options struct {
 	// Backstop is the period of the full re-scan that catches missed
 	// events and directories that became readable (default 10 s). While
 	// re-scans find nothing, the period doubles up to BackstopMax; one
-	// that finds something brings Backstop back.
+	// that finds something brings Backstop back. A period that grows
+	// starts at three (the start's scan stands in for the first re-scan:
+	// internal/backstop).
 	Backstop time.Duration
 	// BackstopMax caps that growth. Zero: DefaultBackstopMax when Backstop
 	// is the default, else Backstop (a period set by hand stays as set).

@@ -53,8 +53,9 @@ type Options struct {
 	Retry    time.Duration // re-read after a failed read; default 250 ms
 	Backstop time.Duration // periodic check in case events were missed; default 10 s
 	// BackstopMax: while checks find nothing, the period doubles up to
-	// this. Zero: DefaultBackstopMax with the default Backstop, else
-	// Backstop (a period set by hand stays as set).
+	// this, from three periods after the start (internal/backstop). Zero:
+	// DefaultBackstopMax with the default Backstop, else Backstop (a
+	// period set by hand stays as set).
 	BackstopMax time.Duration
 	Logger      *slog.Logger // nil: discard
 	// Now stamps Snapshot.ReadAt; nil: time.Now. Timers use real time.
