@@ -62,7 +62,7 @@ func (fc *fastConn) exchange(ctx context.Context, r *fastReq, up, hostID string)
 	if x.a.status == http.StatusUnauthorized && !fc.s.p.oauthSeen.Load() {
 		fc.s.p.sawUnauthorized(x.a.header()) // oauth.go: once per run
 	}
-	if mcphttp.MayMeanLost(x.a.status, x.a.ctype, x.a.length, classifyCap) {
+	if mcphttp.MayMeanLost(x.a.status, x.a.ctype, x.a.length, int64(x.u.br.Buffered()), classifyCap) {
 		decoded, err := fc.readUpTo(x, classifyCap)
 		if err != nil {
 			x.drop()

@@ -113,7 +113,9 @@ type answer struct {
 // rest, event streams included, stream on untouched.
 func (p *Proxy) verdict(resp *http.Response) (answer, mcphttp.Verdict) {
 	a := answer{resp: resp}
-	if !mcphttp.MayMeanLost(resp.StatusCode, resp.Header.Get("Content-Type"), resp.ContentLength, classifyCap) {
+	// What net/http holds of the body is not told: a body of known length
+	// counts as at hand (this path is not the common call's).
+	if !mcphttp.MayMeanLost(resp.StatusCode, resp.Header.Get("Content-Type"), resp.ContentLength, resp.ContentLength, classifyCap) {
 		return a, mcphttp.Alive
 	}
 	a.head, _ = io.ReadAll(io.LimitReader(resp.Body, classifyCap))

@@ -7,6 +7,8 @@
 // model reads it.
 package answer
 
+import "slices"
+
 // Kind is one way an answer says a session is gone or never was.
 type Kind string
 
@@ -76,23 +78,26 @@ type Def struct {
 // told. Everything that reads kinds reads them through one.
 type Registry []Def
 
-// Kinds is the registry. Adding a kind is one entry here, and its tests.
-func Kinds() Registry {
-	return Registry{
-		{Kind: MethodNotFound, Status: 404, NoSession: true, Words: "a 404 method not found",
-			Match: func(f Facts) bool { return f.Status == 404 && f.RPCError && f.Code == codeMethodNotFound }},
-		{Kind: NotFoundRPC, Status: 404, Body: "json-rpc", Told: true, Words: "a 404 with a JSON-RPC error",
-			Match: func(f Facts) bool { return f.Status == 404 && f.RPCError }},
-		{Kind: NotFoundText, Status: 404, Body: "text", Told: true, Words: "a plain-text 404",
-			Match: func(f Facts) bool { return f.Status == 404 }},
-		{Kind: ModernRefusal, Status: 400, NoSession: true, Words: "a 400 refusing the legacy protocol",
-			Match: func(f Facts) bool { return f.Status == 400 && f.ModernOnly }},
-		{Kind: BadRequest, Status: 400, Told: true, Words: "a 400",
-			Match: func(f Facts) bool { return f.Status == 400 && f.Session }},
-		{Kind: SessionError, Status: 200, Words: "a success carrying a session error",
-			Match: func(f Facts) bool { return success(f.Status) && f.RPCError && f.Session }},
-		{Kind: StdioExit, Words: "the server's exit"},
-	}
+// Kinds is the registry, a copy of it. Adding a kind is one entry in
+// registry, and its tests.
+func Kinds() Registry { return slices.Clone(registry) }
+
+// registry is never written: built once because the proxy asks it of
+// every answer it relays, where building it anew cost an allocation each.
+var registry = Registry{
+	{Kind: MethodNotFound, Status: 404, NoSession: true, Words: "a 404 method not found",
+		Match: func(f Facts) bool { return f.Status == 404 && f.RPCError && f.Code == codeMethodNotFound }},
+	{Kind: NotFoundRPC, Status: 404, Body: "json-rpc", Told: true, Words: "a 404 with a JSON-RPC error",
+		Match: func(f Facts) bool { return f.Status == 404 && f.RPCError }},
+	{Kind: NotFoundText, Status: 404, Body: "text", Told: true, Words: "a plain-text 404",
+		Match: func(f Facts) bool { return f.Status == 404 }},
+	{Kind: ModernRefusal, Status: 400, NoSession: true, Words: "a 400 refusing the legacy protocol",
+		Match: func(f Facts) bool { return f.Status == 400 && f.ModernOnly }},
+	{Kind: BadRequest, Status: 400, Told: true, Words: "a 400",
+		Match: func(f Facts) bool { return f.Status == 400 && f.Session }},
+	{Kind: SessionError, Status: 200, Words: "a success carrying a session error",
+		Match: func(f Facts) bool { return success(f.Status) && f.RPCError && f.Session }},
+	{Kind: StdioExit, Words: "the server's exit"},
 }
 
 // success: a 2xx that may carry a body (not 202 Accepted, 204 No Content).
@@ -100,7 +105,7 @@ func success(status int) bool { return status >= 200 && status < 300 && status !
 
 // Of is the kind of an answer, and its entry; ok false for an answer of
 // none (alive, down, refused, ...).
-func Of(f Facts) (Def, bool) { return Kinds().Of(f) }
+func Of(f Facts) (Def, bool) { return registry.Of(f) }
 
 // Of is the kind of an answer in r, and its entry.
 func (r Registry) Of(f Facts) (Def, bool) {
@@ -118,7 +123,7 @@ func (r Registry) Of(f Facts) (Def, bool) {
 // MayBe reports whether an answer of this HTTP status can be of a kind at
 // all, so is worth reading: the one prefilter every reader of answers asks
 // before it reads a body.
-func MayBe(status int) bool { return Kinds().MayBe(status) }
+func MayBe(status int) bool { return registry.MayBe(status) }
 
 // MayBe reports whether an answer of this status can be of a kind in r.
 func (r Registry) MayBe(status int) bool {
@@ -133,7 +138,7 @@ func (r Registry) MayBe(status int) bool {
 // Def is k's entry (Words "an answer not known yet" for a kind the
 // registry does not hold, "" included).
 func (k Kind) Def() Def {
-	for _, d := range Kinds() {
+	for _, d := range registry {
 		if d.Kind == k {
 			return d
 		}
@@ -153,7 +158,7 @@ func (k Kind) Body() string { return k.Def().Body }
 
 // Told are the kinds hosts' behaviour tables cover, in the order they are
 // told.
-func Told() []Kind { return Kinds().Told() }
+func Told() []Kind { return registry.Told() }
 
 // Told are r's kinds hosts' tables cover.
 func (r Registry) Told() []Kind {
@@ -169,7 +174,7 @@ func (r Registry) Told() []Kind {
 // OfStatus is the told kind a status and its body's shape name ("json-rpc"
 // or anything else): what a status document gives. "" for none.
 func OfStatus(status int, body string) Kind {
-	for _, d := range Kinds() {
+	for _, d := range registry {
 		if d.Told && d.Status == status && (d.Body == "" || d.Body == body || d.Body == "text" && body != "json-rpc") {
 			return d.Kind
 		}

@@ -11,17 +11,19 @@ import (
 // that the session it carried is lost (or that there is none), and so
 // must be read, its first max bytes, before it is relayed: a 404 or a 400
 // (answer.MayBe), and a 2xx only when it is JSON whose whole body, of
-// known length, fits in max (a session error in it). An event stream, or
-// a body of unknown length, is never held back. Every transport of the
-// proxy asks it; JudgeRead then judges what was read.
-func MayMeanLost[T string | []byte](status int, contentType T, length, max int64) bool {
+// known length, fits in max and is at hand already (have: the bytes of it
+// the reader holds without waiting). A success is the common answer: it
+// is never made to wait for its own body, and an event stream, or a body
+// of unknown length, is never held back. Every transport of the proxy
+// asks it; JudgeRead then judges what was read.
+func MayMeanLost[T string | []byte](status int, contentType T, length, have, max int64) bool {
 	if !answer.MayBe(status) {
 		return false
 	}
 	if status/100 != 2 {
 		return true
 	}
-	return length > 0 && length <= max && isJSON(contentType)
+	return length > 0 && length <= max && length <= have && isJSON(contentType)
 }
 
 // JudgeRead judges an answer MayMeanLost had read: its status, headers

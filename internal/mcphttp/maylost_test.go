@@ -26,11 +26,15 @@ func TestMayMeanLost(t *testing.T) {
 		{500, "application/json", 120, false},
 		{401, "application/json", 120, false},
 	} {
-		if got := MayMeanLost(tc.status, tc.ctype, tc.length, max); got != tc.want {
+		if got := MayMeanLost(tc.status, tc.ctype, tc.length, tc.length, max); got != tc.want {
 			t.Errorf("MayMeanLost(%d, %q, %d) = %v, want %v", tc.status, tc.ctype, tc.length, got, tc.want)
 		}
-		if got := MayMeanLost(tc.status, []byte(tc.ctype), tc.length, max); got != tc.want {
+		if got := MayMeanLost(tc.status, []byte(tc.ctype), tc.length, tc.length, max); got != tc.want {
 			t.Errorf("MayMeanLost(%d, []byte %q, %d) = %v, want %v", tc.status, tc.ctype, tc.length, got, tc.want)
+		}
+		// A success whose body is not all at hand is not waited for.
+		if tc.status/100 == 2 && MayMeanLost(tc.status, tc.ctype, tc.length, tc.length-1, max) {
+			t.Errorf("MayMeanLost(%d, %q, %d) with a byte of it still to come: true", tc.status, tc.ctype, tc.length)
 		}
 	}
 }
@@ -52,5 +56,13 @@ func TestJudgeRead(t *testing.T) {
 		if got := JudgeRead(tc.status, nil, []byte(tc.body)).Verdict; got != tc.want {
 			t.Errorf("JudgeRead(%d, %s) = %v, want %v", tc.status, tc.body, got, tc.want)
 		}
+	}
+}
+
+// Asked of every answer the proxy relays: no allocation.
+func TestMayMeanLostAllocatesNothing(t *testing.T) {
+	ct := []byte("application/json")
+	if n := testing.AllocsPerRun(100, func() { _ = MayMeanLost(200, ct, 120, 120, 64<<10) }); n != 0 {
+		t.Fatalf("MayMeanLost allocates %.0f times a call, want 0", n)
 	}
 }
