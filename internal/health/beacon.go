@@ -74,7 +74,7 @@ func (m *Model) heldChanged(s *server, old *Held, now time.Time) []Event {
 // server's last word, its sessions gone with it. (One created since proves
 // the server lives.)
 func (s *server) maybeDead(sess *session) bool {
-	return s.down && !sess.created.After(s.downSince)
+	return s.down.is && !sess.created.After(s.down.since)
 }
 
 // healActGrace is how long after a heal started the client may still act

@@ -15,9 +15,9 @@ func (m *Model) sessionClosed(s *server, sig Signal, now time.Time) []Event {
 	if sig.History || !sig.EndReason.known() {
 		return nil
 	}
-	s.tellsReasons = true
-	if a, ok := s.awaiting[sig.Session]; ok {
-		delete(s.awaiting, sig.Session)
+	s.reasons.tellsReasons = true
+	if a, ok := s.reasons.awaiting[sig.Session]; ok {
+		delete(s.reasons.awaiting, sig.Session)
 		return m.sourcedFrom(m.closedFor(s, a.sess, a.wasCurrent, a.idle, sig.EndReason, now), a.src)
 	}
 	sess, ok := s.sessions[sig.Session]
@@ -96,12 +96,12 @@ func (m *Model) Settle(now time.Time) []Event {
 // at once. The events come sourced (awaitedEnd.src).
 func (m *Model) awaitedExpired(s *server, now time.Time, all bool) []Event {
 	var evs []Event
-	for _, id := range slices.Sorted(maps.Keys(s.awaiting)) {
-		a := s.awaiting[id]
+	for _, id := range slices.Sorted(maps.Keys(s.reasons.awaiting)) {
+		a := s.reasons.awaiting[id]
 		if !all && now.Before(a.at.Add(reasonWait)) {
 			continue
 		}
-		delete(s.awaiting, id)
+		delete(s.reasons.awaiting, id)
 		end := []Event{s.expiredEvent(a.sess, a.idle, now)}
 		if a.wasCurrent {
 			end = append(end, s.open(now, id, fmt.Sprintf("the host's session on %s is gone from the server (idle %s); %s", s.cfg.Name, a.idle.Round(time.Second), s.nextCall()))...)

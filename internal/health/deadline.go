@@ -22,7 +22,7 @@ func (m *Model) NextDeadline(now time.Time) (at time.Time, ok bool) {
 				earliest(s.flap.calm.Add(flapQuiet))
 			}
 		}
-		for _, a := range s.awaiting {
+		for _, a := range s.reasons.awaiting {
 			earliest(a.at.Add(reasonWait))
 		}
 		for _, sess := range s.sessions {

@@ -43,7 +43,7 @@ func (m *Model) WarmTargets(now time.Time) []WarmTarget {
 	var out []WarmTarget
 	for _, name := range m.order {
 		s := m.servers[name]
-		if s.incident != nil || s.stateless || s.timeout() <= 0 {
+		if s.incident != nil || s.era.stateless || s.timeout() <= 0 {
 			continue
 		}
 		if cur := m.currentSession(s); cur != nil {
@@ -89,9 +89,9 @@ func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
 func (m *Model) liveness(s *server, sig Signal, now time.Time) []Event {
 	evs := s.learnEra(sig.Era, now)
 	if sig.Answer != "" {
-		s.lostAnswer = sig.Answer
+		s.asked.lostAnswer = sig.Answer
 	} else {
-		s.echoLeft = false // no lost-session answer: the question left no loss line to echo
+		s.asked.echoLeft = false // no lost-session answer: the question left no loss line to echo
 	}
 	switch sig.Outcome {
 	case OutcomeDown:
@@ -103,25 +103,25 @@ func (m *Model) liveness(s *server, sig Signal, now time.Time) []Event {
 }
 
 func (s *server) setDown(down bool, now time.Time, detail string) []Event {
-	if s.down == down {
+	if s.down.is == down {
 		return nil
 	}
-	s.down = down
+	s.down.is = down
 	if down {
-		s.downSince, s.eraStale = now, true // it may come back in another era
+		s.down.since, s.era.stale = now, true // it may come back in another era
 		return []Event{{Time: now, Kind: EvServerDown, Server: s.cfg.Name, Detail: fmt.Sprintf("%s is not answering: %s", s.cfg.Name, detail)}}
 	}
 	return []Event{{Time: now, Kind: EvServerUp, Server: s.cfg.Name, Detail: fmt.Sprintf("%s answers", s.cfg.Name)}}
 }
 
 func (s *server) becomeStateless(now time.Time, detail string) []Event {
-	if s.stateless {
+	if s.era.stateless {
 		return nil
 	}
-	s.stateless = true
+	s.era.stateless = true
 	extra := map[string]any{"mode": string(Stateless)}
-	if s.era != "" {
-		extra["era"] = s.era
+	if s.era.era != "" {
+		extra["era"] = s.era.era
 	}
 	return []Event{{Time: now, Kind: EvServerMode, Server: s.cfg.Name, Extra: extra,
 		Detail: fmt.Sprintf("%s speaks the 2026-07-28 protocol: no session to lose, nothing to keep warm (%s)", s.cfg.Name, detail)}}
@@ -135,11 +135,11 @@ func (s *server) learnEra(era string, now time.Time) []Event {
 	if era == "" {
 		return nil
 	}
-	s.era, s.eraStale = era, false
-	if era != EraLegacy || !s.stateless {
+	s.era.era, s.era.stale = era, false
+	if era != EraLegacy || !s.era.stateless {
 		return nil
 	}
-	s.stateless = false
+	s.era.stateless = false
 	return []Event{{Time: now, Kind: EvServerMode, Server: s.cfg.Name, Extra: map[string]any{"mode": string(s.mode()), "era": era},
 		Detail: fmt.Sprintf("%s serves the legacy protocol again (it restarted): its sessions are kept warm again", s.cfg.Name)}}
 }
@@ -148,11 +148,11 @@ func (s *server) learnEra(era string, now time.Time) []Event {
 // protocol eras: the server is modern-only, the proxy serves its legacy
 // hosts the legacy protocol over it.
 func (s *server) proxyBridging(now time.Time) []Event {
-	s.era, s.eraStale = EraModernOnly, false
-	if s.bridgeTold {
+	s.era.era, s.era.stale = EraModernOnly, false
+	if s.era.bridgeTold {
 		return nil
 	}
-	s.bridgeTold, s.stateless = true, true
+	s.era.bridgeTold, s.era.stateless = true, true
 	return []Event{{Time: now, Kind: EvServerMode, Server: s.cfg.Name,
 		Extra:  map[string]any{"mode": string(Stateless), "era": EraModernOnly, "bridged": true},
 		Detail: fmt.Sprintf("%s serves only the 2026-07-28 protocol; the watchdog's proxy bridges its legacy hosts over it (it answers their initialize and ping itself and sends every other request on in the 2026-07-28 shape, never twice)", s.cfg.Name)}}
@@ -162,10 +162,10 @@ func (s *server) proxyBridging(now time.Time) []Event {
 // since the server was down (it may come back in another era).
 func (m *Model) Era(server string) string {
 	s, ok := m.servers[server]
-	if !ok || s.eraStale {
+	if !ok || s.era.stale {
 		return ""
 	}
-	return s.era
+	return s.era.era
 }
 
 // healStarted marks the open incident as being healed by strategy.

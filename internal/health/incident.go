@@ -22,10 +22,10 @@ const askEcho = 2 * time.Second
 // askEcho reports whether sig is the echo of the last question, and uses
 // it up.
 func (s *server) askEcho(sig Signal, now time.Time) bool {
-	if sig.Session != "" || sig.HostLog || !s.echoLeft || now.Sub(s.askedAt).Abs() >= askEcho {
+	if sig.Session != "" || sig.HostLog || !s.asked.echoLeft || now.Sub(s.asked.at).Abs() >= askEcho {
 		return false
 	}
-	s.echoLeft = false
+	s.asked.echoLeft = false
 	return true
 }
 
@@ -34,7 +34,7 @@ func (s *server) askEcho(sig Signal, now time.Time) bool {
 // SigLiveness with Status).
 func (m *Model) Asking(server string, now time.Time) {
 	if s, ok := m.servers[server]; ok {
-		s.askedAt, s.echoLeft = now, true
+		s.asked.at, s.asked.echoLeft = now, true
 	}
 }
 
@@ -124,7 +124,7 @@ func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 	if s.cfg.ProxyURL != "" {
 		return nil // the proxy met the same loss on the host's call and says so itself
 	}
-	if _, old := s.gone[sig.Session]; old && sig.Session != "" {
+	if _, old := s.store.gone[sig.Session]; old && sig.Session != "" {
 		return nil // that session's end was already judged
 	}
 	if strings.HasPrefix(sig.Session, AskedSession) || s.askEcho(sig, now) {

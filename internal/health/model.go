@@ -63,55 +63,92 @@ type hostState struct {
 }
 
 type server struct {
-	cfg        ServerConfig
-	announced  time.Duration // from the server's log
-	learned    time.Duration // from the idle time at which sessions vanish
-	vanished   []time.Duration
-	hasStore   bool // a good snapshot has arrived and the store still exists
-	everStore  bool // a snapshot has ever arrived: later ones are diffed, not a baseline
-	storeErr   bool // the last read failed; reported once per streak
-	storeTrunc bool // the last snapshot was truncated; reported once per streak
-	sessions   map[string]*session
-	incident   *incident
+	cfg      ServerConfig
+	timeouts idleKnown
+	store    storeSeen
+	sessions map[string]*session
+	incident *incident
+	// lastLegacy: when its log last rejected a legacy header.
 	lastLegacy time.Time
-	gone       map[string]time.Time // ids that left the store: a later "not found" for one is old news
-	down       bool                 // the last request of ours got no answer
-	downSince  time.Time            // when down was last set
-	stateless  bool                 // a 2026-07-28 server: no sessions
-	// era is its protocol era as last learned ("" unknown); eraStale: it
-	// was down since, and may come back in another era; bridgeTold: its
-	// proxy's bridge was journaled (once a run).
-	era        string
-	eraStale   bool
-	bridgeTold bool
-	// lostAnswer is how it answers a session it does not know (a 404 with
-	// a JSON-RPC error or plain text, or a 400), "" until the watchdog
-	// asked; askedAt is when the answer came.
-	lostAnswer host.Answer
-	askedAt    time.Time
-	echoLeft   bool      // the question's echo in the log is yet to come
+	down       downState
+	era        eraState
+	asked      askedState
 	held       *Held     // the beacon's entry for this server; nil: none
 	healAt     time.Time // the last heal we started: the client may act on it late
-	// serverStarted is when the process serving the port started, as of the
-	// last snapshot; restartAt is when it was last seen to restart, and
-	// restarts counts the restarts seen. Which restart a session survived
-	// is kept as that count, not a time: a clock set back between two
-	// restarts reads the second one's start before the first one's.
+	proc       procSeen
+	flap       flap // how often its incidents open
+	proxy      proxySeen
+	words      *hostWords // the model's
+	reasons    reasonsState
+}
+
+// idleKnown is what is known of a server's idle timeout.
+type idleKnown struct {
+	announced time.Duration // from the server's log
+	learned   time.Duration // from the idle time at which sessions vanish
+	vanished  []time.Duration
+}
+
+// storeSeen is what the server's session store said.
+type storeSeen struct {
+	has   bool                 // a good snapshot has arrived and the store still exists
+	ever  bool                 // a snapshot has ever arrived: later ones are diffed, not a baseline
+	err   bool                 // the last read failed; reported once per streak
+	trunc bool                 // the last snapshot was truncated; reported once per streak
+	gone  map[string]time.Time // ids that left the store: a later "not found" for one is old news
+}
+
+// downState: the last request of ours got no answer, since when.
+type downState struct {
+	is    bool
+	since time.Time // when is was last set
+}
+
+// eraState is the server's protocol era as last learned ("" unknown);
+// stale: it was down since, and may come back in another era;
+// bridgeTold: its proxy's bridge was journaled (once a run); stateless:
+// a 2026-07-28 server, with no sessions.
+type eraState struct {
+	era        string
+	stale      bool
+	bridgeTold bool
+	stateless  bool
+}
+
+// askedState is how the server answers a session it does not know (a
+// 404 with a JSON-RPC error or plain text, or a 400), "" until the
+// watchdog asked; at is when the answer came; echoLeft: the question's
+// echo in the log is yet to come.
+type askedState struct {
+	lostAnswer host.Answer
+	at         time.Time
+	echoLeft   bool
+}
+
+// procSeen: serverStarted is when the process serving the port started,
+// as of the last snapshot; restartAt is when it was last seen to restart,
+// and restarts counts the restarts seen. Which restart a session survived
+// is kept as that count, not a time: a clock set back between two
+// restarts reads the second one's start before the first one's.
+type procSeen struct {
 	serverStarted, restartAt time.Time
 	restarts                 int
-	flap                     flap // how often its incidents open
-	// viaProxy: sessions a proxy of the same server opened upstream for
-	// its hosts, and when it said so. They are the proxy's, whatever
-	// client name they carry.
-	viaProxy map[string]time.Time
-	// releasedByProxy: those of them the proxy ended itself (its host
-	// idle past the timeout, or the cap), and when it said so: their end
-	// is the proxy's DELETE, not an expiry.
+}
+
+// proxySeen: viaProxy: sessions a proxy of the same server opened
+// upstream for its hosts, and when it said so. They are the proxy's,
+// whatever client name they carry. releasedByProxy: those of them the
+// proxy ended itself (its host idle past the timeout, or the cap), and
+// when it said so: their end is the proxy's DELETE, not an expiry.
+type proxySeen struct {
+	viaProxy        map[string]time.Time
 	releasedByProxy map[string]time.Time
-	words           *hostWords // the model's
-	// tellsReasons: its log has said why it ended a session (closed.go);
-	// awaiting: sessions gone from its store past their timeout whose end
-	// waits a moment for that word (reasonWait).
+}
+
+// reasonsState: tellsReasons: its log has said why it ended a session
+// (closed.go); awaiting: sessions gone from its store past their timeout
+// whose end waits a moment for that word (reasonWait).
+type reasonsState struct {
 	tellsReasons bool
 	awaiting     map[string]awaitedEnd
 }
@@ -122,7 +159,7 @@ type session struct {
 	lastActivity time.Time // from the store, or when first seen / last changed
 	knownActive  bool      // lastActivity came from the store or a ping of ours
 	atRisk       bool
-	restartSeen  int // the server restarts (server.restarts) this session was seen to survive
+	restartSeen  int // the server restarts (server.proc.restarts) this session was seen to survive
 	// restored: known only from the last run's saved state, not yet seen
 	// in this run's store nor answering a ping: it may have ended while
 	// the daemon was down, so it proves no recovery.
@@ -166,8 +203,9 @@ func New(cfg Config) *Model {
 	m.words = &hostWords{name: cfg.HostName, client: cfg.ClientName, behaviour: cfg.Behaviour,
 		seen: map[host.Answer]bool{}, host: &m.host, patched: &m.beaconLive}
 	for _, sc := range cfg.Servers {
-		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, gone: map[string]time.Time{}, viaProxy: map[string]time.Time{}, awaiting: map[string]awaitedEnd{},
-			releasedByProxy: map[string]time.Time{}, words: m.words}
+		m.servers[sc.Name] = &server{cfg: sc, sessions: map[string]*session{}, store: storeSeen{gone: map[string]time.Time{}},
+			proxy:   proxySeen{viaProxy: map[string]time.Time{}, releasedByProxy: map[string]time.Time{}},
+			reasons: reasonsState{awaiting: map[string]awaitedEnd{}}, words: m.words}
 		m.order = append(m.order, sc.Name)
 	}
 	return m

@@ -297,7 +297,7 @@ func TestTimeoutAnnouncedAndLearned(t *testing.T) {
 	t.Run("a session outliving the learned timeout unlearns it", func(t *testing.T) {
 		t.Parallel()
 		m := newTestModel(12 * time.Hour)
-		m.servers[srv].learned = time.Minute
+		m.servers[srv].timeouts.learned = time.Minute
 		runSteps(t, m, []step{
 			{0, snap(other(1, 0)), nil},
 			{2 * time.Minute, snap(other(1, 0)), nil},

@@ -97,12 +97,12 @@ func (w *hostWords) extra(a host.Answer) map[string]any {
 // the watchdog's trigger hurries it.
 func (m *Model) HostHeals(server string) bool {
 	s, ok := m.servers[server]
-	return ok && m.words.heals(s.lostAnswer)
+	return ok && m.words.heals(s.asked.lostAnswer)
 }
 
 // nextCall and lossExtra are the host's words for a loss on s.
-func (s *server) nextCall() string          { return s.words.nextCall(s.lostAnswer) }
-func (s *server) lossExtra() map[string]any { return s.words.extra(s.lostAnswer) }
+func (s *server) nextCall() string          { return s.words.nextCall(s.asked.lostAnswer) }
+func (s *server) lossExtra() map[string]any { return s.words.extra(s.asked.lostAnswer) }
 
 // openedByItself closes s's incident on the host's new session sess. A
 // host that opened it with no heal of the watchdog's under way, in the run
@@ -110,11 +110,11 @@ func (s *server) lossExtra() map[string]any { return s.words.extra(s.lostAnswer)
 // patchable host's healing is its patch's, and is never learned).
 func (m *Model) openedByItself(s *server, sess *session, now time.Time) []Event {
 	in := s.incident
-	learned := !m.cfg.Patchable && in.healing == "" && !m.words.heals(s.lostAnswer) && in.hostPID != 0 && m.host.running && m.host.pid == in.hostPID
+	learned := !m.cfg.Patchable && in.healing == "" && !m.words.heals(s.asked.lostAnswer) && in.hostPID != 0 && m.host.running && m.host.pid == in.hostPID
 	if !learned {
 		return s.recover(now, hostOpenedNew, sess.id)
 	}
-	m.words.seen[s.lostAnswer] = true
+	m.words.seen[s.asked.lostAnswer] = true
 	if s.flap.on {
 		s.flapHealed(now)
 		return nil

@@ -76,12 +76,12 @@ const proxyRemember = 1024
 // proxyOpened records a session a proxy opened on this server for one of
 // its hosts.
 func (s *server) proxyOpened(id string, now time.Time) {
-	noteBounded(s.viaProxy, id, now, proxyRemember)
+	noteBounded(s.proxy.viaProxy, id, now, proxyRemember)
 }
 
 // proxyReleased records a session a proxy of this server ends itself.
 func (s *server) proxyReleased(id string, now time.Time) {
-	noteBounded(s.releasedByProxy, id, now, goneMemory)
+	noteBounded(s.proxy.releasedByProxy, id, now, goneMemory)
 }
 
 // noteBounded records id at now in m ("" is never recorded), dropping the
@@ -106,16 +106,16 @@ func noteBounded(m map[string]time.Time, id string, now time.Time, limit int) {
 // releasedEvent is the end of a session the proxy said it ended itself:
 // the server's own idle timeout did not end it, whatever its idle time.
 func (s *server) releasedEvent(sess *session, idle time.Duration, now time.Time) (Event, bool) {
-	if _, ok := s.releasedByProxy[sess.id]; !ok {
+	if _, ok := s.proxy.releasedByProxy[sess.id]; !ok {
 		return Event{}, false
 	}
-	delete(s.releasedByProxy, sess.id)
+	delete(s.proxy.releasedByProxy, sess.id)
 	return s.endEvent(EvSessionEnded, sess, idle, now,
 		fmt.Sprintf("ended after %s idle: the watchdog's proxy ended it for its host", idle.Round(time.Second))), true
 }
 
 // viaProxySession: a proxy of the same server said it opened id.
 func (s *server) viaProxySession(id string) bool {
-	_, ok := s.viaProxy[id] // proxyOpened never records ""
+	_, ok := s.proxy.viaProxy[id] // proxyOpened never records ""
 	return ok
 }

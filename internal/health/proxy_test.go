@@ -106,10 +106,10 @@ func TestStorelessDirectEntryBesideAProxy(t *testing.T) {
 	for i := range proxyRemember {
 		m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: fmt.Sprintf("more-%d", i)}, later.Add(time.Duration(i+1)*time.Second))
 	}
-	if n := len(m.servers["mem"].viaProxy); n > proxyRemember {
+	if n := len(m.servers["mem"].proxy.viaProxy); n > proxyRemember {
 		t.Fatalf("%d sessions remembered, want at most %d", n, proxyRemember)
 	}
-	if _, ok := m.servers["mem"].viaProxy["up-2"]; ok {
+	if _, ok := m.servers["mem"].proxy.viaProxy["up-2"]; ok {
 		t.Fatal("the oldest is still remembered past the bound")
 	}
 }

@@ -165,7 +165,7 @@ func (m *Model) Status(now time.Time) Status {
 
 func (m *Model) serverStatus(s *server, now time.Time) ServerStatus {
 	// The URL may carry a credential (a query token): status leaves the process.
-	ss := ServerStatus{Name: s.cfg.Name, URL: mask.URL(s.cfg.URL), Mode: s.mode(), Era: s.era, State: m.serverState(s, now), LostAnswer: s.lostAnswer.Status(), LostAnswerBody: s.lostAnswer.Body(),
+	ss := ServerStatus{Name: s.cfg.Name, URL: mask.URL(s.cfg.URL), Mode: s.mode(), Era: s.era.era, State: m.serverState(s, now), LostAnswer: s.asked.lostAnswer.Status(), LostAnswerBody: s.asked.lostAnswer.Body(),
 		IdleTimeoutSeconds: int64(s.timeout().Seconds()), Source: m.source(s), ProxyURL: s.cfg.ProxyURL, Sessions: []SessionStatus{}}
 	cur := m.currentSession(s)
 	for _, sess := range s.sessions {
@@ -213,10 +213,10 @@ func byImportance(a, b SessionStatus) int {
 }
 
 func (s *server) mode() Mode {
-	if s.stateless {
+	if s.era.stateless {
 		return Stateless
 	}
-	if s.hasStore || s.announced > 0 || len(s.sessions) > 0 {
+	if s.store.has || s.timeouts.announced > 0 || len(s.sessions) > 0 {
 		return Stateful
 	}
 	return ModeUnknown
@@ -224,21 +224,21 @@ func (s *server) mode() Mode {
 
 func (m *Model) serverState(s *server, now time.Time) State {
 	switch {
-	case s.down:
+	case s.down.is:
 		return Down
 	case s.incident != nil && s.incident.healing != "":
 		return Healing
 	case s.incident != nil:
 		return Lost
-	case s.stateless:
+	case s.era.stateless:
 		return Healthy
-	case !s.hasStore && len(s.sessions) == 0:
+	case !s.store.has && len(s.sessions) == 0:
 		return Unknown
 	}
 	if cur := m.currentSession(s); cur != nil && s.atRisk(cur, now) {
 		return AtRisk
 	}
-	if !s.hasStore {
+	if !s.store.has {
 		return Unknown
 	}
 	return Healthy

@@ -10,8 +10,8 @@ import (
 // are tracked, not announced, and nothing in it vanished.
 func (m *Model) storeSnapshot(s *server, sig Signal, now time.Time) []Event {
 	snap := sig.Sessions
-	baseline := !s.everStore
-	s.hasStore, s.everStore, s.storeErr = true, true, false
+	baseline := !s.store.ever
+	s.store.has, s.store.ever, s.store.err = true, true, false
 	s.noteServerStart(sig.ServerStarted)
 	seen := make(map[string]bool, len(snap))
 	var evs []Event
@@ -24,7 +24,7 @@ func (m *Model) storeSnapshot(s *server, sig Signal, now time.Time) []Event {
 			}
 			continue
 		}
-		if ended, ok := s.gone[st.ID]; ok && now.Sub(ended) < storeLag {
+		if ended, ok := s.store.gone[st.ID]; ok && now.Sub(ended) < storeLag {
 			continue // ended a moment ago: the store has not caught up yet
 		}
 		sess := newSession(st, now)
@@ -46,7 +46,7 @@ func (m *Model) storeSnapshot(s *server, sig Signal, now time.Time) []Event {
 	}
 	if !sig.ServerGone {
 		for _, sess := range s.sessions {
-			sess.restartSeen = s.restarts // it outlived every restart so far
+			sess.restartSeen = s.proc.restarts // it outlived every restart so far
 		}
 	}
 	s.unlearn(now)
@@ -60,26 +60,26 @@ func (s *server) noteServerStart(started time.Time) {
 	if started.IsZero() {
 		return
 	}
-	if !started.Equal(s.serverStarted) {
-		s.restartAt, s.restarts = started, s.restarts+1
+	if !started.Equal(s.proc.serverStarted) {
+		s.proc.restartAt, s.proc.restarts = started, s.proc.restarts+1
 	}
-	s.serverStarted = started
+	s.proc.serverStarted = started
 }
 
 // startLine notes the server's own start-up line, for servers whose process
 // the watchdog cannot see (not on this machine, or another user's): it
 // marks a restart as of now. History lines say nothing about now.
 func (s *server) startLine(sig Signal, now time.Time) {
-	if sig.History || !s.serverStarted.IsZero() {
+	if sig.History || !s.proc.serverStarted.IsZero() {
 		return
 	}
-	s.restartAt, s.restarts = now, s.restarts+1
+	s.proc.restartAt, s.proc.restarts = now, s.proc.restarts+1
 }
 
 // endedByRestart: sess vanished because its server restarted: a restart it
 // was not seen to survive, after its last activity.
 func (s *server) endedByRestart(sess *session) bool {
-	return s.restarts > sess.restartSeen && !s.restartAt.Before(sess.lastActivity)
+	return s.proc.restarts > sess.restartSeen && !s.proc.restartAt.Before(sess.lastActivity)
 }
 
 func newSession(st StoreSession, now time.Time) *session {
@@ -139,8 +139,8 @@ func (m *Model) vanished(s *server, sess *session, now time.Time) []Event {
 	if ev, ok := s.releasedEvent(sess, idle, now); ok {
 		return []Event{ev}
 	}
-	if s.tellsReasons && s.expiredAt(idle) && !s.endedUnseen(sess, idle) {
-		s.awaiting[sess.id] = awaitedEnd{sess: sess, wasCurrent: wasCurrent, idle: idle, at: now, src: m.source(s)}
+	if s.reasons.tellsReasons && s.expiredAt(idle) && !s.endedUnseen(sess, idle) {
+		s.reasons.awaiting[sess.id] = awaitedEnd{sess: sess, wasCurrent: wasCurrent, idle: idle, at: now, src: m.source(s)}
 		return nil // the log's word on why, or expiredAfterWait once it has not come
 	}
 	var evs []Event
@@ -185,28 +185,28 @@ func (s *server) endedUnseen(sess *session, idle time.Duration) bool {
 }
 
 func (s *server) storeGone(now time.Time, detail string) []Event {
-	if !s.hasStore {
+	if !s.store.has {
 		return nil
 	}
-	s.hasStore = false
+	s.store.has = false
 	return []Event{{Time: now, Kind: EvWarning, Server: s.cfg.Name,
 		Detail: fmt.Sprintf("the session store of %s is gone (%s); session state unknown until it returns", s.cfg.Name, detail)}}
 }
 
 func (s *server) storeError(now time.Time, detail string) []Event {
-	if s.storeErr {
+	if s.store.err {
 		return nil
 	}
-	s.storeErr = true
+	s.store.err = true
 	return []Event{{Time: now, Kind: EvWarning, Server: s.cfg.Name,
 		Detail: fmt.Sprintf("cannot read the session store of %s (%s); keeping the last good snapshot and retrying", s.cfg.Name, detail)}}
 }
 
 // storeTruncated warns once per streak of snapshots cut at the reader's cap.
 func (s *server) storeTruncated(sig Signal, now time.Time) []Event {
-	was := s.storeTrunc
-	s.storeTrunc = sig.Truncated > 0
-	if !s.storeTrunc || was {
+	was := s.store.trunc
+	s.store.trunc = sig.Truncated > 0
+	if !s.store.trunc || was {
 		return nil
 	}
 	return []Event{{Time: now, Kind: EvWarning, Server: s.cfg.Name,
@@ -243,16 +243,16 @@ const goneMemory = 64
 // remember notes an id that ended, so a later log line about it (a client
 // closing its dead session, say) is not a new loss.
 func (s *server) remember(id string, now time.Time) {
-	if len(s.gone) >= goneMemory {
+	if len(s.store.gone) >= goneMemory {
 		oldest := ""
-		for k, t := range s.gone {
-			if oldest == "" || t.Before(s.gone[oldest]) {
+		for k, t := range s.store.gone {
+			if oldest == "" || t.Before(s.store.gone[oldest]) {
 				oldest = k
 			}
 		}
-		delete(s.gone, oldest)
+		delete(s.store.gone, oldest)
 	}
-	s.gone[id] = now
+	s.store.gone[id] = now
 }
 
 // endedByRestart journals a session its server's restart took: lost, not

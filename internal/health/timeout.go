@@ -41,10 +41,10 @@ func (m *Model) Timeout(server string) time.Duration {
 // was learned from its behaviour, then the configuration.
 func (s *server) timeout() time.Duration {
 	switch {
-	case s.announced > 0:
-		return s.announced
-	case s.learned > 0:
-		return s.learned
+	case s.timeouts.announced > 0:
+		return s.timeouts.announced
+	case s.timeouts.learned > 0:
+		return s.timeouts.learned
 	}
 	return s.cfg.IdleTimeout
 }
@@ -79,48 +79,48 @@ func (s *server) expiredAt(idle time.Duration) bool {
 // vanishes that agree within learnAgreement, both short of the timeout in
 // force, teach that the server's real timeout is the shorter of them.
 func (s *server) learn(idle time.Duration, now time.Time) []Event {
-	if idle < learnMinimum || s.announced > 0 {
+	if idle < learnMinimum || s.timeouts.announced > 0 {
 		return nil
 	}
-	for _, prev := range s.vanished {
+	for _, prev := range s.timeouts.vanished {
 		lo, hi := min(prev, idle), max(prev, idle)
 		if float64(hi-lo) > float64(hi)*learnAgreement {
 			continue
 		}
-		s.vanished = nil
-		if s.learned == lo {
+		s.timeouts.vanished = nil
+		if s.timeouts.learned == lo {
 			return nil
 		}
-		s.learned = lo
+		s.timeouts.learned = lo
 		return []Event{{Time: now, Kind: EvTimeoutLearned, Server: s.cfg.Name,
 			Extra:  map[string]any{"idle_timeout_seconds": int64(lo.Seconds())},
 			Detail: fmt.Sprintf("sessions vanish after about %s idle: using that as %s's idle timeout", lo.Round(time.Second), s.cfg.Name)}}
 	}
-	s.vanished = append(s.vanished, idle)
-	if len(s.vanished) > 8 {
-		s.vanished = slices.Delete(s.vanished, 0, 1)
+	s.timeouts.vanished = append(s.timeouts.vanished, idle)
+	if len(s.timeouts.vanished) > 8 {
+		s.timeouts.vanished = slices.Delete(s.timeouts.vanished, 0, 1)
 	}
 	return nil
 }
 
 // unlearn drops a learned timeout that a living session has outlasted.
 func (s *server) unlearn(now time.Time) {
-	if s.learned == 0 {
+	if s.timeouts.learned == 0 {
 		return
 	}
 	for _, sess := range s.sessions {
-		if s.idle(sess, now) > s.learned+s.learned/10 {
-			s.learned = 0
+		if s.idle(sess, now) > s.timeouts.learned+s.timeouts.learned/10 {
+			s.timeouts.learned = 0
 			return
 		}
 	}
 }
 
 func (s *server) announce(t time.Duration, now time.Time) []Event {
-	if t <= 0 || t == s.announced {
+	if t <= 0 || t == s.timeouts.announced {
 		return nil
 	}
-	s.announced = t
+	s.timeouts.announced = t
 	return []Event{{Time: now, Kind: EvServerMode, Server: s.cfg.Name,
 		Extra:  map[string]any{"mode": string(Stateful), "idle_timeout_seconds": int64(t.Seconds())},
 		Detail: fmt.Sprintf("%s announces an idle timeout of %s", s.cfg.Name, t)}}

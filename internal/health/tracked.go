@@ -15,7 +15,7 @@ func (m *Model) Tracked() map[string][]StoreSession {
 	out := map[string][]StoreSession{}
 	for _, name := range m.order {
 		s := m.servers[name]
-		if !s.everStore {
+		if !s.store.ever {
 			continue
 		}
 		list := make([]StoreSession, 0, len(s.sessions))
@@ -39,10 +39,10 @@ func (m *Model) Tracked() map[string][]StoreSession {
 // for unknown creation times.
 func (m *Model) RestoreTracked(serverName string, sessions []StoreSession, saved, now time.Time) {
 	s, ok := m.servers[serverName]
-	if !ok || s.everStore {
+	if !ok || s.store.ever {
 		return
 	}
-	s.everStore = true
+	s.store.ever = true
 	for _, st := range sessions {
 		if st.ID == "" {
 			continue
