@@ -58,9 +58,14 @@ func parseURL(raw string) (*url.URL, error) {
 // again (the server ran it once).
 func TestBridgeNeverSendsTwice(t *testing.T) {
 	t.Parallel()
+	onTransports(t, bridgeNeverSendsTwice)
+}
+
+func bridgeNeverSendsTwice(t *testing.T, tr transport) {
+	t.Parallel()
 	srv := tsmodern.Start(t, tsmodern.Options{})
 	front, cuts := cutAfterSending(t, srv.URL())
-	px := startProxy(t, proxy.Options{Upstream: front})
+	px := tr.start(t, proxy.Options{Upstream: front})
 	call, err := goLegacyClient(t, px.url)
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +78,7 @@ func TestBridgeNeverSendsTwice(t *testing.T) {
 	if n := srv.Count(t); n != 1 || cuts.Load() != 1 {
 		t.Fatalf("the server ran the tool %d times, %d answers cut; want 1 and 1: the proxy sent the call again", n, cuts.Load())
 	}
+	tr.bridged(t, px)
 }
 
 // A connection refused before sending carried nothing: the one retry
@@ -80,8 +86,13 @@ func TestBridgeNeverSendsTwice(t *testing.T) {
 // once.
 func TestBridgeWaitsOutARestart(t *testing.T) {
 	t.Parallel()
+	onTransports(t, bridgeWaitsOutARestart)
+}
+
+func bridgeWaitsOutARestart(t *testing.T, tr transport) {
+	t.Parallel()
 	srv := tsmodern.Start(t, tsmodern.Options{})
-	px := startProxy(t, proxy.Options{Upstream: srv.URL()})
+	px := tr.start(t, proxy.Options{Upstream: srv.URL()})
 	call, err := goLegacyClient(t, px.url)
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +115,7 @@ func TestBridgeWaitsOutARestart(t *testing.T) {
 	if n := srv.Count(t); n != 1 {
 		t.Fatalf("the restarted server ran %d tools, want 1", n)
 	}
+	tr.bridged(t, px)
 }
 
 // A 2026-07-28 host passes through untouched: its initialize (the
@@ -111,8 +123,13 @@ func TestBridgeWaitsOutARestart(t *testing.T) {
 // for a legacy host's.
 func TestBridgeLeavesModernHostsAlone(t *testing.T) {
 	t.Parallel()
+	onTransports(t, bridgeLeavesModernHostsAlone)
+}
+
+func bridgeLeavesModernHostsAlone(t *testing.T, tr transport) {
+	t.Parallel()
 	srv := tsmodern.Start(t, tsmodern.Options{})
-	px := startProxy(t, proxy.Options{Upstream: srv.URL()})
+	px := tr.start(t, proxy.Options{Upstream: srv.URL()})
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},` +
 		`"clientInfo":{"name":"m","version":"1"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
 		`"io.modelcontextprotocol/clientCapabilities":{}}}}`
@@ -132,6 +149,7 @@ func TestBridgeLeavesModernHostsAlone(t *testing.T) {
 	if len(px.Sessions()) != 0 || px.Bridging() {
 		t.Fatalf("the proxy took a modern host for a legacy one: sessions %v, era %q", px.Sessions(), px.Era())
 	}
+	tr.served(t, px)
 }
 
 // The fast path hands the bridge its requests: a legacy host's session

@@ -141,12 +141,16 @@ func firstLineWith(text, word string) string {
 // its tool runs), nothing is replayed (no recovery), and the proxy said
 // once that it bridges the server.
 func TestBridgeServesLegacyClients(t *testing.T) {
+	onTransports(t, bridgeServesLegacyClients)
+}
+
+func bridgeServesLegacyClients(t *testing.T, tr transport) {
 	for _, cl := range legacyClients {
 		for _, pause := range []string{"restart", "idle pause"} {
 			t.Run(cl.name+"/"+pause, func(t *testing.T) {
 				t.Parallel()
 				srv := tsmodern.Start(t, tsmodern.Options{})
-				px := startProxy(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: idleTimeout, KeepWarm: true})
+				px := tr.start(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: idleTimeout, KeepWarm: true})
 				call, err := cl.connect(t, px.url)
 				if err != nil {
 					t.Fatalf("connect through the proxy: %v", err)
@@ -174,6 +178,7 @@ func TestBridgeServesLegacyClients(t *testing.T) {
 				if !px.Bridging() {
 					t.Errorf("the proxy's era is %q, want modern-only", px.Era())
 				}
+				tr.bridged(t, px)
 			})
 		}
 	}
@@ -192,9 +197,14 @@ func mustCall(t *testing.T, call func(*testing.T) error, what string) {
 // 2026-07-28 shape; and back again when the server restarts as legacy.
 func TestBridgeFollowsTheServerAcrossEras(t *testing.T) {
 	t.Parallel()
+	onTransports(t, bridgeFollowsTheServerAcrossEras)
+}
+
+func bridgeFollowsTheServerAcrossEras(t *testing.T, tr transport) {
+	t.Parallel()
 	legacy := startServer(t, demoserver.Options{})
 	addr := strings.TrimSuffix(strings.TrimPrefix(legacy.URL(), "http://"), "/mcp")
-	px := startProxy(t, proxy.Options{Upstream: legacy.URL()})
+	px := tr.start(t, proxy.Options{Upstream: legacy.URL()})
 	c := tsserver.StartClient(t, px.url)
 	if line := c.Call(t, "count"); !strings.HasPrefix(line, "OK ") {
 		t.Fatalf("the first call: %s", line)
@@ -225,6 +235,7 @@ func TestBridgeFollowsTheServerAcrossEras(t *testing.T) {
 	if px.Bridging() {
 		t.Fatal("the proxy still bridges a legacy server")
 	}
+	tr.served(t, px)
 }
 
 // A host that met its server when it issued no session (a stateless server
@@ -232,8 +243,13 @@ func TestBridgeFollowsTheServerAcrossEras(t *testing.T) {
 // sessionless calls are bridged too, each run once.
 func TestBridgeTakesSessionlessHosts(t *testing.T) {
 	t.Parallel()
+	onTransports(t, bridgeTakesSessionlessHosts)
+}
+
+func bridgeTakesSessionlessHosts(t *testing.T, tr transport) {
+	t.Parallel()
 	both := startServer(t, demoserver.Options{Stateless: true})
-	px := startProxy(t, proxy.Options{Upstream: both.URL()})
+	px := tr.start(t, proxy.Options{Upstream: both.URL()})
 	call, err := goLegacyClient(t, px.url)
 	if err != nil {
 		t.Fatal(err)
@@ -253,6 +269,7 @@ func TestBridgeTakesSessionlessHosts(t *testing.T) {
 	if !px.Bridging() {
 		t.Fatalf("era %q", px.Era())
 	}
+	tr.served(t, px)
 }
 
 // Keep-warm never pings a modern server: the proxy's ping of a host's
@@ -261,8 +278,13 @@ func TestBridgeTakesSessionlessHosts(t *testing.T) {
 // to ping), before the host's next call, which then runs once.
 func TestKeepWarmStopsAtAModernOnlyServer(t *testing.T) {
 	t.Parallel()
+	onTransports(t, keepWarmStopsAtAModernOnlyServer)
+}
+
+func keepWarmStopsAtAModernOnlyServer(t *testing.T, tr transport) {
+	t.Parallel()
 	legacy := startServer(t, demoserver.Options{IdleTimeout: 4 * idleTimeout})
-	px := startProxy(t, proxy.Options{Upstream: legacy.URL(), IdleTimeout: 4 * idleTimeout, KeepWarm: true})
+	px := tr.start(t, proxy.Options{Upstream: legacy.URL(), IdleTimeout: 4 * idleTimeout, KeepWarm: true})
 	c := tsserver.StartClient(t, px.url)
 	if line := c.Call(t, "count"); !strings.HasPrefix(line, "OK ") {
 		t.Fatalf("the first call: %s", line)
@@ -281,6 +303,7 @@ func TestKeepWarmStopsAtAModernOnlyServer(t *testing.T) {
 	if n := modern.Count(t); n != 1 {
 		t.Fatalf("the modern-only server ran %d tools, want 1", n)
 	}
+	tr.served(t, px)
 }
 
 // The demo's modern-only server (the Go SDK's stateless handler behind a
@@ -288,8 +311,13 @@ func TestKeepWarmStopsAtAModernOnlyServer(t *testing.T) {
 // bridged the same: each legacy client's calls run once.
 func TestBridgeOverTheGoModernOnlyServer(t *testing.T) {
 	t.Parallel()
+	onTransports(t, bridgeOverTheGoModernOnlyServer)
+}
+
+func bridgeOverTheGoModernOnlyServer(t *testing.T, tr transport) {
+	t.Parallel()
 	srv := startServer(t, demoserver.Options{ModernOnly: true})
-	px := startProxy(t, proxy.Options{Upstream: srv.URL()})
+	px := tr.start(t, proxy.Options{Upstream: srv.URL()})
 	for _, cl := range legacyClients[1:] {
 		if _, err := cl.connect(t, srv.URL()); err == nil {
 			t.Fatalf("%s connected straight to the modern-only server", cl.name)
@@ -303,4 +331,5 @@ func TestBridgeOverTheGoModernOnlyServer(t *testing.T) {
 	if n := srv.Count(); n != 2 || !px.Bridging() {
 		t.Fatalf("the server ran %d tools (want 2); era %q", n, px.Era())
 	}
+	tr.bridged(t, px)
 }

@@ -70,8 +70,12 @@ func callCount(t *testing.T, u, session string) *http.Response {
 
 // The proxy's own answers to what it will not forward.
 func TestRefusals(t *testing.T) {
+	onTransports(t, refusals)
+}
+
+func refusals(t *testing.T, tr transport) {
 	srv := startServer(t, demoserver.Options{})
-	px := startProxy(t, proxy.Options{Upstream: srv.URL(), MaxRequest: 1 << 10})
+	px := tr.start(t, proxy.Options{Upstream: srv.URL(), MaxRequest: 1 << 10})
 	for _, tc := range []struct {
 		name   string
 		resp   func() *http.Response
@@ -96,11 +100,16 @@ func TestRefusals(t *testing.T) {
 	if n := len(srv.SessionIDs()); n != 0 {
 		t.Errorf("the server got %d sessions from refused requests", n)
 	}
+	tr.served(t, px)
 }
 
 // Only a session-lost answer is retried: a 500 reaches the host as it
 // came, and the server saw the request once.
 func TestFailuresPassThroughUntouched(t *testing.T) {
+	onTransports(t, failuresPassThroughUntouched)
+}
+
+func failuresPassThroughUntouched(t *testing.T, tr transport) {
 	srv := startServer(t, demoserver.Options{})
 	target, _ := url.Parse(strings.TrimSuffix(srv.URL(), "/mcp"))
 	var calls, refused atomic.Int64
@@ -120,7 +129,7 @@ func TestFailuresPassThroughUntouched(t *testing.T) {
 		}
 	}))
 	defer front.Close()
-	px := startProxy(t, proxy.Options{Upstream: front.URL + "/mcp"})
+	px := tr.start(t, proxy.Options{Upstream: front.URL + "/mcp"})
 	id := rawSession(t, px.url)
 	if resp := callCount(t, px.url, id); resp.StatusCode != http.StatusInternalServerError {
 		t.Errorf("a 500 reached the host as %d", resp.StatusCode)
@@ -136,12 +145,17 @@ func TestFailuresPassThroughUntouched(t *testing.T) {
 	if len(px.of(proxy.EvRecovered)) != 0 {
 		t.Error("the proxy healed a failure that was no lost session")
 	}
+	tr.served(t, px)
 }
 
 // DELETE ends the upstream session and the proxy's; the id is unknown after.
 func TestHostDeleteEndsUpstream(t *testing.T) {
+	onTransports(t, hostDeleteEndsUpstream)
+}
+
+func hostDeleteEndsUpstream(t *testing.T, tr transport) {
 	srv := startServer(t, demoserver.Options{})
-	px := startProxy(t, proxy.Options{Upstream: srv.URL()})
+	px := tr.start(t, proxy.Options{Upstream: srv.URL()})
 	id := rawSession(t, px.url)
 	up := srv.SessionIDs()[0]
 	req, _ := http.NewRequest(http.MethodDelete, px.url, nil)
@@ -165,13 +179,18 @@ func TestHostDeleteEndsUpstream(t *testing.T) {
 	if r := callCount(t, px.url, id); r.StatusCode != http.StatusNotFound {
 		t.Errorf("a call on the deleted session got %d, want 404", r.StatusCode)
 	}
+	tr.served(t, px)
 }
 
 // A 2026-07-28 server has no sessions: traffic passes as it is, and a
 // legacy session header the host sends is dropped and counted.
 func TestStatelessServerPassesThrough(t *testing.T) {
+	onTransports(t, statelessServerPassesThrough)
+}
+
+func statelessServerPassesThrough(t *testing.T, tr transport) {
 	srv := startServer(t, demoserver.Options{Stateless: true})
-	px := startProxy(t, proxy.Options{Upstream: srv.URL()})
+	px := tr.start(t, proxy.Options{Upstream: srv.URL()})
 	resp := post(t, px.url, "", initBody)
 	_, _ = io.Copy(io.Discard, resp.Body)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") != "" {
@@ -192,6 +211,7 @@ func TestStatelessServerPassesThrough(t *testing.T) {
 	if srv.Count() != 1 {
 		t.Errorf("the tool ran %d times, want 1", srv.Count())
 	}
+	tr.served(t, px)
 }
 
 // sseData is the data of an answer's first SSE event, or the body itself.
@@ -209,10 +229,14 @@ func sseData(body []byte) []byte {
 // gone (no request, no stream) has its upstream session let go with
 // DELETE, and its next call opens a new one without a failed call.
 func TestKeepWarmAndRelease(t *testing.T) {
+	onTransports(t, keepWarmAndRelease)
+}
+
+func keepWarmAndRelease(t *testing.T, tr transport) {
 	const idle = 600 * time.Millisecond
 	t.Run("present host kept warm", func(t *testing.T) {
 		srv := startServer(t, demoserver.Options{IdleTimeout: idle})
-		px := startProxy(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: idle, KeepWarm: true})
+		px := tr.start(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: idle, KeepWarm: true})
 		cs := connect(t, px.url) // the Go SDK client holds a GET stream open
 		count(t, cs)
 		time.Sleep(4 * idle)
@@ -220,10 +244,11 @@ func TestKeepWarmAndRelease(t *testing.T) {
 		if len(srv.Ended()) != 0 || len(px.of(proxy.EvRecovered)) != 0 {
 			t.Errorf("the session was lost although kept warm: ended %v", srv.Ended())
 		}
+		tr.served(t, px)
 	})
 	t.Run("timeout learned later", func(t *testing.T) {
 		srv := startServer(t, demoserver.Options{IdleTimeout: idle})
-		px := startProxy(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: time.Hour, KeepWarm: true})
+		px := tr.start(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: time.Hour, KeepWarm: true})
 		cs := connect(t, px.url)
 		count(t, cs)
 		px.SetIdleTimeout(idle) // what the daemon learned from the server
@@ -232,10 +257,11 @@ func TestKeepWarmAndRelease(t *testing.T) {
 		if len(srv.Ended()) != 0 {
 			t.Errorf("kept warm at the configured hour, not the server's %s: ended %v", idle, srv.Ended())
 		}
+		tr.served(t, px)
 	})
 	t.Run("gone host released", func(t *testing.T) {
 		srv := startServer(t, demoserver.Options{IdleTimeout: 10 * idle})
-		px := startProxy(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: idle, KeepWarm: true})
+		px := tr.start(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: idle, KeepWarm: true})
 		id := rawSession(t, px.url)
 		up := srv.SessionIDs()[0]
 		waitFor(t, "the release", func() bool { return len(px.of(proxy.EvReleased)) == 1 })
@@ -257,5 +283,6 @@ func TestKeepWarmAndRelease(t *testing.T) {
 		if ups := px.of(proxy.EvUpstream); len(ups) != 1 || ups[0].Upstream == up || ups[0].Upstream == "" {
 			t.Errorf("upstreams named after the release: %+v; want the new one", ups)
 		}
+		tr.served(t, px)
 	})
 }

@@ -63,8 +63,12 @@ func TestServerClosedIdleConnection(t *testing.T) {
 // asked is gone with it, so nothing is sent again; the host gets 202 and
 // the proxy opens a new session, and the host's next call runs there.
 func TestAnswerForALostSession(t *testing.T) {
+	onTransports(t, answerForALostSession)
+}
+
+func answerForALostSession(t *testing.T, tr transport) {
 	srv := startServer(t, demoserver.Options{})
-	px := startProxy(t, proxy.Options{Upstream: srv.URL()})
+	px := tr.start(t, proxy.Options{Upstream: srv.URL()})
 	id := rawSession(t, px.url)
 	srv.ForgetAll()
 	resp := post(t, px.url, id, `{"jsonrpc":"2.0","id":"srv-1","result":{}}`)
@@ -78,14 +82,19 @@ func TestAnswerForALostSession(t *testing.T) {
 	if r := callCount(t, px.url, id); r.StatusCode != http.StatusOK || srv.Count() != 1 {
 		t.Errorf("the next call: %d, the tool ran %d times", r.StatusCode, srv.Count())
 	}
+	tr.served(t, px)
 }
 
 // An answer over MaxAnswer is cut: the host gets its start and then the
 // end of the connection, never an answer that looks whole; its next call,
 // on a new connection, goes through.
 func TestAnswerOverTheLimitCut(t *testing.T) {
+	onTransports(t, answerOverTheLimitCut)
+}
+
+func answerOverTheLimitCut(t *testing.T, tr transport) {
 	srv := startServer(t, demoserver.Options{})
-	px := startProxy(t, proxy.Options{Upstream: srv.URL(), MaxAnswer: 64 << 10})
+	px := tr.start(t, proxy.Options{Upstream: srv.URL(), MaxAnswer: 64 << 10})
 	id := rawSession(t, px.url)
 	text := strings.Repeat("x", 256<<10)
 	resp := post(t, px.url, id, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":"`+text+`"}}}`)
@@ -99,4 +108,5 @@ func TestAnswerOverTheLimitCut(t *testing.T) {
 	if r := callCount(t, px.url, id); r.StatusCode != http.StatusOK {
 		t.Errorf("the next call: %d", r.StatusCode)
 	}
+	tr.served(t, px)
 }

@@ -95,12 +95,16 @@ func getStream(t *testing.T, u, session string) <-chan opened {
 // issue 31). Real TypeScript servers, both ways of saying "unknown
 // session"; the interleaving forced by holding the GET at the server's door.
 func TestGetNeverMeetsAReplacedSession(t *testing.T) {
+	onTransports(t, getNeverMeetsAReplacedSession)
+}
+
+func getNeverMeetsAReplacedSession(t *testing.T, tr transport) {
 	for _, mode := range []tsserver.Mode{tsserver.Quirk, tsserver.Stateful} {
 		for _, order := range []string{"a call replaced the session while the GET was on its way", "the GET met the loss first"} {
 			t.Run(string(mode)+"/"+order, func(t *testing.T) {
 				srv := tsserver.Start(t, tsserver.Options{Mode: mode})
 				g := startGate(t, srv.URL())
-				px := startProxy(t, proxy.Options{Upstream: g.url})
+				px := tr.start(t, proxy.Options{Upstream: g.url})
 				id := rawSession(t, px.url)
 				srv.Forget(t) // as a restart would
 				stream := getStream(t, px.url, id)
@@ -130,6 +134,7 @@ func TestGetNeverMeetsAReplacedSession(t *testing.T) {
 				if live, n := srv.Sessions(t), srv.Count(t); len(live) != 1 || n != 1 {
 					t.Errorf("the server holds %d sessions and ran the tool %d times, want 1 and 1", len(live), n)
 				}
+				tr.served(t, px)
 			})
 		}
 	}
@@ -249,9 +254,13 @@ func (d *tcpDoor) close(shut bool) {
 // runs). A GET runs nothing, so the proxy tries it again until the server
 // is back, and then heals the session the restart lost.
 func TestGetWaitsOutARestart(t *testing.T) {
+	onTransports(t, getWaitsOutARestart)
+}
+
+func getWaitsOutARestart(t *testing.T, tr transport) {
 	srv := tsserver.Start(t, tsserver.Options{Mode: tsserver.Quirk})
 	d := startTCPDoor(t, strings.TrimSuffix(strings.TrimPrefix(srv.URL(), "http://"), "/mcp"))
-	px := startProxy(t, proxy.Options{Upstream: "http://" + d.addr + "/mcp"})
+	px := tr.start(t, proxy.Options{Upstream: "http://" + d.addr + "/mcp"})
 	id := rawSession(t, px.url)
 	d.close(true) // the server goes down...
 	srv.Forget(t) // ...and comes back without its sessions
@@ -270,4 +279,5 @@ func TestGetWaitsOutARestart(t *testing.T) {
 	if n := len(px.of(proxy.EvUpstream)); n != 1 {
 		t.Errorf("the proxy opened %d upstream sessions for one restart, want 1", n)
 	}
+	tr.served(t, px)
 }

@@ -24,6 +24,63 @@ type running struct {
 	events []proxy.Sighting
 }
 
+// transport is one of the proxy's two ways of serving a host's request:
+// its fast HTTP/1.1 path, or net/http, which it takes when
+// proxy.Options.HTTPClient is set. Both run the one heal flow (flow.go);
+// the tests of healing, bridging and OAuth run on each (onTransports).
+type transport struct {
+	name string
+	hc   *http.Client // set: no fast path (proxy.Options.HTTPClient)
+}
+
+var transports = []transport{{"fast path", nil}, {"net/http", &http.Client{}}}
+
+// onTransports runs test once per transport, as a subtest of its name.
+func onTransports(t *testing.T, test func(t *testing.T, tr transport)) {
+	t.Helper()
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) { test(t, tr) })
+	}
+}
+
+// start serves a proxy on this transport (startProxy).
+func (tr transport) start(t *testing.T, opts proxy.Options) *running {
+	t.Helper()
+	return tr.startAt(t, "127.0.0.1:0", opts)
+}
+
+// startAt serves a proxy on this transport at addr (startProxyAt).
+func (tr transport) startAt(t *testing.T, addr string, opts proxy.Options) *running {
+	t.Helper()
+	opts.HTTPClient = tr.hc
+	return startProxyAt(t, addr, opts)
+}
+
+// served checks that px served its hosts' requests on this transport:
+// some on the fast path on its row, none on net/http's.
+func (tr transport) served(t *testing.T, px *running) {
+	t.Helper()
+	if fast := px.Paths().Fast; (tr.hc == nil) != (fast > 0) {
+		t.Errorf("%d requests took the fast path; want some only on the fast path's row", fast)
+	}
+}
+
+// bridged is served for a proxy in front of a server that was
+// modern-only from the start. The bridge runs on the general path only,
+// so on both rows no request is served fast: on the fast path's row the
+// fast path reads each head and hands the request over for the server
+// (see TestFastPathGivesTheBridgeItsRequests), as it does on net/http's
+// row for every request. What the rows still differ in is how the general
+// path sends upstream: the proxy's own transport, or the caller's
+// http.Client (proxy.Options.HTTPClient).
+func (tr transport) bridged(t *testing.T, px *running) {
+	t.Helper()
+	if p := px.Paths(); p.Fast != 0 || p.General["server"] == 0 {
+		t.Errorf("%d requests served fast, %d handed over for the server; want none and some: the bridge is the general path's",
+			p.Fast, p.General["server"])
+	}
+}
+
 // startProxy serves a proxy for upstream on a free loopback port.
 func startProxy(t testing.TB, opts proxy.Options) *running {
 	t.Helper()

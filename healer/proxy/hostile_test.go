@@ -103,6 +103,10 @@ func rpcAnswer(t *testing.T, body []byte) (code int, msg string) {
 // server once and is never sent again; and a host that gives up first
 // (its own request timeout) cancels the upstream request.
 func TestUpstreamThatNeverAnswers(t *testing.T) {
+	onTransports(t, upstreamThatNeverAnswers)
+}
+
+func upstreamThatNeverAnswers(t *testing.T, tr transport) {
 	const within = 300 * time.Millisecond
 	for _, tc := range []struct {
 		name     string
@@ -118,7 +122,7 @@ func TestUpstreamThatNeverAnswers(t *testing.T) {
 			if tc.hostGone {
 				timeout = time.Hour
 			}
-			px := startProxy(t, proxy.Options{Upstream: d.url, AnswerTimeout: timeout})
+			px := tr.start(t, proxy.Options{Upstream: d.url, AnswerTimeout: timeout})
 			id := rawSession(t, px.url)
 			if tc.hostGone {
 				hostGivesUp(t, px.url, id, d)
@@ -137,6 +141,7 @@ func TestUpstreamThatNeverAnswers(t *testing.T) {
 			if n := len(px.of(proxy.EvRecovered)); n != 0 {
 				t.Errorf("%d recoveries for a server that was only slow", n)
 			}
+			tr.served(t, px)
 		})
 	}
 }
@@ -181,9 +186,13 @@ func waitGone(t *testing.T, d *door) {
 // A body over the limit (4 MiB + 1, with and without a Content-Length):
 // 413, nothing of it sent upstream, and another host's calls go on.
 func TestOversizedBodyWhileAnotherHostCalls(t *testing.T) {
+	onTransports(t, oversizedBodyWhileAnotherHostCalls)
+}
+
+func oversizedBodyWhileAnotherHostCalls(t *testing.T, tr transport) {
 	srv := startServer(t, demoserver.Options{})
 	d := startDoor(t, srv.URL(), false)
-	px := startProxy(t, proxy.Options{Upstream: d.url})
+	px := tr.start(t, proxy.Options{Upstream: d.url})
 	other, big := rawSession(t, px.url), rawSession(t, px.url)
 	pad := strings.Repeat("x", proxy.DefaultMaxRequest+1-len(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"count","arguments":{"pad":""}}}`))
 	body := `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"count","arguments":{"pad":"` + pad + `"}}}`
@@ -205,6 +214,7 @@ func TestOversizedBodyWhileAnotherHostCalls(t *testing.T) {
 	if got := srv.Count(); got != 40 {
 		t.Errorf("the tool ran %d times, want the other host's 40", got)
 	}
+	tr.served(t, px)
 }
 
 // postBig sends body as host session id, with a Content-Length or chunked.

@@ -17,11 +17,16 @@ import (
 // adopt leaves such servers alone.
 func TestOAuthServerCannotBeProxied(t *testing.T) {
 	t.Parallel()
+	onTransports(t, oauthServerCannotBeProxied)
+}
+
+func oauthServerCannotBeProxied(t *testing.T, tr transport) {
+	t.Parallel()
 	srv := tsserver.StartOAuth(t)
 	if got := tsserver.SignIn(t, srv.URL()); got != "OK signed-in" {
 		t.Fatalf("signing in straight: %q", got)
 	}
-	px := startProxy(t, proxy.Options{Upstream: srv.URL()})
+	px := tr.start(t, proxy.Options{Upstream: srv.URL()})
 	got := tsserver.SignIn(t, px.url)
 	if !strings.HasPrefix(got, "ERR ") || !strings.Contains(got, "does not match") {
 		t.Fatalf("signing in through the proxy: %q; want the SDK's resource mismatch", got)
@@ -34,4 +39,5 @@ func TestOAuthServerCannotBeProxied(t *testing.T) {
 	if n := len(px.of(proxy.EvOAuth)); n != 1 {
 		t.Errorf("told %d times; want once per run", n)
 	}
+	tr.served(t, px)
 }

@@ -16,6 +16,10 @@ import (
 // says what it saw.
 func TestCallAfterLossSucceeds(t *testing.T) {
 	const idle = 300 * time.Millisecond
+	onTransports(t, func(t *testing.T, tr transport) { callAfterLoss(t, tr, idle) })
+}
+
+func callAfterLoss(t *testing.T, tr transport, idle time.Duration) {
 	for _, tc := range []struct {
 		name string
 		lose func(*demoserver.Server)
@@ -25,7 +29,7 @@ func TestCallAfterLossSucceeds(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := startServer(t, demoserver.Options{IdleTimeout: idle})
-			px := startProxy(t, proxy.Options{Upstream: srv.URL()})
+			px := tr.start(t, proxy.Options{Upstream: srv.URL()})
 			cs := connect(t, px.url)
 			count(t, cs)
 			first := srv.SessionIDs()
@@ -53,6 +57,7 @@ func TestCallAfterLossSucceeds(t *testing.T) {
 			if len(opened) != 1 || opened[0].Upstream != first[0] || len(ups) != 1 || ups[0].Upstream != rec[0].Upstream {
 				t.Errorf("sessions named %+v and upstreams %+v; want %s, then the recovery's", opened, ups, "the first")
 			}
+			tr.served(t, px)
 		})
 	}
 }
@@ -63,6 +68,10 @@ func TestCallAfterLossSucceeds(t *testing.T) {
 // used is set aside, and the host is still served: its id is adopted on a
 // new upstream session, not answered 404 (which strands most hosts).
 func TestRestartBetweenCalls(t *testing.T) {
+	onTransports(t, restartBetweenCalls)
+}
+
+func restartBetweenCalls(t *testing.T, tr transport) {
 	for _, tc := range []struct {
 		name    string
 		harm    []byte // what the state file holds at the restart; nil: as saved
@@ -74,7 +83,7 @@ func TestRestartBetweenCalls(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := startServer(t, demoserver.Options{})
 			state := filepath.Join(t.TempDir(), "proxy-mem.json")
-			px := startProxy(t, proxy.Options{Upstream: srv.URL(), StateFile: state})
+			px := tr.start(t, proxy.Options{Upstream: srv.URL(), StateFile: state})
 			cs := connect(t, px.url)
 			count(t, cs)
 			px.stop()
@@ -84,7 +93,7 @@ func TestRestartBetweenCalls(t *testing.T) {
 				}
 			}
 			srv.ForgetAll()
-			again := startProxyAt(t, px.addr, proxy.Options{Upstream: srv.URL(), StateFile: state, Secret: px.secret})
+			again := tr.startAt(t, px.addr, proxy.Options{Upstream: srv.URL(), StateFile: state, Secret: px.secret})
 			settleConns()
 			count(t, cs)
 			if srv.Count() != 2 {
@@ -96,6 +105,7 @@ func TestRestartBetweenCalls(t *testing.T) {
 			if !tc.setAway && len(again.of(proxy.EvRecovered)) != 1 {
 				t.Errorf("recoveries after the restart: %d, want 1", len(again.of(proxy.EvRecovered)))
 			}
+			tr.served(t, again)
 		})
 	}
 }

@@ -65,26 +65,19 @@ func sessionErrorFront(t *testing.T, upstream string) string {
 // a new upstream session, the call sent once more, and the host's call
 // succeeds.
 func TestSessionErrorIn2xxIsHealed(t *testing.T) {
-	for _, tr := range []struct {
-		name string
-		hc   *http.Client // set: no fast path (proxy.Options.HTTPClient)
-	}{{"fast path", nil}, {"net/http", &http.Client{}}} {
-		t.Run(tr.name, func(t *testing.T) {
-			srv := startServer(t, demoserver.Options{IdleTimeout: idleTimeout})
-			px := startProxy(t, proxy.Options{Upstream: sessionErrorFront(t, srv.URL()), HTTPClient: tr.hc})
-			cs := connect(t, px.url)
-			count(t, cs)
-			time.Sleep(3 * idleTimeout) // the server forgets the session
-			count(t, cs)
-			if got := srv.Count(); got != 2 {
-				t.Errorf("the server ran the tool %d times, want 2", got)
-			}
-			if rec := px.of(proxy.EvRecovered); len(rec) == 0 {
-				t.Error("the proxy saw no recovery")
-			}
-			if fast := px.Paths().Fast; (tr.hc == nil) != (fast > 0) {
-				t.Errorf("%d requests took the fast path; want some only on the fast path's row", fast)
-			}
-		})
-	}
+	onTransports(t, func(t *testing.T, tr transport) {
+		srv := startServer(t, demoserver.Options{IdleTimeout: idleTimeout})
+		px := tr.start(t, proxy.Options{Upstream: sessionErrorFront(t, srv.URL())})
+		cs := connect(t, px.url)
+		count(t, cs)
+		time.Sleep(3 * idleTimeout) // the server forgets the session
+		count(t, cs)
+		if got := srv.Count(); got != 2 {
+			t.Errorf("the server ran the tool %d times, want 2", got)
+		}
+		if rec := px.of(proxy.EvRecovered); len(rec) == 0 {
+			t.Error("the proxy saw no recovery")
+		}
+		tr.served(t, px)
+	})
 }
