@@ -31,9 +31,10 @@ type child struct {
 	// written counts the bytes written to in; read is how many of them
 	// the run had read when it died (what it never read did not run).
 	written, read int64
-	// drained is closed when its stdout has been read to the end; exited
-	// when it has also been reaped (status then says how it ended).
-	drained, exited chan struct{}
+	// drained is closed when its stdout has been read to the end, told
+	// when its stderr has (its last line kept); exited when it has also
+	// been reaped (status then says how it ended).
+	drained, told, exited chan struct{}
 	// handled is closed when the supervisor has dealt with its end.
 	handled   chan struct{}
 	status    string
@@ -96,7 +97,7 @@ func (s *Supervisor) spawn(gen int) (*child, error) {
 		return nil, fmt.Errorf("cannot start %s: %w", s.opt.Command[0], err)
 	}
 	c := &child{gen: gen, cmd: cmd, pid: cmd.Process.Pid, started: s.now(), in: inW, wait: s.lim.WriteWait,
-		drained: make(chan struct{}), exited: make(chan struct{}), handled: make(chan struct{})}
+		drained: make(chan struct{}), told: make(chan struct{}), exited: make(chan struct{}), handled: make(chan struct{})}
 	c.out, c.spin = newHotReader(outR)
 	s.wg.Add(3)
 	go s.fromChild(c, outR)
@@ -113,14 +114,21 @@ func closeAll(fs ...*os.File) {
 
 // reap waits for the run to end, ends what it left in its process group,
 // waits for its stdout to drain (an answer it wrote before dying is
-// relayed before its death is handled), and hands the death on.
+// relayed before its death is handled) and its stderr (its last line is
+// what the death is told with), and hands the death on.
 func (s *Supervisor) reap(c *child, stdout *os.File) {
 	defer s.wg.Done()
 	err := c.cmd.Wait()
 	c.signal(syscall.SIGKILL)
+	grace := time.NewTimer(s.lim.Grace)
+	defer grace.Stop()
 	select {
 	case <-c.drained:
-	case <-time.After(s.lim.Grace):
+		select {
+		case <-c.told:
+		case <-grace.C: // held open outside the group: its last line so far
+		}
+	case <-grace.C:
 		_ = stdout.Close() // something outside the group holds its stdout open
 		<-c.drained
 	}
@@ -147,6 +155,7 @@ func exitWords(ps *os.ProcessState, err error) string {
 // stderrOf passes the server's stderr through and keeps its last line.
 func (s *Supervisor) stderrOf(c *child, r *os.File) {
 	defer s.wg.Done()
+	defer close(c.told)
 	defer r.Close()
 	br := bufio.NewReaderSize(r, 4<<10)
 	var line []byte

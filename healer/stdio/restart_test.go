@@ -80,3 +80,29 @@ func TestAGiveUpIsTriedAgainAfterARest(t *testing.T) {
 	r.rawLine(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "ping"})
 	waitFor(t, "a start after the rest", func() bool { return len(r.servers()) > n })
 }
+
+// A death is told with the server's last stderr line, even when the
+// server writes it just before it dies: the stderr pipe is read to its
+// end before the death is handled (the line was missing now and then when
+// only stdout was waited for).
+func TestADeathIsToldWithItsLastStderrLine(t *testing.T) {
+	for i := range 3 {
+		// A burst on stderr first, into a host that takes its stderr
+		// slowly: the reader is still at work when the server has exited
+		// and its stdout is drained.
+		r := start(t, nil, func(o *stdioOptions) { o.Stderr = slowWriter{} })
+		cs := r.client(nil, legacy)
+		_, _ = call(t, cs, "crash", map[string]any{"noise": 256 << 10})
+		if got := r.waitKind(proxywire.StdioExited).Stderr; got != "stdioserver: crashing on purpose" {
+			t.Fatalf("run %d: the exit was told with stderr %q, want the server's last line", i, got)
+		}
+	}
+}
+
+// slowWriter takes a millisecond for each write.
+type slowWriter struct{}
+
+func (slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(time.Millisecond)
+	return len(p), nil
+}

@@ -165,8 +165,13 @@ func addMisbehaving(srv *mcp.Server) {
 			stalled.Store(true)
 			return text("stalled"), nil, nil
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "crash", Description: "Exits mid-call."},
-		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+	mcp.AddTool(srv, &mcp.Tool{Name: "crash", Description: "Exits mid-call (after noise bytes on stderr)."},
+		func(_ context.Context, _ *mcp.CallToolRequest, a struct {
+			Noise int `json:"noise,omitempty"`
+		}) (*mcp.CallToolResult, any, error) {
+			for line := strings.Repeat("x", 1023) + "\n"; a.Noise > 0; a.Noise -= len(line) {
+				_, _ = os.Stderr.WriteString(line)
+			}
 			fmt.Fprintln(os.Stderr, "stdioserver: crashing on purpose")
 			os.Exit(3)
 			return nil, nil, nil
