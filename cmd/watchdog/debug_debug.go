@@ -2,7 +2,10 @@
 
 package main
 
-import "github.com/mcpwatchdog/watchdog/internal/daemon"
+import (
+	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/wallclock"
+)
 
 // debugHooks reads the drills of a debug build (tests and the chaos soak
 // build with -tags watchdogdebug; the shipped binary has none): a journal
@@ -12,9 +15,9 @@ import "github.com/mcpwatchdog/watchdog/internal/daemon"
 func debugHooks(c cli, opts *daemon.Options, headless bool) {
 	opts.JournalFaultFile = c.getenv(daemon.JournalFaultEnv)
 	if headless {
-		opts.ClockSkewFile = c.getenv(daemon.ClockSkewEnv)
+		opts.ClockSkewFile = c.getenv(wallclock.SkewEnv)
 	}
-	for env, file := range map[string]string{daemon.JournalFaultEnv: opts.JournalFaultFile, daemon.ClockSkewEnv: opts.ClockSkewFile} {
+	for env, file := range map[string]string{daemon.JournalFaultEnv: opts.JournalFaultFile, wallclock.SkewEnv: opts.ClockSkewFile} {
 		if file != "" {
 			opts.Logger.Warn("debug build: a drill is set; never set it in normal use", "env", env, "file", file)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/metrics"
 	"github.com/mcpwatchdog/watchdog/internal/sockact"
+	"github.com/mcpwatchdog/watchdog/internal/wallclock"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
@@ -96,7 +97,7 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 	d.metrics = newMetrics(cfg, func(uid int) { d.peerRefused("", "the metrics endpoint", uid) })
 	d.metrics.WatchProxies(d.proxies.paths)
 	d.events = newStream(d.subscribersOf()...)
-	d.timing.clock = newWallClock(opts.skewFile())
+	d.timing.clock = wallclock.New(opts.skewFile())
 	d.journal.w = newJournaler(j, d.log, d.now)
 	d.face.autostartOn = opts.Tray != nil && autostartEnabled()
 	for _, h := range d.watched {
@@ -107,7 +108,7 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 }
 
 // now is the daemon's time: the wall clock, moved by a debug build's skew.
-func (d *daemon) now() time.Time { return d.timing.clock.now() }
+func (d *daemon) now() time.Time { return d.timing.clock.Now() }
 
 // status is the models' view plus what only the daemon knows.
 func (d *daemon) status() health.Status {

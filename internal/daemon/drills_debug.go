@@ -6,7 +6,7 @@ import "github.com/mcpwatchdog/watchdog/internal/journal"
 
 // drills are Options' failure drills, in builds with the watchdogdebug
 // tag only (tests and the chaos soak; cmd/watchdog sets them from
-// ClockSkewEnv and JournalFaultEnv).
+// wallclock.SkewEnv and JournalFaultEnv).
 type drills struct {
 	// ClockSkewFile names a file whose duration is added to the wall
 	// clock. Zero: no skew.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/wallclock"
 )
 
 // timeSource is time as a source: it tells the loop when time alone makes
@@ -15,7 +16,7 @@ import (
 // (timing.publish), so nothing wakes more often, and nothing due waits
 // longer, than with a timer of the loop's own.
 type timeSource struct {
-	clock *wallClock
+	clock *wallclock.Clock
 	next  <-chan nextWake
 	// sent counts the ticks emitted, across the supervisor's restarts: a
 	// deadline worked out before the loop took the last one is stale.
@@ -45,7 +46,7 @@ func (s *timeSource) name() string { return "time" }
 // at time, then waits for the deadline the loop asks for, or a debug
 // build's clock skew moving.
 func (s *timeSource) run(ctx context.Context, emit emitFunc) error {
-	wake := newWakeDetector(s.clock.now())
+	wake := wallclock.NewWakeDetector(s.clock.Now())
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -60,7 +61,7 @@ func (s *timeSource) run(ctx context.Context, emit emitFunc) error {
 			if !s.tick(wake, emit) {
 				return nil
 			}
-		case <-s.clock.changed():
+		case <-s.clock.Changed():
 			t.Stop() // until the loop says when next
 			if !s.tick(wake, emit) {
 				return nil
@@ -71,10 +72,10 @@ func (s *timeSource) run(ctx context.Context, emit emitFunc) error {
 
 // tick reads the clock (a debug skew may have moved) and emits what time
 // says; false: the daemon stops.
-func (s *timeSource) tick(wake *wakeDetector, emit emitFunc) bool {
-	s.clock.refresh()
+func (s *timeSource) tick(wake *wallclock.WakeDetector, emit emitFunc) bool {
+	s.clock.Refresh()
 	s.sent++
-	if gap, woke := wake.observe(s.clock.now()); woke {
+	if gap, woke := wake.Observe(s.clock.Now()); woke {
 		return emit(wokeIn{seq: s.sent, gap: gap})
 	}
 	return emit(tickIn{seq: s.sent})
@@ -93,7 +94,7 @@ func (in wokeIn) handleIn(ctx context.Context, d *daemon) {
 // timing is the loop's side of time: what the last pass took, and where
 // it hands the next deadline to the time source. Only the loop uses it.
 type timing struct {
-	clock  *wallClock
+	clock  *wallclock.Clock
 	next   latest[nextWake] // the time source's next wait
 	tickAt time.Time        // when time alone next makes something due
 	seq    uint64           // the last tick taken

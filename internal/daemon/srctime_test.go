@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/internal/wallclock"
 )
 
 // runSource runs src until the test ends and hands the test what it emits.
@@ -37,7 +39,7 @@ func nextItem(t *testing.T, out <-chan item) item {
 // a tick in flight would be followed by a second one at a stale time).
 func TestTimeSourceWaitsForTheLoopsDeadline(t *testing.T) {
 	next := make(chan nextWake, 2)
-	out := runSource(t, &timeSource{clock: newWallClock(""), next: next})
+	out := runSource(t, &timeSource{clock: wallclock.New(""), next: next})
 	first, ok := nextItem(t, out).(tickIn)
 	if !ok || first.seq != 1 {
 		t.Fatalf("first item %#v, want tickIn 1 at once", first)

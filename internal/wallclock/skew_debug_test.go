@@ -1,6 +1,6 @@
 //go:build watchdogdebug
 
-package daemon
+package wallclock
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 func TestWallClockSkewFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "skew")
-	c := newWallClock(path)
+	c := New(path)
 	steps := []struct {
 		content string // "" removes the file
 		want    time.Duration
@@ -34,11 +34,11 @@ func TestWallClockSkewFile(t *testing.T) {
 		} else if err := os.WriteFile(path, []byte(st.content), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		c.refresh()
+		c.Refresh()
 		if got := time.Duration(c.skew.Load()); got != st.want {
 			t.Fatalf("step %d (%q): skew %s, want %s", i, st.content, got, st.want)
 		}
-		if d := time.Until(c.now()); d < st.want-time.Second || d > st.want+time.Second {
+		if d := time.Until(c.Now()); d < st.want-time.Second || d > st.want+time.Second {
 			t.Fatalf("step %d: now() is %s off, want about %s", i, d, st.want)
 		}
 	}
@@ -50,10 +50,10 @@ func TestWallClockSkewFile(t *testing.T) {
 func TestWallClockWatchesItsFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "skew")
-	c := newWallClock(path)
+	c := New(path)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); c.watch(ctx, nil, slog.New(slog.DiscardHandler)) }()
+	go func() { defer close(done); c.Watch(ctx, nil, slog.New(slog.DiscardHandler)) }()
 	t.Cleanup(func() { cancel(); <-done })
 	for _, jump := range []time.Duration{40 * time.Second, 0} {
 		// Written until seen: the watch may not be armed before the first.
@@ -63,7 +63,7 @@ func TestWallClockWatchesItsFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			select {
-			case <-c.changed():
+			case <-c.Changed():
 				seen = true
 			case <-time.After(100 * time.Millisecond):
 			}
@@ -71,12 +71,12 @@ func TestWallClockWatchesItsFile(t *testing.T) {
 		if !seen {
 			t.Fatalf("a write of %s to the skew file never fired changed()", jump)
 		}
-		c.refresh()
+		c.Refresh()
 		if got := time.Duration(c.skew.Load()); got != jump {
 			t.Fatalf("skew %s after the write, want %s", got, jump)
 		}
 	}
-	if newWallClock("").changed() != nil {
+	if New("").Changed() != nil {
 		t.Fatal("a clock without a skew file has a change channel")
 	}
 }

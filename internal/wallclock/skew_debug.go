@@ -1,6 +1,6 @@
 //go:build watchdogdebug
 
-package daemon
+package wallclock
 
 import (
 	"context"
@@ -14,27 +14,28 @@ import (
 	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 )
 
-// wallClock is the daemon's clock: real time plus the skew a debug file
-// names (ClockSkewEnv).
-type wallClock struct {
+// Clock is the daemon's clock: real time plus the skew a debug file
+// names (SkewEnv).
+type Clock struct {
 	skewFile string
 	skew     atomic.Int64  // nanoseconds
 	moved    chan struct{} // the skew file changed: look at the clock now
 }
 
-func newWallClock(skewFile string) *wallClock {
-	c := &wallClock{skewFile: skewFile, moved: make(chan struct{}, 1)}
-	c.refresh()
+// New is the clock, skewed by what skewFile says (none: "").
+func New(skewFile string) *Clock {
+	c := &Clock{skewFile: skewFile, moved: make(chan struct{}, 1)}
+	c.Refresh()
 	return c
 }
 
-func (c *wallClock) now() time.Time {
+func (c *Clock) Now() time.Time {
 	return time.Now().Add(time.Duration(c.skew.Load()))
 }
 
-// refresh re-reads the skew file; a missing or unreadable one means no skew
+// Refresh re-reads the skew file; a missing or unreadable one means no skew
 // change, so a half-written file never moves the clock.
-func (c *wallClock) refresh() {
+func (c *Clock) Refresh() {
 	if c.skewFile == "" {
 		return
 	}
@@ -47,18 +48,18 @@ func (c *wallClock) refresh() {
 	}
 }
 
-// changed fires after the skew file changed; nil (never) without one.
-func (c *wallClock) changed() <-chan struct{} {
+// Changed fires after the skew file changed; nil (never) without one.
+func (c *Clock) Changed() <-chan struct{} {
 	if c.skewFile == "" {
 		return nil
 	}
 	return c.moved
 }
 
-// watch follows the skew file's directory on hub until ctx ends, as every
+// Watch follows the skew file's directory on hub until ctx ends, as every
 // other file is watched: a jump reaches the loop at once, so the loop's
 // longest sleep is the same as in the shipped binary.
-func (c *wallClock) watch(ctx context.Context, hub *dirwatch.Hub, log *slog.Logger) {
+func (c *Clock) Watch(ctx context.Context, hub *dirwatch.Hub, log *slog.Logger) {
 	if c.skewFile == "" {
 		return
 	}
@@ -92,7 +93,7 @@ func (c *wallClock) watch(ctx context.Context, hub *dirwatch.Hub, log *slog.Logg
 	}
 }
 
-func (c *wallClock) poke() {
+func (c *Clock) poke() {
 	select {
 	case c.moved <- struct{}{}:
 	default:

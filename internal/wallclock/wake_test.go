@@ -1,4 +1,4 @@
-package daemon
+package wallclock
 
 import (
 	"testing"
@@ -21,13 +21,13 @@ func TestWakeDetector(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			w := newWakeDetector(start)
-			gap, woke := w.observeReadings(start.Add(time.Second+tt.wallJump), time.Second)
+			w := NewWakeDetector(start)
+			gap, woke := w.ObserveReadings(start.Add(time.Second+tt.wallJump), time.Second)
 			if woke != tt.wantWoke {
 				t.Fatalf("woke = %v (gap %s), want %v", woke, gap, tt.wantWoke)
 			}
 			// The next steady tick is not a second wake.
-			if _, again := w.observeReadings(start.Add(2*time.Second+tt.wallJump), 2*time.Second); again {
+			if _, again := w.ObserveReadings(start.Add(2*time.Second+tt.wallJump), 2*time.Second); again {
 				t.Fatal("a steady tick after the jump counted as another wake")
 			}
 		})
