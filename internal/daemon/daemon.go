@@ -69,8 +69,8 @@ type intake struct {
 
 // journaling writes the journal, within the limits a flood meets.
 type journaling struct {
-	w     *journaler    // writes to the journal; holds events and acks while it fails
-	limit *journalLimit // bounds the session events a flood may journal
+	w     *journaler     // writes to the journal; holds events and acks while it fails
+	limit *journal.Limit // bounds the session events a flood may journal
 	// tracked saves the tracked sessions for a restart: the state the
 	// journal agrees with.
 	tracked trackedSaver
@@ -86,7 +86,7 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 	d := &daemon{cfg: cfg, stateDir: stateDir, log: opts.Logger, opts: opts, watched: newHostWatches(cfg, secret),
 		in:      intake{items: make(chan item, 1024), lines: make(chan item, 1024), ticks: make(chan item), queries: make(chan query)},
 		timing:  newTiming(),
-		journal: journaling{limit: newJournalLimit()},
+		journal: journaling{limit: journal.NewLimit()},
 		proxies: newProxySet(secret),
 		listen:  listening{socks: newSockets(sockact.Set{})},
 		client:  clientWatch{known: make(chan proc.Host, 1)},

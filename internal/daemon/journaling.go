@@ -266,7 +266,7 @@ func (d *daemon) reportUnwritten() {
 
 func (d *daemon) emit(evs []health.Event) {
 	for _, ev := range evs {
-		ok, warnings := d.journal.limit.admit(ev, ev.Time)
+		ok, warnings := d.journal.limit.Admit(ev, ev.Time)
 		for _, w := range warnings {
 			d.record(w)
 		}

@@ -170,7 +170,7 @@ func (d *daemon) timeJobs(ctx context.Context) {
 	for _, h := range d.watched {
 		d.emitFrom(h, h.model.Tick(now))
 	}
-	d.emit(d.journal.limit.lifted(now))
+	d.emit(d.journal.limit.Lifted(now))
 	d.saveTracked(false)
 	d.gauges(now)
 	d.watched.noteHealth(d.cfg.Servers, now, d.log)
@@ -187,7 +187,7 @@ func (d *daemon) nextTick(now time.Time) time.Duration {
 			next = at
 		}
 	}
-	if at, ok := d.journal.limit.nextLift(); ok && at.Before(next) {
+	if at, ok := d.journal.limit.NextLift(); ok && at.Before(next) {
 		next = at
 	}
 	if wait, ok := d.watched.restartWait(now); ok && now.Add(wait).Before(next) {

@@ -127,7 +127,7 @@ func (s *stream) close() {
 
 // subQueue is one subscriber's queue. It is not bounded: the subscribers
 // take in microseconds, and the events a flood brings are bounded where
-// they are said (journalLimit); a face that waited on the loop would be
+// they are said (journal.Limit); a face that waited on the loop would be
 // the hazard this queue removes.
 type subQueue struct {
 	sub    subscriber

@@ -1,7 +1,6 @@
-package daemon
+package journal
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -17,18 +16,18 @@ import (
 func TestJournalLimitCountsAFloodOfSessionEvents(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	l := newJournalLimit()
+	l := NewLimit()
 	journaled, warnings := 0, 0
 	for i := range 10000 {
 		at := t0.Add(time.Duration(i) * time.Millisecond) // 10 s of 1,000 a second
 		ev := health.Event{Time: at, Kind: health.EvSessionNew, Server: "mem", Session: fmt.Sprintf("s-%06d", i)}
-		ok, warn := l.admit(ev, at)
+		ok, warn := l.Admit(ev, at)
 		warnings += len(warn)
 		if ok {
 			journaled++
 		}
 		incident := health.Event{Time: at, Kind: health.EvSessionLost, Server: "mem", Facts: health.Loss{Incident: true}}
-		if ok, _ := l.admit(incident, at); !ok {
+		if ok, _ := l.Admit(incident, at); !ok {
 			t.Fatal("an incident was held back by the limit")
 		}
 	}
@@ -38,40 +37,25 @@ func TestJournalLimitCountsAFloodOfSessionEvents(t *testing.T) {
 	if warnings != 1 {
 		t.Fatalf("%d warnings as the limit engaged, want 1", warnings)
 	}
-	if lifted := l.lifted(t0.Add(time.Minute)); len(lifted) != 0 {
+	if lifted := l.Lifted(t0.Add(time.Minute)); len(lifted) != 0 {
 		t.Fatalf("lifted before the bucket refilled: %+v", lifted)
 	}
 	// The loop sleeps until the lift: nothing before it, the warning at it.
-	at, ok := l.nextLift()
+	at, ok := l.NextLift()
 	if !ok || at.Before(t0.Add(time.Minute)) || at.After(t0.Add(11*time.Minute)) {
 		t.Fatalf("next lift %v (%v), want within the 10 min a full refill takes", at.Sub(t0), ok)
 	}
-	if lifted := l.lifted(at.Add(-time.Second)); len(lifted) != 0 {
+	if lifted := l.Lifted(at.Add(-time.Second)); len(lifted) != 0 {
 		t.Fatalf("lifted a second before its deadline: %+v", lifted)
 	}
-	lifted := l.lifted(at)
+	lifted := l.Lifted(at)
 	if len(lifted) != 1 || !strings.Contains(lifted[0].Detail, fmt.Sprintf("session_new %d", 10000-journaled)) {
 		t.Fatalf("lifted %+v, want one warning counting %d session_new", lifted, 10000-journaled)
 	}
-	if again := l.lifted(t0.Add(2 * time.Hour)); len(again) != 0 {
+	if again := l.Lifted(t0.Add(2 * time.Hour)); len(again) != 0 {
 		t.Fatalf("lifted twice: %+v", again)
 	}
-	if at, ok := l.nextLift(); ok {
+	if at, ok := l.NextLift(); ok {
 		t.Fatalf("a lifted limit still has a deadline: %v", at)
-	}
-}
-
-// Issue 15, measured: SIGTERM closed the socket, but the daemon went on
-// draining a flood, because a source with lines to spare won half its
-// races against the stop. Once stopped, nothing more is taken in.
-func TestNothingIsSentAfterTheStop(t *testing.T) {
-	t.Parallel()
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	ch := make(chan item, 1000)
-	for range 1000 {
-		if sendTo(ctx, ch, adoptedIn{}) {
-			t.Fatal("an item was handed to the loop after the stop")
-		}
 	}
 }

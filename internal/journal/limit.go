@@ -1,4 +1,4 @@
-package daemon
+package journal
 
 import (
 	"fmt"
@@ -37,9 +37,9 @@ func limited(ev health.Event) bool {
 	return false
 }
 
-// journalLimit holds a token bucket per server. Not safe for concurrent
+// Limit holds a token bucket per server. Not safe for concurrent
 // use: the loop owns it.
-type journalLimit struct {
+type Limit struct {
 	buckets map[string]*bucket
 }
 
@@ -49,11 +49,12 @@ type bucket struct {
 	dropped map[health.EventKind]int // since the limit engaged; nil: not engaged
 }
 
-func newJournalLimit() *journalLimit { return &journalLimit{buckets: map[string]*bucket{}} }
+// NewLimit is a limit with no server engaged.
+func NewLimit() *Limit { return &Limit{buckets: map[string]*bucket{}} }
 
-// admit reports whether ev may be journaled, and returns the warning to
+// Admit reports whether ev may be journaled, and returns the warning to
 // journal first when ev is the one that engages the limit.
-func (l *journalLimit) admit(ev health.Event, now time.Time) (bool, []health.Event) {
+func (l *Limit) Admit(ev health.Event, now time.Time) (bool, []health.Event) {
 	if !limited(ev) {
 		return true, nil
 	}
@@ -72,9 +73,9 @@ func (l *journalLimit) admit(ev health.Event, now time.Time) (bool, []health.Eve
 			"(incidents are still journaled)", ev.Server, limitBurst)}}
 }
 
-// lifted returns the warnings of the limits that calmed down by now (their
+// Lifted returns the warnings of the limits that calmed down by now (their
 // bucket full again), with what they left out.
-func (l *journalLimit) lifted(now time.Time) []health.Event {
+func (l *Limit) Lifted(now time.Time) []health.Event {
 	var out []health.Event
 	for _, server := range slices.Sorted(maps.Keys(l.buckets)) {
 		b := l.bucketAt(server, now)
@@ -89,9 +90,9 @@ func (l *journalLimit) lifted(now time.Time) []health.Event {
 	return out
 }
 
-// nextLift is when the first engaged limit refills to its burst, so that
-// lifted has news; ok is false while no limit is engaged.
-func (l *journalLimit) nextLift() (at time.Time, ok bool) {
+// NextLift is when the first engaged limit refills to its burst, so that
+// Lifted has news; ok is false while no limit is engaged.
+func (l *Limit) NextLift() (at time.Time, ok bool) {
 	for _, b := range l.buckets {
 		if b.dropped == nil {
 			continue
@@ -106,7 +107,7 @@ func (l *journalLimit) nextLift() (at time.Time, ok bool) {
 }
 
 // bucketAt is server's bucket, refilled up to now.
-func (l *journalLimit) bucketAt(server string, now time.Time) *bucket {
+func (l *Limit) bucketAt(server string, now time.Time) *bucket {
 	b := l.buckets[server]
 	if b == nil {
 		b = &bucket{tokens: limitBurst, at: now}
