@@ -22,18 +22,4 @@ measured=$(git describe --always --dirty 2>/dev/null || echo unknown)
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench: the first minute after $SETTLE, 200 files and 50 servers, $RUNS runs" >&2
 row=$(go run ./internal/testbed/bench/daemonbench -watchdog "$WATCHDOG" -mode firstminute -files 200 -servers 50 -samples "$RUNS" -duration 60s -settle "$SETTLE")
-load1=$(cut -d' ' -f1-3 /proc/loadavg)
-section=$(mktemp)
-trap 'rm -f "$section"' EXIT
-{
-  echo "Latest \`make bench-first-minute\` (or \`make bench\`), measured in one run on one machine."
-  echo
-  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); commit $measured"
-  echo "- machine: $(nproc) vCPU ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(uname -sr); load before $load0, after $load1"
-  echo
-  echo "| measure | result | goal | verdict |"
-  echo "|---|---|---|---|"
-  echo "$row"
-} >"$section"
-doc_section "$DOC" first-minute-bench "$section"
-cat "$section"
+bench_table "$DOC" first-minute-bench bench-first-minute "$measured" "$load0" "$row"

@@ -21,18 +21,4 @@ measured=$(git describe --always --dirty 2>/dev/null || echo unknown)
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench: watchdog stdio beside a bare pipe, $ROUNDTRIPS round trips each, then idle $IDLE" >&2
 rows=$(go run ./internal/testbed/bench/daemonbench -watchdog "$WATCHDOG" -mode stdio -samples "$ROUNDTRIPS" -duration "$IDLE" -settle 10s)
-load1=$(cut -d' ' -f1-3 /proc/loadavg)
-section=$(mktemp)
-trap 'rm -f "$section"' EXIT
-{
-  echo "Latest \`make bench-stdio\` (or \`make bench\`), measured in one run on one machine."
-  echo
-  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); commit $measured"
-  echo "- machine: $(nproc) vCPU ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(uname -sr); load before $load0, after $load1"
-  echo
-  echo "| measure | result | goal | verdict |"
-  echo "|---|---|---|---|"
-  echo "$rows"
-} >"$section"
-doc_section "$DOC" stdio-bench "$section"
-cat "$section"
+bench_table "$DOC" stdio-bench bench-stdio "$measured" "$load0" "$rows"

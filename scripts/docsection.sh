@@ -1,8 +1,8 @@
 # Sections of a page that a bench writes: the lines between its
 # "<!-- NAME:begin ... -->" and "<!-- NAME:end -->" lines. The benches write
 # the rows they measure; the prose around them (what the figures mean,
-# what was found) is kept by hand. Sourced by scripts/bench.sh and
-# scripts/bench-proxy.sh.
+# what was found) is kept by hand. Sourced by the bench scripts (bench.sh,
+# bench-proxy.sh, bench-stdio.sh, bench-first-minute.sh).
 
 # doc_markers DOC NAME: DOC has NAME's markers; else says so and fails.
 doc_markers() {
@@ -22,4 +22,26 @@ doc_section() {
     !skip { print }
   ' "$doc" >"$doc.new"
   mv "$doc.new" "$doc"
+}
+
+# bench_table DOC NAME TARGET MEASURED LOAD0 ROWS: NAME's section of DOC
+# becomes what every bench section says first (which make target, when, at
+# which commit, on what machine, the load before and after) and the table
+# of ROWS; it is printed too.
+bench_table() {
+  local doc=$1 name=$2 target=$3 measured=$4 load0=$5 rows=$6 section
+  section=$(mktemp)
+  {
+    echo "Latest \`make $target\` (or \`make bench\`), measured in one run on one machine."
+    echo
+    echo "- date: $(date -u +%Y-%m-%dT%H:%MZ); commit $measured"
+    echo "- machine: $(nproc) vCPU ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(uname -sr); load before $load0, after $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo
+    echo "| measure | result | goal | verdict |"
+    echo "|---|---|---|---|"
+    echo "$rows"
+  } >"$section"
+  doc_section "$doc" "$name" "$section"
+  cat "$section"
+  rm -f "$section"
 }
