@@ -18,6 +18,10 @@ import (
 // for a host that is still there (soak: an upstream session expired 11 s
 // after a clock jump went back, the jump's length).
 func TestKeepWarmSurvivesAClockSetBack(t *testing.T) {
+	onTransports(t, keepWarmSurvivesAClockSetBack)
+}
+
+func keepWarmSurvivesAClockSetBack(t *testing.T, tr transport) {
 	const idle = 600 * time.Millisecond
 	server := mcp.NewServer(&mcp.Implementation{Name: "clock", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "count"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, struct{}, error) {
@@ -26,7 +30,7 @@ func TestKeepWarmSurvivesAClockSetBack(t *testing.T) {
 	up, pings := countingUpstream(t, server, &mcp.StreamableHTTPOptions{SessionTimeout: idle})
 	var skew atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
-	px := startProxy(t, proxy.Options{Upstream: up.URL, IdleTimeout: idle, KeepWarm: true, Now: now})
+	px := tr.start(t, proxy.Options{Upstream: up.URL, IdleTimeout: idle, KeepWarm: true, Now: now})
 	id := rawSession(t, px.url)
 	if o := <-getStream(t, px.url, id); o.err != nil || o.resp.StatusCode != http.StatusOK {
 		t.Fatalf("the host's GET stream: %v %v", o.err, o.resp)
@@ -45,4 +49,5 @@ func TestKeepWarmSurvivesAClockSetBack(t *testing.T) {
 	if n, m := len(px.of(proxy.EvRecovered)), len(px.of(proxy.EvUpstream)); n+m != 0 {
 		t.Errorf("%d recoveries and %d new upstream sessions: the kept session expired while its pings waited for the clock", n, m)
 	}
+	tr.served(t, px)
 }

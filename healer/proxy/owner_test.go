@@ -68,9 +68,13 @@ func rawPost(addr, path string) string {
 // closed before a byte is read, the server sees nothing of them, the
 // proxy reports each by its uid, and the owner is served.
 func TestOtherUserRefused(t *testing.T) {
+	onTransports(t, otherUserRefused)
+}
+
+func otherUserRefused(t *testing.T, tr transport) {
 	other := otheruser.New(t)
 	rec := startRecorder(t)
-	px := startProxy(t, proxy.Options{Upstream: rec.url, Headers: map[string]string{"Authorization": ownerToken}})
+	px := tr.start(t, proxy.Options{Upstream: rec.url, Headers: map[string]string{"Authorization": ownerToken}})
 	path := strings.TrimPrefix(px.url, "http://"+px.addr)
 	for range 2 {
 		if got := other.Dial("tcp", px.addr, rawPost(px.addr, path)); !strings.HasPrefix(got, "closed") {
@@ -91,13 +95,20 @@ func TestOtherUserRefused(t *testing.T) {
 	if len(seen) == 0 || seen[0] != ownerToken {
 		t.Errorf("the owner's call reached the server with %q; want it served with the config's header", seen)
 	}
+	tr.served(t, px)
 }
 
 // A request without the proxy's secret path is not found, and nothing of
 // it, the configured header least of all, goes upstream.
 func TestSecretPathRequired(t *testing.T) {
+	onTransports(t, secretPathRequired)
+}
+
+// No path check here: a request off the secret path is refused before
+// either path serves it, on both rows.
+func secretPathRequired(t *testing.T, tr transport) {
 	rec := startRecorder(t)
-	px := startProxy(t, proxy.Options{Upstream: rec.url, Headers: map[string]string{"Authorization": ownerToken}})
+	px := tr.start(t, proxy.Options{Upstream: rec.url, Headers: map[string]string{"Authorization": ownerToken}})
 	base := "http://" + px.addr
 	for _, tc := range []struct{ name, path string }{
 		{"no secret", "/mcp"},
@@ -130,8 +141,15 @@ func TestSecretPathRequired(t *testing.T) {
 // loopback) and which the conformance suite's DNS rebinding check sends
 // as the valid case.
 func TestForeignOriginsRefused(t *testing.T) {
+	onTransports(t, foreignOriginsRefused)
+}
+
+// No path check here: the fast path hands every request that carries an
+// Origin to the general path (fasthead.go), so none is served fast on
+// either row.
+func foreignOriginsRefused(t *testing.T, tr transport) {
 	rec := startRecorder(t)
-	px := startProxy(t, proxy.Options{Upstream: rec.url, Headers: map[string]string{"Authorization": ownerToken}})
+	px := tr.start(t, proxy.Options{Upstream: rec.url, Headers: map[string]string{"Authorization": ownerToken}})
 	_, port, _ := net.SplitHostPort(px.addr)
 	for _, origin := range []string{"https://evil.example", "http://127.0.0.1:8080", "https://" + px.addr, "http://localhost",
 		"http://[::1]:3000", "null", "", "http://evil.example:" + port, "http://" + px.addr + "/path", "http://user@" + px.addr} {

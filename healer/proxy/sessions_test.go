@@ -19,8 +19,12 @@ import (
 // a stream stays however old; and the host of the one let go, should it
 // come back, is served on a new upstream session.
 func TestSessionCapLetsTheOldestIdleOneGo(t *testing.T) {
+	onTransports(t, sessionCapLetsTheOldestIdleOneGo)
+}
+
+func sessionCapLetsTheOldestIdleOneGo(t *testing.T, tr transport) {
 	srv := startServer(t, demoserver.Options{})
-	px := startProxy(t, proxy.Options{Upstream: srv.URL(), MaxSessions: 3})
+	px := tr.start(t, proxy.Options{Upstream: srv.URL(), MaxSessions: 3})
 	streaming := rawSession(t, px.url)
 	keepStream(t, getStream(t, px.url, streaming))
 	oldest := rawSession(t, px.url)
@@ -43,6 +47,7 @@ func TestSessionCapLetsTheOldestIdleOneGo(t *testing.T) {
 	if n := len(px.of(proxy.EvReleased)); n < 1 {
 		t.Error("no release told for the session let go")
 	}
+	tr.served(t, px)
 }
 
 // upstreamOf is the upstream session the proxy opened for host session
@@ -115,15 +120,20 @@ func heldCost(b *testing.B, n int, proxied bool) struct{ heap, rss float64 } {
 // next one whose end it was (soak: a restarted daemon journaled such a
 // session's end as an idle expiry).
 func TestReleasedSessionsOutliveTheProxy(t *testing.T) {
+	onTransports(t, releasedSessionsOutliveTheProxy)
+}
+
+func releasedSessionsOutliveTheProxy(t *testing.T, tr transport) {
 	srv := startServer(t, demoserver.Options{IdleTimeout: time.Minute})
 	state := filepath.Join(t.TempDir(), "proxy.json")
-	px := startProxy(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: 200 * time.Millisecond, KeepWarm: true, StateFile: state})
+	px := tr.start(t, proxy.Options{Upstream: srv.URL(), IdleTimeout: 200 * time.Millisecond, KeepWarm: true, StateFile: state})
 	rawSession(t, px.url)
 	waitFor(t, "the release", func() bool { return len(px.of(proxy.EvReleased)) == 1 })
 	up := px.of(proxy.EvReleased)[0].OldUpstream
 	px.stop()
-	again := startProxy(t, proxy.Options{Upstream: srv.URL(), StateFile: state})
+	again := tr.start(t, proxy.Options{Upstream: srv.URL(), StateFile: state})
 	if got := again.Released(); !slices.Equal(got, []string{up}) {
 		t.Fatalf("released after a restart: %v, want [%s]", got, up)
 	}
+	tr.served(t, px)
 }
