@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"slices"
 	"strconv"
 )
@@ -19,7 +20,7 @@ const MinSaidOnce = 40
 // transports are kept to one heal flow.
 func CheckSaidOnce(files map[string][]byte) ([]string, error) {
 	where := map[string][]string{}
-	for _, name := range slices.Sorted(mapKeys(files)) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		f, err := parser.ParseFile(token.NewFileSet(), name, files[name], parser.SkipObjectResolution)
 		if err != nil {
 			return nil, err
@@ -42,20 +43,10 @@ func CheckSaidOnce(files map[string][]byte) ([]string, error) {
 		})
 	}
 	var out []string
-	for _, s := range slices.Sorted(mapKeys(where)) {
+	for _, s := range slices.Sorted(maps.Keys(where)) {
 		if files := where[s]; len(files) > 1 {
 			out = append(out, fmt.Sprintf("%q is said in %v: one step written twice; say it in one place the others call", s, files))
 		}
 	}
 	return out, nil
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

@@ -66,3 +66,11 @@ func TestMayMeanLostAllocatesNothing(t *testing.T) {
 		t.Fatalf("MayMeanLost allocates %.0f times a call, want 0", n)
 	}
 }
+
+// Judging a relayed success costs no allocation: it is every call's path.
+func TestJudgeReadOfASuccessAllocatesNothing(t *testing.T) {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)
+	if n := testing.AllocsPerRun(100, func() { _ = JudgeRead(200, nil, body) }); n != 0 {
+		t.Fatalf("JudgeRead of a success allocates %.0f times, want 0", n)
+	}
+}
