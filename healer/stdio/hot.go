@@ -148,12 +148,16 @@ func hotStdin(r io.Reader) (_ io.Reader, _ *hotReader, done func()) {
 	dup := os.NewFile(uintptr(fd), f.Name())
 	hr, h := newHotReader(dup)
 	return hr, h, func() {
+		// Closed first: the close waits out a read under way (a spin ends
+		// within spinFor), which a blocking mode put back beneath it would
+		// leave stuck in the kernel. The mode belongs to the open file, so
+		// it is put back through the original.
+		_ = dup.Close()
 		if wasBlocking {
-			if rc, err := dup.SyscallConn(); err == nil {
+			if rc, err := f.SyscallConn(); err == nil {
 				_ = rc.Control(func(fd uintptr) { _ = syscall.SetNonblock(int(fd), false) })
 			}
 		}
-		_ = dup.Close()
 	}
 }
 

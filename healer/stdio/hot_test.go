@@ -167,3 +167,42 @@ func TestHotStdin(t *testing.T) {
 		done()
 	}
 }
+
+// done while a read of the host's stdin spins: the read ends and done
+// returns. (Putting the blocking mode back before the duplicate was
+// closed left a spinning read blocked in the kernel for good, and the
+// close waiting on it: measured, a supervisor that did not exit on
+// SIGTERM under load.)
+func TestHotStdinDoneWhileAReadSpins(t *testing.T) {
+	var p [2]int
+	if err := syscall.Pipe(p[:]); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := os.NewFile(uintptr(p[0]), "host stdin"), os.NewFile(uintptr(p[1]), "host")
+	defer pr.Close()
+	defer pw.Close()
+	r, h, done := hotStdin(pr)
+	if h == nil {
+		t.Skip("one CPU: nothing spins")
+	}
+	_, end := readAll(r)
+	h.until.Store(int64(time.Since(h.epoch) + 50*time.Millisecond)) // it spins a while
+	finished := make(chan struct{})
+	go func() { done(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(10 * time.Second):
+		t.Fatal("done did not return while a read spun")
+	}
+	select {
+	case err := <-end:
+		if err == nil {
+			t.Fatal("the read ended without an error")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the read did not end")
+	}
+	if isNonblock(p[0]) {
+		t.Error("the host's pipe was left in non-blocking mode")
+	}
+}
