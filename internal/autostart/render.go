@@ -77,6 +77,13 @@ type Spec struct {
 	Control string
 }
 
+// Argv is the command line a startup file of kind k says for s: the
+// binary, the command's words, then Args. The XDG entry's Exec is this,
+// quoted, and Start runs it as is where no supervisor is set up.
+func (s Spec) Argv(k Kind) []string {
+	return append(append([]string{s.Exe}, s.Role.lead(k)...), s.Args...)
+}
+
 // holds says whether the spec has any socket to hold.
 func (s Spec) holds() bool { return len(s.Listen) > 0 || s.Control != "" }
 
@@ -132,7 +139,7 @@ func execute(name string, s Spec) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", name, err)
 	}
 	data := map[string]any{"Exe": s.Exe, "Args": s.Args, "Label": BundleID, "Listen": s.Listen, "Control": s.Control,
-		"ControlName": sockact.ControlName, "Sockets": s.holds(), "Lead": s.Role.lead(kindOf(name)), "Proxy": s.Role == ProxyProcess,
+		"ControlName": sockact.ControlName, "Sockets": s.holds(), "Lead": s.Role.lead(kindOf(name)), "Argv": s.Argv(kindOf(name)), "Proxy": s.Role == ProxyProcess,
 		"Apart": s.Role == DaemonApart, "SocketUnit": SocketUnit, "What": "MCP Session Watchdog"}
 	if s.Role == ProxyProcess {
 		data["Label"], data["SocketUnit"], data["What"] = ProxyLabel, ProxySocketUnit, "MCP Session Watchdog's proxy process"
