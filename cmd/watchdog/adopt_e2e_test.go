@@ -102,7 +102,7 @@ func TestOAuthServerLeftAloneByAdopt(t *testing.T) {
 	if p, fix := doc.protection("Cursor", "remote"); p != "oauth" || fix != "" {
 		t.Fatalf("hosts says remote is %q, fix %q:\n%s", p, fix, raw)
 	}
-	code, out, errOut := h.run(t, "hosts", "adopt", "Cursor")
+	code, out, errOut := h.run(t, "hosts", "adopt", "Cursor", "--no-start")
 	if code != 0 || !strings.Contains(out, "remote: left alone: it signs in with OAuth") || !strings.Contains(out, "mem: now through the watchdog's proxy") {
 		t.Fatalf("adopt exit %d:\n%s%s", code, out, errOut)
 	}
@@ -236,7 +236,8 @@ func TestAdoptWritesTheRunningDaemonsConfig(t *testing.T) {
 // at login. Now adopt installs the supervisor (here, with no systemd user
 // manager, the XDG entry, which restarts nothing: adopt says so plainly,
 // and that the hosts depend on a running watchdog); --no-autostart leaves
-// start at login alone and says the same.
+// start at login alone and says the same. Both with --no-start: without
+// it, adopt starts a watchdog (TestAdoptStartsAWatchdog).
 func TestAdoptEnablesStartAtLogin(t *testing.T) {
 	t.Parallel()
 	mem := startMem(t)
@@ -244,7 +245,7 @@ func TestAdoptEnablesStartAtLogin(t *testing.T) {
 		h := newCursorHome(t, map[string]string{"mem": mem.URL()})
 		xdg := filepath.Join(h.home, ".config")
 		env := append(h.env, "XDG_CONFIG_HOME="+xdg)
-		args := []string{"hosts", "adopt", "Cursor"}
+		args := []string{"hosts", "adopt", "Cursor", "--no-start"}
 		if no {
 			args = append(args, "--no-autostart")
 		}

@@ -124,6 +124,7 @@ type hostFlags struct {
 	servers, projects multiFlag
 	force             *bool
 	noAutostart       *bool // adopt only
+	noStart           *bool // adopt only
 	all               *bool // release only
 }
 
@@ -140,6 +141,7 @@ func newHostFlags(name string, c cli, force string) (*flag.FlagSet, *hostFlags) 
 func cmdHostsAdopt(ctx context.Context, c cli, args []string) int {
 	fs, hf := newHostFlags("hosts adopt", c, "adopt a server named with --server even though it signs in with OAuth (its sign-in will fail)")
 	hf.noAutostart = fs.Bool("no-autostart", false, "leave start at login as it is (hosts then depend on a running watchdog)")
+	hf.noStart = fs.Bool("no-start", false, "with no watchdog running, start none now (the adopted servers then fail until one runs)")
 	o, sv, code := adoptOptions(ctx, c, fs, hf, args)
 	if code != exitOK || o == nil {
 		return code
@@ -219,10 +221,10 @@ func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, a
 		StateDir: stateDir, Secret: secret, Force: *hf.force, SignIn: adopt.ProbeSignIn(version),
 		Machine: daemon.Machine(stateDir, findOptions(c, nil))}
 	sv := &adopt.Supervision{Getenv: c.getenv, Socket: daemon.SocketPath(stateDir), Running: runningDaemon,
-		NoAutostart: hf.noAutostart == nil || *hf.noAutostart}
+		NoAutostart: hf.noAutostart == nil || *hf.noAutostart, NoStart: hf.noStart == nil || *hf.noStart, StateDir: stateDir}
 	if st != nil {
 		o.Served = adopt.ServedBy(daemonStatus(stateDir))
-	} else if hf.noAutostart != nil {
+	} else if !sv.NoStart {
 		o.Served = sv.StartNow(cfgPath, daemonStatus(stateDir))
 	}
 	return o, sv, exitOK
@@ -251,6 +253,9 @@ func adoptDone(c cli, o adopt.Options, sv *adopt.Supervision, res adopt.Result, 
 	res.WriteText(c.stdout, o.Host)
 	for _, l := range sv.Said {
 		fmt.Fprintf(c.stdout, "supervisor: %s\n", textsafe.Escape(l))
+	}
+	if sv.Started != nil {
+		fmt.Fprintf(c.stdout, "started %s\n", textsafe.Escape(sv.Started.String()))
 	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "watchdog hosts %s: %s\n", verb, textsafe.Escape(err.Error()))

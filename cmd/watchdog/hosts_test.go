@@ -117,8 +117,8 @@ func TestHostsSaysWhatProtectsEachServer(t *testing.T) {
 	}
 }
 
-// TestHostsAdoptAndRelease: the CLI adopts Cursor's exposed server and
-// says that no watchdog runs; the listing then says "proxy down" (the
+// TestHostsAdoptAndRelease: the CLI adopts Cursor's exposed server with
+// --no-start and says that no watchdog runs; the listing then says "proxy down" (the
 // host's calls fail until a daemon serves the proxy), never printing the
 // proxy's secret; release gives Cursor's file back byte for byte.
 func TestHostsAdoptAndRelease(t *testing.T) {
@@ -128,7 +128,7 @@ func TestHostsAdoptAndRelease(t *testing.T) {
 	env := []string{"HOME=" + home, "WATCHDOG_STATE_DIR=" + state, "XDG_CONFIG_HOME=" + cfgDir}
 	file := filepath.Join(home, ".cursor", "mcp.json")
 	orig, _ := os.ReadFile(file)
-	code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--server", "mem")
+	code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--server", "mem", "--no-start")
 	if code != 0 || !strings.Contains(out, "restart Cursor") || !strings.Contains(out, "no watchdog serves them now") {
 		t.Fatalf("adopt exit %d: %s %s", code, out, errOut)
 	}

@@ -239,7 +239,7 @@ func TestHostsSaysProxyDownWhileTheProxyProcessIsDown(t *testing.T) {
 	home, _, _ := hostsHome(t)
 	state, cfgDir := t.TempDir(), t.TempDir()
 	env := []string{"HOME=" + home, "WATCHDOG_STATE_DIR=" + state, "XDG_CONFIG_HOME=" + cfgDir}
-	if code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--server", "mem", "--no-autostart"); code != 0 {
+	if code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--server", "mem", "--no-autostart", "--no-start"); code != 0 {
 		t.Fatalf("adopt exit %d: %s %s", code, out, errOut)
 	}
 	cmd := watchdogCmd(t, "run", "--headless", "--proxy-process", "supervised")

@@ -97,7 +97,7 @@ func TestZeroConfigAdoptedThroughTheirProxies(t *testing.T) {
 	t.Parallel()
 	mem := startMem(t)
 	h := newCursorHome(t, map[string]string{"mem": mem.URL()})
-	if code, out, errOut := h.run(t, "hosts", "adopt", "Cursor", "--no-autostart"); code != 0 {
+	if code, out, errOut := h.run(t, "hosts", "adopt", "Cursor", "--no-autostart", "--no-start"); code != 0 {
 		t.Fatalf("adopt exit %d:\n%s%s", code, out, errOut)
 	}
 	proxied := h.url(t, "mem")

@@ -51,33 +51,47 @@ func samePath(a, b string) bool {
 }
 
 // servedWait bounds how long adopt waits for the running daemon to take
-// its changed config and serve the new proxies.
+// its changed config and serve the new proxies, and for a daemon adopt
+// started to come up and serve them.
 const servedWait = 15 * time.Second
 
 // ServedBy waits, asking status, until the running daemon serves a proxy
 // on each of listens, and says why not when it does not.
 func ServedBy(status func(context.Context) (*health.Status, error)) func(context.Context, []string) error {
 	return func(ctx context.Context, listens []string) error {
-		ctx, cancel := context.WithTimeout(ctx, servedWait)
-		defer cancel()
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			// A daemon takes a changed config by starting its run again:
-			// its socket may refuse for a moment.
-			st, err := status(ctx)
-			why := Unserved(st, listens)
-			if why == "" {
-				return nil
-			}
-			if err != nil {
-				why = "it does not answer (" + err.Error() + ")"
-			}
-			select {
-			case <-ctx.Done():
-				return fmt.Errorf("the running watchdog did not serve the new proxies within %v: %s", servedWait, why)
-			case <-tick.C:
-			}
+		why, served := waitServed(ctx, status, listens, nil)
+		if !served {
+			return fmt.Errorf("the running watchdog did not serve the new proxies within %v: %s", servedWait, why)
+		}
+		return nil
+	}
+}
+
+// waitServed asks status until it says each of listens is served (true),
+// servedWait passes, ctx ends or gone is closed (false, and why not).
+func waitServed(ctx context.Context, status func(context.Context) (*health.Status, error), listens []string, gone <-chan struct{}) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, servedWait)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		// A daemon takes a changed config by starting its run again (and
+		// one just started opens its socket in a moment): its socket may
+		// refuse for a moment.
+		st, err := status(ctx)
+		why := Unserved(st, listens)
+		if why == "" {
+			return "", true
+		}
+		if err != nil {
+			why = "it does not answer (" + err.Error() + ")"
+		}
+		select {
+		case <-ctx.Done():
+			return why, false
+		case <-gone:
+			return "it exited", false
+		case <-tick.C:
 		}
 	}
 }
@@ -114,9 +128,20 @@ type Supervision struct {
 	Getenv      func(string) string // the environment, HOME included
 	Socket      string              // the daemon's control socket in the state directory
 	NoAutostart bool
+	// NoStart: start no daemon now where none runs (adopt --no-start);
+	// the supervisor installed then starts one at the next login.
+	NoStart bool
+	// StateDir is the state directory adopt uses: a daemon StartNow runs
+	// in the background runs with it, and logs there.
+	StateDir string
+	// Exe is the watchdog binary a daemon StartNow starts runs; "": this
+	// program's own.
+	Exe string
 	// Running is the daemon answering on socket, nil when none does.
 	Running func(ctx context.Context, socket string) *health.DaemonStatus
 	Said    []string
+	// Started is the daemon StartNow started, nil when none.
+	Started *autostart.Started
 }
 
 // options are the supervisor's options for the config at path now.
@@ -125,36 +150,65 @@ func (sv *Supervision) options(path string) (autostart.Options, error) {
 	if err != nil {
 		return autostart.Options{}, err
 	}
-	o := autostart.Options{GOOS: runtime.GOOS, Getenv: sv.Getenv, Home: sv.Getenv("HOME")}
+	o := autostart.Options{GOOS: runtime.GOOS, Getenv: sv.Getenv, Home: sv.Getenv("HOME"), Exe: sv.Exe}
 	return autostart.ForConfig(o, cfg, sv.Socket), nil
 }
 
-// StartNow is adopt's Served where no daemon runs: the supervisor starts
-// one now on the config adopt wrote, and adopt waits until it serves the
-// new proxies before it rewrites a host's file. Where no supervisor can
-// (no systemd, launchd, or --no-autostart), it returns at once: the host
-// then depends on `watchdog run`, which the command says.
+// StartNow is adopt's Served where no daemon runs: it starts one now on
+// the config adopt wrote, and adopt waits until it serves the new proxies
+// before it rewrites a host's file, so that no host is pointed at a proxy
+// nothing serves. The supervisor adopt installs starts it (unless
+// --no-autostart); else autostart.Start does, through the supervisor set
+// up for it, or in the background as the XDG entry runs it. A daemon it
+// started that does not serve them within servedWait is stopped again,
+// and the error says why, where its output is and what to do.
 func (sv *Supervision) StartNow(configPath string, status func(context.Context) (*health.Status, error)) func(context.Context, []string) error {
 	return func(ctx context.Context, listens []string) error {
-		if sv.NoAutostart {
-			return nil
-		}
 		o, err := sv.options(configPath)
 		if err != nil {
 			return err
 		}
-		o.Now = true
-		res, err := autostart.Supervise(ctx, o)
-		if err != nil {
-			return fmt.Errorf("installing the supervisor: %w", err)
-		}
-		sv.say(res.Did...)
-		if !res.Running {
+		if !sv.NoAutostart {
+			o.Now = true
+			res, err := autostart.Supervise(ctx, o)
+			if err != nil {
+				return fmt.Errorf("installing the supervisor: %w", err)
+			}
+			sv.say(res.Did...)
+			if res.Running {
+				return ServedBy(status)(ctx, listens)
+			}
 			sv.say(autostart.SupervisionSentence(res.Restarts, len(o.Listen)), res.Reason)
-			return nil
 		}
-		return ServedBy(status)(ctx, listens)
+		o.StateDir = sv.StateDir
+		s, err := autostart.Start(ctx, o)
+		if s != nil && s.Kind != autostart.XDG {
+			sv.say(s.Did...)
+		}
+		if err != nil {
+			return fmt.Errorf("starting a watchdog: %w; start one with `watchdog run`, or adopt with --no-start", err)
+		}
+		if why, served := waitServed(ctx, status, listens, s.Exited()); !served {
+			return sv.notServed(s, why)
+		}
+		sv.Started = s
+		return nil
 	}
+}
+
+// notServed stops the daemon s that did not serve the new proxies, and
+// says so, with where to look and what to do.
+func (sv *Supervision) notServed(s *autostart.Started, why string) error {
+	if s.Kind != autostart.XDG {
+		return fmt.Errorf("the watchdog its supervisor (%s) started did not serve the new proxies within %v: %s; "+
+			"`watchdog status` and the supervisor's log say why; adopt again once it runs, or adopt with --no-start", s.Kind, servedWait, why)
+	}
+	s.Stop()
+	if err := s.Err(); why == "it exited" && err != nil {
+		why += " (" + err.Error() + ")"
+	}
+	return fmt.Errorf("the watchdog adopt started (pid %d) did not serve the new proxies within %v: %s; it was stopped; "+
+		"its output is in %s; `watchdog run` in a terminal shows why; adopt again once it runs, or adopt with --no-start", s.PID, servedWait, why, s.Log)
 }
 
 // After brings the supervisor current with the config once adopt or
@@ -166,7 +220,7 @@ func (sv *Supervision) After(ctx context.Context, configPath string, adopting bo
 	}
 	if adopting && !sv.NoAutostart {
 		running := sv.Running(ctx, o.Control)
-		o.Now = running == nil || running.Sockets != ""
+		o.Now = running == nil && !sv.NoStart || running != nil && running.Sockets != ""
 		res, err := autostart.Supervise(ctx, o)
 		if err != nil {
 			sv.say("the supervisor was not installed: " + err.Error())
