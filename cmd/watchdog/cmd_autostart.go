@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/autostart"
-	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
@@ -32,7 +32,7 @@ func cmdAutostart(ctx context.Context, c cli, args []string) int {
 		if code != exitOK {
 			return code
 		}
-		o = autostart.ForConfig(o, cfg, daemon.SocketPath(stateDir))
+		o = autostart.ForConfig(o, cfg, control.SocketPath(stateDir))
 		if co.stateDir != "" || c.getenv("WATCHDOG_STATE_DIR") != "" {
 			o.StateDir = stateDir
 		}

@@ -7,7 +7,7 @@ import (
 	"runtime"
 
 	"github.com/mcpwatchdog/watchdog/internal/autostart"
-	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/doctor"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
@@ -26,7 +26,7 @@ func cmdDoctor(ctx context.Context, c cli, args []string) int {
 		return code
 	}
 	rep := doctor.Run(ctx, doctor.Options{Config: cfg, StateDir: stateDir, DaemonStatus: daemonStatus(stateDir),
-		Find: findOptions(c, nil), ClientVersion: version, Control: daemon.SocketPath(stateDir),
+		Find: findOptions(c, nil), ClientVersion: version, Control: control.SocketPath(stateDir),
 		Supervisor: autostart.Options{GOOS: runtime.GOOS, Getenv: c.getenv, Home: c.getenv("HOME")}})
 	if co.json {
 		_ = writeJSON(c.stdout, rep)

@@ -94,7 +94,7 @@ func findOptions(c cli, projects []string) find.Options {
 // daemonStatus asks the daemon of stateDir for its status document; an
 // error (control.ErrNoDaemon) when none answers.
 func daemonStatus(stateDir string) func(ctx context.Context) (*health.Status, error) {
-	return statusAt(daemon.SocketPath(stateDir))
+	return statusAt(control.SocketPath(stateDir))
 }
 
 // statusAt asks the daemon on the control socket for its status document.
@@ -220,7 +220,7 @@ func adoptOptions(ctx context.Context, c cli, fs *flag.FlagSet, hf *hostFlags, a
 	o := &adopt.Options{Host: p, Files: find.Paths(p, findOptions(c, hf.projects)), Servers: hf.servers, ConfigPath: cfgPath,
 		StateDir: stateDir, Secret: secret, Force: *hf.force, SignIn: adopt.ProbeSignIn(version),
 		Machine: daemon.Machine(stateDir, findOptions(c, nil))}
-	sv := &adopt.Supervision{Getenv: c.getenv, Socket: daemon.SocketPath(stateDir), Running: runningDaemon,
+	sv := &adopt.Supervision{Getenv: c.getenv, Socket: control.SocketPath(stateDir), Running: runningDaemon,
 		NoAutostart: hf.noAutostart == nil || *hf.noAutostart, NoStart: hf.noStart == nil || *hf.noStart, StateDir: stateDir}
 	if st != nil {
 		o.Served = adopt.ServedBy(daemonStatus(stateDir))

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/instance"
 	"github.com/mcpwatchdog/watchdog/internal/memtrim"
+	"github.com/mcpwatchdog/watchdog/internal/proxyproc"
 	"github.com/mcpwatchdog/watchdog/internal/sockact"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
@@ -27,8 +28,8 @@ func serve(ctx context.Context, c cli, name string, args []string) int {
 		fs.BoolVar(headless, "headless", false, "no tray, no desktop dependency")
 		fs.StringVar(proxies, "proxy-process", "", "who serves the proxies: \"\" this process, \"supervised\" a `watchdog proxy` a supervisor runs, \"spawn\" one this process starts")
 	}
-	if err := fs.Parse(args); err != nil || !daemon.ProxyProcessKnown(*proxies) {
-		return usageErr(cmp.Or(err, fmt.Errorf("--proxy-process %q: want \"\", %q or %q", *proxies, daemon.ProxyProcessSupervised, daemon.ProxyProcessSpawn)))
+	if err := fs.Parse(args); err != nil || !proxyproc.ModeKnown(*proxies) {
+		return usageErr(cmp.Or(err, fmt.Errorf("--proxy-process %q: want \"\", %q or %q", *proxies, proxyproc.Supervised, proxyproc.Spawn)))
 	}
 	cfg, stateDir, code := loadAsFound(ctx, c, co)
 	if code != exitOK {
@@ -63,7 +64,8 @@ func serve(ctx context.Context, c cli, name string, args []string) int {
 		}
 	}
 	if asProxy {
-		err = daemon.ServeProxies(ctx, cfg, stateDir, daemon.ProxyOptions{Logger: opts.Logger, ConfigFile: opts.ConfigFile, Sockets: passed})
+		err = proxyproc.Run(ctx, cfg, stateDir, proxyproc.Options{Logger: opts.Logger, ConfigFile: opts.ConfigFile, Sockets: passed,
+			Load: daemon.ConfigLoader(stateDir, opts.ConfigFile, findOptions(c, nil))})
 	} else {
 		debugHooks(c, &opts, !useTray)
 		oneProc(c.getenv)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
-	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/statusview"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
@@ -31,7 +30,7 @@ func cmdStatus(ctx context.Context, c cli, args []string) int {
 	if code := checkStateDir(c, stateDir); code != exitOK {
 		return code
 	}
-	raw, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
+	raw, err := control.Dial(control.SocketPath(stateDir)).Status(ctx)
 	if err != nil {
 		return controlFailure(c, err)
 	}
@@ -72,7 +71,7 @@ func cmdHeal(ctx context.Context, c cli, args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
 	defer cancel()
-	raw, err := control.Dial(daemon.SocketPath(stateDir)).Heal(ctx, server)
+	raw, err := control.Dial(control.SocketPath(stateDir)).Heal(ctx, server)
 	if err != nil {
 		return controlFailure(c, err)
 	}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/sockact"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/sockhold"
@@ -78,7 +78,7 @@ func superviseSplit(t *testing.T, cfg, state string, listen ...string) (proxyH, 
 		}
 	})
 	proxyH = start(sockhold.Options{TCP: listen, Names: names}, "proxy")
-	daemonH = start(sockhold.Options{Unix: []string{daemon.SocketPath(state)}, Names: []string{sockact.ControlName}},
+	daemonH = start(sockhold.Options{Unix: []string{control.SocketPath(state)}, Names: []string{sockact.ControlName}},
 		"run", "--headless", "--proxy-process", "supervised")
 	daemontest.WaitReady(t, state, 0)
 	daemontest.WaitFor(t, 20*time.Second, "the daemon to say the proxy process serves the proxies", func() bool {

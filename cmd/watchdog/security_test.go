@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
 )
@@ -179,7 +179,7 @@ func TestSecurityLiveOutputsHideIDsAndSecrets(t *testing.T) {
 	daemontest.WaitEvent(t, state, "keep_warm", 1, 15*time.Second) // the daemon has used the id itself
 
 	seen := checkModes(t, state)
-	if !slices.Contains(seen, daemon.SocketName) || !slices.Contains(seen, "events.jsonl") {
+	if !slices.Contains(seen, control.SocketName) || !slices.Contains(seen, "events.jsonl") {
 		t.Errorf("state dir holds %q: the socket or the journal is missing, the mode check saw too little", seen)
 	}
 
@@ -265,7 +265,7 @@ func TestSecurityCrashOutputHidesIDs(t *testing.T) {
 // after 30 s. It returns the exit code and the output, stdout and stderr.
 func runOnAFileAtTheSocket(t *testing.T, cfg, state string) (int, string) {
 	t.Helper()
-	sock := filepath.Join(state, daemon.SocketName)
+	sock := filepath.Join(state, control.SocketName)
 	if err := os.Remove(sock); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}

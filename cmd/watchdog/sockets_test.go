@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpwatchdog/watchdog/internal/daemon"
+	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/sockact"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/daemontest"
@@ -58,9 +58,9 @@ func TestSocketActivationStartsTheDaemon(t *testing.T) {
 		t.Fatal("systemd-socket-activate not found: apt-get install systemd (scripts/deps-debian.sh)")
 	}
 	srv, cfg, state, listen, url := proxiedSetup(t)
-	control := daemon.SocketPath(state)
+	ctl := control.SocketPath(state)
 	base := watchdogCmd(t)
-	args := []string{"-l", listen, "-l", control, "--fdname=" + sockact.ProxyName(listen) + ":" + sockact.ControlName}
+	args := []string{"-l", listen, "-l", ctl, "--fdname=" + sockact.ProxyName(listen) + ":" + sockact.ControlName}
 	for _, kv := range base.Env { // it passes the command only these (and PATH, HOME)
 		if k, _, _ := strings.Cut(kv, "="); k == asBinary || strings.HasPrefix(k, "XDG_") || strings.HasPrefix(k, "WATCHDOG_") || k == "GORACE" {
 			args = append(args, "-E", kv)
@@ -160,7 +160,7 @@ func superviseDaemon(t *testing.T, cfg, state string, listen ...string) *sockhol
 	for _, l := range listen {
 		names = append(names, sockact.ProxyName(l))
 	}
-	h, err := sockhold.Start(sockhold.Options{TCP: listen, Unix: []string{daemon.SocketPath(state)},
+	h, err := sockhold.Start(sockhold.Options{TCP: listen, Unix: []string{control.SocketPath(state)},
 		Names: append(names, sockact.ControlName),
 		Command: func() *exec.Cmd {
 			cmd := watchdogCmd(t, "run", "--headless", "--config", cfg, "--state-dir", state)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
-	"github.com/mcpwatchdog/watchdog/internal/daemon"
 )
 
 // hugeStatus answers status with a document over the client's read limit,
@@ -32,14 +31,14 @@ func TestStatusAnswerTooLarge(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- control.Serve(ctx, daemon.SocketPath(state), hugeStatus{}, nil) }()
+	go func() { done <- control.Serve(ctx, control.SocketPath(state), hugeStatus{}, nil) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Serve: %v", err)
 		}
 	})
-	waitSocket(t, daemon.SocketPath(state))
+	waitSocket(t, control.SocketPath(state))
 	for _, args := range [][]string{{"status"}, {"status", "--json"}} {
 		code, out, errOut := runWatchdog(t, append(args, "--state-dir", state)...)
 		if code != exitFailed {

@@ -40,9 +40,26 @@ const (
 	// EvBridging: the server serves only the 2026-07-28 protocol and the
 	// proxy serves its legacy hosts over it; said once per era change.
 	EvBridging
+	// EvAttached: a host started while the server was down (its
+	// connection refused or unreachable), and the proxy answered its
+	// initialize (or server/discover) from the last-known server: what
+	// the server said at Known. Its calls wait for the server.
+	EvAttached
+	// EvAttachedUp: the server came up for a host that attached while it
+	// was down: the proxy opened its upstream session (Upstream) and told
+	// the host where its lists changed.
+	EvAttachedUp
+	// EvAwaiting: a host's first contact (initialize, server/discover)
+	// found the server down and nothing known of it: it waits for the
+	// server, at most Options.InitWait.
+	EvAwaiting
+	// EvNotUp: a host's request waited for a server that was down, for
+	// Took, in vain; the host got an error that names the server.
+	EvNotUp
 )
 
-var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped", "upstream", "refused", "oauth", "bridging"}
+var kindNames = [...]string{"", "session", "recovered", "recover_failed", "released", "ended", "legacy_header_dropped", "upstream", "refused", "oauth", "bridging",
+	"attached_from_known", "server_up_for_attached", "awaiting_server", "server_not_up"}
 
 func (k SightingKind) String() string {
 	if k < 0 || int(k) >= len(kindNames) {
@@ -62,8 +79,11 @@ type Sighting struct {
 	OldUpstream string // EvRecovered, EvRecoverFailed: the one lost
 	Client      string // clientInfo.name of the host's initialize
 	Took        time.Duration
-	UID         int    // EvRefused: the connection's owner
-	Detail      string // one sentence; no ids, no bodies
+	UID         int // EvRefused: the connection's owner
+	// Known: EvAttached: when the server said what the host was
+	// answered from.
+	Known  time.Time
+	Detail string // one sentence; no ids, no bodies
 }
 
 // ParseSightingKind is the kind String names; false for a name this build

@@ -101,3 +101,10 @@ func isNoListener(err error) bool {
 // ErrSocketInUse, the socket made 0600), for a socket of another protocol
 // beside the control socket (the proxy process's).
 func Listen(path string) (*net.UnixListener, error) { return listen(path) }
+
+// SocketName is the daemon's control socket's name inside the state
+// directory.
+const SocketName = "watchdog.sock"
+
+// SocketPath is where the daemon of stateDir answers `status` and `heal`.
+func SocketPath(stateDir string) string { return filepath.Join(stateDir, SocketName) }

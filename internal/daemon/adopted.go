@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 )
 
 // adoptedJournaledName keeps which adoptions the journal has told: the
@@ -27,10 +28,10 @@ const adoptedJournaledName = "adopted-journaled.json"
 // the journal last said (also what changed while no daemon ran: the
 // first look is handed over as soon as the watch is set).
 func (d *daemon) adoptedSource() source {
-	s := newFileSource("adoption record", filepath.Join(d.stateDir, adopt.RecordFile), d.src.dirs, func(context.Context, []byte, error) item {
+	s := dirwatch.NewFile("adoption record", filepath.Join(d.stateDir, adopt.RecordFile), d.src.dirs, func(context.Context, []byte, error) item {
 		return adoptedIn{}
 	})
-	s.initial = adoptedIn{}
+	s.Initial = func() item { return adoptedIn{} }
 	return s
 }
 

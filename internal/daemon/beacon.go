@@ -48,9 +48,9 @@ type beaconSource struct {
 	hub *dirwatch.Hub
 }
 
-func (s *beaconSource) name() string { return "beacons" }
+func (s *beaconSource) Name() string { return "beacons" }
 
-func (s *beaconSource) run(ctx context.Context, emit emitFunc) error {
+func (s *beaconSource) Run(ctx context.Context, emit emitFunc) error {
 	updates := make(chan beacon.Update, 4)
 	errc := make(chan error, 1)
 	go func() {

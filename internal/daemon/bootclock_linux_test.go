@@ -5,17 +5,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwatchdog/watchdog/healer/restart"
 )
 
 // TestBootClockOnLinux: the boot clock names this boot and runs forward,
 // and a saved history carries its reading.
 func TestBootClockOnLinux(t *testing.T) {
 	t.Parallel()
-	a, err := readBootClock()
+	a, err := restart.ReadBootClock()
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := readBootClock()
+	b, err := restart.ReadBootClock()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +25,7 @@ func TestBootClockOnLinux(t *testing.T) {
 		t.Fatalf("readings %+v then %+v; want one 36-character boot id and a clock that runs forward", a, b)
 	}
 	h := newTestHealing(t.TempDir())
-	h.bootClock = readBootClock
+	h.bootClock = restart.ReadBootClock
 	h.limiter.Record(time.Now())
 	if err := h.saveLimits(time.Now()); err != nil {
 		t.Fatal(err)

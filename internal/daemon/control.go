@@ -2,8 +2,14 @@ package daemon
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/control"
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/proxyproc"
 )
 
 // controlHandler answers the control socket through the daemon loop, the
@@ -65,4 +71,26 @@ func (d *daemon) answer(ctx context.Context, q query) queryReply {
 	}
 	taken, err := d.healNow(ctx, q.server)
 	return queryReply{status: d.status(), actions: taken, err: err}
+}
+
+// ServedStatus is the running daemon's status document, or, when no
+// daemon answers, the proxy process's word on the proxies it serves (a
+// document with only the servers' proxy fields and no Daemon): a host
+// pointed at a proxy is served while the daemon restarts, or after a
+// daemon that started the proxy process died. An error when neither
+// answers.
+func ServedStatus(ctx context.Context, stateDir string) (*health.Status, error) {
+	raw, err := control.Dial(control.SocketPath(stateDir)).Status(ctx)
+	if err == nil {
+		var st health.Status
+		if err := json.Unmarshal(raw, &st); err != nil {
+			return nil, fmt.Errorf("the daemon's status: %w", err)
+		}
+		return &st, nil
+	}
+	st, perr := proxyproc.Status(ctx, stateDir)
+	if perr != nil {
+		return nil, errors.Join(err, perr)
+	}
+	return st, nil
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/metrics"
+	"github.com/mcpwatchdog/watchdog/internal/proxyproc"
 	"github.com/mcpwatchdog/watchdog/internal/sockact"
+	"github.com/mcpwatchdog/watchdog/internal/stream"
 	"github.com/mcpwatchdog/watchdog/internal/wallclock"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 	"github.com/mcpwatchdog/watchdog/tray"
@@ -31,12 +33,12 @@ type daemon struct {
 	watched  watchList // the configured hosts, the main one first
 	journal  journaling
 	src      sources
-	proxies  *proxySet
+	proxies  *proxyproc.Set
 	listen   listening
 	in       intake
 	timing   timing // the loop's side of time (timeSource), and the wall clock
 	metrics  *metrics.Metrics
-	events   *stream // the faces' one stream of events
+	events   *stream.Stream // the faces' one stream of events
 	opts     Options
 	pings    pings          // the requests the daemon makes itself
 	client   clientWatch    // the main host's patched client
@@ -47,8 +49,8 @@ type daemon struct {
 
 // listening is what the daemon's listeners share.
 type listening struct {
-	socks   *sockets // the proxies' and the control socket's, across runs
-	refused refusals // refusals of other users, journaled once
+	socks   *proxyproc.Sockets // the proxies' and the control socket's, across runs
+	refused refusals           // refusals of other users, journaled once
 }
 
 // runState ends this run of the daemon for the next config.
@@ -87,16 +89,16 @@ func newDaemon(cfg config.Config, stateDir, secret string, opts Options, j *jour
 		in:      intake{items: make(chan item, 1024), lines: make(chan item, 1024), ticks: make(chan item), queries: make(chan query)},
 		timing:  newTiming(),
 		journal: journaling{limit: journal.NewLimit()},
-		proxies: newProxySet(secret),
-		listen:  listening{socks: newSockets(sockact.Set{})},
+		proxies: proxyproc.NewSet(secret),
+		listen:  listening{socks: proxyproc.NewSockets(sockact.Set{})},
 		client:  clientWatch{known: make(chan proc.Host, 1)},
 		face:    face{buttons: make(chan tray.Command, 8)},
 		reports: newReportSource(),
 		pings:   pings{warmOn: warmOn, verified: map[string]time.Time{}},
 		stdio:   health.NewStdios()}
 	d.metrics = newMetrics(cfg, func(uid int) { d.peerRefused("", "the metrics endpoint", uid) })
-	d.metrics.WatchProxies(d.proxies.paths)
-	d.events = newStream(d.subscribersOf()...)
+	d.metrics.WatchProxies(d.proxies.Paths)
+	d.events = stream.New(d.facesOf(nil)...) // until serve starts its own
 	d.timing.clock = wallclock.New(opts.skewFile())
 	d.journal.w = newJournaler(j, d.log, d.now)
 	d.face.autostartOn = opts.Tray != nil && autostartEnabled()
@@ -122,9 +124,9 @@ func (d *daemon) status() health.Status {
 	for _, s := range d.cfg.Servers {
 		listen[s.Name] = s.ProxyListen
 	}
-	d.proxies.addProxies(&st, listen)
+	d.proxies.AddProxies(&st, listen)
 	st.Servers = append(st.Servers, d.stdio.Status()...)
-	st.Daemon = &health.DaemonStatus{PID: os.Getpid(), ConfigFile: d.opts.ConfigFile, StateDir: d.stateDir, Sockets: d.listen.socks.from()}
+	st.Daemon = &health.DaemonStatus{PID: os.Getpid(), ConfigFile: d.opts.ConfigFile, StateDir: d.stateDir, Sockets: d.listen.socks.From()}
 	return st
 }
 

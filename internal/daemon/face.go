@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer/clientpatch"
 	"github.com/mcpwatchdog/watchdog/internal/autostart"
+	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/notify"
@@ -76,7 +77,7 @@ func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 		// timeline` without --since: a short run fills the page.
 		d.actions(ctx).timeline(timeline.WriteOptions{StateDir: d.stateDir, Now: d.now(), Location: time.Local})
 	case tray.CmdAutostart:
-		d.actions(ctx).autostart(ctx, autostart.ForConfig(autostart.Options{}, d.cfg, SocketPath(d.stateDir)), cmd.On)
+		d.actions(ctx).autostart(ctx, autostart.ForConfig(autostart.Options{}, d.cfg, control.SocketPath(d.stateDir)), cmd.On)
 	case tray.CmdProtect:
 		d.protectFromTray(ctx, cmd.Host)
 	case tray.CmdQuit:

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -30,11 +31,11 @@ type healing struct {
 	// waiting: servers whose incident opened before the first look at the
 	// client module; they are healed on that look (see react).
 	waiting map[string]bool
-	// limitsPath keeps the limiter's history across runs (restartstate.go);
+	// limitsPath keeps the limiter's history across runs (restart.ReadHistory);
 	// saved is what it holds.
 	limitsPath string
 	saved      restart.History
-	bootClock  func() (bootMark, error) // readBootClock; tests set their own
+	bootClock  func() (restart.BootMark, error) // restart.ReadBootClock; tests set their own
 	// warnings: what the start has to journal about the restored limits.
 	warnings []health.Event
 }
@@ -46,7 +47,7 @@ func newHealing(d *daemon, w *hostWatch) *healing {
 		limiter: restart.NewLimiter(restart.DefaultPolicy()),
 		restarter: restart.New(restart.Options{Argv: w.cfg.Restart,
 			LogPath: filepath.Join(d.stateDir, w.fileName("host", ".log")), Logger: d.log.With("host", w.cfg.Name)}),
-		limitsPath: filepath.Join(d.stateDir, w.fileName("restarts", ".json")), bootClock: readBootClock,
+		limitsPath: filepath.Join(d.stateDir, w.fileName("restarts", ".json")), bootClock: restart.ReadBootClock,
 	}
 	h.warnings = h.restoreLimits(d.now())
 	return h
@@ -325,4 +326,69 @@ func (h *hostWatch) noteHealth(servers []config.Server, now time.Time, log *slog
 	if err := h.heal.saveLimitsChanged(now); err != nil {
 		log.Warn("cannot save the restart history; the next start keeps the longer backoff", "host", h.cfg.Name, "err", err)
 	}
+}
+
+// restoreLimits gives the limiter the history of the last runs, at the
+// start, before any heal can run. A history that cannot be read does not
+// lift the limit: the limiter takes it as reached (see holdLimits) and the
+// warning it returns says so.
+func (h *healing) restoreLimits(now time.Time) []health.Event {
+	boot, bootErr := h.bootClock()
+	hist, err := restart.ReadHistory(h.limitsPath, now, boot, bootErr)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil // the first run here
+	case err != nil:
+		return []health.Event{h.holdLimits(err, now)}
+	}
+	h.limiter.Restore(hist, now)
+	h.saved = h.limiter.History(now)
+	return nil
+}
+
+// holdLimits makes the limiter act as if the burst had just been used up,
+// keeps a copy of the unreadable file and saves the held state in its
+// place, so a crash loop counts its window from the first bad start
+// instead of starting it over at each. The copy is a hard link made
+// before the file is replaced: the name is never missing, which would
+// lift the limit at the next start. When no copy can be made the file is
+// left as it is and held at every start.
+func (h *healing) holdLimits(readErr error, now time.Time) health.Event {
+	h.limiter.AssumeLimitReached(now)
+	until := now.Add(h.limiter.Policy().Window)
+	path := h.limitsPath
+	kept, err := restart.KeepBadCopy(path)
+	what := "it was kept as " + filepath.Base(kept)
+	if err != nil {
+		what = fmt.Sprintf("it was left in place, since no copy could be kept (%v)", err)
+	} else if err := h.saveLimits(now); err != nil {
+		what += fmt.Sprintf(", but the held limit could not be saved over it (%v)", err)
+	}
+	return health.Event{Time: now, Kind: health.EvWarning,
+		Extra: map[string]any{"file": path, "error": readErr.Error(), "restarts_held_until": until.UTC().Format(time.RFC3339)},
+		Detail: fmt.Sprintf("the host-restart history %s could not be read (%v); %s. Host restarts are held as if the "+
+			"restart limit were reached, until %s, and go on by themselves then. To allow them sooner, stop the "+
+			"watchdog, delete %s and start it again", path, readErr, what, until.Format("15:04:05"), path)}
+}
+
+// saveLimits writes the limiter's history. Each restart is saved before
+// it begins, so no stop of the watchdog, not even a kill -9, forgets it.
+func (h *healing) saveLimits(now time.Time) error {
+	hist := h.limiter.History(now)
+	boot, bootErr := h.bootClock()
+	if err := restart.WriteHistory(h.limitsPath, hist, now, boot, bootErr); err != nil {
+		return err
+	}
+	h.saved = hist
+	return nil
+}
+
+// saveLimitsChanged saves the history when its backoff changed since the
+// last save: an hour of health started it over, which the next run should
+// know. Restarts leaving the window need no save: a start drops them.
+func (h *healing) saveLimitsChanged(now time.Time) error {
+	if h.limiter.History(now).Backoff == h.saved.Backoff {
+		return nil
+	}
+	return h.saveLimits(now)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/host/find"
 	"github.com/mcpwatchdog/watchdog/internal/host/judge"
 	"github.com/mcpwatchdog/watchdog/internal/notify"
+	"github.com/mcpwatchdog/watchdog/internal/proxyproc"
 )
 
 // hostsEvery paces the look at the hosts' config files, for the tray's
@@ -29,9 +30,9 @@ const hostsEvery = time.Minute
 // hostsEvery, off the loop, and hands each look to it.
 type hostsSource struct{ o find.Options }
 
-func (s *hostsSource) name() string { return "hosts" }
+func (s *hostsSource) Name() string { return "hosts" }
 
-func (s *hostsSource) run(ctx context.Context, emit emitFunc) error {
+func (s *hostsSource) Run(ctx context.Context, emit emitFunc) error {
 	o := s.o
 	o.Read = newCachedRead()
 	t := time.NewTicker(hostsEvery)
@@ -62,9 +63,9 @@ func (d *daemon) servedProxies() map[string]judge.Proxy {
 		if s.ProxyListen == "" {
 			continue
 		}
-		p := judge.Proxy{Upstream: s.URL, Problem: d.proxies.problem(s.Name)}
-		if d.proxies.served(s.Name) {
-			p.Served, p.URL = true, proxyURL(s, d.proxies.secret)
+		p := judge.Proxy{Upstream: s.URL, Problem: d.proxies.Problem(s.Name)}
+		if d.proxies.Served(s.Name) {
+			p.Served, p.URL = true, proxyproc.URL(s, d.proxies.Secret())
 		}
 		out[s.ProxyListen] = p
 	}
@@ -91,7 +92,7 @@ func (d *daemon) noteHosts(found []find.Found) {
 	written, _ := adopt.Written(d.stateDir)
 	f := judge.Facts{Proxies: d.servedProxies(), Daemon: true, Written: written, Stateless: map[string]bool{}, ModernOnly: map[string]bool{},
 		LostAnswer: map[string]host.Answer{},
-		OAuth:      d.proxies.oauthUpstreams(), Patched: d.client.look.Status.State == clientpatch.StateApplied, Wrappers: adopt.Wrappers(d.stateDir)}
+		OAuth:      d.proxies.OAuthUpstreams(), Patched: d.client.look.Status.State == clientpatch.StateApplied, Wrappers: adopt.Wrappers(d.stateDir)}
 	for _, s := range d.mainHost().model.Status(d.now()).Servers {
 		if s.Mode == health.Stateless {
 			f.Stateless[s.URL] = true

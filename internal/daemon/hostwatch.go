@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/host"
+	"github.com/mcpwatchdog/watchdog/internal/proxyproc"
 )
 
 // hostWatch is one watched host: its model (a health.Model is one host and
@@ -57,7 +58,7 @@ func newHostWatches(cfg config.Config, secret string) []*hostWatch {
 	var servers []health.ServerConfig
 	for _, s := range cfg.Servers {
 		servers = append(servers, health.ServerConfig{Name: s.Name, URL: s.URL, IdleTimeout: s.IdleTimeout.Duration,
-			ProxyURL: proxyURL(s, secret)})
+			ProxyURL: proxyproc.URL(s, secret)})
 	}
 	out := make([]*hostWatch, len(hosts))
 	for i, hc := range hosts {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/internal/stream"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 )
 
@@ -273,7 +274,7 @@ func (d *daemon) emit(evs []health.Event) {
 		if ok {
 			d.record(ev)
 		} else {
-			d.events.publish(eventSaid{ev}) // counted all the same
+			d.events.Publish(stream.Said{Ev: ev}) // counted all the same
 		}
 	}
 	if len(evs) > 0 {
@@ -286,7 +287,7 @@ func (d *daemon) emit(evs []health.Event) {
 func (d *daemon) record(ev health.Event) {
 	written := d.journal.w.write(ev)
 	d.log.Info(ev.Detail, "kind", ev.Kind, "server", ev.Server)
-	d.events.publish(eventSaid{ev})
+	d.events.Publish(stream.Said{Ev: ev})
 	if written {
 		d.tell(ev)
 	}
@@ -294,4 +295,4 @@ func (d *daemon) record(ev health.Event) {
 
 // tell publishes an event the journal took. In an outage the tray still
 // shows the state; the bubbles follow once the journal takes the events.
-func (d *daemon) tell(ev health.Event) { d.events.publish(eventJournaled{ev}) }
+func (d *daemon) tell(ev health.Event) { d.events.Publish(stream.Journaled{Ev: ev}) }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -36,10 +35,6 @@ func TestMain(m *testing.M) {
 	otheruser.Main()
 	if os.Getenv(asDaemon) == "1" {
 		os.Exit(serveMain(os.Args[1:]))
-	}
-	if os.Getenv(asListener) == "1" {
-		listenMain()
-		return
 	}
 	os.Exit(homeguard.Main(m))
 }
@@ -120,25 +115,6 @@ func standInToken(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return standInPrefix + hex.EncodeToString(b[:])[:7]
-}
-
-// asListener makes the test binary a process that serves a loopback port
-// (printed on stdout) until it is killed: a server to follow by its port.
-const asListener = "WATCHDOG_DAEMON_TEST_LISTEN"
-
-func listenMain() {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		os.Exit(1)
-	}
-	fmt.Println(l.Addr().(*net.TCPAddr).Port)
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			os.Exit(1)
-		}
-		_ = c.Close()
-	}
 }
 
 // standInHost runs until SIGTERM. A second argument names a file it

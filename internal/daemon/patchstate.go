@@ -18,9 +18,9 @@ const patchEvery = time.Minute
 // each look to the loop.
 type patchSource struct{ h *hostWatch }
 
-func (s *patchSource) name() string { return "client patch" }
+func (s *patchSource) Name() string { return "client patch" }
 
-func (s *patchSource) run(ctx context.Context, emit emitFunc) error {
+func (s *patchSource) Run(ctx context.Context, emit emitFunc) error {
 	t := time.NewTicker(patchEvery)
 	defer t.Stop()
 	home, _ := os.UserHomeDir()

@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/host/find"
 	"github.com/mcpwatchdog/watchdog/internal/host/judge"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/internal/proxyproc"
 )
 
 // TestProtectFromTheTray: the tray's Protect adopts the host (its file now
@@ -65,12 +66,12 @@ func TestProtectFromTheTray(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.proxies.secret = secret
+	d.proxies = proxyproc.NewSet(secret)
 	p, err := proxy.New(proxy.Options{Server: cfg.Servers[0].Name, Upstream: cfg.Servers[0].URL, Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.proxies.put(cfg.Servers[0].Name, p, "") // as the next run serves it
+	d.proxies.Put(cfg.Servers[0].Name, p, "") // as the next run serves it
 	d.noteHosts(found)
 	if d.face.found[0].Servers[0].Protection != string(judge.Proxied) {
 		t.Fatalf("hosts with the proxy served: %+v", d.face.found)

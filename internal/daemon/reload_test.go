@@ -24,7 +24,7 @@ import (
 func statusNow(stateDir string) (map[string]any, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	raw, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
+	raw, err := control.Dial(control.SocketPath(stateDir)).Status(ctx)
 	if err != nil {
 		return nil, false
 	}

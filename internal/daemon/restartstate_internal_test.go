@@ -18,7 +18,7 @@ import (
 // gives it one.
 func newTestHealing(dir string) *healing {
 	return &healing{limiter: restart.NewLimiter(restart.DefaultPolicy()),
-		limitsPath: filepath.Join(dir, restartsName), bootClock: func() (bootMark, error) { return bootMark{}, errNoBootClock }}
+		limitsPath: filepath.Join(dir, "restarts.json"), bootClock: func() (restart.BootMark, error) { return restart.BootMark{}, errNoBootClock }}
 }
 
 var errNoBootClock = errors.New("no boot clock in this test")
@@ -133,7 +133,7 @@ func TestRestartHistoryFileAtStart(t *testing.T) {
 			warnings := h.restoreLimits(now)
 			checkHeld(t, h, now, tc.limited, tc.wait)
 			checkWarned(t, warnings, h.limitsPath, tc.warn)
-			_, err := os.Lstat(h.limitsPath + restartsBadSuffix)
+			_, err := os.Lstat(h.limitsPath + restart.BadSuffix)
 			if kept := err == nil; kept != tc.kept {
 				t.Fatalf("kept a copy: %v (%v), want %v", kept, err, tc.kept)
 			}
@@ -180,8 +180,8 @@ func TestRestartHistorySaveFailureNamesTheFile(t *testing.T) {
 	h := newTestHealing(filepath.Join(t.TempDir(), "gone")) // its directory does not exist
 	h.limiter.Record(time.Now())
 	err := h.saveLimits(time.Now())
-	if err == nil || !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), restartsName) {
-		t.Fatalf("saveLimits = %v; want an error naming %s", err, restartsName)
+	if err == nil || !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "restarts.json") {
+		t.Fatalf("saveLimits = %v; want an error naming restarts.json", err)
 	}
 }
 
@@ -192,14 +192,14 @@ func TestRestartHistorySaveFailureNamesTheFile(t *testing.T) {
 func TestRestartHistoryAgeByBootClock(t *testing.T) {
 	t.Parallel()
 	saved := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
-	atSave := bootMark{ID: "boot-a", SinceBoot: 10 * time.Hour}
-	minuteOn := bootMark{ID: "boot-a", SinceBoot: 10*time.Hour + time.Minute}
+	atSave := restart.BootMark{ID: "boot-a", SinceBoot: 10 * time.Hour}
+	minuteOn := restart.BootMark{ID: "boot-a", SinceBoot: 10*time.Hour + time.Minute}
 	noClock := errors.New("no boot clock")
 	window := restart.DefaultWindow
 	tests := []struct {
 		name    string
 		wall    time.Time // the wall clock at the second start
-		boot    bootMark
+		boot    restart.BootMark
 		bootErr error
 		limited bool
 		wait    time.Duration
@@ -207,17 +207,17 @@ func TestRestartHistoryAgeByBootClock(t *testing.T) {
 		{"same boot, wall a day forward", saved.Add(24 * time.Hour), minuteOn, nil, true, window - 6*time.Minute},
 		{"same boot, wall a year back", saved.AddDate(-1, 0, 0), minuteOn, nil, true, window - 6*time.Minute},
 		{"same boot, wall right", saved.Add(time.Minute), minuteOn, nil, true, window - 6*time.Minute},
-		{"another boot, wall a day forward", saved.Add(24 * time.Hour), bootMark{ID: "boot-b", SinceBoot: time.Minute}, nil, false, 0},
-		{"another boot, wall a minute on", saved.Add(time.Minute), bootMark{ID: "boot-b", SinceBoot: time.Minute}, nil, true, window - 6*time.Minute},
-		{"no boot clock now, wall a day forward", saved.Add(24 * time.Hour), bootMark{}, noClock, false, 0},
-		{"boot clock behind the save's: taken as another boot", saved.Add(24 * time.Hour), bootMark{ID: "boot-a", SinceBoot: time.Hour}, nil, false, 0},
+		{"another boot, wall a day forward", saved.Add(24 * time.Hour), restart.BootMark{ID: "boot-b", SinceBoot: time.Minute}, nil, false, 0},
+		{"another boot, wall a minute on", saved.Add(time.Minute), restart.BootMark{ID: "boot-b", SinceBoot: time.Minute}, nil, true, window - 6*time.Minute},
+		{"no boot clock now, wall a day forward", saved.Add(24 * time.Hour), restart.BootMark{}, noClock, false, 0},
+		{"boot clock behind the save's: taken as another boot", saved.Add(24 * time.Hour), restart.BootMark{ID: "boot-a", SinceBoot: time.Hour}, nil, false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			first := newTestHealing(dir)
-			first.bootClock = func() (bootMark, error) { return atSave, nil }
+			first.bootClock = func() (restart.BootMark, error) { return atSave, nil }
 			for i := range 5 { // the burst, a minute apart, the last 1 min before the save
 				first.limiter.Record(saved.Add(time.Duration(i-5) * time.Minute))
 			}
@@ -225,7 +225,7 @@ func TestRestartHistoryAgeByBootClock(t *testing.T) {
 				t.Fatal(err)
 			}
 			second := newTestHealing(dir)
-			second.bootClock = func() (bootMark, error) { return tc.boot, tc.bootErr }
+			second.bootClock = func() (restart.BootMark, error) { return tc.boot, tc.bootErr }
 			if w := second.restoreLimits(tc.wall); w != nil {
 				t.Fatalf("warnings: %v", w)
 			}

@@ -4,27 +4,28 @@ import (
 	"sync"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/stream"
 )
 
 // modeFace is a whole new face in one file, as a new product one would
 // be: a name, and a take that notes the server_mode events the journal
-// holds. Its registration is one line in a test's Options.subscribers,
-// as a product face's is in subscribersOf.
+// holds. Its registration is one line in a test's Options.faces, as a
+// product face's is in facesOf.
 type modeFace struct {
 	mu    sync.Mutex
 	modes []health.Event
 }
 
-func (*modeFace) name() string { return "test mode face" }
+func (*modeFace) Name() string { return "test mode face" }
 
-func (f *modeFace) take(p publication) {
-	ev, ok := p.(eventJournaled)
-	if !ok || ev.ev.Kind != health.EvServerMode {
+func (f *modeFace) Take(p stream.Publication) {
+	ev, ok := p.(stream.Journaled)
+	if !ok || ev.Ev.Kind != health.EvServerMode {
 		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.modes = append(f.modes, ev.ev)
+	f.modes = append(f.modes, ev.Ev)
 }
 
 // timeoutSeen is the idle timeout a server_mode event of server told.

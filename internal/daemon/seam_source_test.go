@@ -17,9 +17,9 @@ type announceSource struct {
 	timeout time.Duration
 }
 
-func (s announceSource) name() string { return "test announcer" }
+func (s announceSource) Name() string { return "test announcer" }
 
-func (s announceSource) run(ctx context.Context, emit emitFunc) error {
+func (s announceSource) Run(ctx context.Context, emit emitFunc) error {
 	o := health.IdleTimeoutAnnounced{LogLine: health.LogLine{Server: s.server, Detail: "announced by the test source"}, Timeout: s.timeout}
 	emit(signalIn{sig: health.SignalOf(o)})
 	<-ctx.Done()

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
+	"github.com/mcpwatchdog/watchdog/internal/stream"
 )
 
 // flakySource is a source a test registers: its first run fails, its
@@ -29,9 +30,9 @@ type flakySource struct {
 	detail string
 }
 
-func (s *flakySource) name() string { return "test source" }
+func (s *flakySource) Name() string { return "test source" }
 
-func (s *flakySource) run(ctx context.Context, emit emitFunc) error {
+func (s *flakySource) Run(ctx context.Context, emit emitFunc) error {
 	switch s.runs.Add(1) {
 	case 1:
 		return errors.New("first run fails")
@@ -71,20 +72,20 @@ type slowFace struct {
 	told    []string
 }
 
-func (f *slowFace) name() string { return "test face" }
+func (f *slowFace) Name() string { return "test face" }
 
-func (f *slowFace) take(p publication) {
+func (f *slowFace) Take(p stream.Publication) {
 	f.once.Do(func() { <-f.release })
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	ev := p.event()
+	ev := p.Event()
 	if ev.Kind != health.EvWarning {
 		return
 	}
 	switch p.(type) {
-	case eventSaid:
+	case stream.Said:
 		f.said = append(f.said, ev.Detail)
-	case eventJournaled:
+	case stream.Journaled:
 		f.told = append(f.told, ev.Detail)
 	}
 }
@@ -103,7 +104,7 @@ func TestANewFaceIsOneRegistration(t *testing.T) {
 	src := &flakySource{detail: "for the test-only face"}
 	src.runs.Store(2) // no failures this time: it emits at once
 	face := &slowFace{release: make(chan struct{})}
-	o := Options{Home: t.TempDir(), sources: []source{src}, subscribers: []subscriber{face}}
+	o := Options{Home: t.TempDir(), sources: []source{src}, faces: []stream.Face{face}}
 	serveUntilCleanup(t, testConfig(t, dir), dir, o)
 	waitUntil(t, 20*time.Second, "the warning journaled while the face is stuck", func() bool {
 		return journaled(t, dir, health.EvWarning, src.detail)
@@ -128,8 +129,8 @@ func TestANewSourceAndFaceAreOneFileEach(t *testing.T) {
 	const announced = 42 * time.Minute
 	face := &modeFace{}
 	o := Options{Home: t.TempDir(),
-		sources:     []source{announceSource{server: "mem", timeout: announced}},
-		subscribers: []subscriber{face}}
+		sources: []source{announceSource{server: "mem", timeout: announced}},
+		faces:   []stream.Face{face}}
 	serveUntilCleanup(t, testConfig(t, dir), dir, o)
 	waitUntil(t, 20*time.Second, "the model to hold the announced timeout", func() bool {
 		return modelTimeout(t, dir, "mem") == int64(announced.Seconds())
@@ -146,7 +147,7 @@ func modelTimeout(t *testing.T, dir, server string) int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	raw, err := control.Dial(SocketPath(dir)).Status(ctx)
+	raw, err := control.Dial(control.SocketPath(dir)).Status(ctx)
 	if err != nil {
 		return -1
 	}
@@ -190,26 +191,6 @@ func journaled(t *testing.T, dir string, kind health.EventKind, detail string) b
 	}
 	return false
 }
-
-// A source whose failure a restart cannot mend is not started again.
-func TestSuperviseStopsOnNoRestart(t *testing.T) {
-	var runs atomic.Int32
-	src := funcSource(func(context.Context, emitFunc) error {
-		runs.Add(1)
-		return errNoRestart
-	})
-	var o Options
-	o.fill()
-	supervise(t.Context(), o.Logger, src, func(item) bool { return true })
-	if n := runs.Load(); n != 1 {
-		t.Fatalf("ran %d times, want 1", n)
-	}
-}
-
-type funcSource func(context.Context, emitFunc) error
-
-func (funcSource) name() string                                   { return "func" }
-func (f funcSource) run(ctx context.Context, emit emitFunc) error { return f(ctx, emit) }
 
 // testConfig is a config of one host watched by its log alone and one
 // server nothing answers for, on loopback.

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -23,16 +22,12 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/notify"
+	"github.com/mcpwatchdog/watchdog/internal/proxyproc"
 	"github.com/mcpwatchdog/watchdog/internal/sockact"
+	"github.com/mcpwatchdog/watchdog/internal/stream"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
-
-// SocketName is the control socket's name inside the state directory.
-const SocketName = "watchdog.sock"
-
-// SocketPath is where the daemon of stateDir answers `status` and `heal`.
-func SocketPath(stateDir string) string { return filepath.Join(stateDir, SocketName) }
 
 // storesReadWait bounds how long the control socket waits for the stores'
 // first read.
@@ -77,23 +72,23 @@ type Options struct {
 	// rest. Serve closes them when it returns. Zero: none were passed.
 	Sockets sockact.Set
 	// ProxyProcess says who serves the proxies. Zero: the daemon itself.
-	// ProxyProcessSupervised: a proxy process (ServeProxies) that a
-	// supervisor runs; the daemon follows it over ProxySocketPath, and a
-	// host's call in flight when the daemon dies goes on.
-	// ProxyProcessSpawn: the same, and the daemon starts one itself
+	// proxyproc.Supervised: a proxy process (proxyproc.Run) that a
+	// supervisor runs; the daemon follows it over proxyproc.SocketPath, and
+	// a host's call in flight when the daemon dies goes on.
+	// proxyproc.Spawn: the same, and the daemon starts one itself
 	// (StartProxy), detached, whenever none answers.
 	ProxyProcess string
 	// StartProxy makes the command that runs a proxy process for this
-	// daemon's config and state directory (ProxyProcessSpawn). Zero: this
+	// daemon's config and state directory (proxyproc.Spawn). Zero: this
 	// binary's `watchdog proxy --state-dir DIR [--config FILE]`.
 	StartProxy func() *exec.Cmd
 
 	// sources are run beside the daemon's own (sourcesOf): a test's
 	// producer, registered as a new source would be.
 	sources []source
-	// subscribers follow the stream beside the daemon's own
-	// (subscribersOf): a test's face, registered as a new face would be.
-	subscribers []subscriber
+	// faces follow the stream beside the daemon's own (facesOf): a
+	// test's face, registered as a new face would be.
+	faces []stream.Face
 }
 
 func (o *Options) fill() {
@@ -134,8 +129,8 @@ func ServeWithTray(ctx context.Context, cfg config.Config, stateDir string, opts
 // file (Options.ConfigFile) ends a run, and the next starts with it.
 func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options) error {
 	opts.fill()
-	socks := newSockets(opts.Sockets)
-	defer socks.close()
+	socks := proxyproc.NewSockets(opts.Sockets)
+	defer socks.Close()
 	for {
 		next, err := serveRun(ctx, cfg, stateDir, opts, socks)
 		if err != nil || next == nil || ctx.Err() != nil {
@@ -148,11 +143,11 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 
 // serveRun is one run of the daemon with one config, serving on socks.
 // It returns the config to run next when a changed config file ended it.
-func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Options, socks *sockets) (*config.Config, error) {
+func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Options, socks *proxyproc.Sockets) (*config.Config, error) {
 	if err := fsutil.PrivateDir(stateDir); err != nil {
 		return nil, err
 	}
-	secret, err := proxySecret(cfg, stateDir)
+	secret, err := proxyproc.LoadSecret(cfg, stateDir)
 	if err != nil {
 		return nil, err
 	}
@@ -198,12 +193,8 @@ func serveRun(ctx context.Context, cfg config.Config, stateDir string, opts Opti
 // they are ready, and winds everything down in order when ctx ends (or
 // serve cancels it, its socket having failed).
 func (d *daemon) serve(ctx context.Context, cancel context.CancelFunc, wg *sync.WaitGroup, recs []journal.Record, resume []follow.Position, warnings []health.Event) error {
-	d.startNotifier(ctx, wg, recs)
-	for _, sub := range d.opts.subscribers {
-		d.events.add(sub)
-	}
-	d.events.start()
-	defer d.events.close() // after stop: the faces take the last events
+	d.startFaces(ctx, wg, recs)
+	defer d.events.Close() // after stop: the faces take the last events
 	d.emit([]health.Event{d.startedEvent()})
 	d.emit(warnings)
 	d.firstBeacons(ctx)
@@ -246,17 +237,17 @@ func (d *daemon) waitReady(ctx context.Context) {
 // daemon's failure.
 func (d *daemon) serveControl(ctx context.Context, wg *sync.WaitGroup) error {
 	serveErr := make(chan error, 1)
-	ln, from, err := d.listen.socks.control(SocketPath(d.stateDir))
+	ln, from, err := d.listen.socks.Control(control.SocketPath(d.stateDir))
 	if err != nil {
 		return fmt.Errorf("control socket: %w", err)
 	}
 	goRun(wg, func() {
 		if ln != nil {
-			d.log.Info("control socket passed by the supervisor", "from", from, "path", SocketPath(d.stateDir))
+			d.log.Info("control socket passed by the supervisor", "from", from, "path", control.SocketPath(d.stateDir))
 			serveErr <- control.ServeListener(ctx, ln, controlHandler{d}, d.log)
 			return
 		}
-		serveErr <- control.Serve(ctx, SocketPath(d.stateDir), controlHandler{d}, d.log)
+		serveErr <- control.Serve(ctx, control.SocketPath(d.stateDir), controlHandler{d}, d.log)
 	})
 	select {
 	case <-ctx.Done():
@@ -337,4 +328,18 @@ func joinAnd(names []string) string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// RunMode says what a `watchdog run` process runs as: the proxy process
+// alone, or the daemon headless or with a tray, and why.
+func RunMode(asProxy, headless, useTray bool) string {
+	switch {
+	case asProxy:
+		return "serving the proxies alone (watchdog proxy)"
+	case headless:
+		return "running headless (--headless)"
+	case useTray:
+		return "running with a tray (desktop session bus found)"
+	}
+	return "running headless (no desktop session bus)"
 }

@@ -83,7 +83,7 @@ func status(t *testing.T, stateDir string) map[string]any {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	raw, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
+	raw, err := control.Dial(control.SocketPath(stateDir)).Status(ctx)
 	if err != nil {
 		t.Fatalf("status: %v", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
+	"github.com/mcpwatchdog/watchdog/monitor/proc"
 	"github.com/mcpwatchdog/watchdog/monitor/store"
 )
 
@@ -63,7 +64,7 @@ func (d *daemon) sourcesOf(f *follow.Follower, stores map[string]*store.Watcher)
 	}
 	var firsts []chan struct{}
 	for _, s := range d.cfg.Servers {
-		src := &storeSource{server: s.Name, w: stores[s.Name], sp: newServerProcess(s.URL, d.now), first: make(chan struct{})}
+		src := &storeSource{server: s.Name, w: stores[s.Name], sp: proc.NewServer(s.URL, d.now), first: make(chan struct{})}
 		if src.w.Path() != "" {
 			firsts = append(firsts, src.first)
 		}
@@ -76,7 +77,7 @@ func (d *daemon) sourcesOf(f *follow.Follower, stores map[string]*store.Watcher)
 	srcs = append(srcs, d.configSource()...)
 	srcs = append(srcs, &hostsSource{o: d.findOptions()}, d.adoptedSource())
 	srcs = append(srcs, d.reports, d.commandSource())
-	srcs = append(srcs, d.stdioSourceOf())
+	srcs = append(srcs, d.stdioSource())
 	if d.opts.Tray != nil {
 		srcs = append(srcs, &refreshSource{every: faceEvery})
 	}

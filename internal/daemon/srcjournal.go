@@ -27,9 +27,9 @@ type retryWake struct {
 // journalRetryIn: held events are due another try.
 type journalRetryIn struct{ seq uint64 }
 
-func (*retrySource) name() string { return "journal retry" }
+func (*retrySource) Name() string { return "journal retry" }
 
-func (s *retrySource) run(ctx context.Context, emit emitFunc) error {
+func (s *retrySource) Run(ctx context.Context, emit emitFunc) error {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	defer t.Stop()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcpwatchdog/watchdog/internal/supervise"
 	"github.com/mcpwatchdog/watchdog/monitor/follow"
 )
 
@@ -17,15 +18,15 @@ type logSource struct {
 	lines *lineReader
 }
 
-func (s *logSource) name() string { return "logs" }
+func (s *logSource) Name() string { return "logs" }
 
-func (s *logSource) run(ctx context.Context, emit emitFunc) error {
+func (s *logSource) Run(ctx context.Context, emit emitFunc) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { s.lines.run(emit, s.f.Lines()) })
 	err := s.f.Run(ctx) // closes Lines when it ends
 	wg.Wait()
 	if err != nil && ctx.Err() == nil {
-		return fmt.Errorf("%w: %w", errNoRestart, err)
+		return fmt.Errorf("%w: %w", supervise.ErrNoRestart, err)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/supervise"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
@@ -27,9 +28,9 @@ func (d *daemon) procSource(h *hostWatch) *procSource {
 	return &procSource{h: h, o: o, first: make(chan struct{})}
 }
 
-func (s *procSource) name() string { return "process " + s.h.cfg.Name }
+func (s *procSource) Name() string { return "process " + s.h.cfg.Name }
 
-func (s *procSource) run(ctx context.Context, emit emitFunc) error {
+func (s *procSource) Run(ctx context.Context, emit emitFunc) error {
 	defer closeIfOpen(s.first)
 	updates := make(chan proc.Update, 4)
 	errc := make(chan error, 1)
@@ -47,7 +48,7 @@ func (s *procSource) run(ctx context.Context, emit emitFunc) error {
 	}
 	err := <-errc
 	if errors.Is(err, proc.ErrNoTarget) {
-		return fmt.Errorf("%w: %w", errNoRestart, err) // the config's, which a restart does not change
+		return fmt.Errorf("%w: %w", supervise.ErrNoRestart, err) // the config's, which a restart does not change
 	}
 	return err
 }

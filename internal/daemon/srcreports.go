@@ -26,9 +26,9 @@ func (s *reportSource) reporter(ctx context.Context) reportFunc {
 	return func(it item) bool { return sendTo(ctx, s.queue, it) }
 }
 
-func (*reportSource) name() string { return "actions' reports" }
+func (*reportSource) Name() string { return "actions' reports" }
 
-func (s *reportSource) run(ctx context.Context, emit emitFunc) error {
+func (s *reportSource) Run(ctx context.Context, emit emitFunc) error {
 	for {
 		select {
 		case <-ctx.Done():

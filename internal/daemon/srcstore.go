@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/monitor/proc"
 	"github.com/mcpwatchdog/watchdog/monitor/store"
 )
 
@@ -12,13 +13,13 @@ import (
 type storeSource struct {
 	server string
 	w      *store.Watcher
-	sp     *serverProcess
+	sp     *proc.Server
 	first  chan struct{} // closed once the initial read is queued
 }
 
-func (s *storeSource) name() string { return "store " + s.server }
+func (s *storeSource) Name() string { return "store " + s.server }
 
-func (s *storeSource) run(ctx context.Context, emit emitFunc) error {
+func (s *storeSource) Run(ctx context.Context, emit emitFunc) error {
 	defer closeIfOpen(s.first)
 	updates := make(chan store.Update, 16)
 	errc := make(chan error, 1)
@@ -29,7 +30,7 @@ func (s *storeSource) run(ctx context.Context, emit emitFunc) error {
 	for u := range updates {
 		o := storeSignal(s.server, u)
 		if snap, ok := o.(health.StoreSnapshot); ok {
-			snap.ServerStarted, snap.ServerGone = s.sp.started(ctx)
+			snap.ServerStarted, snap.ServerGone = s.sp.Started(ctx)
 			o = snap
 		}
 		emit(signalIn{sig: health.SignalOf(o)})

@@ -2,10 +2,12 @@ package daemon
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/wallclock"
+	"github.com/mcpwatchdog/watchdog/monitor/dirwatch"
 )
 
 // timeSource is time as a source: it tells the loop when time alone makes
@@ -40,12 +42,12 @@ type wokeIn struct {
 	gap time.Duration
 }
 
-func (s *timeSource) name() string { return "time" }
+func (s *timeSource) Name() string { return "time" }
 
 // run starts with a tick at once, as the loop's first pass always looked
 // at time, then waits for the deadline the loop asks for, or a debug
 // build's clock skew moving.
-func (s *timeSource) run(ctx context.Context, emit emitFunc) error {
+func (s *timeSource) Run(ctx context.Context, emit emitFunc) error {
 	wake := wallclock.NewWakeDetector(s.clock.Now())
 	t := time.NewTimer(0)
 	defer t.Stop()
@@ -121,4 +123,35 @@ func (t *timing) publish(after time.Duration) {
 // timeSource is the time source, fed by the loop's timing.
 func (d *daemon) timeSource() *timeSource {
 	return &timeSource{clock: d.timing.clock, next: d.timing.next}
+}
+
+// latest is a one-deep mailbox from the loop to a source: the newest value
+// replaces one the source has not taken yet, since only the newest counts
+// (the next deadline, when held events are next due). Only the loop puts,
+// so once the stale value is out the put cannot block.
+type latest[T any] chan T
+
+func newLatest[T any]() latest[T] { return make(latest[T], 1) }
+
+func (l latest[T]) put(v T) {
+	select {
+	case <-l:
+	default:
+	}
+	l <- v
+}
+
+// clockSource follows a debug build's clock skew file (the release build
+// has none: its watch returns at once and the source is done).
+type clockSource struct {
+	clock *wallclock.Clock
+	hub   *dirwatch.Hub
+	log   *slog.Logger
+}
+
+func (s *clockSource) Name() string { return "clock" }
+
+func (s *clockSource) Run(ctx context.Context, _ emitFunc) error {
+	s.clock.Watch(ctx, s.hub, s.log)
+	return nil
 }

@@ -16,7 +16,7 @@ func runSource(t *testing.T, src source) <-chan item {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = src.run(ctx, func(it item) bool { return sendTo(ctx, out, it) })
+		_ = src.Run(ctx, func(it item) bool { return sendTo(ctx, out, it) })
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return out

@@ -29,9 +29,9 @@ func (d *daemon) commandSource() *commandSource {
 	return s
 }
 
-func (*commandSource) name() string { return "tray and notification buttons" }
+func (*commandSource) Name() string { return "tray and notification buttons" }
 
-func (s *commandSource) run(ctx context.Context, emit emitFunc) error {
+func (s *commandSource) Run(ctx context.Context, emit emitFunc) error {
 	for {
 		var cmd tray.Command
 		select {
@@ -61,9 +61,9 @@ type refreshSource struct{ every time.Duration }
 // refreshIn asks for a fresh view for the tray.
 type refreshIn struct{}
 
-func (*refreshSource) name() string { return "tray refresh" }
+func (*refreshSource) Name() string { return "tray refresh" }
 
-func (s *refreshSource) run(ctx context.Context, emit emitFunc) error {
+func (s *refreshSource) Run(ctx context.Context, emit emitFunc) error {
 	t := time.NewTicker(s.every)
 	defer t.Stop()
 	for {

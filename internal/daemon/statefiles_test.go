@@ -182,7 +182,7 @@ func TestTornJournalLineIsEnded(t *testing.T) {
 	daemontest.WaitFor(t, 20*time.Second, "the control socket", func() bool {
 		sctx, scancel := context.WithTimeout(context.Background(), time.Second)
 		defer scancel()
-		_, err := control.Dial(daemon.SocketPath(state)).Status(sctx)
+		_, err := control.Dial(control.SocketPath(state)).Status(sctx)
 		return err == nil
 	})
 	cancel()

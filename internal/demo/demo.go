@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer"
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/health"
@@ -216,7 +217,7 @@ func (s *stage) startDaemon(ctx context.Context, keepWarm bool) error {
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("demo: config: %w", err)
 	}
-	_ = os.Remove(daemon.SocketPath(s.state))
+	_ = os.Remove(control.SocketPath(s.state))
 	from := s.tail.Len()
 	dctx, cancel := context.WithCancel(ctx)
 	errc := make(chan error, 1)
@@ -232,7 +233,7 @@ func (s *stage) startDaemon(ctx context.Context, keepWarm bool) error {
 	for {
 		// The daemon opens its control socket once its logs are positioned,
 		// so its presence says the watchdog is watching.
-		if _, err := os.Stat(daemon.SocketPath(s.state)); err == nil {
+		if _, err := os.Stat(control.SocketPath(s.state)); err == nil {
 			_, err := s.tail.Wait(wctx, from, "the watchdog's started event", func(r Record) bool { return r.Kind == health.EvStarted })
 			return err
 		}

@@ -77,16 +77,37 @@ func TestTestCode(t *testing.T) {
 	}
 }
 
-// TestCommandLines keeps the command layer thin: cmd/watchdog's non-test
-// .go files together stay within deptest.MaxCommandLines.
-func TestCommandLines(t *testing.T) {
+// TestPackageSizes keeps the command layer thin and the daemon the loop:
+// cmd/watchdog's non-test .go files together stay within
+// deptest.MaxCommandLines, internal/daemon's within MaxDaemonFiles and
+// MaxDaemonLines.
+func TestPackageSizes(t *testing.T) {
 	t.Parallel()
-	dir := filepath.Join(repoRoot(t), "cmd", "watchdog")
+	for _, tc := range []struct {
+		dir             string
+		maxFiles, lines int
+		fix             string
+	}{
+		{"cmd/watchdog", 0, deptest.MaxCommandLines, "move what is not flags and wiring (rendering, shaping, deciding) into the package whose job it is"},
+		{"internal/daemon", deptest.MaxDaemonFiles, deptest.MaxDaemonLines, "move a concern that is not the loop's wiring into a package of its own"},
+	} {
+		files, lines := nonTestSize(t, filepath.Join(repoRoot(t), filepath.FromSlash(tc.dir)))
+		if lines > tc.lines {
+			t.Errorf("%s has %d non-test lines, over the %d it may have: %s", tc.dir, lines, tc.lines, tc.fix)
+		}
+		if tc.maxFiles > 0 && files > tc.maxFiles {
+			t.Errorf("%s has %d non-test files, over the %d it may have: %s", tc.dir, files, tc.maxFiles, tc.fix)
+		}
+	}
+}
+
+// nonTestSize counts the non-test .go files of dir and their lines.
+func nonTestSize(t *testing.T, dir string) (files, lines int) {
+	t.Helper()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	total, files := 0, 0
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
@@ -96,15 +117,11 @@ func TestCommandLines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		total += bytes.Count(src, []byte("\n"))
+		lines += bytes.Count(src, []byte("\n"))
 		files++
 	}
 	if files == 0 {
-		t.Fatal("no .go file in cmd/watchdog")
+		t.Fatalf("no .go file in %s", dir)
 	}
-	if total > deptest.MaxCommandLines {
-		t.Errorf("cmd/watchdog has %d non-test lines, over the %d the command layer may have: "+
-			"move what is not flags and wiring (rendering, shaping, deciding) into the package whose job it is",
-			total, deptest.MaxCommandLines)
-	}
+	return files, lines
 }

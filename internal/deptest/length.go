@@ -22,6 +22,12 @@ const (
 	// grows there (rendering, shaping, deciding) belongs to a package
 	// whose job it is, where it is tested on its own.
 	MaxCommandLines = 1300
+	// MaxDaemonFiles and MaxDaemonLines bound internal/daemon's non-test
+	// files: it is the loop that wires sources, models and faces, not the
+	// warehouse; a concern that grows there (the proxy process, a wire, a
+	// file format) moves to a package of its own.
+	MaxDaemonFiles = 34
+	MaxDaemonLines = 4999
 	// MaxReadmeLines bounds README.md, the newcomer's page: what the
 	// watchdog is and why, the demo, install, the test command, the first
 	// commands and links to docs/, where everything longer lives.

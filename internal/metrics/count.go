@@ -1,6 +1,9 @@
 package metrics
 
-import "github.com/mcpwatchdog/watchdog/internal/health"
+import (
+	"github.com/mcpwatchdog/watchdog/internal/health"
+	"github.com/mcpwatchdog/watchdog/internal/stream"
+)
 
 // Count counts one journal event. Kinds without a metric (heal_started,
 // session_new, ...) are ignored; TestEveryKindCountedOrListed keeps that
@@ -48,4 +51,14 @@ func (m *Metrics) healed(server string, r health.Recovery) {
 // on its way to a server without sessions: a refusal avoided.
 func (m *Metrics) LegacyHeaderDropped(server string) {
 	m.legacyDropped.WithLabelValues(m.servers.value(server)).Inc()
+}
+
+// Name names the metrics as a face of the daemon's stream.
+func (m *Metrics) Name() string { return "metrics" }
+
+// Take counts every event said (stream.Said), journaled or not.
+func (m *Metrics) Take(p stream.Publication) {
+	if said, ok := p.(stream.Said); ok {
+		m.Count(said.Ev)
+	}
 }

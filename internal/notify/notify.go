@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/sessionbus"
+	"github.com/mcpwatchdog/watchdog/internal/stream"
 	"github.com/mcpwatchdog/watchdog/internal/textsafe"
 )
 
@@ -341,4 +342,15 @@ func shown(m Message) (title, body string) {
 		lines[i] = textsafe.Escape(l)
 	}
 	return textsafe.Escape(m.Title), strings.Join(lines, "\n")
+}
+
+// Name names the notifier as a face of the daemon's stream.
+func (n *Notifier) Name() string { return "notifications" }
+
+// Take considers every journaled event (stream.Journaled): a bubble only
+// for what the journal holds.
+func (n *Notifier) Take(p stream.Publication) {
+	if j, ok := p.(stream.Journaled); ok {
+		n.Consider(j.Ev)
+	}
 }

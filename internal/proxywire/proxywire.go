@@ -51,13 +51,14 @@ type Sighting struct {
 	Client      string        `json:"client,omitempty"`
 	Took        time.Duration `json:"took,omitempty"`
 	UID         int           `json:"uid,omitempty"`
+	Known       time.Time     `json:"known,omitzero"` // when the server said what a host was attached from
 	Detail      string        `json:"detail,omitempty"`
 }
 
 // FromSighting is ev on the wire.
 func FromSighting(ev proxy.Sighting) Sighting {
 	return Sighting{Kind: ev.Kind.String(), Server: ev.Server, Time: ev.Time, HostSession: ev.HostSession, Upstream: ev.Upstream,
-		OldUpstream: ev.OldUpstream, Client: ev.Client, Took: ev.Took, UID: ev.UID, Detail: ev.Detail}
+		OldUpstream: ev.OldUpstream, Client: ev.Client, Took: ev.Took, UID: ev.UID, Known: ev.Known, Detail: ev.Detail}
 }
 
 // Proxy is s as the proxy package has it; false for a kind this build
@@ -65,7 +66,7 @@ func FromSighting(ev proxy.Sighting) Sighting {
 func (s Sighting) Proxy() (proxy.Sighting, bool) {
 	k, ok := proxy.ParseSightingKind(s.Kind)
 	return proxy.Sighting{Kind: k, Server: s.Server, Time: s.Time, HostSession: s.HostSession, Upstream: s.Upstream,
-		OldUpstream: s.OldUpstream, Client: s.Client, Took: s.Took, UID: s.UID, Detail: s.Detail}, ok
+		OldUpstream: s.OldUpstream, Client: s.Client, Took: s.Took, UID: s.UID, Known: s.Known, Detail: s.Detail}, ok
 }
 
 // Warning is one sentence for the journal, about a server or ("") none.

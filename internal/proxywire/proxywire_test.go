@@ -20,7 +20,7 @@ func TestEverySightingRoundTrips(t *testing.T) {
 	var sent []proxy.Sighting
 	for k := proxy.EvSession; k.String() != "unknown"; k++ {
 		ev := proxy.Sighting{Kind: k, Server: "mem", Time: time.Unix(1700000000, 5).UTC(), HostSession: "host-" + k.String(),
-			Upstream: "up", OldUpstream: "old", Client: "dsh-mcp-client", Took: 1500 * time.Millisecond, UID: 1001, Detail: "a sentence"}
+			Upstream: "up", OldUpstream: "old", Client: "dsh-mcp-client", Took: 1500 * time.Millisecond, UID: 1001, Known: time.Unix(1699990000, 7).UTC(), Detail: "a sentence"}
 		line, err := proxywire.Encode(proxywire.Message{Sighting: ptr(proxywire.FromSighting(ev))})
 		if err != nil {
 			t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/control"
-	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/testbed/tailbuf"
 )
 
@@ -47,7 +46,7 @@ func WaitReady(t *testing.T, stateDir string, before int) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
-		_, err := control.Dial(daemon.SocketPath(stateDir)).Status(ctx)
+		_, err := control.Dial(control.SocketPath(stateDir)).Status(ctx)
 		return err == nil
 	})
 }

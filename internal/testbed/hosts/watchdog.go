@@ -96,7 +96,7 @@ func (w *Watchdog) status() (health.Status, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var st health.Status
-	raw, err := control.Dial(daemon.SocketPath(w.State)).Status(ctx)
+	raw, err := control.Dial(control.SocketPath(w.State)).Status(ctx)
 	if err == nil {
 		err = json.Unmarshal(raw, &st)
 	}

@@ -1,4 +1,4 @@
-package daemon
+package proxyproc
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
 	"github.com/mcpwatchdog/watchdog/internal/config"
+	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
@@ -30,21 +31,21 @@ const (
 // has a warning naming the port and its holder (again when another
 // program is found holding it).
 type portSource struct {
-	ps *proxyServing
+	ps *Serving
 	wg *sync.WaitGroup // the run's: the proxy it starts is owned there
 	s  config.Server
 	p  *proxy.Proxy
 }
 
-func (w *portSource) name() string { return "proxy port " + w.s.ProxyListen }
+func (w *portSource) Name() string { return "proxy port " + w.s.ProxyListen }
 
-func (w *portSource) run(ctx context.Context, _ emitFunc) error {
+func (w *portSource) Run(ctx context.Context, _ func(none) bool) error {
 	w.ps.awaitPort(ctx, w.wg, w.s, w.p)
 	return nil
 }
 
 // awaitPort serves p as soon as s's port is free.
-func (ps *proxyServing) awaitPort(ctx context.Context, wg *sync.WaitGroup, s config.Server, p *proxy.Proxy) {
+func (ps *Serving) awaitPort(ctx context.Context, wg *sync.WaitGroup, s config.Server, p *proxy.Proxy) {
 	delay := portRetryFirst
 	var told string // the holder the last warning named
 	var looked time.Time
@@ -57,9 +58,9 @@ func (ps *proxyServing) awaitPort(ctx context.Context, wg *sync.WaitGroup, s con
 			return
 		case <-timer.C:
 		}
-		ln, from, err := ps.socks.proxy(s.ProxyListen)
+		ln, from, err := ps.Sockets.Proxy(s.ProxyListen)
 		if err == nil {
-			ps.log.Info("the proxy's port is free: serving it", "server", s.Name, "listen", s.ProxyListen)
+			ps.Log.Info("the proxy's port is free: serving it", "server", s.Name, "listen", s.ProxyListen)
 			ps.serve(ctx, wg, s, p, ln, from)
 			return
 		}
@@ -70,11 +71,11 @@ func (ps *proxyServing) awaitPort(ctx context.Context, wg *sync.WaitGroup, s con
 		if looked.IsZero() || time.Since(looked) >= holderEvery {
 			holder, looked = ps.portHolder(ctx, s.ProxyListen), time.Now()
 		}
-		ps.proxies.failed(s.Name, fmt.Sprintf("port %s is held by %s (address already in use); served as soon as it is free", s.ProxyListen, holder))
+		ps.Proxies.failed(s.Name, fmt.Sprintf("port %s is held by %s (address already in use); served as soon as it is free", s.ProxyListen, holder))
 		if holder != told {
 			told = holder
-			ps.log.Warn("the proxy's port is held by another program; trying again", "server", s.Name, "listen", s.ProxyListen, "holder", holder)
-			ps.out.warning(ctx, s.Name, fmt.Sprintf(
+			ps.Log.Warn("the proxy's port is held by another program; trying again", "server", s.Name, "listen", s.ProxyListen, "holder", holder)
+			ps.Out.Warning(ctx, s.Name, fmt.Sprintf(
 				"the proxy for %s is not served: port %s is held by %s; hosts pointed at it fail until it is free, and it is served as soon as it is",
 				s.Name, s.ProxyListen, holder))
 		}
@@ -84,13 +85,13 @@ func (ps *proxyServing) awaitPort(ctx context.Context, wg *sync.WaitGroup, s con
 }
 
 // portHolder names the process listening on addr for a person.
-func (ps *proxyServing) portHolder(ctx context.Context, addr string) string {
+func (ps *Serving) portHolder(ctx context.Context, addr string) string {
 	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	h, ok, err := proc.HolderOf(lctx, addr)
 	switch {
 	case err != nil:
-		ps.log.Debug("cannot tell who holds a port", "listen", addr, "err", err)
+		ps.Log.Debug("cannot tell who holds a port", "listen", addr, "err", err)
 		return "another program (which one could not be found: " + err.Error() + ")"
 	case !ok:
 		return "another program (not found among this user's: another user's, or one that let go of it since)"
@@ -102,11 +103,11 @@ func (ps *proxyServing) portHolder(ctx context.Context, addr string) string {
 // proxy_listen (listens) and not the control socket uses: the socket unit
 // or LaunchAgent was written for another config, and hosts calling there
 // wait for an answer that never comes.
-func (ps *proxyServing) warnUnusedSockets(ctx context.Context, listens map[string]bool) {
-	for _, so := range ps.socks.unused(listens, SocketPath(ps.stateDir)) {
-		ps.out.warning(ctx, "", fmt.Sprintf(
+func (ps *Serving) warnUnusedSockets(ctx context.Context, listens map[string]bool) {
+	for _, so := range ps.Sockets.Unused(listens, control.SocketPath(ps.StateDir)) {
+		ps.Out.Warning(ctx, "", fmt.Sprintf(
 			"%s passed a socket for %s that no proxy_listen of %s names: nothing serves it; `watchdog autostart enable` writes the socket list again",
-			so.From, so.Addr(), configName(ps.cfg)))
+			so.From, so.Addr(), configName(ps.Config)))
 	}
 }
 

@@ -1,4 +1,4 @@
-package daemon
+package proc
 
 import (
 	"context"
@@ -6,19 +6,16 @@ import (
 	"net/url"
 	"strconv"
 	"time"
-
-	"github.com/mcpwatchdog/watchdog/monitor/proc"
 )
 
-// serverProcess follows the process serving a server's port on this
-// machine, so a store snapshot can say whether the server restarted since
+// Server follows the process serving a server's port on this machine, so a store snapshot can say whether the server restarted since
 // the last one (what vanished then was ended by the restart, not by idle).
 // It is owned by its store's goroutine.
-type serverProcess struct {
+type Server struct {
 	port int              // 0: not on this machine, or no port: never looked up
-	now  func() time.Time // the daemon's clock
-	last proc.Host
-	// lastStarted is last's start in the daemon's clock, read once: the
+	now  func() time.Time // the caller's clock
+	last Host
+	// lastStarted is last's start in the caller's clock, read once: the
 	// system gives process starts in its own clock, which a debug skew
 	// leaves behind, and a re-read across a skew change would look like
 	// another process.
@@ -28,21 +25,24 @@ type serverProcess struct {
 	goneAt time.Time
 }
 
-func newServerProcess(rawURL string, now func() time.Time) *serverProcess {
-	return &serverProcess{port: loopbackPort(rawURL), now: now}
+// NewServer follows the process serving rawURL's port when the URL is on
+// this machine (loopback); now is the caller's clock, which may run apart
+// from the system's.
+func NewServer(rawURL string, now func() time.Time) *Server {
+	return &Server{port: loopbackPort(rawURL), now: now}
 }
 
-// started is when the process now serving the port started; zero when
+// Started is when the process now serving the port started; zero when
 // unknown. While the last one found still runs it costs one pid check.
 // When it is gone and none serves the port yet (killed, not yet back),
 // it is the moment that was seen, and gone is true: the sessions the store
 // drops meanwhile went with the server, whatever their idle time.
-func (p *serverProcess) started(ctx context.Context) (started time.Time, gone bool) {
+func (p *Server) Started(ctx context.Context) (started time.Time, gone bool) {
 	if p.port == 0 {
 		return time.Time{}, false
 	}
 	if p.last.PID != 0 {
-		ok, err := proc.Alive(ctx, p.last)
+		ok, err := Alive(ctx, p.last)
 		if err == nil && ok {
 			return p.lastStarted, false
 		}
@@ -50,15 +50,15 @@ func (p *serverProcess) started(ctx context.Context) (started time.Time, gone bo
 			p.goneAt = p.now()
 		}
 	}
-	h, found, err := proc.Find(ctx, proc.Target{Port: p.port})
+	h, found, err := Find(ctx, Target{Port: p.port})
 	if err != nil || !found {
-		p.last = proc.Host{}
+		p.last = Host{}
 		return p.goneAt, !p.goneAt.IsZero()
 	}
 	p.last, p.goneAt = h, time.Time{}
 	// Began, not Started: it is ordered against the sessions' activity,
-	// and Started can be a second early (see proc.Began).
-	p.lastStarted = proc.Began(h).Add(time.Until(p.now()))
+	// and Started can be a second early (see Began).
+	p.lastStarted = Began(h).Add(time.Until(p.now()))
 	return p.lastStarted, false
 }
 

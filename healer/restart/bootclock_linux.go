@@ -1,4 +1,4 @@
-package daemon
+package restart
 
 import (
 	"fmt"
@@ -12,17 +12,17 @@ import (
 // bootIDFile names this boot; it changes at every boot.
 const bootIDFile = "/proc/sys/kernel/random/boot_id"
 
-// readBootClock is this boot's id and the time since it on CLOCK_BOOTTIME,
+// ReadBootClock is this boot's id and the time since it on CLOCK_BOOTTIME,
 // which runs on through a suspend and which no setting of the wall clock
 // moves.
-func readBootClock() (bootMark, error) {
+func ReadBootClock() (BootMark, error) {
 	id, err := os.ReadFile(bootIDFile)
 	if err != nil {
-		return bootMark{}, fmt.Errorf("boot id: %w", err)
+		return BootMark{}, fmt.Errorf("boot id: %w", err)
 	}
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
-		return bootMark{}, fmt.Errorf("boot clock: %w", err)
+		return BootMark{}, fmt.Errorf("boot clock: %w", err)
 	}
-	return bootMark{ID: strings.TrimSpace(string(id)), SinceBoot: time.Duration(ts.Nano())}, nil
+	return BootMark{ID: strings.TrimSpace(string(id)), SinceBoot: time.Duration(ts.Nano())}, nil
 }

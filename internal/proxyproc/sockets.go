@@ -1,4 +1,4 @@
-package daemon
+package proxyproc
 
 import (
 	"fmt"
@@ -10,29 +10,30 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/sockact"
 )
 
-// sockets are the listening sockets of the proxies and the control socket,
+// Sockets are the listening sockets of the proxies and the control socket,
 // kept across the runs of one process (a config reload ends a run): the
 // ones a supervisor passed (systemd, launchd) for the process's life, and
 // the proxies' own ones the daemon opened while their address stays in
 // the config. A run serves a duplicate of each and closes it when it
 // ends; the socket itself stays open, so a host's connection made while
 // the next run starts waits in its queue instead of being refused.
-type sockets struct {
+type Sockets struct {
 	mu     sync.Mutex
 	passed []sockact.Socket
 	own    map[string]net.Listener // by proxy_listen
 }
 
-func newSockets(passed sockact.Set) *sockets {
-	return &sockets{passed: passed.Sockets, own: map[string]net.Listener{}}
+// NewSockets keeps the sockets a supervisor passed (none: the zero Set).
+func NewSockets(passed sockact.Set) *Sockets {
+	return &Sockets{passed: passed.Sockets, own: map[string]net.Listener{}}
 }
 
-// proxy is a listener for a run to serve listen on, and where its socket
+// Proxy is a listener for a run to serve listen on, and where its socket
 // came from (sockact.FromSystemd, FromLaunchd, or "" for the daemon's
 // own): the passed socket of that address when there is one, else the
 // daemon's own, opened now if it is not open yet. An error wrapping
 // syscall.EADDRINUSE means another program holds the port.
-func (s *sockets) proxy(listen string) (net.Listener, string, error) {
+func (s *Sockets) Proxy(listen string) (net.Listener, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, so := range s.passed {
@@ -53,9 +54,9 @@ func (s *sockets) proxy(listen string) (net.Listener, string, error) {
 	return dup, "", err
 }
 
-// control is a duplicate of the passed control socket at path, and where
+// Control is a duplicate of the passed control socket at path, and where
 // it came from; nil when none was passed (the run opens its own).
-func (s *sockets) control(path string) (net.Listener, string, error) {
+func (s *Sockets) Control(path string) (net.Listener, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, so := range s.passed {
@@ -67,9 +68,9 @@ func (s *sockets) control(path string) (net.Listener, string, error) {
 	return nil, "", nil
 }
 
-// keepOnly closes the daemon's own proxy sockets whose address the config
+// KeepOnly closes the daemon's own proxy sockets whose address the config
 // no longer names, so that the port is free for others.
-func (s *sockets) keepOnly(listens map[string]bool) {
+func (s *Sockets) KeepOnly(listens map[string]bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for addr, ln := range s.own {
@@ -80,10 +81,10 @@ func (s *sockets) keepOnly(listens map[string]bool) {
 	}
 }
 
-// unused are the passed sockets that serve none of listens (proxy
+// Unused are the passed sockets that serve none of listens (proxy
 // addresses) nor the control socket at control: a socket unit or
 // LaunchAgent written for another config.
-func (s *sockets) unused(listens map[string]bool, control string) []sockact.Socket {
+func (s *Sockets) Unused(listens map[string]bool, control string) []sockact.Socket {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []sockact.Socket
@@ -99,17 +100,17 @@ func (s *sockets) unused(listens map[string]bool, control string) []sockact.Sock
 	return out
 }
 
-// from says where the sockets came from when any was passed: "systemd" or
+// From says where the sockets came from when any was passed: "systemd" or
 // "launchd"; "" when the daemon opened every one itself.
-func (s *sockets) from() string {
+func (s *Sockets) From() string {
 	if len(s.passed) == 0 {
 		return ""
 	}
 	return s.passed[0].From
 }
 
-// close closes every socket: the process is ending.
-func (s *sockets) close() {
+// Close closes every socket: the process is ending.
+func (s *Sockets) Close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, so := range s.passed {

@@ -1,4 +1,4 @@
-package daemon
+package stdio
 
 import (
 	"context"
@@ -13,16 +13,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/health"
 )
 
 // A live supervisor's socket found between its bind and its listen
 // refuses for a moment: the link waits for it and never removes it. A
 // refusing socket whose process is gone is removed at once.
-func TestStdioDialWaitsForALiveSupervisorsListen(t *testing.T) {
+func TestFollowerDialWaitsForALiveSupervisorsListen(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	l := &stdioLinks{s: &stdioSource{dir: dir, log: slog.New(slog.NewTextHandler(io.Discard, nil))}}
+	l := &stdioLinks{s: &Follower{Dir: dir, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}}
 	path := filepath.Join(dir, strconv.Itoa(os.Getpid())+".sock")
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
@@ -73,9 +72,9 @@ func exitedPIDOf(t *testing.T) int {
 }
 
 // A link that breaks while its supervisor runs on (its socket still there)
-// is made again at once, not at the next rescan: the loop hears the link
-// end and be made again.
-func TestStdioBrokenLinkIsMadeAgainAtOnce(t *testing.T) {
+// is made again at once, not at the next rescan: the follower says the
+// link ended and was made again.
+func TestFollowerRelinksABrokenLinkAtOnce(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ln, err := net.Listen("unix", filepath.Join(dir, strconv.Itoa(os.Getpid())+".sock"))
@@ -93,11 +92,11 @@ func TestStdioBrokenLinkIsMadeAgainAtOnce(t *testing.T) {
 			conns <- c
 		}
 	}()
-	items := make(chan item, 16)
-	src := &stdioSource{dir: dir, log: slog.New(slog.NewTextHandler(io.Discard, nil)), relinkAfter: 0}
+	items := make(chan Report, 16)
+	src := &Follower{Dir: dir, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), RelinkAfter: time.Nanosecond}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- src.run(ctx, func(it item) bool { items <- it; return true }) }()
+	go func() { done <- src.Run(ctx, func(r Report) bool { items <- r; return true }) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -105,12 +104,12 @@ func TestStdioBrokenLinkIsMadeAgainAtOnce(t *testing.T) {
 		}
 	}()
 	first := nextConn(t, conns)
-	wantStdio(t, items, health.StdioLinked)
+	wantStdio(t, items, Linked)
 	_ = first.Close()
-	wantStdio(t, items, health.StdioUnlinked)
+	wantStdio(t, items, Unlinked)
 	second := nextConn(t, conns) // well before the 30 s rescan
 	defer second.Close()
-	wantStdio(t, items, health.StdioLinked)
+	wantStdio(t, items, Linked)
 }
 
 func nextConn(t *testing.T, conns <-chan net.Conn) net.Conn {
@@ -124,13 +123,12 @@ func nextConn(t *testing.T, conns <-chan net.Conn) net.Conn {
 	}
 }
 
-func wantStdio(t *testing.T, items <-chan item, kind health.StdioKind) {
+func wantStdio(t *testing.T, items <-chan Report, kind string) {
 	t.Helper()
 	select {
-	case it := <-items:
-		in, ok := it.(signalIn)
-		if !ok || in.sig.Kind != health.SigStdio || in.sig.Stdio.Kind != kind || in.sig.Stdio.PID != os.Getpid() {
-			t.Fatalf("item %+v, want the supervisor's %s", it, kind)
+	case r := <-items:
+		if r.Kind != kind || r.PID != os.Getpid() {
+			t.Fatalf("report %+v, want the supervisor's %s", r, kind)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatalf("no %s within 5 s", kind)

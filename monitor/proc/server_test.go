@@ -1,38 +1,12 @@
-package daemon
+package proc
 
 import (
-	"bufio"
 	"context"
-	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 )
-
-// startListener starts a process serving a loopback port (the test
-// binary, as main_test.go's listenMain) and returns it with its port.
-func startListener(t *testing.T) (*exec.Cmd, int) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "WATCHDOG_DAEMON_TEST_LISTEN=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	port, perr := strconv.Atoi(strings.TrimSpace(line))
-	if err != nil || perr != nil {
-		t.Fatalf("listener port %q: %v %v", line, err, perr)
-	}
-	return cmd, port
-}
 
 // A server killed and not yet back: the process that served its port is
 // gone, and that is a restart as of now (what vanishes meanwhile was taken
@@ -40,23 +14,23 @@ func startListener(t *testing.T) (*exec.Cmd, int) {
 func TestServerProcessGoneIsARestart(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cmd, port := startListener(t)
-	p := newServerProcess("http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", time.Now)
-	first, gone := p.started(ctx)
+	s := startStandIn(t, testExe(t), "listener")
+	port := s.port
+	p := NewServer("http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", time.Now)
+	first, gone := p.Started(ctx)
 	if first.IsZero() || gone {
 		t.Fatal("the serving process was not found")
 	}
-	if again, _ := p.started(ctx); !again.Equal(first) {
+	if again, _ := p.Started(ctx); !again.Equal(first) {
 		t.Fatalf("the same process read as started %v, then %v", first, again)
 	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	mark, gone := p.started(ctx)
+	s.kill()
+	mark, gone := p.Started(ctx)
 	if !mark.After(first) || !gone {
 		t.Fatalf("after the kill: %v (gone %v), want a restart mark after %v", mark, gone, first)
 	}
 	time.Sleep(10 * time.Millisecond)
-	if again, gone := p.started(ctx); !again.Equal(mark) || !gone {
+	if again, gone := p.Started(ctx); !again.Equal(mark) || !gone {
 		t.Fatalf("nobody serving yet: %v, then %v (gone %v); want the one mark", mark, again, gone)
 	}
 }
@@ -68,17 +42,17 @@ func TestServerProcessGoneIsARestart(t *testing.T) {
 func TestServerStartIsInTheDaemonsClock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, port := startListener(t)
+	port := startStandIn(t, testExe(t), "listener").port
 	var skew atomic.Int64
 	now := func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 	skew.Store(int64(16 * time.Second))
-	p := newServerProcess("http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", now)
-	started, _ := p.started(ctx)
+	p := NewServer("http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", now)
+	started, _ := p.Started(ctx)
 	if now := now(); started.Before(now.Add(-10*time.Second)) || started.After(now) {
 		t.Fatalf("a server started just now read as started %v; the daemon's clock says %v", started, now)
 	}
 	skew.Store(0)
-	if again, _ := p.started(ctx); !again.Equal(started) {
+	if again, _ := p.Started(ctx); !again.Equal(started) {
 		t.Fatalf("the same process read as started %v, then %v once the clock moved back", started, again)
 	}
 }
@@ -91,9 +65,9 @@ func TestServerStartIsInTheDaemonsClock(t *testing.T) {
 func TestServerStartIsNotReadEarly(t *testing.T) {
 	t.Parallel()
 	before := time.Now()
-	_, port := startListener(t)
-	p := newServerProcess("http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", time.Now)
-	started, gone := p.started(context.Background())
+	port := startStandIn(t, testExe(t), "listener").port
+	p := NewServer("http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", time.Now)
+	started, gone := p.Started(context.Background())
 	if gone || started.IsZero() {
 		t.Fatal("the serving process was not found")
 	}

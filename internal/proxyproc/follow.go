@@ -1,32 +1,32 @@
-package daemon
+package proxyproc
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
-	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/proxywire"
 )
 
-// Who serves the proxies (Options.ProxyProcess).
+// Who serves a daemon's proxies: the daemon itself (""), a proxy process
+// a supervisor runs, or one the daemon starts itself.
 const (
-	ProxyProcessSupervised = "supervised"
-	ProxyProcessSpawn      = "spawn"
+	Supervised = "supervised"
+	Spawn      = "spawn"
 )
 
-// ProxyProcessKnown reports whether s is a value of Options.ProxyProcess.
-func ProxyProcessKnown(s string) bool {
-	return s == "" || s == ProxyProcessSupervised || s == ProxyProcessSpawn
+// ModeKnown reports whether s is one of "", Supervised and Spawn.
+func ModeKnown(s string) bool {
+	return s == "" || s == Supervised || s == Spawn
 }
 
 // The link to the proxy process is tried again after linkRetryFirst,
@@ -42,37 +42,41 @@ const (
 // proxyLogName is the spawned proxy process's log in the state directory.
 const proxyLogName = "proxy.log"
 
-// followProxyProcess makes the daemon follow the proxy process that
-// serves its proxies instead of serving them itself.
-func (d *daemon) followProxyProcess(ctx context.Context, wg *sync.WaitGroup) {
-	d.proxies.mu.Lock()
-	d.proxies.apart.on = true
-	d.proxies.mu.Unlock()
-	d.startSource(ctx, wg, &proxyProcSource{d: d})
+// Follower is a daemon's side of the proxy process that serves its
+// proxies: what they see (sightings, warnings) goes to Out, and their
+// state to Proxies for the status. It links over SocketPath and links
+// again whenever the process restarts; while none is linked the status
+// says why, and `hosts` says `proxy down`. It is a supervise.Source.
+type Follower struct {
+	StateDir string
+	// Mode is Supervised or Spawn (the follower starts one itself).
+	Mode string
+	// Command starts a proxy process (Spawn). Zero: this binary's
+	// `watchdog proxy` for ConfigPath and StateDir.
+	Command    func() *exec.Cmd
+	ConfigPath string
+	Proxies    *Set
+	Out        Reporter
+	Log        *slog.Logger
+	spawned    time.Time
 }
 
-// proxyProcSource is the proxy process as a source: what its proxies see
-// (sightings, warnings), and their state for the status. It links over
-// ProxySocketPath and links again whenever the process restarts; while
-// none is linked the status says why, and `hosts` says `proxy down`.
-type proxyProcSource struct {
-	d       *daemon
-	spawned time.Time
-}
+// Name says what it follows.
+func (s *Follower) Name() string { return "proxy process" }
 
-func (s *proxyProcSource) name() string { return "proxy process" }
-
-func (s *proxyProcSource) run(ctx context.Context, _ emitFunc) error {
+// Run follows the proxy process until ctx ends.
+func (s *Follower) Run(ctx context.Context, _ func(none) bool) error {
+	s.Proxies.follow()
 	delay := linkRetryFirst
 	for ctx.Err() == nil {
-		conn, err := (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, "unix", ProxySocketPath(s.d.stateDir))
+		conn, err := (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, "unix", SocketPath(s.StateDir))
 		if err == nil {
 			delay = linkRetryFirst
 			err = s.follow(ctx, conn)
-			s.d.proxies.linked(nil, "the proxy process (watchdog proxy) stopped; it is started again")
-			s.d.log.Info("the proxy process's link ended", "err", err)
+			s.Proxies.linked(nil, "the proxy process (watchdog proxy) stopped; it is started again")
+			s.Log.Info("the proxy process's link ended", "err", err)
 		} else {
-			s.d.proxies.linked(nil, "the proxy process (watchdog proxy) is not running: "+err.Error())
+			s.Proxies.linked(nil, "the proxy process (watchdog proxy) is not running: "+err.Error())
 			s.maybeSpawn(ctx)
 		}
 		t := time.NewTimer(delay)
@@ -88,20 +92,20 @@ func (s *proxyProcSource) run(ctx context.Context, _ emitFunc) error {
 
 // maybeSpawn starts a proxy process when this daemon is to start one
 // itself (ProxyProcessSpawn) and did not within spawnEvery.
-func (s *proxyProcSource) maybeSpawn(ctx context.Context) {
-	if s.d.opts.ProxyProcess != ProxyProcessSpawn || time.Since(s.spawned) < spawnEvery {
+func (s *Follower) maybeSpawn(ctx context.Context) {
+	if s.Mode != Spawn || time.Since(s.spawned) < spawnEvery {
 		return
 	}
 	s.spawned = time.Now()
 	if err := s.spawn(ctx); err != nil {
-		s.d.log.Warn("cannot start the proxy process", "err", err)
-		s.d.signal(ctx, health.Warning{Detail: "cannot start the proxy process (watchdog proxy); the proxies are not served: " + err.Error()})
+		s.Log.Warn("cannot start the proxy process", "err", err)
+		s.Out.Warning(ctx, "", "cannot start the proxy process (watchdog proxy); the proxies are not served: "+err.Error())
 	}
 }
 
 // follow takes what the linked proxy process says until the link ends,
 // and tells it the idle timeouts the servers keep.
-func (s *proxyProcSource) follow(ctx context.Context, conn net.Conn) error {
+func (s *Follower) follow(ctx context.Context, conn net.Conn) error {
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stop()
@@ -122,25 +126,25 @@ func (s *proxyProcSource) follow(ctx context.Context, conn net.Conn) error {
 }
 
 // take acts on one line of the proxy process.
-func (s *proxyProcSource) take(ctx context.Context, m proxywire.Message) {
+func (s *Follower) take(ctx context.Context, m proxywire.Message) {
 	switch {
 	case m.Proxies != nil:
-		s.d.proxies.linked(m.Proxies, "")
+		s.Proxies.linked(m.Proxies, "")
 	case m.Sighting != nil:
 		if ev, ok := m.Sighting.Proxy(); ok {
-			s.d.proxySaw(ctx, ev)
+			s.Out.Sighting(ctx, ev)
 		}
 	case m.Warning != nil:
-		s.d.signal(ctx, health.Warning{Server: m.Warning.Server, Detail: m.Warning.Detail})
+		s.Out.Warning(ctx, m.Warning.Server, m.Warning.Detail)
 	}
 }
 
 // tune sends the learned idle timeouts at the link and at each change,
 // until done.
-func (s *proxyProcSource) tune(conn net.Conn, done <-chan struct{}) {
+func (s *Follower) tune(conn net.Conn, done <-chan struct{}) {
 	sent := map[string]time.Duration{}
 	for {
-		for server, t := range s.d.proxies.idleTimeouts() {
+		for server, t := range s.Proxies.idleTimeouts() {
 			if sent[server] == t {
 				continue
 			}
@@ -157,7 +161,7 @@ func (s *proxyProcSource) tune(conn net.Conn, done <-chan struct{}) {
 		select {
 		case <-done:
 			return
-		case <-s.d.proxies.apart.tune:
+		case <-s.Proxies.apart.tune:
 		}
 	}
 }
@@ -168,12 +172,12 @@ func (s *proxyProcSource) tune(conn net.Conn, done <-chan struct{}) {
 // to the daemon's group reaches it, and the daemon's death does not take
 // it along. Its output goes to STATE_DIR/proxy.log. When one is already
 // starting, it takes the proxy lock first and this one exits.
-func (s *proxyProcSource) spawn(ctx context.Context) error {
+func (s *Follower) spawn(ctx context.Context) error {
 	inner, err := s.proxyCommand()
 	if err != nil {
 		return err
 	}
-	logf, err := fsutil.OpenPrivate(filepath.Join(s.d.stateDir, proxyLogName), os.O_WRONLY|os.O_CREATE|os.O_APPEND)
+	logf, err := fsutil.OpenPrivate(filepath.Join(s.StateDir, proxyLogName), os.O_WRONLY|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return fmt.Errorf("its log: %w", err)
 	}
@@ -184,23 +188,23 @@ func (s *proxyProcSource) spawn(ctx context.Context) error {
 	if err := cmd.Run(); err != nil {
 		return err
 	}
-	s.d.log.Info("started the proxy process", "log", logf.Name())
+	s.Log.Info("started the proxy process", "log", logf.Name())
 	return nil
 }
 
-// proxyCommand is Options.StartProxy's command, else this binary's
+// proxyCommand is Command's command, else this binary's
 // `watchdog proxy` for the daemon's config and state directory.
-func (s *proxyProcSource) proxyCommand() (*exec.Cmd, error) {
-	if s.d.opts.StartProxy != nil {
-		return s.d.opts.StartProxy(), nil
+func (s *Follower) proxyCommand() (*exec.Cmd, error) {
+	if s.Command != nil {
+		return s.Command(), nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("no command to start it with: %w", err)
 	}
-	args := []string{"proxy", "--state-dir", s.d.stateDir}
-	if s.d.cfg.Path != "" {
-		args = append(args, "--config", s.d.cfg.Path)
+	args := []string{"proxy", "--state-dir", s.StateDir}
+	if s.ConfigPath != "" {
+		args = append(args, "--config", s.ConfigPath)
 	}
 	return exec.Command(exe, args...), nil
 }

@@ -1,4 +1,4 @@
-package daemon
+package proxyproc
 
 import (
 	"context"
@@ -17,14 +17,14 @@ import (
 // No sighting waits for a daemon.
 func TestHubKeepsSightingsForTheNextDaemon(t *testing.T) {
 	t.Parallel()
-	h := newProxyHub(slog.New(slog.DiscardHandler))
+	h := newHub(slog.New(slog.DiscardHandler))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	const extra = 5
 	for i := range hubBacklog + extra {
-		h.sighting(ctx, proxy.Sighting{Kind: proxy.EvSession, Server: "mem", Upstream: fmt.Sprint(i)})
+		h.Sighting(ctx, proxy.Sighting{Kind: proxy.EvSession, Server: "mem", Upstream: fmt.Sprint(i)})
 	}
-	h.warning(ctx, "mem", "a warning for the journal")
+	h.Warning(ctx, "mem", "a warning for the journal")
 	if h.dropped != extra+1 {
 		t.Fatalf("%d lines dropped, want %d", h.dropped, extra+1)
 	}
@@ -45,13 +45,13 @@ func TestHubKeepsSightingsForTheNextDaemon(t *testing.T) {
 	if m, err := r.Read(); err != nil || m.Warning == nil {
 		t.Fatalf("the kept warning: %+v, %v", m, err)
 	}
-	h.sighting(ctx, proxy.Sighting{Kind: proxy.EvRecovered, Server: "mem", Upstream: "new", OldUpstream: "old"})
+	h.Sighting(ctx, proxy.Sighting{Kind: proxy.EvRecovered, Server: "mem", Upstream: "new", OldUpstream: "old"})
 	if m, err := r.Read(); err != nil || m.Sighting == nil || m.Sighting.Kind != "recovered" {
 		t.Fatalf("a live line: %+v, %v", m, err)
 	}
 	_ = daemonEnd.Close()
 	<-done
-	h.sighting(ctx, proxy.Sighting{Kind: proxy.EvSession, Server: "mem", Upstream: "after"})
+	h.Sighting(ctx, proxy.Sighting{Kind: proxy.EvSession, Server: "mem", Upstream: "after"})
 	if len(h.backlog) != 1 {
 		t.Errorf("after the daemon left, %d lines kept, want 1", len(h.backlog))
 	}

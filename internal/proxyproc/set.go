@@ -1,4 +1,4 @@
-package daemon
+package proxyproc
 
 import (
 	"cmp"
@@ -13,11 +13,11 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/proxywire"
 )
 
-// proxySet is the session-keeping proxies of a process, by server: the
+// Set is the session-keeping proxies of a process, by server: the
 // ones it serves itself, or (apart) what the proxy process that serves
 // them last said of them. The loop, the status and the proxies' own
 // goroutines read it, so it has a lock of its own.
-type proxySet struct {
+type Set struct {
 	secret string // the first segment of every proxy's path
 	mu     sync.Mutex
 	by     map[string]*proxy.Proxy
@@ -46,10 +46,21 @@ type apartProxies struct {
 	tune     chan struct{}
 }
 
-func newProxySet(secret string) *proxySet {
-	return &proxySet{secret: secret, by: map[string]*proxy.Proxy{}, problems: map[string]string{}, oauth: map[string]bool{},
+// NewSet is the proxies of a process whose URLs carry secret; none yet.
+func NewSet(secret string) *Set {
+	return &Set{secret: secret, by: map[string]*proxy.Proxy{}, problems: map[string]string{}, oauth: map[string]bool{},
 		from: map[string]string{}, changed: make(chan struct{}, 1),
 		apart: apartProxies{down: "the proxy process (watchdog proxy) is not linked yet", timeouts: map[string]time.Duration{}, tune: make(chan struct{}, 1)}}
+}
+
+// Secret is the first segment of every proxy's path.
+func (ps *Set) Secret() string { return ps.secret }
+
+// follow makes the set the word of a proxy process apart (Follower).
+func (ps *Set) follow() {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.apart.on = true
 }
 
 func poke(ch chan struct{}) {
@@ -59,9 +70,9 @@ func poke(ch chan struct{}) {
 	}
 }
 
-// problem says why server's proxy is not served ("" when it is, or was
+// Problem says why server's proxy is not served ("" when it is, or was
 // never tried).
-func (ps *proxySet) problem(server string) string {
+func (ps *Set) Problem(server string) string {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.apart.on {
@@ -74,7 +85,7 @@ func (ps *proxySet) problem(server string) string {
 }
 
 // remote is the proxy process's word on server's proxy (mu held).
-func (ps *proxySet) remote(server string) proxywire.Proxy {
+func (ps *Set) remote(server string) proxywire.Proxy {
 	for _, p := range ps.apart.last.Proxies {
 		if p.Server == server {
 			return p
@@ -83,8 +94,8 @@ func (ps *proxySet) remote(server string) proxywire.Proxy {
 	return proxywire.Proxy{Server: server, Problem: "the proxy process (watchdog proxy) does not serve it (yet): it runs another config"}
 }
 
-// served reports whether server's proxy is served now.
-func (ps *proxySet) served(server string) bool {
+// Served reports whether server's proxy is served now.
+func (ps *Set) Served(server string) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.apart.on {
@@ -93,31 +104,31 @@ func (ps *proxySet) served(server string) bool {
 	return ps.by[server] != nil
 }
 
-// sawOAuth notes that the server behind a proxy signs in with OAuth.
-func (ps *proxySet) sawOAuth(upstream string) {
+// SawOAuth notes that the server behind a proxy signs in with OAuth.
+func (ps *Set) SawOAuth(upstream string) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.oauth[upstream] = true
 }
 
-// oauthUpstreams are the servers behind proxies seen to sign in with OAuth.
-func (ps *proxySet) oauthUpstreams() map[string]bool {
+// OAuthUpstreams are the servers behind proxies seen to sign in with OAuth.
+func (ps *Set) OAuthUpstreams() map[string]bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return maps.Clone(ps.oauth)
 }
 
 // failed notes that server's proxy is not served, and why.
-func (ps *proxySet) failed(server, why string) {
+func (ps *Set) failed(server, why string) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.problems[server] = why
 	poke(ps.changed)
 }
 
-// put notes that server's proxy is served now, on a socket from a
+// Put notes that server's proxy is served now, on a socket from a
 // supervisor (from) or the process's own ("").
-func (ps *proxySet) put(server string, p *proxy.Proxy, from string) {
+func (ps *Set) Put(server string, p *proxy.Proxy, from string) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.by[server] = p
@@ -126,18 +137,18 @@ func (ps *proxySet) put(server string, p *proxy.Proxy, from string) {
 	poke(ps.changed)
 }
 
-// get is server's proxy, nil when this process serves none.
-func (ps *proxySet) get(server string) *proxy.Proxy {
+// Get is server's proxy, nil when this process serves none.
+func (ps *Set) Get(server string) *proxy.Proxy {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.by[server]
 }
 
-// setIdleTimeout gives server's proxy the idle timeout its server keeps:
+// SetIdleTimeout gives server's proxy the idle timeout its server keeps:
 // at once when this process serves it, else at the proxy process's next
 // word from the daemon.
-func (ps *proxySet) setIdleTimeout(server string, d time.Duration) {
-	if p := ps.get(server); p != nil {
+func (ps *Set) SetIdleTimeout(server string, d time.Duration) {
+	if p := ps.Get(server); p != nil {
 		p.SetIdleTimeout(d)
 		return
 	}
@@ -150,22 +161,22 @@ func (ps *proxySet) setIdleTimeout(server string, d time.Duration) {
 }
 
 // linked notes the proxy process's word (nil: none is linked, for why).
-func (ps *proxySet) linked(last *proxywire.Proxies, why string) {
+func (ps *Set) linked(last *proxywire.Proxies, why string) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	ps.apart.last, ps.apart.down = last, why
 }
 
 // idleTimeouts are the learned idle timeouts to send the proxy process.
-func (ps *proxySet) idleTimeouts() map[string]time.Duration {
+func (ps *Set) idleTimeouts() map[string]time.Duration {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return maps.Clone(ps.apart.timeouts)
 }
 
-// addProxies puts into the status whether each configured proxy
+// AddProxies puts into the status whether each configured proxy
 // (listen: its address by server) is served now, and its host sessions.
-func (ps *proxySet) addProxies(st *health.Status, listen map[string]string) {
+func (ps *Set) AddProxies(st *health.Status, listen map[string]string) {
 	for i := range st.Servers {
 		ss := &st.Servers[i]
 		ss.ProxyListen = listen[ss.Name]
@@ -186,7 +197,7 @@ func (ps *proxySet) addProxies(st *health.Status, listen map[string]string) {
 }
 
 // word is what is known of server's proxy, and whether it is served.
-func (ps *proxySet) word(server string) (proxywire.Proxy, bool) {
+func (ps *Set) word(server string) (proxywire.Proxy, bool) {
 	ps.mu.Lock()
 	if ps.apart.on {
 		defer ps.mu.Unlock()
@@ -211,12 +222,12 @@ func (ps *proxySet) word(server string) (proxywire.Proxy, bool) {
 
 // snapshot is every configured proxy's state (listen: its address by
 // server), as the proxy process tells its daemon.
-func (ps *proxySet) snapshot(listen map[string]string) *proxywire.Proxies {
+func (ps *Set) snapshot(listen map[string]string) *proxywire.Proxies {
 	out := &proxywire.Proxies{PID: os.Getpid()}
 	for server, addr := range listen {
 		w, _ := ps.word(server)
 		w.Listen = addr
-		if p := ps.get(server); p != nil {
+		if p := ps.Get(server); p != nil {
 			n := p.Paths()
 			w.Fast, w.General = n.Fast, n.General
 		}
@@ -225,9 +236,9 @@ func (ps *proxySet) snapshot(listen map[string]string) *proxywire.Proxies {
 	return out
 }
 
-// paths is how each served proxy has served its hosts' requests (the
+// Paths is how each served proxy has served its hosts' requests (the
 // metrics read it at each scrape).
-func (ps *proxySet) paths() []metrics.ProxyPaths {
+func (ps *Set) Paths() []metrics.ProxyPaths {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.apart.on {
