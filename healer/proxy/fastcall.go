@@ -289,11 +289,21 @@ func (fc *fastConn) fail(err error, closing bool) bool {
 
 // answer sends an answer of the proxy's own: a JSON body or none.
 func (fc *fastConn) answer(status int, body []byte, closing bool) bool {
+	return fc.answerAs(status, "", body, closing)
+}
+
+// answerAs is answer under the session id hostID ("": none).
+func (fc *fastConn) answerAs(status int, hostID string, body []byte, closing bool) bool {
 	out := append(fc.scratch[:0], "HTTP/1.1 "...)
 	out = strconv.AppendInt(out, int64(status), 10)
 	out = append(out, ' ')
 	out = append(out, http.StatusText(status)...)
 	out = append(out, "\r\n"...)
+	if hostID != "" {
+		out = append(out, "Mcp-Session-Id: "...)
+		out = append(out, hostID...)
+		out = append(out, "\r\n"...)
+	}
 	if body != nil {
 		out = append(out, "Content-Type: application/json\r\n"...)
 	}

@@ -30,6 +30,10 @@ func (q *fastHostReq) resend()             { q.r.sent = time.Now() }
 func (q *fastHostReq) fail(err error)      { q.keep = q.fc.fail(err, q.r.h.close) }
 func (q *fastHostReq) accepted()           { q.keep = q.fc.answer(http.StatusAccepted, nil, q.r.h.close) }
 
+func (q *fastHostReq) answer(status int, hostID string, body []byte) {
+	q.keep = q.fc.answerAs(status, hostID, body, q.r.h.close)
+}
+
 // movedOnce: a request the fast path hands to the bridge goes back to the
 // general path unread, and is judged there afresh.
 func (q *fastHostReq) movedOnce() bool { return false }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -29,6 +30,9 @@ type hostReq interface {
 	fail(err error)
 	// accepted answers the host 202 Accepted, with no body.
 	accepted()
+	// answer answers the host a JSON body of the proxy's own, with
+	// status, under the session id hostID ("": none).
+	answer(status int, hostID string, body []byte)
 	// movedOnce: the request was moved to the bridge once already (it is
 	// not moved twice).
 	movedOnce() bool
@@ -69,7 +73,11 @@ const (
 // answer is the one the proxy heals: a new upstream session, the request
 // once more, and the host gets that answer.
 func (p *Proxy) callFlow(ctx context.Context, q hostReq, s *session) {
-	up, lostBefore := p.current(s)
+	up, lostBefore, waiting := p.currentOrWaiting(s)
+	if waiting { // answered from the last-known server: attach.go
+		p.attachedCall(ctx, q, s)
+		return
+	}
 	if up == "" { // released while the host was away, or found lost by a ping
 		var err error
 		if up, err = p.replace(ctx, s, "", q.header()); err != nil {
@@ -92,6 +100,10 @@ func (p *Proxy) callFlow(ctx context.Context, q hostReq, s *session) {
 		return
 	}
 	if a.verdict() != mcphttp.Lost {
+		if m := keptListMethod(q.body()); m != "" {
+			p.relayKept(q, a, m, s.hostID)
+			return
+		}
 		a.relay()
 		return
 	}
@@ -123,6 +135,15 @@ func (p *Proxy) callFlow(ctx context.Context, q hostReq, s *session) {
 // sessions, and the proxy keeps nothing.
 func (p *Proxy) initFlow(ctx context.Context, q hostReq) {
 	a, err := q.exchange(ctx, "", "")
+	if err != nil && refusedBeforeSending(err) { // the server is down: attach.go
+		if p.attachInit(ctx, q) {
+			return
+		}
+		p.awaiting("initialize", p.opts.InitWait)
+		if a, err = p.exchangeWhenUp(ctx, q, "initialize", p.opts.InitWait); a == nil && err == nil {
+			return
+		}
+	}
 	if err != nil {
 		q.fail(err)
 		return
@@ -135,6 +156,9 @@ func (p *Proxy) initFlow(ctx context.Context, q hostReq) {
 	if upstream == "" || !ok {
 		if ok {
 			p.setStateless(true)
+			p.known.seeSessions(false)
+			p.relayKept(q, a, "initialize", "")
+			return
 		}
 		a.relay()
 		return
@@ -146,6 +170,8 @@ func (p *Proxy) initFlow(ctx context.Context, q hostReq) {
 		return
 	}
 	p.setStateless(false)
+	p.known.seeSessions(true)
+	defer p.seeAnswer("initialize", a.status(), ctype, data) // once the host has its answer
 	protocol, caps := initResult(ctype, data)
 	now := p.opts.Now()
 	s := &session{hostID: newHostID(), init: init, client: clientName(init), upstream: upstream,
@@ -161,6 +187,11 @@ func (p *Proxy) initFlow(ctx context.Context, q hostReq) {
 // host's discovery of the server's era, say).
 func (p *Proxy) passFlow(ctx context.Context, q hostReq) {
 	a, err := q.exchange(ctx, "", "")
+	if err != nil && refusedBeforeSending(err) { // the server is down: attach.go
+		if a, err = p.passWhenDown(ctx, q); a == nil && err == nil {
+			return
+		}
+	}
 	if err != nil {
 		q.fail(err)
 		return
@@ -169,7 +200,35 @@ func (p *Proxy) passFlow(ctx context.Context, q hostReq) {
 	if !isModernRequest(q.header(), q.body()) && p.bridgeRefused(ctx, q, a, nil, nil) {
 		return
 	}
+	if m := keptPassMethod(q.body()); m != "" {
+		p.relayKept(q, a, m, "")
+		return
+	}
 	a.relay()
+}
+
+// relayKept relays an answer to a request whose result the last-known
+// server keeps (method), read whole to keep it.
+func (p *Proxy) relayKept(q hostReq, a upReply, method, hostID string) {
+	ctype := a.contentType()
+	data, err := a.readWhole(int(p.opts.MaxAnswer))
+	if err != nil {
+		q.fail(err)
+		return
+	}
+	a.relayWhole(hostID, data)
+	p.seeAnswer(method, a.status(), ctype, data)
+}
+
+// keptPassMethod is keptListMethod, or "server/discover" for that.
+func keptPassMethod(body []byte) string {
+	if m := keptListMethod(body); m != "" {
+		return m
+	}
+	if bytes.Contains(body, []byte(`"server/discover"`)) && methodOf(body) == "server/discover" {
+		return "server/discover"
+	}
+	return ""
 }
 
 // bridgeRefused takes over a request that the server refused as only a

@@ -28,6 +28,15 @@ func (q *httpReq) fail(err error)      { badGateway(q.w, err) }
 func (q *httpReq) accepted()           { q.w.WriteHeader(http.StatusAccepted) }
 func (q *httpReq) movedOnce() bool     { return movedOnce(q.r) }
 
+func (q *httpReq) answer(status int, hostID string, body []byte) {
+	q.w.Header().Set("Content-Type", "application/json")
+	if hostID != "" {
+		q.w.Header().Set(mcphttp.HeaderSessionID, hostID)
+	}
+	q.w.WriteHeader(status)
+	_, _ = q.w.Write(body)
+}
+
 func (q *httpReq) exchange(ctx context.Context, up, hostID string) (upReply, error) {
 	resp, err := q.p.send(ctx, q.r, q.b, up)
 	if err != nil {

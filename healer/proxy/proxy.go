@@ -71,6 +71,20 @@ type Options struct {
 	KeepWarm bool
 	// StateFile keeps the sessions across restarts (0600). "": memory only.
 	StateFile string
+	// KnownFile keeps the last-known server across restarts (0600,
+	// replaced atomically, at most MaxKnown of results): its initialize
+	// and server/discover results and its lists' first pages, as last
+	// seen through the proxy, to answer a host that starts while the
+	// server is down (attach.go). "": memory only.
+	KnownFile string
+	// CallWait bounds how long a host's request waits for a server that
+	// is down before it fails with an error naming the server. 0:
+	// DefaultCallWait.
+	CallWait time.Duration
+	// InitWait bounds how long a host's initialize waits for a server
+	// that is down and that the proxy knows nothing of. 0:
+	// DefaultInitWait.
+	InitWait time.Duration
 	// MaxRequest and MaxAnswer cap a request body and one POST answer.
 	// 0: DefaultMaxRequest, DefaultMaxAnswer.
 	MaxRequest, MaxAnswer int64
@@ -113,6 +127,7 @@ type Proxy struct {
 	// (kept for redirects, which the proxy never follows). nil: hc.
 	rt       http.RoundTripper
 	sessions *table
+	known    *knownBook      // the last-known server (known.go)
 	ping     *mcphttp.Client // for checks with the config's headers only
 
 	eras eraBook // the server's protocol era (era.go)
@@ -142,6 +157,8 @@ func New(opts Options) (*Proxy, error) {
 	opts.HeaderTimeout = time.Duration(positive(int64(opts.HeaderTimeout), int64(DefaultHeaderTimeout)))
 	opts.MaxHeader = int(positive(int64(opts.MaxHeader), DefaultMaxHeader))
 	opts.MaxPending = int(positive(int64(opts.MaxPending), DefaultMaxPending))
+	opts.CallWait = time.Duration(positive(int64(opts.CallWait), int64(DefaultCallWait)))
+	opts.InitWait = time.Duration(positive(int64(opts.InitWait), int64(DefaultInitWait)))
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -165,6 +182,7 @@ func New(opts Options) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.known = loadKnown(opts.KnownFile, p.log)
 	p.paths = newPathCounts()
 	if lines, ok := configLines(opts.Headers); ok && opts.HTTPClient == nil {
 		p.fast, p.fastHeaders = newUpstreamConns(opts.Upstream), lines

@@ -41,11 +41,20 @@ func (p *Proxy) replace(ctx context.Context, s *session, lost string, h http.Hea
 	if err != nil || ack.Status/100 != 2 {
 		return "", fmt.Errorf("the server refused notifications/initialized on the new session (%d): %v", ack.Status, err)
 	}
-	p.sessions.with(func() { s.upstream, s.lost, s.protocol, s.caps = resp.SessionID, "", protocol, caps })
+	var attached bool
+	p.sessions.with(func() {
+		s.upstream, s.lost, s.protocol, s.caps = resp.SessionID, "", protocol, caps
+		attached, s.waiting = s.waiting, false
+	})
 	p.sessions.save()
+	p.known.see("initialize", resp.RPC.Result, p.opts.Now())
 	p.opts.OnSighting(Sighting{Kind: EvUpstream, Server: p.opts.Server, Time: p.opts.Now(), HostSession: s.hostID,
 		Upstream: resp.SessionID, OldUpstream: lost, Client: s.client, Detail: "the proxy opened a new upstream session for a host"})
-	p.tellLists(s)
+	if attached { // the server came up for a host attached from the last-known server
+		p.attachedUp(ctx, s, c, resp.SessionID, protocol)
+	} else {
+		p.tellLists(s)
+	}
 	return resp.SessionID, nil
 }
 

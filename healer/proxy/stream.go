@@ -69,7 +69,11 @@ func (p *Proxy) get(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	up, lost := p.current(s)
+	up, lost, waiting := p.currentOrWaiting(s)
+	if waiting { // answered from the last-known server: attach.go
+		p.attachedStream(w, r, s)
+		return
+	}
 	var err error
 	if up == "" {
 		if up, err = p.replace(r.Context(), s, "", r.Header); err != nil {
@@ -173,7 +177,13 @@ func (p *Proxy) stream(w http.ResponseWriter, resp *http.Response, s *session) {
 	_ = st.rc.Flush()
 	st.mu.Unlock()
 	st.notify(owed)
-	br := bufio.NewReader(resp.Body)
+	p.pump(st, resp.Body)
+}
+
+// pump writes the server's events from body to the host's stream st,
+// one whole event at a time, until either ends.
+func (p *Proxy) pump(st *stream, body io.Reader) {
+	br := bufio.NewReader(body)
 	for {
 		event, err := readEvent(br, p.opts.MaxAnswer)
 		if len(event) > 0 && st.write(event) != nil {

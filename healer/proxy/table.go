@@ -47,9 +47,15 @@ type session struct {
 	// bridged: the server is modern-only and the proxy serves this host
 	// the legacy era over it (bridge.go); upstream is then always "".
 	bridged  bool
-	logLevel string    // logging/setLevel's level, sent in each bridged request's _meta (memory only)
-	streams  []*stream // the host's open GET streams
-	pending  []string  // notifications for the next GET stream
+	logLevel string // logging/setLevel's level, sent in each bridged request's _meta (memory only)
+	// waiting: the host was answered from the last-known server while
+	// the server was down; its upstream session is not open yet
+	// (attach.go). served are the lists it was answered from there, by
+	// method (memory only).
+	waiting bool
+	served  map[string]json.RawMessage
+	streams []*stream // the host's open GET streams
+	pending []string  // notifications for the next GET stream
 }
 
 // lists are the server's capabilities whose lists a host caches.
@@ -116,6 +122,7 @@ type stateRecord struct {
 	Lists    lists           `json:"lists"`
 	Last     time.Time       `json:"last"`
 	Bridged  bool            `json:"bridged,omitempty"`
+	Waiting  bool            `json:"waiting,omitempty"`
 }
 
 // loadTable reads the state file. One that cannot be used is set aside
@@ -153,7 +160,8 @@ func loadTable(path string, max int, log *slog.Logger) (*table, error) {
 			continue
 		}
 		t.byID[r.Host] = &session{hostID: r.Host, init: r.Init, client: clientName(r.Init),
-			upstream: r.Upstream, protocol: r.Protocol, caps: r.Lists, last: r.Last, bridged: r.Bridged}
+			upstream: r.Upstream, protocol: r.Protocol, caps: r.Lists, last: r.Last, bridged: r.Bridged,
+			waiting: r.Waiting && r.Upstream == ""}
 	}
 	return t, nil
 }
@@ -331,7 +339,7 @@ func (t *table) snapshotLocked() stateFile {
 	st := stateFile{Version: stateVersion, Released: slices.Clone(t.released), Sessions: make([]stateRecord, 0, len(t.byID))}
 	for _, s := range t.byID {
 		st.Sessions = append(st.Sessions, stateRecord{Host: s.hostID, Upstream: s.upstream, Init: s.init,
-			Protocol: s.protocol, Lists: s.caps, Last: s.last, Bridged: s.bridged})
+			Protocol: s.protocol, Lists: s.caps, Last: s.last, Bridged: s.bridged, Waiting: s.waiting})
 	}
 	return st
 }
