@@ -199,8 +199,13 @@ func attachedResult(kept json.RawMessage, asked string) json.RawMessage {
 // attachedCall serves a request on a session answered from the last-known
 // server, whose upstream session is not open yet.
 func (p *Proxy) attachedCall(ctx context.Context, q hostReq, s *session) {
+	body := q.body()
 	err := p.openAttached(ctx, s, q.header()) // at each host request
 	if err == nil {
+		if methodOf(body) == "notifications/initialized" { // late: the replay sent it already
+			q.accepted()
+			return
+		}
 		p.callFlow(ctx, q, s)
 		return
 	}
@@ -208,7 +213,6 @@ func (p *Proxy) attachedCall(ctx context.Context, q hostReq, s *session) {
 		q.fail(err)
 		return
 	}
-	body := q.body()
 	method := methodOf(body)
 	switch {
 	case isResponse(body) || strings.HasPrefix(method, "notifications/"):
