@@ -88,3 +88,52 @@ func TestSecondRunExitsOneNamingThePID(t *testing.T) {
 		t.Fatalf("second run: exit %d, stderr %q; want 1 naming pid %d", code, stderr, d.Cmd.Process.Pid)
 	}
 }
+
+// Issue 60: a refusal of adopt names the file, the line where there is
+// one, what is wrong and what to do. Measured before: a server named twice
+// in Cursor's file said "named twice in its file (lines 3 and 4)" without
+// the file; a directory where Cursor's file should be said only "no such
+// server to adopt".
+func TestHostsAdoptRefusalNamesTheFile(t *testing.T) {
+	t.Parallel()
+	twice := "{\n  \"mcpServers\": {\n    \"mem\": {\"url\": \"http://127.0.0.1:9/mcp\"},\n    \"mem\": {\"url\": \"http://127.0.0.1:8/mcp\"}\n  }\n}\n"
+	tests := []struct {
+		name, body string // body "": a directory where the file should be
+		says       []string
+	}{
+		{"named twice", twice, []string{"mcp.json line 3", "named twice", "lines 3 and 4", "remove or rename one entry"}},
+		{"a directory", "", []string{"is not a regular file (it is a directory)", "move it out of the way", "adopt again"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home := t.TempDir()
+			file := filepath.Join(home, ".cursor", "mcp.json")
+			if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if tt.body == "" {
+				if err := os.Mkdir(file, 0o700); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.WriteFile(file, []byte(tt.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			env := []string{"HOME=" + home, "WATCHDOG_STATE_DIR=" + filepath.Join(home, "state"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
+			for _, args := range [][]string{{"hosts", "adopt", "Cursor", "--no-autostart"}, {"hosts", "adopt", "Cursor", "--server", "mem", "--no-autostart"}} {
+				code, out, errOut := runWatchdogEnv(t, env, args...)
+				if code != exitUsage {
+					t.Fatalf("%v: exit %d, want %d:\n%s%s", args, code, exitUsage, out, errOut)
+				}
+				for _, w := range append([]string{file}, tt.says...) {
+					if !strings.Contains(errOut, w) {
+						t.Errorf("%v: %q\ndoes not say %q", args, errOut, w)
+					}
+				}
+			}
+			if got, err := os.ReadFile(file); err == nil && string(got) != tt.body {
+				t.Errorf("the file was written: %s", got)
+			}
+		})
+	}
+}

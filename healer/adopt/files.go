@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,7 +112,7 @@ func readWith(path string, format hostfile.Format, layout host.Layout) hostFile 
 	f := hostFile{format: format, layout: layout, snap: casfile.Snapshot{Path: path}}
 	var err error
 	if f.snap, err = casfile.Read(path, find.MaxFileSize); err != nil {
-		f.err = err
+		f.err = fmt.Errorf("%w: %s", err, unreadable(err, path))
 		return f
 	}
 	if !f.snap.Exists {
@@ -119,9 +120,25 @@ func readWith(path string, format hostfile.Format, layout host.Layout) hostFile 
 		return f
 	}
 	if f.servers, err = hostfile.Servers(f.format, f.snap.Data, f.layout); err != nil {
-		f.err = fmt.Errorf("%s: %w", path, err)
+		f.err = fmt.Errorf("%s: %w: %s", path, err, unreadable(err, path))
 	}
 	return f
+}
+
+// unreadable says what to do about a host's file at path that could not
+// be read or parsed, for the cause err.
+func unreadable(err error, path string) string {
+	switch {
+	case errors.Is(err, fsutil.ErrNotRegular):
+		return "the host keeps its servers in a file of that name: move it out of the way (or make it that file)"
+	case errors.Is(err, fs.ErrPermission):
+		return "let your user read it (chmod u+r " + shellWord(path) + ")"
+	case errors.Is(err, fsutil.ErrTooLarge):
+		return "make it smaller"
+	case errors.Is(err, hostfile.ErrSyntax):
+		return "fix the file at that line"
+	}
+	return "fix it"
 }
 
 // fileOf is the index of path among st's files, -1 when it is not there.

@@ -1,9 +1,11 @@
 package adopt
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
@@ -115,7 +117,7 @@ func judgeAll(ctx context.Context, o *Options, st *state, tables []config.Server
 	for fi, f := range st.files {
 		if f.err != nil {
 			if slices.Contains(o.Files, f.snap.Path) {
-				picks = append(picks, pick{verdict: skip, file: fi, why: fmt.Sprintf("%v: its servers were left alone; fix the file, then adopt again", f.err)})
+				picks = append(picks, pick{verdict: skip, file: fi, why: fmt.Sprintf("%v, then adopt again; its servers were left alone", f.err)})
 			}
 			continue
 		}
@@ -138,7 +140,8 @@ func judgeAll(ctx context.Context, o *Options, st *state, tables []config.Server
 	}
 	for _, want := range o.Servers {
 		if !named[want] {
-			return nil, fmt.Errorf("%s has no server %q (%w); its servers: %s", o.Host.Name, want, ErrNoServer, listOr(all))
+			return nil, fmt.Errorf("%s has no server %q in %s (%w); its servers: %s%s", o.Host.Name, want, st.paths(), ErrNoServer, listOr(all),
+				strings.Join(append([]string{""}, fileWhys(picks)...), "; "))
 		}
 	}
 	for _, p := range picks {
@@ -148,17 +151,52 @@ func judgeAll(ctx context.Context, o *Options, st *state, tables []config.Server
 	}
 	if !slices.ContainsFunc(picks, func(p pick) bool { return p.verdict != skip }) {
 		var why []string
+		said := map[[3]string]bool{} // an entry named twice says so once
 		for _, p := range picks {
-			if p.file >= 0 && p.server.Name != "" && !p.quiet {
-				why = append(why, p.server.Name+": "+p.why)
-			} else if p.server.Name == "" {
-				why = append(why, p.why)
+			if p.server.Name == "" || p.quiet {
+				continue
+			}
+			if key := [3]string{st.files[p.file].snap.Path, p.server.Name, p.why}; !said[key] {
+				said[key] = true
+				why = append(why, p.server.Name+" in "+st.where(p)+": "+p.why)
 			}
 		}
-		return nil, fmt.Errorf("%s has no server the watchdog's proxy can stand in front of, nor a stdio server it can run under `watchdog stdio` (%w)%s",
-			o.Host.Name, ErrNoServer, listed(why))
+		return nil, fmt.Errorf("%s has no server the watchdog's proxy can stand in front of, nor a stdio server it can run under `watchdog stdio`, in %s (%w)%s",
+			o.Host.Name, st.paths(), ErrNoServer, listed(append(why, fileWhys(picks)...)))
 	}
 	return picks, nil
+}
+
+// fileWhys are the lines of picks that say why a whole file was left alone.
+func fileWhys(picks []pick) []string {
+	var out []string
+	for _, p := range picks {
+		if p.server.Name == "" {
+			out = append(out, p.why)
+		}
+	}
+	return out
+}
+
+// paths names the host's files adopt read.
+func (st *state) paths() string {
+	var out []string
+	for _, f := range st.files {
+		out = append(out, f.snap.Path)
+	}
+	if len(out) == 0 {
+		return "no config file (none was found: `watchdog hosts` says where it looks)"
+	}
+	return strings.Join(out, ", ")
+}
+
+// where is the entry of p's server: its file, and its line when known.
+func (st *state) where(p pick) string {
+	at := st.files[p.file].snap.Path
+	if line := cmp.Or(p.server.Line, p.server.CommandLine); line > 0 {
+		at += " line " + strconv.Itoa(line)
+	}
+	return at
 }
 
 func listed(lines []string) string {
@@ -187,17 +225,18 @@ func judge(ctx context.Context, o *Options, st *state, tables []config.ServerTab
 	}
 	if why := s.Unproxyable(); why != "" {
 		p.why, p.quiet = why, s.Transport == "stdio" && !named
-		return refuseIfNamed(p, named, fmt.Errorf("%s cannot go through the watchdog's proxy (%w): %s", s.Name, ErrNoServer, why))
+		return refuseIfNamed(st, p, named, " cannot go through the watchdog's proxy")
 	}
 	if !s.Editable {
 		p.why = "its URL is written in a way adopt cannot rewrite in place (a YAML block, or a value over several lines): write it on one line, then adopt again"
-		return refuseIfNamed(p, named, fmt.Errorf("%s (%w): %s", s.Name, ErrNoServer, p.why))
+		return refuseIfNamed(st, p, named, "")
 	}
 	if signsInWithOAuth(ctx, o, s) {
 		const why = "it signs in with OAuth: its tokens are bound to its own URL (RFC 8707), so no proxy can stand in for it; left alone"
 		switch {
 		case named && !o.Force:
-			p.verdict, p.err = refuse, fmt.Errorf("%s %w: its tokens are bound to its own URL, and through the proxy its sign-in would fail; nothing was changed (--force adopts it anyway)", s.Name, ErrOAuth)
+			p.verdict, p.err = refuse, fmt.Errorf("%s in %s %w: its tokens are bound to its own URL, and through the proxy its sign-in would fail; nothing was changed (--force adopts it anyway)",
+				s.Name, st.where(p), ErrOAuth)
 			return p
 		case !named:
 			p.why = why
@@ -209,9 +248,12 @@ func judge(ctx context.Context, o *Options, st *state, tables []config.ServerTab
 	return p
 }
 
-func refuseIfNamed(p pick, named bool, err error) pick {
+// refuseIfNamed makes p a refusal when its server was named with
+// --server: the error names the server and where its entry is, says what
+// (" cannot go through the watchdog's proxy", or ""), and p.why.
+func refuseIfNamed(st *state, p pick, named bool, what string) pick {
 	if named {
-		p.verdict, p.err = refuse, err
+		p.verdict, p.err = refuse, fmt.Errorf("%s in %s%s (%w): %s", p.server.Name, st.where(p), what, ErrNoServer, p.why)
 	}
 	return p
 }
@@ -280,7 +322,7 @@ func judgeProxied(o *Options, st *state, tables []config.ServerTable, p pick, li
 		p.upstream, p.literal, p.prefer = t.URL, "", t.ProxyListen
 	} else {
 		p.why = fmt.Sprintf("it points at a watchdog proxy on %s that neither the watchdog's config nor adopt's record knows (unknown proxy): put the server's own URL back in %s, then adopt again", listen, file)
-		return refuseIfNamed(p, slices.Contains(o.Servers, s.Name), fmt.Errorf("%s (%w): %s", s.Name, ErrNoServer, p.why))
+		return refuseIfNamed(st, p, slices.Contains(o.Servers, s.Name), "")
 	}
 	if isProxyURL(p.upstream) || p.upstream == "" {
 		p.why = "adopt's record names no server of its own for it: put the server's own URL back in " + file + ", then adopt again"
@@ -361,7 +403,7 @@ func (ch *change) say(o *Options, st *state, picks []pick) {
 		case p.verdict == skip && name == "":
 			ch.res.Lines = append(ch.res.Lines, p.why)
 		case p.verdict == skip:
-			ch.res.Lines = append(ch.res.Lines, name+": left alone: "+p.why+" ("+st.files[p.file].snap.Path+")")
+			ch.res.Lines = append(ch.res.Lines, name+": left alone: "+p.why+" ("+st.where(p)+")")
 		case p.verdict == already:
 			ch.res.Lines = append(ch.res.Lines, name+": already goes through the watchdog's proxy")
 			ch.res.Listens = append(ch.res.Listens, p.listen)

@@ -27,10 +27,9 @@ type wrapPlan struct {
 func judgeStdio(o *Options, st *state, p pick) pick {
 	s, file := p.server, st.files[p.file].snap.Path
 	named := slices.Contains(o.Servers, s.Name)
-	at := fmt.Sprintf("%s line %d", file, s.CommandLine)
 	refuse := func(why string) pick {
 		p.why = why
-		return refuseIfNamed(p, named, fmt.Errorf("%s (%w): %s", s.Name, ErrNoServer, why))
+		return refuseIfNamed(st, p, named, "")
 	}
 	switch {
 	case hostjudge.RunsWatchdogStdio(s):
@@ -38,9 +37,9 @@ func judgeStdio(o *Options, st *state, p pick) pick {
 		return p
 	case s.Command == "":
 		p.quiet = !named // nothing to say of an entry that runs nothing adopt can name
-		return refuse("the entry in " + file + " names no command adopt can run under `watchdog stdio`: give it one, then adopt again")
+		return refuse("the entry names no command adopt can run under `watchdog stdio`: give it one, then adopt again")
 	case !s.CommandEditable:
-		return refuse("its command at " + at + " is written in a way adopt cannot rewrite in place (a YAML block, or a value over several lines): write it on one line, then adopt again")
+		return refuse("its command is written in a way adopt cannot rewrite in place (a YAML block, or a value over several lines): write it on one line, then adopt again")
 	case o.watchdogErr != nil:
 		return refuse(fmt.Sprintf("the watchdog's own binary cannot be found (%v), and a wrapper must name it: run adopt from the installed watchdog", o.watchdogErr))
 	}
@@ -57,7 +56,7 @@ func judgeStdio(o *Options, st *state, p pick) pick {
 	want := o.wrapper(s.Name, cmd).script()
 	cur, err := readWrapper(wrapperAt)
 	if err != nil {
-		return refuse(fmt.Sprintf("its wrapper %s (named at %s) cannot be read: %v; make it a file adopt can read, or remove it, then adopt again", wrapperAt, at, err))
+		return refuse(fmt.Sprintf("its wrapper %s cannot be read: %v; make it a file adopt can read, or remove it, then adopt again", wrapperAt, err))
 	}
 	p.wrap = &wrapPlan{path: wrapperAt, script: want, command: cmd, literal: lit}
 	switch wd, _, _ := parseWrapper(cur); {

@@ -126,13 +126,15 @@ func Files(p host.Profile, o Options) []File {
 	return files
 }
 
-// existing are the regular files pattern names (a * matching within a
-// path element), sorted.
+// existing are the paths pattern names that exist (a * matching within a
+// path element), sorted: a directory or other non-file where a host's
+// file should be too, which Read then says is no file (not found, it would
+// leave adopt saying only that the host has no such server).
 func existing(pattern string) []string {
 	matches, _ := filepath.Glob(pattern)
 	var out []string
 	for _, m := range matches {
-		if fi, err := os.Stat(m); err == nil && fi.Mode().IsRegular() {
+		if _, err := os.Stat(m); err == nil {
 			out = append(out, m)
 		}
 	}

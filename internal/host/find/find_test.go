@@ -2,12 +2,15 @@ package find
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
@@ -111,5 +114,23 @@ func TestProjectFiles(t *testing.T) {
 	want := []string{filepath.Join(home, ".claude.json"), filepath.Join(proj, ".mcp.json")}
 	if got := Paths(p, Options{Home: home, GOOS: "linux"}); !slices.Equal(got, want) {
 		t.Errorf("Paths = %q, want %q", got, want)
+	}
+}
+
+// A directory where a host's file should be is listed, with an error that
+// says so: not left out, which left adopt saying only "no such server".
+func TestDirectoryWhereAFileShouldBe(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	path := filepath.Join(home, ".cursor", "mcp.json")
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	files := Files(host.Cursor(), Options{Home: home, GOOS: "linux"})
+	if len(files) != 1 || files[0].Path != path || files[0].Err == nil {
+		t.Fatalf("files: %+v; want %s with an error", files, path)
+	}
+	if err := files[0].Err; !errors.Is(err, fsutil.ErrNotRegular) || !strings.Contains(err.Error(), "directory") {
+		t.Fatalf("%v; want it to say %s is a directory", err, path)
 	}
 }

@@ -2,6 +2,7 @@ package hostfile
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -55,8 +56,8 @@ func TestDuplicateNamesSaid(t *testing.T) {
 		why := s.Unproxyable()
 		switch s.Name {
 		case "a":
-			if !strings.Contains(why, "named twice") || !strings.Contains(why, "lines 2 and 4") {
-				t.Errorf("a at line %d: %q; want it named twice, at lines 2 and 4", s.Line, why)
+			if !strings.Contains(why, "named twice") || !strings.Contains(why, "lines 2 and 4") || !strings.Contains(why, "remove or rename one") {
+				t.Errorf("a at line %d: %q; want it named twice, at lines 2 and 4, and what to do", s.Line, why)
 			}
 		case "b":
 			if why != "" || s.Line != 3 {
@@ -85,5 +86,34 @@ func TestUnproxyableURLsSayWhy(t *testing.T) {
 	}
 	if got := (Server{Name: "x", Transport: host.Stdio}).Unproxyable(); !strings.Contains(got, "stdio") {
 		t.Errorf("stdio: %q", got)
+	}
+}
+
+// TOML defines a table or a key once; Codex's parser refuses a file that
+// does it twice. Measured before: the second table was merged into the
+// first, and adopt rewrote one of two entries the host never loads. Now
+// it does not parse, and says where; so does every other TOML error.
+func TestTOMLDefinedTwiceDoesNotParse(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ name, data, says string }{
+		{"table twice", "[mcp_servers.mem]\nurl = \"http://127.0.0.1:9/mcp\"\n\n[mcp_servers.mem]\nurl = \"http://127.0.0.1:8/mcp\"\n", "line 4"},
+		{"key twice", "[mcp_servers.mem]\nurl = \"http://127.0.0.1:9/mcp\"\nurl = \"http://127.0.0.1:8/mcp\"\n", "line 3"},
+		{"unclosed table", "model = \"m\"\n[mcp_servers.mem\nurl = 1\n", "line 2"},
+	} {
+		_, err := Servers(TOML, []byte(tt.data), host.CodexCLI().Layout)
+		if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), tt.says) {
+			t.Errorf("%s: %v; want %v at %s", tt.name, err, ErrSyntax, tt.says)
+		}
+	}
+}
+
+// A URL written over lines cannot be rewritten, but its line is known
+// (YAML): a refusal can say where it is.
+func TestLineOfAURLNotEditable(t *testing.T) {
+	t.Parallel()
+	data := []byte("extensions:\n  mem:\n    type: streamable_http\n    uri: >-\n      http://127.0.0.1:9/mcp\n")
+	ss, err := Servers(YAML, data, host.Goose().Layout)
+	if err != nil || len(ss) != 1 || ss[0].Editable || ss[0].Line != 4 {
+		t.Fatalf("%+v, %v; want one entry, not editable, at line 4", ss, err)
 	}
 }

@@ -76,7 +76,8 @@ type Server struct {
 	// Disabled: the entry is turned off ("disabled": true, or "enabled":
 	// false): the host does not connect to it while it stays so.
 	Disabled bool
-	// Line is the line of URL's literal in the file (1-based); 0 when the
+	// Line is the line of URL's literal in the file (1-based), also where
+	// it cannot be rewritten when the parser says it (YAML); 0 when the
 	// entry has no URL or its place is not known.
 	Line int
 	// Twice holds the lines of every entry of this name in this table, when
@@ -118,22 +119,22 @@ func (s Server) Unproxyable() string {
 	case s.Transport == host.Builtin:
 		return "it runs inside the host: no HTTP session to lose"
 	case s.Transport == host.SSE:
-		return "legacy SSE transport, which the proxy does not speak"
+		return "legacy SSE transport, which the proxy does not speak: move the server to Streamable HTTP, then adopt it"
 	case s.URL == "":
-		return "the entry names no URL the watchdog can read"
+		return "the entry names no URL the watchdog can read: give it the server's http(s) URL, then adopt it"
 	case s.Transport != host.StreamableHTTP && s.Transport != host.Bridged:
-		return "its transport is not one the watchdog knows"
+		return "its transport is not one the watchdog knows: only a Streamable HTTP server can go through the proxy"
 	case len(s.Twice) > 1:
-		return fmt.Sprintf("it is named twice in its file (lines %s): the host uses only one of them; remove the other", joinLines(s.Twice))
+		return fmt.Sprintf("it is named twice in its file (lines %s), and the host uses one of them at most: remove or rename one entry, then adopt it", joinLines(s.Twice))
 	}
 	u, err := url.Parse(s.URL)
 	switch {
 	case err != nil:
-		return "its URL does not parse: " + mask.URL(s.URL)
+		return "its URL does not parse: " + mask.URL(s.URL) + ": give it the server's http(s) URL, then adopt it"
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Sprintf("its URL %s is not an http(s) URL", mask.URL(s.URL))
+		return fmt.Sprintf("its URL %s is not an http(s) URL: give it the server's http(s) URL, then adopt it", mask.URL(s.URL))
 	case u.Hostname() == "":
-		return fmt.Sprintf("its URL %s names no host", mask.URL(s.URL))
+		return fmt.Sprintf("its URL %s names no host: give it the server's http(s) URL, then adopt it", mask.URL(s.URL))
 	}
 	return ""
 }
@@ -465,7 +466,7 @@ func turnedOff(e *node) bool {
 }
 
 func (s *Server) setURL(u *node, at []string) {
-	s.URL, s.Path = u.str, at
+	s.URL, s.Path, s.Line = u.str, at, u.line
 	s.Editable = u.start >= 0
 	s.start, s.end = u.start, u.end
 }

@@ -1,8 +1,10 @@
 package hostfile
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
@@ -10,6 +12,9 @@ import (
 // their byte ranges. Tables ([a.b]), array tables ([[a]]), dotted keys and
 // inline tables all land in the same tree.
 func parseTOML(data []byte) (*node, error) {
+	if err := checkTOML(data); err != nil {
+		return nil, err
+	}
 	root := &node{kind: object}
 	cur := root
 	var p unstable.Parser
@@ -29,6 +34,22 @@ func parseTOML(data []byte) (*node, error) {
 		return nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
 	return root, nil
+}
+
+// checkTOML fails on what TOML forbids, at its line: the unstable parser
+// reads one expression at a time and lets a table or key be defined twice
+// (the second silently merged), which Codex's parser refuses.
+func checkTOML(data []byte) error {
+	var v map[string]any
+	err := toml.Unmarshal(data, &v)
+	if de := (*toml.DecodeError)(nil); errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("%w: line %d, column %d: %w", ErrSyntax, row, col, err)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrSyntax, err)
+	}
+	return nil
 }
 
 func keyOf(it unstable.Iterator) []string {

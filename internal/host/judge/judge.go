@@ -112,7 +112,7 @@ func Protect(p host.Profile, s hostfile.Server, f Facts) Verdict {
 	case s.Transport == host.Builtin:
 		return Verdict{Protection: NotNeeded, Why: "it runs inside the host: no HTTP session to lose"}
 	case s.URL == "":
-		return Verdict{Protection: Exposed, Why: "the entry names no URL the watchdog can read"}
+		return Verdict{Protection: Exposed, Why: s.Unproxyable()}
 	}
 	if addr, ok := proxyAddress(s.URL, f); ok {
 		return throughProxy(p, s, f, addr)
