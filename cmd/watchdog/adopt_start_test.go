@@ -77,6 +77,37 @@ func TestAdoptNoStartStartsNothing(t *testing.T) {
 	}
 }
 
+// A host adopted with --no-start points at a proxy nothing serves
+// (`proxy down`); adopt again has nothing to change in its file, and
+// starts the watchdog that serves it: the host's call works, and `hosts`
+// says proxied.
+func TestAdoptAgainStartsTheWatchdog(t *testing.T) {
+	t.Parallel()
+	mem := startMem(t)
+	h := newCursorHome(t, map[string]string{"mem": mem.URL()})
+	env := append(h.env, "XDG_CONFIG_HOME="+filepath.Join(h.home, ".config"))
+	t.Cleanup(func() { endStarted(t, h.state) })
+	if code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor", "--no-start"); code != 0 {
+		t.Fatalf("adopt --no-start exit %d:\n%s%s", code, out, errOut)
+	}
+	url := h.url(t, "mem")
+	code, out, errOut := runWatchdogEnv(t, env, "hosts", "adopt", "Cursor")
+	returned := time.Now()
+	if code != 0 || !strings.Contains(out, "mem: already goes through the watchdog's proxy") || !strings.Contains(out, "started a watchdog") ||
+		!strings.Contains(out, "the running watchdog serves the proxies") {
+		t.Fatalf("adopt again exit %d:\n%s%s", code, out, errOut)
+	}
+	if again := h.url(t, "mem"); again != url {
+		t.Fatalf("adopt again rewrote Cursor's URL %s to %s", url, again)
+	}
+	callBy(t, url, returned.Add(5*time.Second))
+	if doc, raw := listHosts(t, env); !strings.Contains(raw, `"proxied"`) {
+		t.Fatalf("after adopt again, hosts:\n%s", raw)
+	} else if p, _ := doc.protection("Cursor", "mem"); p != "proxied" {
+		t.Fatalf("after adopt again, mem is %q", p)
+	}
+}
+
 // callBy makes one tool call at url as a host would (the Go SDK's
 // client), and fails the test unless it succeeds by deadline.
 func callBy(t *testing.T, url string, deadline time.Time) {

@@ -147,8 +147,12 @@ func cmdHostsAdopt(ctx context.Context, c cli, args []string) int {
 		return code
 	}
 	res, err := adopt.Adopt(ctx, *o)
-	if err == nil && res.Changed {
+	switch {
+	case err == nil && res.Changed:
 		sv.After(ctx, o.ConfigPath, true)
+	case err == nil && len(res.Listens) > 0 && !sv.NoStart && runningDaemon(ctx, sv.Socket) == nil:
+		// Nothing to change, but nothing serves the proxies the host goes through.
+		err = sv.StartNow(o.ConfigPath, daemonStatus(o.StateDir))(ctx, res.Listens)
 	}
 	return adoptDone(c, *o, sv, res, err, "adopt")
 }
@@ -264,7 +268,7 @@ func adoptDone(c cli, o adopt.Options, sv *adopt.Supervision, res adopt.Result, 
 		}
 		return exitFailed
 	}
-	if !res.Changed {
+	if !res.Changed && sv.Started == nil {
 		return exitOK
 	}
 	if verb != "adopt" {

@@ -140,7 +140,7 @@ type Supervision struct {
 	// Running is the daemon answering on socket, nil when none does.
 	Running func(ctx context.Context, socket string) *health.DaemonStatus
 	Said    []string
-	// Started is the daemon StartNow started, nil when none.
+	// Started is the daemon StartNow started (and how), nil when none.
 	Started *autostart.Started
 }
 
@@ -176,7 +176,11 @@ func (sv *Supervision) StartNow(configPath string, status func(context.Context) 
 			}
 			sv.say(res.Did...)
 			if res.Running {
-				return ServedBy(status)(ctx, listens)
+				if err := ServedBy(status)(ctx, listens); err != nil {
+					return err
+				}
+				sv.Started = &autostart.Started{Kind: res.Kind, Did: res.Did}
+				return nil
 			}
 			sv.say(autostart.SupervisionSentence(res.Restarts, len(o.Listen)), res.Reason)
 		}
@@ -203,12 +207,15 @@ func (sv *Supervision) notServed(s *autostart.Started, why string) error {
 		return fmt.Errorf("the watchdog its supervisor (%s) started did not serve the new proxies within %v: %s; "+
 			"`watchdog status` and the supervisor's log say why; adopt again once it runs, or adopt with --no-start", s.Kind, servedWait, why)
 	}
-	s.Stop()
-	if err := s.Err(); why == "it exited" && err != nil {
-		why += " (" + err.Error() + ")"
+	what := fmt.Sprintf("did not serve the new proxies within %v: %s; it was stopped", servedWait, why)
+	select {
+	case <-s.Exited():
+		what = fmt.Sprintf("exited before it served the new proxies (%v)", s.Err())
+	default:
+		s.Stop()
 	}
-	return fmt.Errorf("the watchdog adopt started (pid %d) did not serve the new proxies within %v: %s; it was stopped; "+
-		"its output is in %s; `watchdog run` in a terminal shows why; adopt again once it runs, or adopt with --no-start", s.PID, servedWait, why, s.Log)
+	return fmt.Errorf("the watchdog adopt started (pid %d) %s; its output is in %s; `watchdog run` in a terminal shows why; "+
+		"adopt again once it runs, or adopt with --no-start", s.PID, what, s.Log)
 }
 
 // After brings the supervisor current with the config once adopt or

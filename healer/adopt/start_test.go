@@ -74,7 +74,7 @@ func TestStartNowSaysWhenTheStartedWatchdogExits(t *testing.T) {
 		t.Fatalf("StartNow = %v after %v; want an error before %v", err, time.Since(began), servedWait)
 	}
 	log := filepath.Join(sv.StateDir, autostart.DaemonLog)
-	for _, want := range []string{"it exited (exit status 3)", "its output is in " + log, "adopt with --no-start"} {
+	for _, want := range []string{"exited before it served the new proxies (exit status 3)", "its output is in " + log, "adopt with --no-start"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("StartNow = %v; want it to say %q", err, want)
 		}
