@@ -320,3 +320,65 @@ func TestRealClientsAttachWhileServerDown(t *testing.T) {
 		}
 	})
 }
+
+// The last-known server is kept in its file across proxies (loaded at
+// New), and a result past the bound is not kept, nor the one it replaced.
+func TestKnownServerKeptAndBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "known-mem.json")
+	opts := proxy.Options{Server: "mem", Upstream: "http://127.0.0.1:1/mcp", Secret: proxy.NewSecret(), KnownFile: path}
+	first, err := proxy.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.KnowAnswer("tools/list", json.RawMessage(`{"tools":[{"name":"count","inputSchema":{"type":"object"}}]}`))
+	first.KnowAnswer("tools/call", json.RawMessage(`{"content":[]}`)) // not a kept answer
+	second, err := proxy.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := second.Known("tools/list"); !ok {
+		t.Fatal("a proxy started on the file does not know the tools the last one kept")
+	}
+	if _, ok := second.Known("tools/call"); ok {
+		t.Error("a tool call's answer was kept")
+	}
+	big := json.RawMessage(`{"tools":[],"pad":"` + strings.Repeat("x", proxy.MaxKnown) + `"}`)
+	second.KnowAnswer("tools/list", big)
+	if _, ok := second.Known("tools/list"); ok {
+		t.Error("a list past the bound was kept (or the stale one it replaced)")
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() > proxy.MaxKnown {
+		t.Errorf("the file: %v, %v; want at most %d bytes", fi, err, proxy.MaxKnown)
+	}
+}
+
+// A list answered with a small JSON body (read already to judge it, on the
+// fast path) reaches the host whole and is kept.
+func TestJSONListAnswerKeptWhole(t *testing.T) {
+	onTransports(t, func(t *testing.T, tr transport) {
+		server := mcp.NewServer(&mcp.Implementation{Name: "json", Version: "1.0.0"}, nil)
+		mcp.AddTool(server, &mcp.Tool{Name: "count", Description: "Says it ran."},
+			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{}, nil, nil
+			})
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: true})
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := &http.Server{Handler: h}
+		go func() { _ = srv.Serve(ln) }()
+		t.Cleanup(func() { _ = srv.Close() })
+		px := tr.start(t, proxy.Options{Upstream: "http://" + ln.Addr().String() + "/mcp"})
+		cs := connect(t, px.url)
+		for range 5 {
+			if got := toolNames(t, cs); !slices.Equal(got, []string{"count"}) {
+				t.Fatalf("tools through the proxy: %v, want [count]", got)
+			}
+		}
+		if _, ok := px.Known("tools/list"); !ok {
+			t.Error("the tools the server listed were not kept")
+		}
+		tr.served(t, px)
+	})
+}

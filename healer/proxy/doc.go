@@ -56,6 +56,15 @@
 // an unusual header, a server without sessions or over https) gives its
 // connection to net/http, the general path, for good; Paths counts both.
 //
+// A host that starts while its server is down (its connections refused)
+// is answered from the last-known server (known.go, attach.go): the
+// server's initialize, server/discover and list results as last seen
+// through the proxy, kept in Options.KnownFile. Its session's upstream is
+// opened by the same replay as a lost session's once the server answers,
+// the host is told where its lists changed, and a call before that waits
+// Options.CallWait, then fails with an error naming the server. With
+// nothing known, an initialize waits Options.InitWait for the server.
+//
 // A 2026-07-28 server has no session to keep: its traffic passes as it
 // is, and a legacy session header a host sends it is dropped and counted.
 package proxy

@@ -65,6 +65,9 @@ func (p *Proxy) learnEra(ctx context.Context, h http.Header, init json.RawMessag
 	if err == nil && e != mcphttp.EraUnknown {
 		p.setEra(e)
 	}
+	if err == nil && d.Result != nil {
+		p.known.see("server/discover", d.Result, p.opts.Now()) // known.go
+	}
 	return e, d, err
 }
 

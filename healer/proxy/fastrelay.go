@@ -178,10 +178,13 @@ func peekHead(u *upConn) ([]byte, error) {
 }
 
 // readUpTo reads x's body as it came into x.read until it ends or max
-// of it (decoded) is read, and returns what was decoded.
+// of it (decoded) is read, and returns what was decoded. A body read in
+// part already (to judge it) is read on from there.
 func (fc *fastConn) readUpTo(x *upAnswer, max int) ([]byte, error) {
-	fc.decoded = fc.decoded[:0]
-	x.read = fc.bodyBuf[:0]
+	if len(x.read) == 0 {
+		fc.decoded = fc.decoded[:0]
+		x.read = fc.bodyBuf[:0]
+	}
 	keep := func(p []byte) { fc.decoded = append(fc.decoded, p...) }
 	for !x.frame.done() && len(fc.decoded) < max {
 		p, err := x.u.more()
