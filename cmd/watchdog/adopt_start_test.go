@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpwatchdog/watchdog/internal/autostart"
 	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 	"github.com/mcpwatchdog/watchdog/internal/instance"
 )
@@ -36,6 +37,12 @@ func TestAdoptStartsAWatchdog(t *testing.T) {
 		t.Fatalf("adopt exit %d:\n%s%s", code, out, errOut)
 	}
 	t.Logf("adopt:\n%s", out)
+	if want := " run --proxy-process spawn --config " + h.cfg + " --state-dir " + h.state + ";"; !strings.Contains(out, want) {
+		t.Errorf("adopt does not say it started the watchdog as the XDG entry runs it, with its config and state (%q)", want)
+	}
+	if _, err := os.Stat(filepath.Join(h.state, autostart.DaemonLog)); err != nil {
+		t.Errorf("the started watchdog's log: %v", err)
+	}
 	url := h.url(t, "mem")
 	if url == mem.URL() {
 		t.Fatal("adopt did not rewrite Cursor's URL")
