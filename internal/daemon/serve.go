@@ -133,6 +133,13 @@ func Serve(ctx context.Context, cfg config.Config, stateDir string, opts Options
 	defer socks.Close()
 	for {
 		next, err := serveRun(ctx, cfg, stateDir, opts, socks)
+		if ctx.Err() != nil && opts.ProxyProcess == proxyproc.Spawn {
+			// Stopped on purpose: the proxy process it started goes too
+			// (one that crashes leaves it serving, as it should).
+			if serr := proxyproc.Stop(context.WithoutCancel(ctx), stateDir, "the daemon that started it was stopped"); serr != nil {
+				opts.Logger.Warn("the proxy process may still run", "err", serr)
+			}
+		}
 		if err != nil || next == nil || ctx.Err() != nil {
 			return err
 		}

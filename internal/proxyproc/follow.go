@@ -7,13 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"syscall"
 	"time"
 
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/proxywire"
 )
 
@@ -58,7 +54,15 @@ type Follower struct {
 	Proxies    *Set
 	Out        Reporter
 	Log        *slog.Logger
-	spawned    time.Time
+	// Sockets are the daemon's: it holds every proxy's socket (opened
+	// before a start, or handed over by the proxy process that links), so
+	// a proxy process's crash queues hosts' connections instead of
+	// refusing them, and passes them to each proxy process it starts.
+	// Listens are the config's proxy_listen addresses.
+	Sockets *Sockets
+	Listens []string
+	spawned time.Time
+	linked  bool // a proxy process linked since the last start
 }
 
 // Name says what it follows.
@@ -71,7 +75,7 @@ func (s *Follower) Run(ctx context.Context, _ func(none) bool) error {
 	for ctx.Err() == nil {
 		conn, err := (&net.Dialer{Timeout: 2 * time.Second}).DialContext(ctx, "unix", SocketPath(s.StateDir))
 		if err == nil {
-			delay = linkRetryFirst
+			delay, s.linked = linkRetryFirst, true
 			err = s.follow(ctx, conn)
 			s.Proxies.linked(nil, "the proxy process (watchdog proxy) stopped; it is started again")
 			s.Log.Info("the proxy process's link ended", "err", err)
@@ -90,19 +94,6 @@ func (s *Follower) Run(ctx context.Context, _ func(none) bool) error {
 	return nil
 }
 
-// maybeSpawn starts a proxy process when this daemon is to start one
-// itself (ProxyProcessSpawn) and did not within spawnEvery.
-func (s *Follower) maybeSpawn(ctx context.Context) {
-	if s.Mode != Spawn || time.Since(s.spawned) < spawnEvery {
-		return
-	}
-	s.spawned = time.Now()
-	if err := s.spawn(ctx); err != nil {
-		s.Log.Warn("cannot start the proxy process", "err", err)
-		s.Out.Warning(ctx, "", "cannot start the proxy process (watchdog proxy); the proxies are not served: "+err.Error())
-	}
-}
-
 // follow takes what the linked proxy process says until the link ends,
 // and tells it the idle timeouts the servers keep.
 func (s *Follower) follow(ctx context.Context, conn net.Conn) error {
@@ -112,7 +103,12 @@ func (s *Follower) follow(ctx context.Context, conn net.Conn) error {
 	done := make(chan struct{})
 	defer close(done)
 	go s.tune(conn, done)
-	r := proxywire.NewReader(conn)
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return fmt.Errorf("the proxy process's link is a %T, not a unix socket", conn)
+	}
+	r := proxywire.NewFileReader(uc)
+	defer r.Close()
 	for {
 		m, err := r.Read()
 		if err != nil {
@@ -121,7 +117,26 @@ func (s *Follower) follow(ctx context.Context, conn net.Conn) error {
 			}
 			return err
 		}
+		if m.Sockets != nil {
+			s.hold(m.Sockets.Listen, r)
+			continue
+		}
 		s.take(ctx, m)
+	}
+}
+
+// hold keeps the sockets the proxy process handed over (listens, their
+// descriptors in r) beside the daemon's own.
+func (s *Follower) hold(listens []string, r *proxywire.FileReader) {
+	files, err := r.Files(len(listens))
+	if err != nil {
+		s.Log.Warn("the proxy process's sockets came without their descriptors", "err", err)
+		return
+	}
+	for i, f := range files {
+		if err := s.Sockets.Hold(listens[i], f); err != nil {
+			s.Log.Warn("cannot hold a proxy's socket", "listen", listens[i], "err", err)
+		}
 	}
 }
 
@@ -164,47 +179,4 @@ func (s *Follower) tune(conn net.Conn, done <-chan struct{}) {
 		case <-s.Proxies.apart.tune:
 		}
 	}
-}
-
-// spawn starts a proxy process detached from the daemon, the classic way:
-// a shell in a session of its own starts it in the background and exits,
-// so the process is nobody's child but init's (which reaps it), no signal
-// to the daemon's group reaches it, and the daemon's death does not take
-// it along. Its output goes to STATE_DIR/proxy.log. When one is already
-// starting, it takes the proxy lock first and this one exits.
-func (s *Follower) spawn(ctx context.Context) error {
-	inner, err := s.proxyCommand()
-	if err != nil {
-		return err
-	}
-	logf, err := fsutil.OpenPrivate(filepath.Join(s.StateDir, proxyLogName), os.O_WRONLY|os.O_CREATE|os.O_APPEND)
-	if err != nil {
-		return fmt.Errorf("its log: %w", err)
-	}
-	defer logf.Close()
-	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", `"$0" "$@" </dev/null &`, inner.Path}, inner.Args[1:]...)...)
-	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = inner.Env, inner.Dir, logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Run(); err != nil {
-		return err
-	}
-	s.Log.Info("started the proxy process", "log", logf.Name())
-	return nil
-}
-
-// proxyCommand is Command's command, else this binary's
-// `watchdog proxy` for the daemon's config and state directory.
-func (s *Follower) proxyCommand() (*exec.Cmd, error) {
-	if s.Command != nil {
-		return s.Command(), nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("no command to start it with: %w", err)
-	}
-	args := []string{"proxy", "--state-dir", s.StateDir}
-	if s.ConfigPath != "" {
-		args = append(args, "--config", s.ConfigPath)
-	}
-	return exec.Command(exe, args...), nil
 }

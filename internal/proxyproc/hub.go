@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,18 +46,26 @@ type hub struct {
 	listen  map[string]string // proxy_listen by server
 	// use is signalled when set changes (a reload), for tell.
 	swapped chan struct{}
+	// socks are the process's sockets, handed to each daemon (sockets);
+	// told is the addresses last handed to every linked one.
+	socks *Sockets
+	told  string
+	// stop ends the process: a daemon said Stop.
+	stop func(why string)
 }
 
 type hubLink struct {
 	conn net.Conn
 	out  chan []byte
-	once sync.Once
+	// sockets asks the writer to hand the daemon the sockets served now.
+	sockets chan struct{}
+	once    sync.Once
 }
 
 func (l *hubLink) close() { l.once.Do(func() { _ = l.conn.Close() }) }
 
-func newHub(log *slog.Logger) *hub {
-	return &hub{log: log, links: map[*hubLink]struct{}{}, swapped: make(chan struct{}, 1)}
+func newHub(log *slog.Logger, socks *Sockets, stop func(why string)) *hub {
+	return &hub{log: log, links: map[*hubLink]struct{}{}, swapped: make(chan struct{}, 1), socks: socks, stop: stop}
 }
 
 // use makes set (of cfg's proxies) the one the hub speaks of.
@@ -144,7 +155,71 @@ func (h *hub) tell(ctx context.Context) {
 		case <-h.swapped:
 		}
 		h.send(h.snapshot(), false)
+		h.tellSockets()
 	}
+}
+
+// tellSockets has every linked daemon handed the sockets served now when
+// they changed since it last did (a proxy served at last, a reload).
+func (h *hub) tellSockets() {
+	served, _ := h.served()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if key := strings.Join(served, " "); key != h.told {
+		h.told = key
+		for l := range h.links {
+			poke(l.sockets)
+		}
+	}
+}
+
+// served is the addresses of the proxies served now, sorted, and their
+// servers' names.
+func (h *hub) served() (listens, servers []string) {
+	h.mu.Lock()
+	set, listen := h.set, h.listen
+	h.mu.Unlock()
+	if set == nil || h.socks == nil {
+		return nil, nil
+	}
+	for _, server := range slices.Sorted(maps.Keys(listen)) {
+		if set.Get(server) != nil {
+			listens, servers = append(listens, listen[server]), append(servers, server)
+		}
+	}
+	return listens, servers
+}
+
+// handSockets writes the line that hands l's daemon a duplicate of each
+// socket served now (proxywire.Sockets), so that it holds them while this
+// process restarts.
+func (h *hub) handSockets(l *hubLink) error {
+	listens, _ := h.served()
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			_ = f.Close()
+		}
+	}()
+	var names []string
+	for _, addr := range listens {
+		f, err := h.socks.File(addr)
+		if err != nil {
+			h.log.Warn("cannot hand the daemon a proxy's socket", "listen", addr, "err", err)
+			continue
+		}
+		files, names = append(files, f), append(names, addr)
+	}
+	uc, ok := l.conn.(*net.UnixConn)
+	if !ok || len(files) == 0 {
+		return nil
+	}
+	line, err := proxywire.Encode(proxywire.Message{Sockets: &proxywire.Sockets{Listen: names}})
+	if err != nil {
+		return err
+	}
+	_ = l.conn.SetWriteDeadline(time.Now().Add(hubWriteTimeout))
+	return proxywire.WriteWithFiles(uc, line, files)
 }
 
 // accept links every daemon that connects until ctx ends.
@@ -169,7 +244,8 @@ func (h *hub) accept(ctx context.Context, ln net.Listener) {
 // host session, every upstream session ended while it was away) and the
 // backlog, then what comes, and takes the idle timeouts it learns.
 func (h *hub) serveLink(ctx context.Context, conn net.Conn) {
-	l := &hubLink{conn: conn, out: make(chan []byte, hubQueue)}
+	l := &hubLink{conn: conn, out: make(chan []byte, hubQueue), sockets: make(chan struct{}, 1)}
+	poke(l.sockets)
 	defer l.close()
 	stop := context.AfterFunc(ctx, l.close)
 	defer stop()
@@ -232,6 +308,11 @@ func (h *hub) writeLink(l *hubLink, done <-chan struct{}) {
 		select {
 		case <-done:
 			return
+		case <-l.sockets:
+			if err := h.handSockets(l); err != nil {
+				h.log.Info("a daemon's link ended", "err", err)
+				return
+			}
 		case line := <-l.out:
 			_ = l.conn.SetWriteDeadline(time.Now().Add(hubWriteTimeout))
 			if _, err := l.conn.Write(line); err != nil {
@@ -251,6 +332,11 @@ func (h *hub) readLink(l *hubLink) {
 	for {
 		m, err := r.Read()
 		if err != nil {
+			return
+		}
+		if m.Stop != nil {
+			h.log.Info("a daemon asked the proxy process to end", "why", m.Stop.Why)
+			h.stop(m.Stop.Why)
 			return
 		}
 		if t := m.IdleTimeout; t != nil && t.Timeout > 0 {

@@ -17,7 +17,7 @@ import (
 // No sighting waits for a daemon.
 func TestHubKeepsSightingsForTheNextDaemon(t *testing.T) {
 	t.Parallel()
-	h := newHub(slog.New(slog.DiscardHandler))
+	h := newHub(slog.New(slog.DiscardHandler), nil, func(string) {})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	const extra = 5

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/control"
@@ -30,10 +32,14 @@ type Options struct {
 	// gone) as the daemon does. Zero: config.Parse, and a gone file keeps
 	// the running config.
 	Load func(ctx context.Context, data []byte, readErr error) (config.Config, error)
-	// Sockets are the listening sockets a supervisor passed the process
-	// (sockact.Take); each proxy is served on the one of its address.
-	// Run closes them when it returns. Zero: none were passed.
+	// Sockets are the listening sockets a supervisor (or the daemon that
+	// started it) passed the process (sockact.Take); each proxy is served
+	// on the one of its address. Run closes them when it returns. Zero:
+	// none were passed.
 	Sockets sockact.Set
+	// Owned: the daemon started it (Spawn; OwnedEnv says so when false):
+	// with no proxy in its config it ends, there being nothing to serve.
+	Owned bool
 }
 
 // SocketPath is where the proxy process of stateDir tells its daemon
@@ -53,20 +59,31 @@ func Run(ctx context.Context, cfg config.Config, stateDir string, opts Options) 
 	if err := fsutil.PrivateDir(stateDir); err != nil {
 		return err
 	}
+	if os.Getenv(OwnedEnv) != "" {
+		opts.Owned = true
+		_ = os.Unsetenv(OwnedEnv)
+	}
 	socks := NewSockets(opts.Sockets)
 	defer socks.Close()
 	ln, err := control.Listen(SocketPath(stateDir))
 	if err != nil {
 		return fmt.Errorf("the proxy process's socket: %w", err)
 	}
-	hub := newHub(opts.Logger)
+	ctx, end := context.WithCancel(ctx)
+	defer end()
+	hub := newHub(opts.Logger, socks, func(string) { end() })
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	hctx, stopHub := context.WithCancel(ctx)
 	defer stopHub()
 	wg.Go(func() { hub.accept(hctx, peer.Own(ln, nil)) })
 	wg.Go(func() { hub.tell(hctx) })
+	wg.Go(func() { watchHome(hctx, stateDir, opts.Logger, end) })
 	for {
+		if opts.Owned && len(cfg.ProxyListens()) == 0 {
+			opts.Logger.Info("no proxy to serve in the config, and the daemon started this process: ending")
+			return nil
+		}
 		next, err := serveRun(ctx, cfg, stateDir, opts, socks, hub)
 		if err != nil || next == nil || ctx.Err() != nil {
 			return err
@@ -129,4 +146,34 @@ func (o Options) load(ctx context.Context, data []byte, readErr error) (config.C
 		return config.Config{}, fmt.Errorf("%s is gone", o.ConfigFile)
 	}
 	return config.Parse(o.ConfigFile, data)
+}
+
+// homeEvery is how often the proxy process looks that its state directory
+// still holds its socket: one whose directory was removed (a test's, an
+// uninstall's) ends within it, instead of holding its ports for nobody.
+const homeEvery = 10 * time.Second
+
+// watchHome ends the process (end) once its socket in stateDir is gone
+// or another's, until ctx ends.
+func watchHome(ctx context.Context, stateDir string, log *slog.Logger, end func()) {
+	path := SocketPath(stateDir)
+	mine, err := os.Stat(path)
+	if err != nil {
+		log.Warn("cannot look at the proxy process's own socket", "path", path, "err", err)
+		return
+	}
+	t := time.NewTicker(homeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if now, err := os.Stat(path); err != nil || !os.SameFile(mine, now) {
+			log.Warn("the proxy process's socket is gone from its state directory (removed, or another's): ending", "path", path)
+			end()
+			return
+		}
+	}
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -43,6 +45,34 @@ func URL(s config.Server, secret string) string {
 
 // stateName is a proxied server's sessions in the state directory.
 func stateName(server string) string { return "proxy-" + server + ".json" }
+
+// knownName is what a proxied server last said of itself (its initialize,
+// discovery and lists, proxy.Options.KnownFile) in the state directory:
+// what a host that starts while the server is down is attached from.
+func knownName(server string) string { return knownPrefix + server + knownSuffix }
+
+const (
+	knownPrefix = "known-"
+	knownSuffix = ".json"
+)
+
+// dropUnknown removes what the state directory keeps of servers no
+// longer proxied: a server removed from the config is forgotten.
+func (ps *Serving) dropUnknown() {
+	proxied := map[string]bool{}
+	for _, s := range ps.Config.Servers {
+		proxied[s.Name] = s.ProxyListen != ""
+	}
+	names, _ := filepath.Glob(filepath.Join(ps.StateDir, knownPrefix+"*"+knownSuffix))
+	for _, path := range names {
+		if proxied[strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), knownPrefix), knownSuffix)] {
+			continue
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			ps.Log.Warn("cannot forget a server no longer proxied", "path", path, "err", err)
+		}
+	}
+}
 
 // A Reporter is where what the proxies see goes: the daemon's loop when
 // the daemon serves them itself, the daemons following the proxy process
@@ -80,6 +110,7 @@ func (ps *Serving) StartAll(ctx context.Context, wg *sync.WaitGroup) {
 	}
 	ps.Sockets.KeepOnly(listens)
 	ps.warnUnusedSockets(ctx, listens)
+	ps.dropUnknown()
 	for _, s := range ps.Config.Servers {
 		if s.ProxyListen == "" {
 			continue
@@ -154,5 +185,5 @@ func (ps *Serving) newProxy(s config.Server, observe func(proxy.Sighting)) (*pro
 	}
 	return proxy.New(proxy.Options{Server: s.Name, Upstream: s.URL, Secret: ps.Proxies.secret, AllowInsecure: s.AllowInsecure, Headers: headers,
 		IdleTimeout: s.IdleTimeout.Duration, KeepWarm: s.KeepWarm, StateFile: filepath.Join(ps.StateDir, stateName(s.Name)),
-		OnSighting: observe, Logger: ps.Log})
+		KnownFile: filepath.Join(ps.StateDir, knownName(s.Name)), OnSighting: observe, Logger: ps.Log})
 }

@@ -36,22 +36,70 @@ func NewSockets(passed sockact.Set) *Sockets {
 func (s *Sockets) Proxy(listen string) (net.Listener, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, so := range s.passed {
-		if _, tcp := so.Listener.(*net.TCPListener); tcp && sockact.MatchTCP(listen, so.Addr(), so.Name) {
-			ln, err := dupListener(so.Listener)
-			return ln, so.From, err
-		}
-	}
-	ln, ok := s.own[listen]
-	if !ok {
-		var err error
-		if ln, err = proxy.Listen(listen); err != nil {
-			return nil, "", err
-		}
-		s.own[listen] = ln
+	ln, from, err := s.socket(listen)
+	if err != nil {
+		return nil, "", err
 	}
 	dup, err := dupListener(ln)
-	return dup, "", err
+	return dup, from, err
+}
+
+// socket is the socket of listen, opened now when none is held (mu held).
+func (s *Sockets) socket(listen string) (net.Listener, string, error) {
+	for _, so := range s.passed {
+		if _, tcp := so.Listener.(*net.TCPListener); tcp && sockact.MatchTCP(listen, so.Addr(), so.Name) {
+			return so.Listener, so.From, nil
+		}
+	}
+	if ln, ok := s.own[listen]; ok {
+		return ln, "", nil
+	}
+	ln, err := proxy.Listen(listen)
+	if err != nil {
+		return nil, "", err
+	}
+	s.own[listen] = ln
+	return ln, "", nil
+}
+
+// File is a duplicate of the socket of listen as a file, to hand to
+// another process (a proxy process this one starts, a daemon that links);
+// opened now when none is held, as Proxy opens it.
+func (s *Sockets) File(listen string) (*os.File, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ln, _, err := s.socket(listen)
+	if err != nil {
+		return nil, err
+	}
+	fl, ok := ln.(interface{ File() (*os.File, error) })
+	if !ok {
+		return nil, fmt.Errorf("a %T cannot be shared", ln)
+	}
+	return fl.File()
+}
+
+// Hold keeps f, a listening socket of listen another process handed over
+// (the proxy process's, for its daemon to hold while it restarts), unless
+// one of listen is held already; it takes f either way.
+func (s *Sockets) Hold(listen string, f *os.File) error {
+	defer f.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, so := range s.passed {
+		if sockact.MatchTCP(listen, so.Addr(), so.Name) {
+			return nil
+		}
+	}
+	if _, ok := s.own[listen]; ok {
+		return nil
+	}
+	ln, err := net.FileListener(f)
+	if err != nil {
+		return fmt.Errorf("the socket handed over for %s: %w", listen, err)
+	}
+	s.own[listen] = ln
+	return nil
 }
 
 // Control is a duplicate of the passed control socket at path, and where
@@ -68,8 +116,10 @@ func (s *Sockets) Control(path string) (net.Listener, string, error) {
 	return nil, "", nil
 }
 
-// KeepOnly closes the daemon's own proxy sockets whose address the config
-// no longer names, so that the port is free for others.
+// KeepOnly closes the process's own proxy sockets whose address the
+// config no longer names, so that the port is free for others, and those
+// its daemon passed (which it opens again when it needs them); what a
+// supervisor passed stays, as the supervisor holds it.
 func (s *Sockets) KeepOnly(listens map[string]bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -79,6 +129,19 @@ func (s *Sockets) KeepOnly(listens map[string]bool) {
 			delete(s.own, addr)
 		}
 	}
+	kept := s.passed[:0]
+	for _, so := range s.passed {
+		used := false
+		for l := range listens {
+			used = used || sockact.MatchTCP(l, so.Addr(), so.Name)
+		}
+		if so.From == sockact.FromDaemon && !used {
+			_ = so.Listener.Close()
+			continue
+		}
+		kept = append(kept, so)
+	}
+	s.passed = kept
 }
 
 // Unused are the passed sockets that serve none of listens (proxy

@@ -23,9 +23,12 @@ func Status(ctx context.Context, stateDir string) (*health.Status, error) {
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { _ = conn.Close() })
 	defer stop()
-	m, err := proxywire.NewReader(conn).Read()
-	if err != nil || m.Proxies == nil {
-		return nil, fmt.Errorf("the proxy process said no state: %v", err)
+	r := proxywire.NewReader(conn)
+	var m proxywire.Message
+	for m.Proxies == nil { // its first word on them; other lines may come before
+		if m, err = r.Read(); err != nil {
+			return nil, fmt.Errorf("the proxy process said no state: %w", err)
+		}
 	}
 	secret, err := proxy.LoadSecret(stateDir)
 	if err != nil {

@@ -38,6 +38,23 @@ type Message struct {
 	Proxies     *Proxies     `json:"proxies,omitempty"`
 	IdleTimeout *IdleTimeout `json:"idle_timeout,omitempty"`
 	Stdio       *Stdio       `json:"stdio,omitempty"`
+	Sockets     *Sockets     `json:"sockets,omitempty"`
+	Stop        *Stop        `json:"stop,omitempty"`
+}
+
+// Sockets names the listening sockets whose descriptors ride with its
+// line (SCM_RIGHTS, WriteWithFiles), in order: the proxy process hands
+// each daemon that links a duplicate of every socket it serves, so that
+// the daemon holds them while the proxy process restarts, as a socket
+// unit does, and passes them to the next one.
+type Sockets struct {
+	Listen []string `json:"listen"`
+}
+
+// Stop asks the proxy process to end: the watchdog was stopped on purpose
+// (a daemon that crashes sends none, and the proxies go on).
+type Stop struct {
+	Why string `json:"why"`
 }
 
 // Sighting is a proxy.Sighting on the wire, its kind by name.

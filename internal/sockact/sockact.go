@@ -24,7 +24,14 @@ import (
 const (
 	FromSystemd = "systemd"
 	FromLaunchd = "launchd"
+	// FromDaemon: the watchdog daemon that started this proxy process
+	// (`--proxy-process spawn`) passed them, the way systemd does.
+	FromDaemon = "the watchdog daemon"
 )
+
+// FromEnv names who passed LISTEN_FDS when it was not systemd: a daemon
+// that passes its sockets to its proxy process sets it to FromDaemon.
+const FromEnv = "WATCHDOG_SOCKETS_FROM"
 
 // ControlName is the name the control socket is passed under (launchd's
 // Sockets key; a systemd FileDescriptorName). A proxy's is ProxyName.
@@ -43,7 +50,7 @@ var ErrNoCgo = errors.New("this build has no cgo, so it cannot take launchd's so
 // Socket is one listening socket a supervisor passed.
 type Socket struct {
 	Name     string // LISTEN_FDNAMES entry or launchd Sockets key; "" when none
-	From     string // FromSystemd or FromLaunchd
+	From     string // FromSystemd, FromLaunchd or FromDaemon
 	Listener net.Listener
 }
 
@@ -59,10 +66,16 @@ type Set struct {
 }
 
 // Systemd takes the sockets systemd passed (nothing when LISTEN_PID is
-// another process's) and unsets LISTEN_PID, LISTEN_FDS and LISTEN_FDNAMES,
-// so no child the daemon starts takes them for its own.
+// another process's), or a daemon the same way (FromEnv), and unsets
+// LISTEN_PID, LISTEN_FDS, LISTEN_FDNAMES and FromEnv, so no child the
+// process starts takes them for its own.
 func Systemd() Set {
 	var s Set
+	from := FromSystemd
+	if os.Getenv(FromEnv) == FromDaemon {
+		from = FromDaemon
+	}
+	_ = os.Unsetenv(FromEnv)
 	for _, f := range activation.Files(true) {
 		ln, err := net.FileListener(f)
 		if err != nil {
@@ -75,7 +88,7 @@ func Systemd() Set {
 		if strings.HasPrefix(name, "LISTEN_FD_") {
 			name = "" // activation's made-up name for an unnamed descriptor
 		}
-		s.Sockets = append(s.Sockets, Socket{Name: name, From: FromSystemd, Listener: ln})
+		s.Sockets = append(s.Sockets, Socket{Name: name, From: from, Listener: ln})
 	}
 	return s
 }

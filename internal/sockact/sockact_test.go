@@ -45,7 +45,7 @@ func child() int {
 	}
 	out.Skipped = set.Skipped
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "LISTEN_") {
+		if strings.HasPrefix(kv, "LISTEN_") || strings.HasPrefix(kv, sockact.FromEnv+"=") {
 			out.Env = append(out.Env, kv)
 		}
 	}
@@ -70,6 +70,17 @@ func child() int {
 // accepts is served by it.
 func TestSystemdSocketsArePassed(t *testing.T) {
 	t.Parallel()
+	checkPassed(t, nil, sockact.FromSystemd)
+}
+
+// A daemon passes its proxy process the sockets it holds the same way,
+// saying so (FromEnv): they are the daemon's, not systemd's.
+func TestDaemonSocketsArePassed(t *testing.T) {
+	t.Parallel()
+	checkPassed(t, []string{sockact.FromEnv + "=" + sockact.FromDaemon}, sockact.FromDaemon)
+}
+
+func checkPassed(t *testing.T, env []string, from string) {
 	sock := filepath.Join(t.TempDir(), "control.sock")
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -79,7 +90,7 @@ func TestSystemdSocketsArePassed(t *testing.T) {
 		Names: []string{sockact.ProxyName("127.0.0.1:14300"), "", sockact.ControlName},
 		Command: func() *exec.Cmd {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), roleEnv+"=child")
+			cmd.Env = append(append(os.Environ(), roleEnv+"=child"), env...)
 			cmd.Stdout, cmd.Stderr = w, os.Stderr
 			return cmd
 		}, RestartDelay: time.Hour})
@@ -97,7 +108,7 @@ func TestSystemdSocketsArePassed(t *testing.T) {
 	if err != nil || json.Unmarshal([]byte(line), &got) != nil {
 		t.Fatalf("the child said %q: %v", line, err)
 	}
-	want := []seen{{"proxy-127.0.0.1_14300", "systemd", addrs[0]}, {"", "systemd", addrs[1]}, {"control", "systemd", sock}}
+	want := []seen{{"proxy-127.0.0.1_14300", from, addrs[0]}, {"", from, addrs[1]}, {"control", from, sock}}
 	if fmt.Sprint(got.Sockets) != fmt.Sprint(want) || len(got.Skipped) != 0 {
 		t.Fatalf("passed %+v (skipped %v), want %+v", got.Sockets, got.Skipped, want)
 	}
