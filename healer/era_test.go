@@ -53,13 +53,14 @@ func TestLivenessLearnsEra(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := make(chan health.Signal, 1)
-		p := NewPinger(map[string]*mcphttp.Client{"mem": c}, func(sig health.Signal) { got <- sig })
+		got := make(chan health.Observation, 1)
+		p := NewPinger(map[string]*mcphttp.Client{"mem": c}, func(sig health.Observation) { got <- sig })
 		if !p.Liveness(ctx, "mem", true, tt.known) {
 			t.Fatalf("%s: not sent", tt.name)
 		}
-		if sig := <-got; sig.Era != tt.want || sig.Outcome != tt.outcome {
-			t.Errorf("%s: era %q outcome %v, want %q %v (%s)", tt.name, sig.Era, sig.Outcome, tt.want, tt.outcome, sig.Detail)
+		o := <-got
+		if sig, ok := o.(health.LivenessAnswered); !ok || sig.Era != tt.want || sig.Outcome != tt.outcome {
+			t.Errorf("%s: %T era %q outcome %v, want %q %v (%s)", tt.name, o, sig.Era, sig.Outcome, tt.want, tt.outcome, sig.Detail)
 		}
 		p.Wait()
 	}

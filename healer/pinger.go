@@ -14,10 +14,10 @@ import (
 // Pinger sends the watchdog's own requests: keep-warm pings on the host's
 // session and sessionless liveness checks. It never sends anything with a
 // side effect (no tool calls, nothing replayed). Results go back as
-// signals; one request per server is in flight at a time.
+// observations; one request per server is in flight at a time.
 type Pinger struct {
 	clients map[string]*mcphttp.Client
-	report  func(health.Signal)
+	report  func(health.Observation)
 	mu      sync.Mutex
 	busy    map[string]bool
 	wg      sync.WaitGroup
@@ -25,31 +25,32 @@ type Pinger struct {
 
 // NewPinger pings through clients (by server name) and hands each outcome
 // to report, from the request's goroutine.
-func NewPinger(clients map[string]*mcphttp.Client, report func(health.Signal)) *Pinger {
+func NewPinger(clients map[string]*mcphttp.Client, report func(health.Observation)) *Pinger {
 	return &Pinger{clients: clients, report: report, busy: map[string]bool{}}
 }
 
 // KeepWarm pings t's session unless a request to its server is in flight.
 func (p *Pinger) KeepWarm(ctx context.Context, t health.WarmTarget) bool {
-	return p.start(ctx, t.Server, func(c *mcphttp.Client) health.Signal {
+	return p.start(ctx, t.Server, func(c *mcphttp.Client) health.Observation {
 		resp, err := c.Ping(ctx, t.SessionID, "")
 		cl := mcphttp.Judge(resp, err)
-		return health.SignalOf(health.KeepWarmAnswered{Server: t.Server, Session: t.SessionID,
-			Outcome: Outcome(cl.Verdict), Took: resp.Took, Detail: cl.Reason, NamedBy: t.NamedBy})
+		return health.KeepWarmAnswered{Server: t.Server, Session: t.SessionID,
+			Outcome: Outcome(cl.Verdict), Took: resp.Took, Detail: cl.Reason, NamedBy: t.NamedBy}
 	})
 }
 
 // Liveness asks a server something that needs no session of anyone's:
 // any answer means it is up; a 2026-07-28 answer means stateless. With
 // ask, the ping carries a made-up session id, and a lost-session answer
-// says how the server tells a client its session is gone (Signal.Status:
-// 404 as the spec says, or 400), which decides what some hosts do next.
-// The server's era (Signal.Era) comes with it: a modern-only server
+// says how the server tells a client its session is gone
+// (LivenessAnswered.Answer: 404 as the spec says, or 400), which decides
+// what some hosts do next. The server's era (LivenessAnswered.Era) comes
+// with it: a modern-only server
 // refuses the ping itself; otherwise, when era (what the daemon knows)
 // is unknown or was modern-only, a server/discover tells legacy from
 // both eras.
 func (p *Pinger) Liveness(ctx context.Context, server string, ask bool, era string) bool {
-	return p.start(ctx, server, func(c *mcphttp.Client) health.Signal {
+	return p.start(ctx, server, func(c *mcphttp.Client) health.Observation {
 		id := ""
 		if ask {
 			id = health.AskedSession + rand.Text()
@@ -68,7 +69,7 @@ func (p *Pinger) Liveness(ctx context.Context, server string, ask bool, era stri
 			}
 		}
 		sig.Era = learnEra(ctx, c, resp, cl.Verdict, era)
-		return health.SignalOf(sig)
+		return sig
 	})
 }
 
@@ -91,7 +92,7 @@ func learnEra(ctx context.Context, c *mcphttp.Client, ping mcphttp.Response, v m
 	return string(e)
 }
 
-func (p *Pinger) start(ctx context.Context, server string, do func(*mcphttp.Client) health.Signal) bool {
+func (p *Pinger) start(ctx context.Context, server string, do func(*mcphttp.Client) health.Observation) bool {
 	c := p.clients[server]
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -42,8 +42,8 @@ func TestSecurityKeepWarmNeverFollowsARedirect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sigs := make(chan health.Signal, 2)
-		p := NewPinger(map[string]*mcphttp.Client{"mem": c}, func(s health.Signal) { sigs <- s })
+		sigs := make(chan health.Observation, 2)
+		p := NewPinger(map[string]*mcphttp.Client{"mem": c}, func(s health.Observation) { sigs <- s })
 		const sid = "0f8e4a1c-7b2d-4e6f-9a3b-5c1d2e3f4a5b"
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -55,15 +55,16 @@ func TestSecurityKeepWarmNeverFollowsARedirect(t *testing.T) {
 			t.Fatal("the liveness check was not started")
 		}
 		p.Wait()
-		warm, live := <-sigs, <-sigs
-		if warm.Kind != health.SigKeepWarm || warm.Outcome != health.OutcomeOther {
-			t.Errorf("%d: keep-warm signal %v outcome %v, want other", code, warm.Kind, warm.Outcome)
+		o, live := <-sigs, <-sigs
+		warm, ok := o.(health.KeepWarmAnswered)
+		if !ok || warm.Outcome != health.OutcomeOther {
+			t.Errorf("%d: keep-warm answer %T outcome %v, want other", code, o, warm.Outcome)
 		}
 		if !strings.Contains(warm.Detail, "redirect") || strings.Contains(warm.Detail, sid) || !strings.Contains(warm.Detail, mask.ID(sid)) {
 			t.Errorf("%d: keep-warm detail %q: want the redirect named and the id masked", code, warm.Detail)
 		}
-		if live.Kind != health.SigLiveness {
-			t.Errorf("%d: second signal %v", code, live.Kind)
+		if _, ok := live.(health.LivenessAnswered); !ok {
+			t.Errorf("%d: second answer %T", code, live)
 		}
 	}
 	mu.Lock()

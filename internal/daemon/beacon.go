@@ -105,8 +105,8 @@ func offerKnown(ch chan proc.Host, h proc.Host) {
 // watcher saw the restart, spoke for no one (it was not the known host's)
 // and would stay silent until the client next rewrote it (soak: a
 // restarted host's session pinged as "inferred" for two seconds).
-func (d *daemon) hostChanged(ctx context.Context, sig health.Signal) {
-	if sig.Kind == health.SigHostUp && d.client.beacons != nil {
+func (d *daemon) hostChanged(ctx context.Context, o health.Observation) {
+	if _, up := o.(health.HostUp); up && d.client.beacons != nil {
 		d.applyBeacons(ctx, *d.client.beacons)
 	}
 }

@@ -141,18 +141,19 @@ func patchLabel(s clientpatch.State) string {
 // apply feeds an observation to the models route gives it to, journals
 // their events and reacts to them (a new incident starts the heal ladder).
 func (d *daemon) apply(ctx context.Context, o health.Observation) {
-	d.applyFrom(ctx, nil, health.SignalOf(o))
+	d.applyFrom(ctx, nil, o)
 }
 
-// applyFrom is apply for a signal that came from one host (nil: none).
-func (d *daemon) applyFrom(ctx context.Context, from *hostWatch, sig health.Signal) {
-	if sig.Kind == health.SigStdio {
-		d.emit(d.stdio.Apply(sig, d.now()))
+// applyFrom is apply for an observation that came from one host (nil:
+// none).
+func (d *daemon) applyFrom(ctx context.Context, from *hostWatch, o health.Observation) {
+	if s, ok := o.(health.StdioSeen); ok {
+		d.emit(d.stdio.Apply(s, d.now()))
 		return
 	}
-	d.pings.noteLife(sig, d.now())
-	for _, r := range d.watched.route(sig, from) {
-		evs := r.h.model.Apply(r.sig, d.now())
+	d.pings.noteLife(o, d.now())
+	for _, r := range d.watched.route(o, from) {
+		evs := r.h.model.Apply(r.o, d.now())
 		evs = d.emitFrom(r.h, evs)
 		d.react(ctx, r.h, evs)
 		d.lookForHost(r.h, evs)

@@ -129,11 +129,11 @@ type healActions struct {
 }
 
 func (a healActions) Started(ctx context.Context, server string, s health.Strategy, within time.Duration, detail string) {
-	a.d.applyFrom(ctx, a.h, health.SignalOf(health.HealStarted{Server: server, Strategy: s, Within: within, Detail: detail}))
+	a.d.applyFrom(ctx, a.h, health.HealStarted{Server: server, Strategy: s, Within: within, Detail: detail})
 }
 
 func (a healActions) Failed(ctx context.Context, server string, s health.Strategy, detail string) {
-	a.d.applyFrom(ctx, a.h, health.SignalOf(health.HealFailed{Server: server, Strategy: s, Detail: detail}))
+	a.d.applyFrom(ctx, a.h, health.HealFailed{Server: server, Strategy: s, Detail: detail})
 }
 
 func (a healActions) TriggerDir() (string, error) {
@@ -180,8 +180,8 @@ func (d *daemon) tryRestart(ctx context.Context, h *hostWatch, server string) er
 		return fmt.Errorf("not restarting %s: the restart could not be recorded first (%w); "+
 			"make the state directory writable (free space, permissions), then heal again", name, err)
 	}
-	d.applyFrom(ctx, h, health.SignalOf(health.HealStarted{Server: server, Strategy: healer.StrategyHostRestart,
-		Within: restartConfirmWithin, Detail: fmt.Sprintf("restarting %s", name)}))
+	d.applyFrom(ctx, h, health.HealStarted{Server: server, Strategy: healer.StrategyHostRestart,
+		Within: restartConfirmWithin, Detail: fmt.Sprintf("restarting %s", name)})
 	// The pid with its start time: a pid alone may be another process's by now.
 	var proc restart.Process
 	if pid, started, running := h.model.HostProcess(); running {
@@ -200,7 +200,7 @@ func (d *daemon) tryRestart(ctx context.Context, h *hostWatch, server string) er
 		if errors.Is(err, restart.ErrCommandNotFound) || errors.Is(err, restart.ErrNoRestartCommand) {
 			detail += "; set " + d.hostKey(h) + ".restart in the config to the command that starts it"
 		}
-		report(signalIn{from: h, sig: health.SignalOf(health.HealFailed{Server: server, Strategy: healer.StrategyHostRestart, Detail: detail})})
+		report(signalIn{from: h, o: health.HealFailed{Server: server, Strategy: healer.StrategyHostRestart, Detail: detail}})
 	}()
 	return nil
 }

@@ -28,8 +28,7 @@ func TestNoHealBeforeTheClientIsLookedAt(t *testing.T) {
 	o.Home = t.TempDir()
 	d := newDaemon(cfg, dir, "", o, j)
 	ctx := t.Context()
-	d.handle(ctx, signalIn{sig: health.Signal{Kind: health.SigKeepWarm, Server: server, Session: "sess-0123456789-lost",
-		Outcome: health.OutcomeLost, Detail: "the server answered 404"}})
+	d.handle(ctx, signalIn{o: health.KeepWarmAnswered{Server: server, Session: "sess-0123456789-lost", Outcome: health.OutcomeLost, Detail: "the server answered 404"}})
 	if got := kinds(t, dir); !got[health.EvSessionLost] || got[health.EvHealFailed] || got[health.EvHealStarted] {
 		t.Fatalf("before the client was looked at: journaled %v, want the loss and no heal yet", got)
 	}

@@ -22,7 +22,7 @@ func TestHostBeaconIsTheRunningHostsOnly(t *testing.T) {
 	if c, ok := d.hostBeacon([]beacon.Client{old}); !ok || c.PID != 100 {
 		t.Fatalf("no host found yet: %+v %v, want the freshest beacon", c, ok)
 	}
-	d.mainHost().model.Apply(health.Signal{Kind: health.SigHostUp, PID: 200, Started: time.Now()}, time.Now())
+	d.mainHost().model.Apply(health.HostUp{PID: 200, Started: time.Now()}, time.Now())
 	if c, ok := d.hostBeacon([]beacon.Client{old}); ok {
 		t.Fatalf("host 200 runs: took %+v, another process's beacon", c)
 	}
@@ -73,16 +73,16 @@ func TestRestartedHostsBeaconSpeaksOnceTheHostIsKnown(t *testing.T) {
 	d := newDaemon(config.Default(), dir, "", o, j)
 	ctx := t.Context()
 	now := time.Now()
-	up := func(pid int32) *health.Signal {
-		return &health.Signal{Kind: health.SigHostUp, PID: pid, Started: now.Add(-time.Duration(pid) * time.Second)}
+	up := func(pid int32) health.Observation {
+		return health.HostUp{PID: pid, Started: now.Add(-time.Duration(pid) * time.Second)}
 	}
-	d.handle(ctx, signalIn{sig: *up(100)})
+	d.handle(ctx, signalIn{o: up(100)})
 	newHost := beacon.Client{PID: 200, Updated: now, Servers: []beacon.Server{{Name: "nowledge-mem", URL: "http://127.0.0.1:14242/mcp", SessionID: "s-200", State: beacon.Connected}}}
 	d.handle(ctx, beaconsIn{beacon.Update{Clients: []beacon.Client{newHost}}})
 	if src := d.mainHost().model.Status(now).Servers[0].Source; src != health.SourceInferred {
 		t.Fatalf("host 100 still known: source %q; the new writer's beacon must not speak yet", src)
 	}
-	d.handle(ctx, signalIn{sig: *up(200)})
+	d.handle(ctx, signalIn{o: up(200)})
 	if src := d.mainHost().model.Status(now).Servers[0].Source; src != health.SourceBeacon {
 		t.Fatalf("host 200 known: source %q, want its beacon's word", src)
 	}

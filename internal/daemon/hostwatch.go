@@ -117,46 +117,52 @@ func (w watchList) owner(server, session string) *hostWatch {
 	return w[0]
 }
 
-// routed is a signal as one host's model takes it.
+// routed is an observation as one host's model takes it.
 type routed struct {
-	h   *hostWatch
-	sig health.Signal
+	h *hostWatch
+	o health.Observation
 }
 
-// route says which models take sig: from's alone when it came from one
+// route says which models take o: from's alone when it came from one
 // host (its process, its log, its heal); a store's sessions each to the
 // host of its client, and a loss the proxy met to the host whose client
 // met it; what names a session to its owner; what is the servers' or the
 // machine's to every model; the rest (beacons, warnings) to the main
 // host.
-func (w watchList) route(sig health.Signal, from *hostWatch) []routed {
+func (w watchList) route(o health.Observation, from *hostWatch) []routed {
 	switch {
 	case from != nil:
-		return []routed{{from, sig}}
+		return []routed{{from, o}}
 	case len(w) == 1:
-		return []routed{{w[0], sig}}
+		return []routed{{w[0], o}}
 	}
-	switch sig.Kind {
-	case health.SigStoreSnapshot:
-		return w.splitSnapshot(sig)
-	case health.SigStoreGone, health.SigStoreError, health.SigIdleTimeout, health.SigWoke, health.SigLiveness,
-		health.SigProxyUpstream, health.SigProxyReleased:
+	switch t := o.(type) {
+	case health.StoreSnapshot:
+		return w.splitSnapshot(t)
+	case health.StoreGone, health.StoreError, health.IdleTimeoutAnnounced, health.Woke, health.LivenessAnswered,
+		health.ProxyUpstream, health.ProxyReleased:
 		out := make([]routed, len(w))
 		for i, h := range w {
-			out[i] = routed{h, sig}
+			out[i] = routed{h, o}
 		}
 		return out
-	case health.SigSessionLost, health.SigSessionClosed, health.SigReconnected, health.SigKeepWarm:
-		return []routed{{w.owner(sig.Server, sig.Session), sig}}
-	case health.SigProxy:
-		return []routed{{w.clientHost(sig.Client), sig}}
+	case health.SessionLost:
+		return []routed{{w.owner(t.Server, t.Session), o}}
+	case health.SessionClosed:
+		return []routed{{w.owner(t.Server, t.Session), o}}
+	case health.Reconnected:
+		return []routed{{w.owner(t.Server, t.Session), o}}
+	case health.KeepWarmAnswered:
+		return []routed{{w.owner(t.Server, t.Session), o}}
+	case health.ProxyHealed:
+		return []routed{{w.clientHost(t.Client), o}}
 	}
-	return []routed{{w[0], sig}}
+	return []routed{{w[0], o}}
 }
 
 // splitSnapshot gives each host's model the store's sessions of its client,
 // and the main host's every other one.
-func (w watchList) splitSnapshot(sig health.Signal) []routed {
+func (w watchList) splitSnapshot(sig health.StoreSnapshot) []routed {
 	parts := make(map[*hostWatch][]health.StoreSession, len(w))
 	for _, ss := range sig.Sessions {
 		h := w.clientHost(ss.Client)

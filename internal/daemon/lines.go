@@ -12,7 +12,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/monitor/store"
 )
 
-// lineReader classifies followed log lines into signals. Every line goes
+// lineReader classifies followed log lines into observations. Every line goes
 // through the loop, matched or not, so that positions are acknowledged in
 // order and only after what came before them is journaled.
 type lineReader struct {
@@ -27,8 +27,8 @@ func (r *lineReader) run(emit emitFunc, lines <-chan follow.Line) {
 		if it.from == nil && !ln.History {
 			it.alive = ln.Tag // the server itself wrote it
 		}
-		if sig, ok := r.signal(ln); ok {
-			it.sig = &sig
+		if o, ok := r.signal(ln); ok {
+			it.o = o
 		}
 		if !emit(it) {
 			return
@@ -36,20 +36,20 @@ func (r *lineReader) run(emit emitFunc, lines <-chan follow.Line) {
 	}
 }
 
-// signal maps a line to a signal. History lines (what a file held before
+// signal maps a line to an observation. History lines (what a file held before
 // the watchdog first saw it) only teach announcements: old failures there
 // are history, not new alerts.
-func (r *lineReader) signal(ln follow.Line) (health.Signal, bool) {
+func (r *lineReader) signal(ln follow.Line) (health.Observation, bool) {
 	m, ok := classify.LogLine(ln.Text)
 	if !ok {
-		return health.Signal{}, false
+		return nil, false
 	}
 	server := r.attribute(ln)
 	if m.Kind == classify.IdleTimeoutAnnounced {
 		r.learnStore(server, m.StorePath)
 	}
 	if ln.History && m.Kind != classify.IdleTimeoutAnnounced {
-		return health.Signal{}, false
+		return nil, false
 	}
 	line := health.LogLine{Server: server, Session: m.Session,
 		HostLog: r.d.watched.hostOfTag(ln.Tag) != nil, History: ln.History,
@@ -71,9 +71,9 @@ func (r *lineReader) signal(ln follow.Line) (health.Signal, bool) {
 		// A GET-stream 404 is only a hint (REFERENCES: the GET-404 hazard);
 		// the healer confirms with a ping before anything is called lost.
 		r.d.log.Debug("hint: GET stream 404", "server", server, "file", ln.Pos.Path)
-		return health.Signal{}, false
+		return nil, false
 	}
-	return health.SignalOf(o), true
+	return o, true
 }
 
 // attribute names the server a line concerns: its file's owner, or for a

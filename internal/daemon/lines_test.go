@@ -17,9 +17,10 @@ func TestServerEndLineBecomesASignal(t *testing.T) {
 	const id = "6f1c2b3a-9d4e-4f5a-8b6c-7d8e9f0a1b2c"
 	for reason, want := range map[string]health.EndReason{"idle_timeout": health.EndIdle, "deleted": health.EndDeleted, "shutdown": health.EndShutdown} {
 		ln := follow.Line{Tag: "mem", Text: []byte("INFO MCP session closed session_id=" + id + " reason=" + reason)}
-		sig, ok := r.signal(ln)
-		if !ok || sig.Kind != health.SigSessionClosed || sig.EndReason != want || sig.Session != id || sig.Server != "mem" {
-			t.Errorf("reason=%s: %+v %v, want a SigSessionClosed with %q", reason, sig, ok, want)
+		o, ok := r.signal(ln)
+		sig, closed := o.(health.SessionClosed)
+		if !ok || !closed || sig.Reason != want || sig.Session != id || sig.Server != "mem" {
+			t.Errorf("reason=%s: %+v %v, want a SessionClosed with %q", reason, o, ok, want)
 		}
 	}
 }

@@ -35,19 +35,20 @@ type item interface {
 	handleIn(ctx context.Context, d *daemon)
 }
 
-// signalIn is a signal for the models; from is the watched host it came
-// from (its process watcher, a heal of its), nil for the servers' and the
-// rest (route).
+// signalIn is an observation for the models; from is the watched host it
+// came from (its process watcher, a heal of its), nil for the servers' and
+// the rest (route).
 type signalIn struct {
-	sig  health.Signal
+	o    health.Observation
 	from *hostWatch
 }
 
-// lineIn is a followed log line: its signal when it has one, the server
+// lineIn is a followed log line: its observation when it has one (nil:
+// none), the server
 // whose own log wrote it (a sign of life for the liveness schedule), and
 // the position to acknowledge once what it said is journaled.
 type lineIn struct {
-	sig   *health.Signal
+	o     health.Observation
 	from  *hostWatch
 	alive string
 	ack   follow.Position
@@ -108,7 +109,7 @@ func sendTo(ctx context.Context, ch chan<- item, it item) bool {
 
 // signal hands the loop an observation from no host in particular.
 func (d *daemon) signal(ctx context.Context, o health.Observation) bool {
-	return d.send(ctx, signalIn{sig: health.SignalOf(o)})
+	return d.send(ctx, signalIn{o: o})
 }
 
 func (d *daemon) loop(ctx context.Context) {
@@ -198,21 +199,21 @@ func (d *daemon) nextTick(now time.Time) time.Duration {
 
 func (d *daemon) handle(ctx context.Context, it item) { it.handleIn(ctx, d) }
 
-func (in signalIn) handleIn(ctx context.Context, d *daemon) { d.takeSignal(ctx, in.from, in.sig) }
+func (in signalIn) handleIn(ctx context.Context, d *daemon) { d.takeSignal(ctx, in.from, in.o) }
 
-// takeSignal applies sig from a host (nil: none) and saves what a
+// takeSignal applies o from a host (nil: none) and saves what a
 // restart needs of it.
-func (d *daemon) takeSignal(ctx context.Context, from *hostWatch, sig health.Signal) {
-	d.applyFrom(ctx, from, sig)
+func (d *daemon) takeSignal(ctx context.Context, from *hostWatch, o health.Observation) {
+	d.applyFrom(ctx, from, o)
 	if from == nil || from.main {
-		d.hostChanged(ctx, sig)
+		d.hostChanged(ctx, o)
 	}
 	d.saveTracked(false)
 }
 
 func (in lineIn) handleIn(ctx context.Context, d *daemon) {
-	if in.sig != nil {
-		d.takeSignal(ctx, in.from, *in.sig)
+	if in.o != nil {
+		d.takeSignal(ctx, in.from, in.o)
 	}
 	if in.alive != "" && d.pings.live != nil {
 		d.pings.live.Alive(in.alive, d.now())

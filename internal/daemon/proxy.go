@@ -52,7 +52,7 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Sighting) {
 	case proxy.EvSession, proxy.EvUpstream:
 		d.proxyOpened(ctx, ev.Server, ev.Upstream)
 	case proxy.EvReleased:
-		d.toDirectEntries(ctx, ev.Server, health.SignalOf(health.ProxyReleased{Session: ev.OldUpstream}))
+		d.toDirectEntries(ctx, ev.Server, ev.OldUpstream, true)
 	case proxy.EvRecovered, proxy.EvRecoverFailed:
 		d.signal(ctx, health.ProxyHealed{Server: ev.Server, Session: ev.OldUpstream, NewSession: ev.Upstream,
 			Healed: ev.Kind == proxy.EvRecovered, Took: ev.Took, Detail: ev.Detail, Client: ev.Client})
@@ -91,20 +91,24 @@ func (d *daemon) oauthSeen(ctx context.Context, ev proxy.Sighting) {
 // upstream is the proxy's session: it carries its host's client name, and
 // such an entry would take it for its own host's.
 func (d *daemon) proxyOpened(ctx context.Context, proxied, upstream string) {
-	d.toDirectEntries(ctx, proxied, health.SignalOf(health.ProxyUpstream{Session: upstream}))
+	d.toDirectEntries(ctx, proxied, upstream, false)
 }
 
-// toDirectEntries sends sig, about an upstream session of the proxied
-// entry, to every direct entry of the same URL.
-func (d *daemon) toDirectEntries(ctx context.Context, proxied string, sig health.Signal) {
+// toDirectEntries tells every direct entry of the proxied entry's URL that
+// upstream, a session of the proxied entry, is the proxy's (ProxyUpstream),
+// or, released, that the proxy ends it itself (ProxyReleased).
+func (d *daemon) toDirectEntries(ctx context.Context, proxied, upstream string, released bool) {
 	p, ok := d.server(proxied)
-	if sig.Session == "" || !ok {
+	if upstream == "" || !ok {
 		return
 	}
 	for _, s := range d.cfg.Servers {
 		if s.ProxyListen == "" && sameURL(s.URL, p.URL) {
-			sig.Server = s.Name
-			d.send(ctx, signalIn{sig: sig})
+			var o health.Observation = health.ProxyUpstream{Server: s.Name, Session: upstream}
+			if released {
+				o = health.ProxyReleased{Server: s.Name, Session: upstream}
+			}
+			d.send(ctx, signalIn{o: o})
 		}
 	}
 }

@@ -49,7 +49,7 @@ func (d *daemon) peerRefused(server, what string, uid int) {
 	detail := refusedDetail(what, uid)
 	d.log.Warn("refused a connection of another user", "listener", what, "uid", uid)
 	select {
-	case d.in.items <- signalIn{sig: health.SignalOf(health.Warning{Server: server, Detail: detail})}:
+	case d.in.items <- signalIn{o: health.Warning{Server: server, Detail: detail}}:
 	default:
 		d.listen.refused.forget(what, uid)
 	}

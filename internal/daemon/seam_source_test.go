@@ -21,7 +21,7 @@ func (s announceSource) Name() string { return "test announcer" }
 
 func (s announceSource) Run(ctx context.Context, emit emitFunc) error {
 	o := health.IdleTimeoutAnnounced{LogLine: health.LogLine{Server: s.server, Detail: "announced by the test source"}, Timeout: s.timeout}
-	emit(signalIn{sig: health.SignalOf(o)})
+	emit(signalIn{o: o})
 	<-ctx.Done()
 	return nil
 }

@@ -39,8 +39,8 @@ func (s *flakySource) Run(ctx context.Context, emit emitFunc) error {
 	case 2:
 		panic("second run panics")
 	}
-	sig := health.Signal{Kind: health.SigWarning, Detail: s.detail}
-	emit(signalIn{sig: sig})
+	sig := health.Warning{Detail: s.detail}
+	emit(signalIn{o: sig})
 	<-ctx.Done()
 	return nil
 }

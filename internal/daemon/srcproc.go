@@ -43,7 +43,7 @@ func (s *procSource) Run(ctx context.Context, emit emitFunc) error {
 		if u.Running {
 			o = health.HostUp{PID: u.Host.PID, Started: u.Host.Started, Began: proc.Began(u.Host), Restarted: u.Restarted}
 		}
-		emit(signalIn{sig: health.SignalOf(o), from: s.h})
+		emit(signalIn{o: o, from: s.h})
 		closeIfOpen(s.first)
 	}
 	err := <-errc

@@ -14,7 +14,7 @@ import (
 // (stdio.Follower); each report reaches the loop as a health.StdioSeen.
 func (d *daemon) stdioSource() source {
 	f := &stdio.Follower{Dir: filepath.Join(d.stateDir, proxywire.StdioDir), Hub: d.src.dirs, Log: d.log}
-	return supervise.Map(f, func(r stdio.Report) item { return signalIn{sig: health.SignalOf(stdioSeen(r))} })
+	return supervise.Map(f, func(r stdio.Report) item { return signalIn{o: stdioSeen(r)} })
 }
 
 // restoreStdio gives the stdio model the journal's stdio events at a

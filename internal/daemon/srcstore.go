@@ -33,7 +33,7 @@ func (s *storeSource) Run(ctx context.Context, emit emitFunc) error {
 			snap.ServerStarted, snap.ServerGone = s.sp.Started(ctx)
 			o = snap
 		}
-		emit(signalIn{sig: health.SignalOf(o)})
+		emit(signalIn{o: o})
 		closeIfOpen(s.first)
 	}
 	return <-errc

@@ -45,7 +45,7 @@ func (d *daemon) newPinger(ctx context.Context) (*healer.Pinger, []health.Event)
 		}
 	}
 	report := d.reports.reporter(ctx)
-	return healer.NewPinger(clients, func(sig health.Signal) { report(signalIn{sig: sig}) }), warnings
+	return healer.NewPinger(clients, func(o health.Observation) { report(signalIn{o: o}) }), warnings
 }
 
 // warmThroughStart keeps the sessions a live patched client's beacon names
@@ -137,7 +137,7 @@ func (d *daemon) keepWarm(ctx context.Context, now time.Time, force bool) time.D
 	for _, h := range d.watched {
 		n, gone := d.pings.keepHostWarm(ctx, h, now, force)
 		if gone {
-			d.applyFrom(ctx, h, health.SignalOf(health.HostDown{}))
+			d.applyFrom(ctx, h, health.HostDown{})
 		}
 		if next < 0 || n < next {
 			next = n
@@ -215,27 +215,28 @@ func (p *pings) livenessIn(now time.Time) time.Duration {
 	return healer.LivenessMaxGap // no server to check: wake only to look again
 }
 
-// noteLife tells the liveness schedule what a signal says of a server:
+// noteLife tells the liveness schedule what an observation says of a server:
 // a liveness answer is its outcome; an answer from the server, or a line
 // or store change it wrote, is a sign of life that ends a down server's
 // backoff at once.
-func (p *pings) noteLife(sig health.Signal, now time.Time) {
-	if p.live == nil || sig.Server == "" {
+func (p *pings) noteLife(o health.Observation, now time.Time) {
+	server := health.ServerOf(o)
+	if p.live == nil || server == "" {
 		return
 	}
-	switch sig.Kind {
-	case health.SigLiveness:
-		p.live.Answered(sig.Server, sig.Outcome != health.OutcomeDown, now)
+	switch sig := o.(type) {
+	case health.LivenessAnswered:
+		p.live.Answered(server, sig.Outcome != health.OutcomeDown, now)
 		if sig.Outcome != health.OutcomeDown {
-			p.asked[sig.Server] = true
+			p.asked[server] = true
 		}
-	case health.SigKeepWarm:
+	case health.KeepWarmAnswered:
 		if sig.Outcome != health.OutcomeDown {
-			p.live.Alive(sig.Server, now)
+			p.live.Alive(server, now)
 		}
-	case health.SigSessionLost, health.SigIdleTimeout, health.SigLegacyHeaderRejected, health.SigReconnected,
-		health.SigStoreSnapshot, health.SigSessionClosed:
-		p.live.Alive(sig.Server, now)
+	case health.SessionLost, health.IdleTimeoutAnnounced, health.LegacyHeaderRejected, health.Reconnected,
+		health.StoreSnapshot, health.SessionClosed:
+		p.live.Alive(server, now)
 	}
 }
 

@@ -135,19 +135,20 @@ func warmingDaemon(t *testing.T, url, home string) *daemon {
 }
 
 // nextAnswer is the next ping answer the pinger handed to the loop.
-func nextAnswer(t *testing.T, d *daemon) health.Signal {
+func nextAnswer(t *testing.T, d *daemon) health.KeepWarmAnswered {
 	t.Helper()
 	select {
 	case it := <-d.reports.queue:
 		in, ok := it.(signalIn)
-		if !ok || in.sig.Kind != health.SigKeepWarm {
+		warm, isWarm := in.o.(health.KeepWarmAnswered)
+		if !ok || !isWarm {
 			t.Fatalf("the loop got %+v, want a keep-warm answer", it)
 		}
-		return in.sig
+		return warm
 	case <-time.After(4 * warmIdle):
 		t.Fatal("no further ping while the start was busy")
 	}
-	return health.Signal{}
+	return health.KeepWarmAnswered{}
 }
 
 // writeHeldBeacon writes the beacon the patched client writes while it

@@ -11,7 +11,7 @@ import (
 // host's word, so it overrides the guess from store and client name: the
 // session it names is the host's current session, and a server it does not
 // name is one the host holds nothing on.
-func (m *Model) beacon(sig Signal, now time.Time) []Event {
+func (m *Model) beacon(sig BeaconSeen, now time.Time) []Event {
 	// A different writer is a new client (the host restarted): what the
 	// old one held says nothing about what the new one dropped.
 	sameWriter := sig.PID == m.beaconPID
@@ -147,9 +147,10 @@ func (m *Model) source(s *server) IdentitySource {
 
 // sourced marks the events about the host's session with where the model
 // knew that session from, or, for a ping whose sender named the session,
-// where the sender had it. An event sourced already (sourcedFrom) keeps
+// where the sender had it (pinged: the ping's server, namedBy: its
+// sender; "" for anything else). An event sourced already (sourcedFrom) keeps
 // its source.
-func (m *Model) sourced(evs []Event, sig Signal) {
+func (m *Model) sourced(evs []Event, pinged string, namedBy IdentitySource) {
 	for i := range evs {
 		ev := &evs[i]
 		m.stampHost(ev)
@@ -158,8 +159,8 @@ func (m *Model) sourced(evs []Event, sig Signal) {
 			continue
 		}
 		src := m.source(s)
-		if sig.NamedBy != "" && ev.Server == sig.Server && s.cfg.ProxyURL == "" {
-			src = sig.NamedBy
+		if namedBy != "" && ev.Server == pinged && s.cfg.ProxyURL == "" {
+			src = namedBy
 		}
 		ev.Facts = sourcedAs(ev.Carried(), src)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func beaconSig(held map[string]Held) Signal { return Signal{Kind: SigBeacon, Held: held} }
+func beaconSig(held map[string]Held) Observation { return BeaconSeen{Held: held} }
 
 // With a live beacon the host's session is the one it names, not the newest
 // of its client name: keep-warm pings exactly that one, and status says the
@@ -67,10 +67,10 @@ func TestDeadHostBeaconIsNotPinged(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			m := newTestModel(10 * time.Minute)
-			m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Hour)}, t0)
+			m.Apply(HostUp{PID: 42, Started: t0.Add(-time.Hour)}, t0)
 			m.Apply(beaconSig(map[string]Held{srv: {Session: lost, Connected: true, Since: t0}}), t0)
 			tc.setup(m)
-			m.Apply(Signal{Kind: SigHostDown}, t0.Add(2*time.Second))
+			m.Apply(HostDown{}, t0.Add(2*time.Second))
 			now := t0.Add(9 * time.Minute)
 			if got := m.WarmTargets(now); len(got) != 0 {
 				t.Errorf("dead host's sessions to keep warm: %+v", got)
@@ -89,15 +89,15 @@ func TestNewClientBeaconIsNoDrop(t *testing.T) {
 	const a = "held-session-0001"
 	m := newTestModel(time.Hour)
 	m.Apply(snap(sess(a, hostClient, t0, t0)), t0)
-	m.Apply(Signal{Kind: SigBeacon, PID: 100, Held: map[string]Held{srv: {Session: a, Connected: true, Since: t0}}}, t0)
-	if evs := m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {}}}, t0.Add(time.Minute)); len(evs) != 0 {
+	m.Apply(BeaconSeen{PID: 100, Held: map[string]Held{srv: {Session: a, Connected: true, Since: t0}}}, t0)
+	if evs := m.Apply(BeaconSeen{PID: 200, Held: map[string]Held{srv: {}}}, t0.Add(time.Minute)); len(evs) != 0 {
 		t.Fatalf("a new client's first beacon: %+v", evs)
 	}
-	m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {Session: a}}}, t0.Add(2*time.Minute))
-	if evs := m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {Session: a, Connected: true}}}, t0.Add(3*time.Minute)); len(evs) != 0 {
+	m.Apply(BeaconSeen{PID: 200, Held: map[string]Held{srv: {Session: a}}}, t0.Add(2*time.Minute))
+	if evs := m.Apply(BeaconSeen{PID: 200, Held: map[string]Held{srv: {Session: a, Connected: true}}}, t0.Add(3*time.Minute)); len(evs) != 0 {
 		t.Fatalf("connecting: %+v", evs)
 	}
-	evs := m.Apply(Signal{Kind: SigBeacon, PID: 200, Held: map[string]Held{srv: {Session: a}}}, t0.Add(4*time.Minute))
+	evs := m.Apply(BeaconSeen{PID: 200, Held: map[string]Held{srv: {Session: a}}}, t0.Add(4*time.Minute))
 	if got := kinds(evs); !slices.Equal(got, []EventKind{EvSessionLost}) {
 		t.Fatalf("the same client dropping its session: %v", got)
 	}
@@ -124,7 +124,7 @@ func TestBeaconDropAfterOurHealIsNoLoss(t *testing.T) {
 			m.Apply(snap(sess(lost, hostClient, t0, t0)), t0)
 			m.Apply(beaconSig(map[string]Held{srv: {Session: lost, Connected: true, Since: t0}}), t0)
 			m.Apply(beaconSig(map[string]Held{srv: {Session: lost}}), t0.Add(time.Second))
-			m.Apply(Signal{Kind: SigHealStarted, Server: srv, Strategy: "client_recovery"}, t0.Add(time.Second))
+			m.Apply(HealStarted{Server: srv, Strategy: "client_recovery"}, t0.Add(time.Second))
 			m.Apply(snap(sess(lost, hostClient, t0, t0), sess(fresh, hostClient, t0.Add(time.Second), t0.Add(time.Second))), t0.Add(time.Second))
 			evs := m.Apply(beaconSig(map[string]Held{srv: {Session: fresh, Connected: true, Since: t0.Add(time.Second)}}), t0.Add(time.Second))
 			if got := kinds(evs); !slices.Equal(got, []EventKind{EvRecovered}) {
@@ -199,7 +199,7 @@ func TestBeaconLossAndRecovery(t *testing.T) {
 				if v := m.Verify(t0); len(v) != 1 || v[0].SessionID != b {
 					t.Fatalf("verify %+v", v)
 				}
-				evs = m.Apply(Signal{Kind: SigKeepWarm, Server: srv, Session: b, Outcome: OutcomeAlive}, t0.Add(3*time.Second))
+				evs = m.Apply(KeepWarmAnswered{Server: srv, Session: b, Outcome: OutcomeAlive}, t0.Add(3*time.Second))
 			} else {
 				evs = m.Apply(snap(sess(a, hostClient, t0, t0), sess(b, hostClient, t0.Add(2*time.Second), t0.Add(2*time.Second))), t0.Add(3*time.Second))
 			}
@@ -226,7 +226,7 @@ func TestServerRestartEndsAreLosses(t *testing.T) {
 	other := sess("other-session-001", "claude", t0, t0)
 	kept := sess("kept-session-0001", "claude", t0, t0.Add(9*time.Second))
 	at := func(d time.Duration, started time.Time, ss ...StoreSession) []Event {
-		return m.Apply(Signal{Kind: SigStoreSnapshot, Server: srv, Sessions: ss, ServerStarted: started}, t0.Add(d))
+		return m.Apply(StoreSnapshot{Server: srv, Sessions: ss, ServerStarted: started}, t0.Add(d))
 	}
 	at(0, p1, host, other, kept)
 	evs := at(11*time.Second, p2, kept) // the new process kept one session
@@ -256,11 +256,11 @@ func TestAnotherProcessBeaconDoesNotSpeakForTheHost(t *testing.T) {
 	m := newTestModel(10 * time.Minute)
 	old := sess("held-session-0001", hostClient, t0, t0)
 	m.Apply(snap(old), t0)
-	m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Second)}, t0)
-	m.Apply(Signal{Kind: SigHostDown}, t0.Add(time.Second))
-	m.Apply(Signal{Kind: SigBeacon, PID: 42, Held: map[string]Held{srv: {Session: old.ID, Connected: true, Since: t0}}},
+	m.Apply(HostUp{PID: 42, Started: t0.Add(-time.Second)}, t0)
+	m.Apply(HostDown{}, t0.Add(time.Second))
+	m.Apply(BeaconSeen{PID: 42, Held: map[string]Held{srv: {Session: old.ID, Connected: true, Since: t0}}},
 		t0.Add(1100*time.Millisecond))
-	m.Apply(Signal{Kind: SigHostUp, PID: 43, Started: t0.Add(1500 * time.Millisecond)}, t0.Add(2*time.Second))
+	m.Apply(HostUp{PID: 43, Started: t0.Add(1500 * time.Millisecond)}, t0.Add(2*time.Second))
 	if got := m.WarmTargets(t0.Add(3 * time.Second)); len(got) != 0 {
 		t.Fatalf("the old host's session kept warm for the new host: %+v", got)
 	}
@@ -268,7 +268,7 @@ func TestAnotherProcessBeaconDoesNotSpeakForTheHost(t *testing.T) {
 		t.Fatalf("source %q: another process's beacon spoke for the host", src)
 	}
 	// The new host's own beacon speaks again.
-	m.Apply(Signal{Kind: SigBeacon, PID: 43, Held: map[string]Held{srv: {Session: "held-session-0002", Connected: true,
+	m.Apply(BeaconSeen{PID: 43, Held: map[string]Held{srv: {Session: "held-session-0002", Connected: true,
 		Since: t0.Add(2 * time.Second), LastRequest: t0.Add(2 * time.Second)}}}, t0.Add(3*time.Second))
 	if got := m.WarmTargets(t0.Add(4 * time.Second)); len(got) != 1 || got[0].SessionID != "held-session-0002" {
 		t.Fatalf("the new host's beacon: targets %+v", got)
@@ -292,7 +292,7 @@ func TestPingNamedByItsSender(t *testing.T) {
 			m := newTestModel(time.Hour)
 			held := sess("held-session-0001", hostClient, t0, t0)
 			m.Apply(snap(held), t0)
-			evs := m.Apply(Signal{Kind: SigKeepWarm, Server: srv, Session: held.ID, Outcome: OutcomeAlive, NamedBy: tt.namedBy}, t0.Add(time.Second))
+			evs := m.Apply(KeepWarmAnswered{Server: srv, Session: held.ID, Outcome: OutcomeAlive, NamedBy: tt.namedBy}, t0.Add(time.Second))
 			if len(evs) != 1 || evs[0].Kind != EvKeepWarm || as[Ping](evs[0]).Source != tt.want {
 				t.Fatalf("events %+v; want one keep_warm from %q", evs, tt.want)
 			}

@@ -11,14 +11,14 @@ import (
 // tracks: the end is journaled now, named by that reason, and the store's
 // later snapshot finds nothing more to say. A session no longer tracked
 // was already judged (the snapshot came first); history says nothing new.
-func (m *Model) sessionClosed(s *server, sig Signal, now time.Time) []Event {
-	if sig.History || !sig.EndReason.known() {
+func (m *Model) sessionClosed(s *server, sig SessionClosed, now time.Time) []Event {
+	if sig.History || !sig.Reason.known() {
 		return nil
 	}
 	s.reasons.tellsReasons = true
 	if a, ok := s.reasons.awaiting[sig.Session]; ok {
 		delete(s.reasons.awaiting, sig.Session)
-		return m.sourcedFrom(m.closedFor(s, a.sess, a.wasCurrent, a.idle, sig.EndReason, now), a.src)
+		return m.sourcedFrom(m.closedFor(s, a.sess, a.wasCurrent, a.idle, sig.Reason, now), a.src)
 	}
 	sess, ok := s.sessions[sig.Session]
 	if !ok {
@@ -27,7 +27,7 @@ func (m *Model) sessionClosed(s *server, sig Signal, now time.Time) []Event {
 	wasCurrent := m.currentSession(s) == sess && m.hostRunning()
 	delete(s.sessions, sess.id)
 	s.remember(sess.id, now)
-	return m.closedFor(s, sess, wasCurrent, s.idle(sess, now), sig.EndReason, now)
+	return m.closedFor(s, sess, wasCurrent, s.idle(sess, now), sig.Reason, now)
 }
 
 // closedFor journals the end of sess for the reason the server's log gave.

@@ -20,8 +20,8 @@ func TestStoreWaitsForTheLogsReason(t *testing.T) {
 	const T = 2500 * time.Millisecond
 	other := sess("other-session-001", "other", t0, t0)
 	earlier := sess("earlier-session-1", "other", t0, t0)
-	closed := func(id string, r EndReason) Signal {
-		return Signal{Kind: SigSessionClosed, Server: srv, Session: id, EndReason: r}
+	closed := func(id string, r EndReason) Observation {
+		return SessionClosed{LogLine: LogLine{Server: srv, Session: id}, Reason: r}
 	}
 	tests := []struct {
 		name    string
@@ -68,7 +68,7 @@ func TestSettleJournalsWhatWaits(t *testing.T) {
 	other := sess("other-session-001", "other", t0, t0)
 	earlier := sess("earlier-session-1", "other", t0, t0)
 	m.Apply(snap(other, earlier), t0)
-	m.Apply(Signal{Kind: SigSessionClosed, Server: srv, Session: earlier.ID, EndReason: EndDeleted}, t0.Add(time.Second))
+	m.Apply(SessionClosed{LogLine: LogLine{Server: srv, Session: earlier.ID}, Reason: EndDeleted}, t0.Add(time.Second))
 	at := t0.Add(2900 * time.Millisecond)
 	if evs := m.Apply(snap(), at); len(evs) != 0 {
 		t.Fatalf("the snapshot journaled %v at once: want it to wait for the log's word", kinds(evs))
@@ -96,16 +96,16 @@ func TestAwaitedEndKeepsItsIdentity(t *testing.T) {
 			m := newTestModel(T)
 			held := sess("held-session-0001", hostClient, t0, t0)
 			earlier := sess("earlier-session-1", "other", t0, t0)
-			m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Minute)}, t0)
+			m.Apply(HostUp{PID: 42, Started: t0.Add(-time.Minute)}, t0)
 			m.Apply(snap(held, earlier), t0)
-			m.Apply(Signal{Kind: SigBeacon, PID: 42, Held: map[string]Held{srv: {Session: held.ID, Connected: true, Since: t0}}}, t0)
-			m.Apply(Signal{Kind: SigSessionClosed, Server: srv, Session: earlier.ID, EndReason: EndDeleted}, t0.Add(time.Second))
+			m.Apply(BeaconSeen{PID: 42, Held: map[string]Held{srv: {Session: held.ID, Connected: true, Since: t0}}}, t0)
+			m.Apply(SessionClosed{LogLine: LogLine{Server: srv, Session: earlier.ID}, Reason: EndDeleted}, t0.Add(time.Second))
 			at := t0.Add(2900 * time.Millisecond)
 			evs := m.Apply(snap(), at)
 			// The host is killed; its beacon says nothing any more.
-			evs = append(evs, m.Apply(Signal{Kind: SigBeacon, PID: 42}, at.Add(10*time.Millisecond))...)
+			evs = append(evs, m.Apply(BeaconSeen{PID: 42}, at.Add(10*time.Millisecond))...)
 			if word {
-				evs = append(evs, m.Apply(Signal{Kind: SigSessionClosed, Server: srv, Session: held.ID, EndReason: EndIdle}, at.Add(40*time.Millisecond))...)
+				evs = append(evs, m.Apply(SessionClosed{LogLine: LogLine{Server: srv, Session: held.ID}, Reason: EndIdle}, at.Add(40*time.Millisecond))...)
 			}
 			evs = append(evs, m.Tick(at.Add(time.Second))...)
 			lost := 0

@@ -14,30 +14,30 @@ func TestServerEndReasonNamesTheEnd(t *testing.T) {
 	t.Parallel()
 	host := sess("host-session-0001", hostClient, t0, t0)
 	other := sess("other-session-001", "other", t0, t0)
-	closed := func(id string, r EndReason) Signal {
-		return Signal{Kind: SigSessionClosed, Server: srv, Session: id, EndReason: r}
+	closed := func(id string, r EndReason) SessionClosed {
+		return SessionClosed{LogLine: LogLine{Server: srv, Session: id}, Reason: r}
 	}
 	history := closed(other.ID, EndIdle)
 	history.History = true
 	tests := []struct {
 		name  string
-		steps []Signal
+		steps []Observation
 		store []StoreSession // what the store shows once it catches up
 		want  []EventKind
 	}{
-		{"another client's session, idle", []Signal{closed(other.ID, EndIdle)}, []StoreSession{host}, []EventKind{EvSessionExpired}},
-		{"the host's session, idle: a loss", []Signal{closed(host.ID, EndIdle)}, []StoreSession{other}, []EventKind{EvSessionExpired, EvSessionLost}},
-		{"the host closed its own: no loss", []Signal{closed(host.ID, EndDeleted)}, []StoreSession{other}, []EventKind{EvSessionEnded}},
-		{"the server shut down: lost, not expired", []Signal{closed(host.ID, EndShutdown)}, []StoreSession{other}, []EventKind{EvSessionLost}},
-		{"the store said it first: old news", []Signal{snap(host), closed(other.ID, EndIdle)}, []StoreSession{host}, []EventKind{EvSessionEnded}},
-		{"a reason it cannot name: the store decides", []Signal{closed(other.ID, "closed")}, []StoreSession{host}, []EventKind{EvSessionEnded}},
-		{"history says nothing", []Signal{history}, []StoreSession{host, other}, nil},
+		{"another client's session, idle", []Observation{closed(other.ID, EndIdle)}, []StoreSession{host}, []EventKind{EvSessionExpired}},
+		{"the host's session, idle: a loss", []Observation{closed(host.ID, EndIdle)}, []StoreSession{other}, []EventKind{EvSessionExpired, EvSessionLost}},
+		{"the host closed its own: no loss", []Observation{closed(host.ID, EndDeleted)}, []StoreSession{other}, []EventKind{EvSessionEnded}},
+		{"the server shut down: lost, not expired", []Observation{closed(host.ID, EndShutdown)}, []StoreSession{other}, []EventKind{EvSessionLost}},
+		{"the store said it first: old news", []Observation{snap(host), closed(other.ID, EndIdle)}, []StoreSession{host}, []EventKind{EvSessionEnded}},
+		{"a reason it cannot name: the store decides", []Observation{closed(other.ID, "closed")}, []StoreSession{host}, []EventKind{EvSessionEnded}},
+		{"history says nothing", []Observation{history}, []StoreSession{host, other}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			m := newTestModel(time.Hour)
-			m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Hour)}, t0)
+			m.Apply(HostUp{PID: 42, Started: t0.Add(-time.Hour)}, t0)
 			m.Apply(snap(host, other), t0)
 			var evs []Event
 			for i, sig := range tc.steps {
@@ -67,7 +67,7 @@ func TestSnapshotWhileServerGoneIsNoSurvival(t *testing.T) {
 	p1, goneAt, p2 := t0.Add(-time.Hour), t0.Add(4*time.Second), t0.Add(3500*time.Millisecond) // the new one started before the old was seen gone
 	host := sess("host-session-0001", hostClient, t0, t0)
 	snapAt := func(d time.Duration, started time.Time, gone bool, ss ...StoreSession) []Event {
-		return m.Apply(Signal{Kind: SigStoreSnapshot, Server: srv, Sessions: ss, ServerStarted: started, ServerGone: gone}, t0.Add(d))
+		return m.Apply(StoreSnapshot{Server: srv, Sessions: ss, ServerStarted: started, ServerGone: gone}, t0.Add(d))
 	}
 	snapAt(0, p1, false, host)
 	snapAt(4*time.Second, goneAt, true, host) // a rewrite of the dead server's file
@@ -85,10 +85,10 @@ func TestStoreLaggingTheServersWordIsNoNewSession(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(time.Hour)
 	host := sess("host-session-0001", hostClient, t0, t0)
-	m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Hour)}, t0)
+	m.Apply(HostUp{PID: 42, Started: t0.Add(-time.Hour)}, t0)
 	m.Apply(snap(host), t0)
 	runSteps(t, m, []step{
-		{time.Second, Signal{Kind: SigSessionClosed, Server: srv, Session: host.ID, EndReason: EndIdle},
+		{time.Second, SessionClosed{LogLine: LogLine{Server: srv, Session: host.ID}, Reason: EndIdle},
 			[]EventKind{EvSessionExpired, EvSessionLost}},
 		{time.Second + 20*time.Millisecond, snap(host), nil},
 		{time.Second + 60*time.Millisecond, snap(), nil},
@@ -108,12 +108,12 @@ func TestRestartAfterTheClockWentBack(t *testing.T) {
 	p1, p2 := t0.Add(-time.Hour), t0.Add(5*time.Second) // p2 read before the jump
 	other := func(last time.Time) StoreSession { return sess("other-session-001", "other-agent", t0, last) }
 	snapAt := func(d time.Duration, started time.Time, ss ...StoreSession) []Event {
-		return m.Apply(Signal{Kind: SigStoreSnapshot, Server: srv, Sessions: ss, ServerStarted: started}, t0.Add(d))
+		return m.Apply(StoreSnapshot{Server: srv, Sessions: ss, ServerStarted: started}, t0.Add(d))
 	}
 	snapAt(0, p1, other(t0))
 	snapAt(6*time.Second, p2, other(t0.Add(6*time.Second))) // survived a restart: a new session of the new server, as it were
 	// The clock goes back 12 s; the server restarts again at what now reads t0+2s.
-	m.Apply(Signal{Kind: SigWoke, Gap: jump}, t0.Add(-4*time.Second))
+	m.Apply(Woke{Gap: jump}, t0.Add(-4*time.Second))
 	snapAt(-4*time.Second+500*time.Millisecond, p2, other(t0.Add(-4*time.Second)))
 	p3 := t0.Add(-2 * time.Second)
 	evs := snapAt(-2*time.Second+4*time.Second, p3) // 4 s idle: past the timeout, but killed

@@ -5,9 +5,9 @@ import "time"
 // NextDeadline is the earliest moment after which Tick could say something
 // it would not say now: a session crossing into its at-risk window, a heal
 // overdue, a flapping incident calm long enough to close. The daemon sleeps
-// until then instead of ticking every second; a signal may bring an earlier
-// one, so the caller asks again after each. ok is false when nothing is due
-// at all (no timeouts, no open incidents).
+// until then instead of ticking every second; an observation may bring an
+// earlier one, so the caller asks again after each. ok is false when nothing
+// is due at all (no timeouts, no open incidents).
 func (m *Model) NextDeadline(now time.Time) (at time.Time, ok bool) {
 	earliest := func(t time.Time) {
 		if !t.IsZero() && (!ok || t.Before(at)) {

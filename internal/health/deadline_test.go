@@ -27,8 +27,8 @@ func TestNextDeadline(t *testing.T) {
 		t.Fatalf("every session at risk, no incident: deadline %v", at)
 	}
 
-	lost := Signal{Kind: SigSessionLost, Server: srv, Detail: "Session not found"}
-	started := Signal{Kind: SigHealStarted, Server: srv, Strategy: "host_restart", Within: time.Minute}
+	lost := SessionLost{LogLine: LogLine{Server: srv, Detail: "Session not found"}}
+	started := HealStarted{Server: srv, Strategy: "host_restart", Within: time.Minute}
 	runSteps(t, m, []step{{9 * time.Minute, lost, []EventKind{EvSessionLost}}, {9 * time.Minute, started, []EventKind{EvHealStarted}}})
 	expectDeadline(t, m, t0.Add(9*time.Minute), t0.Add(10*time.Minute), []EventKind{EvHealFailed})
 

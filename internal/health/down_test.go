@@ -17,8 +17,8 @@ func TestNoRecoveryOnAStoreOfAServerThatIsDown(t *testing.T) {
 	host2 := sess("host-session-0002", hostClient, t0.Add(1500*time.Millisecond), t0.Add(1500*time.Millisecond))
 	steps := []step{
 		{0, snap(host), nil},
-		{time.Second, Signal{Kind: SigSessionLost, Server: srv, Detail: "Session not found"}, []EventKind{EvSessionLost}},
-		{2 * time.Second, Signal{Kind: SigLiveness, Server: srv, Outcome: OutcomeDown, Detail: "connection refused"}, []EventKind{EvServerDown}},
+		{time.Second, SessionLost{LogLine: LogLine{Server: srv, Detail: "Session not found"}}, []EventKind{EvSessionLost}},
+		{2 * time.Second, LivenessAnswered{Server: srv, Outcome: OutcomeDown, Detail: "connection refused"}, []EventKind{EvServerDown}},
 		{time.Minute, snap(host, host2), []EventKind{EvSessionNew}},
 	}
 	runSteps(t, m, steps)
@@ -26,7 +26,7 @@ func TestNoRecoveryOnAStoreOfAServerThatIsDown(t *testing.T) {
 	if len(v) != 1 || v[0].SessionID != host2.ID {
 		t.Fatalf("verify %+v; want the new session to answer first", v)
 	}
-	evs := m.Apply(Signal{Kind: SigKeepWarm, Server: srv, Session: host2.ID, Outcome: OutcomeAlive}, t0.Add(61*time.Second))
+	evs := m.Apply(KeepWarmAnswered{Server: srv, Session: host2.ID, Outcome: OutcomeAlive}, t0.Add(61*time.Second))
 	if find(evs, EvRecovered) == nil {
 		t.Fatalf("the new session answered: %v, want recovered", kinds(evs))
 	}
@@ -40,8 +40,8 @@ func TestASessionCreatedSinceTheServerWentDownRecovers(t *testing.T) {
 	host2 := sess("host-session-0002", hostClient, t0.Add(time.Minute), t0.Add(time.Minute))
 	runSteps(t, newTestModel(time.Hour), []step{
 		{0, snap(host), nil},
-		{time.Second, Signal{Kind: SigSessionLost, Server: srv, Detail: "Session not found"}, []EventKind{EvSessionLost}},
-		{2 * time.Second, Signal{Kind: SigLiveness, Server: srv, Outcome: OutcomeDown, Detail: "connection refused"}, []EventKind{EvServerDown}},
+		{time.Second, SessionLost{LogLine: LogLine{Server: srv, Detail: "Session not found"}}, []EventKind{EvSessionLost}},
+		{2 * time.Second, LivenessAnswered{Server: srv, Outcome: OutcomeDown, Detail: "connection refused"}, []EventKind{EvServerDown}},
 		{time.Minute, snap(host, host2), []EventKind{EvSessionNew, EvRecovered}},
 	})
 }

@@ -14,13 +14,13 @@ func TestServerEra(t *testing.T) {
 	now := time.Date(2026, 12, 5, 8, 0, 0, 0, time.UTC)
 	m := New(Config{HostName: "DSH", ClientName: "dsh-mcp-client", Servers: []ServerConfig{
 		{Name: "mem", URL: "http://127.0.0.1:1/mcp", IdleTimeout: time.Minute}}})
-	m.Apply(Signal{Kind: SigHostUp, PID: 7, Started: now.Add(-time.Hour)}, now)
-	m.Apply(Signal{Kind: SigStoreSnapshot, Server: "mem", Sessions: []StoreSession{
+	m.Apply(HostUp{PID: 7, Started: now.Add(-time.Hour)}, now)
+	m.Apply(StoreSnapshot{Server: "mem", Sessions: []StoreSession{
 		{ID: "s-1", Client: "dsh-mcp-client", LastActivity: now, Created: now}}}, now)
 	if got := m.Status(now).Servers[0].Era; got != "" {
 		t.Fatalf("era before any check: %q", got)
 	}
-	evs := m.Apply(Signal{Kind: SigLiveness, Server: "mem", Outcome: OutcomeAlive, Era: EraLegacy}, now)
+	evs := m.Apply(LivenessAnswered{Server: "mem", Outcome: OutcomeAlive, Era: EraLegacy}, now)
 	if len(evs) != 0 || m.Era("mem") != EraLegacy || m.Status(now).Servers[0].Era != EraLegacy {
 		t.Fatalf("a legacy server: events %+v, era %q", evs, m.Era("mem"))
 	}
@@ -29,11 +29,11 @@ func TestServerEra(t *testing.T) {
 	}
 
 	at := now.Add(time.Minute)
-	m.Apply(Signal{Kind: SigLiveness, Server: "mem", Outcome: OutcomeDown, Detail: "refused"}, at)
+	m.Apply(LivenessAnswered{Server: "mem", Outcome: OutcomeDown, Detail: "refused"}, at)
 	if m.Era("mem") != "" || m.Status(at).Servers[0].Era != EraLegacy {
 		t.Fatalf("down: era to learn %q, status %q; want none to go by, the last one shown", m.Era("mem"), m.Status(at).Servers[0].Era)
 	}
-	evs = m.Apply(Signal{Kind: SigLiveness, Server: "mem", Outcome: OutcomeStateless, Era: EraModernOnly, Detail: "-32022"}, at)
+	evs = m.Apply(LivenessAnswered{Server: "mem", Outcome: OutcomeStateless, Era: EraModernOnly, Detail: "-32022"}, at)
 	mode := only(t, evs, EvServerMode)
 	if mode.Extra["era"] != EraModernOnly || mode.Extra["mode"] != string(Stateless) {
 		t.Fatalf("server_mode %+v", mode)
@@ -45,16 +45,16 @@ func TestServerEra(t *testing.T) {
 		t.Fatalf("a modern-only server is kept warm: %+v", targets)
 	}
 
-	bridge := only(t, m.Apply(Signal{Kind: SigProxyBridging, Server: "mem"}, at), EvServerMode)
+	bridge := only(t, m.Apply(ProxyBridging{Server: "mem"}, at), EvServerMode)
 	if bridge.Extra["bridged"] != true {
 		t.Fatalf("the bridge: %+v", bridge)
 	}
-	if again := m.Apply(Signal{Kind: SigProxyBridging, Server: "mem"}, at); len(again) != 0 {
+	if again := m.Apply(ProxyBridging{Server: "mem"}, at); len(again) != 0 {
 		t.Fatalf("the bridge journaled twice: %+v", again)
 	}
 
 	later := at.Add(time.Minute)
-	back := only(t, m.Apply(Signal{Kind: SigLiveness, Server: "mem", Outcome: OutcomeAlive, Era: EraLegacy}, later), EvServerMode)
+	back := only(t, m.Apply(LivenessAnswered{Server: "mem", Outcome: OutcomeAlive, Era: EraLegacy}, later), EvServerMode)
 	if back.Extra["era"] != EraLegacy || m.Status(later).Servers[0].Mode == Stateless {
 		t.Fatalf("back legacy: %+v, mode %q", back, m.Status(later).Servers[0].Mode)
 	}

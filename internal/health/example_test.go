@@ -21,10 +21,10 @@ func ExampleModel_Apply() {
 			fmt.Printf("%s %s: %s\n", ev.Kind, ev.Server, ev.Detail)
 		}
 	}
-	show(m.Apply(health.Signal{Kind: health.SigStoreSnapshot, Server: "mem", Sessions: []health.StoreSession{session}}, t0))
-	show(m.Apply(health.Signal{Kind: health.SigStoreSnapshot, Server: "mem", Sessions: []health.StoreSession{session}}, t0.Add(time.Minute)))
+	show(m.Apply(health.StoreSnapshot{Server: "mem", Sessions: []health.StoreSession{session}}, t0))
+	show(m.Apply(health.StoreSnapshot{Server: "mem", Sessions: []health.StoreSession{session}}, t0.Add(time.Minute)))
 	show(m.Tick(t0.Add(50 * time.Minute)))
-	show(m.Apply(health.Signal{Kind: health.SigStoreSnapshot, Server: "mem", Sessions: []health.StoreSession{}}, t0.Add(61*time.Minute)))
+	show(m.Apply(health.StoreSnapshot{Server: "mem", Sessions: []health.StoreSession{}}, t0.Add(61*time.Minute)))
 	fmt.Println(m.Status(t0.Add(61 * time.Minute)).Servers[0].State)
 	// Output:
 	// session_at_risk mem: the host's session on mem has been idle 50m0s and expires in 10m0s

@@ -7,8 +7,8 @@ import (
 )
 
 var (
-	lossLine      = Signal{Kind: SigSessionLost, Server: srv, Detail: "Session not found"}
-	reconnectLine = Signal{Kind: SigReconnected, Server: srv, Detail: "Reconnected to MCP server"}
+	lossLine      = SessionLost{LogLine: LogLine{Server: srv, Detail: "Session not found"}}
+	reconnectLine = Reconnected{LogLine: LogLine{Server: srv, Detail: "Reconnected to MCP server"}}
 )
 
 // Issue 15, measured: a flood of loss and reconnect lines made an incident
@@ -20,7 +20,7 @@ func TestFlappingIsOneIncident(t *testing.T) {
 	var lost, recovered []Event
 	at := time.Duration(0)
 	for range 1000 {
-		for _, sig := range []Signal{lossLine, reconnectLine} {
+		for _, sig := range []Observation{lossLine, reconnectLine} {
 			for _, ev := range m.Apply(sig, t0.Add(at)) {
 				switch ev.Kind {
 				case EvSessionLost:
@@ -80,7 +80,7 @@ func TestUnplacedLossFloodIsOneEventAMinute(t *testing.T) {
 	t.Parallel()
 	m := New(Config{HostName: "DSH", ClientName: hostClient,
 		Servers: []ServerConfig{{Name: "a", URL: "http://127.0.0.1:1/mcp"}, {Name: "b", URL: "http://127.0.0.1:2/mcp"}}})
-	sig := Signal{Kind: SigSessionLost, HostLog: true, Detail: "Session not found"}
+	sig := SessionLost{LogLine: LogLine{HostLog: true, Detail: "Session not found"}}
 	var evs []Event
 	for i := range 600 {
 		evs = append(evs, m.Apply(sig, t0.Add(time.Duration(i)*100*time.Millisecond))...)

@@ -57,7 +57,7 @@ func (m *Model) WarmTargets(now time.Time) []WarmTarget {
 }
 
 // keepWarmResult applies the outcome of a keep-warm ping.
-func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
+func (m *Model) keepWarmResult(s *server, sig KeepWarmAnswered, now time.Time) []Event {
 	took := sig.Took.Truncate(time.Millisecond)
 	sess := s.sessions[sig.Session]
 	switch sig.Outcome {
@@ -86,7 +86,7 @@ func (m *Model) keepWarmResult(s *server, sig Signal, now time.Time) []Event {
 }
 
 // liveness applies a liveness check (a request without a session).
-func (m *Model) liveness(s *server, sig Signal, now time.Time) []Event {
+func (m *Model) liveness(s *server, sig LivenessAnswered, now time.Time) []Event {
 	evs := s.learnEra(sig.Era, now)
 	if sig.Answer != "" {
 		s.asked.lostAnswer = sig.Answer
@@ -169,7 +169,7 @@ func (m *Model) Era(server string) string {
 }
 
 // healStarted marks the open incident as being healed by strategy.
-func (s *server) healStarted(sig Signal, now time.Time) []Event {
+func (s *server) healStarted(sig HealStarted, now time.Time) []Event {
 	s.healAt = now
 	if s.incident != nil {
 		s.incident.healing, s.incident.due = sig.Strategy, time.Time{}
@@ -187,13 +187,14 @@ func (s *server) healOverdue(now time.Time) []Event {
 		return nil
 	}
 	strategy := s.incident.healing
-	return s.healFailed(Signal{Strategy: strategy, Detail: fmt.Sprintf("%s did not bring back a session on %s in time; restart the host yourself", strategy, s.cfg.Name)}, now)
+	return s.healFailed(strategy, fmt.Sprintf("%s did not bring back a session on %s in time; restart the host yourself", strategy, s.cfg.Name), now)
 }
 
-func (s *server) healFailed(sig Signal, now time.Time) []Event {
+// healFailed ends the strategy under way: it failed, detail says what to do.
+func (s *server) healFailed(strategy Strategy, detail string, now time.Time) []Event {
 	if s.incident != nil {
 		s.incident.healing, s.incident.due = "", time.Time{}
 	}
-	return []Event{{Time: now, Kind: EvHealFailed, Server: s.cfg.Name, Facts: Attempt{Strategy: sig.Strategy},
-		Detail: sig.Detail}}
+	return []Event{{Time: now, Kind: EvHealFailed, Server: s.cfg.Name, Facts: Attempt{Strategy: strategy},
+		Detail: detail}}
 }

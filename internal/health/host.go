@@ -11,13 +11,13 @@ import (
 // to a predecessor (perhaps one that died a moment ago) and must be let go,
 // not kept warm. The slack is how early a start time can read: a second
 // for a start counted from a boot time truncated to the second, a few clock
-// ticks for a precise one (Signal.Began).
+// ticks for a precise one (HostUp.Began).
 const (
 	hostStartSlack        = time.Second
 	hostPreciseStartSlack = 100 * time.Millisecond
 )
 
-func (m *Model) hostUp(sig Signal, now time.Time) []Event {
+func (m *Model) hostUp(sig HostUp, now time.Time) []Event {
 	prev := m.host
 	m.host = hostState{known: true, running: true, pid: sig.PID, started: sig.Started, began: sig.Began}
 	extra := map[string]any{"pid": sig.PID}
@@ -172,25 +172,13 @@ type hostRestart struct {
 	down  int32     // pid, once the watcher saw it gone
 }
 
-// healWord takes the healer's word that a strategy began or failed on s;
-// a restart of the host is the model's business too (hostRestart).
-func (m *Model) healWord(s *server, sig Signal, now time.Time) []Event {
-	if sig.Kind == SigHealFailed {
-		if sig.Strategy == StrategyHostRestart {
-			m.restart = hostRestart{} // what comes next is not its doing
-		}
-		return s.healFailed(sig, now)
-	}
-	m.restartStarted(sig, now)
-	return s.healStarted(sig, now)
-}
-
 // restartStarted notes a restart of the host the healer began.
-func (m *Model) restartStarted(sig Signal, now time.Time) {
-	if sig.Strategy != StrategyHostRestart || !m.host.running {
+// A heal's start or failure is the server's too (healStarted, healFailed).
+func (m *Model) restartStarted(o HealStarted, now time.Time) {
+	if o.Strategy != StrategyHostRestart || !m.host.running {
 		return
 	}
-	within := sig.Within
+	within := o.Within
 	if within <= 0 {
 		within = time.Minute
 	}

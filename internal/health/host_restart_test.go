@@ -16,10 +16,10 @@ import (
 func TestHostRestartedByTheWatchdogInEitherOrder(t *testing.T) {
 	t.Parallel()
 	started := t0.Add(-time.Hour)
-	up := func(pid int32) Signal { return Signal{Kind: SigHostUp, PID: pid, Started: started} }
-	down := Signal{Kind: SigHostDown}
-	restarting := Signal{Kind: SigHealStarted, Server: srv, Strategy: StrategyHostRestart, Within: time.Minute}
-	other := Signal{Kind: SigHealStarted, Server: srv, Strategy: "keep_warm", Within: time.Minute}
+	up := func(pid int32) Observation { return HostUp{PID: pid, Started: started} }
+	down := HostDown{}
+	restarting := HealStarted{Server: srv, Strategy: StrategyHostRestart, Within: time.Minute}
+	other := HealStarted{Server: srv, Strategy: "keep_warm", Within: time.Minute}
 	tests := []struct {
 		name  string
 		steps []step
@@ -46,7 +46,7 @@ func TestHostRestartedByTheWatchdogInEitherOrder(t *testing.T) {
 		{"the restart failed: the host started again is one that came", []step{
 			{0, restarting, []EventKind{EvHealStarted}},
 			{time.Second, down, []EventKind{EvHostDown}},
-			{2 * time.Second, Signal{Kind: SigHealFailed, Server: srv, Strategy: StrategyHostRestart, Detail: "restarting DSH failed"}, []EventKind{EvHealFailed}},
+			{2 * time.Second, HealFailed{Server: srv, Strategy: StrategyHostRestart, Detail: "restarting DSH failed"}, []EventKind{EvHealFailed}},
 			{3 * time.Second, up(11), []EventKind{EvHostUp}},
 		}},
 		{"the restart is told once", []step{
@@ -72,10 +72,10 @@ func TestHostRestartedByTheWatchdogInEitherOrder(t *testing.T) {
 func TestHostRestartedByTheWatchdogSaysSo(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(time.Hour)
-	m.Apply(Signal{Kind: SigHostUp, PID: 10, Started: t0}, t0)
-	m.Apply(Signal{Kind: SigHealStarted, Server: srv, Strategy: StrategyHostRestart, Within: time.Minute}, t0)
-	evs := m.Apply(Signal{Kind: SigHostDown}, t0.Add(time.Second))
-	evs = append(evs, m.Apply(Signal{Kind: SigHostUp, PID: 11, Started: t0.Add(time.Second)}, t0.Add(2*time.Second))...)
+	m.Apply(HostUp{PID: 10, Started: t0}, t0)
+	m.Apply(HealStarted{Server: srv, Strategy: StrategyHostRestart, Within: time.Minute}, t0)
+	evs := m.Apply(HostDown{}, t0.Add(time.Second))
+	evs = append(evs, m.Apply(HostUp{PID: 11, Started: t0.Add(time.Second)}, t0.Add(2*time.Second))...)
 	if !slices.Equal(kinds(evs), []EventKind{EvHostDown, EvHostRestarted}) {
 		t.Fatalf("events %v", kinds(evs))
 	}

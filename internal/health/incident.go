@@ -21,7 +21,7 @@ const askEcho = 2 * time.Second
 
 // askEcho reports whether sig is the echo of the last question, and uses
 // it up.
-func (s *server) askEcho(sig Signal, now time.Time) bool {
+func (s *server) askEcho(sig SessionLost, now time.Time) bool {
 	if sig.Session != "" || sig.HostLog || !s.asked.echoLeft || now.Sub(s.asked.at).Abs() >= askEcho {
 		return false
 	}
@@ -31,7 +31,7 @@ func (s *server) askEcho(sig Signal, now time.Time) bool {
 
 // Asking notes that the watchdog is asking server about a made-up
 // session now (the liveness check's question; its answer comes later as
-// SigLiveness with Status).
+// a LivenessAnswered with its Answer).
 func (m *Model) Asking(server string, now time.Time) {
 	if s, ok := m.servers[server]; ok {
 		s.asked.at, s.asked.echoLeft = now, true
@@ -106,7 +106,7 @@ func withExtra(extra, add map[string]any) map[string]any {
 
 // reconnected: a log line says the client reconnected, so the host
 // demonstrably holds a working session again.
-func (m *Model) reconnected(s *server, sig Signal, now time.Time) []Event {
+func (m *Model) reconnected(s *server, sig Reconnected, now time.Time) []Event {
 	if s.incident == nil {
 		return nil
 	}
@@ -120,7 +120,7 @@ func (m *Model) reconnected(s *server, sig Signal, now time.Time) []Event {
 // logLost handles a log line saying a session is gone. A line naming a
 // session of another client concerns only that session; anything else
 // is the host's loss on this server.
-func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
+func (m *Model) logLost(s *server, sig SessionLost, now time.Time) []Event {
 	if s.cfg.ProxyURL != "" {
 		return nil // the proxy met the same loss on the host's call and says so itself
 	}
@@ -158,7 +158,7 @@ func (m *Model) logLost(s *server, sig Signal, now time.Time) []Event {
 
 // howHostSeen says, for a loss the host's own log reports, how the host was
 // known to run: its log is its word even when no process was found.
-func (m *Model) howHostSeen(sig Signal) string {
+func (m *Model) howHostSeen(sig SessionLost) string {
 	if !sig.HostLog || m.hostRunning() {
 		return ""
 	}
@@ -168,7 +168,7 @@ func (m *Model) howHostSeen(sig Signal) string {
 // unattributedLost places a host-log loss that names no server: on the
 // server the beacon shows failing, else on the only stateful server, else
 // it is journaled against no server, never dropped.
-func (m *Model) unattributedLost(sig Signal, now time.Time) []Event {
+func (m *Model) unattributedLost(sig SessionLost, now time.Time) []Event {
 	if s := m.failingServer(); s != nil {
 		return m.logLost(s, sig, now)
 	}
@@ -235,7 +235,7 @@ func (s *server) atRiskEvent(sess *session, now time.Time) Event {
 
 // legacyRejected journals a refused legacy session header, at most once
 // per legacyQuiet per server.
-func (s *server) legacyRejected(sig Signal, now time.Time) []Event {
+func (s *server) legacyRejected(sig LegacyHeaderRejected, now time.Time) []Event {
 	const legacyQuiet = 10 * time.Minute
 	if !s.lastLegacy.IsZero() && now.Sub(s.lastLegacy) < legacyQuiet {
 		return nil

@@ -14,7 +14,7 @@ type ServerConfig struct {
 	IdleTimeout time.Duration // configured; the server's own word or behaviour overrides it
 	// ProxyURL, when set, is where the host reaches the server through the
 	// watchdog's proxy, which sees every call and heals a loss itself
-	// (SigProxy). No session in the store or the logs is the host's own
+	// (ProxyHealed). No session in the store or the logs is the host's own
 	// there.
 	ProxyURL string
 }
@@ -40,7 +40,8 @@ type Config struct {
 }
 
 // Model holds the health of one host and its servers. It is not safe for
-// concurrent use: one goroutine owns it and feeds it signals in order.
+// concurrent use: one goroutine owns it and feeds it observations in
+// order.
 type Model struct {
 	cfg   Config
 	host  hostState
@@ -211,77 +212,112 @@ func New(cfg Config) *Model {
 	return m
 }
 
-// Apply feeds one signal observed at now and returns the events it causes.
-// Every event carries the signal's Source, so the journal records which
-// log position each consequence came from (a restart resumes after it).
-func (m *Model) Apply(sig Signal, now time.Time) []Event {
-	evs := m.apply(sig, now)
-	for i := range evs {
-		evs[i] = withSource(evs[i], sig)
+// Apply feeds one observation made at now and returns the events it
+// causes. Every event carries the log line an observation read from a log
+// came from (its Source), so the journal records which log position each
+// consequence came from (a restart resumes after it). A nil observation
+// causes nothing.
+func (m *Model) Apply(o Observation, now time.Time) []Event {
+	if o == nil {
+		return nil
 	}
-	m.sourced(evs, sig)
+	evs := m.apply(o, now)
+	if l, ok := o.(interface{ logLine() LogLine }); ok {
+		for i := range evs {
+			evs[i] = withSource(evs[i], l.logLine().Source)
+		}
+	}
+	k, _ := o.(KeepWarmAnswered)
+	m.sourced(evs, k.Server, k.NamedBy)
 	return evs
 }
 
-func (m *Model) apply(sig Signal, now time.Time) []Event {
-	switch sig.Kind {
-	case SigStdio:
+// apply dispatches o on its type to its kind's rule. What concerns the
+// host or the machine is here; the rest concerns a configured server
+// (applyServer), and one the model does not know causes nothing.
+func (m *Model) apply(o Observation, now time.Time) []Event {
+	switch o := o.(type) {
+	case StdioSeen:
 		return nil // the stdio servers' reports are Stdios'
 
-	case SigHostUp:
-		return m.hostUp(sig, now)
-	case SigHostDown:
+	case HostUp:
+		return m.hostUp(o, now)
+	case HostDown:
 		return m.hostDown(now)
-	case SigWoke:
-		if sig.Gap < 0 {
-			m.moveBack(now, -sig.Gap)
-		}
-		m.clampActivity(now)
-		gap := sig.Gap.Abs()
-		ev := Event{Time: now, Kind: EvWoke, Extra: map[string]any{"gap_seconds": int64(gap.Seconds())},
-			Detail: fmt.Sprintf("the wall clock jumped %s (sleep or wake); re-evaluating every session", gap.Round(time.Second))}
-		return append([]Event{ev}, m.Tick(now)...)
-	case SigWarning:
-		return []Event{{Time: now, Kind: EvWarning, Server: sig.Server, Detail: sig.Detail}}
-	case SigBeacon:
-		return m.beacon(sig, now)
-	case SigSessionLost:
-		if sig.Server == "" {
-			return m.unattributedLost(sig, now)
+	case Woke:
+		return m.woke(o.Gap, now)
+	case Warning:
+		return []Event{{Time: now, Kind: EvWarning, Server: o.Server, Detail: o.Detail}}
+	case BeaconSeen:
+		return m.beacon(o, now)
+	case SessionLost:
+		if o.Server == "" {
+			return m.unattributedLost(o, now)
 		}
 	}
-	s, ok := m.servers[sig.Server]
+	s, ok := m.servers[o.server()]
 	if !ok {
 		return nil
 	}
-	switch sig.Kind {
-	case SigStoreSnapshot:
-		return m.storeSnapshot(s, sig, now)
-	case SigSessionClosed:
-		return m.sessionClosed(s, sig, now)
-	case SigStoreGone:
-		return s.storeGone(now, sig.Detail)
-	case SigStoreError:
-		return s.storeError(now, sig.Detail)
-	case SigSessionLost:
-		return m.logLost(s, sig, now)
-	case SigReconnected:
-		return m.reconnected(s, sig, now)
-	case SigIdleTimeout:
-		s.startLine(sig, now)
-		return s.announce(sig.IdleTimeout, now)
-	case SigLegacyHeaderRejected:
-		return s.legacyRejected(sig, now)
-	case SigKeepWarm:
-		return m.keepWarmResult(s, sig, now)
-	case SigLiveness:
-		return m.liveness(s, sig, now)
-	case SigHealStarted, SigHealFailed:
-		return m.healWord(s, sig, now)
-	case SigProxy, SigProxyUpstream, SigProxyReleased, SigProxyBridging:
-		return s.fromProxy(sig, now)
+	return m.applyServer(s, o, now)
+}
+
+// applyServer dispatches o, which concerns s, on its type to its kind's
+// rule.
+func (m *Model) applyServer(s *server, o Observation, now time.Time) []Event {
+	switch o := o.(type) {
+	case StoreSnapshot:
+		return m.storeSnapshot(s, o, now)
+	case SessionClosed:
+		return m.sessionClosed(s, o, now)
+	case StoreGone:
+		return s.storeGone(now, o.Detail)
+	case StoreError:
+		return s.storeError(now, o.Detail)
+	case SessionLost:
+		return m.logLost(s, o, now)
+	case Reconnected:
+		return m.reconnected(s, o, now)
+	case IdleTimeoutAnnounced:
+		s.startLine(o.LogLine, now)
+		return s.announce(o.Timeout, now)
+	case LegacyHeaderRejected:
+		return s.legacyRejected(o, now)
+	case KeepWarmAnswered:
+		return m.keepWarmResult(s, o, now)
+	case LivenessAnswered:
+		return m.liveness(s, o, now)
+	case HealStarted:
+		m.restartStarted(o, now)
+		return s.healStarted(o, now)
+	case HealFailed:
+		if o.Strategy == StrategyHostRestart {
+			m.restart = hostRestart{} // what comes next is not its doing
+		}
+		return s.healFailed(o.Strategy, o.Detail, now)
+	case ProxyHealed:
+		return s.proxied(o, now)
+	case ProxyUpstream:
+		s.proxyOpened(o.Session, now)
+	case ProxyReleased:
+		s.proxyReleased(o.Session, now)
+	case ProxyBridging:
+		return s.proxyBridging(now)
 	}
 	return nil
+}
+
+// woke: the wall clock jumped by gap (negative: set back); every session
+// is judged again.
+func (m *Model) woke(gap time.Duration, now time.Time) []Event {
+	if gap < 0 {
+		m.moveBack(now, -gap)
+	}
+	m.clampActivity(now)
+	gap = gap.Abs()
+	ev := Event{Time: now, Kind: EvWoke, Extra: map[string]any{"gap_seconds": int64(gap.Seconds())},
+		Detail: fmt.Sprintf("the wall clock jumped %s (sleep or wake); re-evaluating every session", gap.Round(time.Second))}
+	return append([]Event{ev}, m.Tick(now)...)
 }
 
 // RestoreIncident reopens a loss the journal recorded before a restart, so
@@ -311,7 +347,7 @@ func (m *Model) Tick(now time.Time) []Event {
 	for _, name := range m.order {
 		evs = append(evs, m.tickServer(m.servers[name], now)...)
 	}
-	m.sourced(evs, Signal{})
+	m.sourced(evs, "", "")
 	return evs
 }
 
@@ -334,9 +370,9 @@ func (m *Model) tickServer(s *server, now time.Time) []Event {
 	return evs
 }
 
-func withSource(ev Event, sig Signal) Event {
-	if sig.Source != (LogPosition{}) {
-		ev.Log = sig.Source
+func withSource(ev Event, src LogPosition) Event {
+	if src != (LogPosition{}) {
+		ev.Log = src
 	}
 	return ev
 }

@@ -20,8 +20,8 @@ func newTestModel(timeout time.Duration) *Model {
 		Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: timeout}}})
 }
 
-func snap(sessions ...StoreSession) Signal {
-	return Signal{Kind: SigStoreSnapshot, Server: srv, Sessions: sessions}
+func snap(sessions ...StoreSession) StoreSnapshot {
+	return StoreSnapshot{Server: srv, Sessions: sessions}
 }
 
 func sess(id, client string, created, last time.Time) StoreSession {
@@ -36,10 +36,10 @@ func kinds(evs []Event) []EventKind {
 	return out
 }
 
-// step is one signal (or a tick when sig.Kind is 0) at an offset from t0.
+// step is one observation (or a tick when sig is nil) at an offset from t0.
 type step struct {
 	at   time.Duration
-	sig  Signal
+	sig  Observation
 	want []EventKind // event kinds, in order
 }
 
@@ -49,7 +49,7 @@ func runSteps(t *testing.T, m *Model, steps []step) []Event {
 	for i, st := range steps {
 		now := t0.Add(st.at)
 		var evs []Event
-		if st.sig.Kind == 0 {
+		if st.sig == nil {
 			evs = m.Tick(now)
 		} else {
 			evs = m.Apply(st.sig, now)
@@ -71,12 +71,12 @@ func TestStoreRules(t *testing.T) {
 	// recent is more recent than host: a truncated snapshot keeping host
 	// would have kept it, so its absence is real; other's is not known.
 	recent := sess("recent-session-01", "claude", t0, t0.Add(time.Second))
-	truncSnap := func(n int, ss ...StoreSession) Signal {
+	truncSnap := func(n int, ss ...StoreSession) StoreSnapshot {
 		sig := snap(ss...)
 		sig.Truncated = n
 		return sig
 	}
-	hostUp := Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Hour)}
+	hostUp := HostUp{PID: 42, Started: t0.Add(-time.Hour)}
 	tests := []struct {
 		name  string
 		steps []step
@@ -108,13 +108,13 @@ func TestStoreRules(t *testing.T) {
 		{"host session of a stopped host just ends", []step{
 			{0, hostUp, []EventKind{EvHostUp}},
 			{0, snap(host), nil},
-			{time.Second, Signal{Kind: SigHostDown}, []EventKind{EvHostDown}},
+			{time.Second, HostDown{}, []EventKind{EvHostDown}},
 			{time.Minute, snap(), []EventKind{EvSessionEnded}},
 		}},
 		{"store errors warn once and keep sessions", []step{
 			{0, snap(host), nil},
-			{time.Second, Signal{Kind: SigStoreError, Server: srv, Detail: "unexpected end of JSON"}, []EventKind{EvWarning}},
-			{2 * time.Second, Signal{Kind: SigStoreError, Server: srv, Detail: "unexpected end of JSON"}, nil},
+			{time.Second, StoreError{Server: srv, Detail: "unexpected end of JSON"}, []EventKind{EvWarning}},
+			{2 * time.Second, StoreError{Server: srv, Detail: "unexpected end of JSON"}, nil},
 			{3 * time.Second, snap(host), nil},
 		}},
 		{"a truncated snapshot warns once and judges only what it could hold", []step{
@@ -126,8 +126,8 @@ func TestStoreRules(t *testing.T) {
 		}},
 		{"deleted store is unknown, not expired", []step{
 			{0, snap(host), nil},
-			{T + time.Minute, Signal{Kind: SigStoreGone, Server: srv, Detail: "deleted"}, []EventKind{EvWarning}},
-			{T + 2*time.Minute, Signal{Kind: SigStoreGone, Server: srv}, nil},
+			{T + time.Minute, StoreGone{Server: srv, Detail: "deleted"}, []EventKind{EvWarning}},
+			{T + 2*time.Minute, StoreGone{Server: srv}, nil},
 			{T + 3*time.Minute, snap(host), nil},
 		}},
 		{"activity keeps a session from expiring", []step{
@@ -151,7 +151,7 @@ func TestIncidentsAndRecovery(t *testing.T) {
 	host := sess("host-session-0001", hostClient, t0, t0)
 	host2 := sess("host-session-0002", hostClient, t0.Add(time.Minute), t0.Add(time.Minute))
 	other := sess("other-session-001", "claude", t0, t0)
-	lost := Signal{Kind: SigSessionLost, Server: srv, Detail: "Session not found"}
+	lost := SessionLost{LogLine: LogLine{Server: srv, Detail: "Session not found"}}
 	tests := []struct {
 		name  string
 		steps []step
@@ -166,12 +166,12 @@ func TestIncidentsAndRecovery(t *testing.T) {
 		{"reconnect line recovers", []step{
 			{0, snap(host), nil},
 			{time.Second, lost, []EventKind{EvSessionLost}},
-			{3 * time.Second, Signal{Kind: SigReconnected, Server: srv, Detail: "reconnected"}, []EventKind{EvRecovered}},
-			{4 * time.Second, Signal{Kind: SigReconnected, Server: srv}, nil},
+			{3 * time.Second, Reconnected{LogLine: LogLine{Server: srv, Detail: "reconnected"}}, []EventKind{EvRecovered}},
+			{4 * time.Second, Reconnected{LogLine: LogLine{Server: srv}}, nil},
 		}},
 		{"loss naming another client's session is not the host's incident", []step{
 			{0, snap(host, other), nil},
-			{time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: other.ID, Detail: "Session not found"}, []EventKind{EvSessionLost}},
+			{time.Second, SessionLost{LogLine: LogLine{Server: srv, Session: other.ID, Detail: "Session not found"}}, []EventKind{EvSessionLost}},
 			{2 * time.Second, lost, []EventKind{EvSessionLost}},
 		}},
 		{"new session of another client does not recover", []step{
@@ -182,31 +182,31 @@ func TestIncidentsAndRecovery(t *testing.T) {
 		{"a loss line about a session that already ended is old news", []step{
 			{0, snap(host), nil},
 			{time.Minute, snap(host2), []EventKind{EvSessionNew, EvSessionEnded}},
-			{2 * time.Minute, Signal{Kind: SigSessionLost, Server: srv, Session: host.ID, Detail: "Session not found"}, nil},
+			{2 * time.Minute, SessionLost{LogLine: LogLine{Server: srv, Session: host.ID, Detail: "Session not found"}}, nil},
 		}},
 		{"a loss line about an older session of the host's client is not the current one's", []step{
 			{0, snap(host, host2), nil},
-			{time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: host.ID, Detail: "Session not found"}, nil},
-			{2 * time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: host2.ID, Detail: "Session not found"}, []EventKind{EvSessionLost}},
+			{time.Second, SessionLost{LogLine: LogLine{Server: srv, Session: host.ID, Detail: "Session not found"}}, nil},
+			{2 * time.Second, SessionLost{LogLine: LogLine{Server: srv, Session: host2.ID, Detail: "Session not found"}}, []EventKind{EvSessionLost}},
 		}},
 		// The soak found these two after a kill -9 of the daemon while the host was down:
 		// a loss line about a session it never saw opened an incident no host could meet,
 		// and the new host's session, seen a moment before the host, did not close it.
 		{"a loss line about an unknown session while no host runs is no incident", []step{
-			{0, Signal{Kind: SigHostDown}, nil},
-			{time.Second, Signal{Kind: SigSessionLost, Server: srv, Session: "gone-before-we-looked", Detail: "Session not found"}, nil},
+			{0, HostDown{}, nil},
+			{time.Second, SessionLost{LogLine: LogLine{Server: srv, Session: "gone-before-we-looked", Detail: "Session not found"}}, nil},
 			{2 * time.Second, lost, nil},
 		}},
 		{"a host seen after its new session closes the incident", []step{
-			{0, Signal{Kind: SigHostUp, PID: 1, Started: t0.Add(-T)}, []EventKind{EvHostUp}},
+			{0, HostUp{PID: 1, Started: t0.Add(-T)}, []EventKind{EvHostUp}},
 			{0, snap(host), nil},
 			{time.Second, lost, []EventKind{EvSessionLost}},
-			{2 * time.Second, Signal{Kind: SigHostDown}, []EventKind{EvHostDown}},
+			{2 * time.Second, HostDown{}, []EventKind{EvHostDown}},
 			{time.Minute, snap(host2), []EventKind{EvSessionNew, EvSessionEnded}},
-			{time.Minute + time.Second, Signal{Kind: SigHostUp, PID: 2, Started: t0.Add(time.Minute - time.Second)}, []EventKind{EvHostUp, EvRecovered}},
+			{time.Minute + time.Second, HostUp{PID: 2, Started: t0.Add(time.Minute - time.Second)}, []EventKind{EvHostUp, EvRecovered}},
 		}},
 		{"signals for unknown servers are ignored", []step{
-			{0, Signal{Kind: SigSessionLost, Server: "nope"}, nil},
+			{0, SessionLost{LogLine: LogLine{Server: "nope"}}, nil},
 		}},
 	}
 	for _, tt := range tests {
@@ -247,12 +247,12 @@ func TestAtRisk(t *testing.T) {
 			host := sess("host-session-0001", hostClient, t0, t0)
 			runSteps(t, newTestModel(tt.timeout), []step{
 				{0, snap(host), nil},
-				{tt.riskAt - time.Millisecond, Signal{}, nil},
-				{tt.riskAt, Signal{}, []EventKind{EvSessionAtRisk}},
-				{tt.riskAt + time.Millisecond, Signal{}, nil},
+				{tt.riskAt - time.Millisecond, nil, nil},
+				{tt.riskAt, nil, []EventKind{EvSessionAtRisk}},
+				{tt.riskAt + time.Millisecond, nil, nil},
 				{tt.riskAt + 2*time.Millisecond, snap(sess(host.ID, hostClient, t0, t0.Add(tt.riskAt))), nil},
-				{2*tt.riskAt - time.Millisecond, Signal{}, nil},
-				{2 * tt.riskAt, Signal{}, []EventKind{EvSessionAtRisk}},
+				{2*tt.riskAt - time.Millisecond, nil, nil},
+				{2 * tt.riskAt, nil, []EventKind{EvSessionAtRisk}},
 			})
 		})
 	}
@@ -262,7 +262,7 @@ func TestAtRiskOnlyForHostCurrentSession(t *testing.T) {
 	t.Parallel()
 	runSteps(t, newTestModel(time.Minute), []step{
 		{0, snap(sess("other-session-001", "claude", t0, t0)), nil},
-		{59 * time.Second, Signal{}, nil},
+		{59 * time.Second, nil, nil},
 	})
 }
 
@@ -288,8 +288,8 @@ func TestTimeoutAnnouncedAndLearned(t *testing.T) {
 		t.Parallel()
 		m := newTestModel(12 * time.Hour)
 		runSteps(t, m, []step{
-			{0, Signal{Kind: SigIdleTimeout, Server: srv, IdleTimeout: 5 * time.Minute}, []EventKind{EvServerMode}},
-			{0, Signal{Kind: SigIdleTimeout, Server: srv, IdleTimeout: 5 * time.Minute}, nil},
+			{0, IdleTimeoutAnnounced{LogLine: LogLine{Server: srv}, Timeout: 5 * time.Minute}, []EventKind{EvServerMode}},
+			{0, IdleTimeoutAnnounced{LogLine: LogLine{Server: srv}, Timeout: 5 * time.Minute}, nil},
 			{0, snap(other(1, 0)), nil},
 			{5 * time.Minute, snap(), []EventKind{EvSessionExpired}},
 		})
@@ -315,14 +315,14 @@ func TestHostAndCurrentSession(t *testing.T) {
 	cur := sess("host-session-new1", hostClient, started.Add(time.Second), started.Add(time.Second))
 	m := newTestModel(12 * time.Hour)
 	runSteps(t, m, []step{
-		{time.Hour, Signal{Kind: SigHostUp, PID: 10, Started: started}, []EventKind{EvHostUp}},
-		{time.Hour, Signal{Kind: SigHostUp, PID: 10, Started: started}, nil},
+		{time.Hour, HostUp{PID: 10, Started: started}, []EventKind{EvHostUp}},
+		{time.Hour, HostUp{PID: 10, Started: started}, nil},
 		{time.Hour + 2*time.Second, snap(old, cur), nil},
 		// The session from before the host started is not the host's: it may expire.
 		{time.Hour + 3*time.Second, snap(cur), []EventKind{EvSessionEnded}},
-		{time.Hour + 4*time.Second, Signal{Kind: SigHostUp, PID: 11, Started: started.Add(4 * time.Second), Restarted: true}, []EventKind{EvHostRestarted}},
-		{time.Hour + 5*time.Second, Signal{Kind: SigHostDown}, []EventKind{EvHostDown}},
-		{time.Hour + 6*time.Second, Signal{Kind: SigHostDown}, nil},
+		{time.Hour + 4*time.Second, HostUp{PID: 11, Started: started.Add(4 * time.Second), Restarted: true}, []EventKind{EvHostRestarted}},
+		{time.Hour + 5*time.Second, HostDown{}, []EventKind{EvHostDown}},
+		{time.Hour + 6*time.Second, HostDown{}, nil},
 	})
 }
 
@@ -330,7 +330,7 @@ func TestWokeReevaluates(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(time.Hour)
 	m.Apply(snap(sess("host-session-0001", hostClient, t0, t0)), t0)
-	evs := m.Apply(Signal{Kind: SigWoke, Gap: 50 * time.Minute}, t0.Add(50*time.Minute))
+	evs := m.Apply(Woke{Gap: 50 * time.Minute}, t0.Add(50*time.Minute))
 	if got := kinds(evs); !slices.Equal(got, []EventKind{EvWoke, EvSessionAtRisk}) {
 		t.Fatalf("events %v", got)
 	}
@@ -352,7 +352,7 @@ func TestStatusMasksAndStates(t *testing.T) {
 	if s.Sessions[0].ID != "0f8e…4a5b" || s.Sessions[0].IdleSeconds != 3000 || s.Sessions[0].ExpiresInSeconds != 600 {
 		t.Fatalf("session %+v", s.Sessions[0])
 	}
-	m.Apply(Signal{Kind: SigSessionLost, Server: srv, Detail: "Session not found"}, t0.Add(51*time.Minute))
+	m.Apply(SessionLost{LogLine: LogLine{Server: srv, Detail: "Session not found"}}, t0.Add(51*time.Minute))
 	b, err := json.Marshal(m.Status(t0.Add(51 * time.Minute)))
 	if err != nil {
 		t.Fatal(err)
@@ -369,15 +369,15 @@ func TestEveryEventOfALogSignalCarriesItsSource(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(time.Hour)
 	src := LogPosition{File: "/x.log", Fingerprint: "ab", Offset: 10}
-	for _, sig := range []Signal{
-		{Kind: SigSessionLost, Server: srv, Source: src},
-		{Kind: SigReconnected, Server: srv, Source: src},
-		{Kind: SigIdleTimeout, Server: srv, IdleTimeout: time.Minute, Source: src},
-		{Kind: SigLegacyHeaderRejected, Server: srv, Source: src},
+	for _, sig := range []Observation{
+		SessionLost{LogLine: LogLine{Server: srv, Source: src}},
+		Reconnected{LogLine: LogLine{Server: srv, Source: src}},
+		IdleTimeoutAnnounced{LogLine: LogLine{Server: srv, Source: src}, Timeout: time.Minute},
+		LegacyHeaderRejected{LogLine: LogLine{Server: srv, Source: src}},
 	} {
 		evs := m.Apply(sig, t0)
 		if len(evs) == 0 {
-			t.Fatalf("signal %v gave no event", sig.Kind)
+			t.Fatalf("%T gave no event", sig)
 		}
 		for _, ev := range evs {
 			if ev.Log.Offset != 10 {
@@ -390,8 +390,8 @@ func TestEveryEventOfALogSignalCarriesItsSource(t *testing.T) {
 func TestHealingAndItsDeadline(t *testing.T) {
 	t.Parallel()
 	host := sess("host-session-0001", hostClient, t0, t0)
-	lost := Signal{Kind: SigSessionLost, Server: srv, Detail: "Session not found"}
-	started := Signal{Kind: SigHealStarted, Server: srv, Strategy: "host_restart", Within: time.Minute}
+	lost := SessionLost{LogLine: LogLine{Server: srv, Detail: "Session not found"}}
+	started := HealStarted{Server: srv, Strategy: "host_restart", Within: time.Minute}
 	m := newTestModel(time.Hour)
 	runSteps(t, m, []step{
 		{0, snap(host), nil},
@@ -402,9 +402,9 @@ func TestHealingAndItsDeadline(t *testing.T) {
 		t.Fatalf("state %s while a strategy runs, want healing", st)
 	}
 	runSteps(t, m, []step{
-		{61 * time.Second, Signal{}, nil},
-		{62 * time.Second, Signal{}, []EventKind{EvHealFailed}},
-		{63 * time.Second, Signal{}, nil},
+		{61 * time.Second, nil, nil},
+		{62 * time.Second, nil, []EventKind{EvHealFailed}},
+		{63 * time.Second, nil, nil},
 	})
 	if st := m.Status(t0.Add(63 * time.Second)).Servers[0].State; st != Lost {
 		t.Fatalf("state %s after the deadline, want lost", st)

@@ -32,7 +32,7 @@ func TestLossesSayWhatTheHostDoes(t *testing.T) {
 	const T = time.Hour
 	host := sess("host-session-0001", hostClient, t0, t0)
 	host2 := sess("host-session-0002", hostClient, t0.Add(time.Minute), t0.Add(time.Minute))
-	up := func(pid int32) Signal { return Signal{Kind: SigHostUp, PID: pid, Started: t0.Add(-T)} }
+	up := func(pid int32) Observation { return HostUp{PID: pid, Started: t0.Add(-T)} }
 	tests := []struct {
 		name                  string
 		selfHealing, patch    bool
@@ -56,7 +56,7 @@ func TestLossesSayWhatTheHostDoes(t *testing.T) {
 			evs := m.Apply(snap(), t0.Add(time.Second))
 			checkLoss(t, evs, tt.first, tt.selfHealing)
 			if tt.healing {
-				m.Apply(Signal{Kind: SigHealStarted, Server: srv, Strategy: "host_restart", Within: time.Hour}, t0.Add(2*time.Second))
+				m.Apply(HealStarted{Server: srv, Strategy: "host_restart", Within: time.Hour}, t0.Add(2*time.Second))
 			}
 			if tt.newRun {
 				m.Apply(up(43), t0.Add(3*time.Second))
@@ -149,13 +149,13 @@ func TestLossWordsFollowTheServersAnswer(t *testing.T) {
 			t.Parallel()
 			m := New(Config{HostName: "Cursor", ClientName: hostClient, Behaviour: tt.b,
 				Patchable: tt.beacon, Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: T}}})
-			m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-T)}, t0)
+			m.Apply(HostUp{PID: 42, Started: t0.Add(-T)}, t0)
 			m.Apply(snap(hs), t0)
 			if tt.answer != 0 {
-				m.Apply(Signal{Kind: SigLiveness, Server: srv, Outcome: OutcomeAlive, Answer: host.AnswerOf(tt.answer, tt.rpc), Session: "made-up-0001"}, t0)
+				m.Apply(LivenessAnswered{Server: srv, Outcome: OutcomeAlive, Answer: host.AnswerOf(tt.answer, tt.rpc), Session: "made-up-0001"}, t0)
 			}
 			if tt.beacon {
-				m.Apply(Signal{Kind: SigBeacon, PID: 42, Held: map[string]Held{srv: {Session: hs.ID, Connected: true, Since: t0}}}, t0)
+				m.Apply(BeaconSeen{PID: 42, Held: map[string]Held{srv: {Session: hs.ID, Connected: true, Since: t0}}}, t0)
 			}
 			evs := m.Apply(snap(), t0.Add(time.Minute))
 			lost := find(evs, EvSessionLost)
@@ -183,19 +183,19 @@ func TestTheAnswerCheckIsNoLoss(t *testing.T) {
 	m.Apply(snap(sess("host-session-0001", hostClient, t0, t0)), t0)
 	m.Asking(srv, t0)
 	// The server's log may be read before the answer arrives.
-	for _, sig := range []Signal{
-		{Kind: SigSessionLost, Server: srv, Session: AskedSession + "0001", Detail: "session not found"},
-		{Kind: SigSessionLost, Server: srv, Detail: "session not found"},
+	for _, sig := range []Observation{
+		SessionLost{LogLine: LogLine{Server: srv, Session: AskedSession + "0001", Detail: "session not found"}},
+		SessionLost{LogLine: LogLine{Server: srv, Detail: "session not found"}},
 	} {
 		if evs := m.Apply(sig, t0.Add(time.Second)); len(evs) != 0 {
 			t.Errorf("%+v: %+v; want no event", sig, evs)
 		}
 	}
-	m.Apply(Signal{Kind: SigLiveness, Server: srv, Outcome: OutcomeAlive, Answer: host.NotFoundText, Session: AskedSession + "0001"}, t0.Add(time.Second))
-	if evs := m.Apply(Signal{Kind: SigSessionLost, Server: srv, Session: AskedSession + "0001"}, t0.Add(time.Hour)); len(evs) != 0 {
+	m.Apply(LivenessAnswered{Server: srv, Outcome: OutcomeAlive, Answer: host.NotFoundText, Session: AskedSession + "0001"}, t0.Add(time.Second))
+	if evs := m.Apply(SessionLost{LogLine: LogLine{Server: srv, Session: AskedSession + "0001"}}, t0.Add(time.Hour)); len(evs) != 0 {
 		t.Errorf("a late line about the made-up session: %+v; want no event", evs)
 	}
-	evs := m.Apply(Signal{Kind: SigSessionLost, Server: srv, Detail: "session not found"}, t0.Add(askEcho/2))
+	evs := m.Apply(SessionLost{LogLine: LogLine{Server: srv, Detail: "session not found"}}, t0.Add(askEcho/2))
 	if lost := find(evs, EvSessionLost); lost == nil || !strings.Contains(lost.Detail, "its next call will fail") {
 		t.Errorf("a loss after the question: %+v; want session_lost saying what the host does", evs)
 	}
@@ -208,15 +208,15 @@ func TestTheAnswerCheckIsNoLoss(t *testing.T) {
 // question its unreachable server never got.
 func TestAQuestionUnheardHasNoEcho(t *testing.T) {
 	t.Parallel()
-	for _, answer := range []Signal{
-		{Kind: SigLiveness, Server: srv, Outcome: OutcomeDown, Detail: "connection refused"},
-		{Kind: SigLiveness, Server: srv, Outcome: OutcomeAlive},
+	for _, answer := range []Observation{
+		LivenessAnswered{Server: srv, Outcome: OutcomeDown, Detail: "connection refused"},
+		LivenessAnswered{Server: srv, Outcome: OutcomeAlive},
 	} {
 		m := New(Config{HostName: "Cursor", ClientName: hostClient,
 			Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: time.Hour}}})
 		m.Asking(srv, t0)
 		m.Apply(answer, t0.Add(10*time.Millisecond))
-		evs := m.Apply(Signal{Kind: SigSessionLost, Server: srv, Detail: "session not found"}, t0.Add(askEcho/2))
+		evs := m.Apply(SessionLost{LogLine: LogLine{Server: srv, Detail: "session not found"}}, t0.Add(askEcho/2))
 		if find(evs, EvSessionLost) == nil {
 			t.Errorf("answer %+v, then a loss line: %+v; want session_lost", answer, evs)
 		}
@@ -231,11 +231,11 @@ func TestOneShotRunsAreNoRestarts(t *testing.T) {
 	m := New(Config{HostName: "Copilot CLI", ClientName: "copilot-cli", OneShot: true, HostWatched: true,
 		Servers: []ServerConfig{{Name: srv, URL: "http://127.0.0.1:14242/mcp", IdleTimeout: time.Hour}}})
 	var kinds []EventKind
-	for i, sig := range []Signal{
-		{Kind: SigHostUp, PID: 10, Started: t0},
-		{Kind: SigHostUp, PID: 11, Started: t0.Add(time.Second), Restarted: true},
-		{Kind: SigHostDown},
-		{Kind: SigHostUp, PID: 12, Started: t0.Add(3 * time.Second)},
+	for i, sig := range []Observation{
+		HostUp{PID: 10, Started: t0},
+		HostUp{PID: 11, Started: t0.Add(time.Second), Restarted: true},
+		HostDown{},
+		HostUp{PID: 12, Started: t0.Add(3 * time.Second)},
 	} {
 		for _, ev := range m.Apply(sig, t0.Add(time.Duration(i)*time.Second)) {
 			kinds = append(kinds, ev.Kind)

@@ -7,29 +7,14 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
-// fromProxy applies what a proxy of the server saw.
-func (s *server) fromProxy(sig Signal, now time.Time) []Event {
-	switch sig.Kind {
-	case SigProxy:
-		return s.proxied(sig, now)
-	case SigProxyUpstream:
-		s.proxyOpened(sig.Session, now)
-	case SigProxyReleased:
-		s.proxyReleased(sig.Session, now)
-	case SigProxyBridging:
-		return s.proxyBridging(now)
-	}
-	return nil
-}
-
 // proxied journals a loss the watchdog's proxy met on a host's call. It
 // answered the call on a new session: a loss and its recovery at once,
 // Took being the host's call across both. Or it could not open one: a
 // warning, not an incident, since the host's session with the proxy
 // lives on and its next call opens the new one (the server is likely
 // down, which liveness reports).
-func (s *server) proxied(sig Signal, now time.Time) []Event {
-	if !sig.ProxyHealed {
+func (s *server) proxied(sig ProxyHealed, now time.Time) []Event {
+	if !sig.Healed {
 		return []Event{{Time: now, Kind: EvWarning, Server: s.cfg.Name, Session: sig.Session,
 			Detail: fmt.Sprintf("the server %s lost a host's session and the proxy could not open a new one yet: %s", s.cfg.Name, sig.Detail)}}
 	}

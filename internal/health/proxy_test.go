@@ -15,29 +15,28 @@ func TestProxiedServer(t *testing.T) {
 	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
 	m := New(Config{HostName: "DSH", ClientName: "dsh-mcp-client", Servers: []ServerConfig{
 		{Name: "mem", URL: "http://127.0.0.1:1/mcp", IdleTimeout: time.Minute, ProxyURL: "http://127.0.0.1:14243/mcp"}}})
-	snap := func(ids ...string) Signal {
-		sig := Signal{Kind: SigStoreSnapshot, Server: "mem"}
+	snap := func(ids ...string) Observation {
+		sig := StoreSnapshot{Server: "mem"}
 		for _, id := range ids {
 			sig.Sessions = append(sig.Sessions, StoreSession{ID: id, Client: "dsh-mcp-client", LastActivity: now, Created: now})
 		}
 		return sig
 	}
 	m.Apply(snap("up-1"), now)
-	for _, sig := range []Signal{
+	for _, sig := range []Observation{
 		snap(), // the host's client's session left the store
-		{Kind: SigSessionLost, Server: "mem", Session: "up-1", Detail: "Session not found"},
+		SessionLost{LogLine: LogLine{Server: "mem", Session: "up-1", Detail: "Session not found"}},
 	} {
 		for _, ev := range m.Apply(sig, now.Add(time.Second)) {
 			if ev.Kind == EvSessionLost || as[Loss](ev).Incident {
-				t.Errorf("signal %v made an incident on a proxied server: %+v", sig.Kind, ev)
+				t.Errorf("%T made an incident on a proxied server: %+v", sig, ev)
 			}
 		}
 	}
 	if _, _, open := m.Incident("mem"); open {
 		t.Fatal("an incident is open on a proxied server")
 	}
-	evs := m.Apply(Signal{Kind: SigProxy, Server: "mem", Session: "up-1", NewSession: "up-2", ProxyHealed: true,
-		Took: 37 * time.Millisecond, Detail: "the proxy sent the call again"}, now.Add(2*time.Second))
+	evs := m.Apply(ProxyHealed{Server: "mem", Session: "up-1", NewSession: "up-2", Healed: true, Took: 37 * time.Millisecond, Detail: "the proxy sent the call again"}, now.Add(2*time.Second))
 	if len(evs) != 2 || evs[0].Kind != EvSessionLost || evs[1].Kind != EvRecovered {
 		t.Fatalf("events %+v, want session_lost then recovered", evs)
 	}
@@ -48,7 +47,7 @@ func TestProxiedServer(t *testing.T) {
 	if got := m.Status(now).Servers[0]; got.Source != SourceProxy || got.ProxyURL != "http://127.0.0.1:14243/mcp" {
 		t.Errorf("status source %q, proxy url %q; want proxy and the proxy's URL", got.Source, got.ProxyURL)
 	}
-	failed := m.Apply(Signal{Kind: SigProxy, Server: "mem", Session: "up-2", Detail: "refused"}, now.Add(3*time.Second))
+	failed := m.Apply(ProxyHealed{Server: "mem", Session: "up-2", Detail: "refused"}, now.Add(3*time.Second))
 	if len(failed) != 1 || failed[0].Kind != EvWarning {
 		t.Errorf("a recovery the proxy could not make: %+v, want one warning", failed)
 	}
@@ -62,26 +61,26 @@ func TestDirectEntryBesideAProxy(t *testing.T) {
 	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
 	m := New(Config{HostName: "DSH", ClientName: "dsh-mcp-client", Servers: []ServerConfig{
 		{Name: "mem", URL: "http://127.0.0.1:1/mcp", IdleTimeout: time.Minute}}})
-	snap := func(at time.Time, ids ...string) Signal {
-		sig := Signal{Kind: SigStoreSnapshot, Server: "mem"}
+	snap := func(at time.Time, ids ...string) Observation {
+		sig := StoreSnapshot{Server: "mem"}
 		for _, id := range ids {
 			sig.Sessions = append(sig.Sessions, StoreSession{ID: id, Client: "dsh-mcp-client", LastActivity: at, Created: at})
 		}
 		return sig
 	}
-	m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: "up-1"}, now)
+	m.Apply(ProxyUpstream{Server: "mem", Session: "up-1"}, now)
 	m.Apply(snap(now, "up-1"), now)
 	if targets := m.WarmTargets(now.Add(40 * time.Second)); len(targets) != 0 {
 		t.Fatalf("keep-warm targets %+v: the proxy's session taken for the host's", targets)
 	}
-	for _, ev := range m.Apply(Signal{Kind: SigSessionLost, Server: "mem", Session: "up-1", Detail: "Session not found"}, now.Add(time.Second)) {
+	for _, ev := range m.Apply(SessionLost{LogLine: LogLine{Server: "mem", Session: "up-1", Detail: "Session not found"}}, now.Add(time.Second)) {
 		if as[Loss](ev).Incident {
 			t.Fatalf("the proxy's session's loss opened an incident: %+v", ev)
 		}
 	}
 	later := now.Add(2 * time.Minute)
 	m.Apply(snap(later, "direct-1"), later)
-	evs := m.Apply(Signal{Kind: SigSessionLost, Server: "mem", Session: "direct-1", Detail: "Session not found"}, later.Add(time.Second))
+	evs := m.Apply(SessionLost{LogLine: LogLine{Server: "mem", Session: "direct-1", Detail: "Session not found"}}, later.Add(time.Second))
 	if len(evs) == 0 || !as[Loss](evs[0]).Incident {
 		t.Fatalf("the host's direct session's loss: %+v, want an incident", evs)
 	}
@@ -95,16 +94,16 @@ func TestStorelessDirectEntryBesideAProxy(t *testing.T) {
 	now := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
 	m := New(Config{HostName: "DSH", ClientName: "dsh-mcp-client", Servers: []ServerConfig{
 		{Name: "mem", URL: "http://127.0.0.1:1/mcp", IdleTimeout: time.Minute}}})
-	m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: "up-1"}, now)
+	m.Apply(ProxyUpstream{Server: "mem", Session: "up-1"}, now)
 	later := now.Add(time.Hour)
-	m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: "up-2"}, later)
-	for _, ev := range m.Apply(Signal{Kind: SigSessionLost, Server: "mem", Session: "up-1", Detail: "Session not found"}, later) {
+	m.Apply(ProxyUpstream{Server: "mem", Session: "up-2"}, later)
+	for _, ev := range m.Apply(SessionLost{LogLine: LogLine{Server: "mem", Session: "up-1", Detail: "Session not found"}}, later) {
 		if as[Loss](ev).Incident {
 			t.Fatalf("the proxy's session's loss, read from the log, opened an incident: %+v", ev)
 		}
 	}
 	for i := range proxyRemember {
-		m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: fmt.Sprintf("more-%d", i)}, later.Add(time.Duration(i+1)*time.Second))
+		m.Apply(ProxyUpstream{Server: "mem", Session: fmt.Sprintf("more-%d", i)}, later.Add(time.Duration(i+1)*time.Second))
 	}
 	if n := len(m.servers["mem"].proxy.viaProxy); n > proxyRemember {
 		t.Fatalf("%d sessions remembered, want at most %d", n, proxyRemember)
@@ -132,14 +131,14 @@ func TestSessionTheProxyReleasedIsNotAnExpiry(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := New(Config{HostName: "DSH", ClientName: "dsh-mcp-client", Servers: []ServerConfig{
 				{Name: "mem", URL: "http://127.0.0.1:1/mcp", IdleTimeout: 2 * time.Second}}})
-			m.Apply(Signal{Kind: SigProxyUpstream, Server: "mem", Session: "up-1"}, now)
-			m.Apply(Signal{Kind: SigStoreSnapshot, Server: "mem", Sessions: []StoreSession{
+			m.Apply(ProxyUpstream{Server: "mem", Session: "up-1"}, now)
+			m.Apply(StoreSnapshot{Server: "mem", Sessions: []StoreSession{
 				{ID: "up-1", Client: "unpatched-agent", LastActivity: now, Created: now}}}, now)
 			gone := now.Add(3 * time.Second)
 			if tt.released {
-				m.Apply(Signal{Kind: SigProxyReleased, Server: "mem", Session: "up-1"}, gone.Add(-time.Millisecond))
+				m.Apply(ProxyReleased{Server: "mem", Session: "up-1"}, gone.Add(-time.Millisecond))
 			}
-			evs := m.Apply(Signal{Kind: SigStoreSnapshot, Server: "mem"}, gone)
+			evs := m.Apply(StoreSnapshot{Server: "mem"}, gone)
 			if got := kinds(evs); !slices.Equal(got, []EventKind{tt.want}) {
 				t.Fatalf("events %v (%+v); want %s", got, evs, tt.want)
 			}

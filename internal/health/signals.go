@@ -6,33 +6,31 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
-// An Observation is one signal typed per kind: the types in this file,
-// each with only the fields its kind has (sealed: the method is
-// unexported). A producer builds one of them; the model takes it as the
-// Signal it converts to (SignalOf, Observe), so the rules stay in one
-// place while the producers can no longer set a field their kind does
-// not have.
-type Observation interface{ signal() Signal }
+// An Observation is one thing a producer saw, typed per kind: the types
+// in this file, each with only the fields its kind has. The model takes it
+// as it is (Model.Apply) and dispatches on its type, each kind's rule
+// reading its own fields; a producer cannot set a field its kind does not
+// have. Sealed: the method, which names the server the observation
+// concerns, is unexported.
+type Observation interface{ server() string }
 
-// SignalOf is o as the model's Signal.
-func SignalOf(o Observation) Signal { return o.signal() }
+// ServerOf is the server o concerns: "" when it concerns the host or the
+// machine, or is unattributed.
+func ServerOf(o Observation) string { return o.server() }
 
-// Observe applies o (Apply of its Signal).
-func (m *Model) Observe(o Observation, now time.Time) []Event { return m.Apply(o.signal(), now) }
-
-// LogLine is what every signal read from a log line carries.
+// LogLine is what every observation read from a log line carries.
 type LogLine struct {
 	Server  string      // "" when unattributed
 	Session string      // full id, when the line names one
 	Detail  string      // what was seen, for the journal
 	Source  LogPosition // the line; every event it causes carries it
-	HostLog bool        // the line came from the host's own log
+	HostLog bool        // the line came from the host's own log: the host runs, whatever the process watcher found
 	History bool        // the line was in its file before the watchdog first saw it
 }
 
-func (l LogLine) signal(kind SignalKind) Signal {
-	return Signal{Kind: kind, Server: l.Server, Session: l.Session, Detail: l.Detail, Source: l.Source, HostLog: l.HostLog, History: l.History}
-}
+// logLine is the line an observation read from a log came from. (A bare
+// LogLine is no observation: it has no server method of its own.)
+func (l LogLine) logLine() LogLine { return l }
 
 // SessionLost: a log says a session is gone.
 type SessionLost struct{ LogLine }
@@ -59,10 +57,16 @@ type SessionClosed struct {
 type StoreSnapshot struct {
 	Server   string
 	Sessions []StoreSession
-	// Truncated: the store held this many more sessions than were read.
+	// Truncated: the store held this many more sessions than were read,
+	// the least recently active ones; a session missing from the snapshot
+	// may be among them.
 	Truncated int
-	// ServerStarted: when the process serving the server's port started
-	// (zero: unknown); ServerGone: it is gone and none serves the port yet.
+	// ServerStarted: when the process serving the server's port started,
+	// as read when the snapshot was taken (zero: unknown); a change between
+	// snapshots is a server restart. ServerGone: the process last seen
+	// serving the port is gone and none serves it yet: the sessions in the
+	// snapshot have not survived that restart, they are only not yet
+	// dropped.
 	ServerStarted time.Time
 	ServerGone    bool
 }
@@ -133,56 +137,6 @@ type ProxyReleased struct{ Server, Session string }
 // legacy hosts over it.
 type ProxyBridging struct{ Server, Detail string }
 
-func (o SessionLost) signal() Signal { return o.LogLine.signal(SigSessionLost) }
-func (o IdleTimeoutAnnounced) signal() Signal {
-	s := o.LogLine.signal(SigIdleTimeout)
-	s.IdleTimeout = o.Timeout
-	return s
-}
-func (o LegacyHeaderRejected) signal() Signal { return o.LogLine.signal(SigLegacyHeaderRejected) }
-func (o Reconnected) signal() Signal          { return o.LogLine.signal(SigReconnected) }
-func (o SessionClosed) signal() Signal {
-	s := o.LogLine.signal(SigSessionClosed)
-	s.EndReason = o.Reason
-	return s
-}
-func (o StoreSnapshot) signal() Signal {
-	return Signal{Kind: SigStoreSnapshot, Server: o.Server, Sessions: o.Sessions, Truncated: o.Truncated,
-		ServerStarted: o.ServerStarted, ServerGone: o.ServerGone}
-}
-func (o StoreGone) signal() Signal {
-	return Signal{Kind: SigStoreGone, Server: o.Server, Detail: o.Detail}
-}
-func (o StoreError) signal() Signal {
-	return Signal{Kind: SigStoreError, Server: o.Server, Detail: o.Detail}
-}
-func (o HostUp) signal() Signal {
-	return Signal{Kind: SigHostUp, PID: o.PID, Started: o.Started, Began: o.Began, Restarted: o.Restarted}
-}
-func (HostDown) signal() Signal     { return Signal{Kind: SigHostDown} }
-func (o Warning) signal() Signal    { return Signal{Kind: SigWarning, Server: o.Server, Detail: o.Detail} }
-func (o Woke) signal() Signal       { return Signal{Kind: SigWoke, Gap: o.Gap} }
-func (o BeaconSeen) signal() Signal { return Signal{Kind: SigBeacon, PID: o.PID, Held: o.Held} }
-func (o HealStarted) signal() Signal {
-	return Signal{Kind: SigHealStarted, Server: o.Server, Strategy: o.Strategy, Within: o.Within, Detail: o.Detail}
-}
-func (o HealFailed) signal() Signal {
-	return Signal{Kind: SigHealFailed, Server: o.Server, Strategy: o.Strategy, Detail: o.Detail}
-}
-func (o ProxyHealed) signal() Signal {
-	return Signal{Kind: SigProxy, Server: o.Server, Session: o.Session, NewSession: o.NewSession,
-		ProxyHealed: o.Healed, Took: o.Took, Detail: o.Detail, Client: o.Client}
-}
-func (o ProxyUpstream) signal() Signal {
-	return Signal{Kind: SigProxyUpstream, Server: o.Server, Session: o.Session}
-}
-func (o ProxyReleased) signal() Signal {
-	return Signal{Kind: SigProxyReleased, Server: o.Server, Session: o.Session}
-}
-func (o ProxyBridging) signal() Signal {
-	return Signal{Kind: SigProxyBridging, Server: o.Server, Detail: o.Detail}
-}
-
 // StdioSeen is one report of a stdio supervisor (watchdog stdio) on the
 // server it runs for a host, or the daemon's word that the supervisor's
 // socket is gone (StdioUnlinked).
@@ -191,12 +145,10 @@ type StdioSeen struct {
 	Report         StdioReport
 }
 
-func (o StdioSeen) signal() Signal {
-	return Signal{Kind: SigStdio, Server: o.Server, Detail: o.Detail, Stdio: o.Report}
-}
-
 // KeepWarmAnswered is a keep-warm ping's outcome; NamedBy: who named the
-// pinged session, when the ping was not the model's own target.
+// pinged session, when the ping was not the model's own target
+// (WarmTarget.NamedBy): the events it causes say so rather than what the
+// model knows when it arrives.
 type KeepWarmAnswered struct {
 	Server, Session string
 	Outcome         Outcome
@@ -206,9 +158,10 @@ type KeepWarmAnswered struct {
 }
 
 // LivenessAnswered is a liveness request's outcome: up, down, stateless.
-// Answer: how the server answered the made-up Session it was asked about
-// ("": not asked, or no lost-session answer); Era: the
-// protocol era the check learned ("" none).
+// Answer: the kind of answer the server gave the made-up Session it was
+// asked about (some hosts heal after one kind and not another); "": not
+// asked, or no lost-session answer. Era: the protocol era the check
+// learned (EraLegacy, EraBoth, EraModernOnly; "" none).
 type LivenessAnswered struct {
 	Server, Session string
 	Outcome         Outcome
@@ -218,11 +171,26 @@ type LivenessAnswered struct {
 	Era             string
 }
 
-func (o KeepWarmAnswered) signal() Signal {
-	return Signal{Kind: SigKeepWarm, Server: o.Server, Session: o.Session, Outcome: o.Outcome, Took: o.Took, Detail: o.Detail, NamedBy: o.NamedBy}
-}
-
-func (o LivenessAnswered) signal() Signal {
-	return Signal{Kind: SigLiveness, Server: o.Server, Session: o.Session, Outcome: o.Outcome, Took: o.Took, Detail: o.Detail,
-		Answer: o.Answer, Era: o.Era}
-}
+// The server each observation concerns.
+func (o SessionLost) server() string          { return o.Server }
+func (o IdleTimeoutAnnounced) server() string { return o.Server }
+func (o LegacyHeaderRejected) server() string { return o.Server }
+func (o Reconnected) server() string          { return o.Server }
+func (o SessionClosed) server() string        { return o.Server }
+func (o StoreSnapshot) server() string        { return o.Server }
+func (o StoreGone) server() string            { return o.Server }
+func (o StoreError) server() string           { return o.Server }
+func (HostUp) server() string                 { return "" }
+func (HostDown) server() string               { return "" }
+func (o Warning) server() string              { return o.Server }
+func (Woke) server() string                   { return "" }
+func (BeaconSeen) server() string             { return "" }
+func (o HealStarted) server() string          { return o.Server }
+func (o HealFailed) server() string           { return o.Server }
+func (o ProxyHealed) server() string          { return o.Server }
+func (o ProxyUpstream) server() string        { return o.Server }
+func (o ProxyReleased) server() string        { return o.Server }
+func (o ProxyBridging) server() string        { return o.Server }
+func (o StdioSeen) server() string            { return o.Server }
+func (o KeepWarmAnswered) server() string     { return o.Server }
+func (o LivenessAnswered) server() string     { return o.Server }

@@ -1,17 +1,64 @@
 package health
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/host"
 )
 
-// Every signal kind has its typed observation, and each typed field lands
-// in the Signal the model applies: a kind added to SignalKind without its
-// type, or a field a conversion forgets, fails here.
-func TestEveryKindIsTyped(t *testing.T) {
+// Every observation type in signals.go has its case in the model's type
+// switches (Model.apply, Model.applyServer), and every case there is an
+// observation: a type added without its rule, or a rule left for a type
+// that went, fails here.
+func TestEveryObservationIsHandled(t *testing.T) {
+	fset := token.NewFileSet()
+	parse := func(name string) *ast.File {
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	var types []string // those with the sealing method: the observations
+	for _, d := range parse("signals.go").Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Name.Name == "server" && fd.Recv != nil {
+			types = append(types, fmt.Sprint(fd.Recv.List[0].Type))
+		}
+	}
+	var cases []string
+	for _, d := range parse("model.go").Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || (fd.Name.Name != "apply" && fd.Name.Name != "applyServer") || fd.Recv == nil {
+			continue
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if cc, ok := n.(*ast.CaseClause); ok {
+				for _, e := range cc.List {
+					cases = append(cases, fmt.Sprint(e))
+				}
+			}
+			return true
+		})
+	}
+	slices.Sort(types)
+	slices.Sort(cases)
+	cases = slices.Compact(cases) // SessionLost: unattributed first, then a server's
+	if len(types) < 20 || !slices.Equal(types, cases) {
+		t.Errorf("observation types %v; the model's cases %v", types, cases)
+	}
+}
+
+// ServerOf names the server each observation carries, and "" for those
+// that carry none (the host's, the machine's): the model and the daemon's
+// routing go by it.
+func TestServerOfEveryObservation(t *testing.T) {
 	at := time.Date(2026, 7, 28, 10, 0, 0, 0, time.UTC)
 	line := LogLine{Server: "mem", Session: "s1", Detail: "d", Source: LogPosition{File: "f", Offset: 3}, HostLog: true, History: true}
 	all := []Observation{
@@ -29,35 +76,13 @@ func TestEveryKindIsTyped(t *testing.T) {
 		ProxyUpstream{"mem", "s1"}, ProxyReleased{"mem", "s1"}, ProxyBridging{"mem", "d"},
 		StdioSeen{Server: "fs", Detail: "d", Report: StdioReport{Kind: StdioExited, Host: "opencode", PID: 7}},
 	}
-	seen := map[SignalKind]bool{}
 	for _, o := range all {
-		sig := SignalOf(o)
-		if seen[sig.Kind] {
-			t.Errorf("%T: kind %d typed twice", o, sig.Kind)
+		want := ""
+		if f := reflect.ValueOf(o).FieldByName("Server"); f.IsValid() {
+			want = f.String()
 		}
-		seen[sig.Kind] = true
-		if n, m := nonZero(reflect.ValueOf(o)), nonZero(reflect.ValueOf(sig))-1; n != m { // less Kind
-			t.Errorf("%T: %d fields set, %d land in its Signal %+v", o, n, m, sig)
-		}
-	}
-	for k := SigSessionLost; k <= SigStdio; k++ {
-		if !seen[k] {
-			t.Errorf("signal kind %d has no typed observation", k)
+		if got := ServerOf(o); got != want {
+			t.Errorf("ServerOf(%T) = %q, want %q", o, got, want)
 		}
 	}
-}
-
-// nonZero counts the leaf fields of v that are set, through embedded structs.
-func nonZero(v reflect.Value) int {
-	n := 0
-	for i := range v.NumField() {
-		f := v.Field(i)
-		switch {
-		case f.Kind() == reflect.Struct && v.Type().Field(i).Anonymous:
-			n += nonZero(f)
-		case !f.IsZero():
-			n++
-		}
-	}
-	return n
 }

@@ -26,7 +26,7 @@ func TestStatusBoundsSessions(t *testing.T) {
 		t.Run(fmt.Sprint(tt.others), func(t *testing.T) {
 			t.Parallel()
 			m := newTestModel(12 * time.Hour)
-			m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Hour)}, t0)
+			m.Apply(HostUp{PID: 42, Started: t0.Add(-time.Hour)}, t0)
 			ss := []StoreSession{sess("host-session-0001", hostClient, t0, t0)}
 			for i := range tt.others {
 				ss = append(ss, sess(fmt.Sprintf("other-%08d", i), "claude", t0.Add(-2*time.Hour), t0.Add(time.Duration(i+1)*time.Second)))

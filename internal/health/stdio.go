@@ -98,16 +98,10 @@ func NewStdios() *Stdios {
 	return &Stdios{servers: map[stdioKey]*stdioServer{}, dormant: map[int]dormantSup{}}
 }
 
-// Observe applies a stdio supervisor's report (a StdioSeen).
-func (m *Stdios) Observe(o StdioSeen, now time.Time) []Event { return m.Apply(o.signal(), now) }
-
-// Apply applies a SigStdio signal at now and returns what to journal;
-// other kinds are not its.
-func (m *Stdios) Apply(sig Signal, now time.Time) []Event {
-	if sig.Kind != SigStdio {
-		return nil
-	}
-	r := sig.Stdio
+// Apply applies a stdio supervisor's report at now and returns what to
+// journal.
+func (m *Stdios) Apply(sig StdioSeen, now time.Time) []Event {
+	r := sig.Report
 	at := r.At
 	if at.IsZero() || at.After(now) {
 		at = now
@@ -205,8 +199,8 @@ func (s *stdioServer) restored(ev Event, f Supervised, sup *stdioSup) {
 
 // take moves s and sup on with one report and returns its event, if it
 // is worth one.
-func (s *stdioServer) take(key stdioKey, sup *stdioSup, sig Signal, at time.Time) (Event, bool) {
-	r, who := sig.Stdio, key.subject()
+func (s *stdioServer) take(key stdioKey, sup *stdioSup, sig StdioSeen, at time.Time) (Event, bool) {
+	r, who := sig.Report, key.subject()
 	ev := Event{Time: at, Server: key.server}
 	switch r.Kind {
 	case StdioExited:

@@ -99,7 +99,7 @@ func TestStdiosTellWhatTheHostSaw(t *testing.T) {
 			var kinds []EventKind
 			var last Event
 			for _, r := range tt.reports {
-				for _, ev := range m.Observe(r, stdioT0.Add(time.Hour)) {
+				for _, ev := range m.Apply(r, stdioT0.Add(time.Hour)) {
 					kinds, last = append(kinds, ev.Kind), ev
 					if ev.Server != "filesystem" || ev.Extra["host"] != "opencode" || ev.Time != r.Report.At {
 						t.Errorf("%s: server %q, host %v, time %v; want filesystem, opencode, %v", ev.Kind, ev.Server, ev.Extra["host"], ev.Time, r.Report.At)
@@ -153,7 +153,7 @@ func TestStdioFactsAndTimes(t *testing.T) {
 	now := stdioT0.Add(time.Minute)
 	r := stdioAt(StdioRestarted, 7, 0, StdioReport{Child: 71, Starts: 2, Took: 1500*time.Millisecond + 300*time.Microsecond})
 	r.Report.At = now.Add(time.Hour)
-	evs := m.Observe(r, now)
+	evs := m.Apply(r, now)
 	if len(evs) != 1 {
 		t.Fatalf("events %+v", evs)
 	}
@@ -165,11 +165,11 @@ func TestStdioFactsAndTimes(t *testing.T) {
 		t.Errorf("detail %q", evs[0].Detail)
 	}
 	long := strings.Repeat("x", 2*stdioStderrMax)
-	ev := m.Observe(stdioAt(StdioExited, 7, 0, StdioReport{Stderr: long + "\n"}), now)[0]
+	ev := m.Apply(stdioAt(StdioExited, 7, 0, StdioReport{Stderr: long + "\n"}), now)[0]
 	if f, _ := ev.Facts.(Supervised); len([]rune(f.Stderr)) != stdioStderrMax {
 		t.Errorf("stderr kept %d runes, want %d", len([]rune(f.Stderr)), stdioStderrMax)
 	}
-	if (&Model{}).apply(SignalOf(r), now) != nil {
+	if (&Model{}).apply(r, now) != nil {
 		t.Error("a host's model took a stdio report")
 	}
 }
@@ -191,28 +191,28 @@ func TestStdiosRestoreFromTheJournal(t *testing.T) {
 		stdioAt(StdioRestarted, 7, 1120, StdioReport{Child: 71, Starts: 2, Took: 120 * time.Millisecond}),
 		stdioAt(StdioHung, 8, 2000, StdioReport{Child: 80}),
 	} {
-		evs = append(evs, live.Observe(r, now)...)
+		evs = append(evs, live.Apply(r, now)...)
 	}
 	m.Restore(evs)
 	before := m.Status()[0].Stdio
 	if before.Supervisors != 0 || before.Exits != 1 || before.Restarts != 1 || before.FailedCalls != 1 || before.LastExit != "signal: killed" {
 		t.Errorf("restored, not linked: %+v", before)
 	}
-	m.Observe(StdioSeen{Report: StdioReport{Kind: StdioLinked, PID: 7}}, now)
+	m.Apply(StdioSeen{Report: StdioReport{Kind: StdioLinked, PID: 7}}, now)
 	st := m.Status()[0]
 	if st.State != Healthy || st.Stdio.Supervisors != 1 || st.Stdio.PID != 71 || st.Stdio.Starts != 2 {
 		t.Errorf("linked again: %s %+v", st.State, st.Stdio)
 	}
-	m.Observe(StdioSeen{Report: StdioReport{Kind: StdioUnlinked, PID: 7}}, now)
+	m.Apply(StdioSeen{Report: StdioReport{Kind: StdioUnlinked, PID: 7}}, now)
 	if st := m.Status()[0]; st.State != Unknown || st.Stdio.Supervisors != 0 {
 		t.Errorf("unlinked: %s %+v", st.State, st.Stdio)
 	}
-	m.Observe(StdioSeen{Report: StdioReport{Kind: StdioLinked, PID: 7}}, now)
+	m.Apply(StdioSeen{Report: StdioReport{Kind: StdioLinked, PID: 7}}, now)
 	if st := m.Status()[0]; st.State != Healthy || st.Stdio.PID != 71 {
 		t.Errorf("a broken link linked again: %s %+v", st.State, st.Stdio)
 	}
 	gone.Restore(evs)
-	gone.Observe(StdioSeen{Report: StdioReport{Kind: StdioLinked, PID: 8}}, now)
+	gone.Apply(StdioSeen{Report: StdioReport{Kind: StdioLinked, PID: 8}}, now)
 	if st := gone.Status()[0]; st.State != Down || st.Stdio.PID != 80 {
 		t.Errorf("the hung supervisor linked again: %s %+v", st.State, st.Stdio)
 	}
@@ -225,8 +225,8 @@ func TestStdioDormantBounded(t *testing.T) {
 	m := NewStdios()
 	now := stdioT0.Add(time.Hour)
 	for pid := 1; pid <= 2*maxDormant; pid++ {
-		m.Observe(stdioAt(StdioStarted, pid, pid, StdioReport{Child: pid + 10000}), now)
-		m.Observe(StdioSeen{Report: StdioReport{Kind: StdioUnlinked, PID: pid}}, now)
+		m.Apply(stdioAt(StdioStarted, pid, pid, StdioReport{Child: pid + 10000}), now)
+		m.Apply(StdioSeen{Report: StdioReport{Kind: StdioUnlinked, PID: pid}}, now)
 	}
 	if len(m.dormant) != maxDormant {
 		t.Errorf("%d dormant supervisors kept, want %d", len(m.dormant), maxDormant)

@@ -8,7 +8,7 @@ import (
 // storeSnapshot applies a good snapshot of a server's store. The first one
 // after start (or after the store was gone) is a baseline: sessions in it
 // are tracked, not announced, and nothing in it vanished.
-func (m *Model) storeSnapshot(s *server, sig Signal, now time.Time) []Event {
+func (m *Model) storeSnapshot(s *server, sig StoreSnapshot, now time.Time) []Event {
 	snap := sig.Sessions
 	baseline := !s.store.ever
 	s.store.has, s.store.ever, s.store.err = true, true, false
@@ -69,7 +69,7 @@ func (s *server) noteServerStart(started time.Time) {
 // startLine notes the server's own start-up line, for servers whose process
 // the watchdog cannot see (not on this machine, or another user's): it
 // marks a restart as of now. History lines say nothing about now.
-func (s *server) startLine(sig Signal, now time.Time) {
+func (s *server) startLine(sig LogLine, now time.Time) {
 	if sig.History || !s.proc.serverStarted.IsZero() {
 		return
 	}
@@ -203,7 +203,7 @@ func (s *server) storeError(now time.Time, detail string) []Event {
 }
 
 // storeTruncated warns once per streak of snapshots cut at the reader's cap.
-func (s *server) storeTruncated(sig Signal, now time.Time) []Event {
+func (s *server) storeTruncated(sig StoreSnapshot, now time.Time) []Event {
 	was := s.store.trunc
 	s.store.trunc = sig.Truncated > 0
 	if !s.store.trunc || was {
@@ -216,7 +216,7 @@ func (s *server) storeTruncated(sig Signal, now time.Time) []Event {
 // cutLine is the oldest activity a truncated snapshot kept: the reader
 // keeps the most recently active sessions, so one more recent than this
 // that is missing has really left the store.
-func cutLine(sig Signal) time.Time {
+func cutLine(sig StoreSnapshot) time.Time {
 	var cut time.Time
 	for i, st := range sig.Sessions {
 		if i == 0 || st.LastActivity.Before(cut) {

@@ -31,7 +31,7 @@ func TestRestoreTrackedJudgesWhatVanishedMeanwhile(t *testing.T) {
 		name    string
 		restore []StoreSession
 		saved   time.Time // the last run saw them alive until then
-		first   Signal
+		first   Observation
 		want    []EventKind
 		detail  string // of the first event, when set
 	}{
@@ -110,7 +110,7 @@ func TestWokeBackwardsMovesActivityBack(t *testing.T) {
 			used := t0.Add(tt.used)
 			m.Apply(snap(sess("host-1", hostClient, t0, used)), used)
 			back := t0.Add(2 * time.Second)
-			m.Apply(Signal{Kind: SigWoke, Gap: tt.gap}, back)
+			m.Apply(Woke{Gap: tt.gap}, back)
 			targets := m.WarmTargets(back.Add(3 * time.Second))
 			if len(targets) != 1 || targets[0].Idle != tt.wantIdle {
 				t.Fatalf("warm targets %+v, want host-1 idle %s", targets, tt.wantIdle)
@@ -126,8 +126,8 @@ func TestWokeBackwardsRecoveryTakesNoNegativeTime(t *testing.T) {
 	later := t0.Add(time.Minute)
 	m.RestoreIncident(srv, "host-1", later)
 	back := t0.Add(2 * time.Second)
-	m.Apply(Signal{Kind: SigWoke, Gap: -time.Minute}, back)
-	evs := m.Apply(Signal{Kind: SigReconnected, Server: srv}, back.Add(300*time.Millisecond))
+	m.Apply(Woke{Gap: -time.Minute}, back)
+	evs := m.Apply(Reconnected{LogLine: LogLine{Server: srv}}, back.Add(300*time.Millisecond))
 	if len(evs) != 1 || evs[0].Kind != EvRecovered || as[Recovery](evs[0]).Took != 2300*time.Millisecond {
 		t.Fatalf("events %+v, want recovered after 2.3s (opened at what now reads t0)", evs)
 	}
@@ -158,10 +158,10 @@ func TestRestartedHostDoesNotAdoptOldSession(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newTestModel(3 * time.Second)
-			m.Apply(Signal{Kind: SigHostUp, PID: 1, Started: t0}, t0)
+			m.Apply(HostUp{PID: 1, Started: t0}, t0)
 			m.Apply(snap(sess("host-1", hostClient, tt.created, tt.created)), tt.created)
-			m.Apply(Signal{Kind: SigHostDown}, sec(3.1))
-			m.Apply(Signal{Kind: SigHostUp, PID: 2, Started: tt.newStart, Began: tt.began}, sec(3.2))
+			m.Apply(HostDown{}, sec(3.1))
+			m.Apply(HostUp{PID: 2, Started: tt.newStart, Began: tt.began}, sec(3.2))
 			if got := m.WarmTargets(sec(3.3)); len(got) != tt.want {
 				t.Fatalf("warm targets %+v, want %d", got, tt.want)
 			}
@@ -180,7 +180,7 @@ func TestNoWarmTargetsBeforeTheHostWatcherLooked(t *testing.T) {
 	if got := m.WarmTargets(t0.Add(2 * time.Second)); len(got) != 0 {
 		t.Fatalf("warm targets %+v before the watcher looked, want none", got)
 	}
-	m.Apply(Signal{Kind: SigHostUp, PID: 1, Started: t0.Add(-time.Minute)}, t0.Add(2*time.Second))
+	m.Apply(HostUp{PID: 1, Started: t0.Add(-time.Minute)}, t0.Add(2*time.Second))
 	if got := m.WarmTargets(t0.Add(2 * time.Second)); len(got) != 1 {
 		t.Fatalf("warm targets %+v once the host is seen, want host-1", got)
 	}
@@ -222,7 +222,7 @@ func TestRestoredSessionIsNoProofOfRecovery(t *testing.T) {
 	if got := m.Verify(t0); len(got) != 1 || got[0].SessionID != next {
 		t.Fatalf("verify targets %+v, want the held session pinged", got)
 	}
-	if evs := m.Apply(Signal{Kind: SigKeepWarm, Server: srv, Session: next, Outcome: OutcomeAlive}, t0.Add(time.Second)); !slices.Contains(kinds(evs), EvRecovered) {
+	if evs := m.Apply(KeepWarmAnswered{Server: srv, Session: next, Outcome: OutcomeAlive}, t0.Add(time.Second)); !slices.Contains(kinds(evs), EvRecovered) {
 		t.Fatalf("the held session answered, events %+v; want recovered", evs)
 	}
 

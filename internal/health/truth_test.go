@@ -28,7 +28,7 @@ func TestRestoredIncidentIsNotRecoveredByTheLostSession(t *testing.T) {
 			m := newTestModel(time.Hour)
 			m.RestoreIncident(srv, tt.restored, t0.Add(time.Minute))
 			m.Apply(snap(lost), t0.Add(2*time.Minute)) // still in the store
-			evs := m.Apply(Signal{Kind: SigHostUp, PID: 42, Started: t0.Add(-time.Hour)}, t0.Add(3*time.Minute))
+			evs := m.Apply(HostUp{PID: 42, Started: t0.Add(-time.Hour)}, t0.Add(3*time.Minute))
 			if got := kinds(evs); slices.Contains(got, EvRecovered) {
 				t.Fatalf("events %v: the host still holds the lost session, nothing recovered (%+v)", got, evs)
 			}
@@ -63,25 +63,25 @@ func TestHostLogLossIsNeverDropped(t *testing.T) {
 	t.Parallel()
 	two := Config{HostName: "DSH", ClientName: hostClient, HostWatched: true, Servers: []ServerConfig{
 		{Name: "a", IdleTimeout: time.Hour}, {Name: "b", IdleTimeout: time.Hour}}}
-	hostDown := Signal{Kind: SigHostDown}
-	lostLine := func(server string) Signal {
-		return Signal{Kind: SigSessionLost, Server: server, HostLog: true, Detail: "host.log reports session_not_found"}
+	hostDown := HostDown{}
+	lostLine := func(server string) Observation {
+		return SessionLost{LogLine: LogLine{Server: server, HostLog: true, Detail: "host.log reports session_not_found"}}
 	}
 	tests := []struct {
 		name       string
 		cfg        Config
-		setup      []Signal
-		line       Signal
+		setup      []Observation
+		line       Observation
 		wantServer string
 		incident   bool
 	}{
-		{"host not found by the watcher", one(), []Signal{hostDown}, lostLine(srv), srv, true},
-		{"no server named, one stateful", two, []Signal{{Kind: SigStoreSnapshot, Server: "b"}}, lostLine(""), "b", true},
-		{"no server named, the beacon shows b failing", two, []Signal{
-			{Kind: SigBeacon, Held: map[string]Held{"a": {Session: "sa-0000000001", Connected: true}, "b": {}}}},
+		{"host not found by the watcher", one(), []Observation{hostDown}, lostLine(srv), srv, true},
+		{"no server named, one stateful", two, []Observation{StoreSnapshot{Server: "b"}}, lostLine(""), "b", true},
+		{"no server named, the beacon shows b failing", two, []Observation{
+			BeaconSeen{Held: map[string]Held{"a": {Session: "sa-0000000001", Connected: true}, "b": {}}}},
 			lostLine(""), "b", true},
-		{"no server named, two stateful", two, []Signal{
-			{Kind: SigStoreSnapshot, Server: "a"}, {Kind: SigStoreSnapshot, Server: "b"}}, lostLine(""), "", false},
+		{"no server named, two stateful", two, []Observation{
+			StoreSnapshot{Server: "a"}, StoreSnapshot{Server: "b"}}, lostLine(""), "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,14 +1,10 @@
 // Package health is the watchdog's pure model of session health:
-// (state, signal, now) -> (state, []Event). It does no I/O and reads no
+// (state, observation, now) -> (state, []Event). It does no I/O and reads no
 // clock; every rule about what counts as healthy, at risk, expired, lost or
 // recovered lives here, so it can be tested with a fake clock.
 package health
 
-import (
-	"time"
-
-	"github.com/mcpwatchdog/watchdog/internal/host"
-)
+import "time"
 
 // State is the health of a server or a session, as shown in status.
 type State string
@@ -32,35 +28,6 @@ const (
 	Stateful    Mode = "stateful"
 	Stateless   Mode = "stateless"
 	ModeUnknown Mode = "unknown"
-)
-
-// SignalKind says what a monitor observed.
-type SignalKind int
-
-// Signal kinds.
-const (
-	SigSessionLost          SignalKind = iota + 1 // a log says a session is gone
-	SigIdleTimeout                                // the server announced its idle timeout
-	SigLegacyHeaderRejected                       // the server refused a legacy session header
-	SigReconnected                                // a log says the client reconnected
-	SigStoreSnapshot                              // a good snapshot of the session store
-	SigStoreGone                                  // the store was deleted or is absent
-	SigStoreError                                 // the store could not be read; last snapshot stays
-	SigHostUp                                     // the host process runs
-	SigHostDown                                   // the host process is gone
-	SigWarning                                    // a monitor hit a non-fatal problem
-	SigWoke                                       // the wall clock jumped (sleep/wake)
-	SigKeepWarm                                   // a keep-warm ping's outcome
-	SigLiveness                                   // a liveness request's outcome: up, down, stateless (Status: how it answers a lost session)
-	SigHealStarted                                // the healer began a strategy
-	SigHealFailed                                 // a strategy failed; Detail says what to do
-	SigBeacon                                     // the patched client's beacon: what the host holds (Held)
-	SigSessionClosed                              // the server's log says it ended a session, and why (EndReason)
-	SigProxy                                      // the watchdog's proxy healed (or could not heal) a loss: ProxyHealed
-	SigProxyUpstream                              // a proxy of the same server opened Session upstream: not this entry's host's
-	SigProxyReleased                              // a proxy of the same server ends Session upstream itself (DELETE)
-	SigProxyBridging                              // the server is modern-only and its proxy bridges its legacy hosts over it
-	SigStdio                                      // a stdio supervisor (watchdog stdio) reported on the server it runs: Stdio
 )
 
 // A server's protocol era, in the words probe and status use (the values
@@ -88,70 +55,6 @@ type StoreSession struct {
 	Client       string
 	LastActivity time.Time
 	Created      time.Time
-}
-
-// Signal is one observation. Only the fields of its kind are set.
-type Signal struct {
-	Kind    SignalKind
-	Server  string // "" when it concerns the host or is unattributed
-	Session string // full id, when the observation names one
-	Detail  string // what was seen, for the journal (no full session ids)
-
-	IdleTimeout time.Duration  // SigIdleTimeout
-	Sessions    []StoreSession // SigStoreSnapshot
-	// Truncated (SigStoreSnapshot): the store held this many more sessions
-	// than were read, the least recently active ones; a session missing from
-	// the snapshot may be among them.
-	Truncated int
-	PID       int32         // SigHostUp; SigBeacon: the beacon's writer
-	Started   time.Time     // SigHostUp: the process's start as its identity
-	Began     time.Time     // SigHostUp: its start to a clock tick, when known (orders sessions)
-	Restarted bool          // SigHostUp: a different process than before
-	Gap       time.Duration // SigWoke: how far the wall clock jumped; negative: set back
-	Source    LogPosition   // the log line observed; every event it causes carries it
-	Outcome   Outcome       // SigKeepWarm, SigLiveness
-	// Answer (SigLiveness): the kind of answer the server gave a session
-	// it does not know (Session: the made-up id asked about; some hosts
-	// heal after one kind and not another), "" when the check asked no
-	// such thing or the answer was no lost session.
-	Answer host.Answer
-	// Era (SigLiveness): the server's protocol era as the check learned it
-	// (EraLegacy, EraBoth, EraModernOnly); "" when it learned none.
-	Era       string
-	Took      time.Duration // SigKeepWarm
-	Strategy  Strategy      // SigHealStarted, SigHealFailed
-	Within    time.Duration // SigHealStarted: recovery due within this long (0: no deadline)
-	EndReason EndReason     // SigSessionClosed
-	// HostLog: the line came from the host's own log (SigSessionLost): the
-	// host runs, whatever the process watcher has found.
-	HostLog bool
-	// History: the line was in its file before the watchdog first saw it.
-	History bool
-	// ServerStarted (SigStoreSnapshot): when the process serving the
-	// server's port started, as read when the snapshot was taken. Zero:
-	// unknown. A change between snapshots is a server restart.
-	ServerStarted time.Time
-	// ServerGone (SigStoreSnapshot): the process last seen serving the port
-	// is gone and none serves it yet: the sessions in the snapshot have
-	// not survived that restart, they are only not yet dropped.
-	ServerGone bool
-	// Held (SigBeacon): per server, the session the live patched client
-	// holds. Nil: no live beacon (the client is gone or unpatched).
-	Held map[string]Held
-	// SigProxy: the server lost Session, a session the proxy held for a
-	// host; ProxyHealed says whether the proxy answered the host's call on
-	// NewSession (Took: the host's call across it) or could not open one.
-	// Client is the clientInfo.name of that host's initialize.
-	ProxyHealed bool
-	Client      string
-	NewSession  string
-	// NamedBy (SigKeepWarm): who named the pinged session, when the ping
-	// was not the model's own target (WarmTarget.NamedBy); the events it
-	// causes say so rather than what the model knows when it arrives.
-	NamedBy IdentitySource
-	// Stdio (SigStdio): what the supervisor reported; Server is the
-	// server's name in its host's file, Detail the supervisor's sentence.
-	Stdio StdioReport
 }
 
 // Held is what a live patched client's beacon says of one server.

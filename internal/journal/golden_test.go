@@ -67,7 +67,7 @@ func goldenEvents() []health.Event {
 			{Name: "warm", URL: "http://127.0.0.1:14243/mcp", IdleTimeout: time.Hour}}})
 	var evs []health.Event
 	for _, s := range goldenSteps() {
-		if s.sig.Kind == 0 {
+		if s.sig == nil {
 			evs = append(evs, m.Tick(t0.Add(s.at))...)
 			continue
 		}
@@ -76,10 +76,10 @@ func goldenEvents() []health.Event {
 	return append(evs, daemonEvents(t0.Add(22*time.Minute))...)
 }
 
-// goldenStep is one signal (Kind 0: a tick) at an offset from t0.
+// goldenStep is one observation (nil: a tick) at an offset from t0.
 type goldenStep struct {
 	at  time.Duration
-	sig health.Signal
+	sig health.Observation
 }
 
 // goldenSteps drive one model with two servers through every event it
@@ -89,14 +89,14 @@ func goldenSteps() []goldenStep {
 	st := func(id, client string, created, last time.Duration) health.StoreSession {
 		return health.StoreSession{ID: id, Client: client, Created: t0.Add(created), LastActivity: t0.Add(last)}
 	}
-	snap := func(server string, ss ...health.StoreSession) health.Signal {
-		return health.Signal{Kind: health.SigStoreSnapshot, Server: server, Sessions: ss}
+	snap := func(server string, ss ...health.StoreSession) health.Observation {
+		return health.StoreSnapshot{Server: server, Sessions: ss}
 	}
-	lost := func(id string, src health.LogPosition) health.Signal {
-		return health.Signal{Kind: health.SigSessionLost, Server: "mem", Session: id, Detail: "Session not found", Source: src}
+	lost := func(id string, src health.LogPosition) health.Observation {
+		return health.SessionLost{LogLine: health.LogLine{Server: "mem", Session: id, Detail: "Session not found", Source: src}}
 	}
-	healing := func(s health.Strategy, within time.Duration, detail string) health.Signal {
-		return health.Signal{Kind: health.SigHealStarted, Server: "mem", Strategy: s, Within: within, Detail: detail}
+	healing := func(s health.Strategy, within time.Duration, detail string) health.Observation {
+		return health.HealStarted{Server: "mem", Strategy: s, Within: within, Detail: detail}
 	}
 	src := health.LogPosition{File: "/logs/mem.log", Fingerprint: "9f3e77aa", Offset: 4096}
 	host, other := st(hostID, hostClient, 0, 0), st("other-session-0001-cccccccccccc", "claude", time.Second, time.Second)
@@ -105,32 +105,32 @@ func goldenSteps() []goldenStep {
 	cursor := st("cursor-session-01-eeeeeeeeeeee", "cursor", 9*time.Minute, 9*time.Minute)
 	const m = time.Minute
 	return []goldenStep{
-		{0, health.Signal{Kind: health.SigHostUp, PID: 42, Started: t0.Add(-time.Hour)}}, {0, snap("mem", host)},
+		{0, health.HostUp{PID: 42, Started: t0.Add(-time.Hour)}}, {0, snap("mem", host)},
 		{time.Second, snap("mem", host, other, noname)},
-		{2 * time.Second, health.Signal{Kind: health.SigIdleTimeout, Server: "mem", IdleTimeout: 10 * m, Source: src}},
-		{3 * time.Second, health.Signal{Kind: health.SigLegacyHeaderRejected, Server: "mem", Detail: "Mcp-Session-Id refused", Source: src}},
-		{4 * time.Second, health.Signal{Kind: health.SigKeepWarm, Server: "mem", Session: hostID, Outcome: health.OutcomeAlive, Took: 12 * time.Millisecond}},
-		{5 * time.Second, health.Signal{Kind: health.SigKeepWarm, Server: "mem", Session: hostID, Outcome: health.OutcomeDown, Took: 5 * time.Second, Detail: "timeout"}},
-		{6 * time.Second, health.Signal{Kind: health.SigLiveness, Server: "mem", Outcome: health.OutcomeAlive}},
-		{7*m + 10*time.Second, health.Signal{}},
+		{2 * time.Second, health.IdleTimeoutAnnounced{LogLine: health.LogLine{Server: "mem", Source: src}, Timeout: 10 * m}},
+		{3 * time.Second, health.LegacyHeaderRejected{LogLine: health.LogLine{Server: "mem", Detail: "Mcp-Session-Id refused", Source: src}}},
+		{4 * time.Second, health.KeepWarmAnswered{Server: "mem", Session: hostID, Outcome: health.OutcomeAlive, Took: 12 * time.Millisecond}},
+		{5 * time.Second, health.KeepWarmAnswered{Server: "mem", Session: hostID, Outcome: health.OutcomeDown, Took: 5 * time.Second, Detail: "timeout"}},
+		{6 * time.Second, health.LivenessAnswered{Server: "mem", Outcome: health.OutcomeAlive}},
+		{7*m + 10*time.Second, nil},
 		{7*m + 30*time.Second, lost("", src)},
 		{7*m + 31*time.Second, healing("host_restart", m, "restarting DSH")},
-		{7*m + 32*time.Second, health.Signal{Kind: health.SigHealFailed, Server: "mem", Detail: "mem cannot heal itself"}},
+		{7*m + 32*time.Second, health.HealFailed{Server: "mem", Detail: "mem cannot heal itself"}},
 		{7*m + 33*time.Second, lost(noname.ID, health.LogPosition{})},
-		{7*m + 40*time.Second, health.Signal{Kind: health.SigReconnected, Server: "mem", Detail: "reconnected"}},
+		{7*m + 40*time.Second, health.Reconnected{LogLine: health.LogLine{Server: "mem", Detail: "reconnected"}}},
 		{8 * m, lost("", health.LogPosition{})},
 		{8*m + time.Second, healing("client_recovery", 30*time.Second, "triggered")},
-		{8*m + 40*time.Second, health.Signal{}},
+		{8*m + 40*time.Second, nil},
 		{9 * m, healing("client_recovery", m, "triggered")},
 		{9*m + 5*time.Second, snap("mem", host, other, host2, cursor)},
 		{11 * m, snap("mem", host, host2, cursor)}, {12 * m, snap("mem", host, host2)},
 		{12 * m, snap("warm")}, {12 * m, snap("warm", st("w1", "claude", 12*m, 12*m))}, {14 * m, snap("warm")},
 		{14 * m, snap("warm", st("w2", "claude", 14*m, 14*m))}, {16 * m, snap("warm")},
-		{17 * m, health.Signal{Kind: health.SigWoke, Gap: time.Hour}},
-		{18 * m, health.Signal{Kind: health.SigHostUp, PID: 43, Started: t0.Add(18 * m), Restarted: true}},
-		{19 * m, health.Signal{Kind: health.SigHostDown}},
-		{20 * m, health.Signal{Kind: health.SigWarning, Server: "warm", Detail: "cannot read the log"}},
-		{21 * m, health.Signal{Kind: health.SigLiveness, Server: "warm", Outcome: health.OutcomeStateless, Detail: "no session header"}},
+		{17 * m, health.Woke{Gap: time.Hour}},
+		{18 * m, health.HostUp{PID: 43, Started: t0.Add(18 * m), Restarted: true}},
+		{19 * m, health.HostDown{}},
+		{20 * m, health.Warning{Server: "warm", Detail: "cannot read the log"}},
+		{21 * m, health.LivenessAnswered{Server: "warm", Outcome: health.OutcomeStateless, Detail: "no session header"}},
 	}
 }
 

@@ -37,13 +37,13 @@ func pingDetail(t *testing.T, sid string) string {
 
 // logSignal is a log line naming sid, classified and turned into a signal
 // the way the daemon's line reader does.
-func logSignal(t *testing.T, line, sid string) health.Signal {
+func logSignal(t *testing.T, line, sid string) health.Observation {
 	t.Helper()
 	m, ok := classify.LogLine([]byte(line))
 	if !ok || m.Kind != classify.SessionLost || m.Session != sid {
 		t.Fatalf("line %q: match %+v, %v", line, m, ok)
 	}
-	return health.Signal{Kind: health.SigSessionLost, Server: "mem", Session: m.Session, Detail: "dsh.log reports " + m.Rule}
+	return health.SessionLost{LogLine: health.LogLine{Server: "mem", Session: m.Session, Detail: "dsh.log reports " + m.Rule}}
 }
 
 // leaks says whether s holds any 9 bytes of id in a row: a mask shows 4
@@ -77,20 +77,17 @@ func TestSecurityNotificationsNeverShowAFullSessionID(t *testing.T) {
 		}
 	}
 	at := func(d time.Duration) time.Time { now = t0.Add(d); return now }
-	snapshot := func(id string, last time.Time) health.Signal {
-		return health.Signal{Kind: health.SigStoreSnapshot, Server: "mem",
-			Sessions: []health.StoreSession{{ID: id, Client: "dsh-mcp-client", LastActivity: last, Created: last}}}
+	snapshot := func(id string, last time.Time) health.Observation {
+		return health.StoreSnapshot{Server: "mem", Sessions: []health.StoreSession{{ID: id, Client: "dsh-mcp-client", LastActivity: last, Created: last}}}
 	}
 
-	feed(m.Apply(health.Signal{Kind: health.SigHostUp, PID: 4242, Started: t0.Add(-time.Hour)}, at(0)))
+	feed(m.Apply(health.HostUp{PID: 4242, Started: t0.Add(-time.Hour)}, at(0)))
 	feed(m.Apply(snapshot(sid, t0), at(0)))
 	feed(m.Tick(at(55 * time.Minute))) // at risk
-	feed(m.Apply(health.Signal{Kind: health.SigKeepWarm, Server: "mem", Session: sid, Outcome: health.OutcomeLost,
-		Detail: pingDetail(t, sid)}, at(56*time.Minute)))
+	feed(m.Apply(health.KeepWarmAnswered{Server: "mem", Session: sid, Outcome: health.OutcomeLost, Detail: pingDetail(t, sid)}, at(56*time.Minute)))
 	feed(m.Apply(logSignal(t, "2026-11-30T07:56:01Z ERROR [mcp mem] session "+sid+
 		" Streamable HTTP error: Error POSTing to endpoint: Not Found: Session not found", sid), at(56*time.Minute)))
-	feed(m.Apply(health.Signal{Kind: health.SigHealStarted, Server: "mem", Strategy: "client_recovery",
-		Detail: "asked the patched client to reconnect", Within: time.Minute}, at(57*time.Minute)))
+	feed(m.Apply(health.HealStarted{Server: "mem", Strategy: "client_recovery", Detail: "asked the patched client to reconnect", Within: time.Minute}, at(57*time.Minute)))
 	feed(m.Tick(at(59 * time.Minute))) // the recovery is overdue: heal_failed
 	n.Tick()
 	at(2 * time.Hour)
