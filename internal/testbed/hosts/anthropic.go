@@ -1,9 +1,13 @@
 package hosts
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
+	"slices"
+	"strings"
 )
 
 // messagesRequest is what the stand-in reads of an Anthropic Messages API
@@ -30,6 +34,8 @@ type messageBlock struct {
 // server-sent events (Claude Code always asks for a stream).
 func (m *ModelAPI) messages(w http.ResponseWriter, r *http.Request) {
 	var req messagesRequest
+	var raw bytes.Buffer
+	r.Body = io.NopCloser(io.TeeReader(r.Body, &raw))
 	if !m.decode(w, r, "Messages API", &req) {
 		return
 	}
@@ -50,7 +56,58 @@ func (m *ModelAPI) messages(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	m.noteDeferred(deferredTools(raw.Bytes()))
 	m.converse(w, r, req.Tools.names(), results, m.answerMessages)
+}
+
+// deferredMarker starts the system message in which Claude Code (2.1.332)
+// names the tools it defers, MCP tools among them, one a line, instead of
+// listing them in the request's tools: the model loads them with
+// ToolSearch, or calls them by name.
+const deferredMarker = "The following deferred tools are now available via ToolSearch"
+
+// deferredTools are the tools a Messages API request (raw) names as
+// deferred, in its messages' or its system prompt's text.
+func deferredTools(raw []byte) []string {
+	if !bytes.Contains(raw, []byte(deferredMarker)) {
+		return nil
+	}
+	var req struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		System json.RawMessage `json:"system"`
+	}
+	if json.Unmarshal(raw, &req) != nil {
+		return nil
+	}
+	var out []string
+	read := func(content json.RawMessage) {
+		text := contentText(content)
+		var blocks []struct{ Text string }
+		if json.Unmarshal(content, &blocks) == nil {
+			var texts []string
+			for _, b := range blocks {
+				texts = append(texts, b.Text)
+			}
+			text = strings.Join(texts, "\n")
+		}
+		_, list, ok := strings.Cut(text, deferredMarker)
+		if !ok {
+			return
+		}
+		_, list, _ = strings.Cut(list, ":\n")
+		for _, line := range strings.Split(list, "\n") {
+			if name := strings.TrimSpace(line); name != "" && !strings.ContainsAny(name, " <") && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	for _, msg := range req.Messages {
+		read(msg.Content)
+	}
+	read(req.System)
+	return out
 }
 
 // answerMessages streams turn as one assistant message of one block: a

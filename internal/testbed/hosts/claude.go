@@ -59,7 +59,9 @@ func StartClaude(in ClaudeInstall, o HostOptions) (*Proc, error) {
 	// --allowedTools takes a list: with "=" it takes only the one.
 	cmd := exec.Command(in.Bin, "--allowedTools="+ClaudeTool("echo"), "-p", o.Task)
 	cmd.Dir = o.Workdir
-	cmd.Env = hostEnv(os.Environ(), envText, filepath.Dir(in.Bin))
+	cmd.Env = append(hostEnv(os.Environ(), envText, filepath.Dir(in.Bin)), "XDG_CONFIG_HOME="+filepath.Join(o.Home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(o.Home, ".local/state"), "XDG_DATA_HOME="+filepath.Join(o.Home, ".local/share"),
+		"XDG_CACHE_HOME="+filepath.Join(o.Home, ".cache"))
 	return startProc(cmd)
 }
 

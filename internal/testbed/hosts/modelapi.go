@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,6 +52,11 @@ type ModelAPI struct {
 	calls  int                       // call ids handed out
 	asking int                       // conversation requests waiting for a turn
 	err    error                     // the first request the stand-in could not read
+
+	// deferred are the tools the latest request names as deferred
+	// (Claude Code's ToolSearch: named in text, not in its tools).
+	deferred []string
+	asked    time.Time // when the latest request of the conversation came
 }
 
 // StartModelAPI listens on a loopback port until Close.
@@ -159,6 +165,29 @@ func (m *ModelAPI) Tools() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]string(nil), m.tools...)
+}
+
+// Offered says whether the host's latest request offered tool to the
+// model: among its tools, or named as a deferred one.
+func (m *ModelAPI) Offered(tool string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Contains(m.tools, tool) || slices.Contains(m.deferred, tool)
+}
+
+// Asked is when the latest request of the conversation came.
+func (m *ModelAPI) Asked() time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.asked
+}
+
+// noteDeferred keeps the tools a request of the conversation names as
+// deferred.
+func (m *ModelAPI) noteDeferred(tools []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.deferred = tools
 }
 
 // Err is the first request the stand-in could not read, if any.
@@ -271,7 +300,7 @@ func (m *ModelAPI) nextTurn(w http.ResponseWriter, r *http.Request) (Turn, bool)
 // reported before (a request carries the whole conversation).
 func (m *ModelAPI) noteTurn(tools []string, results []ToolResult) {
 	m.mu.Lock()
-	m.tools = tools
+	m.tools, m.asked = tools, time.Now()
 	m.mu.Unlock()
 	m.noteResults(results)
 }

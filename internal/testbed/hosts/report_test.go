@@ -81,6 +81,7 @@ type table struct {
 	mu       sync.Mutex
 	rows     []row
 	stdio    []stdioRow // the stdio crash cells (stdio_test.go)
+	late     []lateRow  // the server-down-at-start cells (late_test.go)
 	versions []string
 }
 
@@ -132,6 +133,7 @@ func (tb *table) write(path string) error {
 			r.host, r.server, r.loss, r.setup, r.verdict(), r.failed, r.calls, r.ranTwice, "`"+seen+"`")
 	}
 	tb.writeStdio(&b)
+	tb.writeLate(&b)
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("write the host table: %w", err)
 	}
