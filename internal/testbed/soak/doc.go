@@ -18,7 +18,11 @@
 // the watchdog's proxy: each server has a second config entry with the
 // same URL and a proxy_listen. The Python SDK client (testdata/pypeers/
 // soak_client.py, `mcp` 2.x) calls the same proxies under the same name;
-// its calls are judged the same way.
+// its calls are judged the same way. At every kill of a server, a host (the
+// Go SDK's client, unpatched) starts through that server's proxy while the
+// server is down and makes its calls at once (late.go): its start is
+// answered from the last-known server or held until the server answers,
+// its calls wait for the server, and every one must work, once.
 //
 // Ground truth comes from the servers themselves (every session they start
 // and end, with the reason) and from the faults the soak injected. The

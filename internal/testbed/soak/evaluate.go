@@ -83,6 +83,7 @@ type Report struct {
 	DeadHostAlive   []string
 	Replayed        []string // log-derived events journaled twice (a restart replayed a line)
 	Proxy           ProxyFigures
+	LateHosts       LateFigures
 	Problems        []string
 }
 
@@ -104,6 +105,7 @@ func Evaluate(in Input) Report {
 	r.replays(in)
 	r.proxiedCalls(in)
 	r.proxyKeptWarm(in, all)
+	r.lateHosts(in)
 	r.problems()
 	return r
 }
@@ -137,6 +139,7 @@ func (r *Report) problems() {
 	r.list(r.Replayed, "log lines journaled twice")
 	r.list(r.DeadHostAlive, "sessions of dead hosts kept alive")
 	r.proxyProblems()
+	r.lateProblems()
 }
 
 func describe(s *session) string {

@@ -62,11 +62,14 @@ func (w *world) killServer(f Fault) error {
 	s := w.servers[f.Server]
 	s.kill()
 	span := Span{From: time.Now()}
+	up := w.startLate(f.Server, span.From) // a host starts while the server is down
 	time.Sleep(f.Pause)
 	if err := s.start(w.bins.demoserver); err != nil {
+		up(time.Now())
 		return err
 	}
 	span.To = time.Now()
+	up(span.To)
 	w.mu.Lock()
 	w.serverDown[f.Server] = append(w.serverDown[f.Server], span)
 	w.mu.Unlock()

@@ -36,6 +36,7 @@ func (r Report) Markdown(d time.Duration, seed uint64, faults string) string {
 	r.identityRows(&t)
 	r.hostRows(&t)
 	r.proxyRows(&t)
+	r.lateRows(&t)
 	return t.b.String()
 }
 

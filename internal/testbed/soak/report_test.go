@@ -49,7 +49,8 @@ func TestReportMarkdownShowsTheFigures(t *testing.T) {
 		Identity:    IdentityFigures{Beacon: 11, Proxy: 14, Inferred: 12, Unsaid: 13, InferredWhileBeacon: []string{"i"}},
 		JournalFail: FaultFigures{Spans: 21, Events: 22, Lost: []string{"l"}, Warned: 20},
 		Proxy: ProxyFigures{Calls: 31, Failed: 5, Excused: 3, Cut: 1, ProxyCut: 2, FailedUp: []string{"f1", "f2"}, RanTwice: []string{"t"},
-			NotRun: []string{"n1", "n2", "n3"}, Recovered: 9, TookMax: 32 * time.Millisecond, KeptWarmExpired: []string{"w"}}}
+			NotRun: []string{"n1", "n2", "n3"}, Recovered: 9, TookMax: 32 * time.Millisecond, KeptWarmExpired: []string{"w"}},
+		LateHosts: LateFigures{Hosts: 7, StartedDown: 6, Answered: 4, Connected: 6, Calls: 18, Worked: 16, Excused: 1, Failed: []string{"l"}}}
 	text := r.Markdown(time.Minute, 1, "none")
 	for _, want := range []string{
 		"| recovered / genuine (the host's new session, alive on the server, not the lost one) | 8 / 7 |",
@@ -69,6 +70,8 @@ func TestReportMarkdownShowsTheFigures(t *testing.T) {
 		"| calls executed twice / successes never executed | 1 / 3 |",
 		"| losses the proxy met and healed on the host's call / longest such call | 9 / 32ms |",
 		"| upstream sessions the proxy kept warm that expired | 1 |",
+		"| hosts started through the proxy while their server was down / answered before it was up (the last-known server) / waited for it | 6 / 4 / 2 |",
+		"| their starts (all, started down or not) / connected; their calls / worked (run once, on their server) / cut by a kill of the proxy process or of their server again / failed | 7 / 6; 18 / 16 / 1 / 1 |",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report lacks %q:\n%s", want, text)

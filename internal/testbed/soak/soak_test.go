@@ -87,6 +87,7 @@ func TestSoak(t *testing.T) {
 	}
 	plan := Plan(PlanOptions{Seed: seed, Duration: d, Servers: names, Warmup: 8 * time.Second, Cooldown: 12 * time.Second})
 	w.runFaults(plan, seed)
+	w.lateWG.Wait()
 	time.Sleep(time.Until(w.start.Add(d)))
 	end := time.Now()
 	w.finish(stop, tailDone)
@@ -101,6 +102,9 @@ func TestSoak(t *testing.T) {
 	}
 	if r.Proxy.Python == 0 {
 		t.Error("the Python SDK client made no call through the proxies")
+	}
+	if r.LateHosts.StartedDown == 0 {
+		t.Error("no host started through a proxy while its server was down (at a server kill): run the soak longer")
 	}
 	w.checkJournal()
 	w.checkSecrets(in)
@@ -177,14 +181,15 @@ func (w *world) input(end time.Time) Input {
 		ProxyApart: true, ProxyDown: append([]Span(nil), w.proxyDown...),
 		JournalFault: append([]Span(nil), w.jFaults...), Beacons: append([]Span(nil), w.hostRuns...), Reminder: notifyReminder,
 		Journal: seen, Notes: w.notes.snapshot(), End: end, Stopped: w.stopped,
-		Proxied: w.proxied, Calls: judgedCalls(w.calls, end), Executions: append([]Execution(nil), w.executions...)}
+		Proxied: w.proxied, Calls: judgedCalls(w.calls, end), Executions: append([]Execution(nil), w.executions...),
+		Late: w.lateHosts()}
 }
 
 // keepOutputs writes what only the soak saw beside the kept run: the
 // daemon's stderr, the notifications and the calls through the proxy.
 func (w *world) keepOutputs(in Input) {
 	_ = os.WriteFile(filepath.Join(w.dir, "daemon-stderr.log"), []byte(w.stderr.String()), 0o600)
-	for name, v := range map[string]any{"notifications.json": in.Notes, "calls.json": in.Calls} {
+	for name, v := range map[string]any{"notifications.json": in.Notes, "calls.json": in.Calls, "late-hosts.json": in.Late} {
 		if b, err := json.MarshalIndent(v, "", " "); err == nil {
 			_ = os.WriteFile(filepath.Join(w.dir, name), b, 0o600)
 		}

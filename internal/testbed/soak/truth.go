@@ -88,6 +88,9 @@ type Input struct {
 	Proxied    map[string]ProxiedServer
 	Calls      []CallRecord
 	Executions []Execution
+	// Late are the hosts started through a proxy while its server was
+	// down (late.go).
+	Late []LateHost
 }
 
 // session is one session's ground truth.

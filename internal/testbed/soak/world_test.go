@@ -78,6 +78,13 @@ type world struct {
 	calls      []CallRecord
 	executions []Execution
 
+	// late are the hosts started through a proxy while its server was
+	// down (latehost_test.go), once each is done; lateWG waits for them.
+	lateMu sync.Mutex
+	late   []LateHost
+	lateN  int
+	lateWG sync.WaitGroup
+
 	wdMu  sync.Mutex
 	wd    *supervisedDaemon
 	srvMu map[string]*sync.Mutex
