@@ -147,13 +147,7 @@ func cmdHostsAdopt(ctx context.Context, c cli, args []string) int {
 		return code
 	}
 	res, err := adopt.Adopt(ctx, *o)
-	switch {
-	case err == nil && res.Changed:
-		sv.After(ctx, o.ConfigPath, true)
-	case err == nil && len(res.Listens) > 0 && !sv.NoStart && runningDaemon(ctx, sv.Socket) == nil:
-		// Nothing to change, but nothing serves the proxies the host goes through.
-		err = sv.StartNow(o.ConfigPath, daemonStatus(o.StateDir))(ctx, res.Listens)
-	}
+	err = sv.Adopted(ctx, o.ConfigPath, res, err, daemonStatus(o.StateDir))
 	return adoptDone(c, *o, sv, res, err, "adopt")
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
-	"github.com/mcpwatchdog/watchdog/internal/fsutil"
 	"github.com/mcpwatchdog/watchdog/internal/instance"
 	"github.com/mcpwatchdog/watchdog/internal/memtrim"
 	"github.com/mcpwatchdog/watchdog/internal/proxyproc"
@@ -39,13 +38,7 @@ func serve(ctx context.Context, c cli, name string, args []string) int {
 	defer passed.Close() // those Serve did not get (it closes its own)
 	useTray := !*headless && !asProxy && tray.SessionBusAvailable()
 	fmt.Fprintln(c.stderr, "watchdog: "+daemon.RunMode(asProxy, *headless, useTray))
-	// Before the lock: nothing is opened in a directory where others
-	// could have planted links.
-	if err := fsutil.PrivateDir(stateDir); err != nil {
-		fmt.Fprintf(c.stderr, "watchdog: %v\n", err)
-		return exitFailed
-	}
-	acquire := instance.Acquire
+	acquire := instance.Acquire // it checks the state directory first: nothing is opened where others could plant links
 	if asProxy {
 		acquire = instance.AcquireProxy
 	}

@@ -218,6 +218,19 @@ func (sv *Supervision) notServed(s *autostart.Started, why string) error {
 		"adopt again once it runs, or adopt with --no-start", s.PID, what, s.Log)
 }
 
+// Adopted finishes an adoption (err: Adopt's): a changed config is
+// taken (After); one that changed nothing, whose proxies nothing serves,
+// starts the watchdog they wait for (StartNow) unless NoStart.
+func (sv *Supervision) Adopted(ctx context.Context, configPath string, res Result, err error, status func(context.Context) (*health.Status, error)) error {
+	switch {
+	case err == nil && res.Changed:
+		sv.After(ctx, configPath, true)
+	case err == nil && len(res.Listens) > 0 && !sv.NoStart && sv.Running(ctx, sv.Socket) == nil:
+		return sv.StartNow(configPath, status)(ctx, res.Listens)
+	}
+	return err
+}
+
 // After brings the supervisor current with the config once adopt or
 // release changed it; adopt installs one where none is.
 func (sv *Supervision) After(ctx context.Context, configPath string, adopting bool) {

@@ -406,7 +406,7 @@ func (p *Proxy) answerKnown(q hostReq) bool {
 	}
 	if m == "server/discover" {
 		now := p.opts.Now()
-		p.opts.OnSighting(Sighting{Kind: EvAttached, Server: p.opts.Server, Time: now, Known: kr.Seen,
+		p.opts.OnSighting(Sighting{Kind: EvAttached, Server: p.opts.Server, Time: now, Known: kr.Seen, Client: clientName(paramsOf(body)),
 			Detail: fmt.Sprintf("a host's server/discover found %s down; the proxy answered it from what %s said at %s",
 				p.serverName(), p.serverName(), whenKnown(kr.Seen, now))})
 	}

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -344,15 +345,20 @@ func (t *table) snapshotLocked() stateFile {
 	return st
 }
 
-// clientName reads clientInfo.name from initialize params.
-func clientName(init json.RawMessage) string {
-	var p struct {
-		ClientInfo struct {
-			Name string `json:"name"`
-		} `json:"clientInfo"`
+// clientName reads clientInfo.name from initialize params, or from a
+// 2026-07-28 request's params (its _meta's clientInfo).
+func clientName(params json.RawMessage) string {
+	type info struct {
+		Name string `json:"name"`
 	}
-	_ = json.Unmarshal(init, &p)
-	return p.ClientInfo.Name
+	var p struct {
+		ClientInfo info `json:"clientInfo"`
+		Meta       struct {
+			ClientInfo info `json:"io.modelcontextprotocol/clientInfo"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return cmp.Or(p.ClientInfo.Name, p.Meta.ClientInfo.Name)
 }
 
 // SessionView is one host session as status shows it: ids masked.

@@ -64,7 +64,35 @@ func (d *daemon) proxySaw(ctx context.Context, ev proxy.Sighting) {
 		d.oauthSeen(ctx, ev)
 	case proxy.EvBridging:
 		d.signal(ctx, health.ProxyBridging{Server: ev.Server, Detail: ev.Detail})
+	case proxy.EvAttached:
+		d.proxyAttached(ctx, ev, health.EvHostAttached)
+	case proxy.EvAwaiting:
+		d.proxyAttached(ctx, ev, health.EvHostWaiting)
+	case proxy.EvAttachedUp:
+		d.proxyOpened(ctx, ev.Server, ev.Upstream)
+		d.proxyAttached(ctx, ev, health.EvHostCaughtUp)
+	case proxy.EvNotUp:
+		d.proxyAttached(ctx, ev, health.EvCallNotUp)
 	}
+}
+
+// proxyAttached journals how the proxy stood in for a server that was
+// down when a host started (kind), the host named where its client is a
+// watched host's: "Claude Code started while mem was down; ...".
+func (d *daemon) proxyAttached(ctx context.Context, ev proxy.Sighting, kind health.EventKind) {
+	name := ""
+	for _, h := range d.watched {
+		if h.cfg.ClientName != "" && ev.Client != "" && host.ClientMatch(h.cfg.ClientName, ev.Client) {
+			name = h.cfg.Name
+			break
+		}
+	}
+	detail := ev.Detail
+	if name != "" {
+		detail = strings.Replace(detail, "a host", name, 1) // the proxy's sentences name "a host"
+	}
+	d.signal(ctx, health.ProxyAttached{Server: ev.Server, Kind: kind, Host: name, Client: ev.Client, Known: ev.Known,
+		Took: ev.Took, Detail: detail})
 }
 
 // oauthSeen: a proxied server signs in with OAuth, which no proxy can

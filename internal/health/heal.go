@@ -198,3 +198,23 @@ func (s *server) healFailed(strategy Strategy, detail string, now time.Time) []E
 	return []Event{{Time: now, Kind: EvHealFailed, Server: s.cfg.Name, Facts: Attempt{Strategy: strategy},
 		Detail: detail}}
 }
+
+// proxyAttached journals how the proxy stood in for the server, down when
+// a host started (a journal line, no state: the liveness checks say when
+// the server is up or down).
+func (s *server) proxyAttached(o ProxyAttached, now time.Time) []Event {
+	if !o.Kind.attach() {
+		return nil
+	}
+	extra := map[string]any{}
+	if o.Host != "" {
+		extra["host"] = o.Host
+	}
+	if !o.Known.IsZero() {
+		extra["known"] = o.Known.UTC().Format(time.RFC3339)
+	}
+	if o.Took > 0 {
+		extra["took_ms"] = o.Took.Milliseconds()
+	}
+	return []Event{{Time: now, Kind: o.Kind, Server: s.cfg.Name, Facts: Opened{Client: o.Client}, Extra: extra, Detail: o.Detail}}
+}

@@ -303,6 +303,8 @@ func (m *Model) applyServer(s *server, o Observation, now time.Time) []Event {
 		s.proxyReleased(o.Session, now)
 	case ProxyBridging:
 		return s.proxyBridging(now)
+	case ProxyAttached:
+		return s.proxyAttached(o, now)
 	}
 	return nil
 }

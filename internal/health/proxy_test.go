@@ -145,3 +145,41 @@ func TestSessionTheProxyReleasedIsNotAnExpiry(t *testing.T) {
 		})
 	}
 }
+
+// How the proxy stood in for a server down at a host's start is one
+// journal line of its kind, with the host, its client, when the server
+// said what the host was attached from and how long a wait took; it opens
+// no incident and changes no state. A kind that is not one of these says
+// nothing.
+func TestProxyAttachedIsJournaled(t *testing.T) {
+	now := time.Date(2026, 12, 7, 10, 42, 0, 0, time.UTC)
+	known := now.Add(-time.Hour)
+	for _, tc := range []struct {
+		kind  EventKind
+		known time.Time
+		took  time.Duration
+		want  map[string]any
+	}{
+		{EvHostAttached, known, 0, map[string]any{"host": "Claude Code", "known": "2026-12-07T09:42:00Z"}},
+		{EvHostWaiting, time.Time{}, 0, map[string]any{"host": "Claude Code"}},
+		{EvHostCaughtUp, time.Time{}, 2 * time.Second, map[string]any{"host": "Claude Code", "took_ms": int64(2000)}},
+		{EvCallNotUp, time.Time{}, 10 * time.Second, map[string]any{"host": "Claude Code", "took_ms": int64(10000)}},
+		{EvSessionLost, time.Time{}, 0, nil},
+	} {
+		m := New(Config{HostName: "DSH", Servers: []ServerConfig{{Name: "mem", URL: "http://127.0.0.1:1/mcp", ProxyURL: "http://127.0.0.1:2/mcp"}}})
+		evs := m.Apply(ProxyAttached{Server: "mem", Kind: tc.kind, Host: "Claude Code", Client: "claude-code", Known: tc.known, Took: tc.took, Detail: "d"}, now)
+		if tc.want == nil {
+			if len(evs) != 0 {
+				t.Errorf("%s: %+v, want nothing", tc.kind, evs)
+			}
+			continue
+		}
+		if len(evs) != 1 || evs[0].Kind != tc.kind || evs[0].Server != "mem" || as[Opened](evs[0]).Client != "claude-code" ||
+			fmt.Sprint(evs[0].Extra) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: %+v, want one event with client claude-code and %v", tc.kind, evs, tc.want)
+		}
+		if _, _, open := m.Incident("mem"); open {
+			t.Errorf("%s opened an incident", tc.kind)
+		}
+	}
+}

@@ -137,6 +137,22 @@ type ProxyReleased struct{ Server, Session string }
 // legacy hosts over it.
 type ProxyBridging struct{ Server, Detail string }
 
+// ProxyAttached: a host met its proxied server down at its start, and the
+// proxy stood in (healer/proxy's attach path): Kind says how, one of
+// EvHostAttached (answered from what the server last said, at Known),
+// EvHostWaiting (nothing known: its first request waits for the server),
+// EvHostCaughtUp (the server came up: the host's session is open, Took
+// after it attached) and EvCallNotUp (a call waited Took in vain). Host is
+// the host's profile name when its client is a watched host's (Client).
+type ProxyAttached struct {
+	Server       string
+	Kind         EventKind
+	Host, Client string
+	Known        time.Time
+	Took         time.Duration
+	Detail       string
+}
+
 // StdioSeen is one report of a stdio supervisor (watchdog stdio) on the
 // server it runs for a host, or the daemon's word that the supervisor's
 // socket is gone (StdioUnlinked).
@@ -191,6 +207,7 @@ func (o ProxyHealed) server() string          { return o.Server }
 func (o ProxyUpstream) server() string        { return o.Server }
 func (o ProxyReleased) server() string        { return o.Server }
 func (o ProxyBridging) server() string        { return o.Server }
+func (o ProxyAttached) server() string        { return o.Server }
 func (o StdioSeen) server() string            { return o.Server }
 func (o KeepWarmAnswered) server() string     { return o.Server }
 func (o LivenessAnswered) server() string     { return o.Server }

@@ -51,7 +51,27 @@ const (
 	EvStdioGaveUp     EventKind = "stdio_gave_up"
 	EvStdioHung       EventKind = "stdio_hung"
 	EvStdioChanged    EventKind = "stdio_changed"
+	// A host that started while its proxied server was down: the proxy
+	// attached it from what the server last said, or its first request
+	// waited for the server (nothing known of it yet); the server came up
+	// and the host's session was opened; or a call waited for the server
+	// in vain and failed with an error naming it. Each names its client
+	// (family Opened) and, when it is a watched host's, the host.
+	EvHostAttached EventKind = "host_attached"
+	EvHostWaiting  EventKind = "host_waiting"
+	EvHostCaughtUp EventKind = "host_caught_up"
+	EvCallNotUp    EventKind = "call_not_up"
 )
+
+// attach reports whether k is one of the proxy's attach kinds
+// (ProxyAttached).
+func (k EventKind) attach() bool {
+	switch k {
+	case EvHostAttached, EvHostWaiting, EvHostCaughtUp, EvCallNotUp:
+		return true
+	}
+	return false
+}
 
 // Strategy names a way to heal a lost session, as journaled and as the
 // metrics label. The healer's table lists them all; the model names only
@@ -132,6 +152,10 @@ func Kinds() []KindInfo {
 		{EvStdioGaveUp, Supervised{}},
 		{EvStdioHung, Supervised{}},
 		{EvStdioChanged, Supervised{}},
+		{EvHostAttached, Opened{}},
+		{EvHostWaiting, Opened{}},
+		{EvHostCaughtUp, Opened{}},
+		{EvCallNotUp, Opened{}},
 	}
 }
 

@@ -33,7 +33,22 @@ func (m *Metrics) Count(ev health.Event) {
 		m.legacyRejected.WithLabelValues(m.servers.value(ev.Server)).Inc()
 	case health.EvHostRestarted:
 		m.hostRestarts.Inc()
+	case health.EvHostAttached, health.EvHostWaiting, health.EvHostCaughtUp, health.EvCallNotUp:
+		m.attaches.WithLabelValues(m.servers.value(ev.Server), attachOutcome(ev.Kind)).Inc()
 	}
+}
+
+// attachOutcome is the outcome label of an attach kind.
+func attachOutcome(k health.EventKind) string {
+	switch k {
+	case health.EvHostAttached:
+		return "attached"
+	case health.EvHostWaiting:
+		return "waiting"
+	case health.EvHostCaughtUp:
+		return "caught_up"
+	}
+	return "not_up"
 }
 
 // healed counts a recovery and, when the event says how long the loss

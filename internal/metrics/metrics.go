@@ -59,6 +59,7 @@ type Metrics struct {
 	healDuration    *prometheus.HistogramVec
 	legacyRejected  *prometheus.CounterVec
 	legacyDropped   *prometheus.CounterVec
+	attaches        *prometheus.CounterVec
 	hostRestarts    prometheus.Counter
 	sessionIdle     *prometheus.GaugeVec
 	state           *stateCollector
@@ -101,6 +102,8 @@ func (m *Metrics) build() {
 	m.heals = counter("heals_total", "Finished heals of a lost session, by strategy and result.", "server", "strategy", "result")
 	m.legacyRejected = counter("legacy_header_rejections_total", "Requests refused because they carried a legacy session header.", "server")
 	m.legacyDropped = counter("proxy_legacy_headers_dropped_total", "Legacy session headers the proxy dropped from a host's requests to a server without sessions.", "server")
+	m.attaches = counter("proxy_attaches_total", "Hosts that started while their proxied server was down, by what the proxy did: "+
+		"attached (from what the server last said), waiting (nothing known yet), caught_up (the server came up), not_up (a call waited in vain).", "server", "outcome")
 	m.hostRestarts = prometheus.NewCounter(prometheus.CounterOpts{Namespace: namespace, Name: "host_restarts_total",
 		Help: "Times the MCP host was seen restarted."})
 	m.healDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: namespace, Name: "heal_duration_seconds",
@@ -109,7 +112,7 @@ func (m *Metrics) build() {
 		Help: "How long the host client's current session has been idle."}, []string{"server", "client"})
 	m.state = newStateCollector()
 	m.proxyPaths = newPathsCollector(m.servers)
-	m.reg.MustRegister(m.sessionsLost, m.sessionsExpired, m.keepWarm, m.heals, m.legacyRejected, m.legacyDropped,
+	m.reg.MustRegister(m.sessionsLost, m.sessionsExpired, m.keepWarm, m.heals, m.legacyRejected, m.legacyDropped, m.attaches,
 		m.hostRestarts, m.healDuration, m.sessionIdle, m.state, m.proxyPaths)
 	m.stdio = newStdioCounters()
 	m.reg.MustRegister(m.stdio.collectors()...)

@@ -49,14 +49,11 @@ func TestSocketsRideWithTheirLine(t *testing.T) {
 	before, _ := proxywire.Encode(proxywire.Message{Warning: &proxywire.Warning{Detail: "before"}})
 	line, _ := proxywire.Encode(proxywire.Message{Sockets: &proxywire.Sockets{Listen: []string{ln.Addr().String()}}})
 	after, _ := proxywire.Encode(proxywire.Message{Warning: &proxywire.Warning{Detail: "after"}})
-	if _, err := a.Write(before); err != nil {
-		t.Fatal(err)
-	}
-	if err := proxywire.WriteWithFiles(a, line, []*os.File{f}); err != nil {
-		t.Fatal(err)
-	}
+	_, err1 := a.Write(before)
+	err2 := proxywire.WriteWithFiles(a, line, []*os.File{f})
+	_, err3 := a.Write(after)
 	f.Close()
-	if _, err := a.Write(after); err != nil {
+	if err := errors.Join(err1, err2, err3); err != nil {
 		t.Fatal(err)
 	}
 	r := proxywire.NewFileReader(b)
