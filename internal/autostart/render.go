@@ -140,7 +140,7 @@ func execute(name string, s Spec) ([]byte, error) {
 	}
 	data := map[string]any{"Exe": s.Exe, "Args": s.Args, "Label": BundleID, "Listen": s.Listen, "Control": s.Control,
 		"ControlName": sockact.ControlName, "Sockets": s.holds(), "Lead": s.Role.lead(kindOf(name)), "Argv": s.Argv(kindOf(name)), "Proxy": s.Role == ProxyProcess,
-		"Apart": s.Role == DaemonApart, "SocketUnit": SocketUnit, "What": "MCP Session Watchdog"}
+		"Apart": s.Role == DaemonApart, "SocketUnit": SocketUnit, "What": "MCP Session Watchdog", "DaemonUnit": UnitName}
 	if s.Role == ProxyProcess {
 		data["Label"], data["SocketUnit"], data["What"] = ProxyLabel, ProxySocketUnit, "MCP Session Watchdog's proxy process"
 	}

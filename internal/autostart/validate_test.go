@@ -194,6 +194,12 @@ func TestSystemdUnitVerifies(t *testing.T) {
 	if v, _ := keyValue(data, "Service", "ExecStart"); !strings.Contains(v, " proxy \"--config\"") {
 		t.Errorf("the proxy process's ExecStart=%s, want proxy with the config", v)
 	}
+	if v, _ := keyValue(data, "Unit", "StopPropagatedFrom"); v != UnitName {
+		t.Errorf("the proxy process's StopPropagatedFrom=%q, want %s: a watchdog stopped on purpose takes its proxies along", v, UnitName)
+	}
+	if v, _ := keyValue(data, "Unit", "PartOf"); v != "" {
+		t.Errorf("the proxy process is PartOf=%s: a restart of the daemon would restart it", v)
+	}
 	t.Logf("systemd-analyze verify --user: no complaint about the four units")
 	// The check can fail: a misspelt key draws a warning naming the file.
 	for _, f := range []string{p, sock, psvc, psock} {
