@@ -40,7 +40,7 @@ func Start(t *testing.T, cmd *exec.Cmd, stateDir string) *Proc {
 // event (more than the before it had) and answers on its control socket.
 func WaitReady(t *testing.T, stateDir string, before int) {
 	t.Helper()
-	WaitFor(t, 20*time.Second, "the daemon's started event and control socket", func() bool {
+	WaitFor(t, time.Minute, "the daemon's started event and control socket", func() bool {
 		if len(Journal(t, stateDir, "started")) <= before {
 			return false
 		}
