@@ -188,6 +188,9 @@ func (p *Proxy) initFlow(ctx context.Context, q hostReq) {
 func (p *Proxy) passFlow(ctx context.Context, q hostReq) {
 	a, err := q.exchange(ctx, "", "")
 	if err != nil && refusedBeforeSending(err) { // the server is down: attach.go
+		if p.refuseLegacyDiscover(q) { // legacydown.go
+			return
+		}
 		if a, err = p.passWhenDown(ctx, q); a == nil && err == nil {
 			return
 		}
