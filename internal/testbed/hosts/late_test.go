@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/internal/demoserver"
+	"github.com/mcpwatchdog/watchdog/internal/testbed/tsserver"
 )
 
 // The scenario of a server that is down when its host starts: the host
@@ -26,29 +27,32 @@ const (
 	lateCalls = 3
 )
 
-// lateServer is the rig's real Go SDK server (internal/demoserver) at an
-// address fixed before it first starts: the host is pointed at it while
-// nothing listens there (its connections refused), and it comes up later.
+// lateServer is the rig's real server (the Go SDK's, internal/demoserver,
+// or the TypeScript SDK's) at an address fixed before it first starts:
+// the host is pointed at it while nothing listens there (its connections
+// refused), and it comes up later.
 type lateServer struct {
 	r    *Rig
+	kind ServerKind
 	addr string
+	port int
 
-	mu  sync.Mutex
-	srv *demoserver.Server
+	mu   sync.Mutex
+	stop func() // nil: down
 }
 
-// newLateRig is a rig whose server is down: nothing listens at its URL
-// until up.
-func newLateRig(t *testing.T) (*Rig, *lateServer) {
+// newLateRig is a rig whose server, of kind, is down: nothing listens at
+// its URL until up.
+func newLateRig(t *testing.T, kind ServerKind) (*Rig, *lateServer) {
 	t.Helper()
 	dir := t.TempDir()
-	r := &Rig{t: t, Kind: GoSDK, Home: t.TempDir(), ended: make(chan demoserver.Event, 64),
+	r := &Rig{t: t, Kind: kind, Home: t.TempDir(), ended: make(chan demoserver.Event, 64),
 		Store: filepath.Join(dir, "mcp-sessions.json"), Log: filepath.Join(dir, "server.log")}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls := &lateServer{r: r, addr: ln.Addr().String()}
+	ls := &lateServer{r: r, kind: kind, addr: ln.Addr().String(), port: ln.Addr().(*net.TCPAddr).Port}
 	_ = ln.Close()
 	t.Cleanup(ls.down)
 	r.Server = server{url: "http://" + ls.addr + "/mcp", restart: ls.down}
@@ -65,7 +69,16 @@ func newLateRig(t *testing.T) (*Rig, *lateServer) {
 func (ls *lateServer) up() error {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	if ls.srv != nil {
+	if ls.stop != nil {
+		return nil
+	}
+	if ls.kind == TSSDK {
+		srv, err := tsserver.Launch(tsserver.Options{Mode: tsserver.Stateful, Port: ls.port, LogPath: ls.r.Log,
+			StorePath: ls.r.Store, OnEvent: ls.r.onTSEvent})
+		if err != nil {
+			return fmt.Errorf("the late server could not start at %s (taken meanwhile?): %w", ls.addr, err)
+		}
+		ls.stop = srv.Stop
 		return nil
 	}
 	srv, err := demoserver.Start(context.Background(), demoserver.Options{Addr: ls.addr, StorePath: ls.r.Store,
@@ -73,7 +86,7 @@ func (ls *lateServer) up() error {
 	if err != nil {
 		return fmt.Errorf("the late server could not start at %s (taken meanwhile?): %w", ls.addr, err)
 	}
-	ls.srv = srv
+	ls.stop = func() { _ = srv.Close() }
 	return nil
 }
 
@@ -81,15 +94,16 @@ func (ls *lateServer) up() error {
 func (ls *lateServer) down() {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	if ls.srv != nil {
-		_ = ls.srv.Close()
-		ls.srv = nil
+	if ls.stop != nil {
+		ls.stop()
+		ls.stop = nil
 	}
 }
 
 // lateSetup is how the host reaches the server that is down at its start.
 type lateSetup struct {
-	name string
+	name   string
+	server ServerKind
 	// proxy: through the watchdog's proxy (the host pointed at its URL).
 	proxy bool
 	// known: the proxy saw the server once before (a run of the host
@@ -99,17 +113,22 @@ type lateSetup struct {
 }
 
 var lateSetups = []lateSetup{
-	{name: "straight"},
-	{name: "proxied, server known", proxy: true, known: true},
-	{name: "proxied, nothing known", proxy: true},
+	{name: "straight", server: GoSDK},
+	{name: "proxied, server known", server: GoSDK, proxy: true, known: true},
+	{name: "proxied, nothing known", server: GoSDK, proxy: true},
+	// The TypeScript SDK's server refuses Claude Code's server/discover
+	// (400): it serves the legacy handshake only, and the proxy keeps no
+	// answer to discover of it.
+	{name: "straight", server: TSSDK},
+	{name: "proxied, server known", server: TSSDK, proxy: true, known: true},
 }
 
 // lateRow is one measured cell of the scenario, for the report.
 type lateRow struct {
-	host, version, setup string
-	order                int
-	ok                   int // calls that worked (the echo, run once)
-	offered              int // turns of the calls whose request offered the tool
+	host, version, server, setup string
+	order                        int
+	ok                           int // calls that worked (the echo, run once)
+	offered                      int // turns of the calls whose request offered the tool
 	// firstOffered: the first turn's request offered the tool; asked
 	// while the server was still down (downAsk), or after.
 	firstOffered, downAsk bool
@@ -137,13 +156,13 @@ func TestClaudeServerDownAtStart(t *testing.T) {
 	t.Parallel()
 	in := MustClaude(t)
 	for i, su := range lateSetups {
-		t.Run(su.name, func(t *testing.T) {
+		t.Run(string(su.server)+"/"+su.name, func(t *testing.T) {
 			t.Parallel()
 			got := measureLate(t, in, su)
 			got.order = i
 			report.addLate(got)
-			t.Logf("verdict: %s %s, server down at start, %s: %d of %d calls worked; the tool offered at %d of %d turns (the first: %v, asked while the server was down: %v)",
-				in.Name, in.Version, su.name, got.ok, lateCalls, got.offered, lateCalls, got.firstOffered, got.downAsk)
+			t.Logf("verdict: %s %s, %s server down at start, %s: %d of %d calls worked; the tool offered at %d of %d turns (the first: %v, asked while the server was down: %v)",
+				in.Name, in.Version, su.server, su.name, got.ok, lateCalls, got.offered, lateCalls, got.firstOffered, got.downAsk)
 			if got.ok != lateCalls {
 				t.Errorf("%d of %d calls worked; want all (first failure: %q)", got.ok, lateCalls, got.seen)
 			}
@@ -162,8 +181,8 @@ func TestClaudeServerDownAtStart(t *testing.T) {
 
 // measureLate runs the scenario for su and counts what the host's calls did.
 func measureLate(t *testing.T, in ClaudeInstall, su lateSetup) lateRow {
-	r, ls := newLateRig(t)
-	got := lateRow{host: in.Name, version: in.Version, setup: su.name}
+	r, ls := newLateRig(t, su.server)
+	got := lateRow{host: in.Name, version: in.Version, server: string(su.server), setup: su.name}
 	url := r.Server.url
 	if su.proxy {
 		w := r.StartWatchdog(ServerName, time.Hour, true, watchedHost(in.Name, ""))
@@ -248,11 +267,11 @@ func (tb *table) writeLate(b *strings.Builder) {
 	}
 	rows := slices.Clone(tb.late)
 	slices.SortFunc(rows, func(a, b lateRow) int { return cmp.Or(strings.Compare(a.host, b.host), a.order-b.order) })
-	fmt.Fprintf(b, "\n## A server down when the host starts\n\nThe Go SDK's server (HTTP) is down when the host starts; it comes up %v later, "+
+	fmt.Fprintf(b, "\n## A server down when the host starts\n\nA real server (HTTP: the Go SDK's, or the TypeScript SDK's, which refuses server/discover) is down when the host starts; it comes up %v later, "+
 		"and the stand-in model asks for its tool %d times from %v on, by name, whether the host offered it or not (a real model calls only what it is offered). Straight: the host pointed at the server itself; "+
 		"proxied: at the watchdog's proxy (`watchdog run`), which saw the server once before (a run of the host through it, "+
 		"then the server stopped) or knows nothing of it.\n\n", lateUp, lateCalls, lateAsk)
-	b.WriteString("| Host | Setup | Calls ok | Turns that offered the tool | The first turn (its request made) | What the host's user saw |\n|---|---|---|---|---|---|\n")
+	b.WriteString("| Host | Server | Setup | Calls ok | Turns that offered the tool | The first turn (its request made) | What the host's user saw |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		seen := strings.Join(strings.Fields(r.seen), " ")
 		if len(seen) > 200 {
@@ -269,7 +288,7 @@ func (tb *table) writeLate(b *strings.Builder) {
 		if r.downAsk {
 			when = "while the server was down"
 		}
-		fmt.Fprintf(b, "| %s %s | %s | %d of %d | %d of %d | %s (%s) | `%s` |\n", r.host, r.version, r.setup, r.ok, lateCalls,
+		fmt.Fprintf(b, "| %s %s | %s | %s | %d of %d | %d of %d | %s (%s) | `%s` |\n", r.host, r.version, r.server, r.setup, r.ok, lateCalls,
 			r.offered, lateCalls, first, when, seen)
 	}
 }
