@@ -63,7 +63,11 @@
 // opened by the same replay as a lost session's once the server answers,
 // the host is told where its lists changed, and a call before that waits
 // Options.CallWait, then fails with an error naming the server. With
-// nothing known, an initialize waits Options.InitWait for the server.
+// nothing known, an initialize waits Options.InitWait for the server. A
+// 2026-07-28 host's server/discover to a server known only by its legacy
+// initialize (one that refuses discover, as the TypeScript SDK 1.x does)
+// is refused at once in its place, so the host initializes and is attached
+// (legacydown.go).
 //
 // A 2026-07-28 server has no session to keep: its traffic passes as it
 // is, and a legacy session header a host sends it is dropped and counted.
