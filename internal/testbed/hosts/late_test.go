@@ -136,13 +136,15 @@ type lateRow struct {
 }
 
 // TestClaudeServerDownAtStart: the real Claude Code started while its
-// HTTP server (the Go SDK's) is down; the server comes up 2 s later and
-// the stand-in model asks for the tool three times from 5 s on (by name,
-// offered or not).
+// HTTP server (the Go SDK's, or the TypeScript SDK's) is down; the server
+// comes up 2 s later and the stand-in model asks for the tool three times
+// from 5 s on (by name, offered or not).
 //
 // Through the watchdog's proxy the tool is offered at every turn and every
 // call works, once: the proxy answers the host's start from the
-// last-known server, or, knowing nothing, holds the host's first contact
+// last-known server (on the TypeScript SDK's server, which refuses
+// server/discover, by refusing the host's discover in its place so that
+// it initializes), or, knowing nothing, holds the host's first contact
 // until the server answers (Claude Code waits for it before its first
 // model request).
 //
