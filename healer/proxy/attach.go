@@ -269,25 +269,11 @@ func (p *Proxy) openAttached(ctx context.Context, s *session, h http.Header) err
 // offers no stream leaves the proxy's open until the host goes.
 func (p *Proxy) attachedStream(w http.ResponseWriter, r *http.Request, s *session) {
 	began := time.Now()
-	st := &stream{w: w, rc: http.NewResponseController(w)}
-	defer st.end()
-	st.mu.Lock()
-	var owed []string
-	p.sessions.with(func() {
-		s.streams = append(s.streams, st)
-		owed, s.pending = s.pending, nil
+	st, closeStream := p.openStream(w, s, func(h http.Header) {
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
 	})
-	defer p.sessions.with(func() {
-		s.streams = slices.DeleteFunc(s.streams, func(x *stream) bool { return x == st })
-		s.last = p.opts.Now()
-	})
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set(mcphttp.HeaderSessionID, s.hostID)
-	w.WriteHeader(http.StatusOK)
-	_ = st.rc.Flush()
-	st.mu.Unlock()
-	st.notify(owed)
+	defer closeStream()
 	ctx := r.Context()
 	err := p.openAttached(ctx, s, r.Header)
 	if err != nil && refusedBeforeSending(err) {

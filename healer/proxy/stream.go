@@ -156,28 +156,39 @@ func (p *Proxy) confirmLost(ctx context.Context, s *session, up string) bool {
 // time, with any notifications the proxy owes the host first.
 func (p *Proxy) stream(w http.ResponseWriter, resp *http.Response, s *session) {
 	defer resp.Body.Close()
-	st := &stream{w: w, rc: http.NewResponseController(w)}
-	defer st.end()
-	// Registered before the host hears 200, so the session cap never lets
-	// go of a session whose host holds a stream; st.mu keeps any other
-	// writer out until the headers are written.
+	st, closeStream := p.openStream(w, s, func(h http.Header) { copyHeaders(h, resp.Header) })
+	defer closeStream()
+	p.pump(st, resp.Body)
+}
+
+// openStream answers a host's GET on session s with 200 and a stream of
+// its own (head sets the answer's headers; the host's session id is
+// added), and hands it the notifications the proxy owes the host. The
+// stream is registered before the host hears 200, so the session cap
+// never lets go of a session whose host holds a stream; st.mu keeps any
+// other writer out until the headers are written. closeStream ends and
+// unregisters it.
+func (p *Proxy) openStream(w http.ResponseWriter, s *session, head func(http.Header)) (st *stream, closeStream func()) {
+	st = &stream{w: w, rc: http.NewResponseController(w)}
 	st.mu.Lock()
 	var owed []string
 	p.sessions.with(func() {
 		s.streams = append(s.streams, st)
 		owed, s.pending = s.pending, nil
 	})
-	defer p.sessions.with(func() {
-		s.streams = slices.DeleteFunc(s.streams, func(x *stream) bool { return x == st })
-		s.last = p.opts.Now() // the host was here until now
-	})
-	copyHeaders(w.Header(), resp.Header)
+	head(w.Header())
 	w.Header().Set(mcphttp.HeaderSessionID, s.hostID)
 	w.WriteHeader(http.StatusOK)
 	_ = st.rc.Flush()
 	st.mu.Unlock()
 	st.notify(owed)
-	p.pump(st, resp.Body)
+	return st, func() {
+		p.sessions.with(func() {
+			s.streams = slices.DeleteFunc(s.streams, func(x *stream) bool { return x == st })
+			s.last = p.opts.Now() // the host was here until now
+		})
+		st.end()
+	}
 }
 
 // pump writes the server's events from body to the host's stream st,
