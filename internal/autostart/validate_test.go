@@ -177,29 +177,7 @@ func TestSystemdUnitVerifies(t *testing.T) {
 	if verr != nil || mentions(out, p) || mentions(out, sock) || mentions(out, psvc) || mentions(out, psock) {
 		t.Fatalf("systemd-analyze verify --user %s %s %s %s: %v\n%s", p, sock, psvc, psock, verr, out)
 	}
-	data, _ := os.ReadFile(sock)
-	if got := SocketsOf(Systemd, data); !slices.Equal(got, []string{o.Control}) {
-		t.Errorf("the daemon's socket unit holds %q, want the control socket", got)
-	}
-	data, _ = os.ReadFile(psock)
-	wantSockets := []string{"127.0.0.1:14300", "127.0.0.1:14301", "[::1]:14302"}
-	if got := SocketsOf(Systemd, data); !slices.Equal(got, wantSockets) {
-		t.Errorf("the proxy process's socket unit holds %q, want %q", got, wantSockets)
-	}
-	data, _ = os.ReadFile(p)
-	if v, _ := keyValue(data, "Service", "ExecStart"); !strings.Contains(v, " run --proxy-process supervised ") {
-		t.Errorf("the daemon's ExecStart=%s, want run --proxy-process supervised", v)
-	}
-	data, _ = os.ReadFile(psvc)
-	if v, _ := keyValue(data, "Service", "ExecStart"); !strings.Contains(v, " proxy \"--config\"") {
-		t.Errorf("the proxy process's ExecStart=%s, want proxy with the config", v)
-	}
-	if v, _ := keyValue(data, "Unit", "StopPropagatedFrom"); v != UnitName {
-		t.Errorf("the proxy process's StopPropagatedFrom=%q, want %s: a watchdog stopped on purpose takes its proxies along", v, UnitName)
-	}
-	if v, _ := keyValue(data, "Unit", "PartOf"); v != "" {
-		t.Errorf("the proxy process is PartOf=%s: a restart of the daemon would restart it", v)
-	}
+	checkUnits(t, p, sock, psvc, psock, o.Control)
 	t.Logf("systemd-analyze verify --user: no complaint about the four units")
 	// The check can fail: a misspelt key draws a warning naming the file.
 	for _, f := range []string{p, sock, psvc, psock} {
@@ -225,6 +203,36 @@ func systemdVerify(t *testing.T, sa string, units ...string) (string, error) {
 	cmd.Env = append(os.Environ(), "XDG_RUNTIME_DIR="+rt, "SYSTEMD_LOG_COLOR=0")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// checkUnits checks what the four units say: the sockets each holds, what
+// each runs, and that a stop (not a restart) of the daemon's unit takes
+// the proxy process's along.
+func checkUnits(t *testing.T, p, sock, psvc, psock, control string) {
+	t.Helper()
+	data, _ := os.ReadFile(sock)
+	if got := SocketsOf(Systemd, data); !slices.Equal(got, []string{control}) {
+		t.Errorf("the daemon's socket unit holds %q, want the control socket", got)
+	}
+	data, _ = os.ReadFile(psock)
+	wantSockets := []string{"127.0.0.1:14300", "127.0.0.1:14301", "[::1]:14302"}
+	if got := SocketsOf(Systemd, data); !slices.Equal(got, wantSockets) {
+		t.Errorf("the proxy process's socket unit holds %q, want %q", got, wantSockets)
+	}
+	data, _ = os.ReadFile(p)
+	if v, _ := keyValue(data, "Service", "ExecStart"); !strings.Contains(v, " run --proxy-process supervised ") {
+		t.Errorf("the daemon's ExecStart=%s, want run --proxy-process supervised", v)
+	}
+	data, _ = os.ReadFile(psvc)
+	if v, _ := keyValue(data, "Service", "ExecStart"); !strings.Contains(v, " proxy \"--config\"") {
+		t.Errorf("the proxy process's ExecStart=%s, want proxy with the config", v)
+	}
+	if v, _ := keyValue(data, "Unit", "StopPropagatedFrom"); v != UnitName {
+		t.Errorf("the proxy process's StopPropagatedFrom=%q, want %s: a watchdog stopped on purpose takes its proxies along", v, UnitName)
+	}
+	if v, _ := keyValue(data, "Unit", "PartOf"); v != "" {
+		t.Errorf("the proxy process is PartOf=%s: a restart of the daemon would restart it", v)
+	}
 }
 
 // cannotVerify: systemd-analyze could not start its user manager at all,

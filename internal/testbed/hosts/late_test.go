@@ -181,29 +181,37 @@ func TestClaudeServerDownAtStart(t *testing.T) {
 	}
 }
 
+// lateProxy serves the server's proxy from a watchdog and returns its
+// URL; known: the host saw the server through it once before the server
+// went down (else the proxy must know nothing of it).
+func lateProxy(t *testing.T, r *Rig, ls *lateServer, in ClaudeInstall, known bool) string {
+	w := r.StartWatchdog(ServerName, time.Hour, true, watchedHost(in.Name, ""))
+	url := w.ProxyURL(t)
+	kept := filepath.Join(w.State, "known-"+ServerName+".json")
+	if known {
+		if err := ls.up(); err != nil {
+			t.Fatal(err)
+		}
+		r.StartClaude(in, url)
+		callOK(t, r, "seen")
+		r.Finish()
+		ls.down()
+		if _, err := os.Stat(kept); err != nil {
+			t.Fatalf("the proxy kept nothing of the server it served: %v", err)
+		}
+	} else if _, err := os.Stat(kept); err == nil {
+		t.Fatalf("the proxy knows the server before it ever answered: %s", kept)
+	}
+	return url
+}
+
 // measureLate runs the scenario for su and counts what the host's calls did.
 func measureLate(t *testing.T, in ClaudeInstall, su lateSetup) lateRow {
 	r, ls := newLateRig(t, su.server)
 	got := lateRow{host: in.Name, version: in.Version, server: string(su.server), setup: su.name}
 	url := r.Server.url
 	if su.proxy {
-		w := r.StartWatchdog(ServerName, time.Hour, true, watchedHost(in.Name, ""))
-		url = w.ProxyURL(t)
-		known := filepath.Join(w.State, "known-"+ServerName+".json")
-		if su.known {
-			if err := ls.up(); err != nil {
-				t.Fatal(err)
-			}
-			r.StartClaude(in, url)
-			callOK(t, r, "seen")
-			r.Finish()
-			ls.down()
-			if _, err := os.Stat(known); err != nil {
-				t.Fatalf("the proxy kept nothing of the server it served: %v", err)
-			}
-		} else if _, err := os.Stat(known); err == nil {
-			t.Fatalf("the proxy knows the server before it ever answered: %s", known)
-		}
+		url = lateProxy(t, r, ls, in, su.known)
 	}
 	started := time.Now()
 	r.StartClaude(in, url)
