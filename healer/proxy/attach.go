@@ -61,8 +61,14 @@ const (
 	// upProbeFirst is the first pause between probes of a server that is
 	// down, doubling to upProbeMost; each pause is drawn ±upProbeJitter
 	// around its value, so hosts waiting together do not knock together.
-	upProbeFirst  = 100 * time.Millisecond
-	upProbeMost   = 2 * time.Second
+	// A probe is only ever made while a host waits on it, and a refused
+	// connection costs next to nothing, so the pause stays short: a host
+	// is attached within a quarter second of its server coming up. (At a
+	// 2 s cap, Claude Code, which does not wait for its servers before its
+	// first model request, was attached 1.3 s after the server was up and
+	// its first turn went without the server's tools.)
+	upProbeFirst  = 50 * time.Millisecond
+	upProbeMost   = 250 * time.Millisecond
 	upProbeJitter = 0.2
 )
 
