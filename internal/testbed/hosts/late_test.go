@@ -137,7 +137,7 @@ type lateRow struct {
 	// the host held the server's tools (settledAsk: lateSettle after the
 	// server's first session opened).
 	firstOffered, downAsk, settledAsk bool
-	seen                  string // what the host handed back for the first failed call
+	seen                              string // what the host handed back for the first failed call
 }
 
 // TestClaudeServerDownAtStart: the real Claude Code started while its
