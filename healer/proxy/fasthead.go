@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"encoding/binary"
 	"net/http"
 )
 
@@ -73,30 +74,51 @@ func generalReasons() []string {
 // parseHead reads a complete request head (ending in an empty line). It
 // returns "" when the fast path may serve it, otherwise why not.
 func parseHead(raw []byte, h *reqHead) string {
-	h.reset(raw)
-	eol := bytes.IndexByte(raw, '\n')
-	if eol < 1 || raw[eol-1] != '\r' {
-		return whyHeader
+	why, n := scanHead(raw, h)
+	if why == "" && n != len(raw) {
+		return whyHeader // no blank line, or bytes after it
 	}
-	if why := h.requestLine(raw[:eol-1]); why != "" {
-		return why
+	return why
+}
+
+// scanHead reads the request head at the start of buf, in one pass over
+// its bytes (each line's name, colon, value and end found as they are
+// checked). It returns the head's length and "" when the fast path may
+// serve it, or why not as soon as that is known; 0 and "" while buf holds
+// only the start of a head that may yet be served.
+func scanHead(buf []byte, h *reqHead) (why string, n int) {
+	h.reset(buf)
+	eol := bytes.IndexByte(buf, '\n')
+	if eol < 0 {
+		return "", 0
+	}
+	if eol < 1 || buf[eol-1] != '\r' {
+		return whyHeader, 0
+	}
+	if why := h.requestLine(buf[:eol-1]); why != "" {
+		return why, 0
 	}
 	for at := eol + 1; ; {
-		end := bytes.IndexByte(raw[at:], '\n')
-		if end < 1 || raw[at+end-1] != '\r' {
-			return whyHeader // a bare LF, or no end
+		switch {
+		case at+1 >= len(buf):
+			return "", 0
+		case buf[at] == '\r' && buf[at+1] == '\n': // the blank line
+			h.raw = buf[:at+2]
+			return h.check(), at + 2
+		case h.n == maxFastLines:
+			return whyHeader, 0
 		}
-		end += at
-		if end == at+1 { // the blank line
-			return h.check()
+		l, ok := scanField(buf, at)
+		if !ok {
+			return whyHeader, 0 // no name, a space before the colon, a folded line, a control byte, a bare LF
 		}
-		if h.n == maxFastLines {
-			return whyHeader
+		if l.end == 0 {
+			return "", 0
 		}
-		if why := h.line(raw, at, end-1); why != "" {
-			return why
+		if why := h.line(buf, l); why != "" {
+			return why, 0
 		}
-		at = end + 1
+		at = int(l.end)
 	}
 }
 
@@ -130,14 +152,11 @@ func (h *reqHead) requestLine(l []byte) string {
 	return ""
 }
 
-// line reads the header line raw[start:end] (CR excluded).
-func (h *reqHead) line(raw []byte, start, end int) string {
-	colon, vs, ve, ok := splitField(raw, start, end)
-	if !ok {
-		return whyHeader // no name, a space before the colon, a folded line, a control byte
-	}
-	l := headLine{start: int32(start), colon: int32(colon), vstart: int32(vs), vend: int32(ve), end: int32(end + 2), kind: kindOf(raw[start:colon])}
-	v := raw[vs:ve]
+// line takes the header line l of raw.
+func (h *reqHead) line(raw []byte, l headLine) string {
+	start, colon := int(l.start), int(l.colon)
+	l.kind = kindOf(raw[start:colon])
+	v := raw[l.vstart:l.vend]
 	switch l.kind {
 	case lineKept:
 		h.kept++
@@ -179,7 +198,7 @@ func (h *reqHead) line(raw []byte, start, end int) string {
 // splitField reads the field line raw[start:end] (its CR or LF
 // excluded): where its colon is and its value (without the spaces around
 // it), and whether it is a field at all: a token name, then a value with
-// no control byte.
+// no control byte. (An answer's lines, which may end in a bare LF.)
 func splitField(raw []byte, start, end int) (colon, vs, ve int, ok bool) {
 	colon = bytes.IndexByte(raw[start:end], ':')
 	if colon < 1 || !isToken(raw[start:start+colon]) {
@@ -194,6 +213,41 @@ func splitField(raw []byte, start, end int) (colon, vs, ve int, ok bool) {
 		ve--
 	}
 	return colon, vs, ve, fieldValue(raw[vs:ve])
+}
+
+// scanField reads the field line at raw[start:] ending in CRLF, in one
+// pass: a token name, its colon, then a value with no control byte but
+// tab, to the CR. It returns the line (its kind unset), with end 0 when
+// raw ends before the line does; !ok: not a field line.
+func scanField(raw []byte, start int) (l headLine, ok bool) {
+	i := start
+	for i < len(raw) && tokenChar[raw[i]] {
+		i++
+	}
+	if i == len(raw) {
+		return headLine{}, true
+	}
+	if i == start || raw[i] != ':' {
+		return headLine{}, false
+	}
+	colon := i
+	for i++; i < len(raw) && (raw[i] == ' ' || raw[i] == '\t'); i++ {
+	}
+	vs := i
+	for i < len(raw) && valueChar[raw[i]] {
+		i++
+	}
+	switch {
+	case i+1 >= len(raw):
+		return headLine{}, i == len(raw) || raw[i] == '\r'
+	case raw[i] != '\r' || raw[i+1] != '\n':
+		return headLine{}, false
+	}
+	ve := i
+	for ve > vs && (raw[ve-1] == ' ' || raw[ve-1] == '\t') {
+		ve--
+	}
+	return headLine{start: int32(start), colon: int32(colon), vstart: int32(vs), vend: int32(ve), end: int32(i + 2)}, true
 }
 
 // check is what the whole head must be once read.
@@ -362,16 +416,33 @@ func parseLength(v []byte) (int64, bool) {
 // ignoring b's case. Setting bit 5 lowers a capital and leaves '-' as it
 // is; the only other byte it turns into one of s's is CR into '-', and
 // neither a name (a token) nor a token value holds a CR.
+//
+// Eight bytes are compared at once: every header name the fast path
+// knows is one or two words long.
 func equalFold(b []byte, s string) bool {
 	if len(b) != len(s) {
 		return false
 	}
-	for i := range len(b) {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])|0x2020202020202020 != word(s[i:]) {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
 		if b[i]|0x20 != s[i] {
 			return false
 		}
 	}
 	return true
+}
+
+// word is s's first eight bytes, little-endian (the compiler makes it one
+// load).
+func word(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // tokenChar marks the bytes of an RFC 9110 token.
@@ -384,6 +455,15 @@ var tokenChar = func() (t [256]bool) {
 	}
 	for _, c := range "!#$%&'*+-.^_`|~" {
 		t[c] = true
+	}
+	return t
+}()
+
+// valueChar marks the bytes of a field value: all but the control bytes,
+// tab excepted (RFC 9110 5.5), so no CR, LF or NUL can be smuggled on.
+var valueChar = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = (c >= ' ' || c == '\t') && c != 0x7f
 	}
 	return t
 }()
@@ -404,7 +484,7 @@ func isToken(b []byte) bool {
 // but tab (RFC 9110 5.5), so no CR, LF or NUL can be smuggled on.
 func fieldValue(v []byte) bool {
 	for _, c := range v {
-		if (c < ' ' && c != '\t') || c == 0x7f {
+		if !valueChar[c] {
 			return false
 		}
 	}

@@ -153,3 +153,18 @@ func slicesEqual(a, b []string) bool {
 	}
 	return true
 }
+
+// BenchmarkParseHead: reading a host's head as a TypeScript-SDK client
+// sends it, the fast path's own work on every call.
+func BenchmarkParseHead(b *testing.B) {
+	raw := []byte("POST /0123456789abcdef0123456789abcdef/mcp HTTP/1.1\r\nhost: 127.0.0.1:41234\r\nconnection: keep-alive\r\n" +
+		"content-type: application/json\r\naccept: application/json, text/event-stream\r\nmcp-session-id: 3f2a9c4e-1b7d-4e0a-9c2f-5d6e7f8a9b0c\r\n" +
+		"mcp-protocol-version: 2025-06-18\r\nuser-agent: node\r\naccept-language: *\r\nsec-fetch-mode: cors\r\naccept-encoding: gzip, deflate\r\ncontent-length: 98\r\n\r\n")
+	var h reqHead
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if why, _ := scanHead(raw, &h); why != "" {
+			b.Fatal(why)
+		}
+	}
+}
