@@ -86,6 +86,14 @@ func ReadDiscovery(resp Response) Discovery {
 	if resp.Status != http.StatusOK || resp.RPC.Result == nil {
 		return d
 	}
+	return DiscoveryOf(resp.RPC.Result)
+}
+
+// DiscoveryOf reads a server/discover result: one just answered, or one
+// kept from an earlier answer (the proxy answers from it while the server
+// is down).
+func DiscoveryOf(result json.RawMessage) Discovery {
+	var d Discovery
 	var r struct {
 		SupportedVersions []string                   `json:"supportedVersions"`
 		Capabilities      json.RawMessage            `json:"capabilities"`
@@ -93,10 +101,10 @@ func ReadDiscovery(resp Response) Discovery {
 		Instructions      string                     `json:"instructions"`
 		Meta              map[string]json.RawMessage `json:"_meta"`
 	}
-	if json.Unmarshal(resp.RPC.Result, &r) != nil {
+	if json.Unmarshal(result, &r) != nil {
 		return d
 	}
-	d.Result, d.SupportedVersions, d.Capabilities, d.Instructions = resp.RPC.Result, r.SupportedVersions, r.Capabilities, r.Instructions
+	d.Result, d.SupportedVersions, d.Capabilities, d.Instructions = result, r.SupportedVersions, r.Capabilities, r.Instructions
 	d.ServerInfo = r.ServerInfo
 	if si, ok := r.Meta[MetaServerInfo]; ok {
 		d.ServerInfo = si
