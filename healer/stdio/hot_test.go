@@ -126,19 +126,26 @@ func TestHotReaderCloseEndsAParkedRead(t *testing.T) {
 // A host's stdin pipe (blocking, as hosts pass it) is read through a
 // non-blocking duplicate, and its mode is put back at the end; a regular
 // file (or a terminal) is read as it is.
-func TestHotStdin(t *testing.T) {
+// hostPipe is a pipe as a host's stdin: its read end (and its fd), and
+// the host's end; both closed when the test ends.
+func hostPipe(t *testing.T) (pr, pw *os.File, fd int) {
+	t.Helper()
 	var p [2]int
 	if err := syscall.Pipe(p[:]); err != nil {
 		t.Fatal(err)
 	}
-	pr, pw := os.NewFile(uintptr(p[0]), "host stdin"), os.NewFile(uintptr(p[1]), "host")
-	defer pr.Close()
-	defer pw.Close()
+	pr, pw = os.NewFile(uintptr(p[0]), "host stdin"), os.NewFile(uintptr(p[1]), "host")
+	t.Cleanup(func() { pr.Close(); pw.Close() })
+	return pr, pw, p[0]
+}
+
+func TestHotStdin(t *testing.T) {
+	pr, pw, fd := hostPipe(t)
 	r, h, done := hotStdin(pr)
 	if h == nil {
 		t.Skip("one CPU: nothing spins")
 	}
-	if !isNonblock(p[0]) {
+	if !isNonblock(fd) {
 		t.Fatal("the host's pipe is not read in non-blocking mode")
 	}
 	if _, err := pw.WriteString("{}\n"); err != nil {
@@ -149,7 +156,7 @@ func TestHotStdin(t *testing.T) {
 		t.Fatalf("read %q, %v", buf[:n], err)
 	}
 	done()
-	if isNonblock(p[0]) {
+	if isNonblock(fd) {
 		t.Error("the host's pipe was left in non-blocking mode")
 	}
 	if _, err := r.Read(buf); err == nil {
@@ -174,13 +181,7 @@ func TestHotStdin(t *testing.T) {
 // close waiting on it: measured, a supervisor that did not exit on
 // SIGTERM under load.)
 func TestHotStdinDoneWhileAReadSpins(t *testing.T) {
-	var p [2]int
-	if err := syscall.Pipe(p[:]); err != nil {
-		t.Fatal(err)
-	}
-	pr, pw := os.NewFile(uintptr(p[0]), "host stdin"), os.NewFile(uintptr(p[1]), "host")
-	defer pr.Close()
-	defer pw.Close()
+	pr, _, fd := hostPipe(t)
 	r, h, done := hotStdin(pr)
 	if h == nil {
 		t.Skip("one CPU: nothing spins")
@@ -202,7 +203,7 @@ func TestHotStdinDoneWhileAReadSpins(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the read did not end")
 	}
-	if isNonblock(p[0]) {
+	if isNonblock(fd) {
 		t.Error("the host's pipe was left in non-blocking mode")
 	}
 }
