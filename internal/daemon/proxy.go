@@ -33,7 +33,7 @@ func (r daemonReports) Warning(ctx context.Context, server, detail string) {
 func (d *daemon) startProxies(ctx context.Context, wg *sync.WaitGroup) {
 	if d.opts.ProxyProcess != "" {
 		listens := d.cfg.ProxyListens()
-		d.listen.socks.KeepOnly(setOf(listens))
+		d.listen.socks.KeepOnly(listens)
 		f := &proxyproc.Follower{StateDir: d.stateDir, Mode: d.opts.ProxyProcess, Command: d.opts.StartProxy, ConfigPath: d.cfg.Path,
 			Proxies: d.proxies, Out: daemonReports{d}, Log: d.log, Sockets: d.listen.socks, Listens: listens}
 		supervise.Start(ctx, wg, d.log, f, func(struct{}) bool { return ctx.Err() == nil })
@@ -153,10 +153,3 @@ func (d *daemon) tuneProxies(evs []health.Event) {
 	}
 }
 
-func setOf(list []string) map[string]bool {
-	set := make(map[string]bool, len(list))
-	for _, v := range list {
-		set[v] = true
-	}
-	return set
-}

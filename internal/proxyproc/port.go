@@ -103,7 +103,7 @@ func (ps *Serving) portHolder(ctx context.Context, addr string) string {
 // proxy_listen (listens) and not the control socket uses: the socket unit
 // or LaunchAgent was written for another config, and hosts calling there
 // wait for an answer that never comes.
-func (ps *Serving) warnUnusedSockets(ctx context.Context, listens map[string]bool) {
+func (ps *Serving) warnUnusedSockets(ctx context.Context, listens []string) {
 	for _, so := range ps.Sockets.Unused(listens, control.SocketPath(ps.StateDir)) {
 		ps.Out.Warning(ctx, "", fmt.Sprintf(
 			"%s passed a socket for %s that no proxy_listen of %s names: nothing serves it; `watchdog autostart enable` writes the socket list again",

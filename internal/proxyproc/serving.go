@@ -102,12 +102,7 @@ type Serving struct {
 // (awaitPort); any other failure is a warning in the journal: hosts
 // pointed at that proxy find nothing there, which the warning explains.
 func (ps *Serving) StartAll(ctx context.Context, wg *sync.WaitGroup) {
-	listens := map[string]bool{}
-	for _, s := range ps.Config.Servers {
-		if s.ProxyListen != "" {
-			listens[s.ProxyListen] = true
-		}
-	}
+	listens := ps.Config.ProxyListens()
 	ps.Sockets.KeepOnly(listens)
 	ps.warnUnusedSockets(ctx, listens)
 	ps.dropUnknown()

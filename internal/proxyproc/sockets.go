@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/mcpwatchdog/watchdog/healer/proxy"
@@ -120,11 +121,11 @@ func (s *Sockets) Control(path string) (net.Listener, string, error) {
 // config no longer names, so that the port is free for others, and those
 // its daemon passed (which it opens again when it needs them); what a
 // supervisor passed stays, as the supervisor holds it.
-func (s *Sockets) KeepOnly(listens map[string]bool) {
+func (s *Sockets) KeepOnly(listens []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for addr, ln := range s.own {
-		if !listens[addr] {
+		if !slices.Contains(listens, addr) {
 			_ = ln.Close()
 			delete(s.own, addr)
 		}
@@ -132,7 +133,7 @@ func (s *Sockets) KeepOnly(listens map[string]bool) {
 	kept := s.passed[:0]
 	for _, so := range s.passed {
 		used := false
-		for l := range listens {
+		for _, l := range listens {
 			used = used || sockact.MatchTCP(l, so.Addr(), so.Name)
 		}
 		if so.From == sockact.FromDaemon && !used {
@@ -147,13 +148,13 @@ func (s *Sockets) KeepOnly(listens map[string]bool) {
 // Unused are the passed sockets that serve none of listens (proxy
 // addresses) nor the control socket at control: a socket unit or
 // LaunchAgent written for another config.
-func (s *Sockets) Unused(listens map[string]bool, control string) []sockact.Socket {
+func (s *Sockets) Unused(listens []string, control string) []sockact.Socket {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []sockact.Socket
 	for _, so := range s.passed {
 		used := sockact.MatchUnix(control, so.Addr())
-		for l := range listens {
+		for _, l := range listens {
 			used = used || sockact.MatchTCP(l, so.Addr(), so.Name)
 		}
 		if !used {
