@@ -246,17 +246,37 @@ func (p *Proxy) attachedCall(ctx context.Context, q hostReq, s *session) {
 			}
 		}
 	}
-	wait := p.opts.CallWait
-	err = untilUp(ctx, wait, func() error { return p.openAttached(ctx, s, q.header()) })
+	notUp, err := p.waitUp(ctx, q, s, method, p.opts.CallWait, func() error { return p.openAttached(ctx, s, q.header()) })
 	switch {
-	case errors.Is(err, errNotUp):
-		p.notUp(s, method, wait)
-		q.answer(http.StatusOK, s.hostID, p.notUpBody(idOf(body), wait))
+	case notUp:
 	case err != nil:
 		q.fail(err)
 	default:
 		p.callFlow(ctx, q, s)
 	}
+}
+
+// waitUp waits for the server that a host's request (method, on the
+// host's session s; nil: none) found down: try, which sends the request or
+// opens what it needs, is called again as untilUp calls it, at most wait
+// on. The proxy's one bound and word for a request held while the server
+// is down, whichever era its host speaks. notUp: the server did not come
+// up in time; the host was answered an error for its request's id that
+// names the server, and the journal told.
+func (p *Proxy) waitUp(ctx context.Context, q hostReq, s *session, method string, wait time.Duration, try func() error) (notUp bool, err error) {
+	err = untilUp(ctx, wait, try)
+	if !errors.Is(err, errNotUp) {
+		return false, err
+	}
+	hostID := ""
+	if s != nil {
+		hostID = s.hostID
+	}
+	p.notUp(s, method, wait)
+	// A JSON-RPC error for its id, which clients show as it is (a 502's
+	// body some do not show).
+	q.answer(http.StatusOK, hostID, p.notUpBody(idOf(q.body()), wait))
+	return true, nil
 }
 
 // openAttached opens the upstream session of s, answered from the
@@ -435,17 +455,13 @@ func (p *Proxy) awaiting(method string, wait time.Duration) {
 // the host was answered an error naming the server.
 func (p *Proxy) exchangeWhenUp(ctx context.Context, q hostReq, method string, wait time.Duration) (upReply, error) {
 	var a upReply
-	err := untilUp(ctx, wait, func() error {
+	notUp, err := p.waitUp(ctx, q, nil, method, wait, func() error {
 		q.resend()
 		var err error
 		a, err = q.exchange(ctx, "", "")
 		return err
 	})
-	if errors.Is(err, errNotUp) {
-		p.notUp(nil, method, wait)
-		// A JSON-RPC error for its id, which clients show as it is (a 502's
-		// body some do not show).
-		q.answer(http.StatusOK, "", p.notUpBody(idOf(q.body()), wait))
+	if notUp {
 		return nil, nil
 	}
 	return a, err
