@@ -22,7 +22,9 @@ import (
 // (sessions, heals, replays, the guard, sightings) are the general path's
 // own functions. A request the fast path does not take (servesFast, and
 // the reasons in fasthead.go) gives its connection, with the bytes read of
-// it, to net/http (ServeHTTP) for the rest of the connection's life.
+// it, to net/http (ServeHTTP) for the rest of the connection's life, or,
+// when it has no body, lends it to net/http for that request only
+// (fastlend.go).
 
 // Bounds of the fast path's host connections.
 const (
@@ -177,7 +179,13 @@ func (fc *fastConn) loop(ctx context.Context) (given bool) {
 				return false
 			}
 		}
-		if why != "" {
+		switch {
+		case why == "":
+		case fc.lendable(why):
+			if !fc.lend(why) {
+				return false
+			}
+		default:
 			fc.give(why)
 			return true
 		}
@@ -279,27 +287,34 @@ func (g *givenConn) CloseWrite() error {
 
 // reason is why this connection's next request takes the general path:
 // its first one's reason, then that the connection was given.
-func (g *givenConn) reason() string {
+func (g *givenConn) reason(*http.Request) string {
 	why := g.why
 	g.why = whyConnection
 	return why
 }
 
-// givenKey carries a request's givenConn in its context.
-type givenKey struct{}
+// handed is a connection the fast path handed to the general path, given
+// (givenConn) or lent (lentConn): it says why each of its requests took
+// the general path.
+type handed interface {
+	reason(r *http.Request) string
+}
+
+// handedKey carries a request's handed connection in its context.
+type handedKey struct{}
 
 // connContext is the general server's ConnContext.
 func connContext(ctx context.Context, c net.Conn) context.Context {
-	if g, ok := c.(*givenConn); ok {
-		return context.WithValue(ctx, givenKey{}, g)
+	if g, ok := c.(handed); ok {
+		return context.WithValue(ctx, handedKey{}, g)
 	}
 	return ctx
 }
 
 // generalWhy is why r takes the general path, for the counter.
 func generalWhy(r *http.Request) string {
-	if g, ok := r.Context().Value(givenKey{}).(*givenConn); ok {
-		return g.reason()
+	if g, ok := r.Context().Value(handedKey{}).(handed); ok {
+		return g.reason(r)
 	}
 	return whyConnection
 }

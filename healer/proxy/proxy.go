@@ -234,7 +234,7 @@ func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
 	pending := newPendingConns(p.opts.MaxPending)
 	general := newHandoff(ln.Addr())
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: p.opts.HeaderTimeout, IdleTimeout: 2 * time.Minute,
-		MaxHeaderBytes: p.opts.MaxHeader, ConnState: pending.track, ConnContext: connContext,
+		MaxHeaderBytes: p.opts.MaxHeader, ConnState: connState(pending), ConnContext: connContext,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	fs := newFastServer(p, pending, general)
 	var wg sync.WaitGroup
