@@ -19,6 +19,16 @@ func (k Kind) StartCommand() string {
 	return "systemctl --user start " + SocketUnit + " " + UnitName
 }
 
+// StopCommand stops the daemon under the supervisor of kind k now, with
+// its proxy process and sockets, leaving them started at the next login
+// (by hand, what Stop asks).
+func (k Kind) StopCommand() string {
+	if k == LaunchAgent {
+		return "launchctl bootout gui/$(id -u)/" + ProxyLabel + "; launchctl bootout gui/$(id -u)/" + BundleID
+	}
+	return "systemctl --user stop " + SocketUnit + " " + UnitName + " " + ProxySocketUnit + " " + ProxyUnit
+}
+
 // SupervisionSentence says what starts and restarts the daemon.
 func SupervisionSentence(restarts bool, proxies int) string {
 	if restarts {

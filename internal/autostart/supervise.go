@@ -206,7 +206,7 @@ func (r resolved) run(ctx context.Context, name string, args ...string) ([]byte,
 
 // Unsupervise disables the supervisor and removes its files: systemctl
 // --user disable (with --now when o.Now: the supervised daemon stops), or
-// launchctl bootout of the LaunchAgent when o.Now. What it could not ask
+// launchctl bootout of the LaunchAgents when o.Now. What it could not ask
 // of the supervisor is Result.Reason.
 func Unsupervise(ctx context.Context, o Options) (Result, error) {
 	r, err := resolve(o)
@@ -214,22 +214,12 @@ func Unsupervise(ctx context.Context, o Options) (Result, error) {
 		return Result{Kind: r.kind}, err
 	}
 	res := Result{Kind: r.kind}
-	switch {
-	case r.kind == Systemd && userSystemd(r.getenv):
-		args := []string{"disable"}
-		if r.Now {
-			args = append(args, "--now")
-		}
-		if units := r.installedUnits(); len(units) > 0 {
-			_ = r.systemctl(ctx, &res, append(args, units...)...)
-		}
-	case r.kind == Systemd:
+	args := []string{"disable"}
+	if r.Now {
+		args = append(args, "--now")
+	}
+	if !r.halt(ctx, &res, r.Now, args...) && r.kind == Systemd && !userSystemd(r.getenv) {
 		res.Reason = "no systemd user manager runs for this user here: units it still runs stop with: " + SystemdDisableCommand
-	case r.kind == LaunchAgent && r.goos == "darwin" && r.Now:
-		_ = r.step(ctx, &res, "launchctl", "bootout", r.domain()+"/"+BundleID)
-		if _, err := os.Stat(r.proxyPath()); err == nil {
-			_ = r.step(ctx, &res, "launchctl", "bootout", r.domain()+"/"+ProxyLabel)
-		}
 	}
 	if err := r.remove(); err != nil {
 		return res, err
@@ -239,4 +229,75 @@ func Unsupervise(ctx context.Context, o Options) (Result, error) {
 		_ = r.systemctl(ctx, &res, "daemon-reload")
 	}
 	return res, nil
+}
+
+// Stop stops the supervised watchdog now and leaves it started at the
+// next login (the tray's Quit: an exit alone is restarted a second
+// later): `systemctl --user stop --no-block` of every installed unit, or
+// `launchctl bootout` of the proxy process's LaunchAgent, then the
+// daemon's, which launchd loads again at the next login. Nothing is
+// disabled and no file changes. What it could not ask of the supervisor,
+// or why there is none to ask, is Result.Reason.
+//
+// The socket units stop too, not only the services: one left listening
+// starts its service again on the next connection, the daemon at the
+// next `watchdog status`, the proxy process at a host's next call, with
+// no daemon watching it. Quit means stopped until the next login or
+// `watchdog autostart enable`, as in spawn mode, where the daemon ends
+// its proxy process and closes the proxies' sockets: hosts' calls are
+// refused meanwhile, and `watchdog status` says no daemon runs. The
+// proxy service is named as well, though its StopPropagatedFrom= would
+// stop it with the daemon's: the stop does not hang on that line.
+//
+// --no-block: the daemon that asks is in the unit it stops, and systemd
+// signals every process of that unit, the systemctl asking included;
+// the ask returns once the stop is queued.
+func Stop(ctx context.Context, o Options) (Result, error) {
+	r, err := resolve(o)
+	if err != nil {
+		return Result{Kind: r.kind}, err
+	}
+	res := Result{Kind: r.kind, Files: r.present()}
+	if !r.halt(ctx, &res, true, "stop", "--no-block") {
+		res.Reason = r.nothingToStop()
+	}
+	return res, nil
+}
+
+// halt asks r's supervisor to stop what r's files run: where systemd's
+// user manager runs, `systemctl --user args… UNITS` of the installed
+// units; on macOS, when boot, `launchctl bootout` of the proxy process's
+// LaunchAgent, then the daemon's (last: the daemon itself may be asking,
+// and ends with it). It reports whether it asked anything; what failed is
+// res.Reason.
+func (r resolved) halt(ctx context.Context, res *Result, boot bool, args ...string) bool {
+	switch {
+	case r.kind == Systemd && userSystemd(r.getenv):
+		units := r.installedUnits()
+		if len(units) == 0 {
+			return false
+		}
+		_ = r.systemctl(ctx, res, append(args, units...)...)
+	case r.kind == LaunchAgent && r.goos == "darwin" && boot:
+		if exists(r.proxyPath()) {
+			_ = r.step(ctx, res, "launchctl", "bootout", r.domain()+"/"+ProxyLabel)
+		}
+		_ = r.step(ctx, res, "launchctl", "bootout", r.domain()+"/"+BundleID)
+	default:
+		return false
+	}
+	return true
+}
+
+// nothingToStop says why Stop asked no supervisor.
+func (r resolved) nothingToStop() string {
+	switch {
+	case r.kind == Systemd && userSystemd(r.getenv):
+		return "no unit of the watchdog is installed in " + r.unitDir() + ": systemd has none of it to stop"
+	case r.kind == Systemd:
+		return "no systemd user manager runs for this user here: where one does, stop the watchdog with: " + Systemd.StopCommand()
+	case r.kind == LaunchAgent:
+		return "launchd is macOS's: no LaunchAgent to boot out here"
+	}
+	return "no supervisor runs the watchdog here (the XDG entry only starts it at a desktop login): nothing to ask, its exit stops it"
 }
