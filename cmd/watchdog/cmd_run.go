@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/mcpwatchdog/watchdog/internal/autostart"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/daemon"
 	"github.com/mcpwatchdog/watchdog/internal/instance"
@@ -48,7 +49,8 @@ func serve(ctx context.Context, c cli, name string, args []string) int {
 		return exitFailed
 	}
 	defer lock.Release()
-	opts := daemon.Options{Version: version, Logger: config.Logger(c.stderr, c.getenv), ConfigFile: cfg.Path, Sockets: passed, ProxyProcess: *proxies}
+	opts := daemon.Options{Version: version, Logger: config.Logger(c.stderr, c.getenv), ConfigFile: cfg.Path, Sockets: passed, ProxyProcess: *proxies,
+		StopSupervisor: autostart.Stop}
 	if opts.ConfigFile == "" {
 		// No file yet: the default one is followed, so that the one
 		// `watchdog hosts adopt` writes is taken.

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/host"
 	"github.com/mcpwatchdog/watchdog/internal/notify"
 	"github.com/mcpwatchdog/watchdog/internal/opener"
+	"github.com/mcpwatchdog/watchdog/internal/proxyproc"
 	"github.com/mcpwatchdog/watchdog/internal/timeline"
 	"github.com/mcpwatchdog/watchdog/tray"
 )
@@ -81,11 +82,63 @@ func (d *daemon) command(ctx context.Context, cmd tray.Command) {
 	case tray.CmdProtect:
 		d.protectFromTray(ctx, cmd.Host)
 	case tray.CmdQuit:
-		if d.opts.Quit != nil {
-			d.opts.Quit()
-		}
+		d.quit(ctx)
 	}
 	d.refreshFace()
+}
+
+// quitGrace is how long a Quit whose ask of the supervisor seems to have
+// failed waits for the supervisor's SIGTERM all the same: systemd's stop
+// signals every process of the unit, so the systemctl that asked may die
+// of the very stop it asked for.
+const quitGrace = time.Second
+
+// quit ends the daemon (the tray's Quit). A supervised daemon first asks
+// its supervisor to stop it and its proxy process (Options.StopSupervisor):
+// an exit alone is restarted a second later. The ask runs off the loop
+// and is not waited for at the stop: launchd's bootout of this daemon's
+// own agent returns only once the daemon has exited.
+func (d *daemon) quit(ctx context.Context) {
+	switch {
+	case d.opts.Quit == nil:
+	case d.opts.ProxyProcess != proxyproc.Supervised || d.opts.StopSupervisor == nil:
+		d.opts.Quit()
+	default:
+		o := autostart.ForConfig(autostart.Options{}, d.cfg, control.SocketPath(d.stateDir))
+		go askStop(ctx, d.log, d.opts.StopSupervisor, o, d.opts.Quit)
+	}
+}
+
+// askStop asks the supervisor to stop the daemon, then quits: its
+// SIGTERM ends the daemon as a stop asked for (the end of ctx); an ask
+// that failed ends it too, and the log says why the Quit may not hold.
+func askStop(ctx context.Context, log *slog.Logger, stop func(context.Context, autostart.Options) (autostart.Result, error), o autostart.Options, quit func()) {
+	defer quit()
+	// Not cut short by the SIGTERM it brings: the ask is queued whole.
+	res, err := stop(context.WithoutCancel(ctx), o)
+	if err == nil && res.Reason == "" {
+		log.Info("quit: the supervisor stops the watchdog and its proxy process until the next login", "did", res.Did)
+		return
+	}
+	select {
+	case <-ctx.Done(): // the stop came all the same
+	case <-time.After(quitGrace):
+		log.Warn("Quit may not hold: the supervisor was not asked to stop the watchdog: "+restartsAgain(res.Kind), "reason", res.Reason, "err", err)
+	}
+}
+
+// restartsAgain says what a supervisor of kind k does after the daemon's
+// exit, and how to stop it by hand.
+func restartsAgain(k autostart.Kind) string {
+	name := "systemd"
+	switch k {
+	case autostart.Systemd:
+	case autostart.LaunchAgent:
+		name = "launchd"
+	default:
+		return "a supervisor running it starts it again after it exits"
+	}
+	return name + " starts it again a second after it exits; stop it with: " + k.StopCommand()
 }
 
 // faceActions do what the faces ask that takes a while, off the loop

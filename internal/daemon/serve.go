@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpwatchdog/watchdog/healer"
+	"github.com/mcpwatchdog/watchdog/internal/autostart"
 	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/control"
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
@@ -55,6 +56,12 @@ type Options struct {
 	Tray *tray.Tray
 	// Quit stops the daemon from inside (the tray's Quit). Zero: no quit.
 	Quit func()
+	// StopSupervisor asks the supervisor that runs a supervised daemon
+	// (ProxyProcess proxyproc.Supervised) to stop it and its proxy process
+	// now, leaving them started at the next login (autostart.Stop): Quit
+	// calls it first, since an exit alone is restarted a second later.
+	// Zero: Quit only exits.
+	StopSupervisor func(context.Context, autostart.Options) (autostart.Result, error)
 	// drills is empty in a release build; a build with the watchdogdebug
 	// tag gives it the chaos soak's drills (drills_debug.go).
 	//lint:ignore U1000 empty in a release build, the drills in a debug one
