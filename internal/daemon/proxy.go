@@ -152,4 +152,3 @@ func (d *daemon) tuneProxies(evs []health.Event) {
 		d.proxies.SetIdleTimeout(ev.Server, d.mainHost().model.Timeout(ev.Server))
 	}
 }
-
