@@ -50,9 +50,10 @@ import (
 const (
 	// DefaultCallWait bounds how long a host's request waits for a
 	// server that is down, while the host holds a session answered from
-	// the last-known server: below hosts' own request timeouts (60 s in
-	// the TypeScript SDK, 30 s in some hosts' tool calls), so the host
-	// hears why rather than a timeout of its own.
+	// the last-known server, or a bridged one (bridge.go): below hosts'
+	// own request timeouts (60 s in the TypeScript SDK, 30 s in some
+	// hosts' tool calls), so the host hears why rather than a timeout of
+	// its own.
 	DefaultCallWait = 10 * time.Second
 	// DefaultInitWait bounds how long a host's initialize waits for a
 	// server that is down and that the proxy knows nothing of: below

@@ -29,9 +29,15 @@ import (
 //
 // There is no session upstream, so nothing is ever replayed: a request
 // that was sent is never sent again. Only a connection refused before a
-// byte was sent is tried again (sendModern). Bridged requests take the
+// byte was sent is tried again (sendBridged). Bridged requests take the
 // general path. Hosts that speak 2026-07-28 themselves, and servers that
 // still serve the legacy era, pass untouched as ever.
+//
+// While the server is down (its connections refused) a bridged host is
+// served from the last-known server (attach.go), as every other era's
+// host is: its lists' first pages from the kept lists, and any other
+// request waits for the server as long as one on an attached session
+// does (Options.CallWait), then fails naming it.
 
 // bridgePost serves a host's POST when it is the bridge's: a request on a
 // bridged session, or an initialize for a modern-only server. False: the
@@ -195,11 +201,12 @@ func (p *Proxy) answerLocally(w http.ResponseWriter, body []byte, result any) {
 }
 
 // forwardBridged sends a host's request in the 2026-07-28 shape, once, and
-// hands the host the answer as it came. An answer only a legacy server
-// gives (it lost the host's session, or refused the modern version) means
-// the server serves the legacy era again (a restart): its era is learned
-// again and, legacy now, the host's session is served as any legacy
-// server's, by the ordinary path; the server refused the request unrun.
+// hands the host the answer as it came (a list's first page kept for the
+// last-known server). An answer only a legacy server gives (it lost the
+// host's session, or refused the modern version) means the server serves
+// the legacy era again (a restart): its era is learned again and, legacy
+// now, the host's session is served as any legacy server's, by the
+// ordinary path; the server refused the request unrun.
 func (p *Proxy) forwardBridged(w http.ResponseWriter, r *http.Request, body []byte, s *session, began time.Time) {
 	var level string
 	p.sessions.with(func() { level = s.logLevel })
@@ -210,18 +217,27 @@ func (p *Proxy) forwardBridged(w http.ResponseWriter, r *http.Request, body []by
 	}
 	out := r.Clone(r.Context())
 	out.Header = modernHeader(r.Header, m)
-	resp, err := p.sendModern(out, m.body)
+	q := &httpReq{p: p, w: w, r: out, b: m.body, start: began}
+	resp, err := p.sendBridged(q, s)
+	if resp == nil && err == nil {
+		return // answered while the server is down
+	}
 	if err != nil {
 		badGateway(w, err)
 		return
 	}
-	a, _ := p.verdict(resp)
+	a, v := p.verdict(resp)
 	if s.hostID != "" && mcphttp.LegacyRefusalRaw(resp.StatusCode, resp.Header, a.head) && !movedOnce(r) && p.relearnedLegacy(r, s) {
 		a.resp.Body.Close()
 		p.call(w, moved(r), body, s, began)
 		return
 	}
-	p.relay(w, a, s.hostID, p.opts.MaxAnswer)
+	x := &httpReply{q: q, a: a, v: v, hostID: s.hostID}
+	if lm := keptListMethod(body); lm != "" {
+		p.relayKept(q, x, lm, s.hostID)
+		return
+	}
+	x.relay()
 }
 
 // relearn learns the era again after an answer contradicted it, and moves
@@ -263,20 +279,32 @@ func moved(r *http.Request) *http.Request {
 
 func movedOnce(r *http.Request) bool { return r.Context().Value(movedKey{}) != nil }
 
-// Bounds of sendModern's retries of a connection refused before sending.
-const (
-	refusedRetryFor = 30 * time.Second
-	refusedBackoff  = 50 * time.Millisecond
-	refusedMax      = time.Second
-)
-
-// sendModern sends a bridged request. A connection the server refused (a
-// restart under way) carried nothing: that, and only that, is tried again,
-// backing off, until the server takes it, the host goes away or
-// refusedRetryFor passes. Any other failure reaches the host, never
-// retried: the server may have run the request.
-func (p *Proxy) sendModern(r *http.Request, body []byte) (*http.Response, error) {
-	return p.sendAgainWhile(r, body, "", backoff{refusedRetryFor, refusedBackoff, refusedMax}, refusedBeforeSending)
+// sendBridged sends a bridged request (q, in the 2026-07-28 shape) once.
+// A connection the server refused carried nothing: the server is down (a
+// restart under way, say), and the request is served as attachedCall
+// serves one on a session answered from the last-known server: a list's
+// first page from the kept lists, anything else sent once the server
+// answers, at most Options.CallWait on, else answered an error that names
+// the server. Any other failure reaches the host, never retried: the
+// server may have run the request. nil, nil: the host was answered here.
+func (p *Proxy) sendBridged(q *httpReq, s *session) (*http.Response, error) {
+	ctx := q.r.Context()
+	resp, err := p.send(ctx, q.r, q.b, "")
+	if err == nil || !refusedBeforeSending(err) {
+		return resp, err
+	}
+	if p.answerKnown(q) {
+		return nil, nil
+	}
+	notUp, err := p.waitUp(ctx, q, s, methodOf(q.b), p.opts.CallWait, func() error {
+		var err error
+		resp, err = p.send(ctx, q.r, q.b, "")
+		return err
+	})
+	if notUp {
+		return nil, nil
+	}
+	return resp, err
 }
 
 // refusedBeforeSending reports whether err is a connection that was never
