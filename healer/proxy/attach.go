@@ -25,6 +25,8 @@ import (
 //   - a legacy initialize gets the kept initialize result (the version the
 //     host asked for when the server offered one as new), and a session id
 //     of the proxy's own whose upstream session is not open yet (waiting);
+//     for a modern-only server, of which no initialize is kept, one made
+//     from the kept discover result, on a bridged session (bridge.go);
 //     a 2026-07-28 server/discover gets the kept discover result;
 //   - its list requests (first pages) get the kept lists; its
 //     notifications are taken (the replay sends initialized); a ping is
@@ -150,11 +152,13 @@ func whenKnown(seen, now time.Time) string {
 }
 
 // attachInit answers a host's initialize, which could not reach the
-// server, from the last-known server; false when it knows none.
+// server, from the last-known server: its kept initialize, or, of a
+// modern-only server, its kept discover, bridged. False when it knows
+// neither.
 func (p *Proxy) attachInit(ctx context.Context, q hostReq) bool {
 	kr, ok := p.known.get("initialize")
-	if !ok {
-		return false
+	if !ok { // none kept of a modern-only server, which refuses it
+		return p.attachBridged(ctx, q) // bridge.go
 	}
 	init := paramsOf(q.body())
 	result := attachedResult(kr.Result, hostInfoOf(init).version)

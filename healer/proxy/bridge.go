@@ -33,11 +33,12 @@ import (
 // general path. Hosts that speak 2026-07-28 themselves, and servers that
 // still serve the legacy era, pass untouched as ever.
 //
-// While the server is down (its connections refused) a bridged host is
+// While the server is down (its connections refused) a legacy host is
 // served from the last-known server (attach.go), as every other era's
-// host is: its lists' first pages from the kept lists, and any other
-// request waits for the server as long as one on an attached session
-// does (Options.CallWait), then fails naming it.
+// host is: its initialize is answered from the kept server/discover at
+// once (attachBridged), its lists' first pages from the kept lists, and
+// any other request waits for the server as long as one on an attached
+// session does (Options.CallWait), then fails naming it.
 
 // bridgePost serves a host's POST when it is the bridge's: a request on a
 // bridged session, or an initialize for a modern-only server. False: the
@@ -67,6 +68,10 @@ func (p *Proxy) bridgePost(w http.ResponseWriter, r *http.Request, body []byte, 
 		p.serveBridged(w, r, body, &session{bridged: true}, began)
 		return true
 	}
+	// An era that cannot be learned because the server is down is left
+	// unknown: the ordinary initialize finds the server down too, and
+	// attachInit answers it from the last-known server, over the bridge
+	// for a modern-only one (attachBridged), on either transport.
 	var d *mcphttp.Discovery
 	e := p.Era()
 	if e == mcphttp.EraUnknown {
@@ -124,18 +129,23 @@ func (p *Proxy) bridgeLocal(w http.ResponseWriter, r *http.Request) bool {
 
 // bridgeInitialize answers a host's initialize in the server's place, from
 // server/discover (d, when the caller has just had one; else one is asked
-// now, with the host's credentials, info and capabilities). False, with
-// nothing written: the server no longer answers as a 2026-07-28 server
-// (its era is learned again at the next initialize).
+// now, with the host's credentials, info and capabilities). A server that
+// refuses the connection (it is down) is answered for from the last-known
+// server (attachBridged). False, with nothing written: the server no
+// longer answers as a 2026-07-28 server (its era is learned again at the
+// next initialize).
 func (p *Proxy) bridgeInitialize(w http.ResponseWriter, r *http.Request, body []byte, d *mcphttp.Discovery) bool {
-	init := paramsOf(body)
+	q := &httpReq{p: p, w: w, r: r, b: body, start: time.Now()}
 	if d == nil {
 		c, err := p.upstreamClient(r.Header)
 		if err != nil {
 			badGateway(w, err)
 			return true
 		}
-		disc, _, err := c.Discover(r.Context(), discoverParams(init))
+		disc, _, err := c.Discover(r.Context(), discoverParams(paramsOf(body)))
+		if err != nil && refusedBeforeSending(err) && p.attachBridged(r.Context(), q) {
+			return true
+		}
 		if err != nil {
 			badGateway(w, fmt.Errorf("%w: server/discover: %w", errUnreachable, err))
 			return true
@@ -146,21 +156,65 @@ func (p *Proxy) bridgeInitialize(w http.ResponseWriter, r *http.Request, body []
 		}
 		d = &disc
 	}
-	answer, err := initializeAnswer(idOf(body), hostInfoOf(init), *d, p.opts.Server)
+	return p.openBridged(r.Context(), q, *d, nil)
+}
+
+// attachBridged answers a legacy host's initialize, which found the
+// server down, from the last-known server when that is a modern-only
+// server: its server/discover kept and no initialize (it refuses one).
+// The host is bridged at once, from the kept discover, as every other
+// era's host is attached at once (attach.go), rather than held for the
+// server. The era is not set from what is kept: it is learned at the next
+// contact. False: no such server as last seen, or one the proxy knows to
+// serve the legacy era.
+func (p *Proxy) attachBridged(ctx context.Context, q hostReq) bool {
+	if e := p.Era(); e != mcphttp.EraUnknown && e != mcphttp.EraModernOnly {
+		return false
+	}
+	if _, ok := p.known.get("initialize"); ok {
+		return false
+	}
+	kr, ok := p.known.get("server/discover")
+	if !ok {
+		return false
+	}
+	d := mcphttp.DiscoveryOf(kr.Result)
+	return d.Modern && p.openBridged(ctx, q, d, &kr)
+}
+
+// openBridged answers a host's initialize from d and opens its bridged
+// session. kept: d is the last-known server's, the server being down;
+// nil: the server's answer just now. False, with nothing written: no
+// answer could be made of d.
+func (p *Proxy) openBridged(ctx context.Context, q hostReq, d mcphttp.Discovery, kept *knownResult) bool {
+	init := paramsOf(q.body())
+	answer, err := initializeAnswer(idOf(q.body()), hostInfoOf(init), d, p.opts.Server)
 	if err != nil {
 		return false
 	}
-	s := &session{hostID: newHostID(), init: init, client: clientName(init), bridged: true, last: p.opts.Now(), header: keptHeader(r.Header)}
+	s := &session{hostID: newHostID(), init: init, client: clientName(init), bridged: true, last: p.opts.Now(), header: keptHeader(q.header())}
+	ev := p.openedBridged(s, kept) // before s is the table's: the host's next call may move s.last
 	evicted := p.sessions.add(s)
-	p.opts.OnSighting(Sighting{Kind: EvSession, Server: p.opts.Server, Time: s.last, HostSession: s.hostID,
-		Client: s.client, Detail: "a host opened a session through the proxy, which bridges it to the 2026-07-28 server"})
+	p.opts.OnSighting(ev)
 	p.tellBridging()
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set(mcphttp.HeaderSessionID, s.hostID)
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(answer)
-	p.letGo(r.Context(), evicted)
+	q.answer(http.StatusOK, s.hostID, answer)
+	p.letGo(ctx, evicted)
 	return true
+}
+
+// openedBridged is the journal's word of a bridged session s opened: on
+// the server's own server/discover, or from the last-known server's
+// (kept), the server being down.
+func (p *Proxy) openedBridged(s *session, kept *knownResult) Sighting {
+	ev := Sighting{Kind: EvSession, Server: p.opts.Server, Time: s.last, HostSession: s.hostID, Client: s.client,
+		Detail: "a host opened a session through the proxy, which bridges it to the 2026-07-28 server"}
+	if kept != nil {
+		name := p.serverName()
+		ev.Kind, ev.Known = EvAttached, kept.Seen
+		ev.Detail = fmt.Sprintf("a host's initialize found %s down; the proxy answered it from what %s said at %s, and bridges it to the 2026-07-28 server",
+			name, name, whenKnown(kept.Seen, s.last))
+	}
+	return ev
 }
 
 // serveBridged serves one message of a host on a bridged session: what

@@ -60,6 +60,8 @@ type downCase struct {
 
 var downCases = []downCase{
 	{"host started before", true, false},
+	{"host started after, same proxy", false, false},
+	{"host started after, proxy restarted", false, true},
 }
 
 // A legacy host of a modern-only server that is down is served from the

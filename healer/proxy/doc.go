@@ -54,7 +54,10 @@
 // either way. A request the fast path does not take (servesFast, and
 // the reasons in fasthead.go: a GET stream, a DELETE, a chunked upload,
 // an unusual header, a server without sessions or over https) gives its
-// connection to net/http, the general path, for good; Paths counts both.
+// connection to net/http, the general path, for good; one without a body
+// (a GET stream, a DELETE, a host's OAuth probe) is only lent to it, and
+// the connection's next request is the fast path's again (fastlend.go).
+// Paths counts both.
 //
 // A host that starts while its server is down (its connections refused)
 // is answered from the last-known server (known.go, attach.go): the
@@ -62,13 +65,20 @@
 // through the proxy, kept in Options.KnownFile. Its session's upstream is
 // opened by the same replay as a lost session's once the server answers,
 // the host is told where its lists changed, and a call before that waits
-// Options.CallWait, then fails with an error naming the server. With
-// nothing known, an initialize waits Options.InitWait for the server. A
-// 2026-07-28 host's server/discover to a server known only by its legacy
-// initialize (one that refuses discover, as the TypeScript SDK 1.x does)
-// is refused at once in its place, so the host initializes and is attached
-// (legacydown.go).
+// Options.CallWait, then fails with an error naming the server. A legacy
+// host of a modern-only server (which refuses initialize: none is kept)
+// is answered from the kept server/discover, at once, and bridged: its
+// lists are answered from the kept lists, and its calls wait
+// Options.CallWait likewise. With nothing known, an initialize waits
+// Options.InitWait for the server. A 2026-07-28 host's server/discover to
+// a server known only by its legacy initialize (one that refuses
+// discover, as the TypeScript SDK 1.x does) is refused at once in its
+// place, so the host initializes and is attached (legacydown.go).
 //
 // A 2026-07-28 server has no session to keep: its traffic passes as it
 // is, and a legacy session header a host sends it is dropped and counted.
+// A server that serves only 2026-07-28 (modern-only) refuses legacy
+// hosts, so the proxy bridges them (bridge.go): it answers their
+// initialize from server/discover and sends their other requests on in
+// the 2026-07-28 shape, each once.
 package proxy
