@@ -68,6 +68,9 @@ func (s *fastServer) serve(ctx context.Context, c net.Conn) {
 	s.pending.track(c, http.StateNew)
 	s.wg.Go(func() {
 		given := fc.loop(ctx)
+		if !given {
+			_ = fc.io.Flush() // an answer left for a read that never came
+		}
 		s.mu.Lock()
 		delete(s.conns, fc)
 		s.mu.Unlock()
@@ -96,7 +99,7 @@ func (s *fastServer) shutdown(grace time.Duration) {
 	s.mu.Lock()
 	for fc := range s.conns {
 		if !fc.serving.Load() {
-			_ = fc.conn.Close()
+			endReading(fc.conn)
 		}
 	}
 	s.mu.Unlock()
@@ -113,6 +116,16 @@ func (s *fastServer) shutdown(grace time.Duration) {
 	}
 	s.mu.Unlock()
 	<-done
+}
+
+// endReading ends an idle connection's wait for its next request: its
+// loop sees the end, and closes it once the answer it left for that read
+// (relay) went. Closing it here would lose that answer.
+func endReading(c net.Conn) {
+	if cr, ok := c.(interface{ CloseRead() error }); ok && cr.CloseRead() == nil {
+		return
+	}
+	_ = c.Close()
 }
 
 // fastConn is one host connection on the fast path.
@@ -197,13 +210,17 @@ func (fc *fastConn) loop(ctx context.Context) (given bool) {
 func (fc *fastConn) readHead(h *reqHead) (string, error) {
 	for {
 		buf, _ := fc.br.Peek(fc.br.Buffered())
-		if i := bytes.Index(buf, []byte("\r\n\r\n")); i >= 0 {
-			return parseHead(buf[:i+4], h), nil
+		// Read as it comes: a head the fast path does not take (bare LF line
+		// ends, which net/http takes, ...) goes to the general path as soon
+		// as that is known; but one of another method whole, as it may be
+		// lent (fastlend.go).
+		why, n := scanHead(buf, h)
+		if n > 0 || why != "" && (why != whyMethod || headEnds(buf)) {
+			// The answer left for this read goes before anything reuses its
+			// buffer (a head read whole without one).
+			return why, fc.io.Flush()
 		}
-		switch {
-		case bytes.Contains(buf, []byte("\n\n")):
-			return whyHeader, nil // bare LF line ends: net/http takes them
-		case len(buf) == fc.br.Size():
+		if len(buf) == fc.br.Size() {
 			return whyHeadSize, nil
 		}
 		if _, err := fc.br.Peek(len(buf) + 1); err != nil {
@@ -212,9 +229,20 @@ func (fc *fastConn) readHead(h *reqHead) (string, error) {
 	}
 }
 
+// headEnds reports whether buf holds the end of a head: a blank line,
+// its line ends CRLF or (as net/http also reads them) bare LF.
+func headEnds(buf []byte) bool {
+	return bytes.Contains(buf, []byte("\r\n\r\n")) || bytes.Contains(buf, []byte("\n\n"))
+}
+
 // give hands the connection, with what was read of it, to the general
 // path, for good.
 func (fc *fastConn) give(why string) {
+	if fc.io.Flush() != nil {
+		fc.s.pending.track(fc.conn, http.StateClosed)
+		_ = fc.conn.Close()
+		return
+	}
 	fc.rd.clear()
 	fc.watch.stop()
 	read, _ := fc.br.Peek(fc.br.Buffered())

@@ -226,6 +226,12 @@ func (fc *fastConn) readWhole(x *upAnswer, max int) ([]byte, error) {
 // of the body, then the rest, one write per read of the server's, so an
 // SSE event reaches the host at once. At most limit bytes of body. keep:
 // the host's connection goes on.
+//
+// The answer's last write is left to the host connection's next read
+// (sockIO.Send), which writes it and then waits for the host's next
+// request: a read right after the write would find nothing yet, a system
+// call per call for EAGAIN that nginx does not make. Whatever ends or
+// gives away the connection without reading it flushes first.
 func (fc *fastConn) relay(x *upAnswer, limit int64, closing bool) bool {
 	closing = closing || !x.frame.hostCanKeep()
 	out := fc.hostHead(x.a, x.hostID, closing, true)
@@ -267,15 +273,22 @@ func (fc *fastConn) relay(x *upAnswer, limit int64, closing bool) bool {
 		if ferr != nil {
 			return fc.cut(x, out, ferr)
 		}
+		if x.frame.done() {
+			break
+		}
 		if !fc.write(x, out) {
 			return false
 		}
 		out = out[:0]
 	}
-	if len(out) > 0 && !fc.write(x, out) {
-		return false
-	}
 	fc.scratch = out
+	if closing {
+		if len(out) > 0 && !fc.write(x, out) {
+			return false
+		}
+	} else {
+		fc.io.Send(out) // fc.scratch stays as it is until it went
+	}
 	x.finish()
 	return !closing
 }

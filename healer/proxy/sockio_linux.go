@@ -64,6 +64,13 @@ func (s *sockIO) Send(b []byte) {
 // went: the server never saw the request.
 func (s *sockIO) Unsent() bool { return s.unsent }
 
+// Flush writes what Send left for the next Read, now: before the
+// connection is closed, given away, or its buffer reused without a read.
+func (s *sockIO) Flush() error {
+	s.errno = 0 // no write of it was tried yet
+	return s.writeFirst()
+}
+
 func (s *sockIO) Read(b []byte) (int, error) {
 	if s.rc == nil {
 		if err := s.writeFirst(); err != nil {

@@ -41,6 +41,17 @@ func (s *sockIO) Read(b []byte) (int, error) {
 
 func (s *sockIO) Write(b []byte) (int, error) { return s.conn.Write(b) }
 
+// Flush writes what Send left for the next Read, now.
+func (s *sockIO) Flush() error {
+	if len(s.first) == 0 {
+		return nil
+	}
+	n, err := s.conn.Write(s.first)
+	s.first = nil
+	s.unsent = err != nil && n == 0
+	return err
+}
+
 // peekSocket looks at the socket's next byte without taking it, without
 // waiting: 0 bytes and no error is its end.
 func peekSocket(fd uintptr) (int, syscall.Errno) {
