@@ -198,8 +198,7 @@ func (c *upConn) alive() bool {
 
 // peekAlive is alive's look at the socket: nothing to read yet.
 func (c *upConn) peekAlive(fd uintptr) bool {
-	_, errno := peekSocket(fd)
-	c.peekedOK = errno == syscall.EAGAIN
+	c.peekedOK = idleSocket(fd)
 	return true
 }
 

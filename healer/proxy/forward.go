@@ -61,23 +61,7 @@ func isHopByHop(k string) bool {
 // send makes the upstream request for the host's request r: its method
 // and headers, body, and the upstream session id (none when "").
 func (p *Proxy) send(ctx context.Context, r *http.Request, body []byte, upstream string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, r.Method, p.opts.Upstream, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	if body == nil {
-		req.Body, req.ContentLength = http.NoBody, 0
-	}
-	copyHeaders(req.Header, r.Header)
-	for k, v := range p.opts.Headers {
-		if req.Header.Get(k) == "" {
-			req.Header.Set(k, v)
-		}
-	}
-	if upstream != "" {
-		req.Header.Set(mcphttp.HeaderSessionID, upstream)
-	}
-	resp, err := p.doWithin(req, p.opts.AnswerTimeout)
+	resp, err := p.deliver(ctx, r, body, upstream)
 	if errors.Is(err, errNoAnswer) {
 		return nil, err
 	}
@@ -96,6 +80,43 @@ func (p *Proxy) send(ctx context.Context, r *http.Request, body []byte, upstream
 		return nil, fmt.Errorf("%w: %w", errUnreachable, err)
 	}
 	return resp, nil
+}
+
+// deliver makes the upstream request; one that failed on a kept
+// connection before all of it was written goes once more (deadconn.go).
+func (p *Proxy) deliver(ctx context.Context, r *http.Request, body []byte, upstream string) (*http.Response, error) {
+	for again := false; ; again = true {
+		var k keptTrace
+		req, err := p.upstreamRequest(k.context(ctx), r, body, upstream)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := p.doWithin(req, p.opts.AnswerTimeout)
+		if err == nil || again || !k.unsent() || errors.Is(err, errNoAnswer) || ctx.Err() != nil {
+			return resp, err
+		}
+	}
+}
+
+// upstreamRequest is the request send makes.
+func (p *Proxy) upstreamRequest(ctx context.Context, r *http.Request, body []byte, upstream string) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, r.Method, p.opts.Upstream, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	if body == nil {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	copyHeaders(req.Header, r.Header)
+	for k, v := range p.opts.Headers {
+		if req.Header.Get(k) == "" {
+			req.Header.Set(k, v)
+		}
+	}
+	if upstream != "" {
+		req.Header.Set(mcphttp.HeaderSessionID, upstream)
+	}
+	return req, nil
 }
 
 // errUnreachable: the request got no answer because no connection to the
