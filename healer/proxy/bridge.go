@@ -88,7 +88,7 @@ func (p *Proxy) bridgePost(w http.ResponseWriter, r *http.Request, body []byte, 
 // Nil: not the bridge's.
 func (p *Proxy) bridgedSession(ctx context.Context, id string, h http.Header) *session {
 	if s, bridged := p.sessions.getBridged(id); s != nil {
-		if !bridged {
+		if !bridged || p.Era() == mcphttp.EraUnknown && !p.stillModernOnly(ctx, h, s) {
 			return nil
 		}
 		return s
@@ -100,6 +100,16 @@ func (p *Proxy) bridgedSession(ctx context.Context, id string, h http.Header) *s
 	p.letGo(ctx, p.sessions.add(s))
 	p.log.Warn("a host holds a session this proxy no longer knows (its state was lost); bridging it anew")
 	return s
+}
+
+// stillModernOnly learns the era again for a bridged session kept across
+// a restart of the proxy (the book starts unknown each run), and moves
+// every host session to it (relearn): true when the server is still
+// modern-only, or down (the session stays bridged; its request finds the
+// server down as any bridged one does).
+func (p *Proxy) stillModernOnly(ctx context.Context, h http.Header, s *session) bool {
+	e, _ := p.relearn(ctx, h, s.init)
+	return e != mcphttp.EraLegacy
 }
 
 // bridgeLocal answers a GET or DELETE on a bridged session. False: not

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -188,4 +189,35 @@ func TestFastPathGivesTheBridgeItsRequests(t *testing.T) {
 	if !px.Bridging() {
 		t.Error("the proxy does not say it bridges")
 	}
+}
+
+// A legacy host's bridged session outlives a restart of the proxy (its
+// state file kept): its next call is bridged, the proxy says it bridges
+// (status reads Bridging), and the journal hears it once.
+func TestBridgedSessionKeptAcrossAProxyRestart(t *testing.T) {
+	t.Parallel()
+	onTransports(t, bridgedSessionKeptAcrossAProxyRestart)
+}
+
+func bridgedSessionKeptAcrossAProxyRestart(t *testing.T, tr transport) {
+	t.Parallel()
+	srv := tsmodern.Start(t, tsmodern.Options{})
+	state := filepath.Join(t.TempDir(), "proxy-mem.json")
+	px := tr.start(t, proxy.Options{Upstream: srv.URL(), StateFile: state})
+	call, err := goLegacyClient(t, px.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, call, "the call before the restart")
+	px.stop()
+	again := tr.startAt(t, px.addr, proxy.Options{Upstream: srv.URL(), StateFile: state, Secret: px.secret})
+	settleConns() // the host's client notices its kept connection closed
+	mustCall(t, call, "the call after the restart")
+	if n := srv.Count(t); n != 2 {
+		t.Fatalf("the server ran %d tools for 2 calls", n)
+	}
+	if !again.Bridging() || len(again.of(proxy.EvBridging)) != 1 {
+		t.Fatalf("after the restart: era %q, %d bridging sightings; want modern-only, 1", again.Era(), len(again.of(proxy.EvBridging)))
+	}
+	tr.bridged(t, again)
 }
