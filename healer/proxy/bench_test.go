@@ -63,7 +63,7 @@ func rawSessionB(b *testing.B, u string) string {
 }
 
 func timedCall(b *testing.B, u, session string) time.Duration {
-	return timedPost(b, u, session, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`)
+	return timedPost(b, u, session, countCall)
 }
 
 // timedPost is one POST, from sending to the end of its answer.

@@ -20,18 +20,31 @@ import (
 
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw-host","version":"1"}}}`
 
-// post sends one JSON-RPC body as a host would, with extra headers.
-func post(t *testing.T, u, session, body string, extra ...string) *http.Response {
-	t.Helper()
+// countCall calls the demo server's count tool.
+const countCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`
+
+// hostPost is one JSON-RPC body as a host would POST it, on its session
+// (none when "").
+func hostPost(u, session, body string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(body))
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if session != "" {
 		req.Header.Set("Mcp-Session-Id", session)
 		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	return req, nil
+}
+
+// post sends one JSON-RPC body as a host would, with extra headers.
+func post(t *testing.T, u, session, body string, extra ...string) *http.Response {
+	t.Helper()
+	req, err := hostPost(u, session, body)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for i := 0; i+1 < len(extra); i += 2 {
 		if extra[i] == "Host" {
@@ -65,7 +78,7 @@ func rawSession(t *testing.T, u string) string {
 
 func callCount(t *testing.T, u, session string) *http.Response {
 	t.Helper()
-	return post(t, u, session, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`)
+	return post(t, u, session, countCall)
 }
 
 // The proxy's own answers to what it will not forward.

@@ -102,14 +102,10 @@ func TestShutdownLosesNoAnswer(t *testing.T) {
 
 // callOnce makes one call on hc; false when it did not come back whole.
 func callOnce(hc *http.Client, u, session string) bool {
-	req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`))
+	req, err := hostPost(u, session, countCall)
 	if err != nil {
 		return false
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", session)
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 	resp, err := hc.Do(req)
 	if err != nil {
 		return false

@@ -120,7 +120,7 @@ func TestUnusualRequestsTakeTheGeneralPath(t *testing.T) {
 	px := startProxy(t, proxy.Options{Upstream: srv.URL(), MaxRequest: 64 << 10})
 	id := rawSession(t, px.url)
 	path := "/" + px.secret + "/mcp"
-	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`
+	call := countCall
 	head := func(method, target, proto, extra string) string {
 		return fmt.Sprintf("%s %s %s\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
 			"Mcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\n%s", method, target, proto, px.addr, id, extra)
@@ -182,7 +182,7 @@ func TestGivenConnectionServedOn(t *testing.T) {
 	}
 	defer c.Close()
 	br := bufio.NewReader(c)
-	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`
+	call := countCall
 	before := px.Paths()
 	for i, extra := range []string{"Expect: 100-continue\r\n", "", ""} {
 		fmt.Fprintf(c, "POST /%s/mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+

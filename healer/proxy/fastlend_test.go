@@ -18,8 +18,6 @@ import (
 	"github.com/mcpwatchdog/watchdog/internal/demoserver"
 )
 
-const countCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`
-
 // rawHost is a host's one kept connection to the proxy, written by hand.
 type rawHost struct {
 	c  net.Conn

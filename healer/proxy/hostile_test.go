@@ -152,7 +152,7 @@ func hostGivesUp(t *testing.T, u, id string, d *door) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(countCall))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Session-Id", id)
@@ -244,11 +244,7 @@ func otherHostCalls(t *testing.T, u, id string, n int, fresh bool) {
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: fresh}}
 	defer client.CloseIdleConnections()
 	for i := range n {
-		req, _ := http.NewRequest(http.MethodPost, u, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Session-Id", id)
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		req, _ := hostPost(u, id, countCall)
 		resp, err := client.Do(req)
 		if err != nil {
 			t.Errorf("the other host's call %d: %v", i, err)
