@@ -27,6 +27,7 @@ type through struct {
 	ratios   []float64       // per round: its calls/s over the straight window's
 	added99  []time.Duration // per round: its p99 less the straight window's
 	cpu      time.Duration   // its processes', over its windows
+	cpuPer   []time.Duration // per round: its CPU per call
 	// ends is the CPU of the load generator and the server (the ends of
 	// every call) over the straight windows and over the proxy's: what
 	// a proxy makes them spend besides its own.
@@ -220,6 +221,7 @@ func (t *through) addRound(straight loadgen.Result, straightEnds time.Duration, 
 	t.ratios = append(t.ratios, w.res.PerSecond()/straight.PerSecond())
 	t.added99 = append(t.added99, w.res.Quantile(0.99)-straight.Quantile(0.99))
 	t.cpu += w.cpu
+	t.cpuPer = append(t.cpuPer, w.cpu/time.Duration(max(w.res.Calls, 1)))
 	t.endsStraight += straightEnds
 	t.endsThrough += w.ends
 	t.conns += w.conns

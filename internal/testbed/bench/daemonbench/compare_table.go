@@ -35,7 +35,12 @@ func printCompare(rows []compareRow, run compareRun) {
 	fmt.Printf("| server | calls at once | straight, calls/s | ratio (lowest–highest round): %s | CPU per call, µs: %s | the ends' CPU per call, µs: straight / through %s | added p50, ms: %s | added p99, ms: %s | upstream connections per 1,000 calls: %s | goals |\n",
 		strings.Join(names, " · "), all, all, all, all, all)
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
-	for _, r := range rows {
+	goals := make([][]goal, len(rows))
+	for i, r := range rows {
+		goals[i] = r.goals()
+	}
+	tellApart(goals)
+	for i, r := range rows {
 		fmt.Printf("| %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s |\n", r.server, r.conc, r.paths[0].straight.PerSecond(),
 			each(r.paths, " · ", func(t *through) string {
 				return fmt.Sprintf("%.2f (%.2f–%.2f)", t.ratio(), slices.Min(t.ratios), slices.Max(t.ratios))
@@ -45,7 +50,7 @@ func printCompare(rows []compareRow, run compareRun) {
 			each(r.paths, " / ", func(t *through) string { return fmt.Sprintf("%.3f", msOf(t.added(0.5))) }),
 			each(r.paths, " / ", func(t *through) string { return fmt.Sprintf("%.3f", msOf(t.added(0.99))) }),
 			each(r.paths, " / ", func(t *through) string { return fmt.Sprintf("%.1f", t.connsPer1000()) }),
-			verdicts(r.goals()))
+			verdicts(goals[i]))
 	}
 	fmt.Println()
 	fmt.Printf("Each row: %d rounds; in each, a straight %s window and one through every proxy, the order turning each round; "+
@@ -84,8 +89,9 @@ func endsColumn(ts []*through) string {
 // nginx's and HAProxy's, its CPU per call and added p99 at most nginx's.
 // The verdict is the whole run's figures. A comparison of two proxies is
 // also made round by round (each round's windows share one straight
-// window): where the run's figures miss but the rounds split as two equal
-// proxies' would, the goal is level, met and said so. On this shared
+// window): where the run's figures miss but the rounds, judged with the
+// run's other comparisons (tellApart), do not tell the two proxies apart,
+// the goal is level, met and said so. On this shared
 // machine a proxy's p99 is mostly the time slices the machine hands out:
 // HAProxy as a byte relay, the cheapest proxy there is, loses to nginx's
 // p99 in run after run, so a strict comparison of two pooled p99s calls a
@@ -96,15 +102,16 @@ func (r compareRow) goals() []goal {
 	for _, o := range r.paths[1:] {
 		h := roundsHeld(w.ratios, o.ratios, func(a, b float64) bool { return a >= b })
 		gs = append(gs, goal{what: fmt.Sprintf("ratio ≥ %s's (%.2f vs %.2f; in %s)", o.f.name, w.ratio(), o.ratio(), h),
-			met: w.ratio() >= o.ratio(), level: h.sameByRounds()})
+			met: w.ratio() >= o.ratio(), rounds: h})
 	}
 	n := r.paths[1] // nginx
-	h := roundsHeld(w.added99, n.added99, func(a, b time.Duration) bool { return a <= b })
-	gs = append(gs,
-		goal{what: fmt.Sprintf("CPU per call ≤ %s's (%.1f vs %.1f µs)", n.f.name, us(w.cpuPerCall()), us(n.cpuPerCall())), met: w.cpuPerCall() <= n.cpuPerCall()},
+	atMost := func(a, b time.Duration) bool { return a <= b }
+	hc, h := roundsHeld(w.cpuPer, n.cpuPer, atMost), roundsHeld(w.added99, n.added99, atMost)
+	return append(gs,
+		goal{what: fmt.Sprintf("CPU per call ≤ %s's (%.1f vs %.1f µs; in %s)", n.f.name, us(w.cpuPerCall()), us(n.cpuPerCall()), hc),
+			met: w.cpuPerCall() <= n.cpuPerCall(), rounds: hc},
 		goal{what: fmt.Sprintf("added p99 ≤ %s's (%.3f vs %.3f ms; in %s)", n.f.name, msOf(w.added(0.99)), msOf(n.added(0.99)), h),
-			met: w.added(0.99) <= n.added(0.99), level: h.sameByRounds()})
-	return gs
+			met: w.added(0.99) <= n.added(0.99), rounds: h})
 }
 
 // held is in how many rounds (k of n) a comparison held.
@@ -132,13 +139,6 @@ func (h held) String() string {
 		return fmt.Sprintf("%d of %d rounds", h.k, h.n)
 	}
 	return fmt.Sprintf("%d of %d rounds, p = %.2f", h.k, h.n, signTestP(h.k, h.n))
-}
-
-// sameByRounds: there were rounds enough to tell, and they split as two
-// equal proxies' would (the two-sided sign test's p at least 0.05, as
-// benchstat calls a difference).
-func (h held) sameByRounds() bool {
-	return h.n >= minRoundsToTell && signTestP(h.k, h.n) >= 0.05
 }
 
 // signTestP is the two-sided sign test's p-value: the chance that two

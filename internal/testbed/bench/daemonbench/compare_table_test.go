@@ -27,10 +27,11 @@ func goalCases() []goalCase {
 		l[99] = p99
 		return loadgen.Result{Calls: 100, Latencies: l}
 	}
-	path := func(name string, ratios []float64, added99 []time.Duration, p99 time.Duration, cpu time.Duration) *through {
+	path := func(name string, ratios []float64, added99 []time.Duration, p99 time.Duration, cpu time.Duration, cpuPer ...time.Duration) *through {
 		return &through{f: &frontend{name: name}, ratios: ratios, added99: added99,
-			straight: lat(2 * time.Millisecond), proxied: lat(p99), cpu: cpu}
+			straight: lat(2 * time.Millisecond), proxied: lat(p99), cpu: cpu, cpuPer: cpuPer}
 	}
+	us := time.Microsecond
 	ms := time.Millisecond
 	return []goalCase{{
 		name: "ahead on the median though behind in some rounds",
@@ -64,6 +65,22 @@ func goalCases() []goalCase {
 			path("HAProxy", slices.Repeat([]float64{0.70}, 8), nil, 4*ms, 0),
 		}},
 		want: []string{"**missed**: added p99 ≤ nginx's (3.000 vs 2.000 ms; in 0 of 8 rounds, p = 0.01) (the rest met)"},
+	}, {
+		name: "behind on CPU per call over the run, the rounds split evenly",
+		row: compareRow{paths: []*through{
+			path("watchdog", slices.Repeat([]float64{0.9}, 8), slices.Repeat([]time.Duration{ms}, 8), 3*ms, 2100*us, slices.Repeat([]time.Duration{40 * us, 44 * us}, 4)...),
+			path("nginx", slices.Repeat([]float64{0.85}, 8), slices.Repeat([]time.Duration{2 * ms}, 8), 4*ms, 2000*us, slices.Repeat([]time.Duration{42 * us}, 8)...),
+			path("HAProxy", slices.Repeat([]float64{0.70}, 8), nil, 4*ms, 0),
+		}},
+		want: []string{"met; level, the rounds split as two equal proxies' would: CPU per call ≤ nginx's (21.0 vs 20.0 µs; in 4 of 8 rounds, p = 1.00)"},
+	}, {
+		name: "behind on CPU per call in every round",
+		row: compareRow{paths: []*through{
+			path("watchdog", slices.Repeat([]float64{0.9}, 8), slices.Repeat([]time.Duration{ms}, 8), 3*ms, 2100*us, slices.Repeat([]time.Duration{44 * us}, 8)...),
+			path("nginx", slices.Repeat([]float64{0.85}, 8), slices.Repeat([]time.Duration{2 * ms}, 8), 4*ms, 2000*us, slices.Repeat([]time.Duration{42 * us}, 8)...),
+			path("HAProxy", slices.Repeat([]float64{0.70}, 8), nil, 4*ms, 0),
+		}},
+		want: []string{"**missed**: CPU per call ≤ nginx's (21.0 vs 20.0 µs; in 0 of 8 rounds, p = 0.01) (the rest met)"},
 	}}
 }
 
@@ -72,7 +89,9 @@ func goalCases() []goalCase {
 func TestGoalsSayInHowManyRoundsEachHeld(t *testing.T) {
 	for _, tt := range goalCases() {
 		t.Run(tt.name, func(t *testing.T) {
-			got := verdicts(tt.row.goals())
+			gs := [][]goal{tt.row.goals()}
+			tellApart(gs)
+			got := verdicts(gs[0])
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("verdict %q: want it to contain %q", got, w)
@@ -130,5 +149,50 @@ func TestSignTestP(t *testing.T) {
 	}
 	if p := signTestP(39, 100); p >= 0.05 {
 		t.Errorf("39 of 100 rounds: p = %.3f, want under 0.05 (it is 0.035)", p)
+	}
+}
+
+// A run's comparisons are judged together: one at p = 0.02 among many
+// that split evenly is level (two equal proxies' rounds split so in one
+// comparison of a table about a run in four); the same alone is missed.
+func TestComparisonsJudgedTogether(t *testing.T) {
+	missed := goal{what: "ratio", rounds: held{k: 6, n: 24}} // p = 0.02
+	even := goal{what: "even", met: true, rounds: held{k: 12, n: 24}}
+	alone := [][]goal{{missed}}
+	tellApart(alone)
+	if alone[0][0].level {
+		t.Errorf("a comparison at p = %.3f alone is level; want missed", signTestP(6, 24))
+	}
+	table := [][]goal{{missed}}
+	for range 23 {
+		table = append(table, []goal{even})
+	}
+	tellApart(table)
+	if !table[0][0].level {
+		t.Errorf("a comparison at p = %.3f among 24 is missed; want level", signTestP(6, 24))
+	}
+	few := [][]goal{{{what: "few", rounds: held{k: 0, n: 5}}}} // too few rounds to tell anything
+	tellApart(few)
+	if few[0][0].level {
+		t.Error("a comparison of 5 rounds is level; want missed: too few rounds to call it either way")
+	}
+}
+
+// Holm–Bonferroni against worked examples.
+func TestHolm(t *testing.T) {
+	for _, tt := range []struct {
+		ps   []float64
+		want []bool
+	}{
+		{[]float64{0.01, 0.04, 0.03, 0.005}, []bool{true, false, false, true}}, // 0.005<0.0125, 0.01<0.0167, 0.03≥0.025
+		{[]float64{0.01}, []bool{true}},
+		{[]float64{0.06}, []bool{false}},
+		{[]float64{0.001, 0.001, 0.001}, []bool{true, true, true}},
+		{[]float64{0.02, 0.5, 0.5}, []bool{false, false, false}}, // 0.02 ≥ 0.05/3
+		{nil, []bool{}},
+	} {
+		if got := holm(tt.ps, 0.05); !slices.Equal(got, tt.want) {
+			t.Errorf("holm(%v) = %v, want %v", tt.ps, got, tt.want)
+		}
 	}
 }
