@@ -17,21 +17,25 @@ type goalCase struct {
 	want []string
 }
 
+// latencies is a window's result: 100 calls of 1 ms, the last p99.
+func latencies(p99 time.Duration) loadgen.Result {
+	l := make([]time.Duration, 100)
+	for i := range l {
+		l[i] = time.Millisecond
+	}
+	l[99] = p99
+	return loadgen.Result{Calls: 100, Latencies: l}
+}
+
+// testPath is a frontend's figures over a row's rounds.
+func testPath(name string, ratios []float64, added99 []time.Duration, p99 time.Duration, cpu time.Duration, cpuPer ...time.Duration) *through {
+	return &through{f: &frontend{name: name}, ratios: ratios, added99: added99,
+		straight: latencies(2 * time.Millisecond), proxied: latencies(p99), cpu: cpu, cpuPer: cpuPer}
+}
+
 // goalCases are TestGoalsSayInHowManyRoundsEachHeld's rows.
 func goalCases() []goalCase {
-	lat := func(p99 time.Duration) loadgen.Result {
-		l := make([]time.Duration, 100)
-		for i := range l {
-			l[i] = time.Millisecond
-		}
-		l[99] = p99
-		return loadgen.Result{Calls: 100, Latencies: l}
-	}
-	path := func(name string, ratios []float64, added99 []time.Duration, p99 time.Duration, cpu time.Duration, cpuPer ...time.Duration) *through {
-		return &through{f: &frontend{name: name}, ratios: ratios, added99: added99,
-			straight: lat(2 * time.Millisecond), proxied: lat(p99), cpu: cpu, cpuPer: cpuPer}
-	}
-	us := time.Microsecond
+	path := testPath
 	ms := time.Millisecond
 	return []goalCase{{
 		name: "ahead on the median though behind in some rounds",
@@ -65,7 +69,15 @@ func goalCases() []goalCase {
 			path("HAProxy", slices.Repeat([]float64{0.70}, 8), nil, 4*ms, 0),
 		}},
 		want: []string{"**missed**: added p99 ≤ nginx's (3.000 vs 2.000 ms; in 0 of 8 rounds, p = 0.01) (the rest met)"},
-	}, {
+	}}
+}
+
+// cpuGoalCases are the rows of TestGoalsSayInHowManyRoundsEachHeld on CPU
+// per call, compared round by round too.
+func cpuGoalCases() []goalCase {
+	path := testPath
+	ms, us := time.Millisecond, time.Microsecond
+	return []goalCase{{
 		name: "behind on CPU per call over the run, the rounds split evenly",
 		row: compareRow{paths: []*through{
 			path("watchdog", slices.Repeat([]float64{0.9}, 8), slices.Repeat([]time.Duration{ms}, 8), 3*ms, 2100*us, slices.Repeat([]time.Duration{40 * us, 44 * us}, 4)...),
@@ -87,7 +99,7 @@ func goalCases() []goalCase {
 // The goals' verdict is the run's figures; each comparison also says in
 // how many rounds it held, and one the rounds cannot tell apart is level.
 func TestGoalsSayInHowManyRoundsEachHeld(t *testing.T) {
-	for _, tt := range goalCases() {
+	for _, tt := range append(goalCases(), cpuGoalCases()...) {
 		t.Run(tt.name, func(t *testing.T) {
 			gs := [][]goal{tt.row.goals()}
 			tellApart(gs)
