@@ -28,13 +28,8 @@ func (s *sockIO) Send(b []byte) { s.first, s.unsent = b, false }
 func (s *sockIO) Unsent() bool { return s.unsent }
 
 func (s *sockIO) Read(b []byte) (int, error) {
-	if len(s.first) > 0 {
-		n, err := s.conn.Write(s.first)
-		s.first = nil
-		if err != nil {
-			s.unsent = n == 0
-			return 0, err
-		}
+	if err := s.Flush(); err != nil {
+		return 0, err
 	}
 	return s.conn.Read(b)
 }
