@@ -122,3 +122,18 @@ func TestEvaluateIdentityHeldByAJournalFault(t *testing.T) {
 	in.Journal = append(in.Journal[:1], in.Journal[2:]...)
 	checkProblems(t, Evaluate(in), "inferred while the host's live beacon named them")
 }
+
+// A record a journal write failure held back may also have been decided as
+// late as it was read: the host killed while it was held took the beacon's
+// word with it (CI at 9cb32e9: the failure began while the beacon named the
+// session, the host died, then the session's end was judged).
+func TestEvaluateIdentityHeldPastTheBeaconsEnd(t *testing.T) {
+	in := base()
+	in.Beacons = []Span{{From: at(-1000), To: at(2500)}}
+	in.JournalFault = []Span{{From: at(1500), To: at(2900)}}
+	in.Journal = []Seen{seen(3000, health.EvSessionAtRisk, "warm", idA, atRiskFrom(health.SourceInferred)), warning(3100),
+		seen(5100, health.EvSessionExpired, "cold", idB, journal.Record{})}
+	checkProblems(t, Evaluate(in), "")
+	in.Beacons = []Span{{From: at(-1000)}}
+	checkProblems(t, Evaluate(in), "inferred while the host's live beacon named them")
+}

@@ -49,7 +49,7 @@ func (r *Report) identity(in Input, all []*session) {
 		if src != sourceInferred || flagged[key] {
 			continue
 		}
-		if s := byMask[key]; s != nil && beaconNamed(in, all, s, decidedBy(in, seen.At)) {
+		if s := byMask[key]; s != nil && namedThroughout(in, all, s, seen.At) {
 			flagged[key] = true
 			r.Identity.InferredWhileBeacon = append(r.Identity.InferredWhileBeacon,
 				fmt.Sprintf("%s %s at %s: %s", rec.Kind, describe(s), fmtTime(seen.At), rec.Detail))
@@ -78,6 +78,15 @@ func decidedBy(in Input, at time.Time) time.Time {
 		return minTime(at, f.From)
 	}
 	return at
+}
+
+// namedThroughout: a live beacon named s at every moment the record read
+// at at may have been decided (from decidedBy to at): only then had the
+// daemon the beacon's word whenever it judged. A host killed while a journal
+// failure held the record leaves the daemon nothing but the guess (CI at
+// 9cb32e9: the loss was decided after the kill, the failure began before).
+func namedThroughout(in Input, all []*session, s *session, at time.Time) bool {
+	return beaconNamed(in, all, s, decidedBy(in, at)) && beaconNamed(in, all, s, at)
 }
 
 // beaconNamed: at at, a live beacon had named s for beaconSlack: s is the
