@@ -103,8 +103,14 @@ func (f *file) release() {
 // to its end, so there is nothing to open it for.
 func (f *file) unchanged() bool {
 	fi, err := os.Stat(f.path)
-	return err == nil && os.SameFile(fi, f.fi) && fi.Size() == f.size && f.off >= f.size &&
-		fi.ModTime().Equal(f.mtime)
+	return err == nil && f.readAsIs(fi)
+}
+
+// readAsIs: fi, a stat of f's path, shows the file as it was when last read
+// to its end (same file, size and modification time): a write, even one
+// whose event was missed, moves its size or its time.
+func (f *file) readAsIs(fi os.FileInfo) bool {
+	return os.SameFile(fi, f.fi) && fi.Size() == f.size && f.off >= f.size && fi.ModTime().Equal(f.mtime)
 }
 
 func (f *file) key() ackKey { return ackKey{f.path, f.fp} }

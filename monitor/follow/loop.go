@@ -197,9 +197,15 @@ func (r *runner) flush(ctx context.Context) {
 	p := r.pend
 	r.pend = newPending()
 	r.lastFlush = time.Now()
+	// A full pass (the backstop) reads only the files whose path shows a
+	// change: one stat each, not four system calls, for 200 quiet files.
+	var asIs map[*file]bool
 	if p.all {
+		asIs = make(map[*file]bool)
 		for _, f := range r.sorted() {
-			r.checkPath(ctx, f)
+			if r.checkPath(ctx, f) {
+				asIs[f] = true
+			}
 		}
 	}
 	for path := range p.check {
@@ -211,7 +217,7 @@ func (r *runner) flush(ctx context.Context) {
 		r.rescan(ctx, false)
 	}
 	for _, f := range r.sorted() {
-		if p.all || p.read[f.path] {
+		if (p.all && !asIs[f]) || p.read[f.path] {
 			r.readFile(ctx, f, readBudget)
 		}
 	}

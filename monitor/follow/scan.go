@@ -80,15 +80,16 @@ func (r *runner) restartFile(f *file) {
 
 // checkPath notices that f's path now names another file or none: f was
 // rotated away or deleted. It is read to its end and retired; whatever now
-// has its name is found by the glob.
-func (r *runner) checkPath(ctx context.Context, f *file) {
+// has its name is found by the glob. asIs: the path shows f as it was when
+// last read to its end, so a read would find nothing.
+func (r *runner) checkPath(ctx context.Context, f *file) (asIs bool) {
 	fi, err := os.Stat(f.path)
 	switch {
 	case err == nil && os.SameFile(fi, f.fi):
-		return
+		return f.readAsIs(fi)
 	case err != nil && !notExist(err):
 		r.warnOnce(f.tag, f.path, err) // cannot tell: keep following the descriptor
-		return
+		return false
 	}
 	r.log.Debug("follow: file rotated or removed", "path", f.path)
 	r.untrack(f)
@@ -97,6 +98,7 @@ func (r *runner) checkPath(ctx context.Context, f *file) {
 	// the glob finds it under a new name before closeIdle drops it.
 	r.readFile(ctx, f, -1)
 	r.retired = append(r.retired, f)
+	return false
 }
 
 // closeIdle closes retired files that did not grow for a whole backstop
