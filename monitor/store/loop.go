@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -42,8 +43,9 @@ type loop struct {
 	addFailed bool   // the last attempt to watch failed (and was logged)
 
 	state     state
-	hash      [32]byte // of the bytes behind the last Snapshot sent
-	truncated bool     // the last snapshot was cut at MaxSessions (warned once)
+	hash      [32]byte    // of the bytes behind the last Snapshot sent
+	read      os.FileInfo // the file those bytes were read from, as they were read (nil: unknown)
+	truncated bool        // the last snapshot was cut at MaxSessions (warned once)
 
 	debounce      *time.Timer
 	debounceArmed bool
@@ -100,7 +102,9 @@ func (l *loop) run(ctx context.Context) error {
 		case <-back.C:
 			before := l.emitted
 			l.setupWatch()
-			l.evaluate(ctx, false)
+			if !l.asRead() {
+				l.evaluate(ctx, false)
+			}
 			// Without a watch on the store's own directory only these checks see it.
 			pace.Checked(l.emitted != before || l.addFailed || l.path == "" || l.watched != filepath.Dir(l.path))
 			back.Reset(pace.Next())
@@ -112,7 +116,7 @@ func (l *loop) run(ctx context.Context) error {
 // one is sent whatever it holds.
 func (l *loop) switchPath(ctx context.Context, p string) {
 	l.stopTimers()
-	l.path, l.state, l.hash, l.truncated = p, stateNone, [32]byte{}, false
+	l.path, l.state, l.hash, l.truncated, l.read = p, stateNone, [32]byte{}, false, nil
 	l.setupWatch()
 	l.evaluate(ctx, false)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"syscall"
 
 	"github.com/mcpwatchdog/watchdog/internal/fsutil"
@@ -19,10 +20,13 @@ func (l *loop) evaluate(ctx context.Context, fromRetry bool) {
 	if l.path == "" {
 		return
 	}
-	data, err := Read(l.path)
+	data, fi, err := readStat(l.path)
 	switch {
 	case err == nil:
 		l.gotData(ctx, data, fromRetry)
+		if l.state == stateSnapshot {
+			l.read = fi
+		}
 	case errors.Is(err, ErrTooLarge):
 		l.oversize(ctx, fmt.Errorf("session store %s: %w", l.path, err))
 	case absent(err):
@@ -111,22 +115,47 @@ func Load(path string) (Result, error) {
 // open(2). One larger than MaxStoreSize is refused by its size before it
 // is read, and while reading if it grew meanwhile. Links are followed.
 func Read(path string) ([]byte, error) {
+	data, _, err := readStat(path)
+	return data, err
+}
+
+// readStat is Read, with the file's stat taken before its bytes were read
+// (nil when there was none): a later stat that shows the same file, size
+// and time shows the same bytes.
+func readStat(path string) ([]byte, os.FileInfo, error) {
 	f, err := fsutil.OpenRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() > MaxStoreSize {
-		return nil, tooLarge(st.Size())
+	st, err := f.Stat()
+	if err != nil {
+		st = nil
+	} else if st.Size() > MaxStoreSize {
+		return nil, nil, tooLarge(st.Size())
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxStoreSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("read: %w", err)
+		return nil, nil, fmt.Errorf("read: %w", err)
 	}
 	if len(data) > MaxStoreSize {
-		return nil, tooLarge(int64(len(data)))
+		return nil, nil, tooLarge(int64(len(data)))
 	}
-	return data, nil
+	if st != nil && int64(len(data)) != st.Size() {
+		st = nil // written while read: the stat is not of these bytes
+	}
+	return data, st, nil
+}
+
+// asRead: the store's path shows the file last read into the snapshot
+// sent, unchanged (same file, size and modification time), so reading it
+// again would find the same bytes: the backstop's check is one stat.
+func (l *loop) asRead() bool {
+	if l.state != stateSnapshot || l.read == nil {
+		return false
+	}
+	fi, err := os.Stat(l.path)
+	return err == nil && os.SameFile(fi, l.read) && fi.Size() == l.read.Size() && fi.ModTime().Equal(l.read.ModTime())
 }
 
 func tooLarge(size int64) error {
