@@ -70,6 +70,7 @@ func HeapLoop(ctx context.Context) {
 			return
 		case <-gcs:
 		}
+		trim.Mark()
 		for settled := false; !settled; {
 			t.Reset(heapEvery)
 			select {
@@ -106,6 +107,11 @@ func afterEachGC(ctx context.Context, c chan<- struct{}) {
 	}
 	runtime.AddCleanup(new(sentinel), arm, struct{}{})
 }
+
+// Mark takes the collections so far as seen: the next Look calls the heap
+// quiet when none ran since. HeapLoop marks the collection that woke it,
+// so its first look after a burst can already trim.
+func (t *HeapTrim) Mark() { _, t.cycles = t.read() }
 
 // Look collects the heap and gives its free pages back when it holds
 // more than the bound beyond what is live (Spare) and no collection ran

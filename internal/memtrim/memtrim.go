@@ -21,7 +21,7 @@ const (
 )
 
 // Loop lets go of the binary's pages the daemon is not using
-// (BinaryPages), until ctx ends. A failure is logged once and ends it.
+// (dropBinaryPages), until ctx ends. A failure is logged once and ends it.
 func Loop(ctx context.Context, log *slog.Logger) { LoopEvery(ctx, log, trimFirst, trimEvery) }
 
 // LoopEvery is Loop with its own times: a process whose start-up is short
@@ -30,14 +30,23 @@ func Loop(ctx context.Context, log *slog.Logger) { LoopEvery(ctx, log, trimFirst
 func LoopEvery(ctx context.Context, log *slog.Logger, first, every time.Duration) {
 	t := time.NewTimer(first)
 	defer t.Stop()
-	for {
+	for looked := false; ; looked = true {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if err := BinaryPages(); err != nil {
+		ok, err := true, error(nil)
+		if !looked { // the binary's verdict, read once: it holds for the process's life
+			ok, err = selfTrimmable()
+		}
+		if ok && err == nil {
+			err = dropBinaryPages()
+		}
+		if err != nil {
 			log.Warn("cannot let go of the binary's unused pages; resident memory stays higher", "err", err)
+		}
+		if !ok || err != nil {
 			return
 		}
 		t.Reset(every)

@@ -12,7 +12,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// BinaryPages drops this process's page-table entries for the
+// selfTrimmable is trimmable for this process's own binary: its verdict
+// holds for the process's life, so a loop asks once.
+func selfTrimmable() (bool, error) { return trimmable("/proc/self/exe") }
+
+// dropBinaryPages drops this process's page-table entries for the
 // binary's read-only mappings (code and read-only data). Nearly all of a
 // 17 MB binary is mapped by the time main runs (package init, and the
 // kernel maps the neighbours of every page touched), most of it never
@@ -21,12 +25,10 @@ import (
 // binary without load-time relocations (ET_EXEC, as go build makes on
 // Linux by default): a position-independent one has relocated pages
 // behind its read-only mappings, which dropping would lose.
-func BinaryPages() error {
+// The caller has checked the binary is trimmable (selfTrimmable).
+func dropBinaryPages() error {
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
-		return err
-	}
-	if ok, err := trimmable("/proc/self/exe"); err != nil || !ok {
 		return err
 	}
 	maps, err := os.ReadFile("/proc/self/maps")

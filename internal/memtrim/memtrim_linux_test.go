@@ -14,11 +14,11 @@ import (
 // Trimming drops the resident pages of this (test) binary's read-only
 // mappings, and the code keeps running on them.
 func TestTrimBinaryPages(t *testing.T) {
-	if ok, err := trimmable("/proc/self/exe"); err != nil || !ok {
+	if ok, err := selfTrimmable(); err != nil || !ok {
 		t.Fatalf("the test binary: trimmable %v, err %v; want a non-PIE binary without RELRO to trim", ok, err)
 	}
 	before := rssFileKB(t)
-	if err := BinaryPages(); err != nil {
+	if err := dropBinaryPages(); err != nil {
 		t.Fatal(err)
 	}
 	after := rssFileKB(t)

@@ -2,5 +2,8 @@
 
 package memtrim
 
-// BinaryPages does nothing here: only Linux's mappings are read (memtrim_linux.go).
-func BinaryPages() error { return nil }
+// Only Linux's mappings are read (memtrim_linux.go): here nothing is trimmed.
+
+func selfTrimmable() (bool, error) { return false, nil }
+
+func dropBinaryPages() error { return nil }
