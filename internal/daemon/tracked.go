@@ -62,10 +62,9 @@ type privateState struct {
 
 // trackedSaver writes the model's tracked sessions when they change.
 type trackedSaver struct {
-	path    string
-	lastIDs string
-	lastDoc []byte
-	lastAt  time.Time
+	path   string
+	saved  bool // this run has saved: last is what it wrote
+	lastAt time.Time
 	// last is what the last save wrote: the state the journal agrees with.
 	last privateState
 	// heldIDs: what saveHeld last wrote, to skip rewriting the same;
@@ -77,15 +76,12 @@ type trackedSaver struct {
 
 // save writes the private state if its ids changed, or its activity
 // changed and trackedActivityEvery has passed (or force: a clean stop).
+// It runs on every tick and signal, so telling "nothing changed" allocates
+// nothing: the state is compared with the last one saved, field by field.
 func (s *trackedSaver) save(st privateState, now time.Time, force bool) error {
-	ids := trackedIDs(st)
-	doc, err := json.Marshal(st.servers)
-	if err != nil {
-		return fmt.Errorf("encode tracked sessions: %w", err)
-	}
 	switch {
-	case ids != s.lastIDs, s.held != nil: // s.held: the file says "outage"
-	case string(doc) == string(s.lastDoc):
+	case !s.saved, s.held != nil, !sameIDs(st, s.last): // s.held: the file says "outage"
+	case sameSessions(st.servers, s.last.servers):
 		return nil
 	case !force && now.Sub(s.lastAt) < trackedActivityEvery:
 		return nil
@@ -97,8 +93,49 @@ func (s *trackedSaver) save(st privateState, now time.Time, force bool) error {
 	if err := fsutil.WriteAtomic(s.path, out, 0o600); err != nil {
 		return fmt.Errorf("save tracked sessions: %w", err)
 	}
-	s.lastIDs, s.lastDoc, s.lastAt, s.last, s.heldIDs, s.held = ids, doc, now, st, "", nil
+	s.saved, s.lastAt, s.last, s.heldIDs, s.held = true, now, st, "", nil
 	return nil
+}
+
+// sameIDs: a and b track the same sessions on the same servers, and the
+// same open incidents (Tracked lists each server's sessions by id).
+func sameIDs(a, b privateState) bool {
+	if len(a.servers) != len(b.servers) || len(a.incidents) != len(b.incidents) {
+		return false
+	}
+	for server, la := range a.servers {
+		lb, ok := b.servers[server]
+		if !ok || len(la) != len(lb) {
+			return false
+		}
+		for i := range la {
+			if la[i].ID != lb[i].ID {
+				return false
+			}
+		}
+	}
+	for key, in := range a.incidents {
+		o, ok := b.incidents[key]
+		if !ok || o.Session != in.Session || !o.Since.Equal(in.Since) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameSessions: a and b, with the same ids (sameIDs), say the same of each
+// session: its client, creation and last activity.
+func sameSessions(a, b map[string][]health.StoreSession) bool {
+	for server, la := range a {
+		lb := b[server]
+		for i := range la {
+			x, y := la[i], lb[i]
+			if x.Client != y.Client || !x.Created.Equal(y.Created) || !x.LastActivity.Equal(y.LastActivity) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // resume takes what the last run saved as the state the journal agrees
@@ -236,9 +273,15 @@ func (d *daemon) saveTracked(force bool) {
 
 // privateState is what the next start needs with full ids.
 func (d *daemon) privateState() privateState {
-	st := privateState{servers: map[string][]health.StoreSession{}, incidents: map[string]savedIncident{}, outage: d.journal.w.current()}
-	for _, h := range d.watched {
-		for server, list := range h.model.Tracked() {
+	st := privateState{servers: make(map[string][]health.StoreSession, len(d.cfg.Servers)), incidents: map[string]savedIncident{},
+		outage: d.journal.w.current()}
+	for i, h := range d.watched {
+		tracked := h.model.Tracked()
+		if i == 0 {
+			st.servers = tracked // most often the only host: its map, not a copy
+			continue
+		}
+		for server, list := range tracked {
 			st.servers[server] = append(st.servers[server], list...)
 		}
 		for _, s := range d.cfg.Servers {

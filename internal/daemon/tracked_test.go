@@ -75,10 +75,15 @@ func TestTrackedSaveOnlyWhenChanged(t *testing.T) {
 		written bool
 	}{
 		{one, 0, false, true},
-		{one, time.Second, false, false},                                             // nothing changed
-		{moved, 2 * time.Second, false, false},                                       // activity only, too soon
-		{moved, 2*time.Second + trackedActivityEvery, false, true},                   // activity, in time
-		{map[string][]health.StoreSession{"mem": nil}, 6 * time.Second, false, true}, // an id left
+		{one, time.Second, false, false},                                                           // nothing changed
+		{moved, 2 * time.Second, false, false},                                                     // activity only, too soon
+		{moved, 2*time.Second + trackedActivityEvery, false, true},                                 // activity, in time
+		{map[string][]health.StoreSession{"mem": nil}, 6 * time.Second, false, true},               // an id left
+		{map[string][]health.StoreSession{"mem": nil}, 7 * time.Second, true, false},               // forced, nothing changed
+		{map[string][]health.StoreSession{"mem": nil, "other": nil}, 8 * time.Second, false, true}, // a server's first store
+		{map[string][]health.StoreSession{"mem": {{ID: "b", Client: "x"}}, "other": nil}, 9 * time.Second, false, true},
+		{map[string][]health.StoreSession{"mem": {{ID: "b", Client: "y"}}, "other": nil}, 10 * time.Second, false, false}, // its client, too soon
+		{map[string][]health.StoreSession{"mem": {{ID: "b", Client: "y"}}, "other": nil}, 10 * time.Second, true, true},   // forced: a clean stop
 	}
 	for i, st := range steps {
 		before, _ := os.Stat(s.path)

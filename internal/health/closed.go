@@ -95,6 +95,9 @@ func (m *Model) Settle(now time.Time) []Event {
 // come within reasonWait (all: every one), as the store alone would have
 // at once. The events come sourced (awaitedEnd.src).
 func (m *Model) awaitedExpired(s *server, now time.Time, all bool) []Event {
+	if len(s.reasons.awaiting) == 0 {
+		return nil // every tick, for every server: sorting nothing still allocated
+	}
 	var evs []Event
 	for _, id := range slices.Sorted(maps.Keys(s.reasons.awaiting)) {
 		a := s.reasons.awaiting[id]

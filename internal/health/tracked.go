@@ -12,7 +12,7 @@ import (
 // the daemon was down would otherwise go unnoticed). Servers whose store
 // has never been read are left out.
 func (m *Model) Tracked() map[string][]StoreSession {
-	out := map[string][]StoreSession{}
+	out := make(map[string][]StoreSession, len(m.order))
 	for _, name := range m.order {
 		s := m.servers[name]
 		if !s.store.ever {

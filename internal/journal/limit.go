@@ -76,6 +76,9 @@ func (l *Limit) Admit(ev health.Event, now time.Time) (bool, []health.Event) {
 // Lifted returns the warnings of the limits that calmed down by now (their
 // bucket full again), with what they left out.
 func (l *Limit) Lifted(now time.Time) []health.Event {
+	if _, engaged := l.NextLift(); !engaged {
+		return nil // every tick: listing every server's bucket in order allocated
+	}
 	var out []health.Event
 	for _, server := range slices.Sorted(maps.Keys(l.buckets)) {
 		b := l.bucketAt(server, now)

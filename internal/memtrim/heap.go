@@ -54,10 +54,12 @@ func NewHeapTrim(over uint64) *HeapTrim {
 }
 
 // HeapLoop gives back the heap a burst of work left behind (HeapTrim),
-// until ctx ends. It looks only while collections run: after one it
-// looks every heapEvery until the heap has settled, and then waits for the
-// next (at rest the runtime collects every two minutes), so a daemon at
-// rest is woken by it about once a minute.
+// until ctx ends. It looks only while collections run: heapEvery after the
+// last collection it was told of (a burst is over when none came for that
+// long: a start-up's two quick collections no longer put the trim 6 s
+// out, into the first minute), and then waits for the next one (at rest
+// the runtime collects every two minutes), so a daemon at rest is woken by
+// it about once a minute.
 func HeapLoop(ctx context.Context) {
 	gcs := make(chan struct{}, 1)
 	afterEachGC(ctx, gcs)
@@ -70,17 +72,15 @@ func HeapLoop(ctx context.Context) {
 			return
 		case <-gcs:
 		}
-		trim.Mark()
 		for settled := false; !settled; {
+			trim.Mark()
 			t.Reset(heapEvery)
 			select {
 			case <-ctx.Done():
 				return
+			case <-gcs:
+				continue // another collection: the burst goes on
 			case <-t.C:
-			}
-			select {
-			case <-gcs: // this look sees that collection
-			default:
 			}
 			var trimmed bool
 			trimmed, settled = trim.Look()
@@ -109,8 +109,8 @@ func afterEachGC(ctx context.Context, c chan<- struct{}) {
 }
 
 // Mark takes the collections so far as seen: the next Look calls the heap
-// quiet when none ran since. HeapLoop marks the collection that woke it,
-// so its first look after a burst can already trim.
+// quiet when none ran since. HeapLoop marks each collection it is told
+// of, so its first look after a burst can already trim.
 func (t *HeapTrim) Mark() { _, t.cycles = t.read() }
 
 // Look collects the heap and gives its free pages back when it holds

@@ -98,3 +98,33 @@ func TestAfterEachGC(t *testing.T) {
 	case <-time.After(time.Second):
 	}
 }
+
+// The loop gives a burst's pages back once collections stop (one
+// collection: after two the runtime's own scavenger gives the excess back).
+func TestHeapLoopGivesBackAfterTheLastCollection(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); HeapLoop(ctx) }()
+	defer func() { cancel(); <-done }()
+	trim := NewHeapTrim(heapSpareOver)
+	var kept, burst [][]byte
+	for range 4096 {
+		burst = append(burst, make([]byte, 4<<10))
+	}
+	for i := 0; i < len(burst); i += 4 {
+		kept = append(kept, burst[i])
+	}
+	burst = nil
+	runtime.GC()
+	if spare := trim.Spare(); spare <= heapSpareOver {
+		t.Fatalf("%d bytes of spare heap after a 16 MiB burst; the test wants more than %d", spare, heapSpareOver)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for trim.Spare() > heapSpareOver {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d bytes of spare heap still resident 30 s after the burst", trim.Spare())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	runtime.KeepAlive(kept)
+}
