@@ -35,7 +35,7 @@ func TestTrackedFileLinkIsNotFollowed(t *testing.T) {
 	}
 	s := trackedSaver{path: path}
 	st := privateState{servers: map[string][]health.StoreSession{"mem": {{ID: "aaaa-1111-2222-aaaa"}}}}
-	if err := s.save(st, time.Now(), true); err != nil {
+	if err := s.save(st, 0, time.Now(), true); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(target)

@@ -63,7 +63,8 @@ type privateState struct {
 // trackedSaver writes the model's tracked sessions when they change.
 type trackedSaver struct {
 	path   string
-	saved  bool // this run has saved: last is what it wrote
+	saved  bool   // this run has saved: last is what it wrote
+	digest uint64 // the models' TrackedDigest when last was written
 	lastAt time.Time
 	// last is what the last save wrote: the state the journal agrees with.
 	last privateState
@@ -78,7 +79,7 @@ type trackedSaver struct {
 // changed and trackedActivityEvery has passed (or force: a clean stop).
 // It runs on every tick and signal, so telling "nothing changed" allocates
 // nothing: the state is compared with the last one saved, field by field.
-func (s *trackedSaver) save(st privateState, now time.Time, force bool) error {
+func (s *trackedSaver) save(st privateState, digest uint64, now time.Time, force bool) error {
 	switch {
 	case !s.saved, s.held != nil, !sameIDs(st, s.last): // s.held: the file says "outage"
 	case sameSessions(st.servers, s.last.servers):
@@ -93,8 +94,14 @@ func (s *trackedSaver) save(st privateState, now time.Time, force bool) error {
 	if err := fsutil.WriteAtomic(s.path, out, 0o600); err != nil {
 		return fmt.Errorf("save tracked sessions: %w", err)
 	}
-	s.saved, s.lastAt, s.last, s.heldIDs, s.held = true, now, st, "", nil
+	s.saved, s.digest, s.lastAt, s.last, s.heldIDs, s.held = true, digest, now, st, "", nil
 	return nil
+}
+
+// wrote reports whether the last save wrote the state whose digest is
+// digest, outside an outage: there is nothing to save.
+func (s *trackedSaver) wrote(digest uint64) bool {
+	return s.saved && s.held == nil && s.digest == digest
 }
 
 // sameIDs: a and b track the same sessions on the same servers, and the
@@ -262,11 +269,21 @@ func endedSince(recs []journal.Record, since time.Time) []journal.Record {
 // While the journal holds events, the save keeps what the journal does not
 // have yet to be judged again (saveHeld).
 func (d *daemon) saveTracked(force bool) {
-	save := func() error { return d.journal.tracked.save(d.privateState(), d.now(), force) }
+	t := &d.journal.tracked
+	var err error
 	if d.journal.w.failing() {
-		save = func() error { return d.journal.tracked.saveHeld(d.privateState()) }
+		err = t.saveHeld(d.privateState())
+	} else {
+		var digest uint64
+		for _, h := range d.watched {
+			digest += h.model.TrackedDigest()
+		}
+		if t.wrote(digest) {
+			return // on every tick and signal: most often nothing changed
+		}
+		err = t.save(d.privateState(), digest, d.now(), force)
 	}
-	if err := save(); err != nil {
+	if err != nil {
 		d.log.Warn("cannot save the tracked sessions", "err", err)
 	}
 }

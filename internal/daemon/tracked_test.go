@@ -40,7 +40,7 @@ func TestTrackedSaveAndLoad(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			s := trackedSaver{path: filepath.Join(dir, trackedName)}
-			if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": {a, b}}}, t0, false); err != nil {
+			if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": {a, b}}}, 0, t0, false); err != nil {
 				t.Fatal(err)
 			}
 			info, err := os.Stat(s.path)
@@ -87,7 +87,7 @@ func TestTrackedSaveOnlyWhenChanged(t *testing.T) {
 	}
 	for i, st := range steps {
 		before, _ := os.Stat(s.path)
-		if err := s.save(privateState{servers: st.tracked}, t0.Add(st.at), st.force); err != nil {
+		if err := s.save(privateState{servers: st.tracked}, 0, t0.Add(st.at), st.force); err != nil {
 			t.Fatal(err)
 		}
 		after, _ := os.Stat(s.path)
@@ -122,7 +122,7 @@ func TestShortIDEndTakesOutOneSession(t *testing.T) {
 	dir := t.TempDir()
 	s := trackedSaver{path: filepath.Join(dir, trackedName)}
 	short := []health.StoreSession{{ID: "s1", Client: "a"}, {ID: "s2", Client: "b"}, {ID: "s3", Client: "a"}}
-	if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": short}}, t0, false); err != nil {
+	if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": short}}, 0, t0, false); err != nil {
 		t.Fatal(err)
 	}
 	ended := []journal.Record{{Time: t0.Add(time.Second), Kind: health.EvSessionEnded, Server: "mem", Session: mask.ID("s2"), Facts: health.Ended{Client: "b"}}}
@@ -178,7 +178,7 @@ func TestTrackedSavedDuringJournalOutage(t *testing.T) {
 	dir := t.TempDir()
 	s := trackedSaver{path: filepath.Join(dir, trackedName)}
 	inc := map[string]savedIncident{"mem": {Session: a.ID, Since: t0}}
-	if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": {a}}, incidents: inc}, t0, false); err != nil {
+	if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": {a}}, incidents: inc}, 0, t0, false); err != nil {
 		t.Fatal(err)
 	}
 	// The outage: a ended (its expiry held), b came.
@@ -209,7 +209,7 @@ func TestTrackedSavedDuringJournalOutage(t *testing.T) {
 		t.Fatalf("saved %v, incidents %+v: want the last journaled state's", got.Saved, got.Incidents)
 	}
 	// Once the journal is written again, a normal save is the truth.
-	if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": {b}}}, t0.Add(time.Minute), false); err != nil {
+	if err := s.save(privateState{servers: map[string][]health.StoreSession{"mem": {b}}}, 0, t0.Add(time.Minute), false); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ = loadTracked(dir, nil); len(got.Servers["mem"]) != 1 {

@@ -73,3 +73,59 @@ func (m *Model) Owns(server, session string) bool {
 	}
 	return s.incident != nil && s.incident.session == session || s.held != nil && s.held.Session == session
 }
+
+// TrackedDigest sums up, in one number, what Tracked and Incident say: each
+// session's id, client, creation and known activity, and each open
+// incident. It allocates nothing: a save that finds the digest it last wrote
+// has nothing to write without building Tracked (the daemon asks on every
+// tick and every signal; fifty liveness answers built fifty maps).
+func (m *Model) TrackedDigest() uint64 {
+	var sum uint64
+	for _, name := range m.order {
+		s := m.servers[name]
+		base := strDigest(digestOffset, name)
+		if s.store.ever {
+			sum += mixDigest(base ^ 1)
+		}
+		for _, sess := range s.sessions {
+			h := strDigest(strDigest(base, sess.id), sess.client)
+			h = timeDigest(h, sess.created)
+			if sess.knownActive {
+				h = timeDigest(h, sess.lastActivity)
+			}
+			sum += mixDigest(h) // a sum: the sessions' map order does not matter
+		}
+		if in := s.incident; in != nil {
+			sum += mixDigest(timeDigest(strDigest(base^2, in.session), in.since))
+		}
+	}
+	return sum
+}
+
+// FNV-1a, with a 64-bit finalizer: enough to tell a change from none.
+const (
+	digestOffset = 14695981039346656037
+	digestPrime  = 1099511628211
+)
+
+func strDigest(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * digestPrime
+	}
+	return (h ^ 0xff) * digestPrime // ends the string: "ab"+"c" is not "a"+"bc"
+}
+
+func timeDigest(h uint64, t time.Time) uint64 {
+	if t.IsZero() {
+		return (h ^ 0xfe) * digestPrime
+	}
+	return (h ^ uint64(t.UnixNano())) * digestPrime
+}
+
+func mixDigest(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}

@@ -1,6 +1,7 @@
 package health
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -230,5 +231,42 @@ func TestRestoredSessionIsNoProofOfRecovery(t *testing.T) {
 	m.Apply(snap(sess(next, hostClient, t0.Add(-4*time.Second), t0)), t0) // this run's store shows it
 	if evs := m.Apply(held, t0.Add(time.Second)); !slices.Contains(kinds(evs), EvRecovered) {
 		t.Fatalf("the store of this run shows the held session, events %+v; want recovered", evs)
+	}
+}
+
+// TrackedDigest moves exactly when what a save writes does (Tracked and
+// the open incident): a save skipped on an equal digest loses nothing, and
+// one that is not skipped has something to write.
+func TestTrackedDigestMovesWithWhatIsSaved(t *testing.T) {
+	m := newTestModel(3 * time.Second)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	steps := []struct {
+		name  string
+		o     Observation
+		at    time.Time
+		moves bool // what is saved changes
+	}{
+		{"first snapshot", snap(sess("host-1", hostClient, t0, t0), sess("other-1", "other", t0, time.Time{})), t0, true},
+		{"the same snapshot later", snap(sess("host-1", hostClient, t0, t0), sess("other-1", "other", t0, time.Time{})), at(1), false},
+		{"activity moved", snap(sess("host-1", hostClient, t0, at(1)), sess("other-1", "other", t0, time.Time{})), at(1), true},
+		{"a client changed", snap(sess("host-1", hostClient, t0, at(1)), sess("other-1", "other-2", t0, time.Time{})), at(1), true},
+		{"a session came", snap(sess("host-1", hostClient, t0, at(1)), sess("other-1", "other-2", t0, time.Time{}), sess("x", "other", at(2), at(2))), at(2), true},
+		{"the host's session expired: an incident", snap(sess("other-1", "other-2", t0, time.Time{}), sess("x", "other", at(2), at(2))), at(5), true},
+		{"nothing new", snap(sess("other-1", "other-2", t0, time.Time{}), sess("x", "other", at(2), at(2))), at(6), false},
+		{"the host's new session: recovered", snap(sess("other-1", "other-2", t0, time.Time{}), sess("x", "other", at(2), at(2)), sess("host-2", hostClient, at(7), at(7))), at(7), true},
+	}
+	view := func() string {
+		id, since, open := m.Incident(srv)
+		return fmt.Sprint(m.Tracked(), id, since, open)
+	}
+	lastView, lastDigest := view(), m.TrackedDigest()
+	for _, st := range steps {
+		m.Apply(st.o, st.at)
+		m.Tick(st.at)
+		v, d := view(), m.TrackedDigest()
+		if (v != lastView) != st.moves || (d != lastDigest) != st.moves {
+			t.Fatalf("%s: what is saved changed %v (%s), the digest changed %v; want both %v", st.name, v != lastView, v, d != lastDigest, st.moves)
+		}
+		lastView, lastDigest = v, d
 	}
 }
