@@ -31,7 +31,8 @@ type FindOptions struct {
 	// Getenv reads NPM_CONFIG_PREFIX, NVM_DIR, VOLTA_HOME, PNPM_HOME; nil: os.Getenv.
 	Getenv func(string) string
 	// NpmRoot returns `npm root -g`; nil: run it (5 s timeout) when npm is
-	// on PATH.
+	// on PATH, once for this look. A caller that looks again and again
+	// passes one NpmRoot() for all its looks.
 	NpmRoot func() (string, error)
 	// SystemDirs are the global node_modules folders of system prefixes;
 	// nil: Homebrew, /usr/local, /usr.
@@ -117,7 +118,7 @@ func (o FindOptions) withDefaults() FindOptions {
 		o.Home, _ = os.UserHomeDir()
 	}
 	if o.NpmRoot == nil {
-		o.NpmRoot = npmRootG
+		o.NpmRoot = NpmRoot() // asked once for this look
 	}
 	if o.SystemDirs == nil {
 		o.SystemDirs = []string{"/opt/homebrew/lib/node_modules", "/usr/local/lib/node_modules", "/usr/lib/node_modules"}
@@ -186,9 +187,13 @@ func numbers(s string) []int {
 	return out
 }
 
-// npmRootG is `npm root -g` when npm is on PATH, run again only when
-// what decides it changed (npmRoots).
-var npmRootG = newNpmRoots(exec.LookPath, userNpmrc, runNpmRoot).get
+// NpmRoot is `npm root -g` when npm is on PATH, remembered: asked again
+// only when what decides it changed (npmRoots). A caller that looks again
+// and again (the daemon, every minute while no module is found) keeps one
+// for its life; doctor keeps one for a run.
+func NpmRoot() func() (string, error) {
+	return newNpmRoots(exec.LookPath, userNpmrc, runNpmRoot).get
+}
 
 // runNpmRoot runs npm root -g with npm at path.
 func runNpmRoot(npm string) (string, error) {

@@ -97,7 +97,7 @@ func findNotFound(t *testing.T, base FindOptions, root string) {
 // must not fail or hang (npm is on PATH where the tests run).
 func TestFindRealNpm(t *testing.T) {
 	t.Parallel()
-	root, err := npmRootG()
+	root, err := NpmRoot()()
 	if err != nil || !filepath.IsAbs(root) {
 		t.Fatalf("npm root -g: %q, %v", root, err)
 	}

@@ -26,11 +26,12 @@ func (s *patchSource) Run(ctx context.Context, emit emitFunc) error {
 	home, _ := os.UserHomeDir()
 	h := s.h
 	prof := h.prof
+	npmRoot := clientpatch.NpmRoot() // remembered across looks: running npm is a third of a second
 	var st clientpatch.Look
 	for {
 		// Discovery may run `npm root -g`: only until a module is found.
 		if st.Module == "" || st.Status.State == clientpatch.StateNotFound {
-			st = clientpatch.LookFor(clientpatch.FindOptions{Host: prof, ConfigModule: h.cfg.ClientModule, Home: home})
+			st = clientpatch.LookFor(clientpatch.FindOptions{Host: prof, ConfigModule: h.cfg.ClientModule, Home: home, NpmRoot: npmRoot})
 		} else {
 			st = clientpatch.LookAt(st.Module, clientpatch.InspectOptions{Host: prof, Home: home})
 		}

@@ -92,11 +92,12 @@ func HostFacts(ctx context.Context, in FactsInput) Facts {
 	}
 	out := Facts{}
 	home, _ := os.UserHomeDir()
+	npmRoot := clientpatch.NpmRoot() // one answer for every host of this run
 	for _, f := range in.Found {
 		hf := judge.Facts{Proxies: proxies, Daemon: in.Status != nil, Written: written, Stateless: probed.stateless,
 			ModernOnly: probed.modernOnly, OAuth: probed.oauth, LostAnswer: lostAnswers(in.Status, probed.lostAnswer), Wrappers: wrappers}
 		if f.Profile.Patchable() {
-			st := clientpatch.LookFor(clientpatch.FindOptions{Host: f.Profile, Home: home})
+			st := clientpatch.LookFor(clientpatch.FindOptions{Host: f.Profile, Home: home, NpmRoot: npmRoot})
 			hf.Patched = st.Module != "" && st.Status.State == clientpatch.StateApplied
 		}
 		out[f.Profile.Name] = hf
