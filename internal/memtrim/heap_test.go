@@ -17,18 +17,7 @@ func TestHeapGivesBackABurstsPages(t *testing.T) {
 		t.Fatal("gave back a heap with less than 64 MiB spare")
 	}
 	trim.over = heapSpareOver
-	// 16 MiB of small objects, as connections' buffers are, all in use
-	// at once; then a quarter of them kept (the sessions): once
-	// collected, the heap's goal stays above what is free, so the
-	// runtime keeps the rest resident.
-	var kept, burst [][]byte
-	for range 4096 {
-		burst = append(burst, make([]byte, 4<<10))
-	}
-	for i := 0; i < len(burst); i += 4 {
-		kept = append(kept, burst[i])
-	}
-	burst = nil
+	kept := burst()
 	runtime.GC()
 	before := trim.Spare()
 	if before <= heapSpareOver {
@@ -52,14 +41,7 @@ func TestHeapGivesBackABurstsPages(t *testing.T) {
 // the start, inside the first minute, rather than 3 s).
 func TestHeapTrimsOnTheFirstLookAfterTheCollectionMarked(t *testing.T) {
 	trim := NewHeapTrim(heapSpareOver)
-	var kept, burst [][]byte
-	for range 4096 {
-		burst = append(burst, make([]byte, 4<<10))
-	}
-	for i := 0; i < len(burst); i += 4 {
-		kept = append(kept, burst[i])
-	}
-	burst = nil
+	kept := burst()
 	runtime.GC()
 	trim.Mark()
 	if before := trim.Spare(); before <= heapSpareOver {
@@ -107,14 +89,7 @@ func TestHeapLoopGivesBackAfterTheLastCollection(t *testing.T) {
 	go func() { defer close(done); HeapLoop(ctx) }()
 	defer func() { cancel(); <-done }()
 	trim := NewHeapTrim(heapSpareOver)
-	var kept, burst [][]byte
-	for range 4096 {
-		burst = append(burst, make([]byte, 4<<10))
-	}
-	for i := 0; i < len(burst); i += 4 {
-		kept = append(kept, burst[i])
-	}
-	burst = nil
+	kept := burst()
 	runtime.GC()
 	if spare := trim.Spare(); spare <= heapSpareOver {
 		t.Fatalf("%d bytes of spare heap after a 16 MiB burst; the test wants more than %d", spare, heapSpareOver)
@@ -127,4 +102,19 @@ func TestHeapLoopGivesBackAfterTheLastCollection(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	runtime.KeepAlive(kept)
+}
+
+// burst allocates 16 MiB of small objects, as connections' buffers are,
+// all in use at once, and keeps a quarter of them (the sessions): once
+// collected, the heap's goal stays above what is free, so the runtime
+// keeps the rest resident. The caller keeps what it returns alive.
+func burst() [][]byte {
+	var kept, all [][]byte
+	for range 4096 {
+		all = append(all, make([]byte, 4<<10))
+	}
+	for i := 0; i < len(all); i += 4 {
+		kept = append(kept, all[i])
+	}
+	return kept
 }
