@@ -290,16 +290,15 @@ func (d *daemon) saveTracked(force bool) {
 
 // privateState is what the next start needs with full ids.
 func (d *daemon) privateState() privateState {
-	st := privateState{servers: make(map[string][]health.StoreSession, len(d.cfg.Servers)), incidents: map[string]savedIncident{},
-		outage: d.journal.w.current()}
-	for i, h := range d.watched {
-		tracked := h.model.Tracked()
-		if i == 0 {
+	st := privateState{incidents: map[string]savedIncident{}, outage: d.journal.w.current()}
+	for _, h := range d.watched {
+		tracked := h.model.Tracked() // a map of its own each call
+		if st.servers == nil {
 			st.servers = tracked // most often the only host: its map, not a copy
-			continue
-		}
-		for server, list := range tracked {
-			st.servers[server] = append(st.servers[server], list...)
+		} else {
+			for server, list := range tracked {
+				st.servers[server] = append(st.servers[server], list...)
+			}
 		}
 		for _, s := range d.cfg.Servers {
 			if id, since, open := h.model.Incident(s.Name); open && id != "" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwatchdog/watchdog/internal/config"
 	"github.com/mcpwatchdog/watchdog/internal/health"
 	"github.com/mcpwatchdog/watchdog/internal/journal"
 	"github.com/mcpwatchdog/watchdog/internal/mask"
@@ -269,5 +270,43 @@ func TestRestoreKeepsTheLastHealStarted(t *testing.T) {
 	}
 	if got := r.heals["mem"].Time; !got.Equal(at(20)) || len(r.heals) != 2 {
 		t.Fatalf("heals %v", r.heals)
+	}
+}
+
+// The private state carries every watched host's open incidents with the
+// lost session's full id, the main host's under the server's name, and the
+// sessions tracked (the main host's map, the others' added to it).
+func TestPrivateStateCarriesEveryHostsIncidents(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+	model := func(name string) *health.Model {
+		return health.New(health.Config{HostName: name, ClientName: "c",
+			Servers: []health.ServerConfig{{Name: "mem", URL: "http://127.0.0.1:1/mcp", IdleTimeout: 2 * time.Second}}})
+	}
+	snap := func(ids ...string) health.StoreSnapshot {
+		s := health.StoreSnapshot{Server: "mem"}
+		for _, id := range ids {
+			client := "c" // the host's
+			if id == "kept-session-2" {
+				client = "other"
+			}
+			s.Sessions = append(s.Sessions, health.StoreSession{ID: id, Client: client, Created: t0, LastActivity: t0})
+		}
+		return s
+	}
+	d := &daemon{cfg: config.Config{Servers: []config.Server{{Name: "mem"}}}, journal: journaling{w: &journaler{}},
+		watched: []*hostWatch{{main: true, model: model("DSH")}, {cfg: config.Host{Name: "Codex"}, model: model("Codex")}}}
+	for _, h := range d.watched {
+		h.model.Apply(snap("host-session-1", "kept-session-2"), t0)
+		h.model.Apply(snap("kept-session-2"), t0.Add(3*time.Second)) // the host's session expired: an incident
+	}
+	st := d.privateState()
+	for _, key := range []string{"mem", "mem@Codex"} {
+		if in, ok := st.incidents[key]; !ok || in.Session != "host-session-1" {
+			t.Errorf("incident %q: %+v, %v; want the lost session's full id", key, in, ok)
+		}
+	}
+	if got := len(st.servers["mem"]); got != 2 {
+		t.Errorf("%d sessions tracked on mem, want the kept one from each host (2): %+v", got, st.servers)
 	}
 }
