@@ -184,7 +184,7 @@ func create(s Snapshot, tmp string) error {
 // reader: a program that read data in the instant before it is swapped
 // back would write it over its own change.
 func swap(s Snapshot, tmp string, data []byte) error {
-	if fi, err := os.Stat(s.Target); err != nil || !sameFile(fi, s.stat) {
+	if fi, err := os.Stat(s.Target); err != nil || !fsutil.Unchanged(fi, s.stat) {
 		return fmt.Errorf("%s: %w", s.Path, ErrConflict)
 	}
 	err := exchange(tmp, s.Target)
@@ -199,7 +199,7 @@ func swap(s Snapshot, tmp string, data []byte) error {
 	// over its own last change: a new file (a writer's rename) is told by
 	// one stat and given back at once, the bytes read only when the file
 	// is still the snapshot's.
-	if fi, err := os.Lstat(tmp); err == nil && sameFile(fi, s.stat) {
+	if fi, err := os.Lstat(tmp); err == nil && fsutil.Unchanged(fi, s.stat) {
 		if out, err := os.ReadFile(tmp); err == nil && bytes.Equal(out, s.Data) {
 			return nil
 		}
@@ -226,9 +226,4 @@ func compareAndRename(s Snapshot, tmp string) error {
 		return fmt.Errorf("replacing %s: %w", s.Path, err)
 	}
 	return nil
-}
-
-// sameFile reports whether a and b are one file, unchanged between them.
-func sameFile(a, b fs.FileInfo) bool {
-	return b != nil && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }

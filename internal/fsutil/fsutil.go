@@ -70,3 +70,10 @@ func NearestDir(dir string) string {
 		dir = parent
 	}
 }
+
+// Unchanged reports whether a and b, two stats, are one file not written
+// between them: the same file, size and modification time (a write moves
+// the size or the time). A nil b is no file.
+func Unchanged(a, b os.FileInfo) bool {
+	return a != nil && b != nil && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}

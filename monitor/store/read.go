@@ -152,10 +152,10 @@ func readStat(path string) ([]byte, os.FileInfo, error) {
 // again would find the same bytes: the backstop's check is one stat.
 func (l *loop) asRead() bool {
 	if l.state != stateSnapshot || l.read == nil {
-		return false
+		return false // nothing read to compare with: no stat
 	}
 	fi, err := os.Stat(l.path)
-	return err == nil && os.SameFile(fi, l.read) && fi.Size() == l.read.Size() && fi.ModTime().Equal(l.read.ModTime())
+	return err == nil && fsutil.Unchanged(fi, l.read)
 }
 
 func tooLarge(size int64) error {
