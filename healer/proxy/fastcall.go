@@ -84,15 +84,16 @@ func (fc *fastConn) serveOne(ctx context.Context, h *reqHead) (keep bool, why st
 		return false, whyServer
 	}
 	now := time.Now()
-	r := fastReq{h: h, began: now, sent: now}
-	if err := fc.readBody(&r); err != nil {
+	r := &fc.served
+	*r = fastReq{h: h, began: now, sent: now}
+	if err := fc.readBody(r); err != nil {
 		return false, ""
 	}
-	defer fc.done(&r)
+	defer fc.done(r)
 	p.paths.fastOne()
-	keep = fc.serveRead(ctx, &r, s)
+	keep = fc.serveRead(ctx, r, s)
 	if r.back {
-		fc.giveBack(&r)
+		fc.giveBack(r)
 		return false, whyServer
 	}
 	return keep, ""

@@ -168,3 +168,34 @@ func BenchmarkParseHead(b *testing.B) {
 		}
 	}
 }
+
+// headEnd finds a head's blank line as net/http reads lines (LF, a CR
+// before it dropped), never in the body after it, and waits for one.
+func TestHeadEnd(t *testing.T) {
+	for _, tc := range []struct {
+		buf       string
+		want      int
+		malformed bool // a head parseAnswer refuses
+	}{
+		{"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nbody", 38, false},
+		{"HTTP/1.1 200 OK\nContent-Length: 4\n\nbody", 35, false},
+		{"HTTP/1.1 200 OK\nA: 1\r\n\r\nb\n\n", 24, false},                // mixed line ends
+		{"HTTP/1.1 200 OK\nA: 1\n\r\n{\"a\":\"\r\n\r\n\"}", 23, false},   // bare LF lines, CRLF blank line; CRLFCRLF in the body
+		{"HTTP/1.1 200 OK\r\nA: 1\r\n\n{\"a\":\"\r\n\r\n\"}", 24, false}, // CRLF lines, LF blank line
+		{"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n", 0, false},           // not whole yet
+		{"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r", 0, false},         // the blank line's LF not here yet
+		{"HTTP/1.1 200 OK\r\nA: x\ry\r\n\r\n", 27, true},                 // a CR inside a line is not a line end
+		{"", 0, false},
+	} {
+		got := headEnd([]byte(tc.buf))
+		if got != tc.want {
+			t.Errorf("headEnd(%q) = %d, want %d", tc.buf, got, tc.want)
+		}
+		if got > 0 && !tc.malformed {
+			var a ansHead
+			if err := parseAnswer([]byte(tc.buf[:got]), &a); err != nil {
+				t.Errorf("parseAnswer of the head headEnd found in %q: %v", tc.buf, err)
+			}
+		}
+	}
+}

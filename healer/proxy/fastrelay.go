@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -162,11 +161,8 @@ func (fc *fastConn) answerHead(u *upConn, sent time.Time) (*upAnswer, error) {
 func peekHead(u *upConn) ([]byte, error) {
 	for {
 		buf, _ := u.br.Peek(u.br.Buffered())
-		if i := bytes.Index(buf, []byte("\r\n\r\n")); i >= 0 {
-			return buf[:i+4], nil
-		}
-		if i := bytes.Index(buf, []byte("\n\n")); i >= 0 {
-			return buf[:i+2], nil
+		if n := headEnd(buf); n > 0 {
+			return buf[:n], nil
 		}
 		if len(buf) == u.br.Size() {
 			return nil, fmt.Errorf("the server's answer head is over %d bytes", u.br.Size())
