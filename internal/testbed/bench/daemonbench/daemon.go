@@ -160,11 +160,10 @@ func percentiles(ds []time.Duration) (p50, p99 time.Duration) {
 
 // procStats reads a process's CPU time (user+system) and RSS from /proc.
 func procStats(pid int) (cpu time.Duration, rssKB int64, err error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fields, err := statFields(pid)
 	if err != nil {
 		return 0, 0, err
 	}
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
 	utime, _ := strconv.ParseInt(fields[11], 10, 64)
 	stime, _ := strconv.ParseInt(fields[12], 10, 64)
 	const clkTck = 100 // USER_HZ on Linux
@@ -180,15 +179,42 @@ func procStats(pid int) (cpu time.Duration, rssKB int64, err error) {
 // childrenCPU is the CPU time (user+system) of pid's children that ended
 // and were waited for, from /proc/PID/stat (10 ms ticks).
 func childrenCPU(pid int) (time.Duration, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fields, err := statFields(pid)
 	if err != nil {
 		return 0, err
 	}
-	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
 	cutime, _ := strconv.ParseInt(fields[13], 10, 64)
 	cstime, _ := strconv.ParseInt(fields[14], 10, 64)
 	const clkTck = 100 // USER_HZ on Linux
 	return time.Duration(cutime+cstime) * time.Second / clkTck, nil
+}
+
+// majorFaults is how many of pid's page faults read the page from disk:
+// the binary's code or a file's page the kernel had let go of. On a
+// machine that reclaims memory nobody touched for a while (a VM host's
+// proactive reclaim), an idle daemon's code comes back this way, and the
+// idle rows' CPU carries it.
+func majorFaults(pid int) (int64, error) {
+	fields, err := statFields(pid)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(fields[9], 10, 64)
+}
+
+// statFields is /proc/PID/stat's fields after the command's name (which
+// may hold spaces): state [0], majflt [9], utime [11], stime [12],
+// cutime [13], cstime [14].
+func statFields(pid int) ([]string, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	if len(fields) < 15 {
+		return nil, fmt.Errorf("/proc/%d/stat: %d fields after the name, want 15 or more", pid, len(fields))
+	}
+	return fields, nil
 }
 
 // statusField reads the number of one "Name:  N [kB]" line of /proc/PID/status.

@@ -18,6 +18,7 @@ type idleFigures struct {
 	rssKB          int64
 	anonKB, fileKB int64 // rssKB by kind (RssAnon, RssFile)
 	wakeupsPerMin  float64
+	majorFaults    int64 // pages read back from disk during the window (majorFaults)
 	// childPct is the CPU of the processes the daemon started and waited
 	// for during the window, as a share of one core (10 ms ticks).
 	childPct float64
@@ -48,8 +49,8 @@ func (b *bench) idle(ctx context.Context, files, servers int, window time.Durati
 		goal = fmt.Sprintf("CPU ≤ %.2f%%, RSS ≤ %d MB", g.cpuPct, g.rssMB)
 		met = verdict(f.cpuPct <= g.cpuPct && f.rssKB <= g.rssMB<<10)
 	}
-	fmt.Printf("| headless idle %s (after %s running), %d files, %d servers | CPU %.3f%%, RSS %.1f MB (anon %.1f, file %.1f), %.0f wakeups/min | %s | %s |\n",
-		window, b.settle, files, servers, f.cpuPct, mb(f.rssKB), mb(f.anonKB), mb(f.fileKB), f.wakeupsPerMin, goal, met)
+	fmt.Printf("| headless idle %s (after %s running), %d files, %d servers | CPU %.3f%%, RSS %.1f MB (anon %.1f, file %.1f), %.0f wakeups/min, %d pages read back | %s | %s |\n",
+		window, b.settle, files, servers, f.cpuPct, mb(f.rssKB), mb(f.anonKB), mb(f.fileKB), f.wakeupsPerMin, f.majorFaults, goal, met)
 	return nil
 }
 
@@ -128,6 +129,10 @@ func (b *bench) measureIdle(ctx context.Context, files, servers int, window time
 	if err != nil {
 		return idleFigures{}, err
 	}
+	maj0, err := majorFaults(pid)
+	if err != nil {
+		return idleFigures{}, err
+	}
 	t0 := time.Now()
 	select {
 	case <-time.After(window):
@@ -154,9 +159,13 @@ func (b *bench) measureIdle(ctx context.Context, files, servers int, window time
 	if err != nil {
 		return idleFigures{}, err
 	}
+	maj1, err := majorFaults(pid)
+	if err != nil {
+		return idleFigures{}, err
+	}
 	el := time.Since(t0)
 	return idleFigures{cpuPct: 100 * (cpu1 - cpu0).Seconds() / el.Seconds(), rssKB: rss, anonKB: anon, fileKB: file,
-		wakeupsPerMin: float64(sw1-sw0) / el.Minutes(), childPct: 100 * (child1 - child0).Seconds() / el.Seconds()}, nil
+		wakeupsPerMin: float64(sw1-sw0) / el.Minutes(), majorFaults: maj1 - maj0, childPct: 100 * (child1 - child0).Seconds() / el.Seconds()}, nil
 }
 
 // idleConfig writes files logs and servers empty stores under dir, and
