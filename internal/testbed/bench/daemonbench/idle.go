@@ -117,29 +117,16 @@ func (b *bench) measureIdle(ctx context.Context, files, servers int, window time
 	defer d.stop()
 	time.Sleep(b.settle) // start-up work is not idle
 	pid := d.cmd.Process.Pid
-	cpu0, err := cpuTime(pid)
+	s0, err := sampleIdle(pid)
 	if err != nil {
 		return idleFigures{}, err
 	}
-	sw0, err := contextSwitches(pid)
-	if err != nil {
-		return idleFigures{}, err
-	}
-	child0, err := childrenCPU(pid)
-	if err != nil {
-		return idleFigures{}, err
-	}
-	maj0, err := majorFaults(pid)
-	if err != nil {
-		return idleFigures{}, err
-	}
-	t0 := time.Now()
 	select {
 	case <-time.After(window):
 	case <-ctx.Done():
 		return idleFigures{}, ctx.Err()
 	}
-	cpu1, err := cpuTime(pid)
+	s1, err := sampleIdle(pid)
 	if err != nil {
 		return idleFigures{}, err
 	}
@@ -151,21 +138,34 @@ func (b *bench) measureIdle(ctx context.Context, files, servers int, window time
 	if err != nil {
 		return idleFigures{}, err
 	}
-	sw1, err := contextSwitches(pid)
-	if err != nil {
-		return idleFigures{}, err
+	el := s1.at.Sub(s0.at)
+	return idleFigures{cpuPct: 100 * (s1.cpu - s0.cpu).Seconds() / el.Seconds(), rssKB: rss, anonKB: anon, fileKB: file,
+		wakeupsPerMin: float64(s1.switches-s0.switches) / el.Minutes(), majorFaults: s1.majorFaults - s0.majorFaults,
+		childPct: 100 * (s1.children - s0.children).Seconds() / el.Seconds()}, nil
+}
+
+// idleSample is a daemon's counters at one moment of an idle window.
+type idleSample struct {
+	at          time.Time
+	cpu         time.Duration // its threads' (cpuTime)
+	switches    int64         // contextSwitches
+	children    time.Duration // childrenCPU
+	majorFaults int64
+}
+
+func sampleIdle(pid int) (s idleSample, err error) {
+	s.at = time.Now()
+	if s.cpu, err = cpuTime(pid); err != nil {
+		return s, err
 	}
-	child1, err := childrenCPU(pid)
-	if err != nil {
-		return idleFigures{}, err
+	if s.switches, err = contextSwitches(pid); err != nil {
+		return s, err
 	}
-	maj1, err := majorFaults(pid)
-	if err != nil {
-		return idleFigures{}, err
+	if s.children, err = childrenCPU(pid); err != nil {
+		return s, err
 	}
-	el := time.Since(t0)
-	return idleFigures{cpuPct: 100 * (cpu1 - cpu0).Seconds() / el.Seconds(), rssKB: rss, anonKB: anon, fileKB: file,
-		wakeupsPerMin: float64(sw1-sw0) / el.Minutes(), majorFaults: maj1 - maj0, childPct: 100 * (child1 - child0).Seconds() / el.Seconds()}, nil
+	s.majorFaults, err = majorFaults(pid)
+	return s, err
 }
 
 // idleConfig writes files logs and servers empty stores under dir, and
