@@ -202,6 +202,24 @@ func majorFaults(pid int) (int64, error) {
 	return strconv.ParseInt(fields[9], 10, 64)
 }
 
+// stolenCPU is the machine's steal time so far, all CPUs together: time
+// its hypervisor ran something else while a CPU of it had work. A window
+// with much of it measured the host, not the daemon.
+func stolenCPU() (time.Duration, error) {
+	stat, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(stat), "\n")
+	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal ...
+	if len(f) < 9 || f[0] != "cpu" {
+		return 0, fmt.Errorf("/proc/stat: its first line %q has no steal column", line)
+	}
+	steal, err := strconv.ParseInt(f[8], 10, 64)
+	const clkTck = 100 // USER_HZ on Linux
+	return time.Duration(steal) * time.Second / clkTck, err
+}
+
 // statFields is /proc/PID/stat's fields after the command's name (which
 // may hold spaces): state [0], majflt [9], utime [11], stime [12],
 // cutime [13], cstime [14].

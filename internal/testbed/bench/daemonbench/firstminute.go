@@ -46,9 +46,9 @@ func (b *bench) firstMinute(ctx context.Context, files, servers, runs int, windo
 		}
 	}
 	total := med.cpuPct + med.childPct
-	fmt.Printf("| headless, the first minute: %s after %s running, %d files, %d servers (none answering), median of %d runs | CPU %.3f%% (each run: %s), RSS %.1f MB (anon %.1f, file %.1f), %.0f wakeups/min, %d pages read back | CPU ≤ %.2f%%, the processes it starts included | %s |\n",
+	fmt.Printf("| headless, the first minute: %s after %s running, %d files, %d servers (none answering), median of %d runs | CPU %.3f%% (each run: %s), RSS %.1f MB (anon %.1f, file %.1f), %.0f wakeups/min, %d pages read back, machine's CPU stolen %.1f%% | CPU ≤ %.2f%%, the processes it starts included | %s |\n",
 		window, b.settle, files, servers, len(all), total, strings.Join(each, ", "), mb(med.rssKB), mb(med.anonKB), mb(med.fileKB),
-		med.wakeupsPerMin, med.majorFaults, firstMinuteGoal, verdict(total <= firstMinuteGoal))
+		med.wakeupsPerMin, med.majorFaults, med.stealPct, firstMinuteGoal, verdict(total <= firstMinuteGoal))
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,8 @@ type idleFigures struct {
 	rssKB          int64
 	anonKB, fileKB int64 // rssKB by kind (RssAnon, RssFile)
 	wakeupsPerMin  float64
-	majorFaults    int64 // pages read back from disk during the window (majorFaults)
+	majorFaults    int64   // pages read back from disk during the window (majorFaults)
+	stealPct       float64 // the machine's CPU time its host took for others (stolenCPU), share of all its CPUs
 	// childPct is the CPU of the processes the daemon started and waited
 	// for during the window, as a share of one core (10 ms ticks).
 	childPct float64
@@ -49,8 +51,8 @@ func (b *bench) idle(ctx context.Context, files, servers int, window time.Durati
 		goal = fmt.Sprintf("CPU ≤ %.2f%%, RSS ≤ %d MB", g.cpuPct, g.rssMB)
 		met = verdict(f.cpuPct <= g.cpuPct && f.rssKB <= g.rssMB<<10)
 	}
-	fmt.Printf("| headless idle %s (after %s running), %d files, %d servers | CPU %.3f%%, RSS %.1f MB (anon %.1f, file %.1f), %.0f wakeups/min, %d pages read back | %s | %s |\n",
-		window, b.settle, files, servers, f.cpuPct, mb(f.rssKB), mb(f.anonKB), mb(f.fileKB), f.wakeupsPerMin, f.majorFaults, goal, met)
+	fmt.Printf("| headless idle %s (after %s running), %d files, %d servers | CPU %.3f%%, RSS %.1f MB (anon %.1f, file %.1f), %.0f wakeups/min, %d pages read back, machine's CPU stolen %.1f%% | %s | %s |\n",
+		window, b.settle, files, servers, f.cpuPct, mb(f.rssKB), mb(f.anonKB), mb(f.fileKB), f.wakeupsPerMin, f.majorFaults, f.stealPct, goal, met)
 	return nil
 }
 
@@ -141,7 +143,8 @@ func (b *bench) measureIdle(ctx context.Context, files, servers int, window time
 	el := s1.at.Sub(s0.at)
 	return idleFigures{cpuPct: 100 * (s1.cpu - s0.cpu).Seconds() / el.Seconds(), rssKB: rss, anonKB: anon, fileKB: file,
 		wakeupsPerMin: float64(s1.switches-s0.switches) / el.Minutes(), majorFaults: s1.majorFaults - s0.majorFaults,
-		childPct: 100 * (s1.children - s0.children).Seconds() / el.Seconds()}, nil
+		childPct: 100 * (s1.children - s0.children).Seconds() / el.Seconds(),
+		stealPct: 100 * (s1.stolen - s0.stolen).Seconds() / el.Seconds() / float64(runtime.NumCPU())}, nil
 }
 
 // idleSample is a daemon's counters at one moment of an idle window.
@@ -151,6 +154,7 @@ type idleSample struct {
 	switches    int64         // contextSwitches
 	children    time.Duration // childrenCPU
 	majorFaults int64
+	stolen      time.Duration // stolenCPU, the machine's
 }
 
 func sampleIdle(pid int) (s idleSample, err error) {
@@ -164,7 +168,10 @@ func sampleIdle(pid int) (s idleSample, err error) {
 	if s.children, err = childrenCPU(pid); err != nil {
 		return s, err
 	}
-	s.majorFaults, err = majorFaults(pid)
+	if s.majorFaults, err = majorFaults(pid); err != nil {
+		return s, err
+	}
+	s.stolen, err = stolenCPU()
 	return s, err
 }
 
