@@ -67,7 +67,10 @@ func (d *daemon) warmThroughStart(ctx context.Context) (handover func()) {
 	if every <= 0 {
 		return func() {}
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	// The handover stops the rounds, not a ping under way: one cancelled
+	// there reported the session's ping failed and the server down, at
+	// the moment the loop took over (a false alarm the loop then shows).
+	stop, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -75,7 +78,7 @@ func (d *daemon) warmThroughStart(ctx context.Context) (handover func()) {
 		defer t.Stop()
 		for {
 			select {
-			case <-ctx.Done():
+			case <-stop.Done():
 				return
 			case <-t.C:
 			}
