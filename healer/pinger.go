@@ -107,6 +107,12 @@ func (p *Pinger) start(ctx context.Context, server string, do func(*mcphttp.Clie
 		p.mu.Lock()
 		delete(p.busy, server)
 		p.mu.Unlock()
+		if ctx.Err() != nil {
+			// Its sender ended it (the daemon stopping, a phase over): the
+			// server said nothing, and a "cancelled" reported as its answer
+			// is a failed ping and a server down that never happened.
+			return
+		}
 		p.report(sig)
 	}()
 	return true
