@@ -158,6 +158,9 @@ func percentiles(ds []time.Duration) (p50, p99 time.Duration) {
 	return at(0.50), at(0.99)
 }
 
+// clkTck is USER_HZ on Linux: /proc counts CPU time in these ticks.
+const clkTck = 100
+
 // procStats reads a process's CPU time (user+system) and RSS from /proc.
 func procStats(pid int) (cpu time.Duration, rssKB int64, err error) {
 	fields, err := statFields(pid)
@@ -166,7 +169,6 @@ func procStats(pid int) (cpu time.Duration, rssKB int64, err error) {
 	}
 	utime, _ := strconv.ParseInt(fields[11], 10, 64)
 	stime, _ := strconv.ParseInt(fields[12], 10, 64)
-	const clkTck = 100 // USER_HZ on Linux
 	cpu = time.Duration(utime+stime) * time.Second / clkTck
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -185,7 +187,6 @@ func childrenCPU(pid int) (time.Duration, error) {
 	}
 	cutime, _ := strconv.ParseInt(fields[13], 10, 64)
 	cstime, _ := strconv.ParseInt(fields[14], 10, 64)
-	const clkTck = 100 // USER_HZ on Linux
 	return time.Duration(cutime+cstime) * time.Second / clkTck, nil
 }
 
@@ -216,7 +217,6 @@ func stolenCPU() (time.Duration, error) {
 		return 0, fmt.Errorf("/proc/stat: its first line %q has no steal column", line)
 	}
 	steal, err := strconv.ParseInt(f[8], 10, 64)
-	const clkTck = 100 // USER_HZ on Linux
 	return time.Duration(steal) * time.Second / clkTck, err
 }
 
