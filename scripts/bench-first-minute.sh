@@ -17,9 +17,12 @@ SETTLE=${FIRST_MINUTE_SETTLE:-5s}
 DOC=docs/BENCHMARKS.md
 # shellcheck source=scripts/docsection.sh
 . scripts/docsection.sh
+# shellcheck source=scripts/restgate.sh
+. scripts/restgate.sh
 doc_markers "$DOC" first-minute-bench || exit 2
 measured=$(git describe --always --dirty 2>/dev/null || echo unknown)
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
+rest_gate # a daemon at rest is measured on a machine at rest
+load0=$rest_load
 echo "bench: the first minute after $SETTLE, 200 files and 50 servers, $RUNS runs" >&2
 row=$(go run ./internal/testbed/bench/daemonbench -watchdog "$WATCHDOG" -mode firstminute -files 200 -servers 50 -samples "$RUNS" -duration 60s -settle "$SETTLE")
 bench_table "$DOC" first-minute-bench bench-first-minute "$measured" "$load0" "$row"
