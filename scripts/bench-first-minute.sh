@@ -20,7 +20,7 @@ DOC=docs/BENCHMARKS.md
 # shellcheck source=scripts/restgate.sh
 . scripts/restgate.sh
 doc_markers "$DOC" first-minute-bench || exit 2
-measured=$(git describe --always --dirty 2>/dev/null || echo unknown)
+measured=$(bench_commit)
 rest_gate # a daemon at rest is measured on a machine at rest
 load0=$rest_load
 echo "bench: the first minute after $SETTLE, 200 files and 50 servers, $RUNS runs" >&2

@@ -39,8 +39,10 @@ part() { [[ ,$PARTS, == *,$1,* ]]; }
 DOC=docs/BENCHMARKS.md
 PROFILE=docs/proxy-profile.txt
 mkdir -p "$OUT"
+# shellcheck source=scripts/docsection.sh
+. scripts/docsection.sh
 # The commit measured, read before anything is written into the tree.
-measured=$(git describe --always --dirty 2>/dev/null || echo unknown)
+measured=$(bench_commit)
 section=$(mktemp)
 trap 'rm -f "$section"' EXIT
 db() { go run ./internal/testbed/bench/daemonbench -watchdog "$1" "${@:2}"; }
@@ -91,8 +93,6 @@ if [[ -n ${PROXY_SECTION_OUT:-} ]]; then
   cp "$section" "$PROXY_SECTION_OUT"
   exit 0
 fi
-# shellcheck source=scripts/docsection.sh
-. scripts/docsection.sh
 if ! doc_section "$DOC" proxy-bench "$section"; then
   cat "$section"
   exit 1

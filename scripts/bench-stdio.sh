@@ -17,7 +17,7 @@ DOC=docs/BENCHMARKS.md
 # shellcheck source=scripts/docsection.sh
 . scripts/docsection.sh
 doc_markers "$DOC" stdio-bench || exit 2
-measured=$(git describe --always --dirty 2>/dev/null || echo unknown)
+measured=$(bench_commit)
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "bench: watchdog stdio beside a bare pipe, $ROUNDTRIPS round trips each, then idle $IDLE" >&2
 rows=$(go run ./internal/testbed/bench/daemonbench -watchdog "$WATCHDOG" -mode stdio -samples "$ROUNDTRIPS" -duration "$IDLE" -settle 10s)

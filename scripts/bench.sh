@@ -29,7 +29,8 @@ done
 export WATCHDOG
 # The commit measured, read before anything is written: the table below is
 # written into the tree, which would make a later look say -dirty.
-measured=$(git describe --always --dirty 2>/dev/null || echo unknown)
+measured=$(bench_commit)
+export BENCH_COMMIT=$measured # the sections the run writes are the same measure
 rows=$(mktemp)
 proxysec=$(mktemp)
 head=$(mktemp)

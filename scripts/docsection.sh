@@ -45,3 +45,10 @@ bench_table() {
   cat "$section"
   rm -f "$section"
 }
+
+# bench_commit: the commit a bench measures. Inside make bench it is the
+# one the whole run read before it wrote anything (BENCH_COMMIT): the
+# sections it writes first would make a later look say -dirty.
+bench_commit() {
+  echo "${BENCH_COMMIT:-$(git describe --always --dirty 2>/dev/null || echo unknown)}"
+}
