@@ -138,7 +138,10 @@ func screenshot(t *testing.T, d *desktop) {
 func lostIconOnScreen(t *testing.T, d *desktop) (img image.Image, x, y int) {
 	t.Helper()
 	waitFor(t, "the lost icon drawn on screen", func() (bool, string) {
-		img = grab(t, d)
+		var err error
+		if img, err = tryGrab(t, d); err != nil {
+			return false, err.Error()
+		}
 		var ok bool
 		x, y, ok = findColor(img, 0xd1, 0x24, 0x2f)
 		return ok, "no red pixel"
@@ -149,15 +152,30 @@ func lostIconOnScreen(t *testing.T, d *desktop) (img image.Image, x, y int) {
 // grab is the whole screen, as xwd reads it.
 func grab(t *testing.T, d *desktop) image.Image {
 	t.Helper()
+	img, err := tryGrab(t, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// tryGrab is grab for a loop that waits on the screen: an xwd that fails
+// once (seen in CI under load, exit status 1) is a look that found nothing
+// yet, and its own words say why.
+func tryGrab(t *testing.T, d *desktop) (image.Image, error) {
 	out, err := exec.CommandContext(t.Context(), "xwd", "-root", "-silent", "-display", d.display).Output()
 	if err != nil {
-		t.Fatalf("xwd: %v", err)
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return nil, fmt.Errorf("xwd: %w: %s", err, strings.TrimSpace(string(exit.Stderr)))
+		}
+		return nil, fmt.Errorf("xwd: %w", err)
 	}
 	img, err := decodeXWD(strings.NewReader(string(out)))
 	if err != nil {
-		t.Fatalf("xwd: %v", err)
+		return nil, fmt.Errorf("xwd: %w", err)
 	}
-	return img
+	return img, nil
 }
 
 // savePNG keeps img in the test's temp dir as name, or where

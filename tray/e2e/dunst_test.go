@@ -231,7 +231,10 @@ func pictureWithMenu(t *testing.T, d *desktop) {
 	xdotool(t, d, "mousemove", fmt.Sprint(x), fmt.Sprint(y), "click", "1")
 	var shot image.Image
 	waitFor(t, "the menu drawn below the icon", func() (bool, string) {
-		shot = grab(t, d)
+		var err error
+		if shot, err = tryGrab(t, d); err != nil {
+			return false, err.Error()
+		}
 		changed := changedPixels(before, shot)
 		return changed > 2000, fmt.Sprintf("%d pixels changed", changed)
 	})
